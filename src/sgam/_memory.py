@@ -1,0 +1,287 @@
+"""``Memory``: the public library API. Every call names its tenant; surfaces wrap this."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+from pydantic import BaseModel
+
+from ._errors import ValidationError
+from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
+from ._rules import OpKind, Version
+from ._schema import (
+    BUILTIN_MEMORY_TYPES,
+    AttributeSchema,
+    MemoryTypeSchema,
+    ValueType,
+    parse_value_type,
+)
+from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micros, utc_now
+from ._values import check_name, check_tenant, load_value
+from ._write import Applied, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
+from .store import Backend, EpisodeRow, QueryFilter, open_backend
+
+DEFAULT_URL = "sqlite:///./sgam.db"
+MAX_BATCH = 100_000
+MAX_QUERY_LIMIT = 10_000
+
+Moment = datetime | str
+
+
+def default_url() -> str:
+    """The database URL from ``SGAM_DATABASE_URL``, else ``sqlite:///./sgam.db``."""
+    return os.environ.get("SGAM_DATABASE_URL", DEFAULT_URL)
+
+
+def to_assertion(tenant: str, version: Version) -> Assertion:
+    return Assertion(
+        id=version.assertion_id,
+        tenant=tenant,
+        subject=version.subject,
+        attribute=version.attribute,
+        value=load_value(version.value),
+        memory_type=version.memory_type,
+        valid_from=from_micros(version.valid_from),
+        valid_to=None if version.valid_to is None else from_micros(version.valid_to),
+        recorded_at=from_micros(version.recorded_from),
+        superseded_at=None if version.recorded_to is None else from_micros(version.recorded_to),
+        source=version.source,
+        confidence=version.confidence,
+        schema_version=version.schema_version,
+        supersedes=version.supersedes,
+        origin=version.origin.value,
+        closed_by=version.closed_by,
+    )
+
+
+def to_episode(row: EpisodeRow) -> Episode:
+    return Episode(
+        tenant=row.tenant, id=row.episode_id, at=from_micros(row.occurred_at), text=row.text,
+        recorded_at=from_micros(row.recorded_at), speaker=row.speaker, kind=row.kind,
+        session=row.session, metadata=load_metadata(row.metadata), schema_version=row.schema_version,
+    )
+
+
+class Memory:
+    """A bitemporal, tenant-scoped memory ledger.
+
+    ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
+    ``postgresql://`` URLs open the server backend. ``clock`` supplies transaction time;
+    replays and tests pass a fixed one.
+    """
+
+    def __init__(self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None) -> None:
+        self.backend: Backend = backend if backend is not None else open_backend(url or default_url())
+        self._models: dict[tuple[str, str], type[BaseModel]] = {}
+        self._writes = WriteService(clock, self._models)
+
+    @property
+    def clock(self) -> Clock:
+        return self._writes.clock
+
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        self._writes.clock = clock
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: tuple[type[BaseException] | None, BaseException | None, TracebackType | None]) -> None:
+        self.close()
+
+    # schema ---------------------------------------------------------------------------
+
+    def declare(
+        self, tenant: str, attribute: str, value_type: ValueType | str | None, *,
+        memory_type: str | None = None, sensitive: bool = False, description: str | None = None,
+    ) -> AttributeSchema:
+        """Declare an attribute's value type (and optionally memory type, sensitivity);
+        later writes of other types are rejected. Bumps the tenant's schema version."""
+        check_tenant(tenant)
+        schema = AttributeSchema(
+            attribute=check_name(attribute, "attribute"),
+            value_type=None if value_type is None else parse_value_type(value_type),
+            memory_type=None if memory_type is None else check_name(memory_type, "memory_type"),
+            sensitive=bool(sensitive),
+            description=description,
+        )
+        return self.backend.run_write(tenant, lambda txn: self._writes.declare(txn, schema))
+
+    def register_memory_type(self, tenant: str, name: str, model: type[BaseModel]) -> MemoryTypeSchema:
+        """Make ``name`` a typed memory type whose values must validate against ``model``.
+
+        The model's JSON Schema is stored with the tenant's schema, so processes that do
+        not have the model class still validate against it."""
+        check_tenant(tenant)
+        check_name(name, "name")
+        if name in BUILTIN_MEMORY_TYPES:
+            raise ValidationError("name", name, "is a built-in memory type")
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ValidationError("model", model, "must be a pydantic BaseModel subclass")
+
+        def register(txn: Any) -> MemoryTypeSchema:
+            schema = MemoryTypeSchema(name, model.model_json_schema(), txn.bump_schema_version())
+            txn.put_memory_type(schema)
+            return schema
+
+        registered = self.backend.run_write(tenant, register)
+        self._models[(tenant, name)] = model
+        return registered
+
+    def schema(self, tenant: str) -> tuple[list[AttributeSchema], list[MemoryTypeSchema]]:
+        with self.backend.read(check_tenant(tenant)) as reader:
+            return reader.attribute_schemas(), reader.memory_types()
+
+    # episodes -------------------------------------------------------------------------
+
+    def add_episode(
+        self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
+        kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
+    ) -> Episode:
+        """Record a raw episode. Re-recording the same id with the same content is a no-op;
+        with other content it is a ConflictError."""
+        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
+        stored = self.backend.run_write(tenant, lambda txn: self._writes.add_episode(txn, row))
+        return to_episode(stored)
+
+    def episode(self, tenant: str, id: str) -> Episode | None:
+        with self.backend.read(check_tenant(tenant)) as reader:
+            row = reader.episode(check_name(id, "id"))
+        return None if row is None else to_episode(row)
+
+    def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
+        with self.backend.read(check_tenant(tenant)) as reader:
+            return [to_episode(row) for row in reader.episodes(session, _limit(limit))]
+
+    # writes ---------------------------------------------------------------------------
+
+    def write(
+        self, tenant: str, subject: str, attribute: str, value: Any, valid_from: Moment, source: str,
+        *, memory_type: str | None = None, confidence: float = 1.0,
+    ) -> WriteResult:
+        """Assert ``subject.attribute = value`` from ``valid_from`` on, backed by episode
+        ``source``. Supersedes the value holding then; refuses a different value that
+        starts at the same instant (ConflictError)."""
+        check_tenant(tenant)
+        pending = validate_op(OpKind.WRITE, subject, attribute, valid_from, source, value, memory_type, confidence)
+        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
+
+    def write_many(self, tenant: str, facts: Iterable[Fact | dict[str, Any]]) -> list[WriteResult]:
+        """Commit many writes in one transaction: all of them, or none (the error names
+        the offending ``facts[i]``)."""
+        check_tenant(tenant)
+        batch = [fact_to_pending(index, fact) for index, fact in enumerate(facts)]
+        if len(batch) > MAX_BATCH:
+            raise ValidationError("facts", f"<{len(batch)} facts>", f"at most {MAX_BATCH} per batch")
+        if not batch:
+            return []
+        applied = self.backend.run_write(tenant, lambda txn: self._writes.apply_batch(txn, batch))
+        return [self._result(tenant, item) for item in applied]
+
+    def retract(self, tenant: str, subject: str, attribute: str, at: Moment, source: str) -> WriteResult:
+        """Say the value holding at ``at`` stopped holding then (NotFoundError if none)."""
+        check_tenant(tenant)
+        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source)
+        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
+
+    def correct(
+        self, tenant: str, subject: str, attribute: str, valid_from: Moment, value: Any, source: str,
+        *, confidence: float = 1.0,
+    ) -> WriteResult:
+        """Replace, from now on in transaction time, the value of the assertion starting at
+        ``valid_from``; reads with an earlier ``known_at`` still see the old value."""
+        check_tenant(tenant)
+        pending = validate_op(OpKind.CORRECT, subject, attribute, valid_from, source, value, None, confidence)
+        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
+
+    def forget_subject(self, tenant: str, subject: str) -> ForgetResult:
+        """Erase every assertion of ``subject``, in every version, as if never recorded."""
+        check_tenant(tenant)
+        subject = check_name(subject, "subject")
+        counts = self.backend.run_write(tenant, lambda txn: self._writes.forget_subject(txn, subject))
+        self.backend.purge_residue()
+        return ForgetResult(*counts)
+
+    def forget_episode(self, tenant: str, episode_id: str) -> ForgetResult:
+        """Erase an episode and every operation it sourced; neighbours those operations
+        had closed hold again, as if they had never been recorded."""
+        check_tenant(tenant)
+        episode_id = check_name(episode_id, "episode")
+        counts = self.backend.run_write(tenant, lambda txn: self._writes.forget_episode(txn, episode_id))
+        self.backend.purge_residue()
+        return ForgetResult(*counts)
+
+    def _result(self, tenant: str, applied: Applied) -> WriteResult:
+        version = applied.version
+        return WriteResult(
+            applied.seq, applied.effect, None if version is None else to_assertion(tenant, version)
+        )
+
+    # reads ----------------------------------------------------------------------------
+
+    def get(
+        self, tenant: str, subject: str, attribute: str, *, at: Moment | None = None,
+        known_at: Moment | None = None,
+    ) -> Assertion | None:
+        """The assertion holding at valid time ``at`` (default now) as the ledger stood at
+        transaction time ``known_at`` (default: everything recorded)."""
+        check_tenant(tenant)
+        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        moment = self._moment(at, "at")
+        known = optional_micros(known_at, "known_at")
+        with self.backend.read(tenant) as reader:
+            version = reader.get(subject, attribute, moment, known)
+        return None if version is None else to_assertion(tenant, version)
+
+    def history(
+        self, tenant: str, subject: str, attribute: str, *, known_at: Moment | None = None
+    ) -> list[Assertion]:
+        """Every assertion of the key as the ledger stood at ``known_at``, by ``valid_from``."""
+        check_tenant(tenant)
+        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        known = optional_micros(known_at, "known_at")
+        with self.backend.read(tenant) as reader:
+            return [to_assertion(tenant, v) for v in reader.history(subject, attribute, known)]
+
+    def versions(self, tenant: str, subject: str, attribute: str) -> list[Assertion]:
+        """The full bitemporal record of a key: every version ever visible, by recording."""
+        check_tenant(tenant)
+        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        with self.backend.read(tenant) as reader:
+            return [to_assertion(tenant, v) for v in reader.versions(subject, attribute)]
+
+    def query(
+        self, tenant: str, *, subject: str | None = None, attribute: str | None = None,
+        memory_type: str | None = None, at: Moment | None = None, known_at: Moment | None = None,
+        all_times: bool = False, limit: int = 100, after: Assertion | None = None,
+    ) -> list[Assertion]:
+        """Assertions of the tenant holding at ``at`` (default now), filtered; with
+        ``all_times`` every valid interval. Pages by passing the last result as ``after``."""
+        check_tenant(tenant)
+        flt = QueryFilter(
+            subject=None if subject is None else check_name(subject, "subject"),
+            attribute=None if attribute is None else check_name(attribute, "attribute"),
+            memory_type=None if memory_type is None else check_name(memory_type, "memory_type"),
+            at=None if all_times else self._moment(at, "at"),
+            known_at=optional_micros(known_at, "known_at"),
+            after=None if after is None else (after.subject, after.attribute, to_micros(after.valid_from)),
+            limit=_limit(limit),
+        )
+        with self.backend.read(tenant) as reader:
+            return [to_assertion(tenant, v) for v in reader.query(flt)]
+
+    def _moment(self, value: Moment | None, field: str) -> int:
+        return to_micros(self.clock() if value is None else parse_timestamp(value, field))
+
+
+def _limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_QUERY_LIMIT:
+        raise ValidationError("limit", limit, f"must be an integer from 1 to {MAX_QUERY_LIMIT}")
+    return limit

@@ -1,0 +1,93 @@
+"""The records sgam returns: plain, immutable data that knows nothing about storage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ._rules import Effect
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """A raw message, tool result or business event: the evidence facts point to."""
+
+    tenant: str
+    id: str
+    at: datetime
+    text: str
+    recorded_at: datetime
+    speaker: str | None = None
+    kind: str = "message"
+    session: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """One version of a fact: ``subject.attribute = value`` over ``[valid_from, valid_to)``,
+    as the ledger recorded it from ``recorded_at`` until ``superseded_at``."""
+
+    id: int
+    tenant: str
+    subject: str
+    attribute: str
+    value: Any
+    memory_type: str
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+    superseded_at: datetime | None
+    source: str
+    confidence: float
+    schema_version: int
+    supersedes: int | None
+    origin: str
+    closed_by: str | None
+
+    def holds_at(self, moment: datetime) -> bool:
+        return self.valid_from <= moment and (self.valid_to is None or moment < self.valid_to)
+
+    @property
+    def is_current(self) -> bool:
+        return self.superseded_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """Input of a batch write: one ``write`` operation."""
+
+    subject: str
+    attribute: str
+    value: Any
+    valid_from: datetime | str
+    source: str
+    memory_type: str | None = None
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What an accepted operation did; ``assertion`` is the version now in force."""
+
+    operation_id: int
+    effect: Effect
+    assertion: Assertion | None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetResult:
+    """What an erasure removed. Counts, never content: the content is gone."""
+
+    operations_removed: int
+    episodes_removed: int
+    keys_rederived: int
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    tenant: str
+    subject: str
+    attribute: str

@@ -1,0 +1,114 @@
+"""Per-tenant schemas: declared value types of attributes and typed memory types.
+
+Validation happens in the write service, before any backend call, so a malformed write
+never reaches the database. Every change to a tenant's schema bumps its version, and
+every operation records the version it was checked against.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+from ._errors import ValidationError
+from ._time import is_iso_date, is_rfc3339
+
+
+class ValueType(str, enum.Enum):
+    """The value types an attribute may declare (replay format 1)."""
+
+    STRING = "string"
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    DATE = "date"
+    DATETIME = "datetime"
+    OBJECT = "object"
+    ARRAY = "array"
+
+
+BUILTIN_MEMORY_TYPES = ("fact", "preference", "task", "decision", "lesson", "event", "profile")
+DEFAULT_MEMORY_TYPE = "fact"
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeSchema:
+    """What a tenant declared about one attribute."""
+
+    attribute: str
+    value_type: ValueType | None
+    memory_type: str | None = None
+    sensitive: bool = False
+    description: str | None = None
+    schema_version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryTypeSchema:
+    """A named memory type whose values follow a JSON Schema (from a Pydantic model)."""
+
+    name: str
+    json_schema: dict[str, Any] | None
+    schema_version: int = 0
+
+
+def check_value_type(value: Any, value_type: ValueType | None, field: str = "value") -> None:
+    if value is None:
+        raise ValidationError(field, value, "must not be null (retract instead)")
+    if value_type is None:
+        return
+    ok: bool
+    if value_type is ValueType.STRING:
+        ok = isinstance(value, str)
+    elif value_type is ValueType.INTEGER:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        if isinstance(value, float) and value.is_integer():
+            ok = True
+    elif value_type is ValueType.NUMBER:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif value_type is ValueType.BOOLEAN:
+        ok = isinstance(value, bool)
+    elif value_type is ValueType.DATE:
+        ok = isinstance(value, str) and is_iso_date(value)
+    elif value_type is ValueType.DATETIME:
+        ok = isinstance(value, str) and is_rfc3339(value)
+    elif value_type is ValueType.OBJECT:
+        ok = isinstance(value, dict)
+    else:
+        ok = isinstance(value, list)
+    if not ok:
+        raise ValidationError(field, value, f"must be of declared type {value_type.value}")
+
+
+def parse_value_type(value: object) -> ValueType:
+    try:
+        return ValueType(value)
+    except ValueError:
+        allowed = ", ".join(t.value for t in ValueType)
+        raise ValidationError("type", value, f"must be one of {allowed}") from None
+
+
+def check_memory_value(value: Any, memory_type: MemoryTypeSchema, model: type[BaseModel] | None) -> None:
+    """Check a value against its memory type: the Pydantic model when this process has it,
+    else the JSON Schema stored with the tenant's schema."""
+    field = f"value ({memory_type.name})"
+    if model is not None:
+        try:
+            model.model_validate(value)
+        except PydanticValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "value"
+            raise ValidationError(f"value.{where}", first.get("input"), first["msg"]) from None
+        return
+    if memory_type.json_schema is None:
+        return
+    try:
+        jsonschema.validate(value, memory_type.json_schema)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(part) for part in exc.absolute_path) or field
+        raise ValidationError(f"value.{where}" if exc.absolute_path else field, exc.instance, exc.message) from None

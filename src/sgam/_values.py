@@ -1,0 +1,96 @@
+"""JSON values as the ledger stores them: canonical text, so equality is exact.
+
+Two values are equal when they are equal as JSON values: ``1`` equals ``1.0``, key order
+does not matter, and ``true`` never equals ``1`` (Python's ``True == 1`` would say so).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from ._errors import ValidationError
+
+MAX_VALUE_BYTES = 64 * 1024
+MAX_TEXT_BYTES = 256 * 1024
+MAX_METADATA_BYTES = 16 * 1024
+MAX_NAME_LENGTH = 256
+
+_TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _normalise(value: Any, path: str) -> Any:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise ValidationError(path, value, "numbers must be finite JSON numbers")
+        if value.is_integer() and abs(value) < 2**53:
+            return int(value)
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValidationError(path, key, "object keys must be strings")
+            out[key] = _normalise(item, f"{path}.{key}")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_normalise(item, f"{path}[{index}]") for index, item in enumerate(value)]
+    raise ValidationError(path, value, f"is not a JSON value ({type(value).__name__})")
+
+
+def canonical_json(value: Any, field: str = "value", limit: int = MAX_VALUE_BYTES) -> str:
+    """Validate a JSON value and return its canonical text (sorted keys, no spaces)."""
+    text = json.dumps(
+        _normalise(value, field), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    if len(text.encode()) > limit:
+        raise ValidationError(field, f"<{len(text.encode())} bytes>", f"larger than {limit} bytes")
+    return text
+
+
+def load_value(text: str) -> Any:
+    return json.loads(text)
+
+
+def check_tenant(tenant: object) -> str:
+    if not isinstance(tenant, str) or not _TENANT.match(tenant):
+        raise ValidationError(
+            "tenant",
+            tenant,
+            "must be 1-128 characters of letters, digits and _ . : @ - starting with a letter or digit",
+        )
+    return tenant
+
+
+def check_name(value: object, field: str) -> str:
+    """Subjects, attributes, episode ids: non-empty printable text of bounded length."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(field, value, "must be a non-empty string")
+    if len(value) > MAX_NAME_LENGTH:
+        raise ValidationError(field, value, f"longer than {MAX_NAME_LENGTH} characters")
+    if _CONTROL.search(value):
+        raise ValidationError(field, value, "must not contain control characters")
+    return value
+
+
+def check_text(value: object, field: str, limit: int = MAX_TEXT_BYTES) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(field, value, "must be a string")
+    if len(value.encode()) > limit:
+        raise ValidationError(field, f"<{len(value.encode())} bytes>", f"larger than {limit} bytes")
+    return value
+
+
+def check_confidence(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError("confidence", value, "must be a number from 0 to 1")
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValidationError("confidence", value, "must be a number from 0 to 1")
+    return float(value)

@@ -1,0 +1,282 @@
+"""The write service: validate, then apply the ledger's rules inside one unit of work.
+
+Checks run in the order the replay format fixes: validation (shape, timestamps, declared
+types), then not_found (unknown episode or target), then conflict. Nothing is written
+unless every check passes; the backend's transaction makes that all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from ._errors import ConflictError, NotFoundError, SgamError, ValidationError
+from ._model import Fact
+from ._rules import Effect, KeyTimeline, Operation, OpKind, Plan, Version, plan
+from ._schema import (
+    DEFAULT_MEMORY_TYPE,
+    AttributeSchema,
+    check_memory_value,
+    check_value_type,
+)
+from ._time import Clock, parse_timestamp, to_micros
+from ._values import (
+    MAX_METADATA_BYTES,
+    canonical_json,
+    check_confidence,
+    check_name,
+    check_text,
+)
+from .store import EpisodeRow, WriteTransaction
+
+EPISODE_KINDS = ("message", "tool_result", "event", "document")
+
+
+@dataclass(slots=True)
+class Applied:
+    """What one operation did, in storage terms; the facade turns it into a WriteResult."""
+
+    seq: int
+    effect: Effect
+    version: Version | None
+
+
+@dataclass(slots=True)
+class PendingOp:
+    """A validated operation that has not met the database yet."""
+
+    subject: str
+    attribute: str
+    kind: OpKind
+    valid_at: int
+    value: Any
+    source: str
+    memory_type: str | None
+    confidence: float
+    field_prefix: str = ""
+
+
+def validate_op(
+    kind: OpKind,
+    subject: object,
+    attribute: object,
+    moment: object,
+    source: object,
+    value: Any = None,
+    memory_type: object = None,
+    confidence: object = 1.0,
+    field_prefix: str = "",
+) -> PendingOp:
+    """Shape checks that need no database; declared types are checked in the transaction."""
+    moment_field = "at" if kind is OpKind.RETRACT else "valid_from"
+    if kind is not OpKind.RETRACT and value is None:
+        raise ValidationError(f"{field_prefix}value", value, "must not be null (retract instead)")
+    if memory_type is not None:
+        check_name(memory_type, f"{field_prefix}memory_type")
+    return PendingOp(
+        subject=check_name(subject, f"{field_prefix}subject"),
+        attribute=check_name(attribute, f"{field_prefix}attribute"),
+        kind=kind,
+        valid_at=to_micros(parse_timestamp(moment, f"{field_prefix}{moment_field}")),
+        value=value,
+        source=check_name(source, f"{field_prefix}source"),
+        memory_type=memory_type,  # type: ignore[arg-type]
+        confidence=check_confidence(confidence),
+        field_prefix=field_prefix,
+    )
+
+
+class WriteService:
+    """Applies validated operations to a backend transaction."""
+
+    def __init__(self, clock: Clock, models: dict[tuple[str, str], type[BaseModel]]) -> None:
+        self.clock = clock
+        self._models = models
+
+    def now(self) -> int:
+        return to_micros(self.clock())
+
+    def prepare(self, txn: WriteTransaction, op: PendingOp, version: int) -> Operation:
+        """Type-check against the tenant's schema, check the source, and encode the value."""
+        value_text: str | None = None
+        declared = txn.attribute_schema(op.attribute)
+        memory_type = op.memory_type or (declared.memory_type if declared else None) or DEFAULT_MEMORY_TYPE
+        if op.kind is not OpKind.RETRACT:
+            field = f"{op.field_prefix}value"
+            check_value_type(op.value, declared.value_type if declared else None, field)
+            value_text = canonical_json(op.value, field)
+            self._check_memory_type(txn, memory_type, op.value)
+        if txn.episode(op.source) is None:
+            raise NotFoundError(
+                f"{op.field_prefix}source: no episode {op.source!r} in tenant {txn.tenant!r}",
+                field=f"{op.field_prefix}source", value=op.source,
+            )
+        return Operation(
+            seq=0, subject=op.subject, attribute=op.attribute, kind=op.kind, valid_at=op.valid_at,
+            value=value_text, source=op.source, recorded_at=0, memory_type=memory_type,
+            confidence=op.confidence, schema_version=version,
+        )
+
+    def _check_memory_type(self, txn: WriteTransaction, name: str, value: Any) -> None:
+        model = self._models.get((txn.tenant, name))
+        stored = txn.memory_type(name)
+        if stored is not None:
+            check_memory_value(value, stored, model)
+
+    def _transaction_time(self, txn: WriteTransaction, subject: str, attribute: str) -> int:
+        """The clock's instant, never earlier than the key's last recorded change, so that
+        recorded intervals stay ordered even if the wall clock steps back."""
+        now = self.now()
+        last = txn.last_recorded_at(subject, attribute)
+        return now if last is None or last <= now else last
+
+    def apply_one(self, txn: WriteTransaction, pending: PendingOp) -> Applied:
+        op = self.prepare(txn, pending, txn.schema_version())
+        op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
+        op.seq = txn.append_operation(op)
+        decided: Plan = plan(op, txn.key(op.subject, op.attribute))
+        txn.apply(decided, op.recorded_at)
+        return Applied(op.seq, decided.effect, decided.add[-1] if decided.add else None)
+
+    def apply_batch(self, txn: WriteTransaction, batch: list[PendingOp]) -> list[Applied]:
+        """Apply many writes in one transaction: each key is planned in memory, then only
+        the net change of the batch reaches the database."""
+        version = txn.schema_version()
+        ops = [self.prepare(txn, pending, version) for pending in batch]
+        by_key: dict[tuple[str, str], list[int]] = {}
+        for index, op in enumerate(ops):
+            by_key.setdefault((op.subject, op.attribute), []).append(index)
+        recorded_at = self.now()
+        for subject, attribute in by_key:
+            last = txn.last_recorded_at(subject, attribute)
+            if last is not None and last > recorded_at:
+                recorded_at = last
+        for op in ops:
+            op.recorded_at = recorded_at
+        for op, seq in zip(ops, txn.append_operations(ops), strict=True):
+            op.seq = seq
+        results: list[Applied | None] = [None] * len(ops)
+        inserts: list[Version] = []
+        for (subject, attribute), indexes in by_key.items():
+            stored = txn.current(subject, attribute)
+            timeline = KeyTimeline(stored)
+            for index in indexes:
+                try:
+                    decided = timeline.apply(ops[index])
+                except SgamError as exc:
+                    exc.message = f"facts[{index}]: {exc.message}"
+                    exc.args = (exc.message,)
+                    raise
+                results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
+            kept = {id(v) for v in timeline.current}
+            txn.retire([v for v in stored if id(v) not in kept], recorded_at)
+            inserts.extend(v for v in timeline.current if v.row_id is None)
+        if inserts:
+            txn.insert_versions(inserts)
+        return [result for result in results if result is not None]
+
+    def add_episode(self, txn: WriteTransaction, row: EpisodeRow) -> EpisodeRow:
+        existing = txn.episode(row.episode_id)
+        if existing is not None:
+            if existing.same_content(row):
+                return existing
+            raise ConflictError(
+                f"episode id {row.episode_id!r} is already recorded with other content",
+                field="id", value=row.episode_id,
+            )
+        row.schema_version = txn.schema_version()
+        row.recorded_at = self.now()
+        txn.insert_episode(row)
+        return row
+
+    def forget_subject(self, txn: WriteTransaction, subject: str) -> tuple[int, int, int]:
+        keys = txn.keys_of_subject(subject)
+        removed = txn.delete_operations_of_subject(subject)
+        for key_subject, attribute in keys:
+            txn.replace_versions(key_subject, attribute, [])
+        if removed:
+            txn.record_erasure("subject", _digest(txn.tenant, subject), self.now(), removed)
+        return removed, 0, len(keys)
+
+    def forget_episode(self, txn: WriteTransaction, episode_id: str) -> tuple[int, int, int]:
+        if txn.episode(episode_id) is None:
+            raise NotFoundError(
+                f"episode: no episode {episode_id!r} in tenant {txn.tenant!r}",
+                field="episode", value=episode_id,
+            )
+        keys = txn.keys_of_source(episode_id)
+        removed = txn.delete_operations_of_source(episode_id)
+        for subject, attribute in keys:
+            timeline = KeyTimeline()
+            timeline.replay(txn.operations(subject, attribute))
+            txn.replace_versions(subject, attribute, timeline.all_versions())
+        episodes = txn.delete_episode(episode_id)
+        txn.record_erasure("episode", _digest(txn.tenant, episode_id), self.now(), removed)
+        return removed, episodes, len(keys)
+
+    def declare(self, txn: WriteTransaction, schema: AttributeSchema) -> AttributeSchema:
+        version = txn.bump_schema_version()
+        stamped = AttributeSchema(
+            schema.attribute, schema.value_type, schema.memory_type, schema.sensitive,
+            schema.description, version,
+        )
+        txn.put_attribute_schema(stamped)
+        return stamped
+
+
+def validate_episode(
+    episode_id: object, at: object, text: object, speaker: object, kind: object,
+    session: object, metadata: object, tenant: str,
+) -> EpisodeRow:
+    if kind not in EPISODE_KINDS:
+        raise ValidationError("kind", kind, f"must be one of {', '.join(EPISODE_KINDS)}")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise ValidationError("metadata", metadata, "must be a JSON object")
+    return EpisodeRow(
+        tenant=tenant,
+        episode_id=check_name(episode_id, "id"),
+        occurred_at=to_micros(parse_timestamp(at, "at")),
+        recorded_at=0,
+        text=check_text(text, "text"),
+        speaker=None if speaker is None else check_name(speaker, "speaker"),
+        kind=str(kind),
+        session=None if session is None else check_name(session, "session"),
+        metadata=canonical_json(metadata or {}, "metadata", MAX_METADATA_BYTES),
+        schema_version=0,
+    )
+
+
+def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
+    data = fact if isinstance(fact, dict) else {
+        "subject": fact.subject, "attribute": fact.attribute, "value": fact.value,
+        "valid_from": fact.valid_from, "source": fact.source,
+        "memory_type": fact.memory_type, "confidence": fact.confidence,
+    }
+    prefix = f"facts[{index}]."
+    unknown = set(data) - {"subject", "attribute", "value", "valid_from", "source", "memory_type", "confidence"}
+    if unknown:
+        raise ValidationError(f"{prefix}{sorted(unknown)[0]}", data, "unknown field")
+    return validate_op(
+        OpKind.WRITE, data.get("subject"), data.get("attribute"), data.get("valid_from"),
+        data.get("source"), data.get("value"), data.get("memory_type"),
+        data.get("confidence", 1.0), prefix,
+    )
+
+
+def _digest(tenant: str, target: str) -> str:
+    return hashlib.sha256(f"{tenant}\x1f{target}".encode()).hexdigest()
+
+
+def load_metadata(text: str) -> dict[str, Any]:
+    data = json.loads(text)
+    assert isinstance(data, dict)
+    return data
+
+
+def as_datetime(value: datetime | str, field: str) -> datetime:
+    return parse_timestamp(value, field)

@@ -1,0 +1,8 @@
+"""Storage backends. Each owns its SQL; everything above talks to ``Backend``."""
+
+from __future__ import annotations
+
+from ._protocol import Backend, EpisodeRow, QueryFilter, Reader, WriteTransaction
+from ._url import open_backend
+
+__all__ = ["Backend", "EpisodeRow", "QueryFilter", "Reader", "WriteTransaction", "open_backend"]

@@ -1,0 +1,126 @@
+"""The one protocol every backend implements.
+
+The required part is small: a write unit of work made of index lookups and row changes,
+and a handful of reads. The rules live above it (``sgam._rules``), so SQLite and
+PostgreSQL cannot disagree about them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from .._rules import KeyView, Operation, Plan, Version
+from .._schema import AttributeSchema, MemoryTypeSchema
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class EpisodeRow:
+    tenant: str
+    episode_id: str
+    occurred_at: int
+    recorded_at: int
+    text: str
+    speaker: str | None
+    kind: str
+    session: str | None
+    metadata: str
+    schema_version: int
+
+    def same_content(self, other: EpisodeRow) -> bool:
+        return (
+            self.occurred_at, self.text, self.speaker, self.kind, self.session, self.metadata
+        ) == (other.occurred_at, other.text, other.speaker, other.kind, other.session, other.metadata)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryFilter:
+    subject: str | None = None
+    attribute: str | None = None
+    memory_type: str | None = None
+    at: int | None = None
+    known_at: int | None = None
+    after: tuple[str, str, int] | None = None
+    limit: int = 100
+
+
+class WriteTransaction(Protocol):
+    """One tenant's write unit of work; everything it does commits or rolls back together."""
+
+    tenant: str
+
+    def episode(self, episode_id: str) -> EpisodeRow | None: ...
+    def insert_episode(self, row: EpisodeRow) -> None: ...
+    def delete_episode(self, episode_id: str) -> int: ...
+
+    def schema_version(self) -> int: ...
+    def bump_schema_version(self) -> int: ...
+    def attribute_schema(self, attribute: str) -> AttributeSchema | None: ...
+    def put_attribute_schema(self, schema: AttributeSchema) -> None: ...
+    def memory_type(self, name: str) -> MemoryTypeSchema | None: ...
+    def put_memory_type(self, schema: MemoryTypeSchema) -> None: ...
+
+    def key(self, subject: str, attribute: str) -> KeyView: ...
+    def current(self, subject: str, attribute: str) -> list[Version]:
+        """The current versions of a key, ordered by ``valid_from``."""
+        ...
+    def retire(self, versions: list[Version], recorded_at: int) -> None:
+        """End the recorded interval of current versions at ``recorded_at``; a version
+        recorded at that very instant was never visible and is deleted instead."""
+        ...
+    def insert_versions(self, versions: list[Version]) -> None: ...
+    def last_recorded_at(self, subject: str, attribute: str) -> int | None: ...
+    def append_operation(self, op: Operation) -> int:
+        """Store ``op`` (its ``seq`` is ignored) and return the sequence number it got."""
+        ...
+    def append_operations(self, ops: list[Operation]) -> list[int]:
+        """Store many operations; their sequence numbers follow the list's order."""
+        ...
+    def apply(self, plan: Plan, recorded_at: int) -> None:
+        """Retire ``plan.retire`` at ``recorded_at`` (drop those recorded at that very
+        instant) and insert ``plan.add`` as current versions."""
+        ...
+
+    def operations(self, subject: str, attribute: str) -> list[Operation]: ...
+    def keys_of_subject(self, subject: str) -> list[tuple[str, str]]: ...
+    def keys_of_source(self, episode_id: str) -> list[tuple[str, str]]: ...
+    def delete_operations_of_subject(self, subject: str) -> int: ...
+    def delete_operations_of_source(self, episode_id: str) -> int: ...
+    def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None: ...
+    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None: ...
+
+
+class Reader(Protocol):
+    """Reads scoped to one tenant; every one is an index lookup or an index range."""
+
+    tenant: str
+
+    def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None: ...
+    def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]: ...
+    def versions(self, subject: str, attribute: str) -> list[Version]: ...
+    def query(self, flt: QueryFilter) -> list[Version]: ...
+    def episode(self, episode_id: str) -> EpisodeRow | None: ...
+    def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]: ...
+    def attribute_schemas(self) -> list[AttributeSchema]: ...
+    def memory_types(self) -> list[MemoryTypeSchema]: ...
+    def operations(self, subject: str, attribute: str) -> list[Operation]: ...
+
+
+class Backend(Protocol):
+    url: str
+
+    def run_write(self, tenant: str, work: Callable[[WriteTransaction], T]) -> T:
+        """Run ``work`` in one transaction, retrying it whole on busy or serialisation
+        failures; driver errors leave as sgam errors."""
+        ...
+
+    def read(self, tenant: str) -> AbstractContextManager[Reader]: ...
+    def purge_residue(self) -> None:
+        """After an erasure, remove copies the database keeps outside live rows."""
+        ...
+    def close(self) -> None: ...
+

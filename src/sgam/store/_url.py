@@ -1,0 +1,30 @@
+"""Turn a database URL into a backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import ValidationError
+from ._protocol import Backend
+
+
+def sqlite_path(url: str) -> str:
+    """``sqlite:///relative.db``, ``sqlite:////absolute.db`` or ``sqlite:///:memory:``."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or len(url) == len(prefix):
+        raise ValidationError("db", url, "a SQLite URL looks like sqlite:///./sgam.db")
+    return url[len(prefix):]
+
+
+def open_backend(url: str, **options: Any) -> Backend:
+    if url.startswith("sqlite:"):
+        from .sqlite import SQLiteBackend
+
+        return SQLiteBackend(sqlite_path(url), **options)
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            from .postgres import PostgresBackend
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise ValidationError("db", url, f"the PostgreSQL backend is unavailable: {exc}") from None
+        return PostgresBackend(url, **options)
+    raise ValidationError("db", url, "must start with sqlite:/// or postgresql://")

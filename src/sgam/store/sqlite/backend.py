@@ -1,0 +1,478 @@
+"""SQLite backend: WAL, ``BEGIN IMMEDIATE`` units of work, retries with backoff on busy."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from ..._errors import BusyError, SchemaVersionError
+from ..._rules import OpKind, Operation, Plan, Version
+from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
+from .._protocol import EpisodeRow, QueryFilter
+from .errors import map_sqlite_errors
+from .migrations import MIGRATIONS
+
+T = TypeVar("T")
+
+VERSION_COLUMNS = (
+    "row_id, assertion_id, subject, attribute, value, memory_type, valid_from, valid_to, "
+    "recorded_from, recorded_to, source, confidence, schema_version, supersedes, origin, closed_by"
+)
+EPISODE_COLUMNS = (
+    "tenant, episode_id, occurred_at, recorded_at, text, speaker, kind, session, metadata, schema_version"
+)
+OPERATION_COLUMNS = (
+    "seq, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, "
+    "confidence, schema_version"
+)
+_KEY = "tenant = ? AND subject = ? AND attribute = ?"
+_VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
+
+
+def _version(row: tuple[Any, ...]) -> Version:
+    return Version(
+        assertion_id=row[1], subject=row[2], attribute=row[3], value=row[4], memory_type=row[5],
+        valid_from=row[6], valid_to=row[7], recorded_from=row[8], recorded_to=row[9],
+        source=row[10], confidence=row[11], schema_version=row[12], supersedes=row[13],
+        origin=OpKind(row[14]), closed_by=row[15], row_id=row[0],
+    )
+
+
+def _operation(row: tuple[Any, ...]) -> Operation:
+    return Operation(
+        seq=row[0], subject=row[1], attribute=row[2], kind=OpKind(row[3]), valid_at=row[4],
+        value=row[5], source=row[6], recorded_at=row[7], memory_type=row[8],
+        confidence=row[9], schema_version=row[10],
+    )
+
+
+def _version_params(tenant: str, v: Version) -> tuple[Any, ...]:
+    return (
+        v.assertion_id, tenant, v.subject, v.attribute, v.value, v.memory_type, v.valid_from,
+        v.valid_to, v.recorded_from, v.recorded_to, v.source, v.confidence, v.schema_version,
+        v.supersedes, v.origin.value, v.closed_by,
+    )
+
+
+_INSERT_VERSION = (
+    "INSERT INTO assertions (assertion_id, tenant, subject, attribute, value, memory_type, "
+    "valid_from, valid_to, recorded_from, recorded_to, source, confidence, schema_version, "
+    "supersedes, origin, closed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class _Key:
+    """Index lookups over the current versions of one key (``KeyView``)."""
+
+    __slots__ = ("_conn", "_params")
+
+    def __init__(self, conn: sqlite3.Connection, tenant: str, subject: str, attribute: str) -> None:
+        self._conn = conn
+        self._params = (tenant, subject, attribute)
+
+    def floor(self, moment: int, *, strict: bool = False) -> Version | None:
+        op = "<" if strict else "<="
+        row = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+            f"WHERE {_KEY} AND recorded_to IS NULL AND valid_from {op} ? "
+            "ORDER BY valid_from DESC LIMIT 1",
+            (*self._params, moment),
+        ).fetchone()
+        return _version(row) if row else None
+
+    def ceiling(self, moment: int) -> Version | None:
+        row = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+            f"WHERE {_KEY} AND recorded_to IS NULL AND valid_from > ? "
+            "ORDER BY valid_from LIMIT 1",
+            (*self._params, moment),
+        ).fetchone()
+        return _version(row) if row else None
+
+
+class _Scoped:
+    """Reads and writes shared by the reader and the write unit of work."""
+
+    def __init__(self, conn: sqlite3.Connection, tenant: str) -> None:
+        self._conn = conn
+        self.tenant = tenant
+
+    def episode(self, episode_id: str) -> EpisodeRow | None:
+        row = self._conn.execute(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND episode_id = ?",
+            (self.tenant, episode_id),
+        ).fetchone()
+        return EpisodeRow(*row) if row else None
+
+    def operations(self, subject: str, attribute: str) -> list[Operation]:
+        rows = self._conn.execute(
+            f"SELECT {OPERATION_COLUMNS} FROM operations WHERE {_KEY} ORDER BY seq",
+            (self.tenant, subject, attribute),
+        ).fetchall()
+        return [_operation(row) for row in rows]
+
+    def _attribute_schema_rows(self, where: str, params: tuple[Any, ...]) -> list[AttributeSchema]:
+        rows = self._conn.execute(
+            "SELECT attribute, value_type, memory_type, sensitive, description, schema_version "
+            f"FROM attribute_schemas WHERE tenant = ? {where} ORDER BY attribute",
+            (self.tenant, *params),
+        ).fetchall()
+        return [
+            AttributeSchema(r[0], ValueType(r[1]) if r[1] else None, r[2], bool(r[3]), r[4], r[5])
+            for r in rows
+        ]
+
+    def _memory_type_rows(self, where: str, params: tuple[Any, ...]) -> list[MemoryTypeSchema]:
+        rows = self._conn.execute(
+            f"SELECT name, json_schema, schema_version FROM memory_types WHERE tenant = ? {where} "
+            "ORDER BY name",
+            (self.tenant, *params),
+        ).fetchall()
+        return [MemoryTypeSchema(r[0], json.loads(r[1]) if r[1] else None, r[2]) for r in rows]
+
+
+class SQLiteWrite(_Scoped):
+    """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``)."""
+
+    def insert_episode(self, row: EpisodeRow) -> None:
+        self._conn.execute(
+            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.tenant, row.episode_id, row.occurred_at, row.recorded_at, row.text, row.speaker,
+             row.kind, row.session, row.metadata, row.schema_version),
+        )
+
+    def delete_episode(self, episode_id: str) -> int:
+        return self._conn.execute(
+            "DELETE FROM episodes WHERE tenant = ? AND episode_id = ?", (self.tenant, episode_id)
+        ).rowcount
+
+    def schema_version(self) -> int:
+        row = self._conn.execute(
+            "SELECT version FROM tenant_schema WHERE tenant = ?", (self.tenant,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def bump_schema_version(self) -> int:
+        row = self._conn.execute(
+            "INSERT INTO tenant_schema (tenant, version) VALUES (?, 1) "
+            "ON CONFLICT (tenant) DO UPDATE SET version = version + 1 RETURNING version",
+            (self.tenant,),
+        ).fetchone()
+        return int(row[0])
+
+    def attribute_schema(self, attribute: str) -> AttributeSchema | None:
+        found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+        return found[0] if found else None
+
+    def put_attribute_schema(self, schema: AttributeSchema) -> None:
+        self._conn.execute(
+            "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
+            "description, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (tenant, attribute) DO UPDATE SET value_type = excluded.value_type, "
+            "memory_type = excluded.memory_type, sensitive = excluded.sensitive, "
+            "description = excluded.description, schema_version = excluded.schema_version",
+            (self.tenant, schema.attribute, schema.value_type.value if schema.value_type else None,
+             schema.memory_type, int(schema.sensitive), schema.description, schema.schema_version),
+        )
+
+    def memory_type(self, name: str) -> MemoryTypeSchema | None:
+        found = self._memory_type_rows("AND name = ?", (name,))
+        return found[0] if found else None
+
+    def put_memory_type(self, schema: MemoryTypeSchema) -> None:
+        self._conn.execute(
+            "INSERT INTO memory_types (tenant, name, json_schema, schema_version) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tenant, name) DO UPDATE SET json_schema = excluded.json_schema, "
+            "schema_version = excluded.schema_version",
+            (self.tenant, schema.name,
+             json.dumps(schema.json_schema) if schema.json_schema is not None else None,
+             schema.schema_version),
+        )
+
+    def current(self, subject: str, attribute: str) -> list[Version]:
+        rows = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+            f"WHERE {_KEY} AND recorded_to IS NULL ORDER BY valid_from",
+            (self.tenant, subject, attribute),
+        ).fetchall()
+        return [_version(row) for row in rows]
+
+    def retire(self, versions: list[Version], recorded_at: int) -> None:
+        for version in versions:
+            if version.recorded_from == recorded_at:
+                self._conn.execute("DELETE FROM assertions WHERE row_id = ?", (version.row_id,))
+            else:
+                self._conn.execute(
+                    "UPDATE assertions SET recorded_to = ? WHERE row_id = ?",
+                    (recorded_at, version.row_id),
+                )
+
+    def key(self, subject: str, attribute: str) -> _Key:
+        return _Key(self._conn, self.tenant, subject, attribute)
+
+    def last_recorded_at(self, subject: str, attribute: str) -> int | None:
+        row = self._conn.execute(
+            f"SELECT recorded_at FROM operations WHERE {_KEY} ORDER BY seq DESC LIMIT 1",
+            (self.tenant, subject, attribute),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def append_operation(self, op: Operation) -> int:
+        cursor = self._conn.execute(
+            "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
+            "recorded_at, memory_type, confidence, schema_version) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.tenant, op.subject, op.attribute, op.kind.value, op.valid_at, op.value, op.source,
+             op.recorded_at, op.memory_type, op.confidence, op.schema_version),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def append_operations(self, ops: list[Operation]) -> list[int]:
+        """Batch insert; sequence numbers are assigned in order."""
+        row = self._conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'operations'").fetchone()
+        first = (row[0] if row else 0) + 1
+        self._conn.executemany(
+            "INSERT INTO operations (seq, tenant, subject, attribute, kind, valid_at, value, source, "
+            "recorded_at, memory_type, confidence, schema_version) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(first + i, self.tenant, op.subject, op.attribute, op.kind.value, op.valid_at, op.value,
+              op.source, op.recorded_at, op.memory_type, op.confidence, op.schema_version)
+             for i, op in enumerate(ops)],
+        )
+        return list(range(first, first + len(ops)))
+
+    def apply(self, plan: Plan, recorded_at: int) -> None:
+        self.retire(plan.retire, recorded_at)
+        if plan.add:
+            self.insert_versions(plan.add)
+
+    def insert_versions(self, versions: list[Version]) -> None:
+        if len(versions) == 1:
+            self._conn.execute(_INSERT_VERSION, _version_params(self.tenant, versions[0]))
+        else:
+            self._conn.executemany(_INSERT_VERSION, [_version_params(self.tenant, v) for v in versions])
+
+    def keys_of_subject(self, subject: str) -> list[tuple[str, str]]:
+        rows = self._conn.execute(
+            "SELECT DISTINCT attribute FROM operations WHERE tenant = ? AND subject = ?",
+            (self.tenant, subject),
+        ).fetchall()
+        return [(subject, row[0]) for row in rows]
+
+    def keys_of_source(self, episode_id: str) -> list[tuple[str, str]]:
+        rows = self._conn.execute(
+            "SELECT DISTINCT subject, attribute FROM operations WHERE tenant = ? AND source = ?",
+            (self.tenant, episode_id),
+        ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+    def delete_operations_of_subject(self, subject: str) -> int:
+        return self._conn.execute(
+            "DELETE FROM operations WHERE tenant = ? AND subject = ?", (self.tenant, subject)
+        ).rowcount
+
+    def delete_operations_of_source(self, episode_id: str) -> int:
+        return self._conn.execute(
+            "DELETE FROM operations WHERE tenant = ? AND source = ?", (self.tenant, episode_id)
+        ).rowcount
+
+    def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
+        self._conn.execute(f"DELETE FROM assertions WHERE {_KEY}", (self.tenant, subject, attribute))
+        if versions:
+            self.insert_versions(versions)
+
+    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None:
+        self._conn.execute(
+            "INSERT INTO erasures (tenant, target_kind, target_digest, erased_at, operations_removed) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (self.tenant, target_kind, digest, erased_at, operations),
+        )
+
+
+class SQLiteReader(_Scoped):
+    """Tenant-scoped reads (``Reader``); each is one indexed statement."""
+
+    def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
+        if known_at is None:
+            row = self._conn.execute(
+                f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+                f"WHERE {_KEY} AND recorded_to IS NULL AND valid_from <= ? "
+                "ORDER BY valid_from DESC LIMIT 1",
+                (self.tenant, subject, attribute, at),
+            ).fetchone()
+        else:
+            row = self._conn.execute(
+                f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key "
+                f"WHERE {_KEY} AND valid_from <= ? AND {_VISIBLE} "
+                "ORDER BY valid_from DESC LIMIT 1",
+                (self.tenant, subject, attribute, at, known_at, known_at),
+            ).fetchone()
+        if row is None:
+            return None
+        version = _version(row)
+        return version if version.holds_at(at) else None
+
+    def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
+        if known_at is None:
+            sql = (f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+                   f"WHERE {_KEY} AND recorded_to IS NULL ORDER BY valid_from")
+            params: tuple[Any, ...] = (self.tenant, subject, attribute)
+        else:
+            sql = (f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key "
+                   f"WHERE {_KEY} AND {_VISIBLE} ORDER BY valid_from")
+            params = (self.tenant, subject, attribute, known_at, known_at)
+        return [_version(row) for row in self._conn.execute(sql, params)]
+
+    def versions(self, subject: str, attribute: str) -> list[Version]:
+        rows = self._conn.execute(
+            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} "
+            "ORDER BY recorded_from, valid_from",
+            (self.tenant, subject, attribute),
+        ).fetchall()
+        return [_version(row) for row in rows]
+
+    def query(self, flt: QueryFilter) -> list[Version]:
+        clauses = ["tenant = ?"]
+        params: list[Any] = [self.tenant]
+        for column, wanted in (("subject", flt.subject), ("attribute", flt.attribute),
+                               ("memory_type", flt.memory_type)):
+            if wanted is not None:
+                clauses.append(f"{column} = ?")
+                params.append(wanted)
+        if flt.known_at is None:
+            clauses.append("recorded_to IS NULL")
+        else:
+            clauses.append(_VISIBLE)
+            params += [flt.known_at, flt.known_at]
+        if flt.at is not None:
+            clauses.append("valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)")
+            params += [flt.at, flt.at]
+        if flt.after is not None:
+            clauses.append("(subject, attribute, valid_from) > (?, ?, ?)")
+            params += list(flt.after)
+        sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {' AND '.join(clauses)} "
+               "ORDER BY subject, attribute, valid_from LIMIT ?")
+        return [_version(row) for row in self._conn.execute(sql, (*params, flt.limit))]
+
+    def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
+        if session is None:
+            sql = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? ORDER BY seq LIMIT ?"
+            params: tuple[Any, ...] = (self.tenant, limit)
+        else:
+            sql = (f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND session = ? "
+                   "ORDER BY occurred_at, seq LIMIT ?")
+            params = (self.tenant, session, limit)
+        return [EpisodeRow(*row) for row in self._conn.execute(sql, params)]
+
+    def attribute_schemas(self) -> list[AttributeSchema]:
+        return self._attribute_schema_rows("", ())
+
+    def memory_types(self) -> list[MemoryTypeSchema]:
+        return self._memory_type_rows("", ())
+
+
+class SQLiteBackend:
+    """One SQLite file in WAL mode; one connection per backend, serialised by a lock."""
+
+    def __init__(self, path: str, *, busy_timeout: float = 5.0, retries: int = 10) -> None:
+        self.path = path
+        self.url = f"sqlite:///{path}"
+        self._retries = retries
+        self._lock = threading.RLock()
+        with map_sqlite_errors():
+            self._conn = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
+            )
+            for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON",
+                           "secure_delete = ON", "temp_store = MEMORY", "cache_size = -65536"):
+                self._conn.execute(f"PRAGMA {pragma}")
+        self._setup()
+
+    def _setup(self) -> None:
+        def migrate(_: SQLiteWrite) -> None:
+            conn = self._conn
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS sgam_migrations "
+                "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            current = conn.execute("SELECT coalesce(max(version), 0) FROM sgam_migrations").fetchone()[0]
+            if current > len(MIGRATIONS):
+                raise SchemaVersionError(
+                    f"database {self.path} has schema version {current}; this sgam knows up to "
+                    f"{len(MIGRATIONS)}. Upgrade sgam before using this database."
+                )
+            for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
+                for statement in _split_script(script):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO sgam_migrations VALUES (?, datetime('now'))", (version,)
+                )
+
+        self.run_write("_", migrate)
+
+    def schema_version(self) -> int:
+        with self._lock, map_sqlite_errors():
+            return int(self._conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0])
+
+    def run_write(self, tenant: str, work: Callable[[SQLiteWrite], T]) -> T:
+        delay = 0.002
+        for attempt in range(self._retries + 1):
+            with self._lock:
+                try:
+                    with map_sqlite_errors():
+                        return self._attempt(tenant, work)
+                except BusyError:
+                    if attempt == self._retries:
+                        raise
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 0.5)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _attempt(self, tenant: str, work: Callable[[SQLiteWrite], T]) -> T:
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(SQLiteWrite(conn, tenant))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return result
+
+    @contextmanager
+    def read(self, tenant: str) -> Iterator[SQLiteReader]:
+        with self._lock, map_sqlite_errors():
+            yield SQLiteReader(self._conn, tenant)
+
+    def purge_residue(self) -> None:
+        """After an erasure: move the WAL into the zeroed main file and truncate it, so no
+        copy of erased pages stays behind in the write-ahead log."""
+        with self._lock, map_sqlite_errors():
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def _split_script(script: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies whole."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
