@@ -1,0 +1,570 @@
+"""PostgreSQL backend: psycopg 3 with a connection pool, row-level security by tenant.
+
+Each unit of work is one READ COMMITTED transaction that first sets ``sgam.tenant``
+(``set_config(..., true)``: transaction-local, a bound parameter) so RLS admits only that
+tenant's rows. Writers serialise per (tenant, subject) on transaction-level advisory
+locks, taken the first time the unit of work touches a subject: the rules read a key,
+then change it, and the lock makes that read-then-write atomic without SERIALIZABLE's
+false conflicts between unrelated keys (and its retries under load). Locking by subject,
+not by key, also covers ``forget_subject``, which must see every key of the subject.
+Erasing an episode locks the episode row ``FOR UPDATE``, which waits for and then blocks
+writers citing it (their foreign-key check takes ``KEY SHARE``).
+
+Deadlock-free ordering: a unit of work that needs a second subject lock only *tries* it;
+if it is taken, the transaction rolls back and re-runs holding every subject it needed,
+acquired up front in lock-key order. Deadlocks PostgreSQL still detects (row locks),
+serialisation failures and integrity races are retried with backoff; ``BusyError`` only
+after the last retry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from ..._errors import StoreError
+from ..._rules import OpKind, Operation, Plan, Version
+from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
+from ..._values import check_tenant
+from .._protocol import EpisodeRow, QueryFilter
+from .adapters import Micros, MicrosArray, configure
+from .errors import is_retryable, map_postgres_errors, to_sgam
+from .install import check_not_newer, installed_version, migrate
+from .migrations import MIGRATIONS
+from .security import check_safe
+
+T = TypeVar("T")
+Cursor = psycopg.Cursor[tuple[Any, ...]]
+
+VERSION_COLUMNS = (
+    "row_id, assertion_id, subject, attribute, value, memory_type, valid_from, valid_to, "
+    "recorded_from, recorded_to, source, confidence, schema_version, supersedes, origin, closed_by"
+)
+EPISODE_COLUMNS = (
+    "tenant, episode_id, occurred_at, recorded_at, text, speaker, kind, session, metadata, schema_version"
+)
+OPERATION_COLUMNS = (
+    "seq, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, "
+    "confidence, schema_version"
+)
+_KEY = "tenant = %s AND subject = %s AND attribute = %s"
+_VISIBLE = "recorded_from <= %s AND (recorded_to IS NULL OR recorded_to > %s)"
+_INSERT_VERSIONS = (
+    "INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
+    "valid_from, valid_to, recorded_from, recorded_to, source, confidence, schema_version, "
+    "supersedes, origin, closed_by) "
+    "SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], "
+    "%s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::text[], "
+    "%s::float8[], %s::int[], %s::bigint[], %s::text[], %s::text[])"
+)
+_INSERT_OPERATIONS = (
+    "INSERT INTO operations (tenant, seq, subject, attribute, kind, valid_at, value, source, "
+    "recorded_at, memory_type, confidence, schema_version) "
+    "SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
+    "%s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::float8[], %s::int[])"
+)
+
+
+def _version(row: tuple[Any, ...]) -> Version:
+    return Version(
+        assertion_id=row[1], subject=row[2], attribute=row[3], value=row[4], memory_type=row[5],
+        valid_from=row[6], valid_to=row[7], recorded_from=row[8], recorded_to=row[9],
+        source=row[10], confidence=row[11], schema_version=row[12], supersedes=row[13],
+        origin=OpKind(row[14]), closed_by=row[15], row_id=row[0],
+    )
+
+
+def _operation(row: tuple[Any, ...]) -> Operation:
+    return Operation(
+        seq=row[0], subject=row[1], attribute=row[2], kind=OpKind(row[3]), valid_at=row[4],
+        value=row[5], source=row[6], recorded_at=row[7], memory_type=row[8],
+        confidence=row[9], schema_version=row[10],
+    )
+
+
+def lock_key(tenant: str, subject: str) -> int:
+    """The advisory lock id of (tenant, subject): a stable signed 64-bit hash."""
+    digest = hashlib.blake2b(f"{tenant}\x1f{subject}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class LockOrderError(Exception):
+    """Internal: a second subject lock was taken by someone else; re-run holding all."""
+
+    def __init__(self, keys: list[int]) -> None:
+        super().__init__("subject lock taken out of order")
+        self.keys = keys
+
+
+class _Key:
+    """Index lookups over the current versions of one key (``KeyView``)."""
+
+    __slots__ = ("_cur", "_params")
+
+    def __init__(self, cur: Cursor, tenant: str, subject: str, attribute: str) -> None:
+        self._cur = cur
+        self._params = (tenant, subject, attribute)
+
+    def floor(self, moment: int, *, strict: bool = False) -> Version | None:
+        op = "<" if strict else "<="
+        row = self._cur.execute(
+            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
+            f"AND valid_from {op} %s ORDER BY valid_from DESC LIMIT 1",
+            (*self._params, Micros(moment)),
+        ).fetchone()
+        return _version(row) if row else None
+
+    def ceiling(self, moment: int) -> Version | None:
+        row = self._cur.execute(
+            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
+            "AND valid_from > %s ORDER BY valid_from LIMIT 1",
+            (*self._params, Micros(moment)),
+        ).fetchone()
+        return _version(row) if row else None
+
+
+class _Scoped:
+    """Reads shared by the reader and the write unit of work."""
+
+    def __init__(self, cur: Cursor, tenant: str) -> None:
+        self._cur = cur
+        self.tenant = tenant
+
+    def episode(self, episode_id: str) -> EpisodeRow | None:
+        row = self._cur.execute(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND episode_id = %s",
+            (self.tenant, episode_id),
+        ).fetchone()
+        return EpisodeRow(*row) if row else None
+
+    def operations(self, subject: str, attribute: str) -> list[Operation]:
+        rows = self._cur.execute(
+            f"SELECT {OPERATION_COLUMNS} FROM operations WHERE {_KEY} ORDER BY seq",
+            (self.tenant, subject, attribute),
+        ).fetchall()
+        return [_operation(row) for row in rows]
+
+    def _attribute_schema_rows(self, where: str, params: tuple[Any, ...]) -> list[AttributeSchema]:
+        rows = self._cur.execute(
+            "SELECT attribute, value_type, memory_type, sensitive, description, schema_version "
+            f"FROM attribute_schemas WHERE tenant = %s {where} ORDER BY attribute",
+            (self.tenant, *params),
+        ).fetchall()
+        return [
+            AttributeSchema(r[0], ValueType(r[1]) if r[1] else None, r[2], bool(r[3]), r[4], r[5])
+            for r in rows
+        ]
+
+    def _memory_type_rows(self, where: str, params: tuple[Any, ...]) -> list[MemoryTypeSchema]:
+        rows = self._cur.execute(
+            f"SELECT name, json_schema, schema_version FROM memory_types WHERE tenant = %s {where} "
+            "ORDER BY name",
+            (self.tenant, *params),
+        ).fetchall()
+        return [MemoryTypeSchema(r[0], json.loads(r[1]) if r[1] else None, r[2]) for r in rows]
+
+
+class PostgresWrite(_Scoped):
+    """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
+
+    def __init__(self, cur: Cursor, tenant: str, prelock: list[int]) -> None:
+        super().__init__(cur, tenant)
+        self._held: set[int] = set()
+        for key in prelock:
+            self._acquire(key, wait=True)
+
+    # locking --------------------------------------------------------------------------
+
+    def _acquire(self, key: int, *, wait: bool) -> bool:
+        if wait:
+            self._cur.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+        else:
+            row = self._cur.execute("SELECT pg_try_advisory_xact_lock(%s)", (key,)).fetchone()
+            if not row or not row[0]:
+                return False
+        self._held.add(key)
+        return True
+
+    def _lock(self, subjects: Iterable[str]) -> None:
+        """Hold the advisory locks of ``subjects``; block only while holding none."""
+        wanted = sorted({lock_key(self.tenant, s) for s in subjects} - self._held)
+        for key in wanted:
+            if not self._acquire(key, wait=not self._held):
+                raise LockOrderError(sorted(self._held | set(wanted)))
+
+    # episodes and schema --------------------------------------------------------------
+
+    def insert_episode(self, row: EpisodeRow) -> None:
+        self._cur.execute(
+            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (row.tenant, row.episode_id, Micros(row.occurred_at), Micros(row.recorded_at), row.text,
+             row.speaker, row.kind, row.session, row.metadata, row.schema_version),
+        )
+
+    def delete_episode(self, episode_id: str) -> int:
+        return self._cur.execute(
+            "DELETE FROM episodes WHERE tenant = %s AND episode_id = %s", (self.tenant, episode_id)
+        ).rowcount
+
+    def schema_version(self) -> int:
+        row = self._cur.execute(
+            "SELECT version FROM tenant_schema WHERE tenant = %s", (self.tenant,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def bump_schema_version(self) -> int:
+        row = self._cur.execute(
+            "INSERT INTO tenant_schema AS t (tenant, version) VALUES (%s, 1) "
+            "ON CONFLICT (tenant) DO UPDATE SET version = t.version + 1 RETURNING version",
+            (self.tenant,),
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    def attribute_schema(self, attribute: str) -> AttributeSchema | None:
+        found = self._attribute_schema_rows("AND attribute = %s", (attribute,))
+        return found[0] if found else None
+
+    def put_attribute_schema(self, schema: AttributeSchema) -> None:
+        self._cur.execute(
+            "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
+            "description, schema_version) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (tenant, attribute) DO UPDATE SET value_type = excluded.value_type, "
+            "memory_type = excluded.memory_type, sensitive = excluded.sensitive, "
+            "description = excluded.description, schema_version = excluded.schema_version",
+            (self.tenant, schema.attribute, schema.value_type.value if schema.value_type else None,
+             schema.memory_type, schema.sensitive, schema.description, schema.schema_version),
+        )
+
+    def memory_type(self, name: str) -> MemoryTypeSchema | None:
+        found = self._memory_type_rows("AND name = %s", (name,))
+        return found[0] if found else None
+
+    def put_memory_type(self, schema: MemoryTypeSchema) -> None:
+        self._cur.execute(
+            "INSERT INTO memory_types (tenant, name, json_schema, schema_version) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (tenant, name) DO UPDATE SET json_schema = excluded.json_schema, "
+            "schema_version = excluded.schema_version",
+            (self.tenant, schema.name,
+             json.dumps(schema.json_schema) if schema.json_schema is not None else None,
+             schema.schema_version),
+        )
+
+    # one key --------------------------------------------------------------------------
+
+    def key(self, subject: str, attribute: str) -> _Key:
+        self._lock([subject])
+        return _Key(self._cur, self.tenant, subject, attribute)
+
+    def current(self, subject: str, attribute: str) -> list[Version]:
+        self._lock([subject])
+        rows = self._cur.execute(
+            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
+            "ORDER BY valid_from",
+            (self.tenant, subject, attribute),
+        ).fetchall()
+        return [_version(row) for row in rows]
+
+    def operations(self, subject: str, attribute: str) -> list[Operation]:
+        self._lock([subject])
+        return super().operations(subject, attribute)
+
+    def last_recorded_at(self, subject: str, attribute: str) -> int | None:
+        self._lock([subject])
+        row = self._cur.execute(
+            f"SELECT recorded_at FROM operations WHERE {_KEY} ORDER BY seq DESC LIMIT 1",
+            (self.tenant, subject, attribute),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def retire(self, versions: list[Version], recorded_at: int) -> None:
+        dropped = [v.row_id for v in versions if v.recorded_from == recorded_at]
+        closed = [v.row_id for v in versions if v.recorded_from != recorded_at]
+        if dropped:
+            self._cur.execute(
+                "DELETE FROM assertions WHERE tenant = %s AND row_id = ANY(%s::bigint[])",
+                (self.tenant, dropped),
+            )
+        if closed:
+            self._cur.execute(
+                "UPDATE assertions SET recorded_to = %s WHERE tenant = %s AND row_id = ANY(%s::bigint[])",
+                (Micros(recorded_at), self.tenant, closed),
+            )
+
+    def insert_versions(self, versions: list[Version]) -> None:
+        if not versions:
+            return
+        self._lock({v.subject for v in versions})
+        self._cur.execute(_INSERT_VERSIONS, (
+            self.tenant,
+            [v.assertion_id for v in versions], [v.subject for v in versions],
+            [v.attribute for v in versions], [v.value for v in versions],
+            [v.memory_type for v in versions], MicrosArray(v.valid_from for v in versions),
+            MicrosArray(v.valid_to for v in versions), MicrosArray(v.recorded_from for v in versions),
+            MicrosArray(v.recorded_to for v in versions), [v.source for v in versions],
+            [v.confidence for v in versions], [v.schema_version for v in versions],
+            [v.supersedes for v in versions], [v.origin.value for v in versions],
+            [v.closed_by for v in versions],
+        ))
+
+    def append_operation(self, op: Operation) -> int:
+        return self.append_operations([op])[0]
+
+    def append_operations(self, ops: list[Operation]) -> list[int]:
+        """Draw the sequence numbers first (ascending, so they follow the list), then
+        insert every row in one statement."""
+        if not ops:
+            return []
+        self._lock({op.subject for op in ops})
+        rows = self._cur.execute(
+            "SELECT nextval(pg_get_serial_sequence('operations', 'seq')) FROM generate_series(1, %s)",
+            (len(ops),),
+        ).fetchall()
+        seqs = sorted(int(row[0]) for row in rows)
+        self._cur.execute(_INSERT_OPERATIONS, (
+            self.tenant, seqs, [op.subject for op in ops], [op.attribute for op in ops],
+            [op.kind.value for op in ops], MicrosArray(op.valid_at for op in ops),
+            [op.value for op in ops], [op.source for op in ops],
+            MicrosArray(op.recorded_at for op in ops), [op.memory_type for op in ops],
+            [op.confidence for op in ops], [op.schema_version for op in ops],
+        ))
+        return seqs
+
+    def apply(self, plan: Plan, recorded_at: int) -> None:
+        self.retire(plan.retire, recorded_at)
+        self.insert_versions(plan.add)
+
+    # erasure --------------------------------------------------------------------------
+
+    def keys_of_subject(self, subject: str) -> list[tuple[str, str]]:
+        self._lock([subject])
+        rows = self._cur.execute(
+            "SELECT DISTINCT attribute FROM operations WHERE tenant = %s AND subject = %s",
+            (self.tenant, subject),
+        ).fetchall()
+        return [(subject, row[0]) for row in rows]
+
+    def keys_of_source(self, episode_id: str) -> list[tuple[str, str]]:
+        """Lock the episode first: that waits for writers citing it and keeps new ones out,
+        so the keys found here are all the keys it sourced."""
+        self._cur.execute(
+            "SELECT 1 FROM episodes WHERE tenant = %s AND episode_id = %s FOR UPDATE",
+            (self.tenant, episode_id),
+        )
+        rows = self._cur.execute(
+            "SELECT DISTINCT subject, attribute FROM operations WHERE tenant = %s AND source = %s",
+            (self.tenant, episode_id),
+        ).fetchall()
+        keys = [(row[0], row[1]) for row in rows]
+        self._lock(subject for subject, _ in keys)
+        return keys
+
+    def delete_operations_of_subject(self, subject: str) -> int:
+        self._lock([subject])
+        return self._cur.execute(
+            "DELETE FROM operations WHERE tenant = %s AND subject = %s", (self.tenant, subject)
+        ).rowcount
+
+    def delete_operations_of_source(self, episode_id: str) -> int:
+        return self._cur.execute(
+            "DELETE FROM operations WHERE tenant = %s AND source = %s", (self.tenant, episode_id)
+        ).rowcount
+
+    def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
+        self._lock([subject])
+        self._cur.execute(f"DELETE FROM assertions WHERE {_KEY}", (self.tenant, subject, attribute))
+        self.insert_versions(versions)
+
+    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None:
+        self._cur.execute(
+            "INSERT INTO erasures (tenant, target_kind, target_digest, erased_at, operations_removed) "
+            "VALUES (%s, %s, %s, %s, %s)",
+            (self.tenant, target_kind, digest, Micros(erased_at), operations),
+        )
+
+
+class PostgresReader(_Scoped):
+    """Tenant-scoped reads (``Reader``); each is one indexed statement."""
+
+    def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
+        if known_at is None:
+            row = self._cur.execute(
+                f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
+                "AND valid_from <= %s ORDER BY valid_from DESC LIMIT 1",
+                (self.tenant, subject, attribute, Micros(at)),
+            ).fetchone()
+        else:
+            row = self._cur.execute(
+                f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND valid_from <= %s "
+                f"AND {_VISIBLE} ORDER BY valid_from DESC LIMIT 1",
+                (self.tenant, subject, attribute, Micros(at), Micros(known_at), Micros(known_at)),
+            ).fetchone()
+        if row is None:
+            return None
+        version = _version(row)
+        return version if version.holds_at(at) else None
+
+    def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
+        if known_at is None:
+            sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
+                   "ORDER BY valid_from")
+            params: tuple[Any, ...] = (self.tenant, subject, attribute)
+        else:
+            sql = f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND {_VISIBLE} ORDER BY valid_from"
+            params = (self.tenant, subject, attribute, Micros(known_at), Micros(known_at))
+        return [_version(row) for row in self._cur.execute(sql, params).fetchall()]
+
+    def versions(self, subject: str, attribute: str) -> list[Version]:
+        rows = self._cur.execute(
+            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} ORDER BY recorded_from, valid_from",
+            (self.tenant, subject, attribute),
+        ).fetchall()
+        return [_version(row) for row in rows]
+
+    def query(self, flt: QueryFilter) -> list[Version]:
+        clauses = ["tenant = %s"]
+        params: list[Any] = [self.tenant]
+        for column, wanted in (("subject", flt.subject), ("attribute", flt.attribute),
+                               ("memory_type", flt.memory_type)):
+            if wanted is not None:
+                clauses.append(f"{column} = %s")
+                params.append(wanted)
+        if flt.known_at is None:
+            clauses.append("recorded_to IS NULL")
+        else:
+            clauses.append(_VISIBLE)
+            params += [Micros(flt.known_at), Micros(flt.known_at)]
+        if flt.at is not None:
+            clauses.append("valid_from <= %s AND (valid_to IS NULL OR valid_to > %s)")
+            params += [Micros(flt.at), Micros(flt.at)]
+        if flt.after is not None:
+            clauses.append("(subject, attribute, valid_from) > (%s, %s, %s)")
+            params += [flt.after[0], flt.after[1], Micros(flt.after[2])]
+        sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {' AND '.join(clauses)} "
+               "ORDER BY subject, attribute, valid_from LIMIT %s")
+        return [_version(row) for row in self._cur.execute(sql, (*params, flt.limit)).fetchall()]
+
+    def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
+        if session is None:
+            sql = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s ORDER BY seq LIMIT %s"
+            params: tuple[Any, ...] = (self.tenant, limit)
+        else:
+            sql = (f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND session = %s "
+                   "ORDER BY occurred_at, seq LIMIT %s")
+            params = (self.tenant, session, limit)
+        return [EpisodeRow(*row) for row in self._cur.execute(sql, params).fetchall()]
+
+    def attribute_schemas(self) -> list[AttributeSchema]:
+        return self._attribute_schema_rows("", ())
+
+    def memory_types(self) -> list[MemoryTypeSchema]:
+        return self._memory_type_rows("", ())
+
+
+class PostgresBackend:
+    """A pool of connections as one application role that row-level security binds.
+
+    ``admin_url`` (an owner role) lets the backend install or upgrade the schema itself;
+    without it a missing schema is an error that names ``sgam migrate``.
+    ``allow_unsafe_for_tests`` accepts a superuser, BYPASSRLS or owner connection (which
+    then also migrates itself): for tests and local experiments only.
+    """
+
+    def __init__(
+        self, url: str, *, admin_url: str | None = None, allow_unsafe_for_tests: bool = False,
+        min_size: int = 1, max_size: int = 8, retries: int = 12,
+    ) -> None:
+        self.url = url
+        self._retries = retries
+        self._pool = ConnectionPool(
+            url, min_size=min_size, max_size=max_size, open=False, configure=configure,
+            kwargs={"autocommit": True}, name="sgam",
+        )
+        try:
+            with map_postgres_errors():
+                self._pool.open(wait=True, timeout=30)
+                self._setup(admin_url, allow_unsafe_for_tests)
+        except BaseException:
+            self._pool.close()
+            raise
+
+    def _setup(self, admin_url: str | None, allow_unsafe: bool) -> None:
+        with self._pool.connection() as conn:
+            version = installed_version(conn)
+            check_not_newer(version, "at " + _where(conn))
+            if version < len(MIGRATIONS):
+                if admin_url is not None:
+                    migrate(admin_url, grant_to=[_current_user(conn)])
+                elif allow_unsafe:
+                    migrate(self.url)
+                else:
+                    raise StoreError(
+                        f"the sgam schema at {_where(conn)} is at version {version}, this sgam needs "
+                        f"{len(MIGRATIONS)}: run `sgam migrate --db ADMIN_URL` as the owner role"
+                    )
+            if not allow_unsafe:
+                check_safe(conn, f"to use {_where(conn)}")
+
+    def schema_version(self) -> int:
+        with map_postgres_errors(), self._pool.connection() as conn:
+            return installed_version(conn)
+
+    def run_write(self, tenant: str, work: Callable[[PostgresWrite], T]) -> T:
+        check_tenant(tenant)
+        prelock: list[int] = []
+        delay = 0.002
+        attempt = 0
+        while True:
+            try:
+                return self._attempt(tenant, work, prelock)
+            except LockOrderError as exc:
+                prelock = exc.keys
+                continue
+            except psycopg.Error as exc:
+                if not is_retryable(exc) or attempt >= self._retries:
+                    raise to_sgam(exc) from exc
+            attempt += 1
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 0.25)
+
+    def _attempt(self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int]) -> T:
+        with self._pool.connection() as conn, conn.transaction():
+            cur = conn.cursor(binary=True)
+            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+            return work(PostgresWrite(cur, tenant, prelock))
+
+    @contextmanager
+    def read(self, tenant: str) -> Iterator[PostgresReader]:
+        check_tenant(tenant)
+        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
+            cur = conn.cursor(binary=True)
+            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+            yield PostgresReader(cur, tenant)
+
+    def purge_residue(self) -> None:
+        """Nothing to do synchronously. Erased rows are gone from every read path when the
+        erasure commits (MVCC hides them from all later snapshots); their dead tuples are
+        reclaimed by autovacuum, and a ``VACUUM`` per erasure would cost O(table) and need
+        MAINTAIN rights the app role should not have. docs/postgres.md covers forcing it."""
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _current_user(conn: psycopg.Connection[Any]) -> str:
+    row = conn.execute("SELECT current_user").fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def _where(conn: psycopg.Connection[Any]) -> str:
+    info = conn.info
+    return f"database {info.dbname!r} as {info.user!r}"

@@ -1,0 +1,110 @@
+"""Install and upgrade the schema: ``migrate`` (what ``sgam migrate --db URL`` runs) and
+``temporary_database`` (a fresh, safe store for replays and tests).
+
+Migrations run as the owner (admin) role, never as the application role: the app role
+owns no table, so row-level security binds it. They are applied in order, each in the
+same transaction as its ``sgam_migrations`` row, under a transaction-level advisory
+lock so concurrent starters cannot apply one twice.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+
+from ..._errors import SchemaVersionError, ValidationError
+from .errors import map_postgres_errors
+from .migrations import MIGRATION_LOCK, MIGRATIONS, grant_statements, rls_statements
+
+_VERSION_TABLE = (
+    "CREATE TABLE IF NOT EXISTS sgam_migrations "
+    "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+)
+
+
+def installed_version(conn: psycopg.Connection[Any]) -> int:
+    """The schema version recorded in the database; 0 when sgam was never installed."""
+    row = conn.execute("SELECT to_regclass('sgam_migrations') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return 0
+    found = conn.execute("SELECT coalesce(max(version), 0) FROM sgam_migrations").fetchone()
+    return int(found[0]) if found else 0
+
+
+def check_not_newer(version: int, where: str) -> None:
+    if version > len(MIGRATIONS):
+        raise SchemaVersionError(
+            f"database {where} has schema version {version}; this sgam knows up to "
+            f"{len(MIGRATIONS)}. Upgrade sgam before using this database."
+        )
+
+
+def migrate(url: str, grant_to: Iterable[str] = ()) -> int:
+    """Apply missing migrations as the owner at ``url``, (re)install the RLS policies,
+    grant DML to the application roles ``grant_to``; return the schema version."""
+    with map_postgres_errors(), psycopg.connect(url, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            current = installed_version(conn)
+            check_not_newer(current, _redacted(url))
+            conn.execute(_VERSION_TABLE)
+            for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
+                conn.execute(script)
+                conn.execute("INSERT INTO sgam_migrations (version) VALUES (%s)", (version,))
+            for statement in rls_statements():
+                conn.execute(statement)
+            schema_row = conn.execute("SELECT current_schema()").fetchone()
+            assert schema_row is not None
+            for role in grant_to:
+                for statement in grant_statements(role, str(schema_row[0])):
+                    conn.execute(statement)
+        return len(MIGRATIONS)
+
+
+def with_login(url: str, user: str, password: str | None, dbname: str | None = None) -> str:
+    """``url`` with another user (and database); keeps host, port and query (socket dir)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    auth = quote(user, safe="") + ("" if password is None else ":" + quote(password, safe=""))
+    path = parts.path if dbname is None else "/" + quote(dbname, safe="")
+    return urlunsplit((parts.scheme, f"{auth}@{host}", path, parts.query, parts.fragment))
+
+
+@contextmanager
+def temporary_database(admin_url: str) -> Iterator[str]:
+    """A new database with the schema installed and a new login role that owns nothing;
+    yields that role's URL and drops both afterwards. ``admin_url`` needs CREATEDB and
+    CREATEROLE."""
+    if not admin_url.startswith(("postgresql://", "postgres://")):
+        raise ValidationError("db", admin_url, "must be a postgresql:// URL")
+    token = secrets.token_hex(6)
+    name, role, password = f"sgam_tmp_{token}", f"sgam_tmp_app_{token}", secrets.token_urlsafe(18)
+    with map_postgres_errors(), psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        admin.execute(
+            sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD {}")
+            .format(sql.Identifier(role), sql.Literal(password))
+        )
+    try:
+        migrate(with_login(admin_url, *_credentials(admin_url), dbname=name), grant_to=[role])
+        yield with_login(admin_url, role, password, dbname=name)
+    finally:
+        with map_postgres_errors(), psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+def _credentials(url: str) -> tuple[str, str | None]:
+    parts = urlsplit(url)
+    return parts.username or "postgres", parts.password
+
+
+def _redacted(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
