@@ -1,0 +1,43 @@
+"""``sgam migrate`` installs the schema and refuses a newer one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from conftest import PostgresUrls
+from sgam.cli.migrate import register
+
+
+@pytest.fixture
+def app() -> typer.Typer:
+    app = typer.Typer()
+    register(app)
+
+    @app.command("noop")
+    def noop() -> None:  # a second command keeps Typer from collapsing the group
+        """Nothing."""
+
+    return app
+
+
+def test_migrate_sqlite(app: typer.Typer, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["migrate", "--db", f"sqlite:///{tmp_path / 'x.db'}"])
+    assert result.exit_code == 0 and "schema version 1" in result.output
+
+
+def test_migrate_postgres_is_idempotent_and_refuses_newer(app: typer.Typer, postgres: PostgresUrls) -> None:
+    for _ in range(2):
+        result = CliRunner().invoke(app, ["migrate", "--db", postgres.admin, "--grant", "sgam_test_app"])
+        assert result.exit_code == 0, result.output
+    with psycopg.connect(postgres.admin, autocommit=True) as conn:
+        conn.execute("INSERT INTO sgam_migrations (version) VALUES (42)")
+        try:
+            result = CliRunner().invoke(app, ["migrate", "--db", postgres.admin])
+            assert result.exit_code == 6 and "42" in result.output
+        finally:
+            conn.execute("DELETE FROM sgam_migrations WHERE version = 42")
