@@ -15,6 +15,7 @@ demo: $(STAMP)
 	$(VENV)/bin/sgam demo
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 

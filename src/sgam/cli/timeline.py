@@ -45,10 +45,12 @@ def timeline_table(title: str, versions: list[Assertion]) -> Table:
         style = "bold green" if version.is_current else "dim"
         bar = Text(" " * left)
         bar.append("█" * (right - left) + ("▶" if version.valid_to is None else ""), style=style)
-        recorded = f"{_short(version.recorded_at)} → {_short(version.superseded_at) if version.superseded_at else 'now'}"
+        replaced = _short(version.superseded_at) if version.superseded_at else "now"
+        recorded = f"{_short(version.recorded_at)} → {replaced}"
         table.add_row(
             Text(json.dumps(version.value), style=style), version.source, bar,
             f"{_short(version.valid_from)} → {_short(version.valid_to)}", recorded,
         )
-    table.caption = f"axis {format_timestamp(start)[:10]} … {format_timestamp(stop)[:10]}; dim = replaced in transaction time"
+    axis = f"{format_timestamp(start)[:10]} … {format_timestamp(stop)[:10]}"
+    table.caption = f"axis {axis}; dim = replaced in transaction time"
     return table
