@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from datetime import datetime
-from types import TracebackType
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,7 +21,7 @@ from ._schema import (
 )
 from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micros, utc_now
 from ._values import check_name, check_tenant, load_value
-from ._write import Applied, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
+from ._write import Applied, PendingOp, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
 from .store import Backend, EpisodeRow, QueryFilter, open_backend
 
 DEFAULT_URL = "sqlite:///./sgam.db"
@@ -93,7 +92,7 @@ class Memory:
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(self, *exc: tuple[type[BaseException] | None, BaseException | None, TracebackType | None]) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     # schema ---------------------------------------------------------------------------
@@ -171,7 +170,7 @@ class Memory:
         starts at the same instant (ConflictError)."""
         check_tenant(tenant)
         pending = validate_op(OpKind.WRITE, subject, attribute, valid_from, source, value, memory_type, confidence)
-        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
+        return self._apply(tenant, pending)
 
     def write_many(self, tenant: str, facts: Iterable[Fact | dict[str, Any]]) -> list[WriteResult]:
         """Commit many writes in one transaction: all of them, or none (the error names
@@ -189,7 +188,7 @@ class Memory:
         """Say the value holding at ``at`` stopped holding then (NotFoundError if none)."""
         check_tenant(tenant)
         pending = validate_op(OpKind.RETRACT, subject, attribute, at, source)
-        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
+        return self._apply(tenant, pending)
 
     def correct(
         self, tenant: str, subject: str, attribute: str, valid_from: Moment, value: Any, source: str,
@@ -199,7 +198,7 @@ class Memory:
         ``valid_from``; reads with an earlier ``known_at`` still see the old value."""
         check_tenant(tenant)
         pending = validate_op(OpKind.CORRECT, subject, attribute, valid_from, source, value, None, confidence)
-        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
+        return self._apply(tenant, pending)
 
     def forget_subject(self, tenant: str, subject: str) -> ForgetResult:
         """Erase every assertion of ``subject``, in every version, as if never recorded."""
@@ -217,6 +216,9 @@ class Memory:
         counts = self.backend.run_write(tenant, lambda txn: self._writes.forget_episode(txn, episode_id))
         self.backend.purge_residue()
         return ForgetResult(*counts)
+
+    def _apply(self, tenant: str, pending: PendingOp) -> WriteResult:
+        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
 
     def _result(self, tenant: str, applied: Applied) -> WriteResult:
         version = applied.version

@@ -19,13 +19,13 @@ from typing import Protocol
 from ._errors import ConflictError, NotFoundError, SgamError
 
 
-class OpKind(str, enum.Enum):
+class OpKind(enum.StrEnum):
     WRITE = "write"
     RETRACT = "retract"
     CORRECT = "correct"
 
 
-class Effect(str, enum.Enum):
+class Effect(enum.StrEnum):
     """What an accepted operation did to the current state of its key."""
 
     CREATED = "created"

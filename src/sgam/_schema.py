@@ -19,7 +19,7 @@ from ._errors import ValidationError
 from ._time import is_iso_date, is_rfc3339
 
 
-class ValueType(str, enum.Enum):
+class ValueType(enum.StrEnum):
     """The value types an attribute may declare (replay format 1)."""
 
     STRING = "string"

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 from ._errors import ValidationError
 
 Clock = Callable[[], datetime]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$"
 )
@@ -22,7 +22,7 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def parse_timestamp(value: object, field: str) -> datetime:
@@ -33,7 +33,7 @@ def parse_timestamp(value: object, field: str) -> datetime:
     if isinstance(value, datetime):
         if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
             raise ValidationError(field, value, "timestamp needs a zone (e.g. Z or +02:00)")
-        return value.astimezone(timezone.utc)
+        return value.astimezone(UTC)
     if not isinstance(value, str):
         raise ValidationError(field, value, "must be an RFC 3339 timestamp string")
     match = _RFC3339.match(value.strip())
@@ -44,7 +44,7 @@ def parse_timestamp(value: object, field: str) -> datetime:
     year, month, day, hour, minute, second, fraction, zone = match.groups()
     micros = int((fraction or "0")[:6].ljust(6, "0"))
     if zone in ("Z", "z"):
-        tz = timezone.utc
+        tz = UTC
     else:
         sign = 1 if zone[0] == "+" else -1
         hours, minutes = int(zone[1:3]), int(zone[4:6])
@@ -57,7 +57,7 @@ def parse_timestamp(value: object, field: str) -> datetime:
         )
     except ValueError as exc:
         raise ValidationError(field, value, f"not a real instant ({exc})") from None
-    return parsed.astimezone(timezone.utc)
+    return parsed.astimezone(UTC)
 
 
 def to_micros(moment: datetime) -> int:
@@ -75,7 +75,7 @@ def optional_micros(value: object, field: str) -> int | None:
 
 def format_timestamp(moment: datetime) -> str:
     """RFC 3339 in UTC with microseconds, the form every answer uses."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def is_iso_date(value: str) -> bool:

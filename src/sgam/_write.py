@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -276,7 +275,3 @@ def load_metadata(text: str) -> dict[str, Any]:
     data = json.loads(text)
     assert isinstance(data, dict)
     return data
-
-
-def as_datetime(value: datetime | str, field: str) -> datetime:
-    return parse_timestamp(value, field)

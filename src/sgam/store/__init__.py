@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._protocol import Backend, EpisodeRow, QueryFilter, Reader, WriteTransaction
-from ._url import open_backend
+from ._url import open_backend, temporary_store
 
-__all__ = ["Backend", "EpisodeRow", "QueryFilter", "Reader", "WriteTransaction", "open_backend"]
+__all__ = ["Backend", "EpisodeRow", "QueryFilter", "Reader", "WriteTransaction", "open_backend",
+           "temporary_store"]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from .._errors import ValidationError
@@ -27,4 +31,23 @@ def open_backend(url: str, **options: Any) -> Backend:
         except ImportError as exc:  # pragma: no cover - depends on the installation
             raise ValidationError("db", url, f"the PostgreSQL backend is unavailable: {exc}") from None
         return PostgresBackend(url, **options)
+    raise ValidationError("db", url, "must start with sqlite:/// or postgresql://")
+
+
+@contextmanager
+def temporary_store(url: str | None) -> Iterator[str]:
+    """A fresh, empty store for one replay scenario, removed afterwards.
+
+    Without a URL: a new SQLite file in a temporary folder. With a PostgreSQL URL: a new
+    database on that server, dropped afterwards."""
+    if url is None or url.startswith("sqlite:"):
+        with tempfile.TemporaryDirectory(prefix="sgam-replay-") as folder:
+            yield f"sqlite:///{Path(folder) / 'replay.db'}"
+        return
+    if url.startswith(("postgresql://", "postgres://")):
+        from .postgres import temporary_database
+
+        with temporary_database(url) as fresh:
+            yield fresh
+        return
     raise ValidationError("db", url, "must start with sqlite:/// or postgresql://")

@@ -1,0 +1,141 @@
+"""``sgam demo``: the passport-deadline story, told by a naive text memory and by sgam."""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.panel import Panel
+from rich.table import Table
+
+from .._errors import SgamError
+from .._memory import Memory
+from .._model import Assertion, Episode
+from .._time import parse_timestamp
+from .output import console, open_memory
+from .timeline import timeline_table
+
+TENANT = "acme"
+KEY = ("mira", "passport_deadline")
+STORY: list[tuple[str, str, str, str]] = [
+    # clock, episode id, occurred at, text
+    ("2026-06-01T09:00:05Z", "e1", "2026-06-01T09:00:00Z",
+     "Mira prefers concise answers. Her passport deadline is 2026-07-15."),
+    ("2026-06-03T10:00:05Z", "e2", "2026-06-03T10:00:00Z",
+     "Mira corrected the deadline. It is now 2026-06-30."),
+    ("2026-06-04T08:00:00Z", "e0", "2026-05-30T08:00:00Z",
+     "Mira's passport deadline is 2026-08-01."),
+]
+VALUES = {"e1": "2026-07-15", "e2": "2026-06-30", "e0": "2026-08-01"}
+QUESTION = "When is Mira's passport deadline?"
+
+
+class _StoryClock:
+    def __init__(self) -> None:
+        self.now = parse_timestamp(STORY[0][0], "clock")
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def naive_text_memory(episodes: list[Episode], question: str) -> list[tuple[int, Episode]]:
+    """What a summary/vector store of old notes does: rank texts by overlap, newest wins ties."""
+    words = set(re.findall(r"\w+", question.lower()))
+    scored = [(len(words & set(re.findall(r"\w+", e.text.lower()))), e) for e in episodes]
+    return sorted(scored, key=lambda pair: (-pair[0], pair[1].recorded_at))
+
+
+def _cite(found: Assertion | None, memory: Memory) -> str:
+    if found is None:
+        return "nothing held"
+    episode = memory.episode(TENANT, found.source)
+    quote = f' — "{episode.text}"' if episode else ""
+    until = found.valid_to.isoformat() if found.valid_to else "open"
+    return (f"[bold]{json.dumps(found.value)}[/bold] valid {found.valid_from.isoformat()} → {until}, "
+            f"source {found.source}{quote}")
+
+
+def tell_story(memory: Memory) -> None:
+    clock = _StoryClock()
+    memory.clock = clock
+    memory.declare(TENANT, "passport_deadline", "date", memory_type="task")
+    console.rule("1. Two messages arrive, a week apart")
+    for clock_at, episode_id, at, text in STORY[:2]:
+        clock.now = parse_timestamp(clock_at, "clock")
+        memory.add_episode(TENANT, episode_id, at, text, speaker="mira")
+        result = memory.write(TENANT, *KEY, VALUES[episode_id], at, episode_id)
+        console.print(f"{at}  {episode_id}: {text}\n    → write {VALUES[episode_id]}: {result.effect.value}")
+
+    console.rule("2. What is Mira's passport deadline?")
+    clock.now = parse_timestamp("2026-06-04T00:00:00Z", "clock")
+    naive = naive_text_memory(memory.episodes(TENANT), QUESTION)
+    table = Table("naive text memory (top matches)", "sgam ledger (current state)")
+    table.add_row(
+        "\n".join(f"[{'red' if VALUES[e.id] != '2026-06-30' else 'green'}]{e.text}[/] ({score} words match)"
+                  for score, e in naive),
+        _cite(memory.get(TENANT, *KEY), memory),
+    )
+    console.print(table)
+    console.print("The text memory returns the stale July 15 beside June 30 and cannot say which holds; "
+                  "the ledger answers with the current value and its source.\n")
+
+    console.rule("3. Reads at other instants")
+    console.print("What held on June 2 (valid time)?")
+    console.print("   ", _cite(memory.get(TENANT, *KEY, at="2026-06-02T00:00:00Z"), memory))
+    console.print("What did we believe on June 2 about today (transaction time)?")
+    console.print("   ", _cite(memory.get(TENANT, *KEY, known_at="2026-06-02T00:00:00Z"), memory))
+
+    console.rule("4. A delayed extraction of an older message")
+    clock_at, episode_id, at, text = STORY[2]
+    clock.now = parse_timestamp(clock_at, "clock")
+    memory.add_episode(TENANT, episode_id, at, text, speaker="mira")
+    result = memory.write(TENANT, *KEY, VALUES[episode_id], at, episode_id)
+    console.print(f"{at}  {episode_id}: {text}\n    → write {VALUES[episode_id]}: {result.effect.value}, "
+                  f"ends where e1 starts")
+    console.print("Current:", _cite(memory.get(TENANT, *KEY), memory))
+    console.print("May 31:  ", _cite(memory.get(TENANT, *KEY, at="2026-05-31T00:00:00Z"), memory))
+
+    console.rule("5. Equal start, other value: refused, never overwritten")
+    try:
+        memory.write(TENANT, *KEY, "2026-09-09", "2026-06-03T10:00:00Z", "e2")
+    except SgamError as exc:
+        console.print(f"[yellow]{type(exc).__name__}[/yellow]: {exc}")
+
+    console.rule("6. The timeline of the key")
+    console.print(timeline_table("mira.passport_deadline", memory.versions(TENANT, *KEY)))
+
+    console.rule("7. Erasure: forget episode e2")
+    memory.forget_episode(TENANT, "e2")
+    console.print("Current after erasure:", _cite(memory.get(TENANT, *KEY), memory))
+    console.print(timeline_table("mira.passport_deadline after forgetting e2", memory.versions(TENANT, *KEY)))
+
+
+@contextmanager
+def _demo_memory(db: str | None) -> Iterator[Memory]:
+    if db is not None:
+        with open_memory(db) as memory:
+            yield memory
+        return
+    with tempfile.TemporaryDirectory(prefix="sgam-demo-") as folder, open_memory(
+        f"sqlite:///{Path(folder) / 'demo.db'}"
+    ) as memory:
+        yield memory
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("demo")
+    def demo(
+        db: Annotated[str | None, typer.Option("--db", help="Keep the demo ledger in this database "
+                                               "(default: a temporary SQLite file).")] = None,
+    ) -> None:
+        """Replay the passport-deadline story on the embedded SQLite store."""
+        console.print(Panel.fit("sgam demo — the passport deadline", style="bold"))
+        with _demo_memory(db) as memory:
+            tell_story(memory)

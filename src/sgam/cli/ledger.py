@@ -1,0 +1,191 @@
+"""Ledger commands: episodes, writes, erasure and reads."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from .._model import Assertion
+from .._time import format_timestamp
+from .output import DbOption, JsonOption, TenantOption, console, run
+
+ValueArg = Annotated[str, typer.Argument(help="The value as JSON (a bare word is read as a string).")]
+AtOption = Annotated[str | None, typer.Option("--at", help="Valid time (RFC 3339 with zone); default now.")]
+KnownAtOption = Annotated[
+    str | None, typer.Option("--known-at", help="Transaction time (RFC 3339 with zone); default now.")
+]
+
+
+def parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def show_assertion(found: Assertion | None) -> None:
+    if found is None:
+        console.print("nothing holds")
+        return
+    table = Table(show_header=False, box=None)
+    for label, value in (
+        ("value", json.dumps(found.value, ensure_ascii=False)),
+        ("valid", f"{format_timestamp(found.valid_from)} -> "
+                  f"{format_timestamp(found.valid_to) if found.valid_to else 'open'}"),
+        ("recorded", f"{format_timestamp(found.recorded_at)} -> "
+                     f"{format_timestamp(found.superseded_at) if found.superseded_at else 'current'}"),
+        ("source", found.source),
+        ("supersedes", str(found.supersedes) if found.supersedes else "-"),
+        ("id", str(found.id)),
+    ):
+        table.add_row(f"[bold]{label}[/bold]", value)
+    console.print(table)
+
+
+def show_assertions(found: list[Assertion]) -> None:
+    table = Table("subject", "attribute", "value", "valid from", "valid to", "source", "recorded")
+    for a in found:
+        table.add_row(
+            a.subject, a.attribute, json.dumps(a.value, ensure_ascii=False), format_timestamp(a.valid_from),
+            format_timestamp(a.valid_to) if a.valid_to else "open", a.source, format_timestamp(a.recorded_at),
+        )
+    console.print(table)
+
+
+def show_result(result: Any) -> None:
+    console.print(f"{result.effect.value} (operation {result.operation_id})")
+    if result.assertion is not None:
+        show_assertion(result.assertion)
+
+
+def show_plain(result: Any) -> None:
+    console.print(result)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("episode")
+    def episode(
+        tenant: TenantOption,
+        id: Annotated[str, typer.Argument(help="Your id of the episode, unique in the tenant.")],
+        at: Annotated[str, typer.Argument(help="When it happened (RFC 3339 with zone).")],
+        text: Annotated[str, typer.Argument(help="The raw text.")],
+        speaker: Annotated[str | None, typer.Option(help="Who said or produced it.")] = None,
+        kind: Annotated[str, typer.Option(help="message, tool_result, event or document.")] = "message",
+        session: Annotated[str | None, typer.Option(help="Conversation or run it belongs to.")] = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Record a raw episode (message, tool result or event)."""
+        run(db, as_json, lambda m: m.add_episode(tenant, id, at, text, speaker=speaker, kind=kind,
+                                                 session=session), show_plain)
+
+    @app.command("declare")
+    def declare(
+        tenant: TenantOption,
+        attribute: Annotated[str, typer.Argument()],
+        value_type: Annotated[str, typer.Argument(metavar="TYPE", help="string, integer, number, boolean, "
+                                                  "date, datetime, object or array.")],
+        memory_type: Annotated[str | None, typer.Option(help="Memory type of the attribute.")] = None,
+        sensitive: Annotated[bool, typer.Option(help="Mark the attribute sensitive.")] = False,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Declare the value type of an attribute for the tenant."""
+        run(db, as_json, lambda m: m.declare(tenant, attribute, value_type, memory_type=memory_type,
+                                             sensitive=sensitive), show_plain)
+
+    @app.command("write")
+    def write(
+        tenant: TenantOption,
+        subject: Annotated[str, typer.Argument()],
+        attribute: Annotated[str, typer.Argument()],
+        value: ValueArg,
+        valid_from: Annotated[str, typer.Option("--valid-from", help="When the value starts to hold.")],
+        source: Annotated[str, typer.Option("--source", help="Episode id that backs the fact.")],
+        memory_type: Annotated[str | None, typer.Option(help="Memory type (default: declared or fact).")] = None,
+        confidence: Annotated[float, typer.Option(help="From 0 to 1.")] = 1.0,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Assert SUBJECT.ATTRIBUTE = VALUE from --valid-from on."""
+        run(db, as_json, lambda m: m.write(tenant, subject, attribute, parse_value(value), valid_from, source,
+                                           memory_type=memory_type, confidence=confidence), show_result)
+
+    @app.command("retract")
+    def retract(
+        tenant: TenantOption,
+        subject: Annotated[str, typer.Argument()],
+        attribute: Annotated[str, typer.Argument()],
+        at: Annotated[str, typer.Option("--at", help="When the value stopped holding.")],
+        source: Annotated[str, typer.Option("--source", help="Episode id that says so.")],
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Say the value holding at --at stopped holding then."""
+        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source), show_result)
+
+    @app.command("correct")
+    def correct(
+        tenant: TenantOption,
+        subject: Annotated[str, typer.Argument()],
+        attribute: Annotated[str, typer.Argument()],
+        value: ValueArg,
+        valid_from: Annotated[str, typer.Option("--valid-from", help="Start of the assertion to correct.")],
+        source: Annotated[str, typer.Option("--source", help="Episode id that backs the correction.")],
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Correct the value of the assertion starting at --valid-from (history is kept)."""
+        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value), source),
+            show_result)
+
+    @app.command("forget")
+    def forget(
+        tenant: TenantOption,
+        subject: Annotated[str | None, typer.Option("--subject", help="Erase every assertion of it.")] = None,
+        episode: Annotated[str | None, typer.Option("--episode", help="Erase it and all it sourced.")] = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Erase a subject or an episode everywhere, as if never recorded."""
+        if (subject is None) == (episode is None):
+            raise typer.BadParameter("give exactly one of --subject or --episode")
+        if subject is not None:
+            run(db, as_json, lambda m: m.forget_subject(tenant, subject), show_plain)
+        else:
+            run(db, as_json, lambda m: m.forget_episode(tenant, episode or ""), show_plain)
+
+    @app.command("get")
+    def get(
+        tenant: TenantOption,
+        subject: Annotated[str, typer.Argument()],
+        attribute: Annotated[str, typer.Argument()],
+        at: AtOption = None, known_at: KnownAtOption = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """What holds for SUBJECT.ATTRIBUTE at --at, as known at --known-at."""
+        run(db, as_json, lambda m: m.get(tenant, subject, attribute, at=at, known_at=known_at), show_assertion)
+
+    @app.command("history")
+    def history(
+        tenant: TenantOption,
+        subject: Annotated[str, typer.Argument()],
+        attribute: Annotated[str, typer.Argument()],
+        known_at: KnownAtOption = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Every assertion of the key by valid time, as known at --known-at."""
+        run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at), show_assertions)
+
+    @app.command("query")
+    def query(
+        tenant: TenantOption,
+        subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
+        attribute: Annotated[str | None, typer.Option(help="Only this attribute.")] = None,
+        memory_type: Annotated[str | None, typer.Option(help="Only this memory type.")] = None,
+        at: AtOption = None, known_at: KnownAtOption = None,
+        all_times: Annotated[bool, typer.Option("--all-times", help="Every valid interval, not one instant.")] = False,
+        limit: Annotated[int, typer.Option(help="At most this many rows.")] = 100,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Assertions of the tenant, filtered."""
+        run(db, as_json, lambda m: m.query(tenant, subject=subject, attribute=attribute, memory_type=memory_type,
+                                           at=at, known_at=known_at, all_times=all_times, limit=limit),
+            show_assertions)

@@ -1,0 +1,168 @@
+"""Read scenario files and check their shape before anything runs.
+
+Shape problems (not YAML, unknown operation, missing field, a clock that moves back) make
+the whole file unusable: ``ScenarioFileError`` names the file and the step (first is 1).
+Problems of *values* (a naive timestamp, a value of the wrong type) are not shape
+problems: they reach the store, which answers with an error a step may expect.
+
+YAML timestamps and dates are read as the strings they were written as, so
+``value: 2026-07-15`` is the string ``"2026-07-15"`` and a zone-less timestamp stays
+detectable instead of being silently converted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .._errors import SgamError, ValidationError
+from .._time import parse_timestamp
+
+OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
+    # operation: (required fields, optional fields)
+    "episode": ({"id", "at", "text"}, {"speaker", "kind", "session", "metadata"}),
+    "schema": ({"attribute", "type"}, {"memory_type", "sensitive", "description"}),
+    "write": ({"subject", "attribute", "value", "valid_from", "source"}, {"memory_type", "confidence"}),
+    "retract": ({"subject", "attribute", "at", "source"}, set()),
+    "correct": ({"subject", "attribute", "valid_from", "value", "source"}, {"confidence"}),
+    "forget": (set(), {"subject", "episode"}),
+    "expect": ({"subject", "attribute", "value"}, {"at", "known_at", "source", "valid_from", "valid_to"}),
+    "expect_history": ({"subject", "attribute", "values"}, {"known_at"}),
+    "clock": (set(), set()),
+    "model_reply": (set(), set()),
+    "extract": ({"episode"}, set()),
+}
+STEP_MODIFIERS = {"tenant", "error"}
+ERROR_KINDS = {"conflict", "validation", "not_found"}
+
+
+class ScenarioFileError(SgamError):
+    """A scenario file that cannot be used; exit status 2."""
+
+    kind = "scenario_file"
+
+    def __init__(self, path: str, message: str, step: int | None = None) -> None:
+        where = f"{path}, step {step}" if step is not None else path
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.step = step
+
+
+class _StringTimestampLoader(yaml.SafeLoader):
+    """SafeLoader that leaves timestamps and dates as the strings they were written as."""
+
+
+_StringTimestampLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    number: int
+    operation: str
+    args: Any
+    tenant: str
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    path: str
+    name: str
+    tenant: str
+    steps: list[Step] = field(default_factory=list)
+
+
+def load_scenario(path: Path) -> Scenario:
+    shown = str(path)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StringTimestampLoader)  # noqa: S506
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioFileError(shown, f"cannot read file ({exc})") from None
+    except yaml.YAMLError as exc:
+        raise ScenarioFileError(shown, f"not valid YAML or JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ScenarioFileError(shown, "a scenario is a mapping with name, tenant and steps")
+    for key in ("name", "tenant", "steps"):
+        if key not in data:
+            raise ScenarioFileError(shown, f"missing field {key!r}")
+    unknown = set(data) - {"name", "tenant", "steps", "description"}
+    if unknown:
+        raise ScenarioFileError(shown, f"unknown field {sorted(unknown)[0]!r}")
+    if not isinstance(data["name"], str) or not isinstance(data["tenant"], str):
+        raise ScenarioFileError(shown, "name and tenant must be strings")
+    if not isinstance(data["steps"], list):
+        raise ScenarioFileError(shown, "steps must be a list")
+    steps = [_step(shown, number, raw, data["tenant"]) for number, raw in enumerate(data["steps"], start=1)]
+    _check_clock(shown, steps)
+    return Scenario(shown, data["name"], data["tenant"], steps)
+
+
+def _step(path: str, number: int, raw: object, tenant: str) -> Step:
+    if not isinstance(raw, dict):
+        raise ScenarioFileError(path, "a step is a mapping with one operation", number)
+    operations = [key for key in raw if key not in STEP_MODIFIERS]
+    if len(operations) != 1:
+        found = ", ".join(map(str, operations)) or "none"
+        raise ScenarioFileError(path, f"a step needs exactly one operation (found: {found})", number)
+    operation = operations[0]
+    if operation not in OPERATION_FIELDS:
+        raise ScenarioFileError(path, f"unknown operation {operation!r}", number)
+    error = raw.get("error")
+    if error is not None and error not in ERROR_KINDS:
+        raise ScenarioFileError(path, f"error must be one of {sorted(ERROR_KINDS)} (got {error!r})", number)
+    step_tenant = raw.get("tenant", tenant)
+    if not isinstance(step_tenant, str):
+        raise ScenarioFileError(path, "tenant must be a string", number)
+    args = raw[operation]
+    _check_fields(path, number, operation, args)
+    return Step(number, operation, args, step_tenant, error)
+
+
+def _check_fields(path: str, number: int, operation: str, args: Any) -> None:
+    required, optional = OPERATION_FIELDS[operation]
+    if operation in ("clock", "model_reply"):
+        if args is None:
+            raise ScenarioFileError(path, f"{operation} needs a value", number)
+        return
+    if not isinstance(args, dict):
+        raise ScenarioFileError(path, f"{operation} takes a mapping of fields", number)
+    missing = required - set(args)
+    if missing:
+        raise ScenarioFileError(path, f"{operation}: missing field {sorted(missing)[0]!r}", number)
+    unknown = set(args) - required - optional
+    if unknown:
+        raise ScenarioFileError(path, f"{operation}: unknown field {sorted(unknown)[0]!r}", number)
+    if operation == "forget" and len(set(args) & {"subject", "episode"}) != 1:
+        raise ScenarioFileError(path, "forget takes exactly one of subject or episode", number)
+    if operation == "expect_history" and not isinstance(args["values"], list):
+        raise ScenarioFileError(path, "expect_history: values must be a list", number)
+
+
+def _check_clock(path: str, steps: list[Step]) -> None:
+    """The clock may stay or move forward, never back; a bad clock value is a file error."""
+    last = None
+    for step in steps:
+        if step.operation != "clock":
+            continue
+        try:
+            moment = parse_timestamp(step.args, "clock")
+        except ValidationError as exc:
+            raise ScenarioFileError(path, exc.message, step.number) from None
+        if last is not None and moment < last:
+            raise ScenarioFileError(path, "the clock may not move back", step.number)
+        last = moment
+
+
+def load_path(path: Path) -> list[Path]:
+    """Scenario files under ``path`` (a file, or a folder read recursively), sorted."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file())
+    if not path.exists():
+        raise ScenarioFileError(str(path), "no such file or folder")
+    return [path]

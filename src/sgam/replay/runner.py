@@ -1,0 +1,204 @@
+"""Run one scenario against a fresh ``Memory`` and collect the expectations that fail."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .._errors import SgamError
+from .._memory import Memory
+from .._time import parse_timestamp, utc_now
+from .._values import canonical_json
+from .loader import Scenario, Step
+
+
+class ReplayClock:
+    """The wall clock until a ``clock`` step fixes the instant."""
+
+    def __init__(self) -> None:
+        self.fixed: datetime | None = None
+
+    def __call__(self) -> datetime:
+        return self.fixed if self.fixed is not None else utc_now()
+
+
+@dataclass(slots=True)
+class Failure:
+    step: int
+    expected: Any
+    actual: Any
+
+
+@dataclass(slots=True)
+class ScenarioResult:
+    file: str
+    name: str
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file, "name": self.name, "passed": self.passed,
+            "failures": [{"step": f.step, "expected": f.expected, "actual": f.actual} for f in self.failures],
+        }
+
+
+@dataclass(slots=True)
+class ReplayContext:
+    """What a step handler may use; extensions keep their own state in ``extras``."""
+
+    memory: Memory
+    clock: ReplayClock
+    failures: list[Failure]
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, step: Step, expected: Any, actual: Any) -> None:
+        self.failures.append(Failure(step.number, expected, actual))
+
+
+StepHandler = Callable[[ReplayContext, Step], None]
+_HANDLERS: dict[str, StepHandler] = {}
+
+
+def register_operation(name: str, handler: StepHandler) -> None:
+    """Plug in an operation (the extraction path registers ``model_reply`` and ``extract``)."""
+    _HANDLERS[name] = handler
+
+
+def run_scenario(scenario: Scenario, memory: Memory) -> ScenarioResult:
+    clock = ReplayClock()
+    memory.clock = clock
+    context = ReplayContext(memory, clock, [])
+    for step in scenario.steps:
+        _run_step(context, step)
+    return ScenarioResult(scenario.path, scenario.name, context.failures)
+
+
+def _run_step(context: ReplayContext, step: Step) -> None:
+    handler = _HANDLERS.get(step.operation)
+    if handler is None:
+        context.fail(step, f"operation {step.operation!r}", "this installation cannot run it")
+        return
+    try:
+        handler(context, step)
+    except SgamError as exc:
+        if step.error is None:
+            context.fail(step, "success", f"{exc.kind}: {exc.message}")
+        elif step.error != exc.kind:
+            context.fail(step, {"error": step.error}, f"{exc.kind}: {exc.message}")
+        return
+    if step.error is not None:
+        context.fail(step, {"error": step.error}, "the step succeeded")
+
+
+def _clock(context: ReplayContext, step: Step) -> None:
+    context.clock.fixed = parse_timestamp(step.args, "clock")
+
+
+def _episode(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    context.memory.add_episode(
+        step.tenant, a["id"], a["at"], a["text"], speaker=a.get("speaker"),
+        kind=a.get("kind", "message"), session=a.get("session"), metadata=a.get("metadata"),
+    )
+
+
+def _schema(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    context.memory.declare(
+        step.tenant, a["attribute"], a["type"], memory_type=a.get("memory_type"),
+        sensitive=bool(a.get("sensitive", False)), description=a.get("description"),
+    )
+
+
+def _write(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    context.memory.write(
+        step.tenant, a["subject"], a["attribute"], a["value"], a["valid_from"], a["source"],
+        memory_type=a.get("memory_type"), confidence=a.get("confidence", 1.0),
+    )
+
+
+def _retract(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    context.memory.retract(step.tenant, a["subject"], a["attribute"], a["at"], a["source"])
+
+
+def _correct(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    context.memory.correct(
+        step.tenant, a["subject"], a["attribute"], a["valid_from"], a["value"], a["source"],
+        confidence=a.get("confidence", 1.0),
+    )
+
+
+def _forget(context: ReplayContext, step: Step) -> None:
+    if "subject" in step.args:
+        context.memory.forget_subject(step.tenant, step.args["subject"])
+    else:
+        context.memory.forget_episode(step.tenant, step.args["episode"])
+
+
+def _same_value(expected: Any, actual: Any) -> bool:
+    try:
+        return canonical_json(expected) == canonical_json(actual)
+    except SgamError:
+        return False
+
+
+def _same_instant(expected: Any, actual: datetime | None) -> bool:
+    if expected is None or actual is None:
+        return expected is None and actual is None
+    try:
+        return parse_timestamp(expected, "expected") == actual
+    except SgamError:
+        return False
+
+
+def _expect(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    found = context.memory.get(step.tenant, a["subject"], a["attribute"], at=a.get("at"), known_at=a.get("known_at"))
+    if a["value"] is None:
+        if found is not None:
+            context.fail(step, {"value": None}, {"value": found.value, "source": found.source})
+        return
+    if found is None:
+        context.fail(step, {k: a[k] for k in ("value", "source", "valid_from", "valid_to") if k in a}, {"value": None})
+        return
+    actual = {
+        "value": found.value, "source": found.source,
+        "valid_from": found.valid_from.isoformat(),
+        "valid_to": None if found.valid_to is None else found.valid_to.isoformat(),
+    }
+    checks = {
+        "value": _same_value(a["value"], found.value),
+        "source": "source" not in a or a["source"] == found.source,
+        "valid_from": "valid_from" not in a or _same_instant(a["valid_from"], found.valid_from),
+        "valid_to": "valid_to" not in a or _same_instant(a["valid_to"], found.valid_to),
+    }
+    if not all(checks.values()):
+        expected = {k: a[k] for k in ("value", "source", "valid_from", "valid_to") if k in a}
+        context.fail(step, expected, {k: actual[k] for k in expected})
+
+
+def _expect_history(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    found = context.memory.history(step.tenant, a["subject"], a["attribute"], known_at=a.get("known_at"))
+    values = [assertion.value for assertion in found]
+    if len(values) != len(a["values"]) or not all(
+        _same_value(e, v) for e, v in zip(a["values"], values, strict=False)
+    ):
+        context.fail(step, {"values": a["values"]}, {"values": values})
+
+
+for _name, _handler in {
+    "clock": _clock, "episode": _episode, "schema": _schema, "write": _write,
+    "retract": _retract, "correct": _correct, "forget": _forget,
+    "expect": _expect, "expect_history": _expect_history,
+}.items():
+    register_operation(_name, _handler)
