@@ -13,7 +13,7 @@ import tempfile
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ class TestClock:
         self.now = now
 
     def __call__(self) -> datetime:
-        return self.now if self.now is not None else datetime.now(timezone.utc)
+        return self.now if self.now is not None else datetime.now(UTC)
 
     def set(self, moment: datetime | str) -> None:
         self.now = datetime.fromisoformat(moment) if isinstance(moment, str) else moment

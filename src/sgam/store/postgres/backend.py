@@ -31,7 +31,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from ..._errors import StoreError
-from ..._rules import OpKind, Operation, Plan, Version
+from ..._rules import Operation, OpKind, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
 from ..._values import check_tenant
 from .._protocol import EpisodeRow, QueryFilter

@@ -5,32 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
-import pytest
-import typer
 from typer.testing import CliRunner
 
 from conftest import PostgresUrls
-from sgam.cli.migrate import register
+from sgam.cli import app
 
 
-@pytest.fixture
-def app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-
-    @app.command("noop")
-    def noop() -> None:  # a second command keeps Typer from collapsing the group
-        """Nothing."""
-
-    return app
-
-
-def test_migrate_sqlite(app: typer.Typer, tmp_path: Path) -> None:
+def test_migrate_sqlite(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["migrate", "--db", f"sqlite:///{tmp_path / 'x.db'}"])
     assert result.exit_code == 0 and "schema version 1" in result.output
 
 
-def test_migrate_postgres_is_idempotent_and_refuses_newer(app: typer.Typer, postgres: PostgresUrls) -> None:
+def test_migrate_postgres_is_idempotent_and_refuses_newer(postgres: PostgresUrls) -> None:
     for _ in range(2):
         result = CliRunner().invoke(app, ["migrate", "--db", postgres.admin, "--grant", "sgam_test_app"])
         assert result.exit_code == 0, result.output
