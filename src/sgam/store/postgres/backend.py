@@ -15,6 +15,10 @@ if it is taken, the transaction rolls back and re-runs holding every subject it 
 acquired up front in lock-key order. Deadlocks PostgreSQL still detects (row locks),
 serialisation failures and integrity races are retried with backoff; ``BusyError`` only
 after the last retry.
+
+A unit of work runs in pipeline mode (only reads whose rows the rules need wait for a
+round trip) with server-side prepared statements from the first execution: a one-fact
+write is about ten short statements, and planning each every time halved throughput.
 """
 
 from __future__ import annotations
@@ -566,7 +570,7 @@ class PostgresBackend:
         self._retries = retries
         self._pool = ConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, configure=configure,
-            kwargs={"autocommit": True}, name="sgam",
+            kwargs={"autocommit": True, "prepare_threshold": 0}, name="sgam",
         )
         try:
             with map_postgres_errors():
