@@ -215,6 +215,7 @@ class WriteService:
             timeline = KeyTimeline()
             timeline.replay(txn.operations(subject, attribute))
             txn.replace_versions(subject, attribute, timeline.all_versions())
+        txn.delete_extraction_records(episode_id)
         episodes = txn.delete_episode(episode_id)
         txn.record_erasure("episode", _digest(txn.tenant, episode_id), self.now(), removed)
         return removed, episodes, len(keys)

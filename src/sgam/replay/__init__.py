@@ -3,6 +3,8 @@
 from .loader import Scenario, ScenarioFileError, Step, load_path, load_scenario
 from .runner import Failure, ScenarioResult, StepHandler, register_operation, run_scenario
 
+from ..extraction import replay as _extraction_replay  # noqa: E402  (registers model_reply, extract)
+
 __all__ = [
     "Failure",
     "Scenario",
