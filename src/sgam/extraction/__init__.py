@@ -11,7 +11,7 @@ from .._memory import Memory
 from .candidates import Candidate, Change, Reply, parse_reply, response_schema
 from .clients import ClientSettings, ModelClient, ModelError, ModelRequest, ModelResponse, OpenAIClient, ScriptedClient
 from .demo import demo_extraction
-from .extractor import extract_episode
+from .extractor import extract_episode, get_extraction
 from .policy import ExtractionPolicy
 from .records import Decision, Extraction, HeldCandidate, Outcome, Remembered
 from .review import confirm, reject
@@ -53,6 +53,7 @@ __all__ = [
     "demo_extraction",
     "extract",
     "extract_episode",
+    "get_extraction",
     "parse_reply",
     "reject",
     "response_schema",

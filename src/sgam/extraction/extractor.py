@@ -86,3 +86,13 @@ def record(
         return row
 
     return Extraction.from_row(memory.backend.run_write(tenant, write))
+
+
+def get_extraction(memory: Memory, tenant: str, extraction_id: int) -> Extraction:
+    """One extraction record by id (NotFoundError if the tenant has none such)."""
+    with memory.backend.read(tenant) as reader:
+        row = reader.extraction(extraction_id)
+    if row is None:
+        raise NotFoundError(f"id: no extraction {extraction_id} in tenant {tenant!r}", field="id",
+                            value=extraction_id)
+    return Extraction.from_row(row)
