@@ -6,7 +6,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -39,6 +39,7 @@ class ModelServer:
     def __init__(self) -> None:
         self.queue: deque[Scripted] = deque()
         self.default: Scripted | None = None
+        self.responder: Callable[[dict[str, Any]], Scripted] | None = None
         self.requests: list[dict[str, Any]] = []
         server = self
 
@@ -47,7 +48,13 @@ class ModelServer:
                 length = int(self.headers.get("content-length", "0"))
                 server.requests.append({"path": self.path, "body": json.loads(self.rfile.read(length)),
                                         "auth": self.headers.get("authorization")})
-                reply = server.queue.popleft() if server.queue else server.default
+                body = server.requests[-1]["body"]
+                if server.queue:
+                    reply: Scripted | None = server.queue.popleft()
+                elif server.responder is not None:
+                    reply = server.responder(body)
+                else:
+                    reply = server.default
                 if reply is None:
                     reply = Scripted(500, {"error": "nothing scripted"})
                 time.sleep(reply.delay)
@@ -78,6 +85,14 @@ class ModelServer:
     def close(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+def episode_in_prompt(body: dict[str, Any]) -> dict[str, Any]:
+    """The episode block of an extraction prompt, as the model sees it."""
+    user = body["messages"][-1]["content"]
+    block = user.split("episode:\nBEGIN DATA\n", 1)[1].split("\nEND DATA", 1)[0]
+    data: dict[str, Any] = json.loads(block)
+    return data
 
 
 @pytest.fixture
