@@ -44,7 +44,7 @@ class ModelServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 server.requests.append({"path": self.path, "body": json.loads(self.rfile.read(length)),
                                         "auth": self.headers.get("authorization")})

@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from sgam.extraction import ClientSettings, ModelError, ModelRequest, OpenAIClient, ScriptedClient, response_schema
+from sgam.extraction import (
+    ClientSettings,
+    ModelError,
+    ModelRequest,
+    OpenAIClient,
+    ScriptedClient,
+    response_schema,
+)
 
 from .conftest import ModelServer, completion
 

@@ -11,8 +11,8 @@ from rich.table import Table
 from .._errors import SgamError
 from .._time import format_timestamp
 from ..extraction import Extraction, HeldCandidate, Remembered, Worker, get_extraction
-from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 from .ledger import show_result
+from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 
 IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
 

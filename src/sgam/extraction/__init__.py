@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from .._memory import Memory
 from .candidates import Candidate, Change, Reply, parse_reply, response_schema
-from .clients import ClientSettings, ModelClient, ModelError, ModelRequest, ModelResponse, OpenAIClient, ScriptedClient
+from .clients import (
+    ClientSettings,
+    ModelClient,
+    ModelError,
+    ModelRequest,
+    ModelResponse,
+    OpenAIClient,
+    ScriptedClient,
+)
 from .demo import demo_extraction
 from .extractor import extract_episode, get_extraction
 from .policy import ExtractionPolicy

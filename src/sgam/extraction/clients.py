@@ -130,7 +130,7 @@ class OpenAIClient:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> OpenAIClient:
+    def __enter__(self) -> OpenAIClient:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -3,8 +3,6 @@
 from .loader import Scenario, ScenarioFileError, Step, load_path, load_scenario
 from .runner import Failure, ScenarioResult, StepHandler, register_operation, run_scenario
 
-from ..extraction import replay as _extraction_replay  # noqa: E402  (registers model_reply, extract)
-
 __all__ = [
     "Failure",
     "Scenario",
@@ -17,3 +15,6 @@ __all__ = [
     "register_operation",
     "run_scenario",
 ]
+
+# registers model_reply, extract, confirm and reject with the runner
+from ..extraction import replay as _extraction_replay  # noqa: F401

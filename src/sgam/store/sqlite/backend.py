@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
-from ..._rules import OpKind, Operation, Plan, Version
+from ..._rules import Operation, OpKind, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
 from .._protocol import EpisodeRow, JobRow, QueryFilter
 from .errors import map_sqlite_errors
