@@ -62,6 +62,8 @@ class Worker:
             self.owner, now, now + int(self.lease_seconds * 1_000_000), self.batch, self.tenant
         )
         stats = WorkerStats()
+        if not jobs:
+            return stats
         client = self.client if self.client is not None else OpenAIClient()
         try:
             for job in jobs:
