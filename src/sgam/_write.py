@@ -197,6 +197,7 @@ class WriteService:
     def forget_subject(self, txn: WriteTransaction, subject: str) -> tuple[int, int, int]:
         keys = txn.keys_of_subject(subject)
         removed = txn.delete_operations_of_subject(subject)
+        txn.delete_held_of_subject(subject)
         for key_subject, attribute in keys:
             txn.replace_versions(key_subject, attribute, [])
         if removed:

@@ -83,6 +83,13 @@ def test_forget_episode_removes_extractions_and_held_candidates(memory: Memory) 
     assert memory.held("acme", status=None) == [] and memory.extractions("acme") == []
 
 
+def test_forget_subject_removes_its_held_candidates(memory: Memory) -> None:
+    reply = {"updates": [update("Mira was diagnosed with asthma.", "mood", "tired", confidence=0.1)]}
+    memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    memory.forget_subject("acme", "mira")
+    assert memory.held("acme", status=None) == []
+
+
 def test_records_are_tenant_scoped(memory: Memory) -> None:
     memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([{"updates": []}]))
     assert memory.extractions("globex") == [] and memory.held("globex") == []

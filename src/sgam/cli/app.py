@@ -10,7 +10,7 @@ app = typer.Typer(
     name="sgam",
     help="sgam: typed, bitemporal, tenant-scoped memory for AI agents.\n\n"
     "Exit status: 0 ok, 1 failed expectations, 2 bad usage or scenario file, "
-    "3 validation, 4 not found, 5 conflict, 6 storage error.",
+    "3 validation, 4 not found, 5 conflict, 6 storage error, 7 model unavailable.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

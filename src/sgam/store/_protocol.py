@@ -172,6 +172,9 @@ class WriteTransaction(Protocol):
     def delete_extraction_records(self, episode_id: str) -> int:
         """Erasure: remove extractions, held candidates and the job of the episode."""
         ...
+    def delete_held_of_subject(self, subject: str) -> int:
+        """Erasure of a subject: its held candidates must not be confirmed back."""
+        ...
 
 
 class Reader(Protocol):

@@ -144,6 +144,11 @@ class ExtractionWrites(ExtractionReads):
             ).rowcount
         return removed
 
+    def delete_held_of_subject(self, subject: str) -> int:
+        return self._conn.execute(
+            "DELETE FROM held_candidates WHERE tenant = ? AND subject = ?", (self.tenant, subject)
+        ).rowcount
+
 
 def claim_jobs(
     conn: sqlite3.Connection, owner: str, now: int, lease_until: int, limit: int, tenant: str | None
