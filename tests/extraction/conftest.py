@@ -19,8 +19,12 @@ from sgam import Memory
 
 def completion(content: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> dict[str, Any]:
     return {
-        "id": "cmpl-1", "object": "chat.completion", "model": "local-test",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "model": "local-test",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        ],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
     }
 
@@ -46,8 +50,13 @@ class ModelServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
-                server.requests.append({"path": self.path, "body": json.loads(self.rfile.read(length)),
-                                        "auth": self.headers.get("authorization")})
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "body": json.loads(self.rfile.read(length)),
+                        "auth": self.headers.get("authorization"),
+                    }
+                )
                 body = server.requests[-1]["body"]
                 if server.queue:
                     reply: Scripted | None = server.queue.popleft()

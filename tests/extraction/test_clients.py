@@ -17,17 +17,36 @@ from sgam.extraction import (
 
 from .conftest import ModelServer, completion
 
-GOOD = json.dumps({"updates": [{
-    "evidence": "It is now 2026-06-30.", "subject": "mira", "attribute": "passport_deadline",
-    "current_value": None, "change": "update", "value": "2026-06-30", "valid_from": None,
-    "confidence": 0.9, "stated": True,
-}]})
+GOOD = json.dumps(
+    {
+        "updates": [
+            {
+                "evidence": "It is now 2026-06-30.",
+                "subject": "mira",
+                "attribute": "passport_deadline",
+                "current_value": None,
+                "change": "update",
+                "value": "2026-06-30",
+                "valid_from": None,
+                "confidence": 0.9,
+                "stated": True,
+            }
+        ]
+    }
+)
 REQUEST = ModelRequest(messages=[{"role": "user", "content": "extract"}], schema=response_schema())
 
 
 def client(server: ModelServer, **overrides: object) -> OpenAIClient:
-    settings = {"base_url": server.url, "model": "local-test", "api_key": "k", "timeout": 2.0,
-                "max_retries": 2, "backoff": 0.01, **overrides}
+    settings = {
+        "base_url": server.url,
+        "model": "local-test",
+        "api_key": "k",
+        "timeout": 2.0,
+        "max_retries": 2,
+        "backoff": 0.01,
+        **overrides,
+    }
     return OpenAIClient(ClientSettings(**settings))  # type: ignore[arg-type]
 
 
@@ -69,14 +88,14 @@ def test_client_errors_are_not_retried(model_server: ModelServer) -> None:
 
 
 def test_one_repair_attempt_on_malformed_json(model_server: ModelServer) -> None:
-    model_server.reply(200, completion("Sure! {\"updates\": ["))
+    model_server.reply(200, completion('Sure! {"updates": ['))
     model_server.reply(200, completion(GOOD, 20, 9))
     with client(model_server) as c:
         response = c.complete(REQUEST)
     assert response.repaired and response.text == GOOD
     assert response.prompt_tokens == 31 and response.completion_tokens == 16
     repair = model_server.requests[1]["body"]["messages"]
-    assert repair[-2] == {"role": "assistant", "content": "Sure! {\"updates\": ["}
+    assert repair[-2] == {"role": "assistant", "content": 'Sure! {"updates": ['}
     assert "not valid" in repair[-1]["content"]
 
 
@@ -95,8 +114,9 @@ def test_timeout_is_a_model_error(model_server: ModelServer) -> None:
         c.complete(REQUEST)
 
 
-def test_settings_come_from_the_environment_at_construction(monkeypatch: pytest.MonkeyPatch,
-                                                            model_server: ModelServer) -> None:
+def test_settings_come_from_the_environment_at_construction(
+    monkeypatch: pytest.MonkeyPatch, model_server: ModelServer
+) -> None:
     monkeypatch.delenv("SGAM_LLM_BASE_URL", raising=False)
     with pytest.raises(ModelError, match="SGAM_LLM_BASE_URL"):
         OpenAIClient()

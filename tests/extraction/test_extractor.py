@@ -25,19 +25,32 @@ TEXT = "Mira's passport deadline is 2026-07-15. Mira was diagnosed with asthma."
 
 
 def update(evidence: str, attribute: str, value: Any, **extra: Any) -> dict[str, Any]:
-    return {"evidence": evidence, "subject": "mira", "attribute": attribute, "current_value": None,
-            "change": "new", "value": value, "valid_from": None, "confidence": 0.9, **extra}
+    return {
+        "evidence": evidence,
+        "subject": "mira",
+        "attribute": attribute,
+        "current_value": None,
+        "change": "new",
+        "value": value,
+        "valid_from": None,
+        "confidence": 0.9,
+        **extra,
+    }
 
 
 def test_remember_extracts_and_records_every_decision(memory: Memory) -> None:
     memory.declare("acme", "diagnosis", "string", sensitive=True)
-    reply = {"updates": [
-        update("Mira's passport deadline is 2026-07-15.", "passport_deadline", "2026-07-15"),
-        update("Mira was diagnosed with asthma.", "diagnosis", "asthma"),
-        update("Mira likes Oslo.", "city", "Oslo"),
-        update("Mira's passport", "nickname", "pass", change="no_change"),
-    ]}
-    done = memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    reply = {
+        "updates": [
+            update("Mira's passport deadline is 2026-07-15.", "passport_deadline", "2026-07-15"),
+            update("Mira was diagnosed with asthma.", "diagnosis", "asthma"),
+            update("Mira likes Oslo.", "city", "Oslo"),
+            update("Mira's passport", "nickname", "pass", change="no_change"),
+        ]
+    }
+    done = memory.remember(
+        "acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy()
+    )
     assert done.extraction is not None and not done.queued
     outcomes = [d.outcome for d in done.extraction.decisions]
     assert outcomes == [Outcome.ACCEPTED, Outcome.PENDING, Outcome.REJECTED, Outcome.DROPPED]
@@ -110,6 +123,8 @@ def test_the_schema_sent_to_models_asks_for_evidence_first_and_every_field() -> 
     candidate = response_schema()["$defs"]["Candidate"]
     assert next(iter(candidate["properties"])) == "evidence"
     assert set(candidate["required"]) == set(candidate["properties"])
-    (parsed,) = parse_reply('{"updates": [{"evidence": "x", "subject": "s", "attribute": "a", "change": "new", '
-                            '"value": 1, "confidence": 1, "tenant": "other"}]}')
+    (parsed,) = parse_reply(
+        '{"updates": [{"evidence": "x", "subject": "s", "attribute": "a", "change": "new", '
+        '"value": 1, "confidence": 1, "tenant": "other"}]}'
+    )
     assert parsed.stated is True and not hasattr(parsed, "tenant")

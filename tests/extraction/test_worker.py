@@ -21,15 +21,29 @@ def colour_reply(body: dict[str, Any]) -> Scripted:
     """A model that reads the episode block and proposes one well-formed update."""
     episode = episode_in_prompt(body)
     subject, _, colour = episode["text"].rstrip(".").split(" ")
-    update = {"evidence": episode["text"], "subject": subject, "attribute": "colour", "current_value": None,
-              "change": "new", "value": colour, "valid_from": None, "confidence": 0.9, "stated": True}
+    update = {
+        "evidence": episode["text"],
+        "subject": subject,
+        "attribute": "colour",
+        "current_value": None,
+        "change": "new",
+        "value": colour,
+        "valid_from": None,
+        "confidence": 0.9,
+        "stated": True,
+    }
     return Scripted(200, completion(__import__("json").dumps({"updates": [update]})), delay=0.25)
 
 
 def queue_episodes(memory: Memory, count: int = EPISODES) -> None:
     for n in range(count):
-        memory.remember("acme", f"e{n}", f"2026-06-0{1 + n % 9}T09:00:00Z", f"k{n} likes {'blue' if n % 2 else 'red'}.",
-                        extract=False)
+        memory.remember(
+            "acme",
+            f"e{n}",
+            f"2026-06-0{1 + n % 9}T09:00:00Z",
+            f"k{n} likes {'blue' if n % 2 else 'red'}.",
+            extract=False,
+        )
 
 
 def test_remember_without_extract_queues_in_the_store(memory: Memory) -> None:
@@ -41,9 +55,21 @@ def test_remember_without_extract_queues_in_the_store(memory: Memory) -> None:
 
 def test_worker_drains_the_queue_and_a_second_run_finds_nothing(memory: Memory) -> None:
     queue_episodes(memory, 3)
-    replies = [{"updates": [{"evidence": f"k{n} likes {'blue' if n % 2 else 'red'}.", "subject": f"k{n}",
-                             "attribute": "colour", "change": "new", "value": "blue" if n % 2 else "red",
-                             "confidence": 0.9}]} for n in range(3)]
+    replies = [
+        {
+            "updates": [
+                {
+                    "evidence": f"k{n} likes {'blue' if n % 2 else 'red'}.",
+                    "subject": f"k{n}",
+                    "attribute": "colour",
+                    "change": "new",
+                    "value": "blue" if n % 2 else "red",
+                    "confidence": 0.9,
+                }
+            ]
+        }
+        for n in range(3)
+    ]
     worker = Worker(memory, ScriptedClient.of(replies), ExtractionPolicy.off(), batch=2)
     stats = worker.run()
     assert (stats.done, stats.failed, worker.backlog()) == (3, 0, 0)
@@ -53,13 +79,16 @@ def test_worker_drains_the_queue_and_a_second_run_finds_nothing(memory: Memory) 
 
 def test_a_failing_model_is_retried_then_marked_failed_and_the_episode_kept(memory: Memory) -> None:
     queue_episodes(memory, 1)
-    worker = Worker(memory, ScriptedClient.of(["not json", "still not json"]), ExtractionPolicy.off(),
-                    max_attempts=2)
+    worker = Worker(
+        memory, ScriptedClient.of(["not json", "still not json"]), ExtractionPolicy.off(), max_attempts=2
+    )
     stats = worker.run()
     assert (stats.retried, stats.failed) == (1, 1)
     records = memory.extractions("acme", episode="e0")
     assert [(r.attempt, r.status, r.raw_reply) for r in records] == [
-        (2, "failed", "still not json"), (1, "failed", "not json")]
+        (2, "failed", "still not json"),
+        (1, "failed", "not json"),
+    ]
     assert "validation" in (records[0].error or "")
     assert memory.episode("acme", "e0") is not None
     assert memory.backend.run_write("acme", lambda txn: txn.job("e0")).status == "failed"
@@ -67,9 +96,21 @@ def test_a_failing_model_is_retried_then_marked_failed_and_the_episode_kept(memo
 
 def test_an_expired_lease_is_taken_over_and_the_late_worker_records_nothing(memory: Memory) -> None:
     queue_episodes(memory, 1)
-    reply = {"updates": [{"evidence": "k0 likes red.", "subject": "k0", "attribute": "colour", "change": "new",
-                          "value": "red", "confidence": 0.9}]}
-    slow = Worker(memory, ScriptedClient.of([reply]), ExtractionPolicy.off(), owner="slow", lease_seconds=0.05)
+    reply = {
+        "updates": [
+            {
+                "evidence": "k0 likes red.",
+                "subject": "k0",
+                "attribute": "colour",
+                "change": "new",
+                "value": "red",
+                "confidence": 0.9,
+            }
+        ]
+    }
+    slow = Worker(
+        memory, ScriptedClient.of([reply]), ExtractionPolicy.off(), owner="slow", lease_seconds=0.05
+    )
     (job,) = memory.backend.claim_jobs("slow", 0, 1, 1, None)  # leased long ago, expired
     fast = Worker(memory, ScriptedClient.of([reply]), ExtractionPolicy.off(), owner="fast")
     assert fast.run().done == 1
@@ -90,12 +131,30 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_duplicates_nothing(
     with Memory(db_url) as memory:
         queue_episodes(memory)
     model_server.responder = colour_reply
-    env = {**os.environ, "SGAM_LLM_BASE_URL": model_server.url, "SGAM_LLM_MODEL": "local-test",
-           "SGAM_EXTRACTION_MIN_CONFIDENCE": "0", "SGAM_EXTRACTION_HOLD_INFERRED": "false"}
+    env = {
+        **os.environ,
+        "SGAM_LLM_BASE_URL": model_server.url,
+        "SGAM_LLM_MODEL": "local-test",
+        "SGAM_EXTRACTION_MIN_CONFIDENCE": "0",
+        "SGAM_EXTRACTION_HOLD_INFERRED": "false",
+    }
     child = subprocess.Popen(
-        [sys.executable, "-c", "from sgam.cli import main; main()", "worker", "--db", db_url,
-         "--batch", "2", "--lease", "1", "--no-progress"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-c",
+            "from sgam.cli import main; main()",
+            "worker",
+            "--db",
+            db_url,
+            "--batch",
+            "2",
+            "--lease",
+            "1",
+            "--no-progress",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 20
     while len(model_server.requests) < 4 and time.monotonic() < deadline and child.poll() is None:

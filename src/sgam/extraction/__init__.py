@@ -27,7 +27,11 @@ from .worker import Worker
 
 
 def extract(
-    memory: Memory, tenant: str, episode: str, *, client: ModelClient | None = None,
+    memory: Memory,
+    tenant: str,
+    episode: str,
+    *,
+    client: ModelClient | None = None,
     policy: ExtractionPolicy | None = None,
 ) -> Extraction:
     """Extract one recorded episode with ``client`` (default: ``OpenAIClient`` configured

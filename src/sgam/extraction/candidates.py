@@ -82,5 +82,8 @@ def parse_reply_data(data: Any) -> list[Candidate]:
     except PydanticValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ValidationError(f"reply.{where}" if where else "reply", first.get("input"),
-                              f"not of the update schema: {first['msg']}") from None
+        raise ValidationError(
+            f"reply.{where}" if where else "reply",
+            first.get("input"),
+            f"not of the update schema: {first['msg']}",
+        ) from None

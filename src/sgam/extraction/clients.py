@@ -100,8 +100,10 @@ class ClientSettings:
         base_url = overrides.pop("base_url", None) or os.environ.get("SGAM_LLM_BASE_URL")
         model = overrides.pop("model", None) or os.environ.get("SGAM_LLM_MODEL")
         if not base_url:
-            raise ModelError("no model configured: set SGAM_LLM_BASE_URL (e.g. http://localhost:8080/v1)",
-                             field="SGAM_LLM_BASE_URL")
+            raise ModelError(
+                "no model configured: set SGAM_LLM_BASE_URL (e.g. http://localhost:8080/v1)",
+                field="SGAM_LLM_BASE_URL",
+            )
         if not model:
             raise ModelError("no model configured: set SGAM_LLM_MODEL", field="SGAM_LLM_MODEL")
         api_key = overrides.pop("api_key", None) or os.environ.get("SGAM_LLM_API_KEY")
@@ -119,12 +121,16 @@ class OpenAIClient:
     schema, showing the model its own reply and the error.
     """
 
-    def __init__(self, settings: ClientSettings | None = None, *, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self, settings: ClientSettings | None = None, *, transport: httpx.BaseTransport | None = None
+    ) -> None:
         self.settings = settings if settings is not None else ClientSettings.from_env()
         headers = {"Authorization": f"Bearer {self.settings.api_key}"} if self.settings.api_key else {}
         self._http = httpx.Client(
-            base_url=self.settings.base_url.rstrip("/") + "/", headers=headers,
-            timeout=self.settings.timeout, transport=transport,
+            base_url=self.settings.base_url.rstrip("/") + "/",
+            headers=headers,
+            timeout=self.settings.timeout,
+            transport=transport,
         )
 
     def close(self) -> None:
@@ -147,17 +153,24 @@ class OpenAIClient:
         if problem is not None:
             messages += [
                 {"role": "assistant", "content": text},
-                {"role": "user", "content": f"That reply is not valid: {problem}. Reply again with only a "
-                                            "JSON object that follows the schema."},
+                {
+                    "role": "user",
+                    "content": f"That reply is not valid: {problem}. Reply again with only a "
+                    "JSON object that follows the schema.",
+                },
             ]
             body, more = self._post(self._payload(request, messages))
             usage.append(body)
             attempts += more
             text, repaired = _content(body), True
         return ModelResponse(
-            text=text, model=str(body.get("model") or self.settings.model),
-            prompt_tokens=_tokens(usage, "prompt_tokens"), completion_tokens=_tokens(usage, "completion_tokens"),
-            latency_ms=(time.monotonic() - started) * 1000, attempts=attempts, repaired=repaired,
+            text=text,
+            model=str(body.get("model") or self.settings.model),
+            prompt_tokens=_tokens(usage, "prompt_tokens"),
+            completion_tokens=_tokens(usage, "completion_tokens"),
+            latency_ms=(time.monotonic() - started) * 1000,
+            attempts=attempts,
+            repaired=repaired,
         )
 
     def _payload(self, request: ModelRequest, messages: list[dict[str, str]]) -> dict[str, Any]:
@@ -187,22 +200,29 @@ class OpenAIClient:
                     return _decode(response), attempt
                 last = f"HTTP {response.status_code}: {response.text[:200]}"
                 if response.status_code not in _RETRY_STATUS:
-                    raise ModelError(f"model server refused the request: {last}", field="status",
-                                     value=response.status_code)
+                    raise ModelError(
+                        f"model server refused the request: {last}",
+                        field="status",
+                        value=response.status_code,
+                    )
                 delay = max(delay, _retry_after(response))
             if attempt <= self.settings.max_retries:
                 time.sleep(delay * (1 + 0.1 * random.random()))
                 delay *= 2
-        raise ModelError(f"model call failed after {self.settings.max_retries + 1} tries: {last}",
-                         field="model", value=self.settings.model)
+        raise ModelError(
+            f"model call failed after {self.settings.max_retries + 1} tries: {last}",
+            field="model",
+            value=self.settings.model,
+        )
 
 
 def _decode(response: httpx.Response) -> dict[str, Any]:
     try:
         body = response.json()
     except ValueError:
-        raise ModelError(f"model server sent a non-JSON response: {response.text[:200]}",
-                         field="response") from None
+        raise ModelError(
+            f"model server sent a non-JSON response: {response.text[:200]}", field="response"
+        ) from None
     if not isinstance(body, dict):
         raise ModelError("model server sent a response that is not an object", field="response", value=body)
     return body
@@ -240,4 +260,3 @@ def _tokens(bodies: list[dict[str, Any]], name: str) -> int | None:
     counts = [b.get("usage", {}).get(name) for b in bodies if isinstance(b.get("usage"), dict)]
     numbers = [c for c in counts if isinstance(c, int)]
     return sum(numbers) if numbers else None
-

@@ -38,14 +38,19 @@ class LeaseLost(SgamError):
 
 
 def extract_episode(
-    memory: Memory, tenant: str, episode_id: str, client: ModelClient,
-    policy: ExtractionPolicy, lease: Lease | None = None,
+    memory: Memory,
+    tenant: str,
+    episode_id: str,
+    client: ModelClient,
+    policy: ExtractionPolicy,
+    lease: Lease | None = None,
 ) -> Extraction:
     """Extract, decide and record; raises the model's or the reply's error after recording it."""
     episode = memory.episode(tenant, episode_id)
     if episode is None:
-        raise NotFoundError(f"episode: no episode {episode_id!r} in tenant {tenant!r}",
-                            field="episode", value=episode_id)
+        raise NotFoundError(
+            f"episode: no episode {episode_id!r} in tenant {tenant!r}", field="episode", value=episode_id
+        )
     request = build_request(episode, gather_context(memory, tenant, episode))
     response: ModelResponse | None = None
     try:
@@ -59,11 +64,19 @@ def extract_episode(
 
 
 def record(
-    memory: Memory, tenant: str, episode_id: str, response: ModelResponse | None,
-    decisions: list[Decision], error: SgamError | None, lease: Lease | None,
+    memory: Memory,
+    tenant: str,
+    episode_id: str,
+    response: ModelResponse | None,
+    decisions: list[Decision],
+    error: SgamError | None,
+    lease: Lease | None,
 ) -> Extraction:
     row = ExtractionRow(
-        tenant=tenant, episode_id=episode_id, attempt=0, recorded_at=0,
+        tenant=tenant,
+        episode_id=episode_id,
+        attempt=0,
+        recorded_at=0,
         status="failed" if error is not None else "ok",
         error=None if error is None else f"{error.kind}: {error.message}",
         model=None if response is None else response.model,
@@ -81,8 +94,11 @@ def record(
         if lease is not None:
             status = "done" if error is None else ("failed" if lease.final else "queued")
             if not txn.finish_job(episode_id, lease.owner, status, row.error):
-                raise LeaseLost(f"job of episode {episode_id!r} is no longer leased by {lease.owner!r}",
-                                field="lease", value=lease.owner)
+                raise LeaseLost(
+                    f"job of episode {episode_id!r} is no longer leased by {lease.owner!r}",
+                    field="lease",
+                    value=lease.owner,
+                )
         return row
 
     return Extraction.from_row(memory.backend.run_write(tenant, write))
@@ -93,6 +109,7 @@ def get_extraction(memory: Memory, tenant: str, extraction_id: int) -> Extractio
     with memory.backend.read(tenant) as reader:
         row = reader.extraction(extraction_id)
     if row is None:
-        raise NotFoundError(f"id: no extraction {extraction_id} in tenant {tenant!r}", field="id",
-                            value=extraction_id)
+        raise NotFoundError(
+            f"id: no extraction {extraction_id} in tenant {tenant!r}", field="id", value=extraction_id
+        )
     return Extraction.from_row(row)

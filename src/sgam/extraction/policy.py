@@ -39,10 +39,16 @@ class ExtractionPolicy(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    min_confidence: float = Field(default=0.5, ge=0, le=1, description="Below this, a candidate is a weak signal.")
+    min_confidence: float = Field(
+        default=0.5, ge=0, le=1, description="Below this, a candidate is a weak signal."
+    )
     hold_inferred: bool = Field(default=True, description="Buffer candidates the model marks stated=false.")
-    promote_after: int = Field(default=2, ge=1, description="Distinct episodes with the same weak signal that promote it.")
-    confirm_sensitive: bool = Field(default=True, description="Hold candidates for sensitive attributes for confirmation.")
+    promote_after: int = Field(
+        default=2, ge=1, description="Distinct episodes with the same weak signal that promote it."
+    )
+    confirm_sensitive: bool = Field(
+        default=True, description="Hold candidates for sensitive attributes for confirmation."
+    )
 
     @classmethod
     def off(cls) -> ExtractionPolicy:
@@ -76,37 +82,71 @@ class Judge:
         if c.change is Change.NO_CHANGE:
             return Decision(index, shown, Outcome.DROPPED, "no_change")
         if not c.evidence.strip() or c.evidence not in self.episode.text:
-            return Decision(index, shown, Outcome.REJECTED,
-                            f"evidence: {c.evidence!r} does not occur verbatim in episode {self.episode.id!r}")
+            return Decision(
+                index,
+                shown,
+                Outcome.REJECTED,
+                f"evidence: {c.evidence!r} does not occur verbatim in episode {self.episode.id!r}",
+            )
         try:
             valid_from = _checked(c, declared, self.episode)
         except SgamError as exc:
             return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}")
         if declared is not None and declared.sensitive and self.policy.confirm_sensitive:
             held = self._hold("pending", c, valid_from)
-            return Decision(index, shown, Outcome.PENDING,
-                            f"attribute {c.attribute!r} is sensitive: confirm or reject held candidate {held}",
-                            held_id=held)
+            return Decision(
+                index,
+                shown,
+                Outcome.PENDING,
+                f"attribute {c.attribute!r} is sensitive: confirm or reject held candidate {held}",
+                held_id=held,
+            )
         weak = _weakness(c, self.policy)
         if weak is not None:
             return self._buffer(index, shown, c, valid_from, weak)
         return self._apply(index, shown, c, valid_from)
 
-    def _apply(self, index: int, shown: dict[str, Any], c: Candidate, valid_from: int,
-               outcome: Outcome = Outcome.ACCEPTED, reason: str | None = None,
-               held: int | None = None) -> Decision:
+    def _apply(
+        self,
+        index: int,
+        shown: dict[str, Any],
+        c: Candidate,
+        valid_from: int,
+        outcome: Outcome = Outcome.ACCEPTED,
+        reason: str | None = None,
+        held: int | None = None,
+    ) -> Decision:
         try:
-            result = apply_candidate(self.memory, self.tenant, self.episode.id, c.subject, c.attribute,
-                                     c.change.value, c.value, valid_from, c.confidence)
+            result = apply_candidate(
+                self.memory,
+                self.tenant,
+                self.episode.id,
+                c.subject,
+                c.attribute,
+                c.change.value,
+                c.value,
+                valid_from,
+                c.confidence,
+            )
         except SgamError as exc:
             return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}", held_id=held)
         return Decision(index, shown, outcome, reason, result.effect.value, result.operation_id, held)
 
     def _hold(self, hold: str, c: Candidate, valid_from: int) -> int:
         row = HeldRow(
-            tenant=self.tenant, episode_id=self.episode.id, hold=hold, status="open", subject=c.subject,
-            attribute=c.attribute, change=c.change.value, value=canonical_json(c.value), valid_from=valid_from,
-            confidence=c.confidence, stated=c.stated, evidence=c.evidence, created_at=0,
+            tenant=self.tenant,
+            episode_id=self.episode.id,
+            hold=hold,
+            status="open",
+            subject=c.subject,
+            attribute=c.attribute,
+            change=c.change.value,
+            value=canonical_json(c.value),
+            valid_from=valid_from,
+            confidence=c.confidence,
+            stated=c.stated,
+            evidence=c.evidence,
+            created_at=0,
         )
 
         def hold_row(txn: Any) -> int:
@@ -115,7 +155,9 @@ class Judge:
 
         return self.memory.backend.run_write(self.tenant, hold_row)
 
-    def _buffer(self, index: int, shown: dict[str, Any], c: Candidate, valid_from: int, weak: str) -> Decision:
+    def _buffer(
+        self, index: int, shown: dict[str, Any], c: Candidate, valid_from: int, weak: str
+    ) -> Decision:
         """Hold a weak signal; once ``promote_after`` distinct episodes carry the same
         subject, attribute and value, write it (sourced from this episode)."""
         held = self._hold("buffered", c, valid_from)
@@ -125,11 +167,22 @@ class Judge:
         )
         episodes = {row.episode_id for row in like}
         if len(episodes) < self.policy.promote_after:
-            return Decision(index, shown, Outcome.BUFFERED,
-                            f"{weak}; seen in {len(episodes)} of {self.policy.promote_after} episodes needed",
-                            held_id=held)
-        decision = self._apply(index, shown, c, valid_from, Outcome.PROMOTED,
-                               f"{weak}; recurred in {len(episodes)} episodes", held)
+            return Decision(
+                index,
+                shown,
+                Outcome.BUFFERED,
+                f"{weak}; seen in {len(episodes)} of {self.policy.promote_after} episodes needed",
+                held_id=held,
+            )
+        decision = self._apply(
+            index,
+            shown,
+            c,
+            valid_from,
+            Outcome.PROMOTED,
+            f"{weak}; recurred in {len(episodes)} episodes",
+            held,
+        )
         if decision.outcome is Outcome.PROMOTED:
             resolve(self.memory, self.tenant, [row.seq for row in like], "promoted")
         return decision
@@ -156,8 +209,15 @@ def _checked(c: Candidate, declared: AttributeSchema | None, episode: Episode) -
 
 
 def apply_candidate(
-    memory: Memory, tenant: str, source: str, subject: str, attribute: str, change: str, value: Any,
-    valid_from: int, confidence: float,
+    memory: Memory,
+    tenant: str,
+    source: str,
+    subject: str,
+    attribute: str,
+    change: str,
+    value: Any,
+    valid_from: int,
+    confidence: float,
 ) -> WriteResult:
     """new/update are a write, retract a retract at ``valid_from``: the normal write service."""
     moment = from_micros(valid_from)

@@ -62,23 +62,38 @@ def gather_context(memory: Memory, tenant: str, episode: Episode) -> PromptConte
 
 def build_request(episode: Episode, context: PromptContext) -> ModelRequest:
     declared = [
-        {"attribute": a.attribute, "type": a.value_type.value if a.value_type else "any",
-         **({"description": a.description} if a.description else {})}
+        {
+            "attribute": a.attribute,
+            "type": a.value_type.value if a.value_type else "any",
+            **({"description": a.description} if a.description else {}),
+        }
         for a in context.attributes
     ]
     stored = [
-        {"subject": f.subject, "attribute": f.attribute, "value": f.value,
-         "valid_from": format_timestamp(f.valid_from), "source": f.source}
+        {
+            "subject": f.subject,
+            "attribute": f.attribute,
+            "value": f.value,
+            "valid_from": format_timestamp(f.valid_from),
+            "source": f.source,
+        }
         for f in context.facts
     ]
-    episode_data = {"id": episode.id, "at": format_timestamp(episode.at), "speaker": episode.speaker,
-                    "kind": episode.kind, "text": episode.text}
-    user = "\n\n".join([
-        _fenced("declared attributes", declared),
-        _fenced("currently stored values", stored),
-        _fenced("episode", episode_data),
-        "Write the updates for this episode now, evidence first.",
-    ])
+    episode_data = {
+        "id": episode.id,
+        "at": format_timestamp(episode.at),
+        "speaker": episode.speaker,
+        "kind": episode.kind,
+        "text": episode.text,
+    }
+    user = "\n\n".join(
+        [
+            _fenced("declared attributes", declared),
+            _fenced("currently stored values", stored),
+            _fenced("episode", episode_data),
+            "Write the updates for this episode now, evidence first.",
+        ]
+    )
     return ModelRequest(
         messages=[{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": user}],
         schema=response_schema(),
@@ -86,9 +101,11 @@ def build_request(episode: Episode, context: PromptContext) -> ModelRequest:
 
 
 def _fenced(label: str, data: Any) -> str:
-    lines = [json.dumps(item, ensure_ascii=False) for item in data] if isinstance(data, list) else [
-        json.dumps(data, ensure_ascii=False)
-    ]
+    lines = (
+        [json.dumps(item, ensure_ascii=False) for item in data]
+        if isinstance(data, list)
+        else [json.dumps(data, ensure_ascii=False)]
+    )
     body = "\n".join(lines) if lines else "(none)"
     return f"{label}:\nBEGIN DATA\n{body}\nEND DATA"
 

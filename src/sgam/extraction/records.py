@@ -18,12 +18,12 @@ from ..store import ExtractionRow, HeldRow
 class Outcome(str, Enum):
     """What policy did with one candidate update."""
 
-    ACCEPTED = "accepted"      # written (or retracted) through the write service
-    REJECTED = "rejected"      # refused: bad evidence, bad value, a rule said no
-    DROPPED = "dropped"        # no_change
-    PENDING = "pending"        # sensitive attribute: waits for confirm/reject
-    BUFFERED = "buffered"      # weak signal: waits for recurrence or confirmation
-    PROMOTED = "promoted"      # weak signal that recurred often enough: written
+    ACCEPTED = "accepted"  # written (or retracted) through the write service
+    REJECTED = "rejected"  # refused: bad evidence, bad value, a rule said no
+    DROPPED = "dropped"  # no_change
+    PENDING = "pending"  # sensitive attribute: waits for confirm/reject
+    BUFFERED = "buffered"  # weak signal: waits for recurrence or confirmation
+    PROMOTED = "promoted"  # weak signal that recurred often enough: written
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +72,19 @@ class Extraction:
     @classmethod
     def from_row(cls, row: ExtractionRow) -> Extraction:
         return cls(
-            id=row.seq, tenant=row.tenant, episode=row.episode_id, attempt=row.attempt,
-            recorded_at=from_micros(row.recorded_at), status=row.status, error=row.error, model=row.model,
-            raw_reply=row.raw_reply, prompt_tokens=row.prompt_tokens, completion_tokens=row.completion_tokens,
-            latency_ms=row.latency_ms, decisions=[Decision.from_dict(d) for d in json.loads(row.decisions)],
+            id=row.seq,
+            tenant=row.tenant,
+            episode=row.episode_id,
+            attempt=row.attempt,
+            recorded_at=from_micros(row.recorded_at),
+            status=row.status,
+            error=row.error,
+            model=row.model,
+            raw_reply=row.raw_reply,
+            prompt_tokens=row.prompt_tokens,
+            completion_tokens=row.completion_tokens,
+            latency_ms=row.latency_ms,
+            decisions=[Decision.from_dict(d) for d in json.loads(row.decisions)],
         )
 
 
@@ -102,10 +111,20 @@ class HeldCandidate:
     @classmethod
     def from_row(cls, row: HeldRow) -> HeldCandidate:
         return cls(
-            id=row.seq, tenant=row.tenant, episode=row.episode_id, hold=row.hold, status=row.status,
-            subject=row.subject, attribute=row.attribute, change=row.change, value=load_value(row.value),
-            valid_from=from_micros(row.valid_from), confidence=row.confidence, stated=row.stated,
-            evidence=row.evidence, created_at=from_micros(row.created_at),
+            id=row.seq,
+            tenant=row.tenant,
+            episode=row.episode_id,
+            hold=row.hold,
+            status=row.status,
+            subject=row.subject,
+            attribute=row.attribute,
+            change=row.change,
+            value=load_value(row.value),
+            valid_from=from_micros(row.valid_from),
+            confidence=row.confidence,
+            stated=row.stated,
+            evidence=row.evidence,
+            created_at=from_micros(row.created_at),
             resolved_at=None if row.resolved_at is None else from_micros(row.resolved_at),
         )
 

@@ -62,8 +62,10 @@ def _held_of_key(context: ReplayContext, step: Step) -> HeldCandidate:
     a = step.args
     wanted = None if "value" not in a else canonical_json(a["value"])
     matches = [
-        h for h in context.memory.held(step.tenant, limit=10_000)
-        if h.subject == a["subject"] and h.attribute == a["attribute"]
+        h
+        for h in context.memory.held(step.tenant, limit=10_000)
+        if h.subject == a["subject"]
+        and h.attribute == a["attribute"]
         and (wanted is None or canonical_json(h.value) == wanted)
     ]
     if not matches:

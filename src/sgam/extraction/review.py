@@ -19,17 +19,30 @@ def _open(memory: Memory, tenant: str, held_id: object) -> HeldRow:
     with memory.backend.read(tenant) as reader:
         row = reader.held(held_id)
     if row is None:
-        raise NotFoundError(f"id: no held candidate {held_id} in tenant {tenant!r}", field="id", value=held_id)
+        raise NotFoundError(
+            f"id: no held candidate {held_id} in tenant {tenant!r}", field="id", value=held_id
+        )
     if row.status != "open":
-        raise ConflictError(f"id: held candidate {held_id} is already {row.status}", field="id", value=held_id)
+        raise ConflictError(
+            f"id: held candidate {held_id} is already {row.status}", field="id", value=held_id
+        )
     return row
 
 
 def confirm(memory: Memory, tenant: str, held_id: int) -> WriteResult:
     """Write the candidate through the normal write service; the ledger's rules decide."""
     row = _open(memory, tenant, held_id)
-    result = apply_candidate(memory, tenant, row.episode_id, row.subject, row.attribute, row.change,
-                             load_value(row.value), row.valid_from, row.confidence)
+    result = apply_candidate(
+        memory,
+        tenant,
+        row.episode_id,
+        row.subject,
+        row.attribute,
+        row.change,
+        load_value(row.value),
+        row.valid_from,
+        row.confidence,
+    )
     resolve(memory, tenant, [held_id], "confirmed")
     return result
 

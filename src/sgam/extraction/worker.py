@@ -39,9 +39,16 @@ class Worker:
     """Extract queued episodes of every tenant (or of ``tenant``) in batches."""
 
     def __init__(
-        self, memory: Memory, client: ModelClient | None = None, policy: ExtractionPolicy | None = None, *,
-        tenant: str | None = None, owner: str | None = None, lease_seconds: float = 300.0,
-        batch: int = 4, max_attempts: int = 3,
+        self,
+        memory: Memory,
+        client: ModelClient | None = None,
+        policy: ExtractionPolicy | None = None,
+        *,
+        tenant: str | None = None,
+        owner: str | None = None,
+        lease_seconds: float = 300.0,
+        batch: int = 4,
+        max_attempts: int = 3,
     ) -> None:
         self.memory = memory
         self.client = client
@@ -88,7 +95,9 @@ class Worker:
             return "failed" if lease.final else "retried"
         return "done"
 
-    def run(self, *, until_idle: bool = True, poll_seconds: float = 1.0, progress: bool = False) -> WorkerStats:
+    def run(
+        self, *, until_idle: bool = True, poll_seconds: float = 1.0, progress: bool = False
+    ) -> WorkerStats:
         """Work until the queue is empty (or forever, polling, with ``until_idle=False``)."""
         total = WorkerStats()
         bar = _Progress(self.backlog()) if progress else None
@@ -116,7 +125,9 @@ class _Progress:
     def __init__(self, total: int) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self._progress = Progress(TextColumn("extracting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        self._progress = Progress(
+            TextColumn("extracting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()
+        )
         self._task = self._progress.add_task("extract", total=total)
         self._progress.start()
 

@@ -214,7 +214,9 @@ class Backend(Protocol):
         ...
     def close(self) -> None: ...
 
-    def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
+    def claim_jobs(
+        self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None
+    ) -> list[JobRow]:
         """Lease up to ``limit`` queued extraction jobs whose lease is free or expired, of
         every tenant (a worker serves them all) or of one; each claim counts an attempt."""
         ...

@@ -86,8 +86,20 @@ class ExtractionWrites(ExtractionReads):
             "INSERT INTO extractions (tenant, episode_id, attempt, recorded_at, status, error, model, "
             "raw_reply, prompt_tokens, completion_tokens, latency_ms, decisions) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.tenant, row.episode_id, row.attempt, row.recorded_at, row.status, row.error, row.model,
-             row.raw_reply, row.prompt_tokens, row.completion_tokens, row.latency_ms, row.decisions),
+            (
+                self.tenant,
+                row.episode_id,
+                row.attempt,
+                row.recorded_at,
+                row.status,
+                row.error,
+                row.model,
+                row.raw_reply,
+                row.prompt_tokens,
+                row.completion_tokens,
+                row.latency_ms,
+                row.decisions,
+            ),
         )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -97,8 +109,21 @@ class ExtractionWrites(ExtractionReads):
             "INSERT INTO held_candidates (tenant, episode_id, hold, status, subject, attribute, change, "
             "value, valid_from, confidence, stated, evidence, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (self.tenant, row.episode_id, row.hold, row.status, row.subject, row.attribute, row.change,
-             row.value, row.valid_from, row.confidence, int(row.stated), row.evidence, row.created_at),
+            (
+                self.tenant,
+                row.episode_id,
+                row.hold,
+                row.status,
+                row.subject,
+                row.attribute,
+                row.change,
+                row.value,
+                row.valid_from,
+                row.confidence,
+                int(row.stated),
+                row.evidence,
+                row.created_at,
+            ),
         )
         found = self._conn.execute(
             "SELECT seq FROM held_candidates WHERE tenant = ? AND hold = ? AND episode_id = ? AND subject = ? "
