@@ -88,15 +88,19 @@ def demo_extraction(
     tenant: str = "acme",
     *,
     echo: Callable[[str], None] | None = None,
+    before_episode: Callable[[str], None] | None = None,
 ) -> list[DemoStep]:
     """Remember the two raw passport episodes, extracting each with the scripted model
     (replies in ``PASSPORT_REPLIES``), and print every candidate and its decision through
-    ``echo`` (e.g. ``print`` or a Rich console's ``print``). Returns the steps; the ledger
+    ``echo`` (e.g. ``print`` or a Rich console's ``print``). ``before_episode`` is called
+    with each episode id first, e.g. to move a story clock forward. Returns the steps; the ledger
     then holds passport_deadline 2026-06-30 from e2, after 2026-07-15 from e1."""
     memory.declare(tenant, "passport_deadline", "date")
     client = ScriptedClient.of(PASSPORT_REPLIES)
     steps = []
     for episode_id, at, text in PASSPORT_EPISODES:
+        if before_episode is not None:
+            before_episode(episode_id)
         remembered = memory.remember(
             tenant, episode_id, at, text, client=client, policy=ExtractionPolicy.off()
         )
