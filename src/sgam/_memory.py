@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -23,6 +23,9 @@ from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micr
 from ._values import check_name, check_tenant, load_value
 from ._write import Applied, PendingOp, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
 from .store import Backend, EpisodeRow, QueryFilter, open_backend
+
+if TYPE_CHECKING:
+    from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
 
 DEFAULT_URL = "sqlite:///./sgam.db"
 MAX_BATCH = 100_000
@@ -278,6 +281,67 @@ class Memory:
         )
         with self.backend.read(tenant) as reader:
             return [to_assertion(tenant, v) for v in reader.query(flt)]
+
+    # extraction (the work is in sgam.extraction; these are its entry points) ----------
+
+    def remember(
+        self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
+        kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
+        extract: bool = True, client: ModelClient | None = None, policy: ExtractionPolicy | None = None,
+    ) -> Remembered:
+        """Record an episode, then extract facts from it now (``extract=True``) or queue it
+        for ``sgam worker`` in the same transaction as the episode (``extract=False``)."""
+        from .extraction import Remembered
+
+        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
+
+        def record(txn: Any) -> EpisodeRow:
+            stored = self._writes.add_episode(txn, row)
+            if not extract:
+                txn.enqueue_job(stored.episode_id, self._writes.now())
+            return stored
+
+        episode = to_episode(self.backend.run_write(tenant, record))
+        if not extract:
+            return Remembered(episode, None, True)
+        return Remembered(episode, self.extract(tenant, episode.id, client=client, policy=policy), False)
+
+    def extract(
+        self, tenant: str, episode: str, *, client: ModelClient | None = None,
+        policy: ExtractionPolicy | None = None,
+    ) -> Extraction:
+        """Run extraction on a recorded episode (default model and policy from the
+        environment); the record stays inspectable through ``extractions``."""
+        from .extraction import extract
+
+        return extract(self, check_tenant(tenant), check_name(episode, "episode"), client=client, policy=policy)
+
+    def extractions(self, tenant: str, *, episode: str | None = None, limit: int = 100) -> list[Extraction]:
+        """Extraction records, newest first: raw replies, decisions and their reasons."""
+        from .extraction import Extraction
+
+        with self.backend.read(check_tenant(tenant)) as reader:
+            rows = reader.extractions(None if episode is None else check_name(episode, "episode"), _limit(limit))
+        return [Extraction.from_row(row) for row in rows]
+
+    def held(self, tenant: str, *, status: str | None = "open", limit: int = 100) -> list[HeldCandidate]:
+        """Candidates held back (pending confirmation or buffered as weak signals)."""
+        from .extraction import HeldCandidate
+
+        with self.backend.read(check_tenant(tenant)) as reader:
+            return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))]
+
+    def confirm(self, tenant: str, held_id: int) -> WriteResult:
+        """Confirm a held candidate: it is written now, sourced from its episode."""
+        from .extraction import confirm
+
+        return confirm(self, check_tenant(tenant), held_id)
+
+    def reject(self, tenant: str, held_id: int) -> HeldCandidate:
+        """Reject a held candidate: it is never written."""
+        from .extraction import reject
+
+        return reject(self, check_tenant(tenant), held_id)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))

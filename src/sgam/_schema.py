@@ -87,7 +87,7 @@ def check_value_type(value: Any, value_type: ValueType | None, field: str = "val
 
 def parse_value_type(value: object) -> ValueType:
     try:
-        return ValueType(value)
+        return ValueType(str(value))
     except ValueError:
         allowed = ", ".join(t.value for t in ValueType)
         raise ValidationError("type", value, f"must be one of {allowed}") from None

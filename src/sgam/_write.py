@@ -197,6 +197,7 @@ class WriteService:
     def forget_subject(self, txn: WriteTransaction, subject: str) -> tuple[int, int, int]:
         keys = txn.keys_of_subject(subject)
         removed = txn.delete_operations_of_subject(subject)
+        txn.delete_held_of_subject(subject)
         for key_subject, attribute in keys:
             txn.replace_versions(key_subject, attribute, [])
         if removed:
@@ -215,6 +216,7 @@ class WriteService:
             timeline = KeyTimeline()
             timeline.replay(txn.operations(subject, attribute))
             txn.replace_versions(subject, attribute, timeline.all_versions())
+        txn.delete_extraction_records(episode_id)
         episodes = txn.delete_episode(episode_id)
         txn.record_erasure("episode", _digest(txn.tenant, episode_id), self.now(), removed)
         return removed, episodes, len(keys)

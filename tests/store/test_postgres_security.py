@@ -14,6 +14,7 @@ from conftest import PostgresUrls
 from sgam import Memory, SchemaVersionError, StoreError, UnsafeDatabaseError, ValidationError
 from sgam.store.postgres import PostgresBackend, migrate, temporary_database
 from sgam.store.postgres.install import with_login
+from sgam.store.postgres.migrations import MIGRATIONS
 
 D1 = "2026-06-01T00:00:00Z"
 
@@ -133,8 +134,28 @@ def test_missing_schema_names_migrate_and_admin_url_installs(postgres_urls: Post
     with pytest.raises(StoreError, match="sgam migrate"):
         PostgresBackend(app)
     backend = PostgresBackend(app, admin_url=admin)
-    assert backend.schema_version() == migrate(admin) == 1  # migrate again: idempotent
+    assert backend.schema_version() == migrate(admin) == len(MIGRATIONS)  # again: idempotent
     backend.close()
     with Memory(app) as memory:
         memory.add_episode("acme", "e1", D1, "text")
         assert memory.episode("acme", "e1") is not None
+
+
+def test_worker_claims_every_tenants_jobs_only_through_the_claim_function(postgres: PostgresUrls) -> None:
+    backend = PostgresBackend(postgres.app)
+    try:
+        for tenant in ("acme", "globex"):
+            backend.run_write(tenant, lambda txn: txn.enqueue_job("e1", 1_000_000))
+        assert backend.count_jobs(2_000_000, None) == 2
+        assert backend.count_jobs(2_000_000, "acme") == 1
+        claimed = backend.claim_jobs("worker-1", 2_000_000, 9_000_000, 10, None)
+        assert [(job.tenant, job.attempts, job.lease_owner) for job in claimed] == [
+            ("acme", 1, "worker-1"), ("globex", 1, "worker-1")]
+        assert backend.count_jobs(2_000_000, None) == 0
+        assert backend.run_write("acme", lambda txn: txn.finish_job("e1", "worker-1", "done", None))
+    finally:
+        backend.close()
+    with psycopg.connect(postgres.app) as conn:
+        assert _count(conn, "extraction_jobs") == 0  # no tenant set: the queue is hidden too
+        with pytest.raises(pg.InsufficientPrivilege):
+            conn.execute("ALTER POLICY jobs_worker ON extraction_jobs USING (true)")

@@ -19,6 +19,7 @@ from .._errors import SgamError
 from .._memory import Memory
 from .._model import Assertion, Episode
 from .._time import parse_timestamp
+from ..extraction import demo_extraction
 from .output import console, open_memory
 from .timeline import timeline_table
 
@@ -65,13 +66,16 @@ def _cite(found: Assertion | None, memory: Memory) -> str:
 def tell_story(memory: Memory) -> None:
     clock = _StoryClock()
     memory.clock = clock
-    memory.declare(TENANT, "passport_deadline", "date", memory_type="task")
-    console.rule("1. Two messages arrive, a week apart")
-    for clock_at, episode_id, at, text in STORY[:2]:
-        clock.now = parse_timestamp(clock_at, "clock")
-        memory.add_episode(TENANT, episode_id, at, text, speaker="mira")
-        result = memory.write(TENANT, *KEY, VALUES[episode_id], at, episode_id)
-        console.print(f"{at}  {episode_id}: {text}\n    → write {VALUES[episode_id]}: {result.effect.value}")
+    clocks = {episode_id: clock_at for clock_at, episode_id, _, _ in STORY}
+    console.rule("1. Two messages arrive, a week apart: a model proposes, policy decides")
+    console.print("The scripted model reads each raw message and proposes updates with evidence; "
+                  "sgam checks each one and commits what passes.", style="dim")
+
+    def advance(episode_id: str) -> None:
+        clock.now = parse_timestamp(clocks[episode_id], "clock")
+
+    demo_extraction(memory, TENANT, echo=lambda line: console.print(line, markup=False, highlight=False),
+                    before_episode=advance)
 
     console.rule("2. What is Mira's passport deadline?")
     clock.now = parse_timestamp("2026-06-04T00:00:00Z", "clock")

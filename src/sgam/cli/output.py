@@ -25,6 +25,7 @@ EXIT_CODES: dict[str, int] = {
     "busy": 6,
     "unsafe_database": 6,
     "schema_version": 6,
+    "model": 7,
 }
 
 console = Console()

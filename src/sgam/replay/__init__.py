@@ -15,3 +15,6 @@ __all__ = [
     "register_operation",
     "run_scenario",
 ]
+
+# registers model_reply, extract, confirm and reject with the runner
+from ..extraction import replay as _extraction_replay  # noqa: F401

@@ -33,7 +33,9 @@ OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "expect_history": ({"subject", "attribute", "values"}, {"known_at"}),
     "clock": (set(), set()),
     "model_reply": (set(), set()),
-    "extract": ({"episode"}, set()),
+    "extract": ({"episode"}, {"min_confidence", "promote_after", "hold_inferred", "confirm_sensitive"}),
+    "confirm": ({"subject", "attribute"}, {"value"}),
+    "reject": ({"subject", "attribute"}, {"value"}),
 }
 STEP_MODIFIERS = {"tenant", "error"}
 ERROR_KINDS = {"conflict", "validation", "not_found"}

@@ -37,6 +37,61 @@ class EpisodeRow:
         ) == (other.occurred_at, other.text, other.speaker, other.kind, other.session, other.metadata)
 
 
+@dataclass(slots=True)
+class ExtractionRow:
+    """One extraction attempt of an episode: the raw reply and every decision (JSON list)."""
+
+    tenant: str
+    episode_id: str
+    attempt: int
+    recorded_at: int
+    status: str
+    error: str | None
+    model: str | None
+    raw_reply: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: float | None
+    decisions: str
+    seq: int = 0
+
+
+@dataclass(slots=True)
+class HeldRow:
+    """A candidate held back: ``pending`` confirmation or ``buffered`` as a weak signal."""
+
+    tenant: str
+    episode_id: str
+    hold: str
+    status: str
+    subject: str
+    attribute: str
+    change: str
+    value: str
+    valid_from: int
+    confidence: float
+    stated: bool
+    evidence: str
+    created_at: int
+    resolved_at: int | None = None
+    seq: int = 0
+
+
+@dataclass(slots=True)
+class JobRow:
+    """A queued extraction of one episode; the lease makes a killed worker's job reclaimable."""
+
+    tenant: str
+    episode_id: str
+    status: str
+    enqueued_at: int
+    attempts: int
+    lease_owner: str | None
+    lease_expires: int | None
+    last_error: str | None
+    seq: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class QueryFilter:
     subject: str | None = None
@@ -97,6 +152,34 @@ class WriteTransaction(Protocol):
     def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None: ...
     def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None: ...
 
+    # extraction path
+    def next_extraction_attempt(self, episode_id: str) -> int: ...
+    def insert_extraction(self, row: ExtractionRow) -> int:
+        """Store an extraction record (unique per tenant, episode and attempt); its seq."""
+        ...
+    def hold_candidate(self, row: HeldRow) -> int:
+        """Insert a held candidate unless the same one (hold, episode, key, value,
+        valid_from) is already held; return its seq either way."""
+        ...
+    def held(self, seq: int) -> HeldRow | None: ...
+    def held_like(self, hold: str, subject: str, attribute: str, value: str) -> list[HeldRow]:
+        """Open held candidates of ``hold`` with this key and value (recurrence counting)."""
+        ...
+    def resolve_held(self, seqs: list[int], status: str, resolved_at: int) -> None: ...
+    def enqueue_job(self, episode_id: str, enqueued_at: int) -> None:
+        """Queue the episode's extraction; an episode already queued or done stays as is."""
+        ...
+    def finish_job(self, episode_id: str, owner: str, status: str, error: str | None) -> bool:
+        """Set the status of a job leased by ``owner`` and drop the lease ('queued' hands
+        it back for a retry); False if ``owner`` no longer holds the lease."""
+        ...
+    def delete_extraction_records(self, episode_id: str) -> int:
+        """Erasure: remove extractions, held candidates and the job of the episode."""
+        ...
+    def delete_held_of_subject(self, subject: str) -> int:
+        """Erasure of a subject: its held candidates must not be confirmed back."""
+        ...
+
 
 class Reader(Protocol):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
@@ -112,6 +195,13 @@ class Reader(Protocol):
     def attribute_schemas(self) -> list[AttributeSchema]: ...
     def memory_types(self) -> list[MemoryTypeSchema]: ...
     def operations(self, subject: str, attribute: str) -> list[Operation]: ...
+    def extractions(self, episode_id: str | None, limit: int) -> list[ExtractionRow]:
+        """Extraction records, newest first, of one episode or of the whole tenant."""
+        ...
+    def extraction(self, seq: int) -> ExtractionRow | None: ...
+    def held_candidates(self, status: str | None, limit: int) -> list[HeldRow]: ...
+    def held(self, seq: int) -> HeldRow | None: ...
+    def job(self, episode_id: str) -> JobRow | None: ...
 
 
 class Backend(Protocol):
@@ -127,4 +217,14 @@ class Backend(Protocol):
         """After an erasure, remove copies the database keeps outside live rows."""
         ...
     def close(self) -> None: ...
+
+    def claim_jobs(
+        self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None
+    ) -> list[JobRow]:
+        """Lease up to ``limit`` queued extraction jobs whose lease is free or expired, of
+        every tenant (a worker serves them all) or of one; each claim counts an attempt."""
+        ...
+    def count_jobs(self, now: int, tenant: str | None) -> int:
+        """Queued jobs not under a live lease: the backlog a worker still has to do."""
+        ...
 

@@ -38,9 +38,10 @@ from ..._errors import StoreError
 from ..._rules import Operation, OpKind, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
 from ..._values import check_tenant
-from .._protocol import EpisodeRow, QueryFilter
+from .._protocol import EpisodeRow, JobRow, QueryFilter
 from .adapters import Micros, MicrosArray, configure
 from .errors import is_retryable, map_postgres_errors, to_sgam
+from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
 from .migrations import MIGRATIONS
 from .security import check_safe
@@ -176,7 +177,7 @@ class _Scoped:
         return [MemoryTypeSchema(r[0], json.loads(r[1]) if r[1] else None, r[2]) for r in rows]
 
 
-class PostgresWrite(_Scoped):
+class PostgresWrite(_Scoped, ExtractionWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int]) -> None:
@@ -475,7 +476,7 @@ class PostgresWrite(_Scoped):
         )
 
 
-class PostgresReader(_Scoped):
+class PostgresReader(_Scoped, ExtractionReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
@@ -641,6 +642,14 @@ class PostgresBackend:
 
     def close(self) -> None:
         self._pool.close()
+
+    def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
+        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
+            return claim_jobs(conn.cursor(binary=True), owner, now, lease_until, limit, tenant)
+
+    def count_jobs(self, now: int, tenant: str | None) -> int:
+        with map_postgres_errors(), self._pool.connection() as conn:
+            return count_jobs(conn.cursor(binary=True), now, tenant)
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:

@@ -54,15 +54,16 @@ def migrate(url: str, grant_to: Iterable[str] = ()) -> int:
             current = installed_version(conn)
             check_not_newer(current, _redacted(url))
             conn.execute(_VERSION_TABLE)
+            schema_row = conn.execute("SELECT current_schema()").fetchone()
+            assert schema_row is not None
+            schema = str(schema_row[0])
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
-                conn.execute(script)
+                conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn)))
                 conn.execute("INSERT INTO sgam_migrations (version) VALUES (%s)", (version,))
             for statement in rls_statements():
                 conn.execute(statement)
-            schema_row = conn.execute("SELECT current_schema()").fetchone()
-            assert schema_row is not None
             for role in grant_to:
-                for statement in grant_statements(role, str(schema_row[0])):
+                for statement in grant_statements(role, schema):
                     conn.execute(statement)
         return len(MIGRATIONS)
 

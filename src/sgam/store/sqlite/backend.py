@@ -14,8 +14,9 @@ from typing import Any, TypeVar
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, OpKind, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
-from .._protocol import EpisodeRow, QueryFilter
+from .._protocol import EpisodeRow, JobRow, QueryFilter
 from .errors import map_sqlite_errors
+from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .migrations import MIGRATIONS
 
 T = TypeVar("T")
@@ -137,7 +138,7 @@ class _Scoped:
         return [MemoryTypeSchema(r[0], json.loads(r[1]) if r[1] else None, r[2]) for r in rows]
 
 
-class SQLiteWrite(_Scoped):
+class SQLiteWrite(_Scoped, ExtractionWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``)."""
 
     def insert_episode(self, row: EpisodeRow) -> None:
@@ -299,7 +300,7 @@ class SQLiteWrite(_Scoped):
         )
 
 
-class SQLiteReader(_Scoped):
+class SQLiteReader(_Scoped, ExtractionReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
@@ -464,6 +465,13 @@ class SQLiteBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
+        return self.run_write("_", lambda _: claim_jobs(self._conn, owner, now, lease_until, limit, tenant))
+
+    def count_jobs(self, now: int, tenant: str | None) -> int:
+        with self._lock, map_sqlite_errors():
+            return count_jobs(self._conn, now, tenant)
 
 
 def _split_script(script: str) -> list[str]:

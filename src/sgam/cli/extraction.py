@@ -1,0 +1,201 @@
+"""Extraction commands: remember, extract, inspect extractions, settle held candidates, work the queue."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from .._errors import SgamError
+from .._time import format_timestamp
+from ..extraction import Extraction, HeldCandidate, Remembered, Worker, get_extraction
+from .ledger import show_result
+from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
+
+IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
+
+
+def show_extraction(found: Extraction) -> None:
+    tokens = f"{found.prompt_tokens or '-'} in / {found.completion_tokens or '-'} out"
+    console.print(
+        f"[bold]extraction {found.id}[/bold] of episode {found.episode} (attempt {found.attempt}): "
+        f"{found.status}  model {found.model or '-'}  tokens {tokens}  "
+        f"{found.latency_ms or 0:.0f} ms",
+        highlight=False,
+    )
+    if found.error:
+        console.print(f"  error: {found.error}", highlight=False, markup=False)
+    table = Table("#", "candidate", "evidence", "decision", "reason")
+    for d in found.decisions:
+        c = d.candidate
+        table.add_row(
+            str(d.index),
+            f"{c['subject']}.{c['attribute']} = {json.dumps(c['value'])} ({c['change']})",
+            c["evidence"],
+            d.outcome.value + (f" ({d.effect})" if d.effect else ""),
+            d.reason or "",
+        )
+    console.print(table)
+    if found.raw_reply is not None:
+        console.print("  raw reply: " + found.raw_reply[:2000], highlight=False, markup=False)
+
+
+def show_extractions(found: list[Extraction]) -> None:
+    table = Table("id", "episode", "attempt", "recorded", "status", "accepted", "held", "rejected", "error")
+    for e in found:
+        held = sum(1 for d in e.decisions if d.outcome.value in ("pending", "buffered"))
+        table.add_row(
+            str(e.id),
+            e.episode,
+            str(e.attempt),
+            format_timestamp(e.recorded_at),
+            e.status,
+            str(sum(1 for d in e.decisions if d.outcome.value in ("accepted", "promoted"))),
+            str(held),
+            str(sum(1 for d in e.decisions if d.outcome.value == "rejected")),
+            e.error or "",
+        )
+    console.print(table)
+
+
+def show_held(found: list[HeldCandidate]) -> None:
+    table = Table(
+        "id", "hold", "status", "subject", "attribute", "value", "valid from", "episode", "evidence"
+    )
+    for h in found:
+        table.add_row(
+            str(h.id),
+            h.hold,
+            h.status,
+            h.subject,
+            h.attribute,
+            json.dumps(h.value),
+            format_timestamp(h.valid_from),
+            h.episode,
+            h.evidence,
+        )
+    console.print(table)
+
+
+def show_remembered(found: Remembered) -> None:
+    if found.queued:
+        console.print(f"episode {found.episode.id} recorded; extraction queued for `sgam worker`")
+    elif found.extraction is not None:
+        show_extraction(found.extraction)
+
+
+def register(app: typer.Typer) -> None:
+    extractions = typer.Typer(
+        help="Inspect extractions: raw replies, decisions and reasons.", no_args_is_help=True
+    )
+    app.add_typer(extractions, name="extractions")
+
+    @app.command("remember")
+    def remember(
+        tenant: TenantOption,
+        id: Annotated[str, typer.Argument(help="Episode id, unique in the tenant.")],
+        text: Annotated[str, typer.Argument(help="The raw text of the episode.")],
+        at: Annotated[str, typer.Option("--at", help="When it happened (RFC 3339 with zone).")],
+        speaker: Annotated[str | None, typer.Option(help="Who said it.")] = None,
+        queue: Annotated[bool, typer.Option("--queue", help="Queue extraction for `sgam worker`.")] = False,
+        db: DbOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Record an episode and extract facts from it with the configured model (or queue it)."""
+        run(
+            db,
+            as_json,
+            lambda m: m.remember(tenant, id, at, text, speaker=speaker, extract=not queue),
+            show_remembered,
+        )
+
+    @app.command("extract")
+    def extract(
+        tenant: TenantOption,
+        episode: Annotated[str, typer.Argument(help="Id of a recorded episode.")],
+        db: DbOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Run extraction on a recorded episode with the configured model."""
+        run(db, as_json, lambda m: m.extract(tenant, episode), show_extraction)
+
+    @extractions.command("list")
+    def list_(
+        tenant: TenantOption,
+        episode: Annotated[str | None, typer.Option(help="Only this episode.")] = None,
+        limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
+        db: DbOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Extraction records of the tenant, newest first."""
+        run(db, as_json, lambda m: m.extractions(tenant, episode=episode, limit=limit), show_extractions)
+
+    @extractions.command("show")
+    def show(
+        tenant: TenantOption,
+        extraction_id: Annotated[int, typer.Argument(help="Id of the extraction.")],
+        db: DbOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """One extraction: every candidate, its decision and reason, and the raw reply."""
+        run(db, as_json, lambda m: get_extraction(m, tenant, extraction_id), show_extraction)
+
+    @extractions.command("held")
+    def held(
+        tenant: TenantOption,
+        status: Annotated[
+            str | None, typer.Option(help="open, confirmed, rejected or promoted; all if --all.")
+        ] = "open",
+        all_: Annotated[bool, typer.Option("--all", help="Every status.")] = False,
+        db: DbOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Candidates held back: pending confirmation or buffered as weak signals."""
+        run(db, as_json, lambda m: m.held(tenant, status=None if all_ else status), show_held)
+
+    @app.command("confirm")
+    def confirm(
+        tenant: TenantOption, held_id: IdArg, db: DbOption = None, as_json: JsonOption = False
+    ) -> None:
+        """Confirm a held candidate: write it now, sourced from its episode."""
+        run(db, as_json, lambda m: m.confirm(tenant, held_id), show_result)
+
+    @app.command("reject")
+    def reject(
+        tenant: TenantOption, held_id: IdArg, db: DbOption = None, as_json: JsonOption = False
+    ) -> None:
+        """Reject a held candidate: it is never written."""
+        run(db, as_json, lambda m: m.reject(tenant, held_id), lambda h: show_held([h]))
+
+    @app.command("worker")
+    def worker(
+        tenant: Annotated[
+            str | None, typer.Option("--tenant", "-t", help="Only this tenant's queue.")
+        ] = None,
+        batch: Annotated[int, typer.Option(help="Jobs leased at a time.")] = 4,
+        lease: Annotated[
+            float, typer.Option(help="Seconds a lease lasts before another worker may take over.")
+        ] = 300.0,
+        max_attempts: Annotated[int, typer.Option(help="Tries per episode before it is marked failed.")] = 3,
+        forever: Annotated[
+            bool, typer.Option("--forever", help="Keep polling instead of stopping when idle.")
+        ] = False,
+        progress: Annotated[bool, typer.Option(help="Show a progress bar over the backlog.")] = True,
+        db: DbOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Extract queued episodes in the background (at least once; re-runs never duplicate facts)."""
+        with open_memory(db) as memory:
+            try:
+                stats: Any = Worker(
+                    memory, tenant=tenant, batch=batch, lease_seconds=lease, max_attempts=max_attempts
+                ).run(until_idle=not forever, progress=progress and not as_json)
+            except SgamError as exc:
+                fail(exc, as_json)
+                return
+        if as_json:
+            print_json({"done": stats.done, "failed": stats.failed, "retried": stats.retried})
+        else:
+            console.print(f"{stats.done} done, {stats.failed} failed, {stats.retried} to retry")

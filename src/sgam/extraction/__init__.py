@@ -1,0 +1,72 @@
+"""From conversation to memory: models propose candidate updates, policy decides.
+
+``Memory.remember``/``Memory.extract`` run it on the hot path; ``Worker`` drains the
+queue in the background; ``sgam.extraction.replay`` plugs ``model_reply`` and
+``extract`` into replay scenarios.
+"""
+
+from __future__ import annotations
+
+from .._memory import Memory
+from .candidates import Candidate, Change, Reply, parse_reply, response_schema
+from .clients import (
+    ClientSettings,
+    ModelClient,
+    ModelError,
+    ModelRequest,
+    ModelResponse,
+    OpenAIClient,
+    ScriptedClient,
+)
+from .demo import demo_extraction
+from .extractor import extract_episode, get_extraction
+from .policy import ExtractionPolicy
+from .records import Decision, Extraction, HeldCandidate, Outcome, Remembered
+from .review import confirm, reject
+from .worker import Worker
+
+
+def extract(
+    memory: Memory,
+    tenant: str,
+    episode: str,
+    *,
+    client: ModelClient | None = None,
+    policy: ExtractionPolicy | None = None,
+) -> Extraction:
+    """Extract one recorded episode with ``client`` (default: ``OpenAIClient`` configured
+    from the environment now) under ``policy`` (default: ``ExtractionPolicy.from_env()``)."""
+    policy = policy if policy is not None else ExtractionPolicy.from_env()
+    if client is not None:
+        return extract_episode(memory, tenant, episode, client, policy)
+    with OpenAIClient() as http:
+        return extract_episode(memory, tenant, episode, http, policy)
+
+
+__all__ = [
+    "Candidate",
+    "Change",
+    "ClientSettings",
+    "Decision",
+    "Extraction",
+    "ExtractionPolicy",
+    "HeldCandidate",
+    "ModelClient",
+    "ModelError",
+    "ModelRequest",
+    "ModelResponse",
+    "OpenAIClient",
+    "Outcome",
+    "Remembered",
+    "Reply",
+    "ScriptedClient",
+    "Worker",
+    "confirm",
+    "demo_extraction",
+    "extract",
+    "extract_episode",
+    "get_extraction",
+    "parse_reply",
+    "reject",
+    "response_schema",
+]

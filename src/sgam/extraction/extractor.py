@@ -1,0 +1,115 @@
+"""One extraction of one episode: prompt, model, policy, and the record of it all.
+
+The episode is already stored before a model is asked, so a model that times out or
+sends garbage costs nothing but a failed extraction record (with its raw reply); the
+caller gets the error. The record and the job's completion commit together, so a
+worker killed before that point leaves the job to be retried, never half recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import NotFoundError, SgamError
+from .._memory import Memory
+from .._time import to_micros
+from ..store import ExtractionRow
+from .candidates import parse_reply
+from .clients import ModelClient, ModelResponse
+from .policy import ExtractionPolicy, Judge
+from .prompt import build_request, gather_context
+from .records import Decision, Extraction
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """The worker's hold on a job; ``final`` when no retry follows a failure."""
+
+    owner: str
+    final: bool
+
+
+class LeaseLost(SgamError):
+    """Another worker took the job over (our lease expired); our record is dropped."""
+
+    kind = "lease_lost"
+
+
+def extract_episode(
+    memory: Memory,
+    tenant: str,
+    episode_id: str,
+    client: ModelClient,
+    policy: ExtractionPolicy,
+    lease: Lease | None = None,
+) -> Extraction:
+    """Extract, decide and record; raises the model's or the reply's error after recording it."""
+    episode = memory.episode(tenant, episode_id)
+    if episode is None:
+        raise NotFoundError(
+            f"episode: no episode {episode_id!r} in tenant {tenant!r}", field="episode", value=episode_id
+        )
+    request = build_request(episode, gather_context(memory, tenant, episode))
+    response: ModelResponse | None = None
+    try:
+        response = client.complete(request)
+        candidates = parse_reply(response.text)
+    except SgamError as exc:
+        record(memory, tenant, episode_id, response, [], exc, lease)
+        raise
+    decisions = Judge(memory, tenant, episode, policy).decide_all(candidates)
+    return record(memory, tenant, episode_id, response, decisions, None, lease)
+
+
+def record(
+    memory: Memory,
+    tenant: str,
+    episode_id: str,
+    response: ModelResponse | None,
+    decisions: list[Decision],
+    error: SgamError | None,
+    lease: Lease | None,
+) -> Extraction:
+    row = ExtractionRow(
+        tenant=tenant,
+        episode_id=episode_id,
+        attempt=0,
+        recorded_at=0,
+        status="failed" if error is not None else "ok",
+        error=None if error is None else f"{error.kind}: {error.message}",
+        model=None if response is None else response.model,
+        raw_reply=None if response is None else response.text,
+        prompt_tokens=None if response is None else response.prompt_tokens,
+        completion_tokens=None if response is None else response.completion_tokens,
+        latency_ms=None if response is None else response.latency_ms,
+        decisions=json.dumps([d.to_dict() for d in decisions], ensure_ascii=False),
+    )
+
+    def write(txn: Any) -> ExtractionRow:
+        row.attempt = txn.next_extraction_attempt(episode_id)
+        row.recorded_at = to_micros(memory.clock())
+        row.seq = txn.insert_extraction(row)
+        if lease is not None:
+            status = "done" if error is None else ("failed" if lease.final else "queued")
+            if not txn.finish_job(episode_id, lease.owner, status, row.error):
+                raise LeaseLost(
+                    f"job of episode {episode_id!r} is no longer leased by {lease.owner!r}",
+                    field="lease",
+                    value=lease.owner,
+                )
+        return row
+
+    return Extraction.from_row(memory.backend.run_write(tenant, write))
+
+
+def get_extraction(memory: Memory, tenant: str, extraction_id: int) -> Extraction:
+    """One extraction record by id (NotFoundError if the tenant has none such)."""
+    with memory.backend.read(tenant) as reader:
+        row = reader.extraction(extraction_id)
+    if row is None:
+        raise NotFoundError(
+            f"id: no extraction {extraction_id} in tenant {tenant!r}", field="id", value=extraction_id
+        )
+    return Extraction.from_row(row)

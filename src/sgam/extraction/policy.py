@@ -1,0 +1,231 @@
+"""Write policy: which candidate updates reach the ledger, which wait, which are refused.
+
+The rules of replay format 1 (Extraction) first: ``no_change`` is dropped, evidence must
+occur verbatim in the episode, tenant and source come from the caller, a missing
+``valid_from`` is the episode's time, and writes go through ``Memory`` so every ledger
+rule and error applies. Then the policies that hold updates back, each a setting:
+sensitive attributes wait for confirmation; low-confidence or inferred candidates are
+buffered as weak signals until the same value recurs in other episodes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._errors import SgamError, ValidationError
+from .._memory import Memory
+from .._model import Episode, WriteResult
+from .._rules import OpKind
+from .._schema import AttributeSchema, check_value_type
+from .._time import from_micros, to_micros
+from .._values import canonical_json
+from .._write import validate_op
+from ..store import HeldRow
+from .candidates import Candidate, Change
+from .records import Decision, Outcome
+
+
+class ExtractionPolicy(BaseModel):
+    """Settings of the policies that hold candidates back.
+
+    ``ExtractionPolicy()`` is the library default; ``from_env`` reads
+    ``SGAM_EXTRACTION_<FIELD>`` (at call time); ``ExtractionPolicy.off()`` holds nothing
+    back except sensitive attributes, as a replay scenario does unless it turns more on.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_confidence: float = Field(
+        default=0.5, ge=0, le=1, description="Below this, a candidate is a weak signal."
+    )
+    hold_inferred: bool = Field(default=True, description="Buffer candidates the model marks stated=false.")
+    promote_after: int = Field(
+        default=2, ge=1, description="Distinct episodes with the same weak signal that promote it."
+    )
+    confirm_sensitive: bool = Field(
+        default=True, description="Hold candidates for sensitive attributes for confirmation."
+    )
+
+    @classmethod
+    def off(cls) -> ExtractionPolicy:
+        return cls(min_confidence=0.0, hold_inferred=False)
+
+    @classmethod
+    def from_env(cls) -> ExtractionPolicy:
+        data: dict[str, Any] = {}
+        for name in cls.model_fields:
+            raw = os.environ.get(f"SGAM_EXTRACTION_{name.upper()}")
+            if raw is not None:
+                data[name] = raw
+        return cls.model_validate(data)
+
+
+@dataclass(slots=True)
+class Judge:
+    """Applies the policy to the candidates of one episode of one tenant."""
+
+    memory: Memory
+    tenant: str
+    episode: Episode
+    policy: ExtractionPolicy
+
+    def decide_all(self, candidates: list[Candidate]) -> list[Decision]:
+        declared = {a.attribute: a for a in self.memory.schema(self.tenant)[0]}
+        return [self.decide(index, c, declared.get(c.attribute)) for index, c in enumerate(candidates)]
+
+    def decide(self, index: int, c: Candidate, declared: AttributeSchema | None) -> Decision:
+        shown = c.model_dump(mode="json")
+        if c.change is Change.NO_CHANGE:
+            return Decision(index, shown, Outcome.DROPPED, "no_change")
+        if not c.evidence.strip() or c.evidence not in self.episode.text:
+            return Decision(
+                index,
+                shown,
+                Outcome.REJECTED,
+                f"evidence: {c.evidence!r} does not occur verbatim in episode {self.episode.id!r}",
+            )
+        try:
+            valid_from = _checked(c, declared, self.episode)
+        except SgamError as exc:
+            return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}")
+        if declared is not None and declared.sensitive and self.policy.confirm_sensitive:
+            held = self._hold("pending", c, valid_from)
+            return Decision(
+                index,
+                shown,
+                Outcome.PENDING,
+                f"attribute {c.attribute!r} is sensitive: confirm or reject held candidate {held}",
+                held_id=held,
+            )
+        weak = _weakness(c, self.policy)
+        if weak is not None:
+            return self._buffer(index, shown, c, valid_from, weak)
+        return self._apply(index, shown, c, valid_from)
+
+    def _apply(
+        self,
+        index: int,
+        shown: dict[str, Any],
+        c: Candidate,
+        valid_from: int,
+        outcome: Outcome = Outcome.ACCEPTED,
+        reason: str | None = None,
+        held: int | None = None,
+    ) -> Decision:
+        try:
+            result = apply_candidate(
+                self.memory,
+                self.tenant,
+                self.episode.id,
+                c.subject,
+                c.attribute,
+                c.change.value,
+                c.value,
+                valid_from,
+                c.confidence,
+            )
+        except SgamError as exc:
+            return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}", held_id=held)
+        return Decision(index, shown, outcome, reason, result.effect.value, result.operation_id, held)
+
+    def _hold(self, hold: str, c: Candidate, valid_from: int) -> int:
+        row = HeldRow(
+            tenant=self.tenant,
+            episode_id=self.episode.id,
+            hold=hold,
+            status="open",
+            subject=c.subject,
+            attribute=c.attribute,
+            change=c.change.value,
+            value=canonical_json(c.value),
+            valid_from=valid_from,
+            confidence=c.confidence,
+            stated=c.stated,
+            evidence=c.evidence,
+            created_at=0,
+        )
+
+        def hold_row(txn: Any) -> int:
+            row.created_at = to_micros(self.memory.clock())
+            return int(txn.hold_candidate(row))
+
+        return self.memory.backend.run_write(self.tenant, hold_row)
+
+    def _buffer(
+        self, index: int, shown: dict[str, Any], c: Candidate, valid_from: int, weak: str
+    ) -> Decision:
+        """Hold a weak signal; once ``promote_after`` distinct episodes carry the same
+        subject, attribute and value, write it (sourced from this episode)."""
+        held = self._hold("buffered", c, valid_from)
+        value = canonical_json(c.value)
+        like = self.memory.backend.run_write(
+            self.tenant, lambda txn: txn.held_like("buffered", c.subject, c.attribute, value)
+        )
+        episodes = {row.episode_id for row in like}
+        if len(episodes) < self.policy.promote_after:
+            return Decision(
+                index,
+                shown,
+                Outcome.BUFFERED,
+                f"{weak}; seen in {len(episodes)} of {self.policy.promote_after} episodes needed",
+                held_id=held,
+            )
+        decision = self._apply(
+            index,
+            shown,
+            c,
+            valid_from,
+            Outcome.PROMOTED,
+            f"{weak}; recurred in {len(episodes)} episodes",
+            held,
+        )
+        if decision.outcome is Outcome.PROMOTED:
+            resolve(self.memory, self.tenant, [row.seq for row in like], "promoted")
+        return decision
+
+
+def _weakness(c: Candidate, policy: ExtractionPolicy) -> str | None:
+    if c.confidence < policy.min_confidence:
+        return f"confidence {c.confidence} is below {policy.min_confidence}"
+    if not c.stated and policy.hold_inferred:
+        return "inferred, not stated"
+    return None
+
+
+def _checked(c: Candidate, declared: AttributeSchema | None, episode: Episode) -> int:
+    """Shape and declared-type checks before anything is held or written; the start."""
+    kind = OpKind.RETRACT if c.change is Change.RETRACT else OpKind.WRITE
+    moment = episode.at if c.valid_from is None else c.valid_from
+    pending = validate_op(kind, c.subject, c.attribute, moment, episode.id, c.value, None, c.confidence)
+    if kind is OpKind.WRITE:
+        check_value_type(c.value, declared.value_type if declared else None, "value")
+    elif c.value is not None:
+        raise ValidationError("value", c.value, "must be null for retract")
+    return pending.valid_at
+
+
+def apply_candidate(
+    memory: Memory,
+    tenant: str,
+    source: str,
+    subject: str,
+    attribute: str,
+    change: str,
+    value: Any,
+    valid_from: int,
+    confidence: float,
+) -> WriteResult:
+    """new/update are a write, retract a retract at ``valid_from``: the normal write service."""
+    moment = from_micros(valid_from)
+    if change == Change.RETRACT.value:
+        return memory.retract(tenant, subject, attribute, moment, source)
+    return memory.write(tenant, subject, attribute, value, moment, source, confidence=confidence)
+
+
+def resolve(memory: Memory, tenant: str, seqs: list[int], status: str) -> None:
+    now = to_micros(memory.clock())
+    memory.backend.run_write(tenant, lambda txn: txn.resolve_held(seqs, status, now))

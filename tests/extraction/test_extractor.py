@@ -1,0 +1,130 @@
+"""The hot path: remember/extract, the records they leave, bad models, erasure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sgam import Memory, ValidationError
+from sgam.extraction import (
+    ClientSettings,
+    ExtractionPolicy,
+    ModelError,
+    OpenAIClient,
+    Outcome,
+    ScriptedClient,
+    parse_reply,
+    response_schema,
+)
+
+from .conftest import ModelServer
+
+AT = "2026-06-01T09:00:00Z"
+TEXT = "Mira's passport deadline is 2026-07-15. Mira was diagnosed with asthma."
+
+
+def update(evidence: str, attribute: str, value: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "evidence": evidence,
+        "subject": "mira",
+        "attribute": attribute,
+        "current_value": None,
+        "change": "new",
+        "value": value,
+        "valid_from": None,
+        "confidence": 0.9,
+        **extra,
+    }
+
+
+def test_remember_extracts_and_records_every_decision(memory: Memory) -> None:
+    memory.declare("acme", "diagnosis", "string", sensitive=True)
+    reply = {
+        "updates": [
+            update("Mira's passport deadline is 2026-07-15.", "passport_deadline", "2026-07-15"),
+            update("Mira was diagnosed with asthma.", "diagnosis", "asthma"),
+            update("Mira likes Oslo.", "city", "Oslo"),
+            update("Mira's passport", "nickname", "pass", change="no_change"),
+        ]
+    }
+    done = memory.remember(
+        "acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy()
+    )
+    assert done.extraction is not None and not done.queued
+    outcomes = [d.outcome for d in done.extraction.decisions]
+    assert outcomes == [Outcome.ACCEPTED, Outcome.PENDING, Outcome.REJECTED, Outcome.DROPPED]
+    assert "does not occur verbatim" in (done.extraction.decisions[2].reason or "")
+    (stored,) = memory.extractions("acme", episode="e1")
+    assert stored == done.extraction and stored.raw_reply is not None and "asthma" in stored.raw_reply
+    (held,) = memory.held("acme")
+    assert (held.hold, held.attribute, held.value) == ("pending", "diagnosis", "asthma")
+    assert memory.get("acme", "mira", "diagnosis") is None
+    result = memory.confirm("acme", held.id)
+    assert result.assertion is not None and result.assertion.source == "e1"
+    assert memory.held("acme") == []
+
+
+def test_a_model_that_times_out_keeps_the_episode_and_records_the_failure(
+    memory: Memory, model_server: ModelServer
+) -> None:
+    model_server.reply(200, {"choices": []}, delay=0.5)
+    client = OpenAIClient(ClientSettings(base_url=model_server.url, model="m", timeout=0.1, max_retries=0))
+    with client, pytest.raises(ModelError, match="timed out"):
+        memory.remember("acme", "e1", AT, TEXT, client=client)
+    assert memory.episode("acme", "e1") is not None
+    (record,) = memory.extractions("acme", episode="e1")
+    assert record.status == "failed" and record.raw_reply is None and "timed out" in (record.error or "")
+    assert memory.query("acme") == []
+
+
+@pytest.mark.parametrize("reply", ["not json", '{"facts": []}', '{"updates": [{"subject": "mira"}]}', "[]"])
+def test_an_unusable_reply_writes_nothing_and_is_kept_raw(memory: Memory, reply: str) -> None:
+    memory.add_episode("acme", "e1", AT, TEXT)
+    with pytest.raises(ValidationError, match="reply"):
+        memory.extract("acme", "e1", client=ScriptedClient.of([reply]))
+    (record,) = memory.extractions("acme")
+    assert (record.status, record.raw_reply) == ("failed", reply)
+    assert memory.query("acme") == []
+
+
+def test_forget_episode_removes_extractions_and_held_candidates(memory: Memory) -> None:
+    reply = {"updates": [update("Mira was diagnosed with asthma.", "mood", "tired", confidence=0.1)]}
+    memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    assert len(memory.held("acme")) == 1 and len(memory.extractions("acme")) == 1
+    memory.forget_episode("acme", "e1")
+    assert memory.held("acme", status=None) == [] and memory.extractions("acme") == []
+
+
+def test_forget_subject_removes_its_held_candidates(memory: Memory) -> None:
+    reply = {"updates": [update("Mira was diagnosed with asthma.", "mood", "tired", confidence=0.1)]}
+    memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    memory.forget_subject("acme", "mira")
+    assert memory.held("acme", status=None) == []
+
+
+def test_records_are_tenant_scoped(memory: Memory) -> None:
+    memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([{"updates": []}]))
+    assert memory.extractions("globex") == [] and memory.held("globex") == []
+    with pytest.raises(LookupError):
+        memory.confirm("globex", 1)
+
+
+def test_policy_settings_are_validated_and_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SGAM_EXTRACTION_MIN_CONFIDENCE", "0.8")
+    monkeypatch.setenv("SGAM_EXTRACTION_PROMOTE_AFTER", "3")
+    policy = ExtractionPolicy.from_env()
+    assert (policy.min_confidence, policy.promote_after) == (0.8, 3)
+    with pytest.raises(ValueError):
+        ExtractionPolicy(min_confidence=1.5)
+
+
+def test_the_schema_sent_to_models_asks_for_evidence_first_and_every_field() -> None:
+    candidate = response_schema()["$defs"]["Candidate"]
+    assert next(iter(candidate["properties"])) == "evidence"
+    assert set(candidate["required"]) == set(candidate["properties"])
+    (parsed,) = parse_reply(
+        '{"updates": [{"evidence": "x", "subject": "s", "attribute": "a", "change": "new", '
+        '"value": 1, "confidence": 1, "tenant": "other"}]}'
+    )
+    assert parsed.stated is True and not hasattr(parsed, "tenant")
