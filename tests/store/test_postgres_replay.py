@@ -31,6 +31,7 @@ def test_replay_on_postgres(postgres_urls: PostgresUrls, tmp_path: Path) -> None
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(SCENARIO, encoding="utf-8")
     shared = Path("/work/shared/spec/examples")
-    paths = [scenario, *([shared] if shared.is_dir() else [])]
+    project = Path(__file__).resolve().parents[1] / "scenarios"
+    paths = [scenario, *(p for p in (shared, project) if p.is_dir())]
     results = run_files(paths, postgres_urls.server_admin)
     assert results and all(result.passed for result in results), [r.to_dict() for r in results]
