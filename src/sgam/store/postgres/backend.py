@@ -188,6 +188,8 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         self._types: dict[str, MemoryTypeSchema | None] = {}
         self._last: dict[tuple[str, str], int | None] = {}
         self._current: dict[tuple[str, str], list[Version]] = {}
+        self._drop: list[int] = []
+        self._close: dict[int, list[int]] = {}
         self._subjects: set[str] = set()
         if prelock:
             self._acquire(prelock, wait=True)
@@ -300,6 +302,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         """Lock every subject of a batch at once, then fetch each key's last transaction
         time and current versions in two statements instead of two per key."""
         self._lock(subject for subject, _ in keys)
+        self.flush()
         subjects, attributes = [k[0] for k in keys], [k[1] for k in keys]
         rows = self._cur.execute(
             "SELECT k.s, k.a, (SELECT recorded_at FROM operations o WHERE o.tenant = %s "
@@ -324,6 +327,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
 
     def key(self, subject: str, attribute: str) -> _Key:
         self._lock([subject])
+        self.flush()
         self._current.pop((subject, attribute), None)
         return _Key(self._cur, self.tenant, subject, attribute)
 
@@ -332,6 +336,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         cached = self._current.pop((subject, attribute), None)
         if cached is not None:
             return cached
+        self.flush()
         rows = self._cur.execute(
             f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
             "ORDER BY valid_from",
@@ -354,20 +359,29 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         return int(row[0]) if row else None
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:
+        """Queue the change; ``flush`` sends every queued retirement in two statements
+        before anything reads or inserts versions (a batch retires per key)."""
         for version in versions:
             self._current.pop((version.subject, version.attribute), None)
-        dropped = [v.row_id for v in versions if v.recorded_from == recorded_at]
-        closed = [v.row_id for v in versions if v.recorded_from != recorded_at]
-        if dropped:
+            assert version.row_id is not None
+            if version.recorded_from == recorded_at:
+                self._drop.append(version.row_id)
+            else:
+                self._close.setdefault(recorded_at, []).append(version.row_id)
+
+    def flush(self) -> None:
+        if self._drop:
             self._cur.execute(
                 "DELETE FROM assertions WHERE tenant = %s AND row_id = ANY(%s::bigint[])",
-                (self.tenant, dropped),
+                (self.tenant, self._drop),
             )
-        if closed:
+            self._drop = []
+        for recorded_at, row_ids in self._close.items():
             self._cur.execute(
                 "UPDATE assertions SET recorded_to = %s WHERE tenant = %s AND row_id = ANY(%s::bigint[])",
-                (Micros(recorded_at), self.tenant, closed),
+                (Micros(recorded_at), self.tenant, row_ids),
             )
+        self._close = {}
 
     def insert_versions(self, versions: list[Version]) -> None:
         if not versions:
@@ -375,6 +389,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         self._lock({v.subject for v in versions})
         for version in versions:
             self._current.pop((version.subject, version.attribute), None)
+        self.flush()
         self._cur.execute(_INSERT_VERSIONS, (
             self.tenant,
             [v.assertion_id for v in versions], [v.subject for v in versions],
@@ -465,6 +480,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
     def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
         self._lock([subject])
         self._forget_cached(subject, attribute)
+        self.flush()
         self._cur.execute(f"DELETE FROM assertions WHERE {_KEY}", (self.tenant, subject, attribute))
         self.insert_versions(versions)
 
@@ -624,7 +640,10 @@ class PostgresBackend:
         with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
             cur = conn.cursor(binary=True)
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-            return work(PostgresWrite(cur, tenant, prelock))
+            txn = PostgresWrite(cur, tenant, prelock)
+            result = work(txn)
+            txn.flush()
+            return result
 
     @contextmanager
     def read(self, tenant: str) -> Iterator[PostgresReader]:
