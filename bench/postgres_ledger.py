@@ -5,7 +5,8 @@
 Workload per size N: N/10 keys with 10 versions each, 2% of them arriving out of order.
 Measured: batch ingest (rows/s, batches of 1000), one-fact write transactions (tx/s)
 against the loaded store, both with 1, 4 and 16 writer processes; read latency p50/p99 of
-the current value, of a past valid time (``at``) and of a past belief (``known_at``).
+the current value, of a past valid time (``at``) and of the same through the bitemporal
+index with an explicit transaction time (``known_at``).
 LangGraph's store gets the same keys and values through ``batch``/``put``/``get``; it
 keeps only the latest value, so it has no ``at``/``known_at`` reads. Without ``--db`` an
 embedded PostgreSQL is started in a temporary folder.
