@@ -1,0 +1,73 @@
+"""``recall``: exact state from the ledger first, then evidence, packed into a budget."""
+
+from __future__ import annotations
+
+from .._errors import ValidationError
+from .._rules import Version
+from .._time import from_micros
+from .._values import load_value
+from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
+from ..store import Reader
+from ._model import Citation, RecallItem, RecallResult
+from .render import frame_tokens, pack
+
+MAX_BUDGET = 1_000_000
+MAX_KEYS = 10
+SUPERSEDED_PER_KEY = 2
+EVIDENCE_LIMIT = 30
+
+
+def check_budget(budget: object) -> int:
+    low = frame_tokens() + 1
+    if isinstance(budget, bool) or not isinstance(budget, int) or not low <= budget <= MAX_BUDGET:
+        raise ValidationError("budget", budget, f"must be an integer from {low} to {MAX_BUDGET} tokens")
+    return budget
+
+
+def recall(
+    search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
+) -> RecallResult:
+    question = check_question(question)
+    budget = check_budget(budget)
+    terms = keywords(question)
+    keys = search.index.matching_keys(tenant, terms, at, MAX_KEYS)
+    with search.backend.read(tenant) as reader:
+        facts = [item for subject, attribute in keys for item in _key_items(reader, subject, attribute, at)]
+    hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at),
+                         limit=EVIDENCE_LIMIT, now=at)
+    evidence = [
+        RecallItem("evidence", hit.text, Citation(hit.episode_id, hit.at, hit.speaker), hit.score,
+                   session=hit.session)
+        for hit in hits
+    ]
+    ordered = [item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + evidence
+    kept, text, tokens = pack(ordered, budget)
+    return RecallResult(question, kept, text, tokens, budget, len(ordered) - len(kept))
+
+
+def _key_items(reader: Reader, subject: str, attribute: str, at: int) -> list[RecallItem]:
+    """The version holding at ``at`` and the few it replaced, marked superseded."""
+    history = [v for v in reader.history(subject, attribute, None) if v.valid_from <= at]
+    if not history or not history[-1].holds_at(at):
+        return []
+    current, earlier = history[-1], history[-1 - SUPERSEDED_PER_KEY:-1]
+    corrected = [v for v in reader.versions(subject, attribute)
+                 if v.recorded_to is not None and v.valid_from == current.valid_from]
+    items = [_fact(reader, current, superseded=False, score=1.0)]
+    items += [_fact(reader, v, superseded=True, score=0.5) for v in reversed(earlier)]
+    items += [_fact(reader, v, superseded=True, score=0.4) for v in corrected[-1:]]
+    return items
+
+
+def _fact(reader: Reader, version: Version, *, superseded: bool, score: float) -> RecallItem:
+    episode = reader.episode(version.source)
+    value = load_value(version.value)
+    return RecallItem(
+        "fact", f"{version.subject}.{version.attribute} = {version.value}",
+        Citation(version.source, None if episode is None else from_micros(episode.occurred_at),
+                 None if episode is None else episode.speaker),
+        score, subject=version.subject, attribute=version.attribute, value=value,
+        valid_from=from_micros(version.valid_from),
+        valid_to=None if version.valid_to is None else from_micros(version.valid_to),
+        superseded=superseded,
+    )

@@ -1,0 +1,56 @@
+"""The search layer as ``Memory`` uses it: embed before writing, search after."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..store import Backend, EpisodeRow, WriteTransaction
+from ._open import search_index_for
+from ._protocol import SearchFilter, SearchIndex
+from .config import SearchConfig
+from .embedders import Embedder, Vectors, embed_checked
+from .engine import EvidenceHit, search_evidence
+from .text import check_question
+
+
+def embedding_text(row: EpisodeRow) -> str:
+    """What gets embedded: the speaker's name belongs to what a turn is about."""
+    return f"{row.speaker}: {row.text}" if row.speaker else row.text
+
+
+class SearchService:
+    """Owns the backend's search index and the optional embedder."""
+
+    def __init__(self, backend: Backend, embedder: Embedder | None) -> None:
+        self.backend = backend
+        self.embedder = embedder
+        self._index: SearchIndex | None = None
+
+    @property
+    def index(self) -> SearchIndex:
+        if self._index is None:
+            self._index = search_index_for(self.backend)
+        return self._index
+
+    def embed_rows(self, rows: Sequence[EpisodeRow]) -> Vectors | None:
+        """Called before the write transaction opens: a failing embedder changes nothing."""
+        if self.embedder is None or not rows:
+            return None
+        return embed_checked(self.embedder, [embedding_text(row) for row in rows])
+
+    def store_vectors(
+        self, txn: WriteTransaction, rows: Sequence[EpisodeRow], stored: Sequence[EpisodeRow],
+        vectors: Vectors | None,
+    ) -> None:
+        """Inside the transaction: vectors of the rows that were new (not idempotent repeats)."""
+        if vectors is None or self.embedder is None:
+            return
+        fresh = [(row.episode_id, vectors[i]) for i, row in enumerate(rows) if stored[i] is row]
+        if fresh:
+            self.index.put_episode_vectors(txn, self.embedder.name, fresh)
+
+    def search(
+        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int
+    ) -> list[EvidenceHit]:
+        check_question(question)
+        return search_evidence(self.index, self.embedder, tenant, question, config, flt, limit, now)
