@@ -18,7 +18,7 @@ import re
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ def load_locomo(path: Path) -> list[Record]:
 def parse_session_time(text: str) -> datetime:
     """'1:56 pm on 8 May, 2023' -> 2023-05-08T13:56Z (LoCoMo gives no zone; UTC is assumed)."""
     try:
-        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
     except ValueError:
         raise ValidationError("session_date_time", text, "expected e.g. '1:56 pm on 8 May, 2023'") from None
 
