@@ -46,13 +46,14 @@ def recall(
 
 
 def _key_items(reader: Reader, subject: str, attribute: str, at: int) -> list[RecallItem]:
-    """The version holding at ``at`` and the few it replaced, marked superseded."""
+    """The version holding at ``at``, the few it replaced in valid time, and the value a
+    correction replaced (if any), the latter marked superseded."""
     history = [v for v in reader.history(subject, attribute, None) if v.valid_from <= at]
     if not history or not history[-1].holds_at(at):
         return []
     current, earlier = history[-1], history[-1 - SUPERSEDED_PER_KEY:-1]
     corrected = [v for v in reader.versions(subject, attribute)
-                 if v.recorded_to is not None and v.valid_from == current.valid_from]
+                 if v.recorded_to is not None and v.valid_from == current.valid_from and v.value != current.value]
     items = [_fact(reader, current, superseded=False, score=1.0)]
     items += [_fact(reader, v, superseded=True, score=0.5) for v in reversed(earlier)]
     items += [_fact(reader, v, superseded=True, score=0.4) for v in corrected[-1:]]
