@@ -111,6 +111,8 @@ def _recency(occurred_at: int, now: int, half_life_days: float) -> float:
 
 
 def _importance(metadata: str) -> float:
+    if "importance" not in metadata:
+        return 0.5
     try:
         value = json.loads(metadata).get("importance", 0.5)
     except (ValueError, AttributeError):

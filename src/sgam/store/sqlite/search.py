@@ -177,7 +177,7 @@ class SQLiteSearch:
             for start in range(0, len(unique), _CHUNK):
                 chunk = unique[start:start + _CHUNK]
                 rows = self._conn().execute(
-                    f"SELECT seq, {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? "
+                    f"SELECT seq, {EPISODE_COLUMNS} FROM episodes WHERE +tenant = ? "
                     f"AND seq IN ({', '.join('?' * len(chunk))})",
                     (tenant, *chunk),
                 ).fetchall()
