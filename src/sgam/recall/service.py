@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .._errors import ValidationError
 from .._rules import Version
 from .._time import from_micros
@@ -13,6 +15,7 @@ from .render import frame_tokens, pack
 
 MAX_BUDGET = 1_000_000
 MAX_KEYS = 10
+KEY_CANDIDATES = 100
 SUPERSEDED_PER_KEY = 2
 EVIDENCE_LIMIT = 30
 
@@ -30,7 +33,7 @@ def recall(
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
-    keys = search.index.matching_keys(tenant, terms, at, MAX_KEYS)
+    keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES), terms)
     with search.backend.read(tenant) as reader:
         facts = [item for subject, attribute in keys for item in _key_items(reader, subject, attribute, at)]
     hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at),
@@ -43,6 +46,24 @@ def recall(
     ordered = [item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + evidence
     kept, text, tokens = pack(ordered, budget)
     return RecallResult(question, kept, text, tokens, budget, len(ordered) - len(kept))
+
+
+def _covers(term: str, token: str) -> bool:
+    """Stemming-agnostic word match: 'cities' covers 'city', 'moved' covers 'move'."""
+    stem = min(len(term), max(3, len(token) - 2))
+    return term == token or (len(term) >= 3 and len(token) >= 3 and term[:stem] == token[:stem])
+
+
+def best_keys(keys: list[tuple[str, str]], terms: list[str]) -> list[tuple[str, str]]:
+    """Keep the keys that name the most question words. Index ranks (BM25, ts_rank) weigh
+    words by rarity among *rows*, so a subject alone can outrank subject + attribute."""
+    def coverage(key: tuple[str, str]) -> int:
+        tokens = [t for part in key for t in re.findall(r"[^\W_]+", part.lower())]
+        return sum(any(_covers(term, token) for token in tokens) for term in terms)
+
+    scored = [(coverage(key), index, key) for index, key in enumerate(keys)]
+    best = max((score for score, _, _ in scored), default=0)
+    return [key for score, _, key in sorted(scored, key=lambda x: (-x[0], x[1])) if score == best > 0][:MAX_KEYS]
 
 
 def _key_items(reader: Reader, subject: str, attribute: str, at: int) -> list[RecallItem]:

@@ -15,8 +15,8 @@ class SearchConfig(BaseModel):
 
     keyword: bool = Field(default=True, description="Retrieve candidates by BM25 over episode text.")
     vector: bool = Field(default=True, description="Retrieve candidates by cosine similarity (needs an embedder).")
-    keyword_candidates: int = Field(default=100, ge=1, le=10_000)
-    vector_candidates: int = Field(default=100, ge=1, le=10_000)
+    keyword_candidates: int = Field(default=50, ge=1, le=10_000)
+    vector_candidates: int = Field(default=50, ge=1, le=10_000)
     rrf_k: float = Field(default=60.0, ge=0, description="Reciprocal rank fusion constant.")
     keyword_weight: float = Field(default=1.0, ge=0)
     vector_weight: float = Field(default=1.0, ge=0)
