@@ -322,6 +322,11 @@ class Memory:
         return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
                                    limit=_limit(limit), now=self._moment(None, "now"))
 
+    def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
+        """Give vectors to the tenant's episodes recorded before this embedder was set;
+        returns how many were embedded (0 without an embedder)."""
+        return self._search.backfill(check_tenant(tenant), _limit(batch))
+
     def recall(
         self, tenant: str, question: str, *, at: Moment | None = None, budget: int = 1000,
         config: SearchConfig | str | None = None,

@@ -82,3 +82,13 @@ def test_forget_episode_rederives_fact_index(db_url: str) -> None:
         facts = [i for i in memory.recall(T, "ann passport deadline", budget=500).items if i.kind == "fact"]
         assert [(f.value, f.superseded) for f in facts] == [("2024-07-15", False)]
         assert all(i.citation.episode_id != "e2" for i in memory.recall(T, "passport", budget=500).items)
+
+
+def test_backfill_embeds_episodes_recorded_without_an_embedder(db_url: str, hashing: Any) -> None:
+    with Memory(db_url) as plain:
+        _seed(plain)
+    with Memory(db_url, embedder=hashing) as memory:
+        assert memory.search(T, "tortoise named Zebulon", config=VECTOR) == []
+        assert memory.index_episodes(T, batch=2) == 3
+        assert memory.index_episodes(T) == 0
+        assert _ids(memory, "tortoise named Zebulon", VECTOR)[0] == "e3"

@@ -35,7 +35,7 @@ class StoredEpisode:
 
 
 class SearchIndex(Protocol):
-    """The search part of a backend: five methods, all tenant-scoped.
+    """The search part of a backend: six methods, all tenant-scoped.
 
     Every read must see only what the ledger holds now: an erased episode or assertion is
     gone from each of them in the transaction that erased it."""
@@ -63,4 +63,8 @@ class SearchIndex(Protocol):
     def matching_keys(self, tenant: str, terms: Sequence[str], at: int, limit: int) -> list[tuple[str, str]]:
         """(subject, attribute) keys whose subject or attribute names one of ``terms`` and
         that hold a current version at valid time ``at``, best match first."""
+        ...
+
+    def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
+        """Episodes with no vector of ``model`` yet (recorded before an embedder was set)."""
         ...

@@ -49,6 +49,21 @@ class SearchService:
         if fresh:
             self.index.put_episode_vectors(txn, self.embedder.name, fresh)
 
+    def backfill(self, tenant: str, batch: int) -> int:
+        """Embed episodes recorded without this embedder, a batch per transaction."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        while rows := self.index.episodes_without_vectors(tenant, self.embedder.name, batch):
+            vectors = self.embed_rows(rows)
+            self.backend.run_write(
+                tenant, lambda txn, rows=rows, vectors=vectors: self.store_vectors(txn, rows, rows, vectors)
+            )
+            done += len(rows)
+            if len(rows) < batch:
+                break
+        return done
+
     def search(
         self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int
     ) -> list[EvidenceHit]:

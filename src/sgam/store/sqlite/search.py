@@ -198,3 +198,12 @@ class SQLiteSearch:
         with self._backend._lock, map_sqlite_errors():
             rows = self._conn().execute(sql, (query, tenant, at, at, limit * 4)).fetchall()
         return list(dict.fromkeys((str(r[0]), str(r[1])) for r in rows))[:limit]
+
+    def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
+        with self._backend._lock, map_sqlite_errors():
+            rows = self._conn().execute(
+                f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
+                "(SELECT 1 FROM episode_vectors v WHERE v.seq = e.seq AND v.model = ?) ORDER BY e.seq LIMIT ?",
+                (tenant, model, limit),
+            ).fetchall()
+        return [EpisodeRow(*row) for row in rows]
