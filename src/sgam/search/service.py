@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from ..store import Backend, EpisodeRow, WriteTransaction
 from ._open import search_index_for
@@ -55,10 +56,8 @@ class SearchService:
             return 0
         done = 0
         while rows := self.index.episodes_without_vectors(tenant, self.embedder.name, batch):
-            vectors = self.embed_rows(rows)
-            self.backend.run_write(
-                tenant, lambda txn, rows=rows, vectors=vectors: self.store_vectors(txn, rows, rows, vectors)
-            )
+            self.backend.run_write(tenant, partial(self.store_vectors, rows=rows, stored=rows,
+                                                   vectors=self.embed_rows(rows)))
             done += len(rows)
             if len(rows) < batch:
                 break
