@@ -6,6 +6,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from sgam import Memory
 from sgam.recall import Citation, RecallItem, estimate_tokens
 from sgam.recall.render import CLOSE, OPEN, frame_tokens, pack
@@ -84,3 +87,17 @@ def test_recall_without_matches_is_just_the_frame(db_url: str) -> None:
     with Memory(db_url) as memory:
         result: Any = memory.recall(T, "quantum chromodynamics", budget=100)
         assert result.items == [] and result.text == f"{OPEN}\n{CLOSE}"
+
+
+_texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=400)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(_texts, max_size=12), budget=st.integers(min_value=frame_tokens() + 1, max_value=600))
+def test_pack_never_exceeds_the_budget_and_keeps_order(texts: list[str], budget: int) -> None:
+    items = [RecallItem("evidence", text, Citation(f"e{i}", None, "s"), 1.0) for i, text in enumerate(texts)]
+    kept, text, tokens = pack(items, budget)
+    assert tokens == estimate_tokens(text) <= budget
+    ids = [item.citation.episode_id for item in kept]
+    assert ids == sorted(ids, key=lambda e: int(e[1:]))
+    assert text.count(CLOSE) == 1

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from .._errors import SgamError
-from .._memory import Memory
+from .._memory import Memory, default_url
 from ..eval import evaluate_locomo
 from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder
 from ..search.embedders import Embedder
-from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json, run
+from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json
 
 ConfigOption = Annotated[str, typer.Option("--config", help=f"Search preset: {', '.join(sorted(PRESETS))}.")]
 EmbedderOption = Annotated[
@@ -26,6 +27,26 @@ EmbedderOption = Annotated[
 
 def _embedder(spec: str | None) -> Embedder | None:
     return load_embedder(spec) if spec else embedder_from_env()
+
+
+def _run(db: str | None, as_json: bool, spec: str | None, call: Callable[[Memory], Any],
+         show: Callable[[Any], None]) -> None:
+    """Like ``output.run``, but the embedder is chosen (and loaded once) before opening."""
+    try:
+        memory = Memory(db or default_url(), embedder=_embedder(spec))
+    except SgamError as exc:
+        fail(exc, as_json)
+        return
+    with memory:
+        try:
+            result = call(memory)
+        except SgamError as exc:
+            fail(exc, as_json)
+            return
+    if as_json:
+        print_json(result)
+    else:
+        show(result)
 
 
 def _show_recall(result: RecallResult) -> None:
@@ -51,13 +72,8 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Cited context for a question: exact state first, then evidence, within a budget."""
-        try:
-            chosen = _embedder(embedder)
-        except SgamError as exc:
-            fail(exc, as_json)
-            return
-        run(db, as_json, lambda memory: Memory(backend=memory.backend, embedder=chosen).recall(
-            tenant, question, at=at, budget=budget, config=config), _show_recall)
+        _run(db, as_json, embedder,
+             lambda memory: memory.recall(tenant, question, at=at, budget=budget, config=config), _show_recall)
 
     @app.command("search")
     def search_command(
@@ -68,13 +84,8 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Evidence search over episodes (keyword + vector, fused)."""
-        try:
-            chosen = _embedder(embedder)
-        except SgamError as exc:
-            fail(exc, as_json)
-            return
-        run(db, as_json, lambda memory: Memory(backend=memory.backend, embedder=chosen).search(
-            tenant, question, limit=limit, config=config), _show_hits)
+        _run(db, as_json, embedder,
+             lambda memory: memory.search(tenant, question, limit=limit, config=config), _show_hits)
 
     eval_app = typer.Typer(help="Retrieval evaluations.", no_args_is_help=True)
     app.add_typer(eval_app, name="eval")
