@@ -101,3 +101,30 @@ def test_pack_never_exceeds_the_budget_and_keeps_order(texts: list[str], budget:
     ids = [item.citation.episode_id for item in kept]
     assert ids == sorted(ids, key=lambda e: int(e[1:]))
     assert text.count(CLOSE) == 1
+
+
+class TeaEmbedder:
+    """Scripted: texts about tea (or oolong) point one way, everything else another."""
+
+    name = "test:tea"
+    dimension = 2
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        return np.array([[1.0, 0.0] if ("tea" in t.lower() or "oolong" in t.lower()) else [0.0, 1.0]
+                         for t in texts], dtype=np.float32)
+
+
+def test_facts_found_by_vector_when_no_word_matches_and_erased_with_them(db_url: str) -> None:
+    with Memory(db_url, embedder=TeaEmbedder()) as memory:
+        memory.add_episode(T, "d1", "2024-01-01T00:00:00Z", "I only drink oolong", speaker="ann")
+        memory.write(T, "ann", "favourite_drink", "oolong", "2024-01-01T00:00:00Z", "d1")
+        result = memory.recall(T, "Which tea should I buy for her?", budget=500)
+        facts = [item for item in result.items if item.kind == "fact"]
+        assert [(f.subject, f.value) for f in facts] == [("ann", "oolong")]
+        conn = memory.backend._conn  # type: ignore[attr-defined]
+        assert conn.execute("SELECT count(*) FROM assertion_vectors").fetchone()[0] == 1
+        memory.forget_subject(T, "ann")
+        assert conn.execute("SELECT count(*) FROM assertion_vectors").fetchone()[0] == 0
+        assert [i for i in memory.recall(T, "Which tea should I buy?", budget=500).items if i.kind == "fact"] == []

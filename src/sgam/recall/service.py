@@ -16,6 +16,8 @@ from .render import frame_tokens, pack
 MAX_BUDGET = 1_000_000
 MAX_KEYS = 10
 KEY_CANDIDATES = 100
+SIMILAR_KEYS = 3
+SIMILARITY_FLOOR = 0.5  # cosine; below it a fact is a guess, not something the question names
 SUPERSEDED_PER_KEY = 2
 EVIDENCE_LIMIT = 30
 
@@ -34,6 +36,8 @@ def recall(
     budget = check_budget(budget)
     terms = keywords(question)
     keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES), terms)
+    similar = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR)
+    keys = list(dict.fromkeys(keys + similar))[:MAX_KEYS]
     with search.backend.read(tenant) as reader:
         facts = [item for subject, attribute in keys for item in _key_items(reader, subject, attribute, at)]
     hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at),

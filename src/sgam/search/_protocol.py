@@ -35,7 +35,7 @@ class StoredEpisode:
 
 
 class SearchIndex(Protocol):
-    """The search part of a backend: six methods, all tenant-scoped.
+    """The search part of a backend: nine methods, all tenant-scoped.
 
     Every read must see only what the ledger holds now: an erased episode or assertion is
     gone from each of them in the transaction that erased it."""
@@ -67,4 +67,20 @@ class SearchIndex(Protocol):
 
     def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
         """Episodes with no vector of ``model`` yet (recorded before an embedder was set)."""
+        ...
+
+    def assertions_without_vectors(self, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
+        """Current assertion rows with no vector of ``model``: (row key, "subject attribute value")."""
+        ...
+
+    def put_assertion_vectors(
+        self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
+    ) -> None:
+        """Store vectors of assertion rows that still exist (others are skipped)."""
+        ...
+
+    def vector_keys(
+        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int
+    ) -> list[tuple[str, str, float]]:
+        """(subject, attribute, cosine) of keys holding a current version at ``at``, best first."""
         ...

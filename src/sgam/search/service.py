@@ -63,6 +63,32 @@ class SearchService:
                 break
         return done
 
+    def index_facts(self, tenant: str, batch: int = 1000, rounds: int = 10) -> int:
+        """Embed current facts that have no vector yet. Recall calls it first, so the fact
+        index catches up with writes on read; vectors die with their rows (trigger)."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        for _ in range(rounds):
+            missing = self.index.assertions_without_vectors(tenant, self.embedder.name, batch)
+            if not missing:
+                break
+            vectors = embed_checked(self.embedder, [text for _, text in missing])
+            items = [(key, vectors[i]) for i, (key, _) in enumerate(missing)]
+            self.backend.run_write(tenant, partial(self.index.put_assertion_vectors, model=self.embedder.name,
+                                                   items=items))
+            done += len(missing)
+        return done
+
+    def similar_keys(self, tenant: str, question: str, at: int, limit: int, floor: float) -> list[tuple[str, str]]:
+        """Keys whose "subject attribute value" text is close to the question (cosine >= floor)."""
+        if self.embedder is None:
+            return []
+        self.index_facts(tenant)
+        vector = embed_checked(self.embedder, [question])[0]
+        found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit)
+        return [(subject, attribute) for subject, attribute, score in found if score >= floor]
+
     def search(
         self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int
     ) -> list[EvidenceHit]:

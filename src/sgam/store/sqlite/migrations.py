@@ -196,9 +196,17 @@ MIGRATIONS: list[str] = [
             VALUES (NEW.row_id, NEW.subject, NEW.attribute, NEW.value);
     END;
 
+    CREATE TABLE assertion_vectors (
+        row_id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+
     CREATE TRIGGER assertions_search_delete AFTER DELETE ON assertions
     BEGIN
         DELETE FROM assertions_fts WHERE rowid = OLD.row_id;
+        DELETE FROM assertion_vectors WHERE row_id = OLD.row_id;
     END;
     """,
 ]

@@ -8,6 +8,7 @@ could drift from the ledger (see docs/recall.md for the measurements).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -207,3 +208,54 @@ class SQLiteSearch:
                 (tenant, model, limit),
             ).fetchall()
         return [EpisodeRow(*row) for row in rows]
+
+    def assertions_without_vectors(self, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
+        with self._backend._lock, map_sqlite_errors():
+            rows = self._conn().execute(
+                "SELECT a.row_id, a.subject, a.attribute, a.value FROM assertions a "
+                "WHERE a.tenant = ? AND a.recorded_to IS NULL AND NOT EXISTS "
+                "(SELECT 1 FROM assertion_vectors v WHERE v.row_id = a.row_id AND v.model = ?) "
+                "ORDER BY a.row_id LIMIT ?",
+                (tenant, model, limit),
+            ).fetchall()
+        return [(int(r[0]), fact_text(r[1], r[2], r[3])) for r in rows]
+
+    def put_assertion_vectors(
+        self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
+    ) -> None:
+        assert isinstance(txn, SQLiteWrite)
+        txn._conn.executemany(
+            "INSERT OR REPLACE INTO assertion_vectors (row_id, tenant, model, vector) "
+            "SELECT row_id, tenant, ?, ? FROM assertions WHERE row_id = ? AND tenant = ?",
+            [(model, np.asarray(vector, dtype=np.float16).tobytes(), key, txn.tenant) for key, vector in items],
+        )
+
+    def vector_keys(
+        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int
+    ) -> list[tuple[str, str, float]]:
+        """A scan of the tenant's current facts: facts are far fewer than episodes."""
+        with self._backend._lock, map_sqlite_errors():
+            rows = self._conn().execute(
+                "SELECT a.subject, a.attribute, v.vector FROM assertion_vectors v "
+                "JOIN assertions a ON a.row_id = v.row_id WHERE v.tenant = ? AND v.model = ? "
+                "AND a.recorded_to IS NULL AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)",
+                (tenant, model, at, at),
+            ).fetchall()
+        if not rows:
+            return []
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16).reshape(len(rows), -1)
+        if matrix.shape[1] != vector.shape[0]:
+            return []
+        scores = matrix.astype(np.float32) @ vector
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(str(rows[i][0]), str(rows[i][1]), float(scores[i])) for i in order]
+
+
+def fact_text(subject: str, attribute: str, value: str) -> str:
+    """What a fact's vector is made of: names with spaces, the value as plain text."""
+    try:
+        loaded = json.loads(value)
+    except ValueError:
+        loaded = value
+    shown = loaded if isinstance(loaded, str) else json.dumps(loaded, ensure_ascii=False)
+    return f"{subject} {attribute} {shown}".replace("_", " ")
