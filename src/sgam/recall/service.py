@@ -36,8 +36,8 @@ def recall(
     budget = check_budget(budget)
     terms = keywords(question)
     keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES), terms)
-    similar = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR)
-    keys = list(dict.fromkeys(keys + similar))[:MAX_KEYS]
+    if not keys:  # the question names no key: fall back to the facts closest in meaning
+        keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR)
     with search.backend.read(tenant) as reader:
         facts = [item for subject, attribute in keys for item in _key_items(reader, subject, attribute, at)]
     hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at),
