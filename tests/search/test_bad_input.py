@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from sgam import Memory, StoreError, ValidationError
-from sgam.search import Model2VecEmbedder, load_embedder
+from sgam.search import Model2VecEmbedder, OpenAIEmbedder, load_embedder
 
 from ..conftest import MODEL_DIR
 
@@ -94,3 +95,34 @@ def test_real_static_model_finds_paraphrase(db_url: str) -> None:
         ])
         hits = memory.search(T, "puppy playing by the sea", config="vector")
         assert hits[0].episode_id == "e1"
+
+
+def _endpoint(status: int, dimension: int) -> Any:
+    import httpx
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        assert request.url.path == "/v1/embeddings" and request.headers["authorization"] == "Bearer k"
+        data = [{"index": i, "embedding": [float(len(text))] + [1.0] * (dimension - 1)}
+                for i, text in enumerate(body["input"])]
+        return httpx.Response(status, json={"data": list(reversed(data))})
+
+    return httpx.MockTransport(handle)
+
+
+def test_openai_compatible_endpoint(db_url: str) -> None:
+    embedder = OpenAIEmbedder("m", 4, base_url="http://local/v1", api_key="k", transport=_endpoint(200, 4))
+    with Memory(db_url, embedder=embedder) as memory:
+        memory.add_episodes(T, [{"id": "a", "at": "2024-01-01T00:00:00Z", "text": "hi"},
+                                {"id": "b", "at": "2024-01-01T00:00:00Z", "text": "hello there"}])
+        assert len(memory.search(T, "hello", config="vector")) == 2
+
+
+@pytest.mark.parametrize(("status", "dimension"), [(500, 4), (200, 3)])
+def test_openai_endpoint_failure_or_wrong_dimension(db_url: str, status: int, dimension: int) -> None:
+    embedder = OpenAIEmbedder("m", 4, base_url="http://local/v1", api_key="k",
+                              transport=_endpoint(status, dimension))
+    with Memory(db_url, embedder=embedder) as memory:
+        with pytest.raises(StoreError, match="openai:m"):
+            memory.add_episode(T, "a", "2024-01-01T00:00:00Z", "hi")
+        assert _counts(memory) == (0, 0, 0)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+import httpx
 import numpy as np
 import numpy.typing as npt
 
@@ -123,16 +124,16 @@ class OpenAIEmbedder:
     """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, vLLM, Ollama, LM Studio...)."""
 
     def __init__(self, model: str, dimension: int, *, base_url: str = "https://api.openai.com/v1",
-                 api_key: str | None = None, timeout: float = 30.0, batch_size: int = 256) -> None:
-        import httpx
-
+                 api_key: str | None = None, timeout: float = 30.0, batch_size: int = 256,
+                 transport: httpx.BaseTransport | None = None) -> None:
         if dimension < 1:
             raise ValidationError("dimension", dimension, "must be a positive integer")
         self._model = model
         self._dimension = dimension
         self._batch = batch_size
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+        self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout,
+                                    transport=transport)
 
     @property
     def name(self) -> str:
