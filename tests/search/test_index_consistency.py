@@ -92,3 +92,20 @@ def test_backfill_embeds_episodes_recorded_without_an_embedder(db_url: str, hash
         assert memory.index_episodes(T, batch=2) == 3
         assert memory.index_episodes(T) == 0
         assert _ids(memory, "tortoise named Zebulon", VECTOR)[0] == "e3"
+
+
+def test_filters_apply_to_both_channels(db_url: str, hashing: Any) -> None:
+    with Memory(db_url, embedder=hashing) as memory:
+        _seed(memory)
+        memory.write(T, "ann", "passport_deadline", "2024-07-15", "2024-01-01T10:00:00Z", "e1")
+        for config in (KEYWORD, VECTOR):
+            assert _ids_with(memory, config, until="2024-01-15T00:00:00Z") == ["e1"]
+            assert set(_ids_with(memory, config, since="2024-01-15T00:00:00Z")) <= {"e2", "e3"}
+            assert set(_ids_with(memory, config, speaker="bob")) <= {"e3"}
+            assert _ids_with(memory, config, subject="ann") == ["e1"]
+            assert _ids_with(memory, config, memory_type="nothing") == []
+
+
+def _ids_with(memory: Memory, config: SearchConfig, **filters: Any) -> list[str]:
+    hits = memory.search(T, "passport deadline tortoise", limit=10, config=config, **filters)
+    return [hit.episode_id for hit in hits]

@@ -106,17 +106,16 @@ class SQLiteSearch:
         if cache.matrix.shape[0] == 0 or cache.matrix.shape[1] != vector.shape[0]:
             return []
         scores = cache.matrix @ vector
-        mask = np.ones(len(scores), dtype=bool)
-        if flt.since is not None:
-            mask &= cache.times >= flt.since
-        if flt.until is not None:
-            mask &= cache.times <= flt.until
-        if allowed is not None:
-            mask &= np.isin(cache.keys, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
-        scores = np.where(mask, scores, -np.inf)
-        count = min(limit, int(mask.sum()))
-        if count == 0:
-            return []
+        if flt.since is not None or flt.until is not None or allowed is not None:
+            mask = np.ones(len(scores), dtype=bool)
+            if flt.since is not None:
+                mask &= cache.times >= flt.since
+            if flt.until is not None:
+                mask &= cache.times <= flt.until
+            if allowed is not None:
+                mask &= np.isin(cache.keys, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+            scores = np.where(mask, scores, -np.inf)
+        count = min(limit, len(scores))
         top = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
         top = top[np.argsort(-scores[top], kind="stable")]
         return [int(cache.keys[i]) for i in top if np.isfinite(scores[i])]
