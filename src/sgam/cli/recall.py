@@ -87,6 +87,14 @@ def register(app: typer.Typer) -> None:
         _run(db, as_json, embedder,
              lambda memory: memory.search(tenant, question, limit=limit, config=config), _show_hits)
 
+    @app.command("index")
+    def index_command(
+        tenant: TenantOption, embedder: EmbedderOption = None, db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Embed the tenant's episodes that have no vector of the embedder yet."""
+        _run(db, as_json, embedder, lambda memory: {"embedded": memory.index_episodes(tenant)},
+             lambda result: console.print(f"embedded {result['embedded']} episodes"))
+
     eval_app = typer.Typer(help="Retrieval evaluations.", no_args_is_help=True)
     app.add_typer(eval_app, name="eval")
 
