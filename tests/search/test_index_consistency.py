@@ -109,3 +109,16 @@ def test_filters_apply_to_both_channels(db_url: str, hashing: Any) -> None:
 def _ids_with(memory: Memory, config: SearchConfig, **filters: Any) -> list[str]:
     hits = memory.search(T, "passport deadline tortoise", limit=10, config=config, **filters)
     return [hit.episode_id for hit in hits]
+
+
+def test_speaker_named_in_question_is_preferred(db_url: str) -> None:
+    with Memory(db_url) as memory:
+        memory.add_episodes(T, [
+            {"id": "a", "at": "2024-01-01T00:00:00Z", "text": "I love painting sunsets", "speaker": "Mel"},
+            {"id": "b", "at": "2024-01-01T00:00:01Z", "text": "I love painting sunsets", "speaker": "Jon"},
+        ])
+        plain = SearchConfig(vector=False)
+        prefer = SearchConfig(vector=False, speaker_weight=0.5)
+        assert _ids(memory, "What does Jon love painting?", prefer)[0] == "b"
+        assert _ids(memory, "What does Mel love painting?", prefer)[0] == "a"
+        assert len(_ids(memory, "What does Jon love painting?", plain)) == 2

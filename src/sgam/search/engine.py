@@ -56,8 +56,10 @@ def search_evidence(
     else:
         relevance = base
     relevance = min_max(relevance)
+    named = set(terms)
     scored = {
         key: config.relevance_weight * value
+        + config.speaker_weight * _speaker_named(rows[key].row.speaker, named)
         + config.recency_weight * _recency(rows[key].row.occurred_at, now, config.recency_half_life_days)
         + config.importance_weight * _importance(rows[key].row.metadata)
         for key, value in relevance.items()
@@ -103,6 +105,13 @@ def _allowed(stored: StoredEpisode, flt: SearchFilter) -> bool:
             and (flt.session is None or row.session == flt.session)
             and (flt.speaker is None or row.speaker == flt.speaker)
             and flt.subject is None and flt.memory_type is None)
+
+
+def _speaker_named(speaker: str | None, named: set[str]) -> float:
+    """1 when the question names the turn's speaker ("what did Jon say..."): their own
+    turns are the likelier evidence."""
+    words = keywords(speaker) if speaker else []
+    return 1.0 if words and all(word in named for word in words) else 0.0
 
 
 def _recency(occurred_at: int, now: int, half_life_days: float) -> float:
