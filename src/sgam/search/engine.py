@@ -36,6 +36,7 @@ def search_evidence(
     index: SearchIndex, embedder: Embedder | None, tenant: str, question: str, config: SearchConfig,
     flt: SearchFilter, limit: int, now: int,
 ) -> list[EvidenceHit]:
+    """The ``limit`` best episodes for ``question``; ``now`` anchors recency."""
     rankings: list[list[int]] = []
     weights: list[float] = []
     terms = keywords(question)
