@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import demo, extraction, ledger, replay
+from . import demo, extraction, ledger, recall, replay
 
 app = typer.Typer(
     name="sgam",
@@ -15,7 +15,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (ledger, replay, extraction, demo):
+for module in (ledger, replay, extraction, recall, demo):
     module.register(app)
 
 

@@ -131,10 +131,88 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX erasures_by_tenant ON erasures (tenant, erased_at);
     """,
+    # 2: search indexes. FTS5 tables are kept exact by triggers on the ledger's own rows, so
+    # an erased episode or re-derived assertion leaves (or enters) every index in the same
+    # transaction; vectors are keyed by the episode's row and deleted with it, and a
+    # per-tenant generation lets in-process vector caches notice any change.
+    """
+    CREATE VIRTUAL TABLE episodes_fts USING fts5(
+        speaker, text, tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE assertions_fts USING fts5(
+        subject, attribute, value, tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO episodes_fts (rowid, speaker, text)
+        SELECT seq, coalesce(speaker, ''), text FROM episodes;
+    INSERT INTO assertions_fts (rowid, subject, attribute, value)
+        SELECT row_id, subject, attribute, value FROM assertions;
+
+    CREATE TABLE episode_vectors (
+        seq INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE INDEX episode_vectors_by_tenant ON episode_vectors (tenant, model, seq);
+
+    CREATE TABLE search_generation (
+        tenant TEXT PRIMARY KEY,
+        generation INTEGER NOT NULL
+    ) WITHOUT ROWID;
+
+    CREATE TRIGGER episodes_search_insert AFTER INSERT ON episodes
+    BEGIN
+        INSERT INTO episodes_fts (rowid, speaker, text) VALUES (NEW.seq, coalesce(NEW.speaker, ''), NEW.text);
+    END;
+
+    CREATE TRIGGER episodes_search_update AFTER UPDATE OF text, speaker ON episodes
+    BEGIN
+        DELETE FROM episodes_fts WHERE rowid = OLD.seq;
+        INSERT INTO episodes_fts (rowid, speaker, text) VALUES (NEW.seq, coalesce(NEW.speaker, ''), NEW.text);
+        DELETE FROM episode_vectors WHERE seq = OLD.seq;
+    END;
+
+    CREATE TRIGGER episodes_search_delete AFTER DELETE ON episodes
+    BEGIN
+        DELETE FROM episodes_fts WHERE rowid = OLD.seq;
+        DELETE FROM episode_vectors WHERE seq = OLD.seq;
+    END;
+
+    CREATE TRIGGER episode_vectors_insert AFTER INSERT ON episode_vectors
+    BEGIN
+        INSERT INTO search_generation (tenant, generation) VALUES (NEW.tenant, 1)
+            ON CONFLICT (tenant) DO UPDATE SET generation = generation + 1;
+    END;
+
+    CREATE TRIGGER episode_vectors_delete AFTER DELETE ON episode_vectors
+    BEGIN
+        INSERT INTO search_generation (tenant, generation) VALUES (OLD.tenant, 1)
+            ON CONFLICT (tenant) DO UPDATE SET generation = generation + 1;
+    END;
+
+    CREATE TRIGGER assertions_search_insert AFTER INSERT ON assertions
+    BEGIN
+        INSERT INTO assertions_fts (rowid, subject, attribute, value)
+            VALUES (NEW.row_id, NEW.subject, NEW.attribute, NEW.value);
+    END;
+
+    CREATE TABLE assertion_vectors (
+        row_id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+
+    CREATE TRIGGER assertions_search_delete AFTER DELETE ON assertions
+    BEGIN
+        DELETE FROM assertions_fts WHERE rowid = OLD.row_id;
+        DELETE FROM assertion_vectors WHERE row_id = OLD.row_id;
+    END;
+    """,
 ]
 
 MIGRATIONS.append(
-    # 2: the extraction path — what models replied, what policy decided, candidates held
+    # 3: the extraction path — what models replied, what policy decided, candidates held
     # back (pending confirmation or buffered as weak signals) and the background job queue.
     """
     CREATE TABLE extractions (
