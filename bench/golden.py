@@ -12,7 +12,7 @@ import random
 import sqlite3
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, UTC
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +20,14 @@ from pydantic import BaseModel
 
 from sgam import Memory, SgamError
 
-T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 class Ticker:
     """A clock that advances one millisecond per reading; ``stall`` repeats readings."""
 
     def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        self.now = datetime(2026, 1, 1, tzinfo=UTC)
         self.step = timedelta(milliseconds=1)
 
     def __call__(self) -> datetime:

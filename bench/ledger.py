@@ -35,9 +35,8 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, UTC
 from pathlib import Path
-from typing import Any
 
 from sgam import Fact, Memory
 
@@ -48,7 +47,7 @@ VERSIONS = 10
 BATCH = 10_000
 SAMPLE = 20_000
 READS = 20_000
-BASE = datetime(2020, 1, 1, tzinfo=timezone.utc)
+BASE = datetime(2020, 1, 1, tzinfo=UTC)
 STEP = timedelta(days=30)
 
 # ---------------------------------------------------------------------------- workload
@@ -136,7 +135,7 @@ class Variant:
     def read_at(self, key: int, at: datetime) -> str | None: ...
     def read_known_at(self, key: int, known_at: datetime) -> str | None: ...
     def mark(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
     def close(self) -> None: ...
 
 
@@ -532,7 +531,7 @@ def main() -> None:
                 check=True, capture_output=True, text=True, env=env,
             ).stdout
             rss[VARIANTS[letter].name] = json.loads(out)
-    print(f"sgam ledger benchmark, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, SQLite "
+    print(f"sgam ledger benchmark, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, SQLite "
           f"{sqlite3.sqlite_version}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     print(f"write tx/s: last {SAMPLE:,} facts (N/2 at 10k) one per transaction after bulk-loading the rest; "
           f"batches of {BATCH:,}; {READS:,} reads per kind")
