@@ -338,12 +338,12 @@ def load(variant: Variant, n: int, cap: float | None, result: Result) -> datetim
     """Bulk-load then write one by one; returns a transaction time from mid-ingest."""
     sample = min(SAMPLE, n // 2)
     stream = workload(n)
-    batches = list_batches(stream, n - sample)
+    middle = -(-(n - sample) // BATCH) // 2  # batches are generated lazily: no N-sized list
     marks: list[datetime] = []
 
     def ingest_steps() -> Iterator[Callable[[], int]]:
-        for index, batch in enumerate(batches):
-            if index == len(batches) // 2:
+        for index, batch in enumerate(chunks(stream, BATCH, n - sample)):
+            if index == middle:
                 marks.append(variant.mark())
             yield lambda batch=batch: (variant.ingest(batch), len(batch))[1]
 
@@ -367,10 +367,6 @@ def load(variant: Variant, n: int, cap: float | None, result: Result) -> datetim
     if hit:
         result.capped.append("write")
     return marks[0]
-
-
-def list_batches(stream: Iterator[Item], limit: int) -> list[list[Item]]:
-    return list(chunks(stream, BATCH, limit))
 
 
 def time_reads(
