@@ -12,7 +12,7 @@ import random
 import sqlite3
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone, UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -168,7 +169,8 @@ class WriteService:
                 # One operation on this key: plan it against index lookups, as apply_one
                 # does, instead of loading every current version of the key.
                 index = indexes[0]
-                decided = _planned(index, lambda: plan(ops[index], txn.key(subject, attribute)))
+                with _naming_entry(index):
+                    decided = plan(ops[index], txn.key(subject, attribute))
                 results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
                 txn.retire(decided.retire, recorded_at)
                 inserts.extend(decided.add)
@@ -176,7 +178,8 @@ class WriteService:
             stored = txn.current(subject, attribute)
             timeline = KeyTimeline(stored)
             for index in indexes:
-                decided = _planned(index, lambda: timeline.apply(ops[index]))
+                with _naming_entry(index):
+                    decided = timeline.apply(ops[index])
                 results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
             kept = {id(v) for v in timeline.current}
             txn.retire([v for v in stored if id(v) not in kept], recorded_at)
@@ -274,10 +277,11 @@ def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
     )
 
 
-def _planned(index: int, decide: Callable[[], Plan]) -> Plan:
-    """Run ``decide``; a refusal names the batch entry it came from."""
+@contextmanager
+def _naming_entry(index: int) -> Iterator[None]:
+    """A refusal inside names the batch entry it came from."""
     try:
-        return decide()
+        yield
     except SgamError as exc:
         exc.message = f"facts[{index}]: {exc.message}"
         exc.args = (exc.message,)
