@@ -418,15 +418,27 @@ def measure(letter: str, n: int, cap: float | None, workdir: Path) -> Result:
     return result
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident set. ``VmHWM`` where there is /proc: ``ru_maxrss`` of a
+    child on Linux starts from its parent's size at fork, which would blame the parent."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def rss_child(letter: str, n: int, cap: float | None) -> dict[str, float]:
     """Run only the ingest of one variant and report its peak resident memory."""
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    before = peak_rss_mb()
     with tempfile.TemporaryDirectory(dir=os.environ.get("SGAM_BENCH_DIR")) as tmp:
         variant = VARIANTS[letter]()
         variant.open(Path(tmp) / "rss.db")
         result = Result(variant.name, n)
         load(variant, n, cap if variant.capped else None, result)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        peak = peak_rss_mb()
         variant.close()
     return {"before_mb": before, "peak_mb": peak, "n_reached": result.n_reached}
 
@@ -510,6 +522,7 @@ def main() -> None:
         print(json.dumps(rss_child(args.rss_child[0], int(args.rss_child[1]), args.cap)))
         return
     sizes = [10_000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    load_at_start = os.getloadavg()[0]
     results: list[Result] = []
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         for n in sizes:
@@ -528,7 +541,8 @@ def main() -> None:
             ).stdout
             rss[VARIANTS[letter].name] = json.loads(out)
     print(f"sgam ledger benchmark, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, SQLite "
-          f"{sqlite3.sqlite_version}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+          f"{sqlite3.sqlite_version}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+          f"load average at start {load_at_start:.1f}, at end {os.getloadavg()[0]:.1f}")
     print(f"write tx/s: last {SAMPLE:,} facts (N/2 at 10k) one per transaction after bulk-loading the rest; "
           f"batches of {BATCH:,}; {READS:,} reads per kind")
     print()

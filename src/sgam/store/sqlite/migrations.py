@@ -92,7 +92,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE UNIQUE INDEX assertions_current
         ON assertions (tenant, subject, attribute, valid_from) WHERE recorded_to IS NULL;
-    CREATE INDEX assertions_by_key ON assertions (tenant, subject, attribute, valid_from);
+    -- Carries the recorded interval so that as-known-at reads filter versions in the index
+    -- and visit the table only for the one they return.
+    CREATE INDEX assertions_by_key
+        ON assertions (tenant, subject, attribute, valid_from, recorded_from, recorded_to);
     CREATE INDEX assertions_current_by_attribute
         ON assertions (tenant, attribute, subject, valid_from) WHERE recorded_to IS NULL;
     CREATE INDEX assertions_current_by_type
