@@ -472,8 +472,15 @@ class SQLiteBackend:
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
             )
+            # wal_autocheckpoint: a write transaction dirties about a dozen pages (the
+            # operation log, the assertion table and their indexes), several of them the
+            # same hot pages every time (table tails, interior pages). Checkpointing every
+            # 16k WAL frames instead of SQLite's 1k copies each hot page back once per
+            # checkpoint rather than ~16 times and pays the checkpoint's fsync 16 times
+            # less often; the WAL file stays bounded at about 64 MB.
             for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON",
-                           "secure_delete = ON", "temp_store = MEMORY", "cache_size = -65536"):
+                           "secure_delete = ON", "temp_store = MEMORY", "cache_size = -65536",
+                           "wal_autocheckpoint = 16384"):
                 self._conn.execute(f"PRAGMA {pragma}")
         self._setup()
 
