@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,15 +164,21 @@ class WriteService:
         results: list[Applied | None] = [None] * len(ops)
         inserts: list[Version] = []
         for (subject, attribute), indexes in by_key.items():
+            if len(indexes) == 1:
+                # One operation on this key: plan it against index lookups, as apply_one
+                # does, instead of loading every current version of the key.
+                index = indexes[0]
+                with _naming_entry(index):
+                    decided = plan(ops[index], txn.key(subject, attribute))
+                results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
+                txn.retire(decided.retire, recorded_at)
+                inserts.extend(decided.add)
+                continue
             stored = txn.current(subject, attribute)
             timeline = KeyTimeline(stored)
             for index in indexes:
-                try:
+                with _naming_entry(index):
                     decided = timeline.apply(ops[index])
-                except SgamError as exc:
-                    exc.message = f"facts[{index}]: {exc.message}"
-                    exc.args = (exc.message,)
-                    raise
                 results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
             kept = {id(v) for v in timeline.current}
             txn.retire([v for v in stored if id(v) not in kept], recorded_at)
@@ -253,12 +261,13 @@ def validate_episode(
 
 
 def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
-    data = fact if isinstance(fact, dict) else {
-        "subject": fact.subject, "attribute": fact.attribute, "value": fact.value,
-        "valid_from": fact.valid_from, "source": fact.source,
-        "memory_type": fact.memory_type, "confidence": fact.confidence,
-    }
     prefix = f"facts[{index}]."
+    if not isinstance(fact, dict):  # a Fact has exactly the known fields: no dict round trip
+        return validate_op(
+            OpKind.WRITE, fact.subject, fact.attribute, fact.valid_from, fact.source, fact.value,
+            fact.memory_type, fact.confidence, prefix,
+        )
+    data = fact
     unknown = set(data) - {"subject", "attribute", "value", "valid_from", "source", "memory_type", "confidence"}
     if unknown:
         raise ValidationError(f"{prefix}{sorted(unknown)[0]}", data, "unknown field")
@@ -267,6 +276,17 @@ def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
         data.get("source"), data.get("value"), data.get("memory_type"),
         data.get("confidence", 1.0), prefix,
     )
+
+
+@contextmanager
+def _naming_entry(index: int) -> Iterator[None]:
+    """A refusal inside names the batch entry it came from."""
+    try:
+        yield
+    except SgamError as exc:
+        exc.message = f"facts[{index}]: {exc.message}"
+        exc.args = (exc.message,)
+        raise
 
 
 def _digest(tenant: str, target: str) -> str:

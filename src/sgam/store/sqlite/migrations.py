@@ -92,23 +92,28 @@ MIGRATIONS: list[str] = [
     );
     CREATE UNIQUE INDEX assertions_current
         ON assertions (tenant, subject, attribute, valid_from) WHERE recorded_to IS NULL;
-    CREATE INDEX assertions_by_key ON assertions (tenant, subject, attribute, valid_from);
+    -- Carries the recorded interval so that as-known-at reads filter versions in the index
+    -- and visit the table only for the one they return.
+    CREATE INDEX assertions_by_key
+        ON assertions (tenant, subject, attribute, valid_from, recorded_from, recorded_to);
     CREATE INDEX assertions_current_by_attribute
         ON assertions (tenant, attribute, subject, valid_from) WHERE recorded_to IS NULL;
     CREATE INDEX assertions_current_by_type
         ON assertions (tenant, memory_type, subject, attribute, valid_from) WHERE recorded_to IS NULL;
 
+    -- Current versions of a key never overlap, so only the one starting last before the
+    -- new version ends can overlap it: one index probe instead of a scan of the key.
     CREATE TRIGGER assertions_no_overlap BEFORE INSERT ON assertions
     WHEN NEW.recorded_to IS NULL
     BEGIN
         SELECT RAISE(ABORT, 'sgam invariant: two current assertions of a key would overlap')
-        WHERE EXISTS (
-            SELECT 1 FROM assertions
+        WHERE (
+            SELECT coalesce(valid_to, 9223372036854775807) FROM assertions
             WHERE tenant = NEW.tenant AND subject = NEW.subject AND attribute = NEW.attribute
               AND recorded_to IS NULL
               AND valid_from < coalesce(NEW.valid_to, 9223372036854775807)
-              AND coalesce(valid_to, 9223372036854775807) > NEW.valid_from
-        );
+            ORDER BY valid_from DESC LIMIT 1
+        ) > NEW.valid_from;
     END;
 
     CREATE TRIGGER assertions_retired_are_immutable BEFORE UPDATE ON assertions
