@@ -3,7 +3,7 @@ typed memory types, limits, names, tenants, error messages and physical erasure.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from sgam import (
 )
 
 T1 = "2026-06-01T00:00:00Z"
+UTC_MINUS_5 = timezone(timedelta(hours=-5))
 T2 = "2026-06-10T00:00:00Z"
 T3 = "2026-06-20T00:00:00Z"
 
@@ -418,3 +419,46 @@ def test_forget_subject_removes_the_bytes_from_the_file_and_wal(memory: Memory, 
     for secret in secrets:
         assert secret.encode() not in raw
     assert memory.query("acme", all_times=True, known_at=clock.now - timedelta(seconds=10)) == []
+
+
+# inputs that must fail as ValidationError, never as a bare Python exception -----------
+
+
+def nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(("call", "field"), [
+    (lambda m: m.write("acme", "s", "a", "v", "9999-12-31T23:59:59-23:59", "e1"), "valid_from"),
+    (lambda m: m.write("acme", "s", "a", "v", "0001-01-01T00:00:00+01:00", "e1"), "valid_from"),
+    (lambda m: m.get("acme", "s", "a", at=datetime.max.replace(tzinfo=UTC_MINUS_5)), "at"),
+    (lambda m: m.add_episode("acme", "e2", "9999-12-31T23:59:59-01:00", "t"), "at"),
+    (lambda m: m.write("acme", "s", "a", "v", T1, "e1", confidence=10**400), "confidence"),
+    (lambda m: m.write("acme", "s", "a", "bad \ud800 text", T1, "e1"), "value"),
+    (lambda m: m.write("acme", "s", "a", {"k\udfff": 1}, T1, "e1"), "value"),
+    (lambda m: m.write("acme", "s\ud800", "a", "v", T1, "e1"), "subject"),
+    (lambda m: m.add_episode("acme", "e2", T1, "lone \ud800"), "text"),
+    (lambda m: m.declare("acme", "a", "string", description=["not text"]), "description"),
+    (lambda m: m.declare("acme", "a", "string", description=10**400), "description"),
+])
+def test_bad_inputs_are_validation_errors(memory: Memory, call: Any, field: str) -> None:
+    seed(memory)
+    with pytest.raises(ValidationError) as caught:
+        call(memory)
+    assert caught.value.field == field
+    assert memory.query("acme", all_times=True) == []
+
+
+def test_value_nesting_depth(memory: Memory) -> None:
+    seed(memory)
+    memory.write("acme", "s", "ok", nested(100), T1, "e1")
+    found = memory.get("acme", "s", "ok", at=T1)
+    assert found is not None and found.value == nested(100)
+    with pytest.raises(ValidationError) as caught:
+        memory.write("acme", "s", "deep", nested(101), T1, "e1")
+    assert "nested deeper than 100" in caught.value.rule
+    with pytest.raises(ValidationError):
+        memory.write("acme", "s", "deep", nested(5000), T1, "e1")
