@@ -162,3 +162,18 @@ def test_json_scenario_file(tmp_path: Path) -> None:
     code, out, _ = replay(str(path), "--json")
     assert code == 0
     assert json.loads(out)["passed"] == 1
+
+
+@pytest.mark.parametrize(("body", "key"), [
+    (("  - write: {subject: mira, attribute: city, value: Rome, valid_from: 2026-06-05T00:00:00Z, source: e1}\n"
+     "    write: {subject: mira, attribute: city, value: Oslo, valid_from: 2026-06-06T00:00:00Z, source: e1}\n"),
+     "write"),
+    (("  - write: {subject: mira, attribute: city, value: Rome, value: Oslo, valid_from: 2026-06-05T00:00:00Z,"
+     " source: e1}\n"), "value"),
+])
+def test_duplicate_keys_are_a_file_error(tmp_path: Path, body: str, key: str) -> None:
+    """PyYAML would keep the last of two equal keys and silently drop an operation."""
+    path = scenario(tmp_path, "dup.yaml", GOOD_STEPS + body)
+    code, _, err = replay(str(path))
+    assert code == 2
+    assert str(path) in err and f"duplicate key '{key}'" in err and "line 7" in err
