@@ -91,6 +91,24 @@ def test_write_many_names_the_offending_fact(memory: Memory, bad: dict[str, Any]
     assert memory.query("acme", all_times=True) == []
 
 
+def test_write_many_checks_validation_then_not_found_then_conflict(memory: Memory) -> None:
+    """The order a single operation follows holds across the whole batch."""
+    seed(memory)
+    memory.declare("acme", "age", "integer")
+    memory.write("acme", "mira", "age", 40, T1, "e1")
+    conflict = {"subject": "mira", "attribute": "age", "value": 41, "valid_from": T1, "source": "e1"}
+    unknown = {"subject": "omar", "attribute": "age", "value": 30, "valid_from": T1, "source": "e9"}
+    mistyped = {"subject": "lena", "attribute": "age", "value": "old", "valid_from": T1, "source": "e1"}
+    with pytest.raises(ValidationError) as validation:
+        memory.write_many("acme", [conflict, unknown, mistyped])
+    assert validation.value.field == "facts[2].value"
+    with pytest.raises(NotFoundError) as not_found:
+        memory.write_many("acme", [conflict, unknown])
+    assert not_found.value.field == "facts[1].source"
+    with pytest.raises(ConflictError, match=r"^facts\[0\]: "):
+        memory.write_many("acme", [conflict])
+
+
 # query, history, versions -----------------------------------------------------------
 
 
