@@ -14,7 +14,7 @@ import json
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,31 @@ INSTANTS = tuple(DAY0 + timedelta(days=d) for d in (0, 1, 2, 3, 5))
 PROBES = tuple(DAY0 + timedelta(hours=h) for h in (-24, 0, 12, 24, 36, 48, 60, 72, 96, 120, 144))
 VALUES: tuple[Any, ...] = ("x", "y", 1, 1.0, True, {"k": 1, "j": [1, 2]}, {"j": [1, 2.0], "k": 1})
 CLOCK_START = datetime(2026, 7, 1, tzinfo=UTC)
+ZONES = (timedelta(0), timedelta(hours=2), timedelta(hours=-5, minutes=-30))
+TYPES = (None, "string", "integer", "number", "boolean", "object")
+
+
+def spelled(moment: datetime, zone: timedelta | None) -> datetime | str:
+    """The same instant as a datetime, or as RFC 3339 text in another zone."""
+    if zone is None:
+        return moment
+    local = moment.astimezone(timezone(zone))
+    return local.isoformat().replace("+00:00", "Z")
+
+
+def type_accepts(declared: str | None, value: Any) -> bool:
+    """The declared types of spec/replay.md, written independently of sgam."""
+    if declared is None:
+        return True
+    if declared == "string":
+        return isinstance(value, str)
+    if declared == "boolean":
+        return isinstance(value, bool)
+    if declared == "object":
+        return isinstance(value, dict)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return declared == "number" or float(value).is_integer()
 CLOCK_STEPS = (timedelta(0), timedelta(microseconds=1), timedelta(seconds=1), timedelta(hours=1))
 
 
@@ -113,6 +138,7 @@ def apply_rule(spans: list[Span], op: ModelOp) -> str | None:
 @dataclass
 class Model:
     episodes: dict[str, dict[str, str]] = field(default_factory=lambda: {t: {} for t in TENANTS})
+    types: dict[tuple[str, str], str | None] = field(default_factory=dict)
     log: list[ModelOp] = field(default_factory=list)
 
     def spans(self, tenant: str, subject: str, attribute: str, known: datetime | None) -> list[Span]:
@@ -125,8 +151,10 @@ class Model:
             apply_rule(spans, op)
         return sorted(spans, key=lambda s: s.start)
 
-    def refusal(self, op: ModelOp) -> str | None:
+    def refusal(self, op: ModelOp, raw: Any = None) -> str | None:
         if op.kind != "retract" and op.value is None:
+            return "validation"
+        if op.kind != "retract" and not type_accepts(self.types.get((op.tenant, op.attribute)), raw):
             return "validation"
         if op.source not in self.episodes[op.tenant]:
             return "not_found"
@@ -187,17 +215,20 @@ class LedgerMachine(RuleBasedStateMachine):
 
     @rule(tenant=st.sampled_from(TENANTS), subject=st.sampled_from(SUBJECTS),
           attribute=st.sampled_from(ATTRIBUTES), at=st.sampled_from(INSTANTS),
-          value=st.one_of(st.sampled_from(VALUES), st.none()), source=st.sampled_from(EPISODES))
-    def write(self, tenant: str, subject: str, attribute: str, at: datetime, value: Any, source: str) -> None:
+          value=st.one_of(st.sampled_from(VALUES), st.none()), source=st.sampled_from(EPISODES),
+          zone=st.one_of(st.none(), st.sampled_from(ZONES)))
+    def write(self, tenant: str, subject: str, attribute: str, at: datetime, value: Any, source: str,
+              zone: timedelta | None) -> None:
         self._operate("write", tenant, subject, attribute, at, value, source,
-                      lambda: self.memory.write(tenant, subject, attribute, value, at, source))
+                      lambda: self.memory.write(tenant, subject, attribute, value, spelled(at, zone), source))
 
     @rule(tenant=st.sampled_from(TENANTS), subject=st.sampled_from(SUBJECTS),
           attribute=st.sampled_from(ATTRIBUTES), at=st.sampled_from(INSTANTS),
-          source=st.sampled_from(EPISODES))
-    def retract(self, tenant: str, subject: str, attribute: str, at: datetime, source: str) -> None:
+          source=st.sampled_from(EPISODES), zone=st.one_of(st.none(), st.sampled_from(ZONES)))
+    def retract(self, tenant: str, subject: str, attribute: str, at: datetime, source: str,
+                zone: timedelta | None) -> None:
         self._operate("retract", tenant, subject, attribute, at, None, source,
-                      lambda: self.memory.retract(tenant, subject, attribute, at, source))
+                      lambda: self.memory.retract(tenant, subject, attribute, spelled(at, zone), source))
 
     @rule(tenant=st.sampled_from(TENANTS), subject=st.sampled_from(SUBJECTS),
           attribute=st.sampled_from(ATTRIBUTES), at=st.sampled_from(INSTANTS),
@@ -205,6 +236,11 @@ class LedgerMachine(RuleBasedStateMachine):
     def correct(self, tenant: str, subject: str, attribute: str, at: datetime, value: Any, source: str) -> None:
         self._operate("correct", tenant, subject, attribute, at, value, source,
                       lambda: self.memory.correct(tenant, subject, attribute, at, value, source))
+
+    @rule(tenant=st.sampled_from(TENANTS), attribute=st.sampled_from(ATTRIBUTES), declared=st.sampled_from(TYPES))
+    def declare(self, tenant: str, attribute: str, declared: str | None) -> None:
+        self._expect(None, lambda: self.memory.declare(tenant, attribute, declared))
+        self.model.types[(tenant, attribute)] = declared
 
     @rule(tenant=st.sampled_from(TENANTS), facts=st.lists(
         st.tuples(st.sampled_from(SUBJECTS), st.sampled_from(ATTRIBUTES), st.sampled_from(INSTANTS),
@@ -216,7 +252,9 @@ class LedgerMachine(RuleBasedStateMachine):
         ops = [ModelOp(tenant, subject, attribute, "write", at, None if value is None else canon(value),
                        source, self.now) for subject, attribute, at, value, source in facts]
         want: str | None = None
-        if any(op.value is None for op in ops):
+        if any(op.value is None for op in ops) or not all(
+                type_accepts(self.model.types.get((tenant, attribute)), value)
+                for _, attribute, _, value, _ in facts):
             want = "validation"
         elif any(op.source not in self.model.episodes[tenant] for op in ops):
             want = "not_found"
@@ -260,7 +298,7 @@ class LedgerMachine(RuleBasedStateMachine):
                  source: str, call: Any) -> None:
         op = ModelOp(tenant, subject, attribute, kind, at, None if value is None else canon(value), source,
                      self.now)
-        want = self.model.refusal(op)
+        want = self.model.refusal(op, value)
         self._expect(want, call)
         if want is None:
             self.model.log.append(op)
