@@ -44,8 +44,8 @@ def _normalise(value: Any, path: str, depth: int = 0) -> Any:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             raise ValidationError(path, value, "numbers must be finite JSON numbers")
-        if value.is_integer() and abs(value) < 2**53:
-            return int(value)
+        if value.is_integer():
+            return int(value)  # exact: an integral float is that integer, however large
         return value
     if isinstance(value, dict):
         out = {}
