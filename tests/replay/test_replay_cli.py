@@ -177,3 +177,13 @@ def test_duplicate_keys_are_a_file_error(tmp_path: Path, body: str, key: str) ->
     code, _, err = replay(str(path))
     assert code == 2
     assert str(path) in err and f"duplicate key '{key}'" in err and "line 7" in err
+
+
+def test_names_and_paths_that_look_like_markup_are_printed_literally(tmp_path: Path) -> None:
+    """Scenario names and folders are the user's text, not console markup (which crashed)."""
+    folder = tmp_path / "[wip]"
+    folder.mkdir()
+    path = scenario(folder, "a.yaml", GOOD_STEPS, name="[/bold] odd [red]name")
+    code, out, _ = replay(str(path))
+    assert code == 0
+    assert f"PASS [/bold] odd [red]name  {path}" in out

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from .._errors import SgamError
 from .._memory import Memory
@@ -50,7 +51,8 @@ def register(app: typer.Typer) -> None:
         else:
             for result in results:
                 status = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
-                console.print(f"{status} {result.name}  [dim]{result.file}[/dim]", highlight=False, soft_wrap=True)
+                console.print(f"{status} {escape(result.name)}  [dim]{escape(result.file)}[/dim]", highlight=False,
+                              soft_wrap=True)
                 for failure in result.failures:
                     console.print(f"    step {failure.step}: expected {json.dumps(failure.expected)}, "
                                   f"found {json.dumps(failure.actual)}", highlight=False, markup=False,
