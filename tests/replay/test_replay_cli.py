@@ -183,7 +183,7 @@ def test_names_and_paths_that_look_like_markup_are_printed_literally(tmp_path: P
     """Scenario names and folders are the user's text, not console markup (which crashed)."""
     folder = tmp_path / "[wip]"
     folder.mkdir()
-    path = scenario(folder, "a.yaml", GOOD_STEPS, name="[/bold] odd [red]name")
+    path = scenario(folder, "a.yaml", GOOD_STEPS, name='"[/bold] odd [red]name"')
     code, out, _ = replay(str(path))
     assert code == 0
     assert f"PASS [/bold] odd [red]name  {path}" in out
