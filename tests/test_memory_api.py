@@ -480,3 +480,11 @@ def test_value_nesting_depth(memory: Memory) -> None:
     assert "nested deeper than 100" in caught.value.rule
     with pytest.raises(ValidationError):
         memory.write("acme", "s", "deep", nested(5000), T1, "e1")
+
+
+def test_numbers_too_large_for_json_text(memory: Memory) -> None:
+    seed(memory)
+    memory.write("acme", "s", "fits", 10**4000, T1, "e1")
+    with pytest.raises(ValidationError) as caught:
+        memory.write("acme", "s", "huge", [10**5000], T1, "e1")
+    assert caught.value.field == "value" and "too large" in caught.value.rule

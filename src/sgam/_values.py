@@ -61,9 +61,11 @@ def _normalise(value: Any, path: str, depth: int = 0) -> Any:
 
 def canonical_json(value: Any, field: str = "value", limit: int = MAX_VALUE_BYTES) -> str:
     """Validate a JSON value and return its canonical text (sorted keys, no spaces)."""
-    text = json.dumps(
-        _normalise(value, field), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
+    normalised = _normalise(value, field)
+    try:
+        text = json.dumps(normalised, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except ValueError:  # an integer past Python's int-to-text limit (4300 digits)
+        raise ValidationError(field, "<huge number>", "has a number too large to write as JSON") from None
     if len(text.encode()) > limit:
         raise ValidationError(field, f"<{len(text.encode())} bytes>", f"larger than {limit} bytes")
     return text

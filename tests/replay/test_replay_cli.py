@@ -187,3 +187,11 @@ def test_names_and_paths_that_look_like_markup_are_printed_literally(tmp_path: P
     code, out, _ = replay(str(path))
     assert code == 0
     assert f"PASS [/bold] odd [red]name  {path}" in out
+
+
+def test_an_integer_too_large_to_read_is_a_file_error(tmp_path: Path) -> None:
+    path = scenario(tmp_path, "huge.yaml", GOOD_STEPS + "  - expect: {subject: mira, attribute: city, value: "
+                    + "9" * 5000 + "}\n")
+    code, _, err = replay(str(path))
+    assert code == 2
+    assert str(path) in err and "too large" in err and "line 7" in err

@@ -94,9 +94,14 @@ _StringTimestampLoader.yaml_implicit_resolvers = {
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     text = str(loader.construct_scalar(node))
-    if text.startswith(("0o", "0x")):
-        return int(text[2:], 8 if text[1] == "o" else 16)
-    return int(text)  # decimal, leading zeros and all: YAML 1.2 has no implicit octal
+    try:
+        if text.startswith(("0o", "0x")):
+            return int(text[2:], 8 if text[1] == "o" else 16)
+        return int(text)  # decimal, leading zeros and all: YAML 1.2 has no implicit octal
+    except ValueError:  # more digits than Python converts (4300)
+        raise yaml.constructor.ConstructorError(
+            None, None, f"integer with {len(text)} digits is too large", node.start_mark
+        ) from None
 
 
 _StringTimestampLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
