@@ -488,3 +488,21 @@ def test_numbers_too_large_for_json_text(memory: Memory) -> None:
     with pytest.raises(ValidationError) as caught:
         memory.write("acme", "s", "huge", [10**5000], T1, "e1")
     assert caught.value.field == "value" and "too large" in caught.value.rule
+
+
+def test_a_clock_that_steps_back_never_inverts_a_keys_transaction_time(memory: Memory, clock: ManualClock) -> None:
+    """Wall clocks step back (NTP); a key's recorded intervals must stay ordered."""
+    seed(memory)
+    clock.advance(3600)
+    late = clock.now
+    memory.write("acme", "mira", "city", "Paris", T1, "e1")
+    clock.advance(-1800)
+    moved = memory.write("acme", "mira", "city", "Rome", T2, "e1")
+    assert moved.assertion is not None and moved.assertion.recorded_at == late
+    batch = memory.write_many("acme", [Fact("mira", "city", "Oslo", T3, "e1")])
+    assert batch[0].assertion is not None and batch[0].assertion.recorded_at == late
+    other = memory.write("acme", "omar", "city", "Cairo", T1, "e1")
+    assert other.assertion is not None and other.assertion.recorded_at == clock.now < late
+    for version in memory.versions("acme", "mira", "city"):
+        assert version.superseded_at is None or version.superseded_at > version.recorded_at
+    assert [a.value for a in memory.history("acme", "mira", "city")] == ["Paris", "Rome", "Oslo"]
