@@ -3,7 +3,7 @@ typed memory types, limits, names, tenants, error messages and physical erasure.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -256,6 +256,43 @@ def test_stored_json_schema_validates_without_the_model(tmp_path: Path, clock: M
             second.write("acme", "omar", "card", {"name": "Omar", "age": "old"}, T1, "e1", memory_type="contact")
         assert caught.value.field == "value.age"
         second.write("acme", "omar", "card", {"name": "Omar", "age": 7}, T1, "e1", memory_type="contact")
+
+
+class Person(BaseModel):
+    name: str
+    age: int
+    born: date | None = None
+    score: float = 0.0
+
+
+@pytest.mark.parametrize(("value", "accepted"), [
+    ({"name": "Mira", "age": 41}, True),
+    ({"name": "Mira", "age": 41.0, "score": 3}, True),
+    ({"name": "Mira", "age": 41, "born": "2020-01-02"}, True),
+    ({"name": "Mira", "age": "41"}, False),
+    ({"name": "Mira", "age": True}, False),
+    ({"name": "Mira", "age": 41.5}, False),
+    ({"name": 5, "age": 41}, False),
+    ({"name": "Mira", "age": 41, "born": "2020-02-30"}, False),
+    ({"name": "Mira", "age": 41, "born": "02/01/2020"}, False),
+])
+def test_the_model_and_its_stored_schema_agree(tmp_path: Path, clock: ManualClock, value: dict[str, Any],
+                                              accepted: bool) -> None:
+    """A process with the Pydantic model and one with only the stored JSON Schema accept
+    and refuse the same values: the model must not coerce ("41" or true into 41) what
+    is then stored unchanged."""
+    url = f"sqlite:///{tmp_path / 'agree.db'}"
+    with Memory(url, clock=clock) as with_model, Memory(url, clock=clock) as schema_only:
+        seed(with_model)
+        with_model.register_memory_type("acme", "person", Person)
+        for index, memory in enumerate((with_model, schema_only)):
+            try:
+                memory.write("acme", f"s{index}", "card", value, T1, "e1", memory_type="person")
+            except ValidationError as exc:
+                assert not accepted, exc
+                assert exc.field.startswith("value.")
+            else:
+                assert accepted, f"accepted {value} ({'model' if index == 0 else 'stored schema'})"
 
 
 @pytest.mark.parametrize(("name", "model"), [("fact", Contact), ("preference", Contact), ("contact", dict),
