@@ -290,7 +290,7 @@ def test_the_model_and_its_stored_schema_agree(tmp_path: Path, clock: ManualCloc
                 memory.write("acme", f"s{index}", "card", value, T1, "e1", memory_type="person")
             except ValidationError as exc:
                 assert not accepted, exc
-                assert exc.field.startswith("value.")
+                assert exc.field is not None and exc.field.startswith("value.")
             else:
                 assert accepted, f"accepted {value} ({'model' if index == 0 else 'stored schema'})"
 

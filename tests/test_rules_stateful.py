@@ -2,7 +2,8 @@
 
 The model below is deliberately naive: it keeps the list of accepted operations and
 recomputes every answer from scratch by replaying the surviving ones with the rules as
-spec/replay.md states them. It shares no code with ``sgam._rules``. After every step the
+spec/replay.md states them; it shares no code with ``sgam._rules`` (``KeyTimeline`` is
+used only to re-derive the stored operation log and compare). After every step the
 machine compares reads (``get`` at many ``at``/``known_at``, ``history`` at many
 ``known_at``), the error kind of refused operations, the interval invariants, and that
 the stored versions equal a re-derivation of the stored operation log.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, timezone
 from itertools import pairwise
@@ -295,7 +297,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.touched = tenant
 
     def _operate(self, kind: str, tenant: str, subject: str, attribute: str, at: datetime, value: Any,
-                 source: str, call: Any) -> None:
+                 source: str, call: Callable[[], object]) -> None:
         op = ModelOp(tenant, subject, attribute, kind, at, None if value is None else canon(value), source,
                      self.now)
         want = self.model.refusal(op, value)
@@ -305,7 +307,7 @@ class LedgerMachine(RuleBasedStateMachine):
             self.instants_used.add(self.now)
         self.touched = tenant
 
-    def _expect(self, kind: str | None, call: Any) -> None:
+    def _expect(self, kind: str | None, call: Callable[[], object]) -> None:
         try:
             call()
         except SgamError as exc:
