@@ -16,7 +16,7 @@ Clock = Callable[[], datetime]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$"
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$"
 )
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
