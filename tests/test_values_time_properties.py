@@ -101,3 +101,13 @@ def test_any_string_is_a_timestamp_or_a_validation_error(text: str) -> None:
     except ValidationError:
         return
     assert parsed.utcoffset() == timedelta(0)
+
+
+@given(st.text(alphabet=st.characters(categories=["Nd"]), min_size=4, max_size=4))
+def test_only_ascii_digits_make_a_year(year: str) -> None:
+    try:
+        parsed = parse_timestamp(f"{year}-06-01T00:00:00Z", "at")
+    except ValidationError:
+        assert not year.isascii()
+    else:
+        assert year.isascii() and parsed.year == int(year)

@@ -16,9 +16,10 @@ Clock = Callable[[], datetime]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$"
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$",
+    re.ASCII,  # RFC 3339 digits are ASCII: "٢٠٢٦" is not a year
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
 
 
 def utc_now() -> datetime:
