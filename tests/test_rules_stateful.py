@@ -379,10 +379,10 @@ class LedgerMachine(RuleBasedStateMachine):
                        and (v.superseded_at is None or v.superseded_at > moment)]
             assert_no_overlap(visible, f"visible at {moment}")
         with self.memory.backend.read(tenant) as reader:
-            stored = sorted(version_key(v) for v in reader.versions(subject, attribute))
+            stored = sorted((version_key(v) for v in reader.versions(subject, attribute)), key=repr)
             timeline = KeyTimeline()
             timeline.replay(reader.operations(subject, attribute))
-        assert stored == sorted(version_key(v) for v in timeline.all_versions())
+        assert stored == sorted((version_key(v) for v in timeline.all_versions()), key=repr)
 
 
 LedgerMachine.TestCase.settings = settings(
