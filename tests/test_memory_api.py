@@ -109,6 +109,16 @@ def test_write_many_checks_validation_then_not_found_then_conflict(memory: Memor
         memory.write_many("acme", [conflict])
 
 
+@pytest.mark.parametrize("item", ["x", 5, None, ["mira", "city"]])
+def test_write_many_refuses_items_that_are_not_facts(memory: Memory, item: Any) -> None:
+    seed(memory)
+    good = Fact("mira", "city", "Paris", T1, "e1")
+    with pytest.raises(ValidationError) as caught:
+        memory.write_many("acme", [good, item])
+    assert caught.value.field == "facts[1]"
+    assert memory.query("acme", all_times=True) == []
+
+
 # query, history, versions -----------------------------------------------------------
 
 

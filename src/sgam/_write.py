@@ -263,6 +263,8 @@ def validate_episode(
 
 
 def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
+    if not isinstance(fact, (Fact, dict)):  # batches often arrive as parsed JSON
+        raise ValidationError(f"facts[{index}]", fact, "must be a Fact or a mapping of its fields")
     data = fact if isinstance(fact, dict) else {
         "subject": fact.subject, "attribute": fact.attribute, "value": fact.value,
         "valid_from": fact.valid_from, "source": fact.source,
