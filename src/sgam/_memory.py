@@ -20,7 +20,7 @@ from ._schema import (
     parse_value_type,
 )
 from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micros, utc_now
-from ._values import check_name, check_tenant, load_value
+from ._values import MAX_METADATA_BYTES, check_name, check_tenant, check_text, load_value
 from ._write import Applied, PendingOp, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
@@ -120,7 +120,7 @@ class Memory:
             value_type=None if value_type is None else parse_value_type(value_type),
             memory_type=None if memory_type is None else check_name(memory_type, "memory_type"),
             sensitive=bool(sensitive),
-            description=description,
+            description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
         )
         return self.backend.run_write(tenant, lambda txn: self._writes.declare(txn, schema))
 

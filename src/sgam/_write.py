@@ -104,6 +104,19 @@ class WriteService:
 
     def prepare(self, txn: WriteTransaction, op: PendingOp, version: int) -> Operation:
         """Type-check against the tenant's schema, check the source, and encode the value."""
+        typed = self.typed(txn, op, version)
+        self.check_source(txn, op)
+        return typed
+
+    def check_source(self, txn: WriteTransaction, op: PendingOp) -> None:
+        if txn.episode(op.source) is None:
+            raise NotFoundError(
+                f"{op.field_prefix}source: no episode {op.source!r} in tenant {txn.tenant!r}",
+                field=f"{op.field_prefix}source", value=op.source,
+            )
+
+    def typed(self, txn: WriteTransaction, op: PendingOp, version: int) -> Operation:
+        """The validation half of ``prepare``: declared value type and memory type."""
         value_text: str | None = None
         declared = txn.attribute_schema(op.attribute)
         memory_type = op.memory_type or (declared.memory_type if declared else None) or DEFAULT_MEMORY_TYPE
@@ -112,11 +125,6 @@ class WriteService:
             check_value_type(op.value, declared.value_type if declared else None, field)
             value_text = canonical_json(op.value, field)
             self._check_memory_type(txn, memory_type, op.value)
-        if txn.episode(op.source) is None:
-            raise NotFoundError(
-                f"{op.field_prefix}source: no episode {op.source!r} in tenant {txn.tenant!r}",
-                field=f"{op.field_prefix}source", value=op.source,
-            )
         return Operation(
             seq=0, subject=op.subject, attribute=op.attribute, kind=op.kind, valid_at=op.valid_at,
             value=value_text, source=op.source, recorded_at=0, memory_type=memory_type,
@@ -148,7 +156,10 @@ class WriteService:
         """Apply many writes in one transaction: each key is planned in memory, then only
         the net change of the batch reaches the database."""
         version = txn.schema_version()
-        ops = [self.prepare(txn, pending, version) for pending in batch]
+        # validation of every fact before not_found of any, as for a single operation
+        ops = [self.typed(txn, pending, version) for pending in batch]
+        for pending in batch:
+            self.check_source(txn, pending)
         by_key: dict[tuple[str, str], list[int]] = {}
         for index, op in enumerate(ops):
             by_key.setdefault((op.subject, op.attribute), []).append(index)
@@ -261,6 +272,8 @@ def validate_episode(
 
 
 def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
+    if not isinstance(fact, (Fact, dict)):  # batches often arrive as parsed JSON
+        raise ValidationError(f"facts[{index}]", fact, "must be a Fact or a mapping of its fields")
     prefix = f"facts[{index}]."
     if not isinstance(fact, dict):  # a Fact has exactly the known fields: no dict round trip
         return validate_op(
