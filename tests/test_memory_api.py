@@ -486,6 +486,23 @@ def test_forget_subject_removes_the_bytes_from_the_file_and_wal(memory: Memory, 
     assert memory.query("acme", all_times=True, known_at=clock.now - timedelta(seconds=10)) == []
 
 
+def test_erasure_leaves_no_term_in_the_full_text_indexes(memory: Memory, clock: ManualClock) -> None:
+    """Full-text indexes keep deleted terms in old segments unless they are merged: a
+    single word of an erased episode or subject must not survive anywhere in the file."""
+    seed(memory)
+    for index in range(300):
+        memory.add_episode("acme", f"chat{index}", T1, f"ordinary chatter number {index} about lunch")
+    memory.add_episode("acme", "secret", T1, "zanzibarquux is the locker code")
+    memory.write("acme", "qwyxsubject", "locker", "1234", T1, "e1")
+    assert b"zanzibarquux" in database_bytes(memory)
+    memory.forget_episode("acme", "secret")
+    memory.forget_subject("acme", "qwyxsubject")
+    raw = database_bytes(memory)
+    assert b"zanzibarquux" not in raw
+    assert b"qwyxsubject" not in raw
+    assert b"ordinary chatter" in raw
+
+
 # inputs that must fail as ValidationError, never as a bare Python exception -----------
 
 

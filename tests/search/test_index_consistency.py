@@ -70,7 +70,9 @@ def test_fact_index_follows_write_correct_and_forget(db_url: str) -> None:
         memory.forget_subject(T, "ann")
         assert [i for i in memory.recall(T, "ann passport deadline", budget=500).items if i.kind == "fact"] == []
         conn = memory.backend._conn  # type: ignore[attr-defined]
-        assert conn.execute("SELECT count(*) FROM assertions_fts").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM ledger_keys_fts").fetchone()[0] == len(conn.execute(
+            "SELECT DISTINCT subject, attribute FROM operations").fetchall())
+        assert conn.execute("SELECT count(*) FROM ledger_keys WHERE subject = 'ann'").fetchone()[0] == 0
 
 
 def test_forget_episode_rederives_fact_index(db_url: str) -> None:

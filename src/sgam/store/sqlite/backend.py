@@ -21,6 +21,7 @@ from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_job
 from .migrations import MIGRATIONS
 
 T = TypeVar("T")
+FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts")
 
 VERSION_COLUMNS = (
     "row_id, assertion_id, subject, attribute, value, memory_type, valid_from, valid_to, "
@@ -546,8 +547,18 @@ class SQLiteBackend:
         return _ReadScope(self._lock, SQLiteReader(self._conn, tenant))
 
     def purge_residue(self) -> None:
-        """After an erasure: move the WAL into the zeroed main file and truncate it, so no
-        copy of erased pages stays behind in the write-ahead log."""
+        """After an erasure, remove the copies SQLite keeps outside live rows.
+
+        FTS5 (before SQLite 3.43's secure-delete) records a deletion as a marker in a new
+        segment and keeps the erased terms in older ones until they merge, so every
+        full-text index is merged whole ('optimize'). Then the WAL is checkpointed into the
+        main file (whose freed pages ``secure_delete`` zeroed) and truncated."""
+
+        def merge(_: SQLiteWrite) -> None:
+            for table in FULL_TEXT_TABLES:
+                self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+        self.run_write("_", merge)
         with self._lock, map_sqlite_errors():
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 

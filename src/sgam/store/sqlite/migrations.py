@@ -137,20 +137,18 @@ MIGRATIONS: list[str] = [
     CREATE INDEX erasures_by_tenant ON erasures (tenant, erased_at);
     """,
     # 2: search indexes. FTS5 tables are kept exact by triggers on the ledger's own rows, so
-    # an erased episode or re-derived assertion leaves (or enters) every index in the same
+    # an erased episode or key leaves (or enters) every index in the same
     # transaction; vectors are keyed by the episode's row and deleted with it, and a
     # per-tenant generation lets in-process vector caches notice any change.
     """
     CREATE VIRTUAL TABLE episodes_fts USING fts5(
         speaker, text, tokenize = 'porter unicode61 remove_diacritics 2'
     );
-    CREATE VIRTUAL TABLE assertions_fts USING fts5(
-        subject, attribute, value, tokenize = 'porter unicode61 remove_diacritics 2'
+    CREATE VIRTUAL TABLE ledger_keys_fts USING fts5(
+        subject, attribute, tokenize = 'porter unicode61 remove_diacritics 2'
     );
     INSERT INTO episodes_fts (rowid, speaker, text)
         SELECT seq, coalesce(speaker, ''), text FROM episodes;
-    INSERT INTO assertions_fts (rowid, subject, attribute, value)
-        SELECT row_id, subject, attribute, value FROM assertions;
 
     CREATE TABLE episode_vectors (
         seq INTEGER PRIMARY KEY,
@@ -195,10 +193,45 @@ MIGRATIONS: list[str] = [
             ON CONFLICT (tenant) DO UPDATE SET generation = generation + 1;
     END;
 
-    CREATE TRIGGER assertions_search_insert AFTER INSERT ON assertions
+    -- The keys a question may name are searched once per key, not once per version: the
+    -- ledger writes many versions of few keys, and an index entry per version would make
+    -- every write pay for full-text indexing.
+    CREATE TABLE ledger_keys (
+        key_id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        attribute TEXT NOT NULL,
+        UNIQUE (tenant, subject, attribute)
+    );
+    INSERT INTO ledger_keys (tenant, subject, attribute)
+        SELECT DISTINCT tenant, subject, attribute FROM operations;
+    INSERT INTO ledger_keys_fts (rowid, subject, attribute)
+        SELECT key_id, subject, attribute FROM ledger_keys;
+
+    CREATE TRIGGER operations_key_insert AFTER INSERT ON operations
     BEGIN
-        INSERT INTO assertions_fts (rowid, subject, attribute, value)
-            VALUES (NEW.row_id, NEW.subject, NEW.attribute, NEW.value);
+        INSERT OR IGNORE INTO ledger_keys (tenant, subject, attribute)
+            VALUES (NEW.tenant, NEW.subject, NEW.attribute);
+    END;
+
+    CREATE TRIGGER operations_key_delete AFTER DELETE ON operations
+    WHEN NOT EXISTS (
+        SELECT 1 FROM operations
+        WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute
+    )
+    BEGIN
+        DELETE FROM ledger_keys
+        WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute;
+    END;
+
+    CREATE TRIGGER ledger_keys_search_insert AFTER INSERT ON ledger_keys
+    BEGIN
+        INSERT INTO ledger_keys_fts (rowid, subject, attribute) VALUES (NEW.key_id, NEW.subject, NEW.attribute);
+    END;
+
+    CREATE TRIGGER ledger_keys_search_delete AFTER DELETE ON ledger_keys
+    BEGIN
+        DELETE FROM ledger_keys_fts WHERE rowid = OLD.key_id;
     END;
 
     CREATE TABLE assertion_vectors (
@@ -210,7 +243,6 @@ MIGRATIONS: list[str] = [
 
     CREATE TRIGGER assertions_search_delete AFTER DELETE ON assertions
     BEGIN
-        DELETE FROM assertions_fts WHERE rowid = OLD.row_id;
         DELETE FROM assertion_vectors WHERE row_id = OLD.row_id;
     END;
     """,

@@ -189,12 +189,14 @@ class SQLiteSearch:
         if not terms:
             return []
         sql = (
-            "SELECT a.subject, a.attribute FROM assertions_fts JOIN assertions a "
-            "ON a.row_id = assertions_fts.rowid WHERE assertions_fts MATCH ? AND a.tenant = ? "
-            "AND a.recorded_to IS NULL AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) "
-            "ORDER BY bm25(assertions_fts, 1.0, 1.0, 0.0) LIMIT ?"
+            "SELECT k.subject, k.attribute FROM ledger_keys_fts JOIN ledger_keys k "
+            "ON k.key_id = ledger_keys_fts.rowid WHERE ledger_keys_fts MATCH ? AND k.tenant = ? "
+            "AND EXISTS (SELECT 1 FROM assertions a INDEXED BY assertions_current "
+            "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
+            "AND a.recorded_to IS NULL AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
+            "ORDER BY bm25(ledger_keys_fts) LIMIT ?"
         )
-        query = "{subject attribute} : (" + fts_query(terms) + ")"
+        query = fts_query(terms)
         with self._backend._lock, map_sqlite_errors():
             rows = self._conn().execute(sql, (query, tenant, at, at, limit * 4)).fetchall()
         return list(dict.fromkeys((str(r[0]), str(r[1])) for r in rows))[:limit]
