@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from tests.conftest import ManualClock
 from sgam import (
     ConflictError,
     Effect,
@@ -20,6 +19,7 @@ from sgam import (
     SgamError,
     ValidationError,
 )
+from tests.conftest import ManualClock
 
 T1 = "2026-06-01T00:00:00Z"
 UTC_MINUS_5 = timezone(timedelta(hours=-5))
