@@ -78,7 +78,7 @@ def scenario(path: Path, seed: int) -> list[Any]:
         call(log, "declare", mem.declare, tenant, "age", "integer")
         call(log, "register", mem.register_memory_type, tenant, "addr", Address)
         call(log, "declare", mem.declare, tenant, "address", None, memory_type="addr")
-    for step in range(1500):
+    for _step in range(1500):
         tenant = rng.choice(tenants)
         subject, attribute = rng.choice(subjects), rng.choice(attributes)
         moment = T0 + timedelta(days=rng.randrange(60))
