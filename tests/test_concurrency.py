@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 
-from ledger_checks import WorkerLog, check_ledger, concurrent_worker, prepare
+from tests.ledger_checks import WorkerLog, check_ledger, concurrent_worker, prepare
 
 WORKERS = 4
 STEPS = 60

@@ -10,7 +10,7 @@ import signal
 import time
 from pathlib import Path
 
-from ledger_checks import check_ledger, crash_worker, prepare, read_ack_file
+from tests.ledger_checks import check_ledger, crash_worker, prepare, read_ack_file
 
 KILLS = 15
 

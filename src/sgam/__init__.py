@@ -14,6 +14,8 @@ from ._memory import DEFAULT_URL, Memory
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
 from ._rules import Effect
 from ._schema import AttributeSchema, MemoryTypeSchema, ValueType
+from .recall import Citation, RecallItem, RecallResult
+from .search import Embedder, EvidenceHit, Model2VecEmbedder, OpenAIEmbedder, SearchConfig
 
 __version__ = "0.1.0"
 
@@ -22,15 +24,23 @@ __all__ = [
     "Assertion",
     "AttributeSchema",
     "BusyError",
+    "Citation",
     "ConflictError",
     "Effect",
+    "Embedder",
     "Episode",
+    "EvidenceHit",
     "Fact",
     "ForgetResult",
     "Memory",
     "MemoryTypeSchema",
+    "Model2VecEmbedder",
     "NotFoundError",
+    "OpenAIEmbedder",
+    "RecallItem",
+    "RecallResult",
     "SchemaVersionError",
+    "SearchConfig",
     "SgamError",
     "StoreError",
     "UnsafeDatabaseError",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +20,11 @@ from ._schema import (
     parse_value_type,
 )
 from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micros, utc_now
-from ._values import check_name, check_tenant, load_value
+from ._values import MAX_METADATA_BYTES, check_name, check_tenant, check_text, load_value
 from ._write import Applied, PendingOp, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
+from .recall import RecallResult, recall
+from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
+from .search.embedders import Embedder
 from .store import Backend, EpisodeRow, QueryFilter, open_backend
 
 if TYPE_CHECKING:
@@ -73,13 +76,18 @@ class Memory:
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
     ``postgresql://`` URLs open the server backend. ``clock`` supplies transaction time;
-    replays and tests pass a fixed one.
+    replays and tests pass a fixed one. ``embedder`` (default: ``SGAM_EMBEDDER``, else
+    none) adds vector search to keyword search.
     """
 
-    def __init__(self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None) -> None:
+    def __init__(
+        self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.backend: Backend = backend if backend is not None else open_backend(url or default_url())
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self._writes = WriteService(clock, self._models)
+        self._search = SearchService(self.backend, embedder if embedder is not None else embedder_from_env())
 
     @property
     def clock(self) -> Clock:
@@ -112,7 +120,7 @@ class Memory:
             value_type=None if value_type is None else parse_value_type(value_type),
             memory_type=None if memory_type is None else check_name(memory_type, "memory_type"),
             sensitive=bool(sensitive),
-            description=description,
+            description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
         )
         return self.backend.run_write(tenant, lambda txn: self._writes.declare(txn, schema))
 
@@ -150,8 +158,26 @@ class Memory:
         """Record a raw episode. Re-recording the same id with the same content is a no-op;
         with other content it is a ConflictError."""
         row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
-        stored = self.backend.run_write(tenant, lambda txn: self._writes.add_episode(txn, row))
-        return to_episode(stored)
+        return self._add_rows(tenant, [row])[0]
+
+    def add_episodes(self, tenant: str, episodes: Iterable[Mapping[str, Any]]) -> list[Episode]:
+        """Record many episodes (mappings with ``add_episode``'s argument names) in one
+        transaction, embedded in one batch first; the error names the offending ``episodes[i]``."""
+        check_tenant(tenant)
+        rows = [_episode_row(index, item, tenant) for index, item in enumerate(episodes)]
+        if len(rows) > MAX_BATCH:
+            raise ValidationError("episodes", f"<{len(rows)} episodes>", f"at most {MAX_BATCH} per batch")
+        return self._add_rows(tenant, rows) if rows else []
+
+    def _add_rows(self, tenant: str, rows: list[EpisodeRow]) -> list[Episode]:
+        vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
+
+        def work(txn: Any) -> list[EpisodeRow]:
+            stored = [self._writes.add_episode(txn, row) for row in rows]
+            self._search.store_vectors(txn, rows, stored, vectors)
+            return stored
+
+        return [to_episode(row) for row in self.backend.run_write(tenant, work)]
 
     def episode(self, tenant: str, id: str) -> Episode | None:
         with self.backend.read(check_tenant(tenant)) as reader:
@@ -343,8 +369,57 @@ class Memory:
 
         return reject(self, check_tenant(tenant), held_id)
 
+    # recall ---------------------------------------------------------------------------
+
+    def search(
+        self, tenant: str, question: str, *, limit: int = 10, config: SearchConfig | str | None = None,
+        since: Moment | None = None, until: Moment | None = None, session: str | None = None,
+        speaker: str | None = None, subject: str | None = None, memory_type: str | None = None,
+    ) -> list[EvidenceHit]:
+        """Episodes that may be evidence for ``question``: keyword and vector candidates
+        fused by RRF and scored (``config``: a ``SearchConfig`` or a preset name)."""
+        check_tenant(tenant)
+        flt = SearchFilter(
+            since=optional_micros(since, "since"), until=optional_micros(until, "until"),
+            session=None if session is None else check_name(session, "session"),
+            speaker=None if speaker is None else check_name(speaker, "speaker"),
+            subject=None if subject is None else check_name(subject, "subject"),
+            memory_type=None if memory_type is None else check_name(memory_type, "memory_type"),
+        )
+        return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
+                                   limit=_limit(limit), now=self._moment(None, "now"))
+
+    def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
+        """Give vectors to the tenant's episodes recorded before this embedder was set;
+        returns how many were embedded (0 without an embedder)."""
+        return self._search.backfill(check_tenant(tenant), _limit(batch))
+
+    def recall(
+        self, tenant: str, question: str, *, at: Moment | None = None, budget: int = 1000,
+        config: SearchConfig | str | None = None,
+    ) -> RecallResult:
+        """The smallest cited context for ``question`` within ``budget`` tokens: the exact
+        state of the keys it names (as of ``at``), then evidence, quoted as data."""
+        check_tenant(tenant)
+        return recall(self._search, tenant, question, at=self._moment(at, "at"), budget=budget,
+                      config=resolve_config(config))
+
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))
+
+
+def _episode_row(index: int, item: Mapping[str, Any], tenant: str) -> EpisodeRow:
+    prefix = f"episodes[{index}]."
+    if not isinstance(item, Mapping):
+        raise ValidationError(f"episodes[{index}]", item, "must be a mapping")
+    unknown = set(item) - {"id", "at", "text", "speaker", "kind", "session", "metadata"}
+    if unknown:
+        raise ValidationError(f"{prefix}{min(unknown)}", item, "unknown field")
+    try:
+        return validate_episode(item.get("id"), item.get("at"), item.get("text"), item.get("speaker"),
+                                item.get("kind", "message"), item.get("session"), item.get("metadata"), tenant)
+    except ValidationError as exc:
+        raise ValidationError(f"{prefix}{exc.field}", exc.value, exc.rule) from None
 
 
 def _limit(limit: int) -> int:

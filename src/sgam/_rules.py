@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
 
 from ._errors import ConflictError, NotFoundError, SgamError
@@ -113,9 +113,21 @@ def _new_version(op: Operation, valid_from: int, valid_to: int | None, supersede
 
 
 def _shortened(version: Version, valid_to: int, op: Operation) -> Version:
-    return replace(
-        version, valid_to=valid_to, recorded_from=op.recorded_at, recorded_to=None,
-        closed_by=op.source, row_id=None,
+    # Built field by field: ``dataclasses.replace`` costs several times more per call.
+    return Version(
+        version.assertion_id, version.subject, version.attribute, version.value,
+        version.valid_from, valid_to, op.recorded_at, None, version.source, version.memory_type,
+        version.confidence, version.schema_version, version.supersedes, version.origin,
+        op.source, None,
+    )
+
+
+def _retired(version: Version, recorded_to: int) -> Version:
+    return Version(
+        version.assertion_id, version.subject, version.attribute, version.value,
+        version.valid_from, version.valid_to, version.recorded_from, recorded_to, version.source,
+        version.memory_type, version.confidence, version.schema_version, version.supersedes,
+        version.origin, version.closed_by, version.row_id,
     )
 
 
@@ -193,7 +205,7 @@ class KeyTimeline:
             del self._current[index]
             del self._starts[index]
             if version.recorded_from != op.recorded_at:
-                self.retired.append(replace(version, recorded_to=op.recorded_at))
+                self.retired.append(_retired(version, op.recorded_at))
         for version in result.add:
             index = bisect.bisect_left(self._starts, version.valid_from)
             self._current.insert(index, version)

@@ -17,6 +17,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ._errors import ValidationError
 from ._time import is_iso_date, is_rfc3339
+from ._values import canonical_json
 
 
 class ValueType(enum.StrEnum):
@@ -99,7 +100,10 @@ def check_memory_value(value: Any, memory_type: MemoryTypeSchema, model: type[Ba
     field = f"value ({memory_type.name})"
     if model is not None:
         try:
-            model.model_validate(value)
+            # strict, on the JSON text: the value is stored as given, so the model may
+            # not coerce it ("41" or true for an int) into something the stored JSON
+            # Schema, used by processes without the model, would refuse
+            model.model_validate_json(canonical_json(value), strict=True)
         except PydanticValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "value"
@@ -108,7 +112,7 @@ def check_memory_value(value: Any, memory_type: MemoryTypeSchema, model: type[Ba
     if memory_type.json_schema is None:
         return
     try:
-        jsonschema.validate(value, memory_type.json_schema)
+        jsonschema.validate(value, memory_type.json_schema, format_checker=jsonschema.FormatChecker())
     except jsonschema.ValidationError as exc:
         where = ".".join(str(part) for part in exc.absolute_path) or field
         raise ValidationError(f"value.{where}" if exc.absolute_path else field, exc.instance, exc.message) from None

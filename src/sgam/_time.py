@@ -16,9 +16,10 @@ Clock = Callable[[], datetime]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$"
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$",
+    re.ASCII,  # RFC 3339 digits are ASCII: "٢٠٢٦" is not a year
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
 
 
 def utc_now() -> datetime:
@@ -33,7 +34,7 @@ def parse_timestamp(value: object, field: str) -> datetime:
     if isinstance(value, datetime):
         if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
             raise ValidationError(field, value, "timestamp needs a zone (e.g. Z or +02:00)")
-        return value.astimezone(UTC)
+        return _in_utc(value, field)
     if not isinstance(value, str):
         raise ValidationError(field, value, "must be an RFC 3339 timestamp string")
     match = _RFC3339.match(value.strip())
@@ -57,7 +58,16 @@ def parse_timestamp(value: object, field: str) -> datetime:
         )
     except ValueError as exc:
         raise ValidationError(field, value, f"not a real instant ({exc})") from None
-    return parsed.astimezone(UTC)
+    return _in_utc(parsed, field)
+
+
+def _in_utc(moment: datetime, field: str) -> datetime:
+    """Convert to UTC; an instant whose UTC form falls outside years 1-9999 is refused
+    (``0001-01-01T00:00:00+01:00`` is in year 0 in UTC)."""
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValidationError(field, moment, "outside the years 1-9999 in UTC") from None
 
 
 def to_micros(moment: datetime) -> int:

@@ -17,39 +17,55 @@ MAX_VALUE_BYTES = 64 * 1024
 MAX_TEXT_BYTES = 256 * 1024
 MAX_METADATA_BYTES = 16 * 1024
 MAX_NAME_LENGTH = 256
+MAX_VALUE_DEPTH = 100
 
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def _normalise(value: Any, path: str) -> Any:
-    if value is None or isinstance(value, (bool, str)):
+def _encodable(value: str, field: str) -> str:
+    """Text must be valid Unicode: a lone surrogate cannot be stored as UTF-8."""
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        raise ValidationError(field, value, "must be valid Unicode (no lone surrogates)") from None
+    return value
+
+
+def _normalise(value: Any, path: str, depth: int = 0) -> Any:
+    if depth > MAX_VALUE_DEPTH:
+        raise ValidationError(path, "<nested value>", f"nested deeper than {MAX_VALUE_DEPTH} levels")
+    if isinstance(value, str):
+        return _encodable(value, path)
+    if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
         return value
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             raise ValidationError(path, value, "numbers must be finite JSON numbers")
-        if value.is_integer() and abs(value) < 2**53:
-            return int(value)
+        if value.is_integer():
+            return int(value)  # exact: an integral float is that integer, however large
         return value
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ValidationError(path, key, "object keys must be strings")
-            out[key] = _normalise(item, f"{path}.{key}")
+            out[_encodable(key, path)] = _normalise(item, f"{path}.{key}", depth + 1)
         return out
     if isinstance(value, (list, tuple)):
-        return [_normalise(item, f"{path}[{index}]") for index, item in enumerate(value)]
+        return [_normalise(item, f"{path}[{index}]", depth + 1) for index, item in enumerate(value)]
     raise ValidationError(path, value, f"is not a JSON value ({type(value).__name__})")
 
 
 def canonical_json(value: Any, field: str = "value", limit: int = MAX_VALUE_BYTES) -> str:
     """Validate a JSON value and return its canonical text (sorted keys, no spaces)."""
-    text = json.dumps(
-        _normalise(value, field), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
+    normalised = _normalise(value, field)
+    try:
+        text = json.dumps(normalised, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except ValueError:  # an integer past Python's int-to-text limit (4300 digits)
+        raise ValidationError(field, "<huge number>", "has a number too large to write as JSON") from None
     if len(text.encode()) > limit:
         raise ValidationError(field, f"<{len(text.encode())} bytes>", f"larger than {limit} bytes")
     return text
@@ -77,13 +93,13 @@ def check_name(value: object, field: str) -> str:
         raise ValidationError(field, value, f"longer than {MAX_NAME_LENGTH} characters")
     if _CONTROL.search(value):
         raise ValidationError(field, value, "must not contain control characters")
-    return value
+    return _encodable(value, field)
 
 
 def check_text(value: object, field: str, limit: int = MAX_TEXT_BYTES) -> str:
     if not isinstance(value, str):
         raise ValidationError(field, value, "must be a string")
-    if len(value.encode()) > limit:
+    if len(_encodable(value, field).encode()) > limit:
         raise ValidationError(field, f"<{len(value.encode())} bytes>", f"larger than {limit} bytes")
     return value
 
@@ -91,6 +107,6 @@ def check_text(value: object, field: str, limit: int = MAX_TEXT_BYTES) -> str:
 def check_confidence(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValidationError("confidence", value, "must be a number from 0 to 1")
-    if not 0.0 <= float(value) <= 1.0:
+    if not 0 <= value <= 1:  # compared before float(): a huge int would overflow it
         raise ValidationError("confidence", value, "must be a number from 0 to 1")
     return float(value)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +104,19 @@ class WriteService:
 
     def prepare(self, txn: WriteTransaction, op: PendingOp, version: int) -> Operation:
         """Type-check against the tenant's schema, check the source, and encode the value."""
+        typed = self.typed(txn, op, version)
+        self.check_source(txn, op)
+        return typed
+
+    def check_source(self, txn: WriteTransaction, op: PendingOp) -> None:
+        if txn.episode(op.source) is None:
+            raise NotFoundError(
+                f"{op.field_prefix}source: no episode {op.source!r} in tenant {txn.tenant!r}",
+                field=f"{op.field_prefix}source", value=op.source,
+            )
+
+    def typed(self, txn: WriteTransaction, op: PendingOp, version: int) -> Operation:
+        """The validation half of ``prepare``: declared value type and memory type."""
         value_text: str | None = None
         declared = txn.attribute_schema(op.attribute)
         memory_type = op.memory_type or (declared.memory_type if declared else None) or DEFAULT_MEMORY_TYPE
@@ -110,11 +125,6 @@ class WriteService:
             check_value_type(op.value, declared.value_type if declared else None, field)
             value_text = canonical_json(op.value, field)
             self._check_memory_type(txn, memory_type, op.value)
-        if txn.episode(op.source) is None:
-            raise NotFoundError(
-                f"{op.field_prefix}source: no episode {op.source!r} in tenant {txn.tenant!r}",
-                field=f"{op.field_prefix}source", value=op.source,
-            )
         return Operation(
             seq=0, subject=op.subject, attribute=op.attribute, kind=op.kind, valid_at=op.valid_at,
             value=value_text, source=op.source, recorded_at=0, memory_type=memory_type,
@@ -146,7 +156,10 @@ class WriteService:
         """Apply many writes in one transaction: each key is planned in memory, then only
         the net change of the batch reaches the database."""
         version = txn.schema_version()
-        ops = [self.prepare(txn, pending, version) for pending in batch]
+        # validation of every fact before not_found of any, as for a single operation
+        ops = [self.typed(txn, pending, version) for pending in batch]
+        for pending in batch:
+            self.check_source(txn, pending)
         by_key: dict[tuple[str, str], list[int]] = {}
         for index, op in enumerate(ops):
             by_key.setdefault((op.subject, op.attribute), []).append(index)
@@ -163,15 +176,21 @@ class WriteService:
         results: list[Applied | None] = [None] * len(ops)
         inserts: list[Version] = []
         for (subject, attribute), indexes in by_key.items():
+            if len(indexes) == 1:
+                # One operation on this key: plan it against index lookups, as apply_one
+                # does, instead of loading every current version of the key.
+                index = indexes[0]
+                with _naming_entry(index):
+                    decided = plan(ops[index], txn.key(subject, attribute))
+                results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
+                txn.retire(decided.retire, recorded_at)
+                inserts.extend(decided.add)
+                continue
             stored = txn.current(subject, attribute)
             timeline = KeyTimeline(stored)
             for index in indexes:
-                try:
+                with _naming_entry(index):
                     decided = timeline.apply(ops[index])
-                except SgamError as exc:
-                    exc.message = f"facts[{index}]: {exc.message}"
-                    exc.args = (exc.message,)
-                    raise
                 results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
             kept = {id(v) for v in timeline.current}
             txn.retire([v for v in stored if id(v) not in kept], recorded_at)
@@ -254,12 +273,15 @@ def validate_episode(
 
 
 def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
-    data = fact if isinstance(fact, dict) else {
-        "subject": fact.subject, "attribute": fact.attribute, "value": fact.value,
-        "valid_from": fact.valid_from, "source": fact.source,
-        "memory_type": fact.memory_type, "confidence": fact.confidence,
-    }
+    if not isinstance(fact, (Fact, dict)):  # batches often arrive as parsed JSON
+        raise ValidationError(f"facts[{index}]", fact, "must be a Fact or a mapping of its fields")
     prefix = f"facts[{index}]."
+    if not isinstance(fact, dict):  # a Fact has exactly the known fields: no dict round trip
+        return validate_op(
+            OpKind.WRITE, fact.subject, fact.attribute, fact.valid_from, fact.source, fact.value,
+            fact.memory_type, fact.confidence, prefix,
+        )
+    data = fact
     unknown = set(data) - {"subject", "attribute", "value", "valid_from", "source", "memory_type", "confidence"}
     if unknown:
         raise ValidationError(f"{prefix}{sorted(unknown)[0]}", data, "unknown field")
@@ -268,6 +290,17 @@ def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
         data.get("source"), data.get("value"), data.get("memory_type"),
         data.get("confidence", 1.0), prefix,
     )
+
+
+@contextmanager
+def _naming_entry(index: int) -> Iterator[None]:
+    """A refusal inside names the batch entry it came from."""
+    try:
+        yield
+    except SgamError as exc:
+        exc.message = f"facts[{index}]: {exc.message}"
+        exc.args = (exc.message,)
+        raise
 
 
 def _digest(tenant: str, target: str) -> str:

@@ -7,9 +7,9 @@ from pathlib import Path
 import psycopg
 from typer.testing import CliRunner
 
-from conftest import PostgresUrls
 from sgam.cli import app
 from sgam.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
+from tests.conftest import PostgresUrls
 
 
 def test_migrate_sqlite(tmp_path: Path) -> None:

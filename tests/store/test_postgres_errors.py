@@ -7,8 +7,8 @@ import inspect
 import psycopg
 import pytest
 from psycopg import errors as pg
+from tests.conftest import PostgresUrls
 
-from conftest import PostgresUrls
 from sgam import BusyError, ConflictError, SgamError, StoreError
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.errors import DRIVER_ERRORS, RETRYABLE, map_postgres_errors, to_sgam

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from conftest import PostgresUrls
+from tests.conftest import PostgresUrls
+
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.backend import LockOrderError, PostgresWrite
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import PostgresUrls
+from tests.conftest import PostgresUrls
+
 from sgam.cli.replay import run_files
 
 SCENARIO = """

@@ -9,8 +9,8 @@ import psycopg
 import pytest
 from psycopg import errors as pg
 from psycopg import sql
+from tests.conftest import PostgresUrls
 
-from conftest import PostgresUrls
 from sgam import Memory, SchemaVersionError, StoreError, UnsafeDatabaseError, ValidationError
 from sgam.store.postgres import PostgresBackend, migrate, temporary_database
 from sgam.store.postgres.install import with_login

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from .._errors import SgamError
 from .._memory import Memory, default_url
@@ -70,7 +71,7 @@ def fail(exc: SgamError, as_json: bool = False) -> None:
     if as_json:
         typer.echo(json.dumps({"error": exc.to_dict()}))
     else:
-        errors.print(f"[red]error[/red] ({exc.kind}): {exc.message}", highlight=False, markup=True)
+        errors.print(f"[red]error[/red] ({exc.kind}): {escape(exc.message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(EXIT_CODES.get(exc.kind, 1))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from .._errors import SgamError
 from .._memory import Memory
@@ -36,10 +37,10 @@ def register(app: typer.Typer) -> None:
         try:
             results = run_files(paths, db)
         except ScenarioFileError as exc:
-            errors.print(f"error: {exc.message}", highlight=False, markup=False)
+            errors.print(f"error: {exc.message}", highlight=False, markup=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except SgamError as exc:
-            errors.print(f"error ({exc.kind}): {exc.message}", highlight=False, markup=False)
+            errors.print(f"error ({exc.kind}): {exc.message}", highlight=False, markup=False, soft_wrap=True)
             raise typer.Exit(2) from None
         passed = sum(result.passed for result in results)
         if as_json:
@@ -50,9 +51,11 @@ def register(app: typer.Typer) -> None:
         else:
             for result in results:
                 status = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
-                console.print(f"{status} {result.name}  [dim]{result.file}[/dim]", highlight=False)
+                console.print(f"{status} {escape(result.name)}  [dim]{escape(result.file)}[/dim]", highlight=False,
+                              soft_wrap=True)
                 for failure in result.failures:
                     console.print(f"    step {failure.step}: expected {json.dumps(failure.expected)}, "
-                                  f"found {json.dumps(failure.actual)}", highlight=False, markup=False)
+                                  f"found {json.dumps(failure.actual)}", highlight=False, markup=False,
+                                  soft_wrap=True)
             console.print(f"{passed} passed, {len(results) - passed} failed")
         raise typer.Exit(0 if passed == len(results) else 1)

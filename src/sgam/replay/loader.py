@@ -12,6 +12,8 @@ detectable instead of being silently converted.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,13 +56,57 @@ class ScenarioFileError(SgamError):
 
 
 class _StringTimestampLoader(yaml.SafeLoader):
-    """SafeLoader that leaves timestamps and dates as the strings they were written as."""
+    """SafeLoader with YAML 1.2 core scalars, strings for timestamps, no duplicate keys.
+
+    PyYAML implements YAML 1.1, whose implicit types surprise scenario authors and
+    disagree with JSON: ``no``/``on``/``NO`` (Norway) become booleans, ``1:30`` the
+    integer 90, ``010`` the integer 8, and JSON's ``1e3`` a string. Here booleans are
+    only true/false, numbers follow YAML 1.2 (a superset of JSON's), and dates and
+    timestamps stay the strings they were written as. A key repeated in one mapping
+    (two ``write`` keys in a step, two ``value`` fields) is an error, not "last wins".
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, Hashable):
+                continue  # SafeLoader reports unhashable keys itself
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
+_YAML12 = {
+    "tag:yaml.org,2002:bool": re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    "tag:yaml.org,2002:int": re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+    "tag:yaml.org,2002:float": re.compile(
+        r"^(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?[0-9]+[eE][-+]?[0-9]+"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+}
 _StringTimestampLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, _YAML12.get(tag, regexp)) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = str(loader.construct_scalar(node))
+    try:
+        if text.startswith(("0o", "0x")):
+            return int(text[2:], 8 if text[1] == "o" else 16)
+        return int(text)  # decimal, leading zeros and all: YAML 1.2 has no implicit octal
+    except ValueError:  # more digits than Python converts (4300)
+        raise yaml.constructor.ConstructorError(
+            None, None, f"integer with {len(text)} digits is too large", node.start_mark
+        ) from None
+
+
+_StringTimestampLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,19 +7,21 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, OpKind, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
 from .._protocol import EpisodeRow, JobRow, QueryFilter
-from .errors import map_sqlite_errors
+from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .migrations import MIGRATIONS
 
 T = TypeVar("T")
+FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts")
 
 VERSION_COLUMNS = (
     "row_id, assertion_id, subject, attribute, value, memory_type, valid_from, valid_to, "
@@ -36,12 +38,14 @@ _KEY = "tenant = ? AND subject = ? AND attribute = ?"
 _VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
 
 
+_OP_KINDS: dict[str, OpKind] = {kind.value: kind for kind in OpKind}
+
+
 def _version(row: tuple[Any, ...]) -> Version:
+    # Positional, and the enum from a dict: this runs once per row read on every path.
     return Version(
-        assertion_id=row[1], subject=row[2], attribute=row[3], value=row[4], memory_type=row[5],
-        valid_from=row[6], valid_to=row[7], recorded_from=row[8], recorded_to=row[9],
-        source=row[10], confidence=row[11], schema_version=row[12], supersedes=row[13],
-        origin=OpKind(row[14]), closed_by=row[15], row_id=row[0],
+        row[1], row[2], row[3], row[4], row[6], row[7], row[8], row[9], row[10], row[5],
+        row[11], row[12], row[13], _OP_KINDS[row[14]], row[15], row[0],
     )
 
 
@@ -67,6 +71,22 @@ _INSERT_VERSION = (
     "supersedes, origin, closed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
+_FLOOR = (
+    f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+    f"WHERE {_KEY} AND recorded_to IS NULL AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1"
+)
+_FLOOR_STRICT = _FLOOR.replace("valid_from <= ?", "valid_from < ?")
+_FLOOR_KNOWN = (
+    f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key "
+    f"WHERE {_KEY} AND valid_from <= ? AND {_VISIBLE} ORDER BY valid_from DESC LIMIT 1"
+)
+_CEILING = (
+    f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+    f"WHERE {_KEY} AND recorded_to IS NULL AND valid_from > ? ORDER BY valid_from LIMIT 1"
+)
+_RETIRE_VERSION = "UPDATE assertions SET recorded_to = ? WHERE row_id = ?"
+_DELETE_VERSION = "DELETE FROM assertions WHERE row_id = ?"
+
 
 class _Key:
     """Index lookups over the current versions of one key (``KeyView``)."""
@@ -78,22 +98,11 @@ class _Key:
         self._params = (tenant, subject, attribute)
 
     def floor(self, moment: int, *, strict: bool = False) -> Version | None:
-        op = "<" if strict else "<="
-        row = self._conn.execute(
-            f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
-            f"WHERE {_KEY} AND recorded_to IS NULL AND valid_from {op} ? "
-            "ORDER BY valid_from DESC LIMIT 1",
-            (*self._params, moment),
-        ).fetchone()
+        row = self._conn.execute(_FLOOR_STRICT if strict else _FLOOR, (*self._params, moment)).fetchone()
         return _version(row) if row else None
 
     def ceiling(self, moment: int) -> Version | None:
-        row = self._conn.execute(
-            f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
-            f"WHERE {_KEY} AND recorded_to IS NULL AND valid_from > ? "
-            "ORDER BY valid_from LIMIT 1",
-            (*self._params, moment),
-        ).fetchone()
+        row = self._conn.execute(_CEILING, (*self._params, moment)).fetchone()
         return _version(row) if row else None
 
 
@@ -138,8 +147,38 @@ class _Scoped:
         return [MemoryTypeSchema(r[0], json.loads(r[1]) if r[1] else None, r[2]) for r in rows]
 
 
+_MISSING = object()
+CACHE_LIMIT = 4096
+
+
 class SQLiteWrite(_Scoped, ExtractionWrites):
-    """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``)."""
+    """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
+
+    Schema and episode lookups go through ``cache``, which the backend keeps across
+    transactions of its connection and empties whenever another connection has committed
+    (``PRAGMA data_version``) or a transaction rolls back; this transaction's own schema
+    and episode changes update it as they happen.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, tenant: str, cache: dict[tuple[str, str, str], Any]) -> None:
+        super().__init__(conn, tenant)
+        self._cache = cache
+
+    def _remember(self, key: tuple[str, str, str], value: Any) -> None:
+        if len(self._cache) >= CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[key] = value
+
+    def episode(self, episode_id: str) -> EpisodeRow | None:
+        key = ("episode", self.tenant, episode_id)
+        found = self._cache.get(key)
+        if found is not None:
+            assert isinstance(found, EpisodeRow)
+            return found
+        row = super().episode(episode_id)
+        if row is not None:
+            self._remember(key, row)
+        return row
 
     def insert_episode(self, row: EpisodeRow) -> None:
         self._conn.execute(
@@ -149,15 +188,23 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
         )
 
     def delete_episode(self, episode_id: str) -> int:
+        self._cache.pop(("episode", self.tenant, episode_id), None)
         return self._conn.execute(
             "DELETE FROM episodes WHERE tenant = ? AND episode_id = ?", (self.tenant, episode_id)
         ).rowcount
 
     def schema_version(self) -> int:
+        key = ("schema_version", self.tenant, "")
+        cached = self._cache.get(key)
+        if cached is not None:
+            assert isinstance(cached, int)
+            return cached
         row = self._conn.execute(
             "SELECT version FROM tenant_schema WHERE tenant = ?", (self.tenant,)
         ).fetchone()
-        return int(row[0]) if row else 0
+        version = int(row[0]) if row else 0
+        self._remember(key, version)
+        return version
 
     def bump_schema_version(self) -> int:
         row = self._conn.execute(
@@ -165,13 +212,21 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
             "ON CONFLICT (tenant) DO UPDATE SET version = version + 1 RETURNING version",
             (self.tenant,),
         ).fetchone()
+        self._remember(("schema_version", self.tenant, ""), int(row[0]))
         return int(row[0])
 
     def attribute_schema(self, attribute: str) -> AttributeSchema | None:
+        key = ("attribute", self.tenant, attribute)
+        cached = self._cache.get(key, _MISSING)
+        if cached is not _MISSING:
+            assert cached is None or isinstance(cached, AttributeSchema)
+            return cached
         found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+        self._remember(key, found[0] if found else None)
         return found[0] if found else None
 
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
+        self._cache.pop(("attribute", self.tenant, schema.attribute), None)
         self._conn.execute(
             "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
             "description, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?) "
@@ -183,10 +238,17 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
         )
 
     def memory_type(self, name: str) -> MemoryTypeSchema | None:
+        key = ("memory_type", self.tenant, name)
+        cached = self._cache.get(key, _MISSING)
+        if cached is not _MISSING:
+            assert cached is None or isinstance(cached, MemoryTypeSchema)
+            return cached
         found = self._memory_type_rows("AND name = ?", (name,))
+        self._remember(key, found[0] if found else None)
         return found[0] if found else None
 
     def put_memory_type(self, schema: MemoryTypeSchema) -> None:
+        self._cache.pop(("memory_type", self.tenant, schema.name), None)
         self._conn.execute(
             "INSERT INTO memory_types (tenant, name, json_schema, schema_version) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (tenant, name) DO UPDATE SET json_schema = excluded.json_schema, "
@@ -205,14 +267,19 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
         return [_version(row) for row in rows]
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:
-        for version in versions:
+        if len(versions) == 1:
+            version = versions[0]
             if version.recorded_from == recorded_at:
-                self._conn.execute("DELETE FROM assertions WHERE row_id = ?", (version.row_id,))
+                self._conn.execute(_DELETE_VERSION, (version.row_id,))
             else:
-                self._conn.execute(
-                    "UPDATE assertions SET recorded_to = ? WHERE row_id = ?",
-                    (recorded_at, version.row_id),
-                )
+                self._conn.execute(_RETIRE_VERSION, (recorded_at, version.row_id))
+            return
+        deleted = [(v.row_id,) for v in versions if v.recorded_from == recorded_at]
+        retired = [(recorded_at, v.row_id) for v in versions if v.recorded_from != recorded_at]
+        if deleted:
+            self._conn.executemany(_DELETE_VERSION, deleted)
+        if retired:
+            self._conn.executemany(_RETIRE_VERSION, retired)
 
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
@@ -305,18 +372,10 @@ class SQLiteReader(_Scoped, ExtractionReads):
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
         if known_at is None:
-            row = self._conn.execute(
-                f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
-                f"WHERE {_KEY} AND recorded_to IS NULL AND valid_from <= ? "
-                "ORDER BY valid_from DESC LIMIT 1",
-                (self.tenant, subject, attribute, at),
-            ).fetchone()
+            row = self._conn.execute(_FLOOR, (self.tenant, subject, attribute, at)).fetchone()
         else:
             row = self._conn.execute(
-                f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key "
-                f"WHERE {_KEY} AND valid_from <= ? AND {_VISIBLE} "
-                "ORDER BY valid_from DESC LIMIT 1",
-                (self.tenant, subject, attribute, at, known_at, known_at),
+                _FLOOR_KNOWN, (self.tenant, subject, attribute, at, known_at, known_at)
             ).fetchone()
         if row is None:
             return None
@@ -382,6 +441,28 @@ class SQLiteReader(_Scoped, ExtractionReads):
         return self._memory_type_rows("", ())
 
 
+class _ReadScope(AbstractContextManager[SQLiteReader]):
+    """Holds the connection lock around a read and maps driver errors on the way out
+    (a class rather than ``@contextmanager``: reads are short and this is on every one)."""
+
+    __slots__ = ("_lock", "_reader")
+
+    def __init__(self, lock: threading.RLock, reader: SQLiteReader) -> None:
+        self._lock = lock
+        self._reader = reader
+
+    def __enter__(self) -> SQLiteReader:
+        self._lock.acquire()
+        return self._reader
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._lock.release()
+        if isinstance(exc, sqlite3.Error):
+            raise sgam_error(exc) from exc
+
+
 class SQLiteBackend:
     """One SQLite file in WAL mode; one connection per backend, serialised by a lock."""
 
@@ -390,12 +471,21 @@ class SQLiteBackend:
         self.url = f"sqlite:///{path}"
         self._retries = retries
         self._lock = threading.RLock()
+        self._cache: dict[tuple[str, str, str], Any] = {}
+        self._data_version = -1
         with map_sqlite_errors():
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
             )
+            # wal_autocheckpoint: a write transaction dirties about a dozen pages (the
+            # operation log, the assertion table and their indexes), several of them the
+            # same hot pages every time (table tails, interior pages). Checkpointing every
+            # 16k WAL frames instead of SQLite's 1k copies each hot page back once per
+            # checkpoint rather than ~16 times and pays the checkpoint's fsync 16 times
+            # less often; the WAL file stays bounded at about 64 MB.
             for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON",
-                           "secure_delete = ON", "temp_store = MEMORY", "cache_size = -65536"):
+                           "secure_delete = ON", "temp_store = MEMORY", "cache_size = -65536",
+                           "wal_autocheckpoint = 16384"):
                 self._conn.execute(f"PRAGMA {pragma}")
         self._setup()
 
@@ -443,22 +533,35 @@ class SQLiteBackend:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            result = work(SQLiteWrite(conn, tenant))
+            data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if data_version != self._data_version:  # another connection committed
+                self._cache.clear()
+                self._data_version = data_version
+            result = work(SQLiteWrite(conn, tenant, self._cache))
             conn.execute("COMMIT")
         except BaseException:
+            self._cache.clear()
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
         return result
 
-    @contextmanager
-    def read(self, tenant: str) -> Iterator[SQLiteReader]:
-        with self._lock, map_sqlite_errors():
-            yield SQLiteReader(self._conn, tenant)
+    def read(self, tenant: str) -> _ReadScope:
+        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant))
 
     def purge_residue(self) -> None:
-        """After an erasure: move the WAL into the zeroed main file and truncate it, so no
-        copy of erased pages stays behind in the write-ahead log."""
+        """After an erasure, remove the copies SQLite keeps outside live rows.
+
+        FTS5 (before SQLite 3.43's secure-delete) records a deletion as a marker in a new
+        segment and keeps the erased terms in older ones until they merge, so every
+        full-text index is merged whole ('optimize'). Then the WAL is checkpointed into the
+        main file (whose freed pages ``secure_delete`` zeroed) and truncated."""
+
+        def merge(_: SQLiteWrite) -> None:
+            for table in FULL_TEXT_TABLES:
+                self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+        self.run_write("_", merge)
         with self._lock, map_sqlite_errors():
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 

@@ -27,14 +27,19 @@ def is_busy(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and any(m in str(exc) for m in _BUSY_MARKERS)
 
 
+def sgam_error(exc: sqlite3.Error) -> SgamError:
+    """The sgam error a driver error becomes."""
+    if is_busy(exc):
+        return BusyError(f"SQLite stayed busy: {exc}")
+    for driver_type, sgam_type in DRIVER_ERRORS.items():
+        if isinstance(exc, driver_type):
+            return sgam_type(f"SQLite refused the change: {exc}")
+    return StoreError(str(exc))  # pragma: no cover - the table ends in sqlite3.Error
+
+
 @contextmanager
 def map_sqlite_errors() -> Iterator[None]:
     try:
         yield
     except sqlite3.Error as exc:
-        if is_busy(exc):
-            raise BusyError(f"SQLite stayed busy: {exc}") from exc
-        for driver_type, sgam_type in DRIVER_ERRORS.items():
-            if isinstance(exc, driver_type):
-                raise sgam_type(f"SQLite refused the change: {exc}") from exc
-        raise StoreError(str(exc)) from exc  # pragma: no cover - the table ends in sqlite3.Error
+        raise sgam_error(exc) from exc

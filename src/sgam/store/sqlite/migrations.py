@@ -92,23 +92,28 @@ MIGRATIONS: list[str] = [
     );
     CREATE UNIQUE INDEX assertions_current
         ON assertions (tenant, subject, attribute, valid_from) WHERE recorded_to IS NULL;
-    CREATE INDEX assertions_by_key ON assertions (tenant, subject, attribute, valid_from);
+    -- Carries the recorded interval so that as-known-at reads filter versions in the index
+    -- and visit the table only for the one they return.
+    CREATE INDEX assertions_by_key
+        ON assertions (tenant, subject, attribute, valid_from, recorded_from, recorded_to);
     CREATE INDEX assertions_current_by_attribute
         ON assertions (tenant, attribute, subject, valid_from) WHERE recorded_to IS NULL;
     CREATE INDEX assertions_current_by_type
         ON assertions (tenant, memory_type, subject, attribute, valid_from) WHERE recorded_to IS NULL;
 
+    -- Current versions of a key never overlap, so only the one starting last before the
+    -- new version ends can overlap it: one index probe instead of a scan of the key.
     CREATE TRIGGER assertions_no_overlap BEFORE INSERT ON assertions
     WHEN NEW.recorded_to IS NULL
     BEGIN
         SELECT RAISE(ABORT, 'sgam invariant: two current assertions of a key would overlap')
-        WHERE EXISTS (
-            SELECT 1 FROM assertions
+        WHERE (
+            SELECT coalesce(valid_to, 9223372036854775807) FROM assertions
             WHERE tenant = NEW.tenant AND subject = NEW.subject AND attribute = NEW.attribute
               AND recorded_to IS NULL
               AND valid_from < coalesce(NEW.valid_to, 9223372036854775807)
-              AND coalesce(valid_to, 9223372036854775807) > NEW.valid_from
-        );
+            ORDER BY valid_from DESC LIMIT 1
+        ) > NEW.valid_from;
     END;
 
     CREATE TRIGGER assertions_retired_are_immutable BEFORE UPDATE ON assertions
@@ -131,10 +136,120 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX erasures_by_tenant ON erasures (tenant, erased_at);
     """,
+    # 2: search indexes. FTS5 tables are kept exact by triggers on the ledger's own rows, so
+    # an erased episode or key leaves (or enters) every index in the same
+    # transaction; vectors are keyed by the episode's row and deleted with it, and a
+    # per-tenant generation lets in-process vector caches notice any change.
+    """
+    CREATE VIRTUAL TABLE episodes_fts USING fts5(
+        speaker, text, tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE ledger_keys_fts USING fts5(
+        subject, attribute, tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO episodes_fts (rowid, speaker, text)
+        SELECT seq, coalesce(speaker, ''), text FROM episodes;
+
+    CREATE TABLE episode_vectors (
+        seq INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE INDEX episode_vectors_by_tenant ON episode_vectors (tenant, model, seq);
+
+    CREATE TABLE search_generation (
+        tenant TEXT PRIMARY KEY,
+        generation INTEGER NOT NULL
+    ) WITHOUT ROWID;
+
+    CREATE TRIGGER episodes_search_insert AFTER INSERT ON episodes
+    BEGIN
+        INSERT INTO episodes_fts (rowid, speaker, text) VALUES (NEW.seq, coalesce(NEW.speaker, ''), NEW.text);
+    END;
+
+    CREATE TRIGGER episodes_search_update AFTER UPDATE OF text, speaker ON episodes
+    BEGIN
+        DELETE FROM episodes_fts WHERE rowid = OLD.seq;
+        INSERT INTO episodes_fts (rowid, speaker, text) VALUES (NEW.seq, coalesce(NEW.speaker, ''), NEW.text);
+        DELETE FROM episode_vectors WHERE seq = OLD.seq;
+    END;
+
+    CREATE TRIGGER episodes_search_delete AFTER DELETE ON episodes
+    BEGIN
+        DELETE FROM episodes_fts WHERE rowid = OLD.seq;
+        DELETE FROM episode_vectors WHERE seq = OLD.seq;
+    END;
+
+    CREATE TRIGGER episode_vectors_insert AFTER INSERT ON episode_vectors
+    BEGIN
+        INSERT INTO search_generation (tenant, generation) VALUES (NEW.tenant, 1)
+            ON CONFLICT (tenant) DO UPDATE SET generation = generation + 1;
+    END;
+
+    CREATE TRIGGER episode_vectors_delete AFTER DELETE ON episode_vectors
+    BEGIN
+        INSERT INTO search_generation (tenant, generation) VALUES (OLD.tenant, 1)
+            ON CONFLICT (tenant) DO UPDATE SET generation = generation + 1;
+    END;
+
+    -- The keys a question may name are searched once per key, not once per version: the
+    -- ledger writes many versions of few keys, and an index entry per version would make
+    -- every write pay for full-text indexing.
+    CREATE TABLE ledger_keys (
+        key_id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        attribute TEXT NOT NULL,
+        UNIQUE (tenant, subject, attribute)
+    );
+    INSERT INTO ledger_keys (tenant, subject, attribute)
+        SELECT DISTINCT tenant, subject, attribute FROM operations;
+    INSERT INTO ledger_keys_fts (rowid, subject, attribute)
+        SELECT key_id, subject, attribute FROM ledger_keys;
+
+    CREATE TRIGGER operations_key_insert AFTER INSERT ON operations
+    BEGIN
+        INSERT OR IGNORE INTO ledger_keys (tenant, subject, attribute)
+            VALUES (NEW.tenant, NEW.subject, NEW.attribute);
+    END;
+
+    CREATE TRIGGER operations_key_delete AFTER DELETE ON operations
+    WHEN NOT EXISTS (
+        SELECT 1 FROM operations
+        WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute
+    )
+    BEGIN
+        DELETE FROM ledger_keys
+        WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute;
+    END;
+
+    CREATE TRIGGER ledger_keys_search_insert AFTER INSERT ON ledger_keys
+    BEGIN
+        INSERT INTO ledger_keys_fts (rowid, subject, attribute) VALUES (NEW.key_id, NEW.subject, NEW.attribute);
+    END;
+
+    CREATE TRIGGER ledger_keys_search_delete AFTER DELETE ON ledger_keys
+    BEGIN
+        DELETE FROM ledger_keys_fts WHERE rowid = OLD.key_id;
+    END;
+
+    CREATE TABLE assertion_vectors (
+        row_id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+
+    CREATE TRIGGER assertions_search_delete AFTER DELETE ON assertions
+    BEGIN
+        DELETE FROM assertion_vectors WHERE row_id = OLD.row_id;
+    END;
+    """,
 ]
 
 MIGRATIONS.append(
-    # 2: the extraction path — what models replied, what policy decided, candidates held
+    # 3: the extraction path — what models replied, what policy decided, candidates held
     # back (pending confirmation or buffered as weak signals) and the background job queue.
     """
     CREATE TABLE extractions (

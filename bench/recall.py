@@ -1,0 +1,115 @@
+"""Recall benchmark: ingest rate (with embeddings) and query latency at 10k and 100k episodes.
+
+    .venv/bin/python bench/recall.py [--sizes 10000 100000] [--model PATH] [--json]
+
+Episodes are synthetic sentences of 12-30 words drawn with a Zipf law from the model's
+own word list (so embeddings and BM25 see realistic term statistics); queries are 3-8
+words drawn the same way. Ingest uses ``Memory.add_episodes`` in batches of 1,000;
+latency is measured on ``Memory.search`` (default preset, limit 10) and ``Memory.recall``
+(budget 1,000) on a warm process, p50 and p99 over the query set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sgam import Memory
+from sgam.search import Model2VecEmbedder
+from sgam.search.text import STOPWORDS
+
+DEFAULT_MODEL = Path("/work/shared/models/minilm-l6-static-256")
+BATCH = 1_000
+TENANT = "bench"
+
+
+def vocabulary(model: Path) -> list[str]:
+    """Function words first (the head of any Zipf law of English), then content words."""
+    vocab = json.loads((model / "tokenizer.json").read_text())["model"]["vocab"]
+    content = sorted((w for w in vocab if re.fullmatch(r"[a-z]{3,12}", w) and w not in STOPWORDS),
+                     key=lambda w: vocab[w])
+    rng = np.random.default_rng(0)
+    rng.shuffle(content)
+    return sorted(STOPWORDS) + content[:20_000]
+
+
+def sentences(words: list[str], count: int, low: int, high: int, rng: np.random.Generator) -> list[str]:
+    ranks = (rng.zipf(1.1, size=count * high) - 1) % len(words)
+    lengths = rng.integers(low, high + 1, size=count)
+    out, start = [], 0
+    for length in lengths:
+        out.append(" ".join(words[i] for i in ranks[start:start + length]))
+        start += length
+    return out
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def run_size(size: int, words: list[str], embedder: Model2VecEmbedder, queries: int, folder: Path) -> dict[str, Any]:
+    rng = np.random.default_rng(size)
+    texts = sentences(words, size, 12, 30, rng)
+    speakers = ["ann", "bob", "cy", "dee"]
+    with Memory(f"sqlite:///{folder / f'recall-{size}.db'}", embedder=embedder) as memory:
+        started = time.perf_counter()
+        for start in range(0, size, BATCH):
+            memory.add_episodes(TENANT, [
+                {"id": f"e{i}", "at": "2024-01-01T00:00:00Z", "text": texts[i], "speaker": speakers[i % 4],
+                 "session": f"s{i // 50}"}
+                for i in range(start, min(size, start + BATCH))
+            ])
+        ingest = time.perf_counter() - started
+        questions = sentences(words, queries, 3, 8, rng)
+        memory.search(TENANT, questions[0])  # warm the vector cache, as a long-lived process would be
+        search_ms, recall_ms = [], []
+        for question in questions:
+            t0 = time.perf_counter()
+            memory.search(TENANT, question, limit=10)
+            t1 = time.perf_counter()
+            memory.recall(TENANT, question, budget=1000)
+            t2 = time.perf_counter()
+            search_ms.append((t1 - t0) * 1000)
+            recall_ms.append((t2 - t1) * 1000)
+    return {
+        "episodes": size,
+        "ingest_episodes_per_s": round(size / ingest),
+        "search_ms": {"p50": round(statistics.median(search_ms), 2), "p99": round(percentile(search_ms, 0.99), 2)},
+        "recall_ms": {"p50": round(statistics.median(recall_ms), 2), "p99": round(percentile(recall_ms, 0.99), 2)},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not args.model.is_dir():
+        sys.exit(f"no static model at {args.model}; pass --model PATH (a Model2Vec folder)")
+    embedder = Model2VecEmbedder(args.model)
+    words = vocabulary(args.model)
+    with tempfile.TemporaryDirectory(prefix="sgam-bench-") as folder:
+        results = [run_size(size, words, embedder, args.queries, Path(folder)) for size in args.sizes]
+    if args.json:
+        print(json.dumps({"backend": "sqlite", "model": embedder.name, "results": results}))
+    else:
+        for r in results:
+            print(f"{r['episodes']:>7} episodes  ingest {r['ingest_episodes_per_s']:>6}/s  "
+                  f"search p50 {r['search_ms']['p50']} ms p99 {r['search_ms']['p99']} ms  "
+                  f"recall p50 {r['recall_ms']['p50']} ms p99 {r['recall_ms']['p99']} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""``sgam search``, ``sgam recall`` and ``sgam eval locomo``: thin skins over the library."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .._errors import SgamError
+from .._memory import Memory, default_url
+from ..eval import evaluate_locomo
+from ..recall import RecallResult
+from ..search import PRESETS, embedder_from_env, load_embedder
+from ..search.embedders import Embedder
+from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json
+
+ConfigOption = Annotated[str, typer.Option("--config", help=f"Search preset: {', '.join(sorted(PRESETS))}.")]
+EmbedderOption = Annotated[
+    str | None,
+    typer.Option("--embedder", help="model2vec:/path, sentence-transformers:name or openai:model@dim "
+                 "(default: $SGAM_EMBEDDER; none = keyword search only)."),
+]
+
+
+def _embedder(spec: str | None) -> Embedder | None:
+    return load_embedder(spec) if spec else embedder_from_env()
+
+
+def _run(db: str | None, as_json: bool, spec: str | None, call: Callable[[Memory], Any],
+         show: Callable[[Any], None]) -> None:
+    """Like ``output.run``, but the embedder is chosen (and loaded once) before opening."""
+    try:
+        memory = Memory(db or default_url(), embedder=_embedder(spec))
+    except SgamError as exc:
+        fail(exc, as_json)
+        return
+    with memory:
+        try:
+            result = call(memory)
+        except SgamError as exc:
+            fail(exc, as_json)
+            return
+    if as_json:
+        print_json(result)
+    else:
+        show(result)
+
+
+def _show_recall(result: RecallResult) -> None:
+    console.print(result.text, highlight=False, markup=False, soft_wrap=True)
+    console.print(f"[dim]{result.tokens} of {result.budget} tokens, {len(result.items)} items, "
+                  f"{result.dropped} left out[/dim]")
+
+
+def _show_hits(hits: Any) -> None:
+    for hit in hits:
+        console.print(f"{hit.score:.3f}  {hit.episode_id}  {hit.speaker or '-'}: {hit.text}",
+                      highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("recall")
+    def recall_command(
+        tenant: TenantOption,
+        question: Annotated[str, typer.Argument(help="What the agent wants to know.")],
+        at: Annotated[str | None, typer.Option("--at", help="Valid time (RFC 3339 with zone); default now.")] = None,
+        budget: Annotated[int, typer.Option("--budget", help="Token budget of the context.")] = 1000,
+        config: ConfigOption = "default", embedder: EmbedderOption = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Cited context for a question: exact state first, then evidence, within a budget."""
+        _run(db, as_json, embedder,
+             lambda memory: memory.recall(tenant, question, at=at, budget=budget, config=config), _show_recall)
+
+    @app.command("search")
+    def search_command(
+        tenant: TenantOption,
+        question: Annotated[str, typer.Argument(help="Words to look for in episodes.")],
+        limit: Annotated[int, typer.Option("--limit", help="How many episodes.")] = 10,
+        config: ConfigOption = "default", embedder: EmbedderOption = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Evidence search over episodes (keyword + vector, fused)."""
+        _run(db, as_json, embedder,
+             lambda memory: memory.search(tenant, question, limit=limit, config=config), _show_hits)
+
+    @app.command("index")
+    def index_command(
+        tenant: TenantOption, embedder: EmbedderOption = None, db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Embed the tenant's episodes that have no vector of the embedder yet."""
+        _run(db, as_json, embedder, lambda memory: {"embedded": memory.index_episodes(tenant)},
+             lambda result: console.print(f"embedded {result['embedded']} episodes"))
+
+    eval_app = typer.Typer(help="Retrieval evaluations.", no_args_is_help=True)
+    app.add_typer(eval_app, name="eval")
+
+    @eval_app.command("locomo")
+    def locomo_command(
+        path: Annotated[Path, typer.Argument(help="A LoCoMo JSON file (upstream locomo10.json format).")],
+        config: ConfigOption = "default", embedder: EmbedderOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Turn and session recall of sgam search and of BM25 alone on LoCoMo questions."""
+        try:
+            result = evaluate_locomo(path, embedder=_embedder(embedder), config=config,
+                                     progress=None if as_json else lambda line: errors.print(line))
+        except SgamError as exc:
+            fail(exc, as_json)
+            return
+        if as_json:
+            typer.echo(json.dumps(result))
+        else:
+            print_json(result)

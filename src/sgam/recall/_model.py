@@ -1,0 +1,46 @@
+"""What ``recall`` returns: typed items, the rendered context and its token count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """Where an item comes from: the episode, when it happened, who said it."""
+
+    episode_id: str
+    at: datetime | None
+    speaker: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecallItem:
+    """A fact from the ledger (``kind='fact'``) or an episode found as evidence."""
+
+    kind: Literal["fact", "evidence"]
+    text: str
+    citation: Citation
+    score: float
+    subject: str | None = None
+    attribute: str | None = None
+    value: Any = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    superseded: bool = False
+    session: str | None = None
+    tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """The packed context: ``text`` is what a model sees, ``tokens`` its estimated size."""
+
+    question: str
+    items: list[RecallItem]
+    text: str
+    tokens: int
+    budget: int
+    dropped: int

@@ -1,0 +1,99 @@
+"""``recall``: exact state from the ledger first, then evidence, packed into a budget."""
+
+from __future__ import annotations
+
+import re
+
+from .._errors import ValidationError
+from .._rules import Version
+from .._time import from_micros
+from .._values import load_value
+from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
+from ..store import Reader
+from ._model import Citation, RecallItem, RecallResult
+from .render import frame_tokens, pack
+
+MAX_BUDGET = 1_000_000
+MAX_KEYS = 10
+KEY_CANDIDATES = 100
+SIMILAR_KEYS = 3
+SIMILARITY_FLOOR = 0.5  # cosine; below it a fact is a guess, not something the question names
+SUPERSEDED_PER_KEY = 2
+EVIDENCE_LIMIT = 30
+
+
+def check_budget(budget: object) -> int:
+    low = frame_tokens() + 1
+    if isinstance(budget, bool) or not isinstance(budget, int) or not low <= budget <= MAX_BUDGET:
+        raise ValidationError("budget", budget, f"must be an integer from {low} to {MAX_BUDGET} tokens")
+    return budget
+
+
+def recall(
+    search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
+) -> RecallResult:
+    question = check_question(question)
+    budget = check_budget(budget)
+    terms = keywords(question)
+    keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES), terms)
+    if not keys:  # the question names no key: fall back to the facts closest in meaning
+        keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR)
+    with search.backend.read(tenant) as reader:
+        facts = [item for subject, attribute in keys for item in _key_items(reader, subject, attribute, at)]
+    hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at),
+                         limit=EVIDENCE_LIMIT, now=at)
+    evidence = [
+        RecallItem("evidence", hit.text, Citation(hit.episode_id, hit.at, hit.speaker), hit.score,
+                   session=hit.session)
+        for hit in hits
+    ]
+    ordered = [item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + evidence
+    kept, text, tokens = pack(ordered, budget)
+    return RecallResult(question, kept, text, tokens, budget, len(ordered) - len(kept))
+
+
+def _covers(term: str, token: str) -> bool:
+    """Stemming-agnostic word match: 'cities' covers 'city', 'moved' covers 'move'."""
+    stem = min(len(term), max(3, len(token) - 2))
+    return term == token or (len(term) >= 3 and len(token) >= 3 and term[:stem] == token[:stem])
+
+
+def best_keys(keys: list[tuple[str, str]], terms: list[str]) -> list[tuple[str, str]]:
+    """Keep the keys that name the most question words. Index ranks (BM25, ts_rank) weigh
+    words by rarity among *rows*, so a subject alone can outrank subject + attribute."""
+    def coverage(key: tuple[str, str]) -> int:
+        tokens = [t for part in key for t in re.findall(r"[^\W_]+", part.lower())]
+        return sum(any(_covers(term, token) for token in tokens) for term in terms)
+
+    scored = [(coverage(key), index, key) for index, key in enumerate(keys)]
+    best = max((score for score, _, _ in scored), default=0)
+    return [key for score, _, key in sorted(scored, key=lambda x: (-x[0], x[1])) if score == best > 0][:MAX_KEYS]
+
+
+def _key_items(reader: Reader, subject: str, attribute: str, at: int) -> list[RecallItem]:
+    """The version holding at ``at``, the few it replaced in valid time, and the value a
+    correction replaced (if any), the latter marked superseded."""
+    history = [v for v in reader.history(subject, attribute, None) if v.valid_from <= at]
+    if not history or not history[-1].holds_at(at):
+        return []
+    current, earlier = history[-1], history[-1 - SUPERSEDED_PER_KEY:-1]
+    corrected = [v for v in reader.versions(subject, attribute)
+                 if v.recorded_to is not None and v.valid_from == current.valid_from and v.value != current.value]
+    items = [_fact(reader, current, superseded=False, score=1.0)]
+    items += [_fact(reader, v, superseded=True, score=0.5) for v in reversed(earlier)]
+    items += [_fact(reader, v, superseded=True, score=0.4) for v in corrected[-1:]]
+    return items
+
+
+def _fact(reader: Reader, version: Version, *, superseded: bool, score: float) -> RecallItem:
+    episode = reader.episode(version.source)
+    value = load_value(version.value)
+    return RecallItem(
+        "fact", f"{version.subject}.{version.attribute} = {version.value}",
+        Citation(version.source, None if episode is None else from_micros(episode.occurred_at),
+                 None if episode is None else episode.speaker),
+        score, subject=version.subject, attribute=version.attribute, value=value,
+        valid_from=from_micros(version.valid_from),
+        valid_to=None if version.valid_to is None else from_micros(version.valid_to),
+        superseded=superseded,
+    )

@@ -1,0 +1,26 @@
+"""Evidence search: keyword and vector indexes behind ``SearchIndex``, fused by RRF."""
+
+from __future__ import annotations
+
+from ._protocol import SearchFilter, SearchIndex, StoredEpisode
+from .config import PRESETS, SearchConfig, resolve_config
+from .embedders import (
+    Embedder,
+    Model2VecEmbedder,
+    OpenAIEmbedder,
+    SentenceTransformerEmbedder,
+    embed_checked,
+    embedder_from_env,
+    load_embedder,
+)
+from .engine import EvidenceHit, search_evidence
+from .fusion import min_max, reciprocal_rank_fusion
+from .service import SearchService
+from .text import check_question, keywords
+
+__all__ = [
+    "PRESETS", "Embedder", "EvidenceHit", "Model2VecEmbedder", "OpenAIEmbedder", "SearchConfig",
+    "SearchFilter", "SearchIndex", "SearchService", "SentenceTransformerEmbedder", "StoredEpisode",
+    "check_question", "embed_checked", "embedder_from_env", "keywords", "load_embedder", "min_max",
+    "reciprocal_rank_fusion", "resolve_config", "search_evidence",
+]

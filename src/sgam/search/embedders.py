@@ -1,0 +1,180 @@
+"""Embedders: text to unit vectors, behind one small protocol.
+
+Every embedder is checked at the boundary (``embed_checked``): a failure or a vector of
+the wrong shape becomes a ``StoreError`` before any write transaction opens, so a broken
+model can never leave the ledger and its indexes disagreeing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+
+from .._errors import SgamError, StoreError, ValidationError
+
+Vectors = npt.NDArray[np.float32]
+
+ENV_VAR = "SGAM_EMBEDDER"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into ``(len(texts), dimension)`` vectors."""
+
+    @property
+    def name(self) -> str:
+        """Stable model identifier; vectors of different models are never compared."""
+        ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[Any]: ...
+
+
+def embed_checked(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """Embed and L2-normalise, turning any failure into a ``StoreError`` naming the model."""
+    if not texts:
+        return np.zeros((0, embedder.dimension), dtype=np.float32)
+    try:
+        raw = embedder.embed(list(texts))
+    except SgamError:
+        raise
+    except Exception as exc:  # the embedder is foreign code: any failure is its failure
+        raise StoreError(f"embedder {embedder.name!r} failed: {exc}", field="embedder",
+                         value=embedder.name) from exc
+    array = np.asarray(raw, dtype=np.float32)
+    expected = (len(texts), embedder.dimension)
+    if array.shape != expected:
+        raise StoreError(
+            f"embedder {embedder.name!r} returned shape {array.shape}, expected {expected}",
+            field="embedder", value=embedder.name,
+        )
+    if not np.all(np.isfinite(array)):
+        raise StoreError(f"embedder {embedder.name!r} returned non-finite values", field="embedder",
+                         value=embedder.name)
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit: Vectors = (array / norms).astype(np.float32)
+    return unit
+
+
+class Model2VecEmbedder:
+    """A local static Model2Vec model: numpy only, thousands of texts a second on one core."""
+
+    def __init__(self, path: str | Path) -> None:
+        folder = Path(path)
+        if not (folder / "config.json").is_file() and not (folder / "model.safetensors").is_file():
+            raise ValidationError("model_path", str(path), "no Model2Vec model in that folder")
+        try:
+            from model2vec import StaticModel
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise ValidationError("embedder", "model2vec", "needs `pip install 'sgam[embeddings]'`") from exc
+        self._model = StaticModel.from_pretrained(str(folder))
+        self._name = f"model2vec:{folder.name}"
+        self._dimension = int(self._model.dim)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[Any]:
+        return np.asarray(self._model.encode(list(texts), batch_size=1024), dtype=np.float32)
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model (optional: torch is heavy, so it is imported lazily)."""
+
+    def __init__(self, model: str) -> None:
+        try:
+            module: Any = importlib.import_module("sentence_transformers")
+        except ImportError as exc:
+            raise ValidationError("embedder", model, "needs `pip install sentence-transformers`") from exc
+        try:
+            self._model: Any = module.SentenceTransformer(model)
+        except Exception as exc:
+            raise ValidationError("embedder", model, f"could not load the model ({exc})") from exc
+        self._name = f"sentence-transformers:{model}"
+        self._dimension = int(self._model.get_sentence_embedding_dimension())
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[Any]:
+        return np.asarray(self._model.encode(list(texts), batch_size=64), dtype=np.float32)
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, vLLM, Ollama, LM Studio...)."""
+
+    def __init__(self, model: str, dimension: int, *, base_url: str = "https://api.openai.com/v1",
+                 api_key: str | None = None, timeout: float = 30.0, batch_size: int = 256,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        if dimension < 1:
+            raise ValidationError("dimension", dimension, "must be a positive integer")
+        self._model = model
+        self._dimension = dimension
+        self._batch = batch_size
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout,
+                                    transport=transport)
+
+    @property
+    def name(self) -> str:
+        return f"openai:{self._model}"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[Any]:
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self._batch):
+            response = self._client.post(
+                "/embeddings", json={"model": self._model, "input": list(texts[start:start + self._batch])}
+            )
+            response.raise_for_status()
+            data = sorted(response.json()["data"], key=lambda item: item["index"])
+            rows.extend(item["embedding"] for item in data)
+        return np.asarray(rows, dtype=np.float32)
+
+
+def load_embedder(spec: str) -> Embedder:
+    """``model2vec:/path``, ``sentence-transformers:name`` or ``openai:model@dimension``
+    (the endpoint from ``OPENAI_BASE_URL``, the key from ``OPENAI_API_KEY``)."""
+    kind, _, rest = spec.partition(":")
+    if not rest:
+        raise ValidationError(ENV_VAR, spec, "looks like model2vec:/path/to/model")
+    if kind == "model2vec":
+        return Model2VecEmbedder(rest)
+    if kind == "sentence-transformers":
+        return SentenceTransformerEmbedder(rest)
+    if kind == "openai":
+        model, _, dim = rest.rpartition("@")
+        if not model or not dim.isdigit():
+            raise ValidationError(ENV_VAR, spec, "looks like openai:text-embedding-3-small@1536")
+        return OpenAIEmbedder(model, int(dim), base_url=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+                              api_key=os.environ.get("OPENAI_API_KEY"))
+    raise ValidationError(ENV_VAR, spec, "kind must be model2vec, sentence-transformers or openai")
+
+
+def embedder_from_env() -> Embedder | None:
+    """The embedder named by ``SGAM_EMBEDDER``, or None (keyword-only search)."""
+    spec = os.environ.get(ENV_VAR, "").strip()
+    return load_embedder(spec) if spec else None

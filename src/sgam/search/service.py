@@ -1,0 +1,96 @@
+"""The search layer as ``Memory`` uses it: embed before writing, search after."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+from ..store import Backend, EpisodeRow, WriteTransaction
+from ._open import search_index_for
+from ._protocol import SearchFilter, SearchIndex
+from .config import SearchConfig
+from .embedders import Embedder, Vectors, embed_checked
+from .engine import EvidenceHit, search_evidence
+from .text import check_question
+
+
+def embedding_text(row: EpisodeRow) -> str:
+    """What gets embedded: the speaker's name belongs to what a turn is about."""
+    return f"{row.speaker}: {row.text}" if row.speaker else row.text
+
+
+class SearchService:
+    """Owns the backend's search index and the optional embedder."""
+
+    def __init__(self, backend: Backend, embedder: Embedder | None) -> None:
+        self.backend = backend
+        self.embedder = embedder
+        self._index: SearchIndex | None = None
+
+    @property
+    def index(self) -> SearchIndex:
+        if self._index is None:
+            self._index = search_index_for(self.backend)
+        return self._index
+
+    def embed_rows(self, rows: Sequence[EpisodeRow]) -> Vectors | None:
+        """Called before the write transaction opens: a failing embedder changes nothing."""
+        if self.embedder is None or not rows:
+            return None
+        return embed_checked(self.embedder, [embedding_text(row) for row in rows])
+
+    def store_vectors(
+        self, txn: WriteTransaction, rows: Sequence[EpisodeRow], stored: Sequence[EpisodeRow],
+        vectors: Vectors | None,
+    ) -> None:
+        """Inside the transaction: vectors of the rows that were new (not idempotent repeats)."""
+        if vectors is None or self.embedder is None:
+            return
+        fresh = [(row.episode_id, vectors[i]) for i, row in enumerate(rows) if stored[i] is row]
+        if fresh:
+            self.index.put_episode_vectors(txn, self.embedder.name, fresh)
+
+    def backfill(self, tenant: str, batch: int) -> int:
+        """Embed episodes recorded without this embedder, a batch per transaction."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        while rows := self.index.episodes_without_vectors(tenant, self.embedder.name, batch):
+            self.backend.run_write(tenant, partial(self.store_vectors, rows=rows, stored=rows,
+                                                   vectors=self.embed_rows(rows)))
+            done += len(rows)
+            if len(rows) < batch:
+                break
+        return done
+
+    def index_facts(self, tenant: str, batch: int = 1000, rounds: int = 10) -> int:
+        """Embed current facts that have no vector yet. Recall calls it first, so the fact
+        index catches up with writes on read; vectors die with their rows (trigger)."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        for _ in range(rounds):
+            missing = self.index.assertions_without_vectors(tenant, self.embedder.name, batch)
+            if not missing:
+                break
+            vectors = embed_checked(self.embedder, [text for _, text in missing])
+            items = [(key, vectors[i]) for i, (key, _) in enumerate(missing)]
+            self.backend.run_write(tenant, partial(self.index.put_assertion_vectors, model=self.embedder.name,
+                                                   items=items))
+            done += len(missing)
+        return done
+
+    def similar_keys(self, tenant: str, question: str, at: int, limit: int, floor: float) -> list[tuple[str, str]]:
+        """Keys whose "subject attribute value" text is close to the question (cosine >= floor)."""
+        if self.embedder is None:
+            return []
+        self.index_facts(tenant)
+        vector = embed_checked(self.embedder, [question])[0]
+        found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit)
+        return [(subject, attribute) for subject, attribute, score in found if score >= floor]
+
+    def search(
+        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int
+    ) -> list[EvidenceHit]:
+        check_question(question)
+        return search_evidence(self.index, self.embedder, tenant, question, config, flt, limit, now)

@@ -1,0 +1,262 @@
+"""SQLite search: FTS5 (kept exact by triggers) and brute-force cosine over vectors kept in
+a table, cached in process per tenant and reloaded when the tenant's generation moves.
+
+Why brute force: the stdlib ``sqlite3`` cannot load sqlite-vec, and an exact scan of
+100k x 256 float32 takes ~10 ms with numpy while needing no second index whose deletions
+could drift from the ledger (see docs/recall.md for the measurements).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...search._protocol import SearchFilter, StoredEpisode
+from .._protocol import EpisodeRow, WriteTransaction
+from .backend import EPISODE_COLUMNS, SQLiteBackend, SQLiteWrite
+from .errors import map_sqlite_errors
+
+_CHUNK = 500
+
+
+@dataclass
+class _VectorCache:
+    generation: int = -1
+    keys: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    times: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    matrix: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+
+
+def fts_query(terms: Sequence[str]) -> str:
+    """Any of the terms; each quoted so FTS5 syntax in user text is never interpreted."""
+    return " OR ".join('"' + term.replace('"', "") + '"' for term in terms)
+
+
+def _filter_sql(flt: SearchFilter, alias: str = "e") -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if flt.since is not None:
+        clauses.append(f"{alias}.occurred_at >= ?")
+        params.append(flt.since)
+    if flt.until is not None:
+        clauses.append(f"{alias}.occurred_at <= ?")
+        params.append(flt.until)
+    for column, wanted in (("session", flt.session), ("speaker", flt.speaker)):
+        if wanted is not None:
+            clauses.append(f"{alias}.{column} = ?")
+            params.append(wanted)
+    for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
+        if wanted is not None:
+            clauses.append(
+                f"{alias}.episode_id IN (SELECT source FROM operations o WHERE o.tenant = {alias}.tenant "
+                f"AND o.{column} = ?)"
+            )
+            params.append(wanted)
+    return "".join(f" AND {clause}" for clause in clauses), params
+
+
+class SQLiteSearch:
+    """``SearchIndex`` over a ``SQLiteBackend``'s connection (same lock, same file)."""
+
+    def __init__(self, backend: SQLiteBackend) -> None:
+        self._backend = backend
+        self._caches: dict[tuple[str, str], _VectorCache] = {}
+        self._cache_lock = threading.Lock()
+
+    def _conn(self) -> sqlite3.Connection:
+        return self._backend._conn
+
+    def put_episode_vectors(
+        self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
+    ) -> None:
+        assert isinstance(txn, SQLiteWrite)
+        txn._conn.executemany(
+            "INSERT OR REPLACE INTO episode_vectors (seq, tenant, model, vector) "
+            "SELECT seq, tenant, ?, ? FROM episodes WHERE tenant = ? AND episode_id = ?",
+            [(model, np.asarray(vector, dtype=np.float16).tobytes(), txn.tenant, episode_id)
+             for episode_id, vector in items],
+        )
+
+    def keyword_episodes(self, tenant: str, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
+        if not terms:
+            return []
+        where, params = _filter_sql(flt)
+        sql = (
+            "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid "
+            f"WHERE episodes_fts MATCH ? AND e.tenant = ?{where} "
+            "ORDER BY bm25(episodes_fts, 0.3, 1.0) LIMIT ?"
+        )
+        with self._backend._lock, map_sqlite_errors():
+            rows = self._conn().execute(sql, (fts_query(terms), tenant, *params, limit)).fetchall()
+        return [int(row[0]) for row in rows]
+
+    def vector_episodes(
+        self, tenant: str, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
+    ) -> list[int]:
+        with self._backend._lock, map_sqlite_errors():
+            cache = self._refresh(tenant, model)
+            allowed = self._allowed_keys(tenant, flt)
+        if cache.matrix.shape[0] == 0 or cache.matrix.shape[1] != vector.shape[0]:
+            return []
+        scores = cache.matrix @ vector
+        if flt.since is not None or flt.until is not None or allowed is not None:
+            mask = np.ones(len(scores), dtype=bool)
+            if flt.since is not None:
+                mask &= cache.times >= flt.since
+            if flt.until is not None:
+                mask &= cache.times <= flt.until
+            if allowed is not None:
+                mask &= np.isin(cache.keys, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+            scores = np.where(mask, scores, -np.inf)
+        count = min(limit, len(scores))
+        top = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [int(cache.keys[i]) for i in top if np.isfinite(scores[i])]
+
+    def _allowed_keys(self, tenant: str, flt: SearchFilter) -> set[int] | None:
+        if flt.session is None and flt.speaker is None and flt.subject is None and flt.memory_type is None:
+            return None
+        where, params = _filter_sql(SearchFilter(session=flt.session, speaker=flt.speaker,
+                                                 subject=flt.subject, memory_type=flt.memory_type))
+        rows = self._conn().execute(f"SELECT e.seq FROM episodes e WHERE e.tenant = ?{where}", (tenant, *params))
+        return {int(row[0]) for row in rows}
+
+    def _refresh(self, tenant: str, model: str) -> _VectorCache:
+        """Reload the tenant's vectors if anything changed since the cache was filled:
+        appended rows are added; any deletion reloads the whole tenant."""
+        conn = self._conn()
+        row = conn.execute("SELECT generation FROM search_generation WHERE tenant = ?", (tenant,)).fetchone()
+        generation = int(row[0]) if row else 0
+        with self._cache_lock:
+            cache = self._caches.setdefault((tenant, model), _VectorCache())
+            if cache.generation == generation:
+                return cache
+            last = int(cache.keys[-1]) if len(cache.keys) else 0
+            fresh = self._load(tenant, model, last)
+            count = conn.execute(
+                "SELECT count(*) FROM episode_vectors WHERE tenant = ? AND model = ?", (tenant, model)
+            ).fetchone()[0]
+            if len(cache.keys) + len(fresh[0]) != count:
+                cache = _VectorCache()
+                fresh = self._load(tenant, model, 0)
+            keys, times, matrix = fresh
+            if len(cache.keys):
+                keys = np.concatenate([cache.keys, keys])
+                times = np.concatenate([cache.times, times])
+                matrix = np.vstack([cache.matrix, matrix]) if len(matrix) else cache.matrix
+            cache = _VectorCache(generation, keys, times, matrix)
+            self._caches[(tenant, model)] = cache
+            return cache
+
+    def _load(self, tenant: str, model: str, after: int) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]
+    ]:
+        rows = self._conn().execute(
+            "SELECT v.seq, e.occurred_at, v.vector FROM episode_vectors v JOIN episodes e ON e.seq = v.seq "
+            "WHERE v.tenant = ? AND v.model = ? AND v.seq > ? ORDER BY v.seq",
+            (tenant, model, after),
+        ).fetchall()
+        keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        times = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        if not rows:
+            return keys, times, np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16).reshape(len(rows), -1)
+        return keys, times, matrix.astype(np.float32)
+
+    def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
+        found: dict[int, StoredEpisode] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._backend._lock, map_sqlite_errors():
+            for start in range(0, len(unique), _CHUNK):
+                chunk = unique[start:start + _CHUNK]
+                rows = self._conn().execute(
+                    f"SELECT seq, {EPISODE_COLUMNS} FROM episodes WHERE +tenant = ? "
+                    f"AND seq IN ({', '.join('?' * len(chunk))})",
+                    (tenant, *chunk),
+                ).fetchall()
+                for row in rows:
+                    found[int(row[0])] = StoredEpisode(int(row[0]), EpisodeRow(*row[1:]))
+        return found
+
+    def matching_keys(self, tenant: str, terms: Sequence[str], at: int, limit: int) -> list[tuple[str, str]]:
+        if not terms:
+            return []
+        sql = (
+            "SELECT k.subject, k.attribute FROM ledger_keys_fts JOIN ledger_keys k "
+            "ON k.key_id = ledger_keys_fts.rowid WHERE ledger_keys_fts MATCH ? AND k.tenant = ? "
+            "AND EXISTS (SELECT 1 FROM assertions a INDEXED BY assertions_current "
+            "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
+            "AND a.recorded_to IS NULL AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
+            "ORDER BY bm25(ledger_keys_fts) LIMIT ?"
+        )
+        query = fts_query(terms)
+        with self._backend._lock, map_sqlite_errors():
+            rows = self._conn().execute(sql, (query, tenant, at, at, limit * 4)).fetchall()
+        return list(dict.fromkeys((str(r[0]), str(r[1])) for r in rows))[:limit]
+
+    def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
+        with self._backend._lock, map_sqlite_errors():
+            rows = self._conn().execute(
+                f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
+                "(SELECT 1 FROM episode_vectors v WHERE v.seq = e.seq AND v.model = ?) ORDER BY e.seq LIMIT ?",
+                (tenant, model, limit),
+            ).fetchall()
+        return [EpisodeRow(*row) for row in rows]
+
+    def assertions_without_vectors(self, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
+        with self._backend._lock, map_sqlite_errors():
+            rows = self._conn().execute(
+                "SELECT a.row_id, a.subject, a.attribute, a.value FROM assertions a "
+                "WHERE a.tenant = ? AND a.recorded_to IS NULL AND NOT EXISTS "
+                "(SELECT 1 FROM assertion_vectors v WHERE v.row_id = a.row_id AND v.model = ?) "
+                "ORDER BY a.row_id LIMIT ?",
+                (tenant, model, limit),
+            ).fetchall()
+        return [(int(r[0]), fact_text(r[1], r[2], r[3])) for r in rows]
+
+    def put_assertion_vectors(
+        self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
+    ) -> None:
+        assert isinstance(txn, SQLiteWrite)
+        txn._conn.executemany(
+            "INSERT OR REPLACE INTO assertion_vectors (row_id, tenant, model, vector) "
+            "SELECT row_id, tenant, ?, ? FROM assertions WHERE row_id = ? AND tenant = ?",
+            [(model, np.asarray(vector, dtype=np.float16).tobytes(), key, txn.tenant) for key, vector in items],
+        )
+
+    def vector_keys(
+        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int
+    ) -> list[tuple[str, str, float]]:
+        """A scan of the tenant's current facts: facts are far fewer than episodes."""
+        with self._backend._lock, map_sqlite_errors():
+            rows = self._conn().execute(
+                "SELECT a.subject, a.attribute, v.vector FROM assertion_vectors v "
+                "JOIN assertions a ON a.row_id = v.row_id WHERE v.tenant = ? AND v.model = ? "
+                "AND a.recorded_to IS NULL AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)",
+                (tenant, model, at, at),
+            ).fetchall()
+        if not rows:
+            return []
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16).reshape(len(rows), -1)
+        if matrix.shape[1] != vector.shape[0]:
+            return []
+        scores = matrix.astype(np.float32) @ vector
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(str(rows[i][0]), str(rows[i][1]), float(scores[i])) for i in order]
+
+
+def fact_text(subject: str, attribute: str, value: str) -> str:
+    """What a fact's vector is made of: names with spaces, the value as plain text."""
+    try:
+        loaded = json.loads(value)
+    except ValueError:
+        loaded = value
+    shown = loaded if isinstance(loaded, str) else json.dumps(loaded, ensure_ascii=False)
+    return f"{subject} {attribute} {shown}".replace("_", " ")

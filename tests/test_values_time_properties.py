@@ -1,0 +1,113 @@
+"""Properties of the two leaf modules every operation relies on: JSON value equality
+and timestamps. Whatever the input, the answer is a value or a ValidationError."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sgam import ValidationError
+from sgam._time import from_micros, parse_timestamp, to_micros
+from sgam._values import canonical_json, check_name, load_value
+
+json_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)),
+    max_leaves=12,
+)
+offsets = st.integers(min_value=-(23 * 60 + 59), max_value=23 * 60 + 59).map(lambda m: timezone(timedelta(minutes=m)))
+
+
+def shuffled(value: Any, rng: random.Random) -> Any:
+    """The same JSON value with every object's keys in another order and integral
+    numbers written as floats where that is exact."""
+    if isinstance(value, dict):
+        items = list(value.items())
+        rng.shuffle(items)
+        return {key: shuffled(item, rng) for key, item in items}
+    if isinstance(value, list):
+        return [shuffled(item, rng) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2**53:
+        return float(value)
+    return value
+
+
+@given(json_values, st.randoms(use_true_random=False))
+def test_equal_json_values_have_one_canonical_text(value: Any, rng: random.Random) -> None:
+    text = canonical_json(value)
+    assert canonical_json(shuffled(value, rng)) == text
+    assert canonical_json(load_value(text)) == text
+    assert canonical_json(json.loads(json.dumps(value))) == text
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False).filter(float.is_integer))
+def test_an_integral_float_is_the_same_json_value_as_the_integer(number: float) -> None:
+    assert canonical_json(number) == canonical_json(int(number))
+
+
+@given(st.booleans())
+def test_booleans_are_never_numbers(flag: bool) -> None:
+    assert canonical_json(flag) != canonical_json(int(flag))
+    assert canonical_json([flag]) != canonical_json([float(flag)])
+
+
+@given(st.datetimes(timezones=offsets))
+def test_aware_datetimes_parse_to_the_same_instant_or_fail_cleanly(moment: datetime) -> None:
+    for spelled in (moment, moment.isoformat()):
+        try:
+            parsed = parse_timestamp(spelled, "at")
+        except ValidationError as exc:
+            assert exc.field == "at" and "years 1-9999" in exc.rule
+            continue
+        assert parsed == moment and parsed.tzinfo is UTC or parsed.utcoffset() == timedelta(0)
+        assert from_micros(to_micros(parsed)) == parsed
+
+
+@given(st.datetimes())
+def test_naive_datetimes_are_refused(moment: datetime) -> None:
+    for spelled in (moment, moment.isoformat()):
+        try:
+            parse_timestamp(spelled, "valid_from")
+        except ValidationError as exc:
+            assert exc.field == "valid_from"
+        else:
+            raise AssertionError(f"accepted a naive timestamp {spelled!r}")
+
+
+@given(st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0xE000), max_size=300))
+def test_names_are_accepted_or_refused_as_validation(text: str) -> None:
+    try:
+        assert check_name(text, "subject") == text
+    except ValidationError as exc:
+        assert exc.field == "subject"
+    else:
+        text.encode()
+        assert text.strip() and len(text) <= 256
+
+
+@given(st.text(max_size=40))
+def test_any_string_is_a_timestamp_or_a_validation_error(text: str) -> None:
+    try:
+        parsed = parse_timestamp(text, "at")
+    except ValidationError:
+        return
+    assert parsed.utcoffset() == timedelta(0)
+
+
+@given(st.text(alphabet=st.characters(categories=["Nd"]), min_size=4, max_size=4))
+def test_only_ascii_digits_make_a_year(year: str) -> None:
+    try:
+        parsed = parse_timestamp(f"{year}-06-01T00:00:00Z", "at")
+    except ValidationError:
+        assert not year.isascii() or year == "0000"
+    else:
+        assert year.isascii() and parsed.year == int(year)
