@@ -21,12 +21,14 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from sgam import Assertion, Memory, SgamError
 from sgam._rules import KeyTimeline, Version
+from tests.conftest import BACKENDS, PostgresUrls, truncate_all
 
 TENANTS = ("t1", "t2")
 SUBJECTS = ("s1", "s2")
@@ -186,12 +188,19 @@ def assert_no_overlap(assertions: list[Assertion], what: str) -> None:
         assert before.valid_to is not None and before.valid_to <= after.valid_from, (what, before, after)
 
 
+def sqlite_store(folder: Path) -> str:
+    return f"sqlite:///{folder / 'ledger.db'}"
+
+
 class LedgerMachine(RuleBasedStateMachine):
+    # How each example gets an empty store; the test of each backend sets it.
+    fresh_store: Callable[[Path], str] = staticmethod(sqlite_store)
+
     def __init__(self) -> None:
         super().__init__()
         self.folder = Path(tempfile.mkdtemp(prefix="sgam-stateful-"))
         self.now = CLOCK_START
-        self.memory = Memory(f"sqlite:///{self.folder / 'ledger.db'}", clock=lambda: self.now)
+        self.memory = Memory(type(self).fresh_store(self.folder), clock=lambda: self.now)
         self.model = Model()
         self.instants_used: set[datetime] = set()
         self.touched = TENANTS[0]
@@ -385,8 +394,25 @@ class LedgerMachine(RuleBasedStateMachine):
         assert stored == sorted((version_key(v) for v in timeline.all_versions()), key=repr)
 
 
-LedgerMachine.TestCase.settings = settings(
-    max_examples=150, stateful_step_count=30, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-TestLedgerRules = LedgerMachine.TestCase
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ledger_rules_hold_on_every_backend(backend: str, request: pytest.FixtureRequest) -> None:
+    """The same machine on each backend; PostgreSQL runs fewer, shorter examples because
+    every read is a round trip to a server."""
+    if backend == "sqlite":
+        fresh, examples, steps = sqlite_store, 150, 30
+    else:
+        urls: PostgresUrls = request.getfixturevalue("postgres_urls")
+
+        def fresh(_: Path) -> str:
+            truncate_all(urls.admin)
+            return urls.app
+
+        examples, steps = 20, 20
+    LedgerMachine.fresh_store = staticmethod(fresh)
+    try:
+        run_state_machine_as_test(LedgerMachine, settings=settings(
+            max_examples=examples, stateful_step_count=steps, deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
+        ))
+    finally:
+        LedgerMachine.fresh_store = staticmethod(sqlite_store)
