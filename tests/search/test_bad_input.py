@@ -126,3 +126,13 @@ def test_openai_endpoint_failure_or_wrong_dimension(search_db: SearchDb, status:
         with pytest.raises(StoreError, match="openai:m"):
             memory.add_episode(T, "a", "2024-01-01T00:00:00Z", "hi")
         assert _counts(search_db) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("question", ["tortoise & !passport | (june", "zebulon:* <-> 'x' \"y", "OR AND NOT -"])
+def test_query_syntax_in_question_is_plain_text(db_url: str, question: str) -> None:
+    with Memory(db_url) as memory:
+        memory.add_episode(T, "e1", "2024-01-01T00:00:00Z", "I adopted a tortoise named Zebulon")
+        hits = memory.search(T, question)
+        assert [hit.episode_id for hit in hits] in ([], ["e1"])
+        if "tortoise" in question or "zebulon" in question:
+            assert [hit.episode_id for hit in hits] == ["e1"]

@@ -308,11 +308,6 @@ MIGRATIONS.append(
     CREATE EXTENSION IF NOT EXISTS vector;
     CREATE EXTENSION IF NOT EXISTS btree_gin;
 
-    -- FORCE row-level security binds the owner too: the backfills below must see every
-    -- tenant. migrate() re-forces every table after the last migration, in this transaction.
-    ALTER TABLE operations NO FORCE ROW LEVEL SECURITY;
-    ALTER TABLE episodes NO FORCE ROW LEVEL SECURITY;
-
     -- Speaker weighted B, text A: ts_rank_cd's weights make a speaker match count less.
     ALTER TABLE episodes ADD COLUMN search tsvector GENERATED ALWAYS AS (
         setweight(to_tsvector('english', coalesce(speaker, '')), 'B')
