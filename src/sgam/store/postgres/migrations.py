@@ -308,6 +308,9 @@ MIGRATIONS.append(
     CREATE EXTENSION IF NOT EXISTS vector;
     CREATE EXTENSION IF NOT EXISTS btree_gin;
 
+    -- OR of any number of tsqueries, each built by plainto_tsquery from one bound term.
+    CREATE AGGREGATE sgam_tsquery_or(tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
+
     -- Speaker weighted B, text A: ts_rank_cd's weights make a speaker match count less.
     ALTER TABLE episodes ADD COLUMN search tsvector GENERATED ALWAYS AS (
         setweight(to_tsvector('english', coalesce(speaker, '')), 'B')

@@ -116,17 +116,25 @@ class PostgresSearchIndex:
             )
 
     def keyword_episodes(self, tenant: str, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
+        """BM25-like: each term's ``ts_rank`` (saturating in its frequency, divided by the
+        log of the length) weighted by its inverse document frequency in this tenant.
+        ts_rank alone has no IDF, and on LoCoMo that cost a fifth of BM25's recall."""
         if not terms:
             return []
         where, params = _filter_sql(flt)
-        query = tsquery_sql(terms)
         sql = (
-            f"SELECT e.seq FROM episodes e, {query} AS q(query) "
-            f"WHERE e.tenant = %s AND e.search @@ q.query{where} "
-            f"ORDER BY ts_rank_cd({_WEIGHTS}, e.search, q.query, 1) DESC, e.seq LIMIT %s"
+            "WITH t AS (SELECT plainto_tsquery('english', term) AS q FROM unnest(%s::text[]) AS u(term)), "
+            "n AS (SELECT count(*) AS docs FROM episodes WHERE tenant = %s), "
+            "w AS (SELECT t.q, ln(1 + (n.docs - d.df + 0.5) / (d.df + 0.5)) AS idf FROM t, n, "
+            "LATERAL (SELECT count(*) AS df FROM episodes x WHERE x.tenant = %s AND x.search @@ t.q) d "
+            "WHERE d.df > 0), "
+            "a AS (SELECT sgam_tsquery_or(q) AS q FROM w) "
+            "SELECT e.seq FROM episodes e, a WHERE e.tenant = %s AND e.search @@ a.q"
+            f"{where} ORDER BY (SELECT sum(w.idf * ts_rank({_WEIGHTS}, e.search, w.q, 1)) FROM w) DESC, "
+            "e.seq LIMIT %s"
         )
         with self._read(tenant) as cur:
-            rows = cur.execute(sql, (*terms, tenant, *params, limit)).fetchall()
+            rows = cur.execute(sql, (list(terms), tenant, tenant, tenant, *params, limit)).fetchall()
         return [int(row[0]) for row in rows]
 
     def vector_episodes(
