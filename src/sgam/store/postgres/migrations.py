@@ -394,8 +394,10 @@ MIGRATIONS.append(
         vector_schema name;
         target text;
     BEGIN
-        IF p_dims < 1 OR p_dims > 2000 THEN
-            RETURN;
+        IF p_dims < 1 OR p_dims > 2000
+           OR (to_regclass(format('@SCHEMA@.%I', 'episode_vectors_hnsw_' || p_dims)) IS NOT NULL
+               AND to_regclass(format('@SCHEMA@.%I', 'assertion_vectors_hnsw_' || p_dims)) IS NOT NULL) THEN
+            RETURN;  -- the usual case: one catalog lookup, no lock
         END IF;
         PERFORM pg_advisory_xact_lock(1399283053, p_dims);
         SELECT n.nspname INTO vector_schema FROM pg_extension x

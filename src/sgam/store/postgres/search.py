@@ -84,7 +84,6 @@ class PostgresSearchIndex:
 
     def __init__(self, backend: PostgresBackend) -> None:
         self._backend = backend
-        self._indexed: set[int] = set()
 
     @contextmanager
     def _read(self, tenant: str) -> Iterator[Cursor]:
@@ -92,10 +91,11 @@ class PostgresSearchIndex:
             yield reader._cur
 
     def _ensure_index(self, cur: Cursor, dims: int) -> None:
-        """Create the dimension's HNSW index once (owner-run function, idempotent)."""
-        if dims not in self._indexed and dims <= HNSW_MAX_DIMENSIONS:
+        """Have the dimension's HNSW index (owner-run function; a catalog lookup once it
+        exists). Asked on every write, not remembered: the transaction that created it may
+        roll back, and pipeline mode makes the call cost no round trip."""
+        if dims <= HNSW_MAX_DIMENSIONS:
             cur.execute("SELECT sgam_vector_index(%s::integer)", (dims,))
-            self._indexed.add(dims)
 
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
