@@ -1,6 +1,10 @@
 """Recall benchmark: ingest rate (with embeddings) and query latency at 10k and 100k episodes.
 
     .venv/bin/python bench/recall.py [--sizes 10000 100000] [--model PATH] [--json]
+    .venv/bin/python bench/recall.py --backend postgres [--db ADMIN_URL]   # default: embedded
+
+On PostgreSQL each size runs in a freshly emptied ``sgam_bench`` database as an
+application role (row-level security in force), set up as ``postgres_ledger.py`` does.
 
 Episodes are synthetic sentences of 12-30 words drawn with a Zipf law from the model's
 own word list (so embeddings and BM25 see realistic term statistics); queries are 3-8
@@ -57,11 +61,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def run_size(size: int, words: list[str], embedder: Model2VecEmbedder, queries: int, folder: Path) -> dict[str, Any]:
+def run_size(size: int, words: list[str], embedder: Model2VecEmbedder, queries: int, url: str) -> dict[str, Any]:
     rng = np.random.default_rng(size)
     texts = sentences(words, size, 12, 30, rng)
     speakers = ["ann", "bob", "cy", "dee"]
-    with Memory(f"sqlite:///{folder / f'recall-{size}.db'}", embedder=embedder) as memory:
+    with Memory(url, embedder=embedder) as memory:
         started = time.perf_counter()
         for start in range(0, size, BATCH):
             memory.add_episodes(TENANT, [
@@ -95,15 +99,27 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--db", help="PostgreSQL admin URL (default: an embedded server)")
     args = parser.parse_args()
     if not args.model.is_dir():
         sys.exit(f"no static model at {args.model}; pass --model PATH (a Model2Vec folder)")
     embedder = Model2VecEmbedder(args.model)
     words = vocabulary(args.model)
-    with tempfile.TemporaryDirectory(prefix="sgam-bench-") as folder:
-        results = [run_size(size, words, embedder, args.queries, Path(folder)) for size in args.sizes]
+    if args.backend == "postgres":
+        from postgres_ledger import prepare, reset, start_server
+
+        admin, app = prepare(args.db or start_server())
+        results = []
+        for size in args.sizes:
+            reset(admin)
+            results.append(run_size(size, words, embedder, args.queries, app))
+    else:
+        with tempfile.TemporaryDirectory(prefix="sgam-bench-") as folder:
+            results = [run_size(size, words, embedder, args.queries, f"sqlite:///{Path(folder) / f'recall-{size}.db'}")
+                       for size in args.sizes]
     if args.json:
-        print(json.dumps({"backend": "sqlite", "model": embedder.name, "results": results}))
+        print(json.dumps({"backend": args.backend, "model": embedder.name, "results": results}))
     else:
         for r in results:
             print(f"{r['episodes']:>7} episodes  ingest {r['ingest_episodes_per_s']:>6}/s  "

@@ -16,6 +16,7 @@ import re
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -186,3 +187,35 @@ def memory(request: pytest.FixtureRequest, tmp_path: Path, clock: ManualClock) -
         url = request.getfixturevalue("postgres").app
     with Memory(url, clock=clock) as fresh:
         yield fresh
+
+
+@dataclass(frozen=True)
+class SearchDb:
+    """A store URL on one backend, plus a way to count rows behind the application's back
+    (SQLite: the file; PostgreSQL: the owner, which row-level security does not bind)."""
+
+    backend: str
+    url: str
+    admin: str
+
+    def count(self, sqlite: str, postgres: str | None = None) -> int:
+        """``count(*)`` of the backend's own query; ``postgres`` defaults to ``sqlite``."""
+        if self.backend == "sqlite":
+            import sqlite3
+
+            with closing(sqlite3.connect(self.admin)) as conn:
+                return int(conn.execute(sqlite).fetchone()[0])
+        with psycopg.connect(self.admin, autocommit=True) as conn:
+            row = conn.execute(postgres or sqlite).fetchone()  # type: ignore[arg-type]
+            assert row is not None
+            return int(row[0])
+
+
+@pytest.fixture(params=BACKENDS)
+def search_db(request: pytest.FixtureRequest, tmp_path: Path) -> SearchDb:
+    """An empty store on each backend for the search and recall tests."""
+    if request.param == "sqlite":
+        path = tmp_path / "test.db"
+        return SearchDb("sqlite", f"sqlite:///{path}", str(path))
+    urls: PostgresUrls = request.getfixturevalue("postgres")
+    return SearchDb("postgres", urls.app, urls.admin)

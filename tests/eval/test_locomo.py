@@ -11,7 +11,7 @@ from sgam.eval import evaluate_locomo
 from sgam.eval.locomo import conversation_episodes, parse_session_time, resolve_evidence
 from sgam.search import Model2VecEmbedder
 
-from ..conftest import LOCOMO, MODEL_DIR
+from ..conftest import LOCOMO, MODEL_DIR, PostgresUrls
 
 
 def test_session_time_is_read_as_utc() -> None:
@@ -77,3 +77,13 @@ def test_one_real_conversation_beats_bm25(tmp_path: Path) -> None:
     assert result["questions"] > 100
     assert result["turn_recall_any"]["10"] >= result["baseline_bm25"]["turn_recall_any"]["10"]
     assert result["turn_recall_any"]["10"] > 0.6
+
+
+def test_tiny_conversation_scores_the_same_on_postgres(tmp_path: Path, postgres: PostgresUrls) -> None:
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(_tiny()))
+    on_sqlite, on_postgres = evaluate_locomo(path), evaluate_locomo(path, db=postgres.app)
+    del on_sqlite["seconds"], on_postgres["seconds"]
+    assert on_postgres == on_sqlite
+    with pytest.raises(ValidationError, match="db: already holds"):
+        evaluate_locomo(path, db=postgres.app)

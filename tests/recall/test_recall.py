@@ -13,6 +13,8 @@ from sgam import Memory
 from sgam.recall import Citation, RecallItem, estimate_tokens
 from sgam.recall.render import CLOSE, OPEN, frame_tokens, pack
 
+from ..conftest import SearchDb
+
 T = "acme"
 
 
@@ -116,15 +118,14 @@ class TeaEmbedder:
                          for t in texts], dtype=np.float32)
 
 
-def test_facts_found_by_vector_when_no_word_matches_and_erased_with_them(db_url: str) -> None:
-    with Memory(db_url, embedder=TeaEmbedder()) as memory:
+def test_facts_found_by_vector_when_no_word_matches_and_erased_with_them(search_db: SearchDb) -> None:
+    with Memory(search_db.url, embedder=TeaEmbedder()) as memory:
         memory.add_episode(T, "d1", "2024-01-01T00:00:00Z", "I only drink oolong", speaker="ann")
         memory.write(T, "ann", "favourite_drink", "oolong", "2024-01-01T00:00:00Z", "d1")
         result = memory.recall(T, "Which tea should I buy for her?", budget=500)
         facts = [item for item in result.items if item.kind == "fact"]
         assert [(f.subject, f.value) for f in facts] == [("ann", "oolong")]
-        conn = memory.backend._conn  # type: ignore[attr-defined]
-        assert conn.execute("SELECT count(*) FROM assertion_vectors").fetchone()[0] == 1
+        assert search_db.count("SELECT count(*) FROM assertion_vectors") == 1
         memory.forget_subject(T, "ann")
-        assert conn.execute("SELECT count(*) FROM assertion_vectors").fetchone()[0] == 0
+        assert search_db.count("SELECT count(*) FROM assertion_vectors") == 0
         assert [i for i in memory.recall(T, "Which tea should I buy?", budget=500).items if i.kind == "fact"] == []

@@ -12,7 +12,7 @@ import pytest
 from sgam import Memory, StoreError, ValidationError
 from sgam.search import Model2VecEmbedder, OpenAIEmbedder, load_embedder
 
-from ..conftest import MODEL_DIR
+from ..conftest import MODEL_DIR, SearchDb
 
 T = "acme"
 
@@ -33,30 +33,30 @@ class WrongDimension:
         return np.ones((len(texts), 5), dtype=np.float32)
 
 
-def _counts(memory: Memory) -> tuple[int, int, int]:
-    conn = memory.backend._conn  # type: ignore[attr-defined]
-    return tuple(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[return-value]
-                 for table in ("episodes", "episodes_fts", "episode_vectors"))
+def _counts(db: SearchDb) -> tuple[int, int, int]:
+    return (db.count("SELECT count(*) FROM episodes"),
+            db.count("SELECT count(*) FROM episodes_fts", "SELECT count(*) FROM episodes WHERE search <> ''"),
+            db.count("SELECT count(*) FROM episode_vectors"))
 
 
 @pytest.mark.parametrize("embedder", [Failing(), WrongDimension()])
-def test_failing_embedder_leaves_everything_unchanged(db_url: str, embedder: Any) -> None:
-    with Memory(db_url, embedder=embedder) as memory:
+def test_failing_embedder_leaves_everything_unchanged(search_db: SearchDb, embedder: Any) -> None:
+    with Memory(search_db.url, embedder=embedder) as memory:
         with pytest.raises(StoreError, match="embedder 'test:"):
             memory.add_episode(T, "e1", "2024-01-01T00:00:00Z", "hello")
         with pytest.raises(StoreError):
             memory.add_episodes(T, [{"id": "e2", "at": "2024-01-01T00:00:00Z", "text": "x"}])
-        assert _counts(memory) == (0, 0, 0)
+        assert _counts(search_db) == (0, 0, 0)
         with pytest.raises(StoreError):
             memory.search(T, "hello")
 
 
-def test_bad_episode_in_batch_names_its_index(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_bad_episode_in_batch_names_its_index(search_db: SearchDb) -> None:
+    with Memory(search_db.url) as memory:
         with pytest.raises(ValidationError, match=r"episodes\[1\]\.at"):
             memory.add_episodes(T, [{"id": "a", "at": "2024-01-01T00:00:00Z", "text": "x"},
                                     {"id": "b", "at": "yesterday", "text": "y"}])
-        assert _counts(memory) == (0, 0, 0)
+        assert _counts(search_db) == (0, 0, 0)
 
 
 @pytest.mark.parametrize("question", ["", "   ", "x" * 5000, None])
@@ -119,10 +119,20 @@ def test_openai_compatible_endpoint(db_url: str) -> None:
 
 
 @pytest.mark.parametrize(("status", "dimension"), [(500, 4), (200, 3)])
-def test_openai_endpoint_failure_or_wrong_dimension(db_url: str, status: int, dimension: int) -> None:
+def test_openai_endpoint_failure_or_wrong_dimension(search_db: SearchDb, status: int, dimension: int) -> None:
     embedder = OpenAIEmbedder("m", 4, base_url="http://local/v1", api_key="k",
                               transport=_endpoint(status, dimension))
-    with Memory(db_url, embedder=embedder) as memory:
+    with Memory(search_db.url, embedder=embedder) as memory:
         with pytest.raises(StoreError, match="openai:m"):
             memory.add_episode(T, "a", "2024-01-01T00:00:00Z", "hi")
-        assert _counts(memory) == (0, 0, 0)
+        assert _counts(search_db) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("question", ["tortoise & !passport | (june", "zebulon:* <-> 'x' \"y", "OR AND NOT -"])
+def test_query_syntax_in_question_is_plain_text(db_url: str, question: str) -> None:
+    with Memory(db_url) as memory:
+        memory.add_episode(T, "e1", "2024-01-01T00:00:00Z", "I adopted a tortoise named Zebulon")
+        hits = memory.search(T, question)
+        assert [hit.episode_id for hit in hits] in ([], ["e1"])
+        if "tortoise" in question or "zebulon" in question:
+            assert [hit.episode_id for hit in hits] == ["e1"]

@@ -7,6 +7,8 @@ from typing import Any
 from sgam import Memory
 from sgam.search import SearchConfig
 
+from ..conftest import SearchDb
+
 T = "acme"
 KEYWORD = SearchConfig(vector=False)
 VECTOR = SearchConfig(keyword=False)
@@ -25,8 +27,8 @@ def _seed(memory: Memory) -> None:
     ])
 
 
-def test_erased_episode_is_unreachable_by_keyword_and_vector(db_url: str, hashing: Any) -> None:
-    with Memory(db_url, embedder=hashing) as memory:
+def test_erased_episode_is_unreachable_by_keyword_and_vector(search_db: SearchDb, hashing: Any) -> None:
+    with Memory(search_db.url, embedder=hashing) as memory:
         _seed(memory)
         assert "e3" in _ids(memory, "tortoise Zebulon", KEYWORD)
         assert _ids(memory, "tortoise named Zebulon", VECTOR)[0] == "e3"
@@ -34,9 +36,9 @@ def test_erased_episode_is_unreachable_by_keyword_and_vector(db_url: str, hashin
         assert "e3" not in _ids(memory, "tortoise Zebulon", KEYWORD)
         assert "e3" not in _ids(memory, "tortoise named Zebulon", VECTOR)
         assert "e3" not in _ids(memory, "tortoise named Zebulon", SearchConfig())
-        conn = memory.backend._conn  # type: ignore[attr-defined]
-        assert conn.execute("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH 'zebulon'").fetchone()[0] == 0
-        assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone()[0] == 2
+        assert search_db.count("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH 'zebulon'",
+                               "SELECT count(*) FROM episodes WHERE search @@ to_tsquery('english', 'zebulon')") == 0
+        assert search_db.count("SELECT count(*) FROM episode_vectors") == 2
 
 
 def test_erasure_seen_by_another_process_cache(db_url: str, hashing: Any) -> None:
@@ -55,8 +57,8 @@ def test_tenants_never_see_each_other(db_url: str, hashing: Any) -> None:
         assert memory.search("other", "passport deadline", config=SearchConfig()) == []
 
 
-def test_fact_index_follows_write_correct_and_forget(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_fact_index_follows_write_correct_and_forget(search_db: SearchDb) -> None:
+    with Memory(search_db.url) as memory:
         _seed(memory)
         memory.write(T, "ann", "passport_deadline", "2024-07-15", "2024-01-01T10:00:00Z", "e1")
         memory.write(T, "ann", "passport_deadline", "2024-06-30", "2024-02-01T10:00:00Z", "e2")
@@ -69,10 +71,9 @@ def test_fact_index_follows_write_correct_and_forget(db_url: str) -> None:
         assert any(f.value == "2024-06-30" and f.superseded for f in facts)
         memory.forget_subject(T, "ann")
         assert [i for i in memory.recall(T, "ann passport deadline", budget=500).items if i.kind == "fact"] == []
-        conn = memory.backend._conn  # type: ignore[attr-defined]
-        assert conn.execute("SELECT count(*) FROM ledger_keys_fts").fetchone()[0] == len(conn.execute(
-            "SELECT DISTINCT subject, attribute FROM operations").fetchall())
-        assert conn.execute("SELECT count(*) FROM ledger_keys WHERE subject = 'ann'").fetchone()[0] == 0
+        keys = search_db.count("SELECT count(*) FROM (SELECT DISTINCT tenant, subject, attribute FROM operations)")
+        assert search_db.count("SELECT count(*) FROM ledger_keys_fts", "SELECT count(*) FROM ledger_keys") == keys
+        assert search_db.count("SELECT count(*) FROM ledger_keys WHERE subject = 'ann'") == 0
 
 
 def test_forget_episode_rederives_fact_index(db_url: str) -> None:

@@ -102,10 +102,12 @@ def register(app: typer.Typer) -> None:
     def locomo_command(
         path: Annotated[Path, typer.Argument(help="A LoCoMo JSON file (upstream locomo10.json format).")],
         config: ConfigOption = "default", embedder: EmbedderOption = None, as_json: JsonOption = False,
+        db: Annotated[str | None, typer.Option("--db", help="Store to ingest into, one tenant per "
+                                               "conversation (default: a fresh SQLite file each).")] = None,
     ) -> None:
         """Turn and session recall of sgam search and of BM25 alone on LoCoMo questions."""
         try:
-            result = evaluate_locomo(path, embedder=_embedder(embedder), config=config,
+            result = evaluate_locomo(path, embedder=_embedder(embedder), config=config, db=db,
                                      progress=None if as_json else lambda line: errors.print(line))
         except SgamError as exc:
             fail(exc, as_json)

@@ -125,9 +125,10 @@ class _Run:
 
 def evaluate_locomo(
     path: Path, *, embedder: Embedder | None = None, config: SearchConfig | str | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None, db: str | None = None,
 ) -> Record:
-    """Ingest each conversation into a fresh SQLite store and score sgam's search and the
+    """Ingest each conversation into a fresh SQLite store (or, with ``db``, into its own
+    tenant of that store, which must not hold it yet) and score sgam's search and the
     BM25-only baseline (the ``keyword`` preset) on the same questions."""
     samples = load_locomo(path)
     chosen, baseline = resolve_config(config), resolve_config("keyword")
@@ -139,7 +140,9 @@ def evaluate_locomo(
             tenant = re.sub(r"[^A-Za-z0-9_.-]", "_", str(sample.get("sample_id", "conversation")))
             episodes = conversation_episodes(sample)
             session_of = {e["id"]: e["session"] for e in episodes}
-            with Memory(f"sqlite:///{Path(folder) / (tenant + '.db')}", embedder=embedder) as memory:
+            with Memory(db or f"sqlite:///{Path(folder) / (tenant + '.db')}", embedder=embedder) as memory:
+                if memory.episodes(tenant, limit=1):
+                    raise ValidationError("db", tenant, "already holds this conversation's tenant: use an empty store")
                 memory.add_episodes(tenant, episodes)
                 for qa in sample.get("qa", []):
                     evidence = resolve_evidence(qa.get("evidence"), set(session_of))

@@ -31,7 +31,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
 from psycopg_pool import ConnectionPool
@@ -47,6 +47,9 @@ from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_job
 from .install import check_not_newer, installed_version, migrate
 from .migrations import MIGRATIONS
 from .security import check_safe
+
+if TYPE_CHECKING:
+    from .search import PostgresSearchIndex
 
 T = TypeVar("T")
 Cursor = psycopg.Cursor[tuple[Any, ...]]
@@ -663,6 +666,12 @@ class PostgresBackend:
 
     def close(self) -> None:
         self._pool.close()
+
+    def search_index(self) -> PostgresSearchIndex:
+        """Full text and pgvector over this backend's tenant-scoped transactions."""
+        from .search import PostgresSearchIndex
+
+        return PostgresSearchIndex(self)
 
     def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
         with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():

@@ -20,7 +20,7 @@ from psycopg import sql
 
 from ..._errors import SchemaVersionError, ValidationError
 from .errors import map_postgres_errors
-from .migrations import MIGRATION_LOCK, MIGRATIONS, grant_statements, rls_statements
+from .migrations import MIGRATION_LOCK, MIGRATIONS, TENANT_TABLES, grant_statements, rls_statements
 
 _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS sgam_migrations "
@@ -57,6 +57,8 @@ def migrate(url: str, grant_to: Iterable[str] = ()) -> int:
             schema_row = conn.execute("SELECT current_schema()").fetchone()
             assert schema_row is not None
             schema = str(schema_row[0])
+            if current < len(MIGRATIONS):
+                _unforce(conn)
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn)))
                 conn.execute("INSERT INTO sgam_migrations (version) VALUES (%s)", (version,))
@@ -66,6 +68,14 @@ def migrate(url: str, grant_to: Iterable[str] = ()) -> int:
                 for statement in grant_statements(role, schema):
                     conn.execute(statement)
         return len(MIGRATIONS)
+
+
+def _unforce(conn: psycopg.Connection[Any]) -> None:
+    """FORCE row-level security binds the owner too: lift it while migrations run, so a
+    backfill sees every tenant and the version row can be inserted. ``rls_statements``
+    forces it again before this transaction commits; nobody sees the gap."""
+    for table in (*TENANT_TABLES, "sgam_migrations"):
+        conn.execute(sql.SQL("ALTER TABLE IF EXISTS {} NO FORCE ROW LEVEL SECURITY").format(sql.Identifier(table)))
 
 
 def with_login(url: str, user: str, password: str | None, dbname: str | None = None) -> str:
