@@ -37,10 +37,21 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from ..._errors import StoreError
-from ..._rules import Operation, OpKind, Plan, Version
-from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
+from ..._rules import Operation, Plan, Version
+from ..._schema import AttributeSchema, MemoryTypeSchema
 from ..._values import check_tenant
 from .._protocol import EpisodeRow, JobRow, QueryFilter
+from .._rows import (
+    ATTRIBUTE_SCHEMA_COLUMNS,
+    EPISODE_COLUMNS,
+    MEMORY_TYPE_COLUMNS,
+    OPERATION_COLUMNS,
+    VERSION_COLUMNS,
+    attribute_schema_from_row,
+    memory_type_from_row,
+    operation_from_row,
+    version_from_row,
+)
 from .adapters import Micros, MicrosArray, configure
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
@@ -54,17 +65,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 Cursor = psycopg.Cursor[tuple[Any, ...]]
 
-VERSION_COLUMNS = (
-    "row_id, assertion_id, subject, attribute, value, memory_type, valid_from, valid_to, "
-    "recorded_from, recorded_to, source, confidence, schema_version, supersedes, origin, closed_by"
-)
-EPISODE_COLUMNS = (
-    "tenant, episode_id, occurred_at, recorded_at, text, speaker, kind, session, metadata, schema_version"
-)
-OPERATION_COLUMNS = (
-    "seq, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, "
-    "confidence, schema_version"
-)
 _KEY = "tenant = %s AND subject = %s AND attribute = %s"
 _VISIBLE = "recorded_from <= %s AND (recorded_to IS NULL OR recorded_to > %s)"
 _INSERT_VERSIONS = (
@@ -83,21 +83,6 @@ _INSERT_OPERATIONS = (
 )
 
 
-def _version(row: tuple[Any, ...]) -> Version:
-    return Version(
-        assertion_id=row[1], subject=row[2], attribute=row[3], value=row[4], memory_type=row[5],
-        valid_from=row[6], valid_to=row[7], recorded_from=row[8], recorded_to=row[9],
-        source=row[10], confidence=row[11], schema_version=row[12], supersedes=row[13],
-        origin=OpKind(row[14]), closed_by=row[15], row_id=row[0],
-    )
-
-
-def _operation(row: tuple[Any, ...]) -> Operation:
-    return Operation(
-        seq=row[0], subject=row[1], attribute=row[2], kind=OpKind(row[3]), valid_at=row[4],
-        value=row[5], source=row[6], recorded_at=row[7], memory_type=row[8],
-        confidence=row[9], schema_version=row[10],
-    )
 
 
 def lock_key(tenant: str, subject: str) -> int:
@@ -130,7 +115,7 @@ class _Key:
             f"AND valid_from {op} %s ORDER BY valid_from DESC LIMIT 1",
             (*self._params, Micros(moment)),
         ).fetchone()
-        return _version(row) if row else None
+        return version_from_row(row) if row else None
 
     def ceiling(self, moment: int) -> Version | None:
         row = self._cur.execute(
@@ -138,7 +123,7 @@ class _Key:
             "AND valid_from > %s ORDER BY valid_from LIMIT 1",
             (*self._params, Micros(moment)),
         ).fetchone()
-        return _version(row) if row else None
+        return version_from_row(row) if row else None
 
 
 class _Scoped:
@@ -160,26 +145,23 @@ class _Scoped:
             f"SELECT {OPERATION_COLUMNS} FROM operations WHERE {_KEY} ORDER BY seq",
             (self.tenant, subject, attribute),
         ).fetchall()
-        return [_operation(row) for row in rows]
+        return [operation_from_row(row) for row in rows]
 
     def _attribute_schema_rows(self, where: str, params: tuple[Any, ...]) -> list[AttributeSchema]:
         rows = self._cur.execute(
-            "SELECT attribute, value_type, memory_type, sensitive, description, schema_version "
-            f"FROM attribute_schemas WHERE tenant = %s {where} ORDER BY attribute",
+            f"SELECT {ATTRIBUTE_SCHEMA_COLUMNS} FROM attribute_schemas WHERE tenant = %s {where} "
+            "ORDER BY attribute",
             (self.tenant, *params),
         ).fetchall()
-        return [
-            AttributeSchema(r[0], ValueType(r[1]) if r[1] else None, r[2], bool(r[3]), r[4], r[5])
-            for r in rows
-        ]
+        return [attribute_schema_from_row(row) for row in rows]
 
     def _memory_type_rows(self, where: str, params: tuple[Any, ...]) -> list[MemoryTypeSchema]:
         rows = self._cur.execute(
-            f"SELECT name, json_schema, schema_version FROM memory_types WHERE tenant = %s {where} "
+            f"SELECT {MEMORY_TYPE_COLUMNS} FROM memory_types WHERE tenant = %s {where} "
             "ORDER BY name",
             (self.tenant, *params),
         ).fetchall()
-        return [MemoryTypeSchema(r[0], json.loads(r[1]) if r[1] else None, r[2]) for r in rows]
+        return [memory_type_from_row(row) for row in rows]
 
 
 class PostgresWrite(_Scoped, ExtractionWrites):
@@ -323,7 +305,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
             "AND recorded_to IS NULL ORDER BY subject, attribute, valid_from",
             (subjects, attributes, self.tenant),
         ).fetchall():
-            found[(row[2], row[3])].append(_version(row))
+            found[(row[2], row[3])].append(version_from_row(row))
         self._current.update(found)
 
     def _forget_cached(self, subject: str, attribute: str) -> None:
@@ -347,7 +329,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
             "ORDER BY valid_from",
             (self.tenant, subject, attribute),
         ).fetchall()
-        return [_version(row) for row in rows]
+        return [version_from_row(row) for row in rows]
 
     def operations(self, subject: str, attribute: str) -> list[Operation]:
         self._lock([subject])
@@ -515,7 +497,7 @@ class PostgresReader(_Scoped, ExtractionReads):
             ).fetchone()
         if row is None:
             return None
-        version = _version(row)
+        version = version_from_row(row)
         return version if version.holds_at(at) else None
 
     def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
@@ -526,14 +508,14 @@ class PostgresReader(_Scoped, ExtractionReads):
         else:
             sql = f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND {_VISIBLE} ORDER BY valid_from"
             params = (self.tenant, subject, attribute, Micros(known_at), Micros(known_at))
-        return [_version(row) for row in self._cur.execute(sql, params).fetchall()]
+        return [version_from_row(row) for row in self._cur.execute(sql, params).fetchall()]
 
     def versions(self, subject: str, attribute: str) -> list[Version]:
         rows = self._cur.execute(
             f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} ORDER BY recorded_from, valid_from",
             (self.tenant, subject, attribute),
         ).fetchall()
-        return [_version(row) for row in rows]
+        return [version_from_row(row) for row in rows]
 
     def query(self, flt: QueryFilter) -> list[Version]:
         clauses = ["tenant = %s"]
@@ -556,7 +538,7 @@ class PostgresReader(_Scoped, ExtractionReads):
             params += [flt.after[0], flt.after[1], Micros(flt.after[2])]
         sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {' AND '.join(clauses)} "
                "ORDER BY subject, attribute, valid_from LIMIT %s")
-        return [_version(row) for row in self._cur.execute(sql, (*params, flt.limit)).fetchall()]
+        return [version_from_row(row) for row in self._cur.execute(sql, (*params, flt.limit)).fetchall()]
 
     def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
         if session is None:

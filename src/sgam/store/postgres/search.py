@@ -18,9 +18,10 @@ import numpy.typing as npt
 from ..._errors import ValidationError
 from ...search._protocol import SearchFilter, StoredEpisode
 from .._protocol import EpisodeRow, WriteTransaction
+from .._rows import EPISODE_COLUMNS
 from ..sqlite.search import fact_text
 from .adapters import Micros
-from .backend import EPISODE_COLUMNS, Cursor, PostgresBackend, PostgresWrite
+from .backend import Cursor, PostgresBackend, PostgresWrite
 
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector's HNSW limit for ``vector``; larger vectors are still searched, exactly."""

@@ -13,9 +13,20 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
-from ..._rules import Operation, OpKind, Plan, Version
-from ..._schema import AttributeSchema, MemoryTypeSchema, ValueType
+from ..._rules import Operation, Plan, Version
+from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, JobRow, QueryFilter
+from .._rows import (
+    ATTRIBUTE_SCHEMA_COLUMNS,
+    EPISODE_COLUMNS,
+    MEMORY_TYPE_COLUMNS,
+    OPERATION_COLUMNS,
+    VERSION_COLUMNS,
+    attribute_schema_from_row,
+    memory_type_from_row,
+    operation_from_row,
+    version_from_row,
+)
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .migrations import MIGRATIONS
@@ -23,38 +34,12 @@ from .migrations import MIGRATIONS
 T = TypeVar("T")
 FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts")
 
-VERSION_COLUMNS = (
-    "row_id, assertion_id, subject, attribute, value, memory_type, valid_from, valid_to, "
-    "recorded_from, recorded_to, source, confidence, schema_version, supersedes, origin, closed_by"
-)
-EPISODE_COLUMNS = (
-    "tenant, episode_id, occurred_at, recorded_at, text, speaker, kind, session, metadata, schema_version"
-)
-OPERATION_COLUMNS = (
-    "seq, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, "
-    "confidence, schema_version"
-)
 _KEY = "tenant = ? AND subject = ? AND attribute = ?"
 _VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
 
 
-_OP_KINDS: dict[str, OpKind] = {kind.value: kind for kind in OpKind}
 
 
-def _version(row: tuple[Any, ...]) -> Version:
-    # Positional, and the enum from a dict: this runs once per row read on every path.
-    return Version(
-        row[1], row[2], row[3], row[4], row[6], row[7], row[8], row[9], row[10], row[5],
-        row[11], row[12], row[13], _OP_KINDS[row[14]], row[15], row[0],
-    )
-
-
-def _operation(row: tuple[Any, ...]) -> Operation:
-    return Operation(
-        seq=row[0], subject=row[1], attribute=row[2], kind=OpKind(row[3]), valid_at=row[4],
-        value=row[5], source=row[6], recorded_at=row[7], memory_type=row[8],
-        confidence=row[9], schema_version=row[10],
-    )
 
 
 def _version_params(tenant: str, v: Version) -> tuple[Any, ...]:
@@ -99,11 +84,11 @@ class _Key:
 
     def floor(self, moment: int, *, strict: bool = False) -> Version | None:
         row = self._conn.execute(_FLOOR_STRICT if strict else _FLOOR, (*self._params, moment)).fetchone()
-        return _version(row) if row else None
+        return version_from_row(row) if row else None
 
     def ceiling(self, moment: int) -> Version | None:
         row = self._conn.execute(_CEILING, (*self._params, moment)).fetchone()
-        return _version(row) if row else None
+        return version_from_row(row) if row else None
 
 
 class _Scoped:
@@ -125,26 +110,23 @@ class _Scoped:
             f"SELECT {OPERATION_COLUMNS} FROM operations WHERE {_KEY} ORDER BY seq",
             (self.tenant, subject, attribute),
         ).fetchall()
-        return [_operation(row) for row in rows]
+        return [operation_from_row(row) for row in rows]
 
     def _attribute_schema_rows(self, where: str, params: tuple[Any, ...]) -> list[AttributeSchema]:
         rows = self._conn.execute(
-            "SELECT attribute, value_type, memory_type, sensitive, description, schema_version "
-            f"FROM attribute_schemas WHERE tenant = ? {where} ORDER BY attribute",
+            f"SELECT {ATTRIBUTE_SCHEMA_COLUMNS} FROM attribute_schemas WHERE tenant = ? {where} "
+            "ORDER BY attribute",
             (self.tenant, *params),
         ).fetchall()
-        return [
-            AttributeSchema(r[0], ValueType(r[1]) if r[1] else None, r[2], bool(r[3]), r[4], r[5])
-            for r in rows
-        ]
+        return [attribute_schema_from_row(row) for row in rows]
 
     def _memory_type_rows(self, where: str, params: tuple[Any, ...]) -> list[MemoryTypeSchema]:
         rows = self._conn.execute(
-            f"SELECT name, json_schema, schema_version FROM memory_types WHERE tenant = ? {where} "
+            f"SELECT {MEMORY_TYPE_COLUMNS} FROM memory_types WHERE tenant = ? {where} "
             "ORDER BY name",
             (self.tenant, *params),
         ).fetchall()
-        return [MemoryTypeSchema(r[0], json.loads(r[1]) if r[1] else None, r[2]) for r in rows]
+        return [memory_type_from_row(row) for row in rows]
 
 
 _MISSING = object()
@@ -264,7 +246,7 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
             f"WHERE {_KEY} AND recorded_to IS NULL ORDER BY valid_from",
             (self.tenant, subject, attribute),
         ).fetchall()
-        return [_version(row) for row in rows]
+        return [version_from_row(row) for row in rows]
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:
         if len(versions) == 1:
@@ -379,7 +361,7 @@ class SQLiteReader(_Scoped, ExtractionReads):
             ).fetchone()
         if row is None:
             return None
-        version = _version(row)
+        version = version_from_row(row)
         return version if version.holds_at(at) else None
 
     def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
@@ -391,7 +373,7 @@ class SQLiteReader(_Scoped, ExtractionReads):
             sql = (f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key "
                    f"WHERE {_KEY} AND {_VISIBLE} ORDER BY valid_from")
             params = (self.tenant, subject, attribute, known_at, known_at)
-        return [_version(row) for row in self._conn.execute(sql, params)]
+        return [version_from_row(row) for row in self._conn.execute(sql, params)]
 
     def versions(self, subject: str, attribute: str) -> list[Version]:
         rows = self._conn.execute(
@@ -399,7 +381,7 @@ class SQLiteReader(_Scoped, ExtractionReads):
             "ORDER BY recorded_from, valid_from",
             (self.tenant, subject, attribute),
         ).fetchall()
-        return [_version(row) for row in rows]
+        return [version_from_row(row) for row in rows]
 
     def query(self, flt: QueryFilter) -> list[Version]:
         clauses = ["tenant = ?"]
@@ -422,7 +404,7 @@ class SQLiteReader(_Scoped, ExtractionReads):
             params += list(flt.after)
         sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {' AND '.join(clauses)} "
                "ORDER BY subject, attribute, valid_from LIMIT ?")
-        return [_version(row) for row in self._conn.execute(sql, (*params, flt.limit))]
+        return [version_from_row(row) for row in self._conn.execute(sql, (*params, flt.limit))]
 
     def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
         if session is None:

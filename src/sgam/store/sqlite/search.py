@@ -20,7 +20,8 @@ import numpy.typing as npt
 
 from ...search._protocol import SearchFilter, StoredEpisode
 from .._protocol import EpisodeRow, WriteTransaction
-from .backend import EPISODE_COLUMNS, SQLiteBackend, SQLiteWrite
+from .._rows import EPISODE_COLUMNS
+from .backend import SQLiteBackend, SQLiteWrite
 from .errors import map_sqlite_errors
 
 _CHUNK = 500
