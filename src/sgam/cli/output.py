@@ -58,13 +58,14 @@ def print_json(value: Any) -> None:
 
 
 @contextmanager
-def open_memory(db: str | None) -> Iterator[Memory]:
-    """Open the store and turn sgam errors into a message and the error's exit status."""
+def open_memory(db: str | None, as_json: bool = False, **options: Any) -> Iterator[Memory]:
+    """Open the store (``options`` go to ``Memory``) and turn sgam errors into a message
+    and the error's exit status."""
     try:
-        with Memory(db or default_url()) as memory:
+        with Memory(db or default_url(), **options) as memory:
             yield memory
     except SgamError as exc:
-        fail(exc)
+        fail(exc, as_json)
 
 
 def fail(exc: SgamError, as_json: bool = False) -> None:
@@ -75,9 +76,11 @@ def fail(exc: SgamError, as_json: bool = False) -> None:
     raise typer.Exit(EXIT_CODES.get(exc.kind, 1))
 
 
-def run(db: str | None, as_json: bool, call: Callable[[Memory], Any], show: Callable[[Any], None]) -> None:
+def run(
+    db: str | None, as_json: bool, call: Callable[[Memory], Any], show: Callable[[Any], None], **options: Any
+) -> None:
     """Parse-call-print: one library call, its result as JSON or for people."""
-    with open_memory(db) as memory:
+    with open_memory(db, as_json, **options) as memory:
         try:
             result = call(memory)
         except SgamError as exc:

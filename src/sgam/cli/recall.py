@@ -10,12 +10,12 @@ from typing import Annotated, Any
 import typer
 
 from .._errors import SgamError
-from .._memory import Memory, default_url
+from .._memory import Memory
 from ..eval import evaluate_locomo
 from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder
 from ..search.embedders import Embedder
-from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json
+from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json, run
 
 ConfigOption = Annotated[str, typer.Option("--config", help=f"Search preset: {', '.join(sorted(PRESETS))}.")]
 EmbedderOption = Annotated[
@@ -33,20 +33,11 @@ def _run(db: str | None, as_json: bool, spec: str | None, call: Callable[[Memory
          show: Callable[[Any], None]) -> None:
     """Like ``output.run``, but the embedder is chosen (and loaded once) before opening."""
     try:
-        memory = Memory(db or default_url(), embedder=_embedder(spec))
+        embedder = _embedder(spec)
     except SgamError as exc:
         fail(exc, as_json)
         return
-    with memory:
-        try:
-            result = call(memory)
-        except SgamError as exc:
-            fail(exc, as_json)
-            return
-    if as_json:
-        print_json(result)
-    else:
-        show(result)
+    run(db, as_json, call, show, embedder=embedder)
 
 
 def _show_recall(result: RecallResult) -> None:
