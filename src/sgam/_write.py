@@ -217,6 +217,7 @@ class WriteService:
         keys = txn.keys_of_subject(subject)
         removed = txn.delete_operations_of_subject(subject)
         txn.delete_held_of_subject(subject)
+        _redact_extractions_of_subject(txn, subject)
         for key_subject, attribute in keys:
             txn.replace_versions(key_subject, attribute, [])
         if removed:
@@ -290,6 +291,26 @@ def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
         data.get("source"), data.get("value"), data.get("memory_type"),
         data.get("confidence", 1.0), prefix,
     )
+
+
+def _redact_extractions_of_subject(txn: WriteTransaction, subject: str) -> None:
+    """Erasure of a subject reaches the extraction records too: decisions about it are
+    removed, and a raw reply that names it is dropped (it quotes the erased values)."""
+    escaped = json.dumps(subject, ensure_ascii=False)[1:-1]
+    needles = [subject] if escaped == subject else [subject, escaped]
+    for row in txn.extractions_mentioning(needles):
+        decisions = json.loads(row.decisions)
+        kept = [d for d in decisions if not _about(d, subject)]
+        raw_reply = row.raw_reply
+        if len(kept) != len(decisions) or (raw_reply is not None and any(n in raw_reply for n in needles)):
+            raw_reply = None
+        if raw_reply != row.raw_reply or len(kept) != len(decisions):
+            txn.redact_extraction(row.seq, raw_reply, json.dumps(kept, ensure_ascii=False))
+
+
+def _about(decision: Any, subject: str) -> bool:
+    candidate = decision.get("candidate") if isinstance(decision, dict) else None
+    return isinstance(candidate, dict) and candidate.get("subject") == subject
 
 
 @contextmanager

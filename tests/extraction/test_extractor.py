@@ -128,3 +128,27 @@ def test_the_schema_sent_to_models_asks_for_evidence_first_and_every_field() -> 
         '"value": 1, "confidence": 1, "tenant": "other"}]}'
     )
     assert parsed.stated is True and not hasattr(parsed, "tenant")
+
+
+def test_forget_subject_erases_it_from_extraction_records(store_url: str) -> None:
+    with Memory(store_url) as memory:
+        _forget_subject_erases_it_from_extraction_records(memory)
+
+
+def _forget_subject_erases_it_from_extraction_records(memory: Memory) -> None:
+    reply = {
+        "updates": [
+            update("Mira was diagnosed with asthma.", "diagnosis", "asthma"),
+            update("Mira's passport deadline is 2026-07-15.", "passport_deadline", "2026-07-15",
+                   subject="passport_office"),
+        ]
+    }
+    memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    assert memory.get("acme", "mira", "diagnosis") is not None
+    memory.forget_subject("acme", "mira")
+    (record,) = memory.extractions("acme", episode="e1")
+    assert record.raw_reply is None or "asthma" not in record.raw_reply
+    assert all(d.candidate.get("subject") != "mira" for d in record.decisions)
+    assert "asthma" not in repr(record)
+    # what is not about the erased subject stays inspectable
+    assert [d.candidate["subject"] for d in record.decisions] == ["passport_office"]
