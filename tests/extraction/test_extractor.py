@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sgam import Memory, ValidationError
+from sgam import ConflictError, Memory, ValidationError
 from sgam.extraction import (
     ClientSettings,
     ExtractionPolicy,
@@ -152,3 +152,26 @@ def _forget_subject_erases_it_from_extraction_records(memory: Memory) -> None:
     assert "asthma" not in repr(record)
     # what is not about the erased subject stays inspectable
     assert [d.candidate["subject"] for d in record.decisions] == ["passport_office"]
+
+
+def test_confirm_writes_and_resolves_in_one_transaction(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgam import StoreError
+    from sgam.store.sqlite.backend import SQLiteWrite
+
+    memory.declare("acme", "diagnosis", "string", sensitive=True)
+    reply = {"updates": [update("Mira was diagnosed with asthma.", "diagnosis", "asthma")]}
+    memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    (held,) = memory.held("acme")
+
+    def broken(*args: Any) -> None:
+        raise StoreError("disk full")
+
+    monkeypatch.setattr(SQLiteWrite, "resolve_held", broken)
+    with pytest.raises(StoreError):
+        memory.confirm("acme", held.id)
+    assert memory.get("acme", "mira", "diagnosis") is None  # nothing half done
+    monkeypatch.undo()
+    memory.reject("acme", held.id)
+    with pytest.raises(ConflictError):  # a rejected candidate is never written
+        memory.confirm("acme", held.id)
+    assert memory.get("acme", "mira", "diagnosis") is None
