@@ -10,7 +10,7 @@ from .._model import WriteResult
 from .._values import load_value
 from .._write import Applied
 from ..store import HeldRow
-from .policy import candidate_op, resolve
+from .policy import candidate_op
 from .records import HeldCandidate
 
 
