@@ -15,7 +15,7 @@ from .records import HeldCandidate
 
 
 def _open(memory: Memory, tenant: str, held_id: object, txn: Any = None) -> HeldRow:
-    if isinstance(held_id, bool) or not isinstance(held_id, int):
+    if isinstance(held_id, bool) or not isinstance(held_id, int) or not 1 <= held_id < 2**63:
         raise ValidationError("id", held_id, "must be the integer id of a held candidate")
     row: HeldRow | None
     if txn is not None:
