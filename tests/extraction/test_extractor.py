@@ -175,3 +175,22 @@ def test_confirm_writes_and_resolves_in_one_transaction(memory: Memory, monkeypa
     with pytest.raises(ConflictError):  # a rejected candidate is never written
         memory.confirm("acme", held.id)
     assert memory.get("acme", "mira", "diagnosis") is None
+
+
+def test_forget_episode_erases_its_values_from_other_extraction_records(store_url: str) -> None:
+    """A later extraction showed the model the value an erased episode had written (its
+    ``current_value``); that record must not keep returning it."""
+    with Memory(store_url) as memory:
+        first = {"updates": [update("Mira has asthma.", "diagnosis", "asthma")]}
+        later = {"updates": [
+            update("Mira moved to Oslo.", "city", "Oslo"),
+            update("Mira moved to Oslo.", "diagnosis", None, current_value="asthma", change="no_change"),
+        ]}
+        policy = ExtractionPolicy.off()
+        memory.remember("acme", "e1", AT, "Mira has asthma.", client=ScriptedClient.of([first]), policy=policy)
+        memory.remember("acme", "e2", "2026-06-02T09:00:00Z", "Mira moved to Oslo.",
+                        client=ScriptedClient.of([later]), policy=policy)
+        memory.forget_episode("acme", "e1")
+        (record,) = memory.extractions("acme")
+        assert "asthma" not in repr(record)
+        assert [d.candidate["attribute"] for d in record.decisions] == ["city"]
