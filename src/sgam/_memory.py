@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 DEFAULT_URL = "sqlite:///./sgam.db"
 MAX_BATCH = 100_000
 MAX_QUERY_LIMIT = 10_000
+HELD_STATUSES = ("open", "confirmed", "rejected", "promoted")
 
 Moment = datetime | str
 
@@ -115,6 +116,8 @@ class Memory:
         """Declare an attribute's value type (and optionally memory type, sensitivity);
         later writes of other types are rejected. Bumps the tenant's schema version."""
         check_tenant(tenant)
+        if not isinstance(sensitive, bool):
+            raise ValidationError("sensitive", sensitive, "must be true or false")
         schema = AttributeSchema(
             attribute=check_name(attribute, "attribute"),
             value_type=None if value_type is None else parse_value_type(value_type),
@@ -164,7 +167,7 @@ class Memory:
         """Record many episodes (mappings with ``add_episode``'s argument names) in one
         transaction, embedded in one batch first; the error names the offending ``episodes[i]``."""
         check_tenant(tenant)
-        rows = [_episode_row(index, item, tenant) for index, item in enumerate(episodes)]
+        rows = [_episode_row(index, item, tenant) for index, item in enumerate(_batch(episodes, "episodes"))]
         if len(rows) > MAX_BATCH:
             raise ValidationError("episodes", f"<{len(rows)} episodes>", f"at most {MAX_BATCH} per batch")
         return self._add_rows(tenant, rows) if rows else []
@@ -186,7 +189,8 @@ class Memory:
 
     def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
         with self.backend.read(check_tenant(tenant)) as reader:
-            return [to_episode(row) for row in reader.episodes(session, _limit(limit))]
+            return [to_episode(row) for row in reader.episodes(
+                None if session is None else check_name(session, "session"), _limit(limit))]
 
     # writes ---------------------------------------------------------------------------
 
@@ -205,7 +209,7 @@ class Memory:
         """Commit many writes in one transaction: all of them, or none (the error names
         the offending ``facts[i]``)."""
         check_tenant(tenant)
-        batch = [fact_to_pending(index, fact) for index, fact in enumerate(facts)]
+        batch = [fact_to_pending(index, fact) for index, fact in enumerate(_batch(facts, "facts"))]
         if len(batch) > MAX_BATCH:
             raise ValidationError("facts", f"<{len(batch)} facts>", f"at most {MAX_BATCH} per batch")
         if not batch:
@@ -296,6 +300,10 @@ class Memory:
         """Assertions of the tenant holding at ``at`` (default now), filtered; with
         ``all_times`` every valid interval. Pages by passing the last result as ``after``."""
         check_tenant(tenant)
+        if not isinstance(all_times, bool):
+            raise ValidationError("all_times", all_times, "must be true or false")
+        if after is not None and not isinstance(after, Assertion):
+            raise ValidationError("after", after, "must be an Assertion returned by query")
         flt = QueryFilter(
             subject=None if subject is None else check_name(subject, "subject"),
             attribute=None if attribute is None else check_name(attribute, "attribute"),
@@ -354,6 +362,8 @@ class Memory:
         """Candidates held back (pending confirmation or buffered as weak signals)."""
         from .extraction import HeldCandidate
 
+        if status is not None and status not in HELD_STATUSES:
+            raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
         with self.backend.read(check_tenant(tenant)) as reader:
             return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))]
 
@@ -420,6 +430,12 @@ def _episode_row(index: int, item: Mapping[str, Any], tenant: str) -> EpisodeRow
                                 item.get("kind", "message"), item.get("session"), item.get("metadata"), tenant)
     except ValidationError as exc:
         raise ValidationError(f"{prefix}{exc.field}", exc.value, exc.rule) from None
+
+
+def _batch(items: object, field: str) -> Iterable[Any]:
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise ValidationError(field, items, "must be a list (any iterable) of entries")
+    return items
 
 
 def _limit(limit: int) -> int:

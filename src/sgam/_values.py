@@ -101,6 +101,8 @@ def check_text(value: object, field: str, limit: int = MAX_TEXT_BYTES) -> str:
         raise ValidationError(field, value, "must be a string")
     if len(_encodable(value, field).encode()) > limit:
         raise ValidationError(field, f"<{len(value.encode())} bytes>", f"larger than {limit} bytes")
+    if "\x00" in value:  # PostgreSQL text cannot hold it; SQLite would: refuse on both
+        raise ValidationError(field, value, "must not contain NUL characters")
     return value
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sgam import Memory, ValidationError
+from sgam import ConflictError, Memory, ValidationError
 from sgam.extraction import (
     ClientSettings,
     ExtractionPolicy,
@@ -128,3 +128,69 @@ def test_the_schema_sent_to_models_asks_for_evidence_first_and_every_field() -> 
         '"value": 1, "confidence": 1, "tenant": "other"}]}'
     )
     assert parsed.stated is True and not hasattr(parsed, "tenant")
+
+
+def test_forget_subject_erases_it_from_extraction_records(store_url: str) -> None:
+    with Memory(store_url) as memory:
+        _forget_subject_erases_it_from_extraction_records(memory)
+
+
+def _forget_subject_erases_it_from_extraction_records(memory: Memory) -> None:
+    reply = {
+        "updates": [
+            update("Mira was diagnosed with asthma.", "diagnosis", "asthma"),
+            update("Mira's passport deadline is 2026-07-15.", "passport_deadline", "2026-07-15",
+                   subject="passport_office"),
+        ]
+    }
+    memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    assert memory.get("acme", "mira", "diagnosis") is not None
+    memory.forget_subject("acme", "mira")
+    (record,) = memory.extractions("acme", episode="e1")
+    assert record.raw_reply is None or "asthma" not in record.raw_reply
+    assert all(d.candidate.get("subject") != "mira" for d in record.decisions)
+    assert "asthma" not in repr(record)
+    # what is not about the erased subject stays inspectable
+    assert [d.candidate["subject"] for d in record.decisions] == ["passport_office"]
+
+
+def test_confirm_writes_and_resolves_in_one_transaction(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgam import StoreError
+    from sgam.store.sqlite.backend import SQLiteWrite
+
+    memory.declare("acme", "diagnosis", "string", sensitive=True)
+    reply = {"updates": [update("Mira was diagnosed with asthma.", "diagnosis", "asthma")]}
+    memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    (held,) = memory.held("acme")
+
+    def broken(*args: Any) -> None:
+        raise StoreError("disk full")
+
+    monkeypatch.setattr(SQLiteWrite, "resolve_held", broken)
+    with pytest.raises(StoreError):
+        memory.confirm("acme", held.id)
+    assert memory.get("acme", "mira", "diagnosis") is None  # nothing half done
+    monkeypatch.undo()
+    memory.reject("acme", held.id)
+    with pytest.raises(ConflictError):  # a rejected candidate is never written
+        memory.confirm("acme", held.id)
+    assert memory.get("acme", "mira", "diagnosis") is None
+
+
+def test_forget_episode_erases_its_values_from_other_extraction_records(store_url: str) -> None:
+    """A later extraction showed the model the value an erased episode had written (its
+    ``current_value``); that record must not keep returning it."""
+    with Memory(store_url) as memory:
+        first = {"updates": [update("Mira has asthma.", "diagnosis", "asthma")]}
+        later = {"updates": [
+            update("Mira moved to Oslo.", "city", "Oslo"),
+            update("Mira moved to Oslo.", "diagnosis", None, current_value="asthma", change="no_change"),
+        ]}
+        policy = ExtractionPolicy.off()
+        memory.remember("acme", "e1", AT, "Mira has asthma.", client=ScriptedClient.of([first]), policy=policy)
+        memory.remember("acme", "e2", "2026-06-02T09:00:00Z", "Mira moved to Oslo.",
+                        client=ScriptedClient.of([later]), policy=policy)
+        memory.forget_episode("acme", "e1")
+        (record,) = memory.extractions("acme")
+        assert "asthma" not in repr(record)
+        assert [d.candidate["attribute"] for d in record.decisions] == ["city"]

@@ -23,7 +23,7 @@ from .._rules import OpKind
 from .._schema import AttributeSchema, check_value_type
 from .._time import from_micros, to_micros
 from .._values import canonical_json
-from .._write import validate_op
+from .._write import PendingOp, validate_op
 from ..store import HeldRow
 from .candidates import Candidate, Change
 from .records import Decision, Outcome
@@ -224,6 +224,16 @@ def apply_candidate(
     if change == Change.RETRACT.value:
         return memory.retract(tenant, subject, attribute, moment, source)
     return memory.write(tenant, subject, attribute, value, moment, source, confidence=confidence)
+
+
+def candidate_op(
+    subject: str, attribute: str, change: str, value: Any, valid_from: int, source: str, confidence: float
+) -> PendingOp:
+    """The validated operation ``apply_candidate`` would run, for use inside a transaction."""
+    moment = from_micros(valid_from)
+    if change == Change.RETRACT.value:
+        return validate_op(OpKind.RETRACT, subject, attribute, moment, source)
+    return validate_op(OpKind.WRITE, subject, attribute, moment, source, value, None, confidence)
 
 
 def resolve(memory: Memory, tenant: str, seqs: list[int], status: str) -> None:

@@ -7,7 +7,7 @@ PostgreSQL cannot disagree about them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -178,6 +178,13 @@ class WriteTransaction(Protocol):
         ...
     def delete_held_of_subject(self, subject: str) -> int:
         """Erasure of a subject: its held candidates must not be confirmed back."""
+        ...
+    def extractions_mentioning(self, needles: Sequence[str]) -> list[ExtractionRow]:
+        """Erasure of a subject: the tenant's extraction records whose raw reply or
+        decisions contain any of ``needles`` (a superset; the caller decides)."""
+        ...
+    def redact_extraction(self, seq: int, raw_reply: str | None, decisions: str) -> None:
+        """Erasure of a subject: replace an extraction record's raw reply and decisions."""
         ...
 
 

@@ -8,6 +8,7 @@ functions that can only lease and count jobs (migration 2).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -154,6 +155,24 @@ class ExtractionWrites(ExtractionReads):
         return len(self._cur.execute(
             "DELETE FROM held_candidates WHERE tenant = %s AND subject = %s RETURNING 1", (self.tenant, subject)
         ).fetchall())
+
+    def extractions_mentioning(self, needles: Sequence[str]) -> list[ExtractionRow]:
+        found: dict[int, ExtractionRow] = {}
+        for needle in needles:
+            for row in self._cur.execute(
+                f"SELECT {EXTRACTION_COLUMNS} FROM extractions WHERE tenant = %s "
+                "AND (strpos(decisions, %s) > 0 OR strpos(coalesce(raw_reply, ''), %s) > 0) ORDER BY seq",
+                (self.tenant, needle, needle),
+            ).fetchall():
+                extraction = ExtractionRow(*row)
+                found[extraction.seq] = extraction
+        return [found[seq] for seq in sorted(found)]
+
+    def redact_extraction(self, seq: int, raw_reply: str | None, decisions: str) -> None:
+        self._cur.execute(
+            "UPDATE extractions SET raw_reply = %s, decisions = %s WHERE tenant = %s AND seq = %s",
+            (raw_reply, decisions, self.tenant, seq),
+        )
 
 
 def claim_jobs(cur: Cursor, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:

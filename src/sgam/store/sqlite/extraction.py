@@ -8,6 +8,7 @@ which serves every tenant on purpose (one worker drains one store).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from .._protocol import ExtractionRow, HeldRow, JobRow
@@ -173,6 +174,24 @@ class ExtractionWrites(ExtractionReads):
         return self._conn.execute(
             "DELETE FROM held_candidates WHERE tenant = ? AND subject = ?", (self.tenant, subject)
         ).rowcount
+
+    def extractions_mentioning(self, needles: Sequence[str]) -> list[ExtractionRow]:
+        found: dict[int, ExtractionRow] = {}
+        for needle in needles:
+            for row in self._conn.execute(
+                f"SELECT {EXTRACTION_COLUMNS} FROM extractions WHERE tenant = ? "
+                "AND (instr(decisions, ?) > 0 OR instr(coalesce(raw_reply, ''), ?) > 0) ORDER BY seq",
+                (self.tenant, needle, needle),
+            ).fetchall():
+                extraction = ExtractionRow(*row)
+                found[extraction.seq] = extraction
+        return [found[seq] for seq in sorted(found)]
+
+    def redact_extraction(self, seq: int, raw_reply: str | None, decisions: str) -> None:
+        self._conn.execute(
+            "UPDATE extractions SET raw_reply = ?, decisions = ? WHERE tenant = ? AND seq = ?",
+            (raw_reply, decisions, self.tenant, seq),
+        )
 
 
 def claim_jobs(
