@@ -9,8 +9,10 @@ import sys
 import time
 from typing import Any
 
-from sgam import Memory
-from sgam.extraction import ClientSettings, ExtractionPolicy, OpenAIClient, ScriptedClient, Worker
+import pytest
+
+from sgam import Memory, ValidationError
+from sgam.extraction import ClientSettings, ExtractionPolicy, ModelError, OpenAIClient, ScriptedClient, Worker
 
 from .conftest import ModelServer, Scripted, completion, episode_in_prompt
 
@@ -51,6 +53,27 @@ def test_remember_without_extract_queues_in_the_store(memory: Memory) -> None:
     assert remembered.queued and remembered.extraction is None
     assert Worker(memory, ScriptedClient()).backlog() == 1
     assert memory.extractions("acme") == []
+
+
+def test_a_model_failure_on_the_hot_path_queues_the_episode_for_the_worker(memory: Memory) -> None:
+    with pytest.raises(ModelError):
+        memory.remember("acme", "e1", "2026-06-01T09:00:00Z", "k1 likes blue.", client=ScriptedClient())
+    assert memory.episode("acme", "e1") is not None
+    assert [x.status for x in memory.extractions("acme")] == ["failed"]
+    reply = {"updates": [{"evidence": "k1 likes blue.", "subject": "k1", "attribute": "colour",
+                          "change": "new", "value": "blue", "confidence": 0.9}]}
+    worker = Worker(memory, ScriptedClient.of([reply]), ExtractionPolicy.off())
+    assert worker.backlog() == 1
+    assert worker.run().done == 1
+    found = memory.get("acme", "k1", "colour", at="2026-06-02T00:00:00Z")
+    assert found is not None and found.value == "blue"
+
+
+def test_an_unusable_reply_on_the_hot_path_is_not_retried(memory: Memory) -> None:
+    with pytest.raises(ValidationError):
+        memory.remember("acme", "e1", "2026-06-01T09:00:00Z", "k1 likes blue.",
+                        client=ScriptedClient.of(["not json"]))
+    assert Worker(memory, ScriptedClient()).backlog() == 0
 
 
 def test_worker_drains_the_queue_and_a_second_run_finds_nothing(memory: Memory) -> None:

@@ -17,7 +17,7 @@ from .._memory import Memory
 from .._time import to_micros
 from ..store import ExtractionRow
 from .candidates import parse_reply
-from .clients import ModelClient, ModelResponse
+from .clients import ModelClient, ModelError, ModelResponse
 from .policy import ExtractionPolicy, Judge
 from .prompt import build_request, gather_context
 from .records import Decision, Extraction
@@ -99,6 +99,10 @@ def record(
                     field="lease",
                     value=lease.owner,
                 )
+        elif error is not None and error.kind == ModelError.kind:
+            # The hot path met a model that could not answer (timeout, HTTP error): the
+            # caller gets the error now, and the worker retries the episode later.
+            txn.enqueue_job(episode_id, row.recorded_at)
         return row
 
     return Extraction.from_row(memory.backend.run_write(tenant, write))
