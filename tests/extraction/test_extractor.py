@@ -17,6 +17,7 @@ from sgam.extraction import (
     parse_reply,
     response_schema,
 )
+from sgam.store._protocol import ERROR_REDACTED
 
 from .conftest import ModelServer
 
@@ -152,6 +153,21 @@ def _forget_subject_erases_it_from_extraction_records(memory: Memory) -> None:
     assert "asthma" not in repr(record)
     # what is not about the erased subject stays inspectable
     assert [d.candidate["subject"] for d in record.decisions] == ["passport_office"]
+
+
+def test_forget_subject_removes_the_error_that_quoted_its_reply(store_url: str) -> None:
+    """A failed extraction's error may quote the unusable reply; both leave together."""
+    with Memory(store_url) as memory:
+        hostile = '{"updates": [{"subject": "mira", "attribute": "diagnosis", "value": "asthma"}]}'
+        with pytest.raises(ValidationError):
+            memory.remember("acme", "e1", AT, TEXT, client=ScriptedClient.of([hostile]))
+        (failed,) = memory.extractions("acme", episode="e1")
+        assert failed.status == "failed" and failed.error is not None and failed.raw_reply == hostile
+        memory.forget_subject("acme", "mira")
+        (record,) = memory.extractions("acme", episode="e1")
+        assert record.raw_reply is None
+        assert record.error == ERROR_REDACTED
+        assert "asthma" not in repr(record)
 
 
 def test_confirm_writes_and_resolves_in_one_transaction(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:

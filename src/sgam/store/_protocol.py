@@ -37,6 +37,10 @@ class EpisodeRow:
         ) == (other.occurred_at, other.text, other.speaker, other.kind, other.session, other.metadata)
 
 
+# An error message may quote the reply it failed on, so it leaves with the reply.
+ERROR_REDACTED = "detail removed by an erasure"
+
+
 @dataclass(slots=True)
 class ExtractionRow:
     """One extraction attempt of an episode: the raw reply and every decision (JSON list)."""

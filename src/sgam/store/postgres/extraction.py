@@ -13,7 +13,7 @@ from typing import Any
 
 import psycopg
 
-from .._protocol import ExtractionRow, HeldRow, JobRow
+from .._protocol import ERROR_REDACTED, ExtractionRow, HeldRow, JobRow
 from .adapters import Micros
 
 EXTRACTION_COLUMNS = (
@@ -170,8 +170,9 @@ class ExtractionWrites(ExtractionReads):
 
     def redact_extraction(self, seq: int, raw_reply: str | None, decisions: str) -> None:
         self._cur.execute(
-            "UPDATE extractions SET raw_reply = %s, decisions = %s WHERE tenant = %s AND seq = %s",
-            (raw_reply, decisions, self.tenant, seq),
+            "UPDATE extractions SET raw_reply = %s, decisions = %s, "
+            "error = CASE WHEN %s AND error IS NOT NULL THEN %s ELSE error END WHERE tenant = %s AND seq = %s",
+            (raw_reply, decisions, raw_reply is None, ERROR_REDACTED, self.tenant, seq),
         )
 
 

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from .._protocol import ExtractionRow, HeldRow, JobRow
+from .._protocol import ERROR_REDACTED, ExtractionRow, HeldRow, JobRow
 
 EXTRACTION_COLUMNS = (
     "tenant, episode_id, attempt, recorded_at, status, error, model, raw_reply, prompt_tokens, "
@@ -189,8 +189,9 @@ class ExtractionWrites(ExtractionReads):
 
     def redact_extraction(self, seq: int, raw_reply: str | None, decisions: str) -> None:
         self._conn.execute(
-            "UPDATE extractions SET raw_reply = ?, decisions = ? WHERE tenant = ? AND seq = ?",
-            (raw_reply, decisions, self.tenant, seq),
+            "UPDATE extractions SET raw_reply = ?, decisions = ?, "
+            "error = CASE WHEN ? AND error IS NOT NULL THEN ? ELSE error END WHERE tenant = ? AND seq = ?",
+            (raw_reply, decisions, raw_reply is None, ERROR_REDACTED, self.tenant, seq),
         )
 
 
