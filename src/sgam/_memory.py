@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ._erasure import forget_episode, forget_subject
 from ._errors import ValidationError
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
 from ._rules import OpKind, Version
@@ -237,7 +238,7 @@ class Memory:
         """Erase every assertion of ``subject``, in every version, as if never recorded."""
         check_tenant(tenant)
         subject = check_name(subject, "subject")
-        counts = self.backend.run_write(tenant, lambda txn: self._writes.forget_subject(txn, subject))
+        counts = self.backend.run_write(tenant, lambda txn: forget_subject(txn, subject, self._writes.now()))
         self.backend.purge_residue()
         return ForgetResult(*counts)
 
@@ -246,7 +247,7 @@ class Memory:
         had closed hold again, as if they had never been recorded."""
         check_tenant(tenant)
         episode_id = check_name(episode_id, "episode")
-        counts = self.backend.run_write(tenant, lambda txn: self._writes.forget_episode(txn, episode_id))
+        counts = self.backend.run_write(tenant, lambda txn: forget_episode(txn, episode_id, self._writes.now()))
         self.backend.purge_residue()
         return ForgetResult(*counts)
 

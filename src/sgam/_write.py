@@ -7,12 +7,10 @@ unless every check passes; the backend's transaction makes that all-or-nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -214,40 +212,6 @@ class WriteService:
         txn.insert_episode(row)
         return row
 
-    def forget_subject(self, txn: WriteTransaction, subject: str) -> tuple[int, int, int]:
-        keys = txn.keys_of_subject(subject)
-        removed = txn.delete_operations_of_subject(subject)
-        txn.delete_held_of_subject(subject)
-        _redact_extractions_of_subject(txn, subject)
-        for key_subject, attribute in keys:
-            txn.replace_versions(key_subject, attribute, [])
-        if removed:
-            txn.record_erasure("subject", _digest(txn.tenant, subject), self.now(), removed)
-        return removed, 0, len(keys)
-
-    def forget_episode(self, txn: WriteTransaction, episode_id: str) -> tuple[int, int, int]:
-        if txn.episode(episode_id) is None:
-            raise NotFoundError(
-                f"episode: no episode {episode_id!r} in tenant {txn.tenant!r}",
-                field="episode", value=episode_id,
-            )
-        keys = txn.keys_of_source(episode_id)
-        erased = {key: {op.value for op in txn.operations(*key) if op.source == episode_id and op.value}
-                  for key in keys}
-        removed = txn.delete_operations_of_source(episode_id)
-        for subject, attribute in keys:
-            remaining = txn.operations(subject, attribute)
-            timeline = KeyTimeline()
-            timeline.replay(remaining)
-            txn.replace_versions(subject, attribute, timeline.all_versions())
-            gone = erased[(subject, attribute)] - {op.value for op in remaining}
-            if gone:  # other episodes' extractions showed the model these values
-                _redact_extractions(txn, subject, partial(_shows, attribute=attribute, gone=gone))
-        txn.delete_extraction_records(episode_id)
-        episodes = txn.delete_episode(episode_id)
-        txn.record_erasure("episode", _digest(txn.tenant, episode_id), self.now(), removed)
-        return removed, episodes, len(keys)
-
     def declare(self, txn: WriteTransaction, schema: AttributeSchema) -> AttributeSchema:
         version = txn.bump_schema_version()
         stamped = AttributeSchema(
@@ -300,48 +264,6 @@ def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
     )
 
 
-def _redact_extractions_of_subject(txn: WriteTransaction, subject: str) -> None:
-    """Erasure of a subject reaches the extraction records too: decisions about it are
-    removed, and a raw reply that names it is dropped (it quotes the erased values)."""
-    _redact_extractions(txn, subject, lambda candidate: True, drop_naming_replies=True)
-
-
-def _shows(candidate: dict[str, Any], attribute: str, gone: set[str]) -> bool:
-    """A candidate of the key that carries (as current or new value) an erased value."""
-    if candidate.get("attribute") != attribute:
-        return False
-    try:
-        shown = {canonical_json(candidate.get(f)) for f in ("current_value", "value") if candidate.get(f) is not None}
-    except SgamError:
-        return True
-    return bool(shown & gone)
-
-
-def _redact_extractions(
-    txn: WriteTransaction, subject: str, erased: Callable[[dict[str, Any]], bool],
-    drop_naming_replies: bool = False,
-) -> None:
-    """Remove the decisions about ``subject`` that ``erased`` selects from every extraction
-    record, and the raw reply of each record that lost one."""
-    escaped = json.dumps(subject, ensure_ascii=False)[1:-1]
-    needles = [subject] if escaped == subject else [subject, escaped]
-    for row in txn.extractions_mentioning(needles):
-        decisions = json.loads(row.decisions)
-        kept = [d for d in decisions if not (_about(d, subject) and erased(d["candidate"]))]
-        raw_reply = row.raw_reply
-        if len(kept) != len(decisions) or (
-            drop_naming_replies and raw_reply is not None and any(n in raw_reply for n in needles)
-        ):
-            raw_reply = None
-        if raw_reply != row.raw_reply or len(kept) != len(decisions):
-            txn.redact_extraction(row.seq, raw_reply, json.dumps(kept, ensure_ascii=False))
-
-
-def _about(decision: Any, subject: str) -> bool:
-    candidate = decision.get("candidate") if isinstance(decision, dict) else None
-    return isinstance(candidate, dict) and candidate.get("subject") == subject
-
-
 @contextmanager
 def _naming_entry(index: int) -> Iterator[None]:
     """A refusal inside names the batch entry it came from."""
@@ -351,10 +273,6 @@ def _naming_entry(index: int) -> Iterator[None]:
         exc.message = f"facts[{index}]: {exc.message}"
         exc.args = (exc.message,)
         raise
-
-
-def _digest(tenant: str, target: str) -> str:
-    return hashlib.sha256(f"{tenant}\x1f{target}".encode()).hexdigest()
 
 
 def load_metadata(text: str) -> dict[str, Any]:
