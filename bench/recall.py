@@ -31,7 +31,8 @@ from sgam import Memory
 from sgam.search import Model2VecEmbedder
 from sgam.search.text import STOPWORDS
 
-DEFAULT_MODEL = Path("/work/shared/models/minilm-l6-static-256")
+# The static model beside the checkout, where present; --model points elsewhere.
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "shared" / "models" / "minilm-l6-static-256"
 BATCH = 1_000
 TENANT = "bench"
 

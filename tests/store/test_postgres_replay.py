@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import PostgresUrls
+from tests.conftest import SHARED, PostgresUrls
 
 from sgam.cli.replay import run_files
 
@@ -31,7 +31,7 @@ steps:
 def test_replay_on_postgres(postgres_urls: PostgresUrls, tmp_path: Path) -> None:
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(SCENARIO, encoding="utf-8")
-    shared = Path("/work/shared/spec/examples")
+    shared = SHARED / "spec" / "examples"
     project = Path(__file__).resolve().parents[1] / "scenarios"
     paths = [scenario, *(p for p in (shared, project) if p.is_dir())]
     results = run_files(paths, postgres_urls.server_admin)
