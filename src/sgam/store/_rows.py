@@ -25,6 +25,15 @@ OPERATION_COLUMNS = (
 )
 ATTRIBUTE_SCHEMA_COLUMNS = "attribute, value_type, memory_type, sensitive, description, schema_version"
 MEMORY_TYPE_COLUMNS = "name, json_schema, schema_version"
+EXTRACTION_COLUMNS = (
+    "tenant, episode_id, attempt, recorded_at, status, error, model, raw_reply, prompt_tokens, "
+    "completion_tokens, latency_ms, decisions, seq"
+)
+HELD_COLUMNS = (
+    "tenant, episode_id, hold, status, subject, attribute, change, value, valid_from, confidence, "
+    "stated, evidence, created_at, resolved_at, seq"
+)
+JOB_COLUMNS = "tenant, episode_id, status, enqueued_at, attempts, lease_owner, lease_expires, last_error, seq"
 
 _OP_KINDS: dict[str, OpKind] = {kind.value: kind for kind in OpKind}
 

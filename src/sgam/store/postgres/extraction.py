@@ -14,17 +14,8 @@ from typing import Any
 import psycopg
 
 from .._protocol import ERROR_REDACTED, ExtractionRow, HeldRow, JobRow
+from .._rows import EXTRACTION_COLUMNS, HELD_COLUMNS, JOB_COLUMNS
 from .adapters import Micros
-
-EXTRACTION_COLUMNS = (
-    "tenant, episode_id, attempt, recorded_at, status, error, model, raw_reply, prompt_tokens, "
-    "completion_tokens, latency_ms, decisions, seq"
-)
-HELD_COLUMNS = (
-    "tenant, episode_id, hold, status, subject, attribute, change, value, valid_from, confidence, "
-    "stated, evidence, created_at, resolved_at, seq"
-)
-JOB_COLUMNS = "tenant, episode_id, status, enqueued_at, attempts, lease_owner, lease_expires, last_error, seq"
 
 Cursor = psycopg.Cursor[tuple[Any, ...]]
 

@@ -12,16 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._protocol import ERROR_REDACTED, ExtractionRow, HeldRow, JobRow
-
-EXTRACTION_COLUMNS = (
-    "tenant, episode_id, attempt, recorded_at, status, error, model, raw_reply, prompt_tokens, "
-    "completion_tokens, latency_ms, decisions, seq"
-)
-HELD_COLUMNS = (
-    "tenant, episode_id, hold, status, subject, attribute, change, value, valid_from, confidence, "
-    "stated, evidence, created_at, resolved_at, seq"
-)
-JOB_COLUMNS = "tenant, episode_id, status, enqueued_at, attempts, lease_owner, lease_expires, last_error, seq"
+from .._rows import EXTRACTION_COLUMNS, HELD_COLUMNS, JOB_COLUMNS
 
 
 def _held(row: tuple[Any, ...]) -> HeldRow:
