@@ -21,7 +21,7 @@ from ._schema import (
     parse_value_type,
 )
 from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micros, utc_now
-from ._values import MAX_METADATA_BYTES, check_name, check_tenant, check_text, load_value
+from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text, load_value
 from ._write import Applied, PendingOp, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
@@ -122,7 +122,7 @@ class Memory:
         schema = AttributeSchema(
             attribute=check_name(attribute, "attribute"),
             value_type=None if value_type is None else parse_value_type(value_type),
-            memory_type=None if memory_type is None else check_name(memory_type, "memory_type"),
+            memory_type=check_optional_name(memory_type, "memory_type"),
             sensitive=bool(sensitive),
             description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
         )
@@ -191,7 +191,7 @@ class Memory:
     def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
         with self.backend.read(check_tenant(tenant)) as reader:
             return [to_episode(row) for row in reader.episodes(
-                None if session is None else check_name(session, "session"), _limit(limit))]
+                check_optional_name(session, "session"), _limit(limit))]
 
     # writes ---------------------------------------------------------------------------
 
@@ -306,9 +306,9 @@ class Memory:
         if after is not None and not isinstance(after, Assertion):
             raise ValidationError("after", after, "must be an Assertion returned by query")
         flt = QueryFilter(
-            subject=None if subject is None else check_name(subject, "subject"),
-            attribute=None if attribute is None else check_name(attribute, "attribute"),
-            memory_type=None if memory_type is None else check_name(memory_type, "memory_type"),
+            subject=check_optional_name(subject, "subject"),
+            attribute=check_optional_name(attribute, "attribute"),
+            memory_type=check_optional_name(memory_type, "memory_type"),
             at=None if all_times else self._moment(at, "at"),
             known_at=optional_micros(known_at, "known_at"),
             after=None if after is None else (after.subject, after.attribute, to_micros(after.valid_from)),
@@ -356,7 +356,7 @@ class Memory:
         from .extraction import Extraction
 
         with self.backend.read(check_tenant(tenant)) as reader:
-            rows = reader.extractions(None if episode is None else check_name(episode, "episode"), _limit(limit))
+            rows = reader.extractions(check_optional_name(episode, "episode"), _limit(limit))
         return [Extraction.from_row(row) for row in rows]
 
     def held(self, tenant: str, *, status: str | None = "open", limit: int = 100) -> list[HeldCandidate]:
@@ -392,10 +392,10 @@ class Memory:
         check_tenant(tenant)
         flt = SearchFilter(
             since=optional_micros(since, "since"), until=optional_micros(until, "until"),
-            session=None if session is None else check_name(session, "session"),
-            speaker=None if speaker is None else check_name(speaker, "speaker"),
-            subject=None if subject is None else check_name(subject, "subject"),
-            memory_type=None if memory_type is None else check_name(memory_type, "memory_type"),
+            session=check_optional_name(session, "session"),
+            speaker=check_optional_name(speaker, "speaker"),
+            subject=check_optional_name(subject, "subject"),
+            memory_type=check_optional_name(memory_type, "memory_type"),
         )
         return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
                                    limit=_limit(limit), now=self._moment(None, "now"))

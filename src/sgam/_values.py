@@ -96,6 +96,11 @@ def check_name(value: object, field: str) -> str:
     return _encodable(value, field)
 
 
+def check_optional_name(value: object, field: str) -> str | None:
+    """``check_name`` for the optional filters and fields: None passes through."""
+    return None if value is None else check_name(value, field)
+
+
 def check_text(value: object, field: str, limit: int = MAX_TEXT_BYTES) -> str:
     if not isinstance(value, str):
         raise ValidationError(field, value, "must be a string")

@@ -30,6 +30,7 @@ from ._values import (
     canonical_json,
     check_confidence,
     check_name,
+    check_optional_name,
     check_text,
 )
 from .store import EpisodeRow, WriteTransaction
@@ -44,6 +45,11 @@ class Applied:
     seq: int
     effect: Effect
     version: Version | None
+
+    @classmethod
+    def of(cls, seq: int, decided: Plan) -> Applied:
+        """The version in force after ``decided`` is the last one it adds."""
+        return cls(seq, decided.effect, decided.add[-1] if decided.add else None)
 
 
 @dataclass(slots=True)
@@ -149,7 +155,7 @@ class WriteService:
         op.seq = txn.append_operation(op)
         decided: Plan = plan(op, txn.key(op.subject, op.attribute))
         txn.apply(decided, op.recorded_at)
-        return Applied(op.seq, decided.effect, decided.add[-1] if decided.add else None)
+        return Applied.of(op.seq, decided)
 
     def apply_batch(self, txn: WriteTransaction, batch: list[PendingOp]) -> list[Applied]:
         """Apply many writes in one transaction: each key is planned in memory, then only
@@ -181,7 +187,7 @@ class WriteService:
                 index = indexes[0]
                 with _naming_entry(index):
                     decided = plan(ops[index], txn.key(subject, attribute))
-                results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
+                results[index] = Applied.of(ops[index].seq, decided)
                 txn.retire(decided.retire, recorded_at)
                 inserts.extend(decided.add)
                 continue
@@ -190,10 +196,11 @@ class WriteService:
             for index in indexes:
                 with _naming_entry(index):
                     decided = timeline.apply(ops[index])
-                results[index] = Applied(ops[index].seq, decided.effect, decided.add[-1] if decided.add else None)
-            kept = {id(v) for v in timeline.current}
+                results[index] = Applied.of(ops[index].seq, decided)
+            current = timeline.current
+            kept = {id(v) for v in current}
             txn.retire([v for v in stored if id(v) not in kept], recorded_at)
-            inserts.extend(v for v in timeline.current if v.row_id is None)
+            inserts.extend(v for v in current if v.row_id is None)
         if inserts:
             txn.insert_versions(inserts)
         return [result for result in results if result is not None]
@@ -236,9 +243,9 @@ def validate_episode(
         occurred_at=to_micros(parse_timestamp(at, "at")),
         recorded_at=0,
         text=check_text(text, "text"),
-        speaker=None if speaker is None else check_name(speaker, "speaker"),
+        speaker=check_optional_name(speaker, "speaker"),
         kind=str(kind),
-        session=None if session is None else check_name(session, "session"),
+        session=check_optional_name(session, "session"),
         metadata=canonical_json(metadata or {}, "metadata", MAX_METADATA_BYTES),
         schema_version=0,
     )

@@ -167,8 +167,9 @@ def _expect(context: ReplayContext, step: Step) -> None:
         if found is not None:
             context.fail(step, {"value": None}, {"value": found.value, "source": found.source})
         return
+    expected = {k: a[k] for k in ("value", "source", "valid_from", "valid_to") if k in a}
     if found is None:
-        context.fail(step, {k: a[k] for k in ("value", "source", "valid_from", "valid_to") if k in a}, {"value": None})
+        context.fail(step, expected, {"value": None})
         return
     actual = {
         "value": found.value, "source": found.source,
@@ -182,7 +183,6 @@ def _expect(context: ReplayContext, step: Step) -> None:
         "valid_to": "valid_to" not in a or _same_instant(a["valid_to"], found.valid_to),
     }
     if not all(checks.values()):
-        expected = {k: a[k] for k in ("value", "source", "valid_from", "valid_to") if k in a}
         context.fail(step, expected, {k: actual[k] for k in expected})
 
 
