@@ -1,5 +1,6 @@
 """sgam: schema-guided agent memory — typed, bitemporal, tenant-scoped facts with provenance."""
 
+from ._async import AsyncMemory
 from ._errors import (
     BusyError,
     ConflictError,
@@ -11,7 +12,7 @@ from ._errors import (
     ValidationError,
 )
 from ._memory import DEFAULT_URL, Memory
-from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
+from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
 from ._rules import Effect
 from ._schema import AttributeSchema, MemoryTypeSchema, ValueType
 from .recall import Citation, RecallItem, RecallResult
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_URL",
     "Assertion",
+    "AsyncMemory",
     "AttributeSchema",
     "BusyError",
     "Citation",
@@ -37,6 +39,7 @@ __all__ = [
     "Model2VecEmbedder",
     "NotFoundError",
     "OpenAIEmbedder",
+    "Page",
     "RecallItem",
     "RecallResult",
     "SchemaVersionError",

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from ._erasure import forget_episode, forget_subject
 from ._errors import ValidationError
-from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
+from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
@@ -23,6 +23,7 @@ from ._schema import (
 from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micros, utc_now
 from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text, load_value
 from ._write import Applied, PendingOp, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
+from .boundary.cursor import decode_cursor, encode_cursor
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
 from .search.embedders import Embedder
@@ -78,18 +79,29 @@ class Memory:
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
     ``postgresql://`` URLs open the server backend. ``clock`` supplies transaction time;
-    replays and tests pass a fixed one. ``embedder`` (default: ``SGAM_EMBEDDER``, else
-    none) adds vector search to keyword search.
+    replays and tests pass a fixed one. ``embedder`` (default none: keyword search only)
+    adds vector search. The constructor reads nothing from the environment; ``from_env``
+    does, for processes configured that way (the CLI, ``sgam serve``).
     """
 
     def __init__(
         self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
         embedder: Embedder | None = None,
     ) -> None:
-        self.backend: Backend = backend if backend is not None else open_backend(url or default_url())
+        self.backend: Backend = backend if backend is not None else open_backend(url or DEFAULT_URL)
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self._writes = WriteService(clock, self._models)
-        self._search = SearchService(self.backend, embedder if embedder is not None else embedder_from_env())
+        self._search = SearchService(self.backend, embedder)
+
+    @classmethod
+    def from_env(
+        cls, url: str | None = None, *, clock: Clock = utc_now, embedder: Embedder | None = None
+    ) -> Memory:
+        """A ``Memory`` configured by the environment where an argument is not given: the
+        URL from ``SGAM_DATABASE_URL`` (else ``sqlite:///./sgam.db``), the embedder from
+        ``SGAM_EMBEDDER`` (else none)."""
+        chosen = embedder if embedder is not None else embedder_from_env()
+        return cls(url or default_url(), clock=clock, embedder=chosen)
 
     @property
     def clock(self) -> Clock:
@@ -296,26 +308,30 @@ class Memory:
     def query(
         self, tenant: str, *, subject: str | None = None, attribute: str | None = None,
         memory_type: str | None = None, at: Moment | None = None, known_at: Moment | None = None,
-        all_times: bool = False, limit: int = 100, after: Assertion | None = None,
-    ) -> list[Assertion]:
-        """Assertions of the tenant holding at ``at`` (default now), filtered; with
-        ``all_times`` every valid interval. Pages by passing the last result as ``after``."""
+        all_times: bool = False, limit: int = 100, cursor: str | None = None,
+    ) -> Page[Assertion]:
+        """Assertions of the tenant holding at ``at`` (default now), filtered, ordered by
+        subject, attribute and valid_from; with ``all_times`` every valid interval. The
+        page's ``next_cursor`` (None on the last page) passed as ``cursor`` continues it."""
         check_tenant(tenant)
         if not isinstance(all_times, bool):
             raise ValidationError("all_times", all_times, "must be true or false")
-        if after is not None and not isinstance(after, Assertion):
-            raise ValidationError("after", after, "must be an Assertion returned by query")
+        after = None if cursor is None else decode_cursor(cursor, (str, str, int))
+        size = _limit(limit)
         flt = QueryFilter(
             subject=check_optional_name(subject, "subject"),
             attribute=check_optional_name(attribute, "attribute"),
             memory_type=check_optional_name(memory_type, "memory_type"),
             at=None if all_times else self._moment(at, "at"),
             known_at=optional_micros(known_at, "known_at"),
-            after=None if after is None else (after.subject, after.attribute, to_micros(after.valid_from)),
-            limit=_limit(limit),
+            after=after,
+            limit=size + 1,
         )
         with self.backend.read(tenant) as reader:
-            return [to_assertion(tenant, v) for v in reader.query(flt)]
+            versions = reader.query(flt)
+        last = versions[size - 1] if len(versions) > size else None
+        return Page([to_assertion(tenant, v) for v in versions[:size]],
+                    None if last is None else encode_cursor(last.subject, last.attribute, last.valid_from))
 
     # extraction (the work is in sgam.extraction; these are its entry points) ----------
 

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from .._errors import SgamError
+from .output import fail
 
 
 def migrate_url(url: str, grant_to: list[str]) -> int:
@@ -41,6 +42,5 @@ def register(app: typer.Typer) -> None:
         try:
             version = migrate_url(db, grant or [])
         except SgamError as exc:
-            typer.echo(f"error ({exc.kind}): {exc.message}", err=True)
-            raise typer.Exit(2 if exc.kind == "validation" else 6) from None
+            fail(exc)
         typer.echo(f"schema version {version}")
