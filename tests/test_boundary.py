@@ -12,16 +12,25 @@ import pytest
 import sgam
 from sgam import AsyncMemory, Memory, ValidationError
 from sgam._errors import ERROR_KINDS
-from sgam.boundary import OUTCOMES, decode_cursor, dumps, encode_cursor, exit_status, http_status, problem, to_json
+from sgam.boundary import (
+    ERROR_STATUSES,
+    decode_cursor,
+    dumps,
+    encode_cursor,
+    exit_status,
+    http_status,
+    problem,
+    to_json,
+)
 from sgam.extraction.clients import ModelError
 from sgam.replay.loader import ScenarioFileError
 
 AT = "2026-03-01T00:00:00.000000Z"
 
 
-def test_every_error_kind_has_one_outcome() -> None:
+def test_every_error_kind_has_one_status() -> None:
     for error in (*ERROR_KINDS, ModelError, ScenarioFileError):
-        assert error.kind in OUTCOMES, error
+        assert error.kind in ERROR_STATUSES, error
     assert exit_status(ValidationError("x", 1, "bad")) == 3
     assert http_status(sgam.NotFoundError("gone")) == 404
     assert http_status(sgam.BusyError("busy")) == 503

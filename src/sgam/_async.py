@@ -65,6 +65,12 @@ class AsyncMemory:
     ) -> AsyncMemory:
         return cls(Memory.from_env(url, clock=clock, embedder=embedder), workers=workers, owns_memory=True)
 
+    async def call(self, function: Callable[Concatenate[Memory, P], R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run ``function(memory, *args, **kwargs)`` on a worker thread: a library function
+        that takes a ``Memory`` (``sgam.access.authenticate``, say) without blocking the loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(function, self.memory, *args, **kwargs))
+
     async def aclose(self) -> None:
         """Wait for calls in flight, then close the store if this object opened it."""
         await asyncio.get_running_loop().run_in_executor(None, self._shutdown)
