@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev,embeddings]'
+	$(VENV)/bin/pip install --quiet -e '.[dev,embeddings,server]'
 	touch $(STAMP)
 
 demo: $(STAMP)

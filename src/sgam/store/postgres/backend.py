@@ -40,6 +40,7 @@ from ..._errors import StoreError
 from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from ..._values import check_tenant
+from .._access import AccessReads, AccessWrites
 from .._protocol import EpisodeRow, JobRow, QueryFilter
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
@@ -133,6 +134,13 @@ class _Scoped:
         self._cur = cur
         self.tenant = tenant
 
+    def _sql(self, statement: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        self._cur.execute(statement.replace("?", "%s"), params)
+        return self._cur.fetchall() if statement.startswith("SELECT") else []
+
+    def _moment(self, micros: int) -> Micros:
+        return Micros(micros)
+
     def episode(self, episode_id: str) -> EpisodeRow | None:
         row = self._cur.execute(
             f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND episode_id = %s",
@@ -164,7 +172,7 @@ class _Scoped:
         return [memory_type_from_row(row) for row in rows]
 
 
-class PostgresWrite(_Scoped, ExtractionWrites):
+class PostgresWrite(_Scoped, ExtractionWrites, AccessWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int]) -> None:
@@ -479,7 +487,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         )
 
 
-class PostgresReader(_Scoped, ExtractionReads):
+class PostgresReader(_Scoped, ExtractionReads, AccessReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:

@@ -23,7 +23,7 @@ MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises mig
 TENANT_TABLES = (
     "tenant_schema", "attribute_schemas", "memory_types", "episodes", "operations",
     "assertions", "erasures", "extractions", "held_candidates", "extraction_jobs",
-    "ledger_keys", "episode_vectors", "assertion_vectors",
+    "ledger_keys", "episode_vectors", "assertion_vectors", "api_keys", "idempotency_keys",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -410,5 +410,32 @@ MIGRATIONS.append(
         END LOOP;
     END $$;
     REVOKE ALL ON FUNCTION sgam_vector_index(integer) FROM PUBLIC;
+    """
+)
+
+MIGRATIONS.append(
+    # 4: the network surfaces: API keys (only a digest of the secret) and the responses of
+    # POST requests made with an Idempotency-Key, so a retried request does not act twice
+    """
+    CREATE TABLE api_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        key_id text NOT NULL,
+        scope text NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+        digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        revoked_at timestamptz,
+        PRIMARY KEY (tenant, key_id)
+    );
+
+    CREATE TABLE idempotency_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        idempotency_key text NOT NULL,
+        request_digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        status integer,
+        response text,
+        PRIMARY KEY (tenant, idempotency_key)
+    );
+    CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant, created_at);
     """
 )

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
+from .._access import AccessReads, AccessWrites
 from .._protocol import EpisodeRow, JobRow, QueryFilter
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
@@ -98,6 +99,12 @@ class _Scoped:
         self._conn = conn
         self.tenant = tenant
 
+    def _sql(self, statement: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return self._conn.execute(statement, params).fetchall()
+
+    def _moment(self, micros: int) -> int:
+        return micros
+
     def episode(self, episode_id: str) -> EpisodeRow | None:
         row = self._conn.execute(
             f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND episode_id = ?",
@@ -133,7 +140,7 @@ _MISSING = object()
 CACHE_LIMIT = 4096
 
 
-class SQLiteWrite(_Scoped, ExtractionWrites):
+class SQLiteWrite(_Scoped, ExtractionWrites, AccessWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -349,7 +356,7 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
         )
 
 
-class SQLiteReader(_Scoped, ExtractionReads):
+class SQLiteReader(_Scoped, ExtractionReads, AccessReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
