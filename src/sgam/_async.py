@@ -105,6 +105,7 @@ class AsyncMemory:
     query = _twin(Memory.query)
     remember = _twin(Memory.remember)
     extract = _twin(Memory.extract)
+    extraction = _twin(Memory.extraction)
     extractions = _twin(Memory.extractions)
     held = _twin(Memory.held)
     confirm = _twin(Memory.confirm)
