@@ -93,6 +93,12 @@ def test_streamable_http_with_api_keys(served: Served) -> None:
             assert found.structured_content == {"found": False, "fact": None}
             assert (await client.call_tool("search_memory", {"question": "Mira Rome"})).structured_content \
                 == {"hits": []}
+            history = await client.call_tool("fact_history", {"subject": "mira", "attribute": "city"})
+            assert history.structured_content == {"facts": []}
+            recalled = await client.call_tool("recall", {"question": "Where does mira live?"})
+            assert recalled.structured_content is not None
+            assert recalled.structured_content["facts"] == [] and recalled.structured_content["evidence"] == []
+            assert "Rome" not in text_of(recalled)
             denied = await client.call_tool("write_fact", {"subject": "x", "attribute": "y", "value": 1,
                                                            "valid_from": T0, "source": "e1"})
             assert denied.is_error and "forbidden" in text_of(denied)

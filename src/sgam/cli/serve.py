@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .._errors import SgamError
+from .._errors import SgamError, ValidationError
 from .output import DbOption, errors, fail
 
 LOOPBACK = "127.0.0.1"
@@ -84,8 +84,6 @@ def register(app: typer.Typer) -> None:
             check_tenant(tenant)
             chosen = next((s for s in SCOPES if s == scope), None)
             if chosen is None:
-                from .._errors import ValidationError
-
                 raise ValidationError("scope", scope, f"must be one of {', '.join(SCOPES)}")
             memory = AsyncMemory.from_env(db)
         except SgamError as exc:
