@@ -13,7 +13,7 @@ from sgam import Memory
 from sgam.recall import Citation, RecallItem, estimate_tokens
 from sgam.recall.render import CLOSE, OPEN, frame_tokens, pack
 
-from ..conftest import Store
+from ..conftest import ManualClock, Store
 
 T = "acme"
 
@@ -129,3 +129,38 @@ def test_facts_found_by_vector_when_no_word_matches_and_erased_with_them(store: 
         memory.forget_subject(T, "ann")
         assert store.count("SELECT count(*) FROM assertion_vectors") == 0
         assert [i for i in memory.recall(T, "Which tea should I buy?", budget=500).items if i.kind == "fact"] == []
+
+
+def _all_rows(store: Store) -> list[int]:
+    """Row counts of the tables a recall could write to."""
+    tables = ["assertions", "operations", "episodes", "assertion_vectors", "episode_vectors"]
+    return [store.count(f"SELECT count(*) FROM {table}") for table in tables]
+
+
+def test_recall_with_known_at_is_the_same_before_and_after_later_writes(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock, embedder=TeaEmbedder()) as memory:
+        _seed(memory)
+        memory.add_episode(T, "d1", "2024-01-01T00:00:00Z", "I only drink oolong", speaker="ann")
+        memory.write(T, "ann", "favourite_drink", "oolong", "2024-01-01T00:00:00Z", "d1")
+        known = clock.now
+        questions = ["Which home city does Ann have?", "Which tea should I buy for her?", "garden tomatoes"]
+        before = [memory.recall(T, q, known_at=known, budget=2000).text for q in questions]
+        clock.advance(60)
+        memory.correct(T, "ann", "home_city", "2024-06-01T00:00:00Z", "Marseille", "c2")
+        memory.write(T, "ann", "favourite_drink", "green tea", "2024-02-01T00:00:00Z", "d1")
+        memory.retract(T, "ann", "favourite_drink", "2024-03-01T00:00:00Z", "d1")
+        memory.add_episode(T, "late", "2024-03-30T09:00:00Z", "garden tomatoes everywhere", speaker="ann")
+        after = [memory.recall(T, q, known_at=known, budget=2000).text for q in questions]
+        assert after == before
+        assert "Marseille" in memory.recall(T, questions[0], budget=2000).text  # now: the correction
+        assert "Marseille" not in before[0] and "Paris" in before[0]
+
+
+def test_recall_reads_and_never_writes(store: Store) -> None:
+    with Memory(store.url, embedder=TeaEmbedder()) as memory:
+        memory.add_episode(T, "d1", "2024-01-01T00:00:00Z", "I only drink oolong", speaker="ann")
+        memory.write(T, "ann", "favourite_drink", "oolong", "2024-01-01T00:00:00Z", "d1")
+        rows = _all_rows(store)
+        memory.recall(T, "Which tea should I buy for her?", budget=500)
+        memory.recall(T, "Which tea should I buy for her?", known_at="2024-01-01T00:00:00Z", budget=500)
+        assert _all_rows(store) == rows
