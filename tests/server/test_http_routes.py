@@ -95,6 +95,9 @@ def test_schema_search_recall_whoami(served: Served) -> None:
         assert recalled["context"].startswith("<memory")
         assert [f["value"] for f in recalled["facts"]] == ["Pixel"]
         assert [e["citation"]["episode_id"] for e in recalled["evidence"]] == ["e1"]
+        before = http.post("/v1/recall", json={"question": "What is mira's pet?",
+                                                "known_at": "2000-01-01T00:00:00Z"}).json()
+        assert before["facts"] == [] and before["evidence"] == []
         assert http.get("/v1/whoami").json()["tenant"] == "acme"
 
 

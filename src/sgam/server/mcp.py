@@ -139,10 +139,13 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(annotations=read_only)
-    async def recall(question: str, budget: int = 1000) -> Annotated[CallToolResult, RecallOutput]:
+    async def recall(question: str, budget: int = 1000, at: str | None = None,
+                     known_at: str | None = None) -> Annotated[CallToolResult, RecallOutput]:
         """The smallest cited context for a question: exact facts from the ledger first, then
-        evidence from past episodes, within `budget` tokens. Read `context`."""
-        result = await guarded("read", lambda p: memory.recall(p.tenant, question, budget=budget))
+        evidence from past episodes, within `budget` tokens. Read `context`. `at`: the
+        moment the facts should hold (default now); `known_at`: answer as memory stood then."""
+        result = await guarded("read", lambda p: memory.recall(p.tenant, question, budget=budget, at=at,
+                                                               known_at=known_at))
         facts = [item for item in result.items if item.kind == "fact"]
         evidence = [item for item in result.items if item.kind == "evidence"]
         data = {"context": result.text, "facts": to_json(facts), "evidence": to_json(evidence),

@@ -86,6 +86,7 @@ class RecallIn(Body):
     question: StrictStr
     budget: StrictInt = 1000
     at: Timestamp | None = None
+    known_at: Timestamp | None = None
     config: StrictStr | None = None
 
 

@@ -34,8 +34,8 @@ async def search(body: SearchIn, request: Request, caller: Reader) -> Response:
 @router.post("/recall", response_model=RecallOut, tags=["recall"],
              summary="The smallest cited context for a question, fenced as data")
 async def recall(body: RecallIn, request: Request, caller: Reader) -> Response:
-    result = await memory_of(request).recall(caller.tenant, body.question, at=body.at, budget=body.budget,
-                                             config=body.config)
+    result = await memory_of(request).recall(caller.tenant, body.question, at=body.at, known_at=body.known_at,
+                                             budget=body.budget, config=body.config)
     return reply({
         "question": result.question, "context": result.text,
         "facts": [item for item in result.items if item.kind == "fact"],
