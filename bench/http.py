@@ -159,6 +159,13 @@ def lost_writes(url: str, tallies: list[Tally]) -> int:
     return lost
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux), to report CPU per request: a
+    figure that, unlike latency, does not depend on what else the machine is running."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(samples: list[float], q: float) -> float:
     if not samples:
         return float("nan")
@@ -175,12 +182,13 @@ def run(backend: str, url: str, clients: int, seconds: float) -> list[str]:
         stop = time.monotonic() + seconds
         threads = [threading.Thread(target=client_loop, args=(f"http://127.0.0.1:{port}", key, n, stop, tallies[n]))
                    for n in range(clients)]
-        began = time.monotonic()
+        began, cpu_before = time.monotonic(), cpu_seconds(process.pid)
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         elapsed = time.monotonic() - began
+        server_cpu = cpu_seconds(process.pid) - cpu_before
     finally:
         process.terminate()
         process.wait(30)
@@ -189,7 +197,8 @@ def run(backend: str, url: str, clients: int, seconds: float) -> list[str]:
     errors = [error for tally in tallies for error in tally.errors]
     total = sum(len(samples) for tally in tallies for samples in tally.latencies.values())
     rows.append(f"{backend:9} all     {total / elapsed:8.0f} req/s  {total:7d} requests  errors {len(errors)}  "
-                f"acknowledged writes {sum(len(t.acked) for t in tallies)}, lost {lost}")
+                f"acknowledged writes {sum(len(t.acked) for t in tallies)}, lost {lost}  "
+                f"server CPU {server_cpu / max(total, 1) * 1000:.1f} ms/request  load {os.getloadavg()[0]:.1f}")
     for op in ("write", "get", "recall"):
         samples = [s for tally in tallies for s in tally.latencies[op]]
         mean = statistics.fmean(samples) * 1000 if samples else float("nan")
