@@ -145,8 +145,9 @@ def test_exact_state_only_for_keys_the_question_asks_about(db_url: str) -> None:
         result = memory.recall(T, "Where does Mira live?", budget=2000)
         assert [item for item in result.items if item.kind == "fact"] == []
         assert "salary" not in result.text and "90000" not in result.text.split("Evidence")[0]
-        evidence = [item.citation.episode_id for item in result.items if item.kind == "evidence"]
-        assert evidence[0] == "m13"
+        moves = [item.citation.episode_id for item in result.items
+                 if item.kind == "evidence" and item.citation.episode_id.startswith("m")]
+        assert moves[:3] == ["m13", "m12", "m11"]
         asked = memory.recall(T, "What is Mira's salary?", budget=2000)
         assert [(f.attribute, f.value) for f in asked.items if f.kind == "fact"] == [("salary", 90000)]
         everything = memory.recall(T, "Mira", budget=2000)

@@ -13,7 +13,9 @@ from sgam.search.signals import (
     asks_about_time,
     feedback_terms,
     mentions_time,
+    same_statement,
     session_coverage,
+    word_set,
 )
 
 T = "acme"
@@ -73,7 +75,7 @@ def test_search_many_equals_search_under_each_config(db_url: str, hashing: Any) 
         "keyword": SearchConfig(vector=False),
         "context": SearchConfig(neighbour_weight=0.5, session_doc_weight=1.0, speaker_weight=0.1),
         "feedback": SearchConfig(feedback_terms=4, feedback_weight=0.5, feedback_docs=2),
-        "present": SearchConfig(present_weight=0.5, when_weight=0.2),
+        "present": SearchConfig(present_first=True, when_weight=0.2),
     }
     with Memory(db_url, embedder=hashing) as memory:
         _conversation(memory)
@@ -106,3 +108,9 @@ def test_present_question_ranks_the_newest_move_first(db_url: str) -> None:
             assert ids[:3] == ["m13", "m12", "m11"], preset
         past = [h.episode_id for h in memory.search(T, "Where did Mira live in 2011?", config="default")]
         assert past[0] != "m13"
+
+
+def test_versions_of_one_statement_are_recognised() -> None:
+    assert same_statement(word_set("Mira moved to Lyon"), word_set("Mira moved to Oslo"))
+    assert not same_statement(word_set("Mira moved to Lyon"), word_set("Mira earns 90000 a year"))
+    assert not same_statement(set(), set())

@@ -36,9 +36,9 @@ class SearchConfig(BaseModel):
         "results and searched again with the question (0 = off).")
     feedback_docs: int = Field(default=10, ge=1, le=100, description="Top keyword results the feedback reads.")
     feedback_weight: float = Field(default=0.0, ge=0, description="Fusion weight of the expanded keyword ranking.")
-    present_weight: float = Field(
-        default=0.0, ge=0, description="For a question about the present ('where does Mira live?'): bonus "
-        "for the newest candidates, relative to the oldest, so the latest evidence comes first.")
+    present_first: bool = Field(
+        default=False, description="For a question about the present ('where does Mira live?'): evidence "
+        "matching the same question words is ordered newest first, so the latest state leads.")
     when_weight: float = Field(
         default=0.0, ge=0, description="For a question asking when: bonus for turns that place an event in time.")
     relevance_weight: float = Field(default=1.0, ge=0)
@@ -52,10 +52,10 @@ class SearchConfig(BaseModel):
 # BM25's vote; k=20 lets the top ranks count; a turn inherits 0.7 of its best adjacent
 # turn's relevance and its session's coverage of the question's words (the session read
 # as one document); turns that place an event in time answer "when" questions; the
-# speaker the question names gets a small bonus. A question about the present prefers
-# the newest of equally relevant evidence (present_weight), a product rule, not a tuned one.
+# speaker the question names gets a small bonus. A question about the present orders
+# evidence that matches the same words newest first (present_first).
 _CONTEXT = {"vector_weight": 0.5, "rrf_k": 20.0, "neighbour_weight": 0.7, "speaker_weight": 0.1,
-            "session_doc_weight": 1.0, "when_weight": 0.3, "present_weight": 0.1}
+            "session_doc_weight": 1.0, "when_weight": 0.3, "present_first": True}
 PRESETS: dict[str, SearchConfig] = {
     "keyword": SearchConfig(vector=False),
     "vector": SearchConfig(keyword=False),

@@ -17,7 +17,15 @@ from ._protocol import SearchFilter, SearchIndex, StoredEpisode
 from .config import SearchConfig
 from .embedders import Embedder, embed_checked
 from .fusion import min_max, reciprocal_rank_fusion
-from .signals import asks_about_present, asks_about_time, feedback_terms, mentions_time, session_coverage
+from .signals import (
+    asks_about_present,
+    asks_about_time,
+    feedback_terms,
+    mentions_time,
+    same_statement,
+    session_coverage,
+    word_set,
+)
 from .text import keywords
 
 CONTEXT_SEEDS = 30
@@ -106,6 +114,8 @@ def rank(found: Candidates, config: SearchConfig, limit: int, now: int) -> list[
         relevance = base
     scored = {key: config.relevance_weight * value for key, value in relevance.items()}
     _add_bonuses(scored, found, rows, config, now)
+    if config.present_first and asks_about_present(found.question):
+        _newest_first(scored, rows)
     best = sorted(scored, key=lambda key: (-scored[key], key))[:limit]
     return [(key, scored[key]) for key in best]
 
@@ -124,9 +134,6 @@ def _add_bonuses(scored: dict[int, float], found: Candidates, rows: dict[int, St
     add(config.speaker_weight, lambda s: speakers[s.row.speaker])
     add(config.recency_weight, lambda s: _recency(s.row.occurred_at, now, config.recency_half_life_days))
     add(config.importance_weight, lambda s: _importance(s.row.metadata))
-    if config.present_weight > 0 and asks_about_present(found.question):
-        newest = _present_recency(rows)
-        add(config.present_weight, lambda s: newest[s.key])
     if config.when_weight > 0 and asks_about_time(found.question):
         add(config.when_weight, lambda s: 1.0 if mentions_time(s.row.text) else 0.0)
 
@@ -230,9 +237,24 @@ def _speaker_named(speaker: str | None, named: set[str]) -> float:
     return 1.0 if words and all(word in named for word in words) else 0.0
 
 
-def _present_recency(rows: dict[int, StoredEpisode]) -> dict[int, float]:
-    """Newest candidate 1, oldest 0: relative, so it orders evidence of any age."""
-    return min_max({key: float(stored.row.occurred_at) for key, stored in rows.items()})
+def _newest_first(scored: dict[int, float], rows: dict[int, StoredEpisode]) -> None:
+    """Candidates that say nearly the same thing ("Mira moved to Lyon", "Mira moved to
+    Oslo": versions of one statement) hand their scores out again newest first: the
+    group keeps its places in the ranking, and the latest version takes the best one."""
+    groups: list[tuple[set[str], list[int]]] = []
+    for key in sorted(scored, key=lambda key: -scored[key]):
+        words = word_set(rows[key].row.text)
+        for first, members in groups:
+            if same_statement(first, words):
+                members.append(key)
+                break
+        else:
+            groups.append((words, [key]))
+    for _, members in groups:
+        if len(members) > 1:
+            scores = sorted((scored[key] for key in members), reverse=True)
+            newest = sorted(members, key=lambda key: (-rows[key].row.occurred_at, -key))
+            scored.update(zip(newest, scores, strict=True))
 
 
 def _recency(occurred_at: int, now: int, half_life_days: float) -> float:

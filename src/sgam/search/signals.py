@@ -50,6 +50,20 @@ def mentions_time(text: str) -> bool:
     return bool(words & _TIME_WORDS) or bool(_YEAR.search(text))
 
 
+SAME_STATEMENT = 0.5
+
+
+def word_set(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def same_statement(first: set[str], second: set[str]) -> bool:
+    """Two texts that share most of their words (Jaccard >= 0.5) are versions of one
+    statement: "Mira moved to Lyon" / "Mira moved to Oslo"."""
+    union = len(first | second)
+    return bool(union) and len(first & second) / union >= SAME_STATEMENT
+
+
 def feedback_terms(texts: Sequence[str], question_terms: Sequence[str], count: int,
                    excluded: frozenset[str] = frozenset()) -> list[str]:
     """RM3-style expansion: words weighted by their share of each top document and by the
