@@ -21,6 +21,7 @@ from .signals import (
     asks_about_present,
     asks_about_time,
     feedback_terms,
+    matched_terms,
     mentions_time,
     same_statement,
     session_coverage,
@@ -180,6 +181,22 @@ def _expand(index: SearchIndex, tenant: str, found: Candidates, config: SearchCo
     if missing:
         found.rows.update(index.episodes_by_key(tenant, missing))
     found.expanded[setting] = ranking
+
+
+def coverage_by_text(index: SearchIndex, tenant: str, found: Candidates, flt: SearchFilter
+                     ) -> dict[str | None, float]:
+    """Per-session coverage from one deeper keyword query: which question words each of
+    the top turns contains is read from its text (shared stem-like prefix)."""
+    keys = index.keyword_episodes(tenant, found.terms, flt, COVERAGE_DEPTH)
+    missing = [key for key in keys if key not in found.rows]
+    extra = index.episodes_by_key(tenant, missing) if missing else {}
+    rows = found.rows | extra
+    hits: dict[str, list[str | None]] = {term: [] for term in found.terms}
+    for key in keys:
+        if key in rows:
+            for term in matched_terms(rows[key].row.text, found.terms):
+                hits[term].append(rows[key].row.session)
+    return session_coverage(hits, COVERAGE_DEPTH)
 
 
 def _coverage(index: SearchIndex, tenant: str, found: Candidates, flt: SearchFilter) -> dict[str | None, float]:

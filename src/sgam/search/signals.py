@@ -64,6 +64,20 @@ def same_statement(first: set[str], second: set[str]) -> bool:
     return bool(union) and len(first & second) / union >= SAME_STATEMENT
 
 
+def matched_terms(text: str, terms: Sequence[str]) -> frozenset[str]:
+    """The question words a text contains, matched on a shared stem-like prefix
+    ("moved" matches "move", "painting" matches "paint")."""
+    tokens = word_set(text)
+    return frozenset(term for term in terms if any(_same_stem(term, token) for token in tokens))
+
+
+def _same_stem(term: str, token: str) -> bool:
+    if term == token:
+        return True
+    stem = min(len(term), max(4, len(token) - 3))
+    return len(term) >= 4 and len(token) >= 4 and term[:stem] == token[:stem]
+
+
 def feedback_terms(texts: Sequence[str], question_terms: Sequence[str], count: int,
                    excluded: frozenset[str] = frozenset()) -> list[str]:
     """RM3-style expansion: words weighted by their share of each top document and by the
