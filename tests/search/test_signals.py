@@ -70,14 +70,14 @@ def _conversation(memory: Memory) -> None:
     ])
 
 
-def test_search_many_equals_search_under_each_config(db_url: str, hashing: Any) -> None:
+def test_search_many_equals_search_under_each_config(store_url: str, hashing: Any) -> None:
     configs = {
         "keyword": SearchConfig(vector=False),
         "context": SearchConfig(neighbour_weight=0.5, session_doc_weight=1.0, speaker_weight=0.1),
         "feedback": SearchConfig(feedback_terms=4, feedback_weight=0.5, feedback_docs=2),
         "present": SearchConfig(present_first=True, when_weight=0.2),
     }
-    with Memory(db_url, embedder=hashing) as memory:
+    with Memory(store_url, embedder=hashing) as memory:
         _conversation(memory)
         for question in ("When do the violin lessons start?", "What does Ann play?", "bread"):
             many = memory.search_many(T, question, configs, limit=10)
@@ -85,9 +85,9 @@ def test_search_many_equals_search_under_each_config(db_url: str, hashing: Any) 
                 assert many[name] == memory.search(T, question, config=config, limit=10)
 
 
-def test_session_coverage_finds_the_turn_whose_session_covers_the_question(db_url: str) -> None:
+def test_session_coverage_finds_the_turn_whose_session_covers_the_question(store_url: str) -> None:
     covered = SearchConfig(vector=False, session_doc_weight=1.0)
-    with Memory(db_url) as memory:
+    with Memory(store_url) as memory:
         _conversation(memory)
         plain = [h.episode_id for h in memory.search(T, "Ann's violin lessons", config=SearchConfig(vector=False))]
         lifted = [h.episode_id for h in memory.search(T, "Ann's violin lessons", config=covered)]
@@ -95,10 +95,10 @@ def test_session_coverage_finds_the_turn_whose_session_covers_the_question(db_ur
         assert plain.index("a2") >= lifted.index("a2")
 
 
-def test_present_question_ranks_the_newest_move_first(db_url: str) -> None:
+def test_present_question_ranks_the_newest_move_first(store_url: str) -> None:
     cities = ["Lyon", "Porto", "Oslo", "Riga", "Graz", "Turin", "Ghent", "Bern", "Cork", "Bilbao", "Krakow",
               "Tartu", "Split", "Aarhus"]
-    with Memory(db_url) as memory:
+    with Memory(store_url) as memory:
         memory.add_episodes(T, [
             {"id": f"m{i}", "at": f"20{10 + i}-03-01T10:00:00Z", "text": f"Mira moved to {city}", "speaker": "mira"}
             for i, city in enumerate(cities)

@@ -41,8 +41,8 @@ def test_combined_embedder_averages_the_cosines() -> None:
         ConcatEmbedder([HashingEmbedder()])
 
 
-def test_search_with_wordllama_finds_a_paraphrase(db_url: str) -> None:
-    with Memory(db_url, embedder=load_embedder("wordllama")) as memory:
+def test_search_with_wordllama_finds_a_paraphrase(store_url: str) -> None:
+    with Memory(store_url, embedder=load_embedder("wordllama")) as memory:
         memory.add_episodes(T, [
             {"id": "e1", "at": "2024-01-01T00:00:00Z", "text": "My dog loves running on the beach"},
             {"id": "e2", "at": "2024-01-01T00:00:01Z", "text": "The quarterly tax filing is due soon"},
