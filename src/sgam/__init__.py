@@ -16,7 +16,7 @@ from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
 from ._rules import Effect
 from ._schema import AttributeSchema, MemoryTypeSchema, ValueType
 from .recall import Citation, RecallItem, RecallResult
-from .search import Embedder, EvidenceHit, Model2VecEmbedder, OpenAIEmbedder, SearchConfig
+from .search import Embedder, EvidenceHit, Model2VecEmbedder, OpenAIEmbedder, SearchConfig, WordLlamaEmbedder
 
 __version__ = "0.1.0"
 
@@ -49,5 +49,6 @@ __all__ = [
     "UnsafeDatabaseError",
     "ValidationError",
     "ValueType",
+    "WordLlamaEmbedder",
     "WriteResult",
 ]
