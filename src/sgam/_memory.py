@@ -29,6 +29,7 @@ from .search.embedders import Embedder
 from .store import Backend, EpisodeRow, QueryFilter, open_backend
 
 if TYPE_CHECKING:
+    from .documents import Documents
     from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
 
 DEFAULT_URL = "sqlite:///./sgam.db"
@@ -90,6 +91,7 @@ class Memory:
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self._writes = WriteService(clock, self._models)
         self._search = SearchService(self.backend, embedder if embedder is not None else embedder_from_env())
+        self._documents: Documents | None = None
 
     @property
     def clock(self) -> Clock:
@@ -98,6 +100,15 @@ class Memory:
     @clock.setter
     def clock(self, clock: Clock) -> None:
         self._writes.clock = clock
+
+    @property
+    def documents(self) -> Documents:
+        """Document memory: each tenant's files under /memories, with revisions (``sgam.documents``)."""
+        if self._documents is None:
+            from .documents import Documents
+
+            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder)
+        return self._documents
 
     def close(self) -> None:
         self.backend.close()
