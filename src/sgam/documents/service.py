@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypeVar
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 from .._erasure import _digest
 from .._errors import ConflictError, NotFoundError, ValidationError
 from .._time import from_micros, parse_timestamp, to_micros
-from .._values import check_optional_name
+from .._values import check_optional_name, check_tenant
 from ..search.embedders import Embedder
 from ..store import Backend
 from ._model import Document, DocumentRow, Entry, Revision, RevisionRow
@@ -108,7 +109,7 @@ class Documents:
     def get(self, tenant: str, path: str) -> Document | None:
         """The live document at ``path``, or None."""
         path = check_path(path)
-        with self.backend.read(tenant) as reader:
+        with self._read(tenant) as reader:
             row = self.store.live(reader, path)
         return None if row is None else to_document(tenant, row)
 
@@ -122,7 +123,7 @@ class Documents:
         path = check_path(path)
         if path == ROOT:
             return True
-        with self.backend.read(tenant) as reader:
+        with self._read(tenant) as reader:
             return self.store.has_under(reader, path)
 
     def listing(self, tenant: str, path: str = ROOT, depth: int = 2, *, hidden: bool = False) -> list[Entry]:
@@ -130,7 +131,7 @@ class Documents:
         level (directories first listed, then their contents); names starting with '.' are
         left out, with everything below them, unless ``hidden``."""
         path = check_path(path)
-        with self.backend.read(tenant) as reader:
+        with self._read(tenant) as reader:
             rows = self.store.live_under(reader, path)
         if not rows and path != ROOT:
             raise not_found(path)
@@ -151,7 +152,7 @@ class Documents:
         """Every revision of the document at ``path`` (or, if none is live there, of the
         one deleted there last), oldest first."""
         path = check_path(path)
-        with self.backend.read(tenant) as reader:
+        with self._read(tenant) as reader:
             row = self.store.live(reader, path) or self.store.last_deleted(reader, path)
             if row is None:
                 raise not_found(path)
@@ -160,7 +161,7 @@ class Documents:
     def revision(self, tenant: str, path: str, revision: int) -> Revision:
         path = check_path(path)
         number = _revision_number(revision)
-        with self.backend.read(tenant) as reader:
+        with self._read(tenant) as reader:
             row = self.store.live(reader, path) or self.store.last_deleted(reader, path)
             found = None if row is None else self.store.revision(reader, row.doc_id, number)
         if found is None:
@@ -182,7 +183,7 @@ class Documents:
         ))
 
     def all(self, tenant: str) -> list[Document]:
-        with self.backend.read(tenant) as reader:
+        with self._read(tenant) as reader:
             return [to_document(tenant, row) for row in self.store.all_live(reader)]
 
     # writes ---------------------------------------------------------------------------
@@ -417,8 +418,12 @@ class Documents:
 
     # helpers --------------------------------------------------------------------------
 
+    def _read(self, tenant: str) -> AbstractContextManager[Any]:
+        return self.backend.read(check_tenant(tenant))
+
     def _run(self, tenant: str, work: Callable[[Any], T]) -> T:
         """One unit of work, serialised with the tenant's other document writes."""
+        check_tenant(tenant)
 
         def serialised(txn: Any) -> T:
             self.store.begin(txn)
