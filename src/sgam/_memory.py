@@ -421,10 +421,10 @@ class Memory:
         config: SearchConfig | str | None = None,
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
-        state of the keys it names (as of ``at``), then evidence, quoted as data."""
+        state of the keys it names (as of ``at``), then document passages and evidence, quoted as data."""
         check_tenant(tenant)
         return recall(self._search, tenant, question, at=self._moment(at, "at"), budget=budget,
-                      config=resolve_config(config))
+                      config=resolve_config(config), documents=self.documents.passages)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))

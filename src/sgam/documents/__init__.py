@@ -3,9 +3,10 @@ search, and the memory-tool command set (``MemoryTool``)."""
 
 from __future__ import annotations
 
+from ._checks import DEFAULT_RETENTION, Edit, Provenance
 from ._model import Document, DocumentHit, Entry, Revision
 from .paths import ROOT, PathError, check_path
-from .service import DEFAULT_RETENTION, Documents, Edit, Provenance
+from .service import Documents
 from .tool import MemoryTool, ToolResult
 
 __all__ = [

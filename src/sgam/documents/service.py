@@ -10,80 +10,41 @@ are the texts the tool returns (``sgam.documents.tool``), so the two cannot drif
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
 from .._erasure import _digest
 from .._errors import ConflictError, NotFoundError, ValidationError
-from .._time import from_micros, parse_timestamp, to_micros
+from .._time import parse_timestamp, to_micros
 from .._values import check_optional_name, check_tenant
 from ..search.embedders import Embedder
 from ..store import Backend
-from ._model import Document, DocumentRow, Entry, Revision, RevisionRow
+from ._checks import (
+    ANONYMOUS,
+    DEFAULT_RETENTION,
+    Edit,
+    Provenance,
+    check_expected,
+    check_retention,
+    check_revision,
+    not_found,
+    revision_number,
+    to_document,
+    to_revision,
+    tool_error,
+)
+from ._model import Document, DocumentHit, DocumentRow, Entry, Revision, RevisionRow
 from ._open import document_store_for
 from ._protocol import DocumentStore
 from .paths import ROOT, ancestors, check_path, is_within
 from .text import check_content, chunks, edit_lines
 
 T = TypeVar("T")
-DEFAULT_RETENTION = "standard"
-_RETENTION = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+RECALL_PASSAGES = 5
 _UNSET: Any = object()
-
-
-@dataclass(frozen=True, slots=True)
-class Provenance:
-    """Who or what writes a revision, and from which episode or tool call."""
-
-    author: str | None = None
-    episode: str | None = None
-    call: str | None = None
-
-    def checked(self) -> Provenance:
-        return Provenance(check_optional_name(self.author, "author"), check_optional_name(self.episode, "episode"),
-                          check_optional_name(self.call, "call"))
-
-
-@dataclass(frozen=True, slots=True)
-class Edit:
-    """A ``str_replace`` result: the document and the 0-based line where the change starts."""
-
-    document: Document
-    line: int
-
-
-def check_retention(value: object) -> str:
-    if not isinstance(value, str) or not _RETENTION.match(value):
-        raise ValidationError("retention", value, "must be a retention class name (a-z, 0-9, _ and -, 1-64)")
-    return value
-
-
-def check_expected(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValidationError("expected_revision", value, "must be a revision number (0: must not exist yet)")
-    return value
-
-
-def not_found(path: str) -> NotFoundError:
-    return NotFoundError(f"The path {path} does not exist. Please provide a valid path.", field="path", value=path)
-
-
-def to_document(tenant: str, row: DocumentRow) -> Document:
-    assert row.content is not None
-    return Document(tenant, row.path, row.revision, row.content, row.size, row.retention, row.source,
-                    None if row.reviewed_at is None else from_micros(row.reviewed_at),
-                    from_micros(row.created_at), from_micros(row.updated_at))
-
-
-def to_revision(row: RevisionRow) -> Revision:
-    return Revision(row.path, row.revision, row.op, row.content, row.author, row.episode, row.call_id,
-                    from_micros(row.recorded_at))
 
 
 class Documents:
@@ -160,7 +121,7 @@ class Documents:
 
     def revision(self, tenant: str, path: str, revision: int) -> Revision:
         path = check_path(path)
-        number = _revision_number(revision)
+        number = revision_number(revision)
         with self._read(tenant) as reader:
             row = self.store.live(reader, path) or self.store.last_deleted(reader, path)
             found = None if row is None else self.store.revision(reader, row.doc_id, number)
@@ -172,8 +133,8 @@ class Documents:
         """A unified diff from revision ``old`` to ``new`` (default: the latest)."""
         history = self.history(tenant, path)
         by_number = {r.revision: r for r in history}
-        new = history[-1].revision if new is None else _revision_number(new)
-        for number in (_revision_number(old), new):
+        new = history[-1].revision if new is None else revision_number(new)
+        for number in (revision_number(old), new):
             if number not in by_number:
                 raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
         before, after = by_number[old], by_number[new]
@@ -182,6 +143,23 @@ class Documents:
             fromfile=f"{before.path}@{old}", tofile=f"{after.path}@{new}",
         ))
 
+    def search(self, tenant: str, query: str, *, limit: int = 10) -> list[DocumentHit]:
+        """Passages of live documents for ``query`` (keyword and vector, fused), each citing
+        path, revision and lines."""
+        from .search import search_documents
+
+        check_tenant(tenant)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise ValidationError("limit", limit, "must be an integer from 1 to 1000")
+        return search_documents(self.backend, self.store, self.embedder, tenant, query, limit=limit)
+
+    def passages(self, tenant: str, question: str, vector_floor: float) -> list[DocumentHit]:
+        """What ``recall`` cites: the few best passages, vector-only ones above ``vector_floor``."""
+        from .search import search_documents
+
+        return search_documents(self.backend, self.store, self.embedder, tenant, question, limit=RECALL_PASSAGES,
+                                vector_floor=vector_floor)
+
     def all(self, tenant: str) -> list[Document]:
         with self._read(tenant) as reader:
             return [to_document(tenant, row) for row in self.store.all_live(reader)]
@@ -189,7 +167,7 @@ class Documents:
     # writes ---------------------------------------------------------------------------
 
     def create(
-        self, tenant: str, path: str, content: str, *, by: Provenance = Provenance(), source: str | None = None,
+        self, tenant: str, path: str, content: str, *, by: Provenance = ANONYMOUS, source: str | None = None,
         retention: str = DEFAULT_RETENTION,
     ) -> Document:
         """A new document; never overwrites (ConflictError if ``path`` exists)."""
@@ -197,7 +175,7 @@ class Documents:
 
     def write(
         self, tenant: str, path: str, content: str, *, expected_revision: int | None = None,
-        by: Provenance = Provenance(), source: str | None = None, retention: str | None = None,
+        by: Provenance = ANONYMOUS, source: str | None = None, retention: str | None = None,
         op: str | None = None,
     ) -> Document:
         """Set the whole text of ``path``, creating it if needed. ``expected_revision``: the
@@ -222,7 +200,7 @@ class Documents:
                                     retention=retention or DEFAULT_RETENTION)
             if expected == 0:
                 raise ConflictError(f"File {path} already exists", field="path", value=path)
-            _check_revision(row, expected)
+            check_revision(row, expected)
             if source is not None:
                 row.source = source
             if retention is not None:
@@ -233,28 +211,28 @@ class Documents:
 
     def str_replace(
         self, tenant: str, path: str, old: str, new: str, *, expected_revision: int | None = None,
-        by: Provenance = Provenance(),
+        by: Provenance = ANONYMOUS,
     ) -> Edit:
         """Replace the one occurrence of ``old``; none or several change nothing."""
         path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
         old, new = check_content(old, "old_str"), check_content(new, "new_str")
         if old == "":
-            raise _tool_error("old_str", old, "No replacement was performed, old_str must not be empty.")
+            raise tool_error("old_str", old, "No replacement was performed, old_str must not be empty.")
 
         def work(txn: Any) -> tuple[DocumentRow, int]:
             row = self._lock_file(txn, path)
-            _check_revision(row, expected)
+            check_revision(row, expected)
             content = row.content or ""
             count = content.count(old)
             if count == 0:
-                raise _tool_error("old_str", old, f"No replacement was performed, old_str `{old}` did not appear "
+                raise tool_error("old_str", old, f"No replacement was performed, old_str `{old}` did not appear "
                                   f"verbatim in {path}.")
             if count > 1:
                 lines, start = [], 0
                 while (pos := content.find(old, start)) != -1:
                     lines.append(content[:pos].count("\n") + 1)
                     start = pos + 1
-                raise _tool_error("old_str", old, f"No replacement was performed. Multiple occurrences of old_str "
+                raise tool_error("old_str", old, f"No replacement was performed. Multiple occurrences of old_str "
                                   f"`{old}` in lines: {', '.join(map(str, lines))}. Please ensure it is unique")
             line = content[:content.find(old)].count("\n")
             updated = check_content(content.replace(old, new), "content")
@@ -265,7 +243,7 @@ class Documents:
 
     def insert(
         self, tenant: str, path: str, line: int, text: str, *, expected_revision: int | None = None,
-        by: Provenance = Provenance(),
+        by: Provenance = ANONYMOUS,
     ) -> Document:
         """Insert ``text`` as lines after line ``line`` (0: at the top; n: at the end)."""
         path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
@@ -275,10 +253,10 @@ class Documents:
 
         def work(txn: Any) -> DocumentRow:
             row = self._lock_file(txn, path)
-            _check_revision(row, expected)
+            check_revision(row, expected)
             lines = edit_lines(row.content or "")
             if line < 0 or line > len(lines):
-                raise _tool_error("insert_line", line, f"Invalid `insert_line` parameter: {line}. "
+                raise tool_error("insert_line", line, f"Invalid `insert_line` parameter: {line}. "
                                   f"It should be within the range [0, {len(lines)}].")
             lines.insert(line, text.rstrip("\n"))
             updated = "\n".join(lines)
@@ -289,13 +267,13 @@ class Documents:
         return to_document(tenant, self._run(tenant, work))
 
     def delete(
-        self, tenant: str, path: str, *, expected_revision: int | None = None, by: Provenance = Provenance(),
+        self, tenant: str, path: str, *, expected_revision: int | None = None, by: Provenance = ANONYMOUS,
     ) -> list[str]:
         """Delete a file, or a directory with everything below it; revisions are kept (see
         ``erase``). Returns the paths of the documents deleted."""
         path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
         if path == ROOT:
-            raise _tool_error("path", path, "Cannot delete the /memories directory itself")
+            raise tool_error("path", path, "Cannot delete the /memories directory itself")
 
         def work(txn: Any) -> list[str]:
             row = self.store.lock(txn, path)
@@ -303,7 +281,7 @@ class Documents:
             if not rows:
                 raise NotFoundError(f"The path {path} does not exist", field="path", value=path)
             if row is not None:
-                _check_revision(row, expected)
+                check_revision(row, expected)
             elif expected is not None:
                 raise ValidationError("expected_revision", expected, f"{path} is a directory, which has no revision")
             for each in rows:
@@ -314,13 +292,13 @@ class Documents:
 
     def rename(
         self, tenant: str, old_path: str, new_path: str, *, expected_revision: int | None = None,
-        by: Provenance = Provenance(),
+        by: Provenance = ANONYMOUS,
     ) -> list[tuple[str, str]]:
         """Move a file or a directory; the destination must not exist. Returns (old, new) per document."""
         old, by, expected = check_path(old_path, "old_path"), by.checked(), check_expected(expected_revision)
         new = check_path(new_path, "new_path")
         if old == ROOT:
-            raise _tool_error("old_path", old, "Cannot rename the /memories directory itself")
+            raise tool_error("old_path", old, "Cannot rename the /memories directory itself")
         if new == ROOT:
             raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
 
@@ -332,9 +310,9 @@ class Documents:
             if not rows:
                 raise NotFoundError(f"The path {old} does not exist", field="old_path", value=old)
             if row is not None:
-                _check_revision(row, expected)
+                check_revision(row, expected)
             elif is_within(new, old):
-                raise _tool_error("new_path", new, f"Cannot move {old} into itself")
+                raise tool_error("new_path", new, f"Cannot move {old} into itself")
             self._check_parents(txn, new, f"Cannot move {old} to {new}")
             moved = []
             for each in rows:
@@ -347,12 +325,12 @@ class Documents:
 
     def restore(
         self, tenant: str, path: str, revision: int, *, expected_revision: int | None = None,
-        by: Provenance = Provenance(),
+        by: Provenance = ANONYMOUS,
     ) -> Document:
         """Make the text of an earlier revision current again, as a new revision (a deleted
         document comes back at ``path``)."""
         path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
-        number = _revision_number(revision)
+        number = revision_number(revision)
 
         def work(txn: Any) -> DocumentRow:
             row = self.store.lock(txn, path)
@@ -363,7 +341,7 @@ class Documents:
                 if self.store.has_under(txn, path):
                     raise ConflictError(f"The destination {path} already exists", field="path", value=path)
                 self._check_parents(txn, path, f"Cannot restore {path}")
-            _check_revision(row, expected)
+            check_revision(row, expected)
             old = self.store.revision(txn, row.doc_id, number)
             if old is None:
                 raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
@@ -435,7 +413,7 @@ class Documents:
         row = self.store.lock(txn, path)
         if row is None:
             if self.store.has_under(txn, path) or path == ROOT:
-                raise _tool_error("path", path, f"The path {path} is not a file.")
+                raise tool_error("path", path, f"The path {path} is not a file.")
             raise not_found(path)
         return row
 
@@ -478,25 +456,4 @@ def _walk(tree: dict[str, Any], base: str, level: int, depth: int, out: list[Ent
 def _size(tree: dict[str, Any]) -> int:
     return sum(_size(node) if isinstance(node, dict) else node for node in tree.values())
 
-
-def _check_revision(row: DocumentRow, expected: int | None) -> None:
-    if expected is not None and row.revision != expected:
-        raise ConflictError(
-            f"{row.path} is at revision {row.revision}, not {expected}: it changed since it was read",
-            field="expected_revision", value=expected,
-        )
-
-
-def _revision_number(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValidationError("revision", value, "must be a revision number (1 or more)")
-    return value
-
-
-def _tool_error(field: str, value: object, text: str) -> ValidationError:
-    """A validation error whose message is exactly the memory tool's error text."""
-    error = ValidationError(field, value, text)
-    error.message = text
-    error.args = (text,)
-    return error
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import SgamError
 from .._values import check_tenant
+from ._checks import Provenance
 from .paths import ROOT, PathError
-from .service import Provenance
 from .text import MAX_LINES, view_lines
 
 if TYPE_CHECKING:
