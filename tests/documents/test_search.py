@@ -80,3 +80,12 @@ def test_recall_leaves_unrelated_documents_out(mem: Memory) -> None:
     mem.documents.create(T, "/memories/recipes.md", "Bake the bread at 220 degrees.\n")
     result = mem.recall(T, "who approves invoices?", budget=2000)
     assert [i for i in result.items if i.kind == "document"] == []
+
+
+def test_recall_with_passages_stays_within_its_budget(mem: Memory) -> None:
+    for n in range(4):
+        mem.documents.create(T, f"/memories/policy{n}.md", f"Payments approval policy number {n}: " + "x " * 40)
+    for budget in (70, 90, 130, 250, 600):
+        result = mem.recall(T, "payments approval policy", budget=budget)
+        assert result.tokens <= budget
+    assert any(i.kind == "document" for i in result.items)

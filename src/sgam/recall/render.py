@@ -45,7 +45,7 @@ def render_item(item: RecallItem) -> str:
 
 
 def frame_tokens() -> int:
-    return estimate_tokens(f"{OPEN}\n{STATE_HEADING}\n{DOCUMENTS_HEADING}\n{EVIDENCE_HEADING}\n{CLOSE}")
+    return estimate_tokens(f"{OPEN}\n{STATE_HEADING}\n{EVIDENCE_HEADING}\n{CLOSE}")
 
 
 def pack(items: list[RecallItem], budget: int) -> tuple[list[RecallItem], str, int]:
@@ -56,6 +56,8 @@ def pack(items: list[RecallItem], budget: int) -> tuple[list[RecallItem], str, i
     for item in items:
         line = render_item(item)
         cost = estimate_tokens(line + "\n")
+        if item.kind == "document" and not any(k.kind == "document" for k, _ in kept):
+            cost += estimate_tokens(DOCUMENTS_HEADING + "\n")  # the first passage brings its heading
         if used + cost > budget:
             continue
         used += cost
