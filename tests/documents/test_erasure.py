@@ -8,19 +8,19 @@ from pathlib import Path
 import pytest
 
 from sgam import Memory, NotFoundError
-from tests.conftest import HashingEmbedder, SearchDb
+from tests.conftest import HashingEmbedder, Store
 
 T = "acme"
 SECRET = "SECRET-DOCUMENT-TEXT-7e1d42"
 TABLES = ("documents", "document_revisions", "document_chunks", "document_vectors")
 
 
-def counts(db: SearchDb) -> dict[str, int]:
+def counts(db: Store) -> dict[str, int]:
     return {table: db.count(f"SELECT count(*) FROM {table}") for table in TABLES}
 
 
-def test_erase_removes_every_revision_and_index_entry(search_db: SearchDb, hashing: HashingEmbedder) -> None:
-    with Memory(search_db.url, embedder=hashing) as memory:
+def test_erase_removes_every_revision_and_index_entry(store: Store, hashing: HashingEmbedder) -> None:
+    with Memory(store.url, embedder=hashing) as memory:
         docs = memory.documents
         docs.create(T, "/memories/keep.md", "ordinary notes\n" * 30)
         docs.create(T, "/memories/s.md", f"first {SECRET}\n" + f"{SECRET}\n" * 20)
@@ -29,7 +29,7 @@ def test_erase_removes_every_revision_and_index_entry(search_db: SearchDb, hashi
         docs.create(T, "/memories/s.md", f"a later document at the same path {SECRET}\n")
         docs.delete(T, "/memories/s.md")
         assert docs.search(T, SECRET.lower().replace("-", " "), limit=5)
-        before = counts(search_db)
+        before = counts(store)
         assert before["document_vectors"] > 0
         removed = docs.erase(T, "/memories/s.md")
         assert removed == 3 + 2
@@ -40,13 +40,13 @@ def test_erase_removes_every_revision_and_index_entry(search_db: SearchDb, hashi
             docs.erase(T, "/memories/s.md")
         assert {h.path for h in docs.search(T, "secret document text", limit=5)} <= {"/memories/keep.md"}
         assert [d.path for d in docs.all(T)] == ["/memories/keep.md"]
-        after = counts(search_db)
+        after = counts(store)
         kept = ("SELECT count(*) FROM document_revisions WHERE content LIKE '%" + SECRET + "%'")
-        assert search_db.count(kept) == 0
-        assert search_db.count("SELECT count(*) FROM document_chunks WHERE text LIKE '%SECRET%'") == 0
+        assert store.count(kept) == 0
+        assert store.count("SELECT count(*) FROM document_chunks WHERE text LIKE '%SECRET%'") == 0
         assert after["documents"] == 1 and after["document_revisions"] == 1
-        assert search_db.count("SELECT count(*) FROM erasures WHERE target_kind = 'document'") == 1
-        if search_db.backend == "sqlite":
-            path = Path(search_db.admin)
+        assert store.count("SELECT count(*) FROM erasures WHERE target_kind = 'document'") == 1
+        if store.backend == "sqlite":
+            path = Path(store.admin)
             data = path.read_bytes() + (Path(f"{path}-wal").read_bytes() if Path(f"{path}-wal").exists() else b"")
             assert SECRET.encode() not in data

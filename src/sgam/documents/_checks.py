@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from .._errors import ConflictError, NotFoundError, ValidationError
 from .._time import from_micros
 from .._values import check_optional_name
-from ._model import Document, DocumentRow, Revision, RevisionRow
+from ..store import DocumentRow, RevisionRow
+from ._model import Document, Revision
 
 DEFAULT_RETENTION = "standard"
 _RETENTION = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")

@@ -2,9 +2,10 @@
 live documents, fused by RRF. A hit cites its path, revision and line range.
 
 Chunks are written with each revision, in its transaction, so the keyword index is
-always exact. Vectors are computed on read for chunks that have none yet (like fact
-vectors in recall): a change never waits for an embedder, and a vector dies with its
-chunk when the next revision or an erasure replaces it."""
+always exact. Vectors are computed after the change commits (as fact vectors are), so
+a search never writes; a change stands even if the embedder fails then (its chunks are
+embedded by the next change or ``Documents.index``), and a vector dies with its chunk
+when the next revision or an erasure replaces it."""
 
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ from typing import Any
 from ..search.embedders import Embedder, embed_checked
 from ..search.fusion import reciprocal_rank_fusion
 from ..search.text import check_question, keywords
-from ..store import Backend
-from ._model import ChunkRow, DocumentHit
-from ._protocol import DocumentStore
+from ..store import Backend, ChunkRow, DocumentStore
+from ._model import DocumentHit
 
 CANDIDATES = 50
 RRF_K = 20.0
@@ -59,10 +59,7 @@ def search_documents(
     below that cosine (recall uses it: without a keyword match, closeness must be real)."""
     check_question(query)
     terms = keywords(query)
-    vector = None
-    if embedder is not None:
-        index_vectors(backend, store, embedder, tenant)
-        vector = embed_checked(embedder, [query])[0]
+    vector = None if embedder is None else embed_checked(embedder, [query])[0]
     with backend.read(tenant) as reader:
         by_keyword = store.keyword_chunks(reader, terms, CANDIDATES) if terms else []
         by_vector = [] if vector is None or embedder is None else store.vector_chunks(

@@ -17,11 +17,11 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from .._erasure import _digest
-from .._errors import ConflictError, NotFoundError, ValidationError
+from .._errors import ConflictError, NotFoundError, SgamError, ValidationError
 from .._time import parse_timestamp, to_micros
 from .._values import check_optional_name, check_tenant
 from ..search.embedders import Embedder
-from ..store import Backend
+from ..store import Backend, DocumentRow, DocumentStore, RevisionRow
 from ._checks import (
     ANONYMOUS,
     DEFAULT_RETENTION,
@@ -36,9 +36,7 @@ from ._checks import (
     to_revision,
     tool_error,
 )
-from ._model import Document, DocumentHit, DocumentRow, Entry, Revision, RevisionRow
-from ._open import document_store_for
-from ._protocol import DocumentStore
+from ._model import Document, DocumentHit, Entry, Revision
 from .paths import ROOT, ancestors, check_path, is_within
 from .text import check_content, chunks, edit_lines
 
@@ -59,7 +57,7 @@ class Documents:
     @property
     def store(self) -> DocumentStore:
         if self._store is None:
-            self._store = document_store_for(self.backend)
+            self._store = self.backend.document_store()
         return self._store
 
     def _now(self) -> int:
@@ -407,7 +405,19 @@ class Documents:
             self.store.begin(txn)
             return work(txn)
 
-        return self.backend.run_write(tenant, serialised)
+        result = self.backend.run_write(tenant, serialised)
+        try:
+            self.index(tenant)
+        except SgamError:
+            pass  # the change stands; its chunks are embedded by the next change or index()
+        return result
+
+    def index(self, tenant: str) -> int:
+        """Embed the tenant's document chunks that have no vector of the embedder yet
+        (changes do it when they commit); how many were embedded."""
+        from .search import index_vectors
+
+        return index_vectors(self.backend, self.store, self.embedder, check_tenant(tenant))
 
     def _lock_file(self, txn: Any, path: str) -> DocumentRow:
         row = self.store.lock(txn, path)

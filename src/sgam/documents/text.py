@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .._errors import ValidationError
+from ..store import Chunk
 
 MAX_DOCUMENT_BYTES = 1024 * 1024
 MAX_LINES = 999_999
@@ -55,13 +55,6 @@ def edit_lines(content: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return lines
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    start_line: int
-    end_line: int
-    text: str
 
 
 def chunks(content: str) -> list[Chunk]:

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from ..store import Backend, EpisodeRow, WriteTransaction
-from ._open import search_index_for
-from ._protocol import SearchFilter, SearchIndex
+from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked
 from .engine import EvidenceHit, search_evidence
@@ -30,7 +28,7 @@ class SearchService:
     @property
     def index(self) -> SearchIndex:
         if self._index is None:
-            self._index = search_index_for(self.backend)
+            self._index = self.backend.search_index()
         return self._index
 
     def embed_rows(self, rows: Sequence[EpisodeRow]) -> Vectors | None:
@@ -64,8 +62,9 @@ class SearchService:
         return done
 
     def index_facts(self, tenant: str, batch: int = 1000, rounds: int = 10) -> int:
-        """Embed current facts that have no vector yet. Recall calls it first, so the fact
-        index catches up with writes on read; vectors die with their rows (trigger)."""
+        """Embed current facts that have no vector yet. Runs after writes (and in ``sgam
+        index``), never on a read, so a read changes nothing; vectors die with their rows
+        (trigger)."""
         if self.embedder is None:
             return 0
         done = 0
@@ -80,13 +79,15 @@ class SearchService:
             done += len(missing)
         return done
 
-    def similar_keys(self, tenant: str, question: str, at: int, limit: int, floor: float) -> list[tuple[str, str]]:
-        """Keys whose "subject attribute value" text is close to the question (cosine >= floor)."""
+    def similar_keys(
+        self, tenant: str, question: str, at: int, limit: int, floor: float, known_at: int | None = None
+    ) -> list[tuple[str, str]]:
+        """Keys whose "subject attribute value" text is close to the question (cosine >= floor),
+        among the facts as the ledger stood at ``known_at`` (default: now)."""
         if self.embedder is None:
             return []
-        self.index_facts(tenant)
         vector = embed_checked(self.embedder, [question])[0]
-        found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit)
+        found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit, known_at)
         return [(subject, attribute) for subject, attribute, score in found if score >= floor]
 
     def search(

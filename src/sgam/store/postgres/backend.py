@@ -654,7 +654,7 @@ class PostgresBackend:
         """Document memory's tables over this backend's tenant-scoped transactions."""
         from .documents import PostgresDocuments
 
-        return PostgresDocuments()
+        return PostgresDocuments(lock_key)
 
     def search_index(self) -> PostgresSearchIndex:
         """Full text and pgvector over this backend's tenant-scoped transactions."""

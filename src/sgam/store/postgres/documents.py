@@ -7,16 +7,17 @@ only a lock over the tenant's whole tree makes check and write atomic across pat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ...documents._model import ChunkRow, DocumentRow, RevisionRow
-from ...documents.text import Chunk
+from .._documents import Chunk, ChunkRow, DocumentRow, RevisionRow
 from .adapters import Micros, micros
-from .backend import Cursor, lock_key
+
+if TYPE_CHECKING:  # the backend imports this module when asked for its document store
+    from .backend import Cursor
 
 _DOC = ("doc_id, path, live, revision, content, size, retention, source, reviewed_at, created_at, "
         "updated_at")
@@ -49,10 +50,16 @@ def _doc(row: tuple[Any, ...]) -> DocumentRow:
 
 
 class PostgresDocuments:
-    """``DocumentStore`` over the backend's tenant-scoped transactions."""
+    """``DocumentStore`` over the backend's tenant-scoped transactions; ``lock_key`` is
+    the backend's advisory lock id of (tenant, name)."""
+
+    def __init__(self, lock_key: Callable[[str, str], int]) -> None:
+        self._lock_key = lock_key
 
     def begin(self, handle: object) -> None:
-        _cur(handle).execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(_tenant(handle), "\x00documents"),))
+        # "\x00" cannot start a subject, so this lock is no subject's.
+        key = self._lock_key(_tenant(handle), "\x00documents")
+        _cur(handle).execute("SELECT pg_advisory_xact_lock(%s)", (key,))
 
     def live(self, handle: object, path: str) -> DocumentRow | None:
         row = _cur(handle).execute(

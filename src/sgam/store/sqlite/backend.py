@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Plan, Version
@@ -27,9 +27,13 @@ from .._rows import (
     operation_from_row,
     version_from_row,
 )
+from .._search import SearchIndex
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .migrations import MIGRATIONS
+
+if TYPE_CHECKING:
+    from .documents import SQLiteDocuments
 
 T = TypeVar("T")
 FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts")
@@ -550,6 +554,18 @@ class SQLiteBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def document_store(self) -> SQLiteDocuments:
+        """Document memory's tables in the same file, under the same lock."""
+        from .documents import SQLiteDocuments
+
+        return SQLiteDocuments()
+
+    def search_index(self) -> SearchIndex:
+        """FTS5 and vector tables in the same file, under the same lock."""
+        from .search import SQLiteSearch
+
+        return SQLiteSearch(self)
 
     def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
         return self.run_write("_", lambda _: claim_jobs(self._conn, owner, now, lease_until, limit, tenant))

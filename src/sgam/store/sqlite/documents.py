@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...documents._model import ChunkRow, DocumentRow, RevisionRow
-from ...documents.text import Chunk
+from .._documents import Chunk, ChunkRow, DocumentRow, RevisionRow
 from .search import fts_query
 
 _DOC = ("doc_id, path, live, revision, content, size, retention, source, reviewed_at, created_at, "

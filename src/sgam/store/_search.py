@@ -3,6 +3,7 @@ PostgreSQL: tsvector + pgvector. Ranking, fusion and recall live above this line
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -10,7 +11,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..store import EpisodeRow, WriteTransaction
+from ._protocol import EpisodeRow, WriteTransaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,8 @@ class SearchFilter:
     speaker: str | None = None
     subject: str | None = None
     memory_type: str | None = None
+    known_at: int | None = None
+    """Only episodes recorded at or before this transaction time (a reproducible read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +63,9 @@ class SearchIndex(Protocol):
         """The rows behind keys; keys no longer in the ledger are simply absent."""
         ...
 
-    def matching_keys(self, tenant: str, terms: Sequence[str], at: int, limit: int) -> list[tuple[str, str]]:
+    def matching_keys(
+        self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
+    ) -> list[tuple[str, str]]:
         """(subject, attribute) keys whose subject or attribute names one of ``terms`` and
         that hold a current version at valid time ``at``, best match first."""
         ...
@@ -80,7 +85,18 @@ class SearchIndex(Protocol):
         ...
 
     def vector_keys(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int
+        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
+        known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         """(subject, attribute, cosine) of keys holding a current version at ``at``, best first."""
         ...
+
+
+def fact_text(subject: str, attribute: str, value: str) -> str:
+    """What a fact's vector is made of: names with spaces, the value as plain text."""
+    try:
+        loaded = json.loads(value)
+    except ValueError:
+        loaded = value
+    shown = loaded if isinstance(loaded, str) else json.dumps(loaded, ensure_ascii=False)
+    return f"{subject} {attribute} {shown}".replace("_", " ")

@@ -1,17 +1,66 @@
-"""What a backend provides for documents. Every method takes the handle of a unit of
-work or a read (``Backend.run_write`` / ``Backend.read``), so it runs in that tenant's
-transaction; ``lock*`` methods also lock the rows they return until it ends."""
+"""What a backend provides for document memory: rows, and the ``DocumentStore`` whose
+methods take the handle of a unit of work or a read (``Backend.run_write`` /
+``Backend.read``), so each runs in that tenant's transaction; ``lock*`` methods also lock
+the rows they return until it ends."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from ._model import ChunkRow, DocumentRow, RevisionRow
-from .text import Chunk
+
+@dataclass(slots=True)
+class DocumentRow:
+    doc_id: int
+    path: str
+    live: bool
+    revision: int
+    content: str | None
+    size: int
+    retention: str
+    source: str | None
+    reviewed_at: int | None
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionRow:
+    doc_id: int
+    revision: int
+    path: str
+    op: str
+    content: str | None
+    author: str | None
+    episode: str | None
+    call_id: str | None
+    recorded_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """A passage of a live document's current revision, indexed for search."""
+
+    chunk_id: int
+    doc_id: int
+    revision: int
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A passage of a document to index: its 1-based inclusive line range and text."""
+
+    start_line: int
+    end_line: int
+    text: str
 
 
 class DocumentStore(Protocol):
