@@ -111,5 +111,6 @@ class AsyncMemory:
     confirm = _twin(Memory.confirm)
     reject = _twin(Memory.reject)
     search = _twin(Memory.search)
+    search_many = _twin(Memory.search_many)
     index_episodes = _twin(Memory.index_episodes)
     recall = _twin(Memory.recall)

@@ -31,6 +31,7 @@ from .search.embedders import Embedder
 from .store import Backend, EpisodeRow, QueryFilter, open_backend
 
 if TYPE_CHECKING:
+    from .documents import Documents
     from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
 
 DEFAULT_URL = "sqlite:///./sgam.db"
@@ -63,6 +64,7 @@ class Memory:
         store = backend if backend is not None else open_backend(url or DEFAULT_URL)
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self.ledger = Ledger(store, WriteService(clock, self._models), SearchService(store, embedder))
+        self._documents: Documents | None = None
 
     @classmethod
     def from_env(
@@ -93,6 +95,15 @@ class Memory:
     @clock.setter
     def clock(self, clock: Clock) -> None:
         self._writes.clock = clock
+
+    @property
+    def documents(self) -> Documents:
+        """Document memory: each tenant's files under /memories, with revisions (``sgam.documents``)."""
+        if self._documents is None:
+            from .documents import Documents
+
+            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder)
+        return self._documents
 
     def close(self) -> None:
         self.backend.close()
@@ -424,11 +435,13 @@ class Memory:
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
         state of the keys it names (valid at ``at``, as recorded by ``known_at``), then
-        evidence recorded by ``known_at``, quoted as data. Reads only, so a recall with a
-        past ``known_at`` gives the same context later."""
+        passages of documents (only without ``known_at``) and evidence recorded by
+        ``known_at``, quoted as data. Reads only, so a recall with a past ``known_at``
+        gives the same context later."""
         check_tenant(tenant)
         return recall(self._search, tenant, question, at=self._moment(at, "at"), budget=budget,
-                      config=resolve_config(config), known_at=optional_micros(known_at, "known_at"))
+                      config=resolve_config(config), known_at=optional_micros(known_at, "known_at"),
+                      documents=self.documents.passages)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))
