@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._backend import Backend
+from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
     EpisodeRow,
     ExtractionRow,
@@ -18,6 +19,10 @@ from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
 __all__ = [
     "Backend",
     "BackendFamily",
+    "Chunk",
+    "ChunkRow",
+    "DocumentRow",
+    "DocumentStore",
     "FAMILIES",
     "EpisodeRow",
     "ExtractionRow",
@@ -25,6 +30,7 @@ __all__ = [
     "JobRow",
     "QueryFilter",
     "Reader",
+    "RevisionRow",
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",
