@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from ._protocol import (
+    ActionRow,
     Backend,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
+    ItemRow,
     JobRow,
     QueryFilter,
     Reader,
@@ -15,10 +17,12 @@ from ._protocol import (
 from ._url import open_backend, temporary_store
 
 __all__ = [
+    "ActionRow",
     "Backend",
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
+    "ItemRow",
     "JobRow",
     "QueryFilter",
     "Reader",
