@@ -183,7 +183,7 @@ class SgamStore(BaseStore):
                 if isinstance(op, GetOp):
                     row = rows.get((joined(op.namespace), op.key))
                     results[position] = None if row is None else _item(row)
-                    if row is not None and op.refresh_ttl:
+                    if row is not None and op.refresh_ttl and row.ttl_minutes is not None:
                         refresh.append((row.namespace, row.key))
                 elif isinstance(op, SearchOp):
                     found = self._items.search(
@@ -192,7 +192,8 @@ class SgamStore(BaseStore):
                     )
                     results[position] = [_search_item(hit) for hit in found]
                     if op.refresh_ttl:
-                        refresh.extend((hit.row.namespace, hit.row.key) for hit in found)
+                        refresh.extend((hit.row.namespace, hit.row.key) for hit in found
+                                       if hit.row.ttl_minutes is not None)
                 elif isinstance(op, ListNamespacesOp):
                     results[position] = self._list(reader, op, now)
         if writes or refresh:
