@@ -15,15 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._errors import ActionInDoubt, ConflictError, SgamError, ValidationError
-from ._time import from_micros, to_micros
+from ._ledger import Ledger
+from ._time import from_micros
 from ._values import MAX_VALUE_BYTES, canonical_json, check_name, check_tenant, load_value
 from .store import ActionRow, WriteTransaction
-
-if TYPE_CHECKING:
-    from ._memory import Memory
 
 ACTION_STATUSES = ("in_doubt", "done")
 MAX_ERROR_CHARS = 2000
@@ -60,7 +58,7 @@ class Action:
 
 
 def once(
-    memory: Memory, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
+    ledger: Ledger, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
     reconcile: Callable[[str], Reconciled] | None = None,
 ) -> Any:
     """Run ``call(action_key)`` at most once for this tenant and key; see the module."""
@@ -71,7 +69,7 @@ def once(
         raise ValidationError("call", call, "must be callable with the action key")
     if reconcile is not None and not callable(reconcile):
         raise ValidationError("reconcile", reconcile, "must be callable with the action key")
-    now = to_micros(memory.clock())
+    now = ledger.now()
 
     def record_intent(txn: WriteTransaction) -> ActionRow | None:
         row = txn.action(key)
@@ -79,7 +77,7 @@ def once(
             txn.insert_action(ActionRow(tenant, key, request_text, "in_doubt", None, None, 1, now, None))
         return row
 
-    existing = memory.backend.run_write(tenant, record_intent)
+    existing = ledger.run_write(tenant, record_intent)
     if existing is not None:
         if existing.request != request_text:
             raise ConflictError(
@@ -98,34 +96,34 @@ def once(
         if not isinstance(answer, Reconciled):
             raise ValidationError("reconcile", answer, "must return a Reconciled")
         if answer.happened:
-            return _finish(memory, tenant, key, answer.result)
-        _attempt_again(memory, tenant, key)
+            return _finish(ledger, tenant, key, answer.result)
+        _attempt_again(ledger, tenant, key)
     try:
         result = call(key)
     except BaseException as exc:
-        _note_error(memory, tenant, key, exc)
+        _note_error(ledger, tenant, key, exc)
         raise
-    return _finish(memory, tenant, key, result)
+    return _finish(ledger, tenant, key, result)
 
 
-def actions(memory: Memory, tenant: str, status: str | None, limit: int) -> list[Action]:
+def actions(ledger: Ledger, tenant: str, status: str | None, limit: int) -> list[Action]:
     if status is not None and status not in ACTION_STATUSES:
         raise ValidationError("status", status, f"must be one of {', '.join(ACTION_STATUSES)} or None")
-    with memory.backend.read(check_tenant(tenant)) as reader:
+    with ledger.read(check_tenant(tenant)) as reader:
         return [Action.from_row(row) for row in reader.actions(status, limit)]
 
 
-def _update(memory: Memory, tenant: str, key: str, change: Callable[[ActionRow], None]) -> None:
+def _update(ledger: Ledger, tenant: str, key: str, change: Callable[[ActionRow], None]) -> None:
     def work(txn: WriteTransaction) -> None:
         row = txn.action(key)
         assert row is not None, "an action's intent is committed before anything updates it"
         change(row)
         txn.update_action(row)
 
-    memory.backend.run_write(tenant, work)
+    ledger.run_write(tenant, work)
 
 
-def _finish(memory: Memory, tenant: str, key: str, result: Any) -> Any:
+def _finish(ledger: Ledger, tenant: str, key: str, result: Any) -> Any:
     """Record the outcome. A result that is not JSON is still an outcome: the action is
     done, the result is not kept, and the error says why."""
     try:
@@ -135,20 +133,20 @@ def _finish(memory: Memory, tenant: str, key: str, result: Any) -> Any:
         text, error = None, f"result not recorded: {exc.message}"
 
     def done(row: ActionRow) -> None:
-        row.status, row.result, row.error, row.finished_at = "done", text, error, to_micros(memory.clock())
+        row.status, row.result, row.error, row.finished_at = "done", text, error, ledger.now()
 
-    _update(memory, tenant, key, done)
+    _update(ledger, tenant, key, done)
     return result
 
 
-def _attempt_again(memory: Memory, tenant: str, key: str) -> None:
+def _attempt_again(ledger: Ledger, tenant: str, key: str) -> None:
     def again(row: ActionRow) -> None:
         row.attempts += 1
 
-    _update(memory, tenant, key, again)
+    _update(ledger, tenant, key, again)
 
 
-def _note_error(memory: Memory, tenant: str, key: str, exc: BaseException) -> None:
+def _note_error(ledger: Ledger, tenant: str, key: str, exc: BaseException) -> None:
     """A call that raised may still have reached the destination: it stays in doubt."""
     message = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS].replace("\x00", "")
 
@@ -156,6 +154,6 @@ def _note_error(memory: Memory, tenant: str, key: str, exc: BaseException) -> No
         row.error = message
 
     try:
-        _update(memory, tenant, key, note)
+        _update(ledger, tenant, key, note)
     except SgamError:
         pass  # the call's own error matters more; the intent already says "in doubt"

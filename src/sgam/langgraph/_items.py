@@ -24,10 +24,10 @@ import numpy as np
 
 from .._erasure import forget_episode
 from .._errors import ValidationError
-from .._memory import Memory, Moment
+from .._ledger import Ledger
 from .._model import ForgetResult
 from .._rules import OpKind
-from .._time import optional_micros, to_micros
+from .._time import from_micros, optional_micros
 from .._values import canonical_json, load_value
 from .._write import PendingOp
 from ..search.fusion import reciprocal_rank_fusion
@@ -37,6 +37,7 @@ from ._filter import matches_filter
 from ._index import Indexed, best_cosine
 from ._namespace import attribute_of, joined, split, subject_of
 
+Moment = datetime | str
 MINUTE = 60_000_000
 PAGE = 500
 KEYWORD_CANDIDATES = 1000
@@ -89,14 +90,14 @@ class ItemVersion:
 
 
 class ItemService:
-    """Reads and writes of one tenant's items through a ``Memory``."""
+    """Reads and writes of one tenant's items through the ledger service."""
 
-    def __init__(self, memory: Memory, tenant: str) -> None:
-        self.memory = memory
+    def __init__(self, ledger: Ledger, tenant: str) -> None:
+        self.ledger = ledger
         self.tenant = tenant
 
     def now(self) -> int:
-        return to_micros(self.memory.clock())
+        return self.ledger.now()
 
     # reads --------------------------------------------------------------------------
 
@@ -142,7 +143,7 @@ class ItemService:
         self, writes: Sequence[ItemWrite], refresh: Sequence[tuple[str, str]], provenance: dict[str, str],
     ) -> None:
         """Refresh the TTL of items just read, then apply the puts, in one transaction."""
-        service = self.memory._writes
+        service = self.ledger.writes
 
         def work(txn: WriteTransaction) -> None:
             now = self.now()
@@ -158,7 +159,7 @@ class ItemService:
             if pending:
                 service.apply_batch(txn, pending)
 
-        self.memory.backend.run_write(self.tenant, work)
+        self.ledger.run_write(self.tenant, work)
 
     def _plan(
         self, txn: WriteTransaction, write: ItemWrite, row: ItemRow | None, now: int, provenance: dict[str, str],
@@ -201,12 +202,12 @@ class ItemService:
             text=f"LangGraph store {kind} {subject} {attribute}", speaker=None, kind="event",
             session=provenance.get("thread_id"), metadata=canonical_json(metadata, "metadata"), schema_version=0,
         )
-        return self.memory._writes.add_episode(txn, row).episode_id
+        return self.ledger.writes.add_episode(txn, row).episode_id
 
     def sweep(self, limit: int = 1000) -> int:
         """Retract expired items in the ledger (at the instant they expired) and drop
         their values from the items table; returns how many were swept."""
-        service = self.memory._writes
+        service = self.ledger.writes
 
         def work(txn: WriteTransaction) -> int:
             now = self.now()
@@ -227,37 +228,42 @@ class ItemService:
             service.apply_batch(txn, pending)
             return len(expired)
 
-        return self.memory.backend.run_write(self.tenant, work)
+        return self.ledger.run_write(self.tenant, work)
 
     # history, as-of reads, erasure ----------------------------------------------------
 
     def history(self, namespace: tuple[str, ...], key: str, known_at: Moment | None = None) -> list[ItemVersion]:
-        assertions = self.memory.history(self.tenant, subject_of(namespace), attribute_of(key), known_at=known_at)
-        versions: list[ItemVersion] = []
-        for assertion in assertions:
-            episode = self.memory.episode(self.tenant, assertion.source)
-            meta = (episode.metadata if episode else {}).get("langgraph", {})
-            versions.append(ItemVersion(
-                namespace, key, assertion.value, assertion.valid_from, assertion.valid_to, assertion.recorded_at,
-                assertion.superseded_at, assertion.source, meta.get("thread_id"), meta.get("run_id"),
+        known = optional_micros(known_at, "known_at")
+        with self.ledger.read(self.tenant) as reader:
+            versions = reader.history(subject_of(namespace), attribute_of(key), known)
+            episodes = {v.source: reader.episode(v.source) for v in versions}
+        found: list[ItemVersion] = []
+        for version in versions:
+            episode = episodes[version.source]
+            meta = json.loads(episode.metadata).get("langgraph", {}) if episode else {}
+            found.append(ItemVersion(
+                namespace, key, load_value(version.value), from_micros(version.valid_from),
+                None if version.valid_to is None else from_micros(version.valid_to), from_micros(version.recorded_from),
+                None if version.recorded_to is None else from_micros(version.recorded_to), version.source,
+                meta.get("thread_id"), meta.get("run_id"),
             ))
-        return versions
+        return found
 
     def as_of(self, namespace: tuple[str, ...], key: str, at: Moment | None, known_at: Moment | None) -> ItemRow | None:
         """The item as it held at valid time ``at`` per the ledger as known at ``known_at``."""
         moment = optional_micros(at, "at")
-        assertion = self.memory.get(self.tenant, subject_of(namespace), attribute_of(key), at=at, known_at=known_at)
-        if assertion is None:
+        known = optional_micros(known_at, "known_at")
+        when = self.now() if moment is None else moment
+        with self.ledger.read(self.tenant) as reader:
+            version = reader.get(subject_of(namespace), attribute_of(key), when, known)
+            rows = reader.items([(joined(namespace), key)]) if version and version.valid_to is None else []
+        if version is None:
             return None
-        start = to_micros(assertion.valid_from)
-        if assertion.valid_to is None:  # open in the ledger: the item's own expiry may have passed
-            with self.memory.backend.read(self.tenant) as reader:
-                rows = reader.items([(joined(namespace), key)])
-            when = self.now() if moment is None else moment
-            if rows and rows[0].value is not None and rows[0].expires_at is not None and rows[0].expires_at <= when:
-                return None
-        return ItemRow(self.tenant, joined(namespace), key, canonical_json(assertion.value), start, start, None, None,
-                       None, None, None)
+        # open in the ledger: the item's own expiry (not yet swept) may have passed
+        if rows and rows[0].value is not None and rows[0].expires_at is not None and rows[0].expires_at <= when:
+            return None
+        return ItemRow(self.tenant, joined(namespace), key, version.value, version.valid_from, version.valid_from,
+                       None, None, None, None, None)
 
     def forget(self, namespace: tuple[str, ...], key: str) -> ForgetResult:
         """Erase every version of the item, its provenance episodes and its index entries."""
@@ -274,8 +280,8 @@ class ItemService:
             txn.delete_item(joined(namespace), key)
             return removed, episodes, 1 if sources else 0
 
-        counts = self.memory.backend.run_write(self.tenant, work)
-        self.memory.backend.purge_residue()
+        counts = self.ledger.run_write(self.tenant, work)
+        self.ledger.backend.purge_residue()
         return ForgetResult(*counts)
 
 

@@ -32,14 +32,14 @@ from langgraph.store.base import (
 )
 
 from .._errors import ValidationError
-from .._memory import Memory, Moment
+from .._memory import Memory
 from .._model import ForgetResult
 from .._time import from_micros
 from .._values import canonical_json, check_tenant
 from ..store import ItemRow
 from ._filter import check_filter
 from ._index import Indexed, ItemIndex
-from ._items import Found, ItemService, ItemVersion, ItemWrite, check_ttl
+from ._items import Found, ItemService, ItemVersion, ItemWrite, Moment, check_ttl
 from ._namespace import check_key, check_namespace, check_prefix, joined, literal_prefix, matches
 from ._provenance import current_run
 
@@ -77,7 +77,7 @@ class SgamStore(BaseStore):
         self.index_config = index
         self.ttl_config = ttl
         self._index = ItemIndex(index)
-        self._items = ItemService(memory, self.tenant)
+        self._items = ItemService(memory.ledger, self.tenant)
         self._sweeper: threading.Thread | None = None
         self._stop = threading.Event()
 
@@ -176,7 +176,7 @@ class SgamStore(BaseStore):
         results: list[Result] = [None] * len(plan.ops)
         refresh: list[tuple[str, str]] = []
         now = self._items.now()
-        with self.memory.backend.read(self.tenant) as reader:
+        with self.memory.ledger.read(self.tenant) as reader:
             gets = [op for op in plan.ops if isinstance(op, GetOp)]
             rows = self._items.get(reader, [(tuple(op.namespace), op.key) for op in gets], now) if gets else {}
             for position, op in enumerate(plan.ops):

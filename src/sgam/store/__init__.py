@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ._backend import Backend
 from ._protocol import (
     ActionRow,
-    Backend,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
@@ -14,6 +14,7 @@ from ._protocol import (
     Reader,
     WriteTransaction,
 )
+from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
 from ._url import open_backend, temporary_store
 
 __all__ = [
@@ -26,7 +27,11 @@ __all__ = [
     "JobRow",
     "QueryFilter",
     "Reader",
+    "SearchFilter",
+    "SearchIndex",
+    "StoredEpisode",
     "WriteTransaction",
+    "fact_text",
     "open_backend",
     "temporary_store",
 ]
