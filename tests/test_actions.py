@@ -65,6 +65,8 @@ def test_an_interrupted_call_is_in_doubt_not_repeated(memory: Memory) -> None:
         memory.once("acme", "pay:1", {"amount": 5}, dest)
     assert caught.value.kind == "action_in_doubt" and isinstance(caught.value, ConflictError)
     assert dest.keys == ["pay:1"]
+    with pytest.raises(ActionInDoubt):  # a destination that cannot tell leaves it in doubt
+        memory.once("acme", "pay:1", {"amount": 5}, dest, reconcile=lambda key: None)
     result = memory.once("acme", "pay:1", {"amount": 5}, dest,
                          reconcile=lambda key: Reconciled(True, {"receipt": "found at destination"}))
     assert result == {"receipt": "found at destination"} and dest.keys == ["pay:1"]

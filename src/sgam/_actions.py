@@ -7,7 +7,9 @@ recorded result without calling; the same key with another request is a conflict
 intent with no outcome is *in doubt*: the call may or may not have reached the
 destination, so it is never simply repeated — ``reconcile`` asks the destination, and
 without one ``ActionInDoubt`` leaves the decision to a person. The key is handed to
-``call`` so destinations that accept one receive it as their ``Idempotency-Key``.
+``call`` so destinations that accept one receive it as their ``Idempotency-Key``;
+``reconcile(key)`` answers ``Reconciled(True, result)``, ``Reconciled(False)`` (never
+arrived: call again) or None (cannot tell: still in doubt).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ class Action:
 
 def once(
     ledger: Ledger, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
-    reconcile: Callable[[str], Reconciled] | None = None,
+    reconcile: Callable[[str], Reconciled | None] | None = None,
 ) -> Any:
     """Run ``call(action_key)`` at most once for this tenant and key; see the module."""
     check_tenant(tenant)
@@ -93,8 +95,13 @@ def once(
                 field="action_key", value=key,
             )
         answer = reconcile(key)
+        if answer is None:
+            raise ActionInDoubt(
+                f"action {key!r} is in doubt and the destination cannot say whether it happened: decide by hand",
+                field="action_key", value=key,
+            )
         if not isinstance(answer, Reconciled):
-            raise ValidationError("reconcile", answer, "must return a Reconciled")
+            raise ValidationError("reconcile", answer, "must return a Reconciled, or None when it cannot tell")
         if answer.happened:
             return _finish(ledger, tenant, key, answer.result)
         _attempt_again(ledger, tenant, key)

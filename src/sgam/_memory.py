@@ -371,7 +371,7 @@ class Memory:
 
     def once(
         self, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
-        reconcile: Callable[[str], Reconciled] | None = None,
+        reconcile: Callable[[str], Reconciled | None] | None = None,
     ) -> Any:
         """Call ``call(action_key)`` at most once per tenant and key: the intent is
         committed first, the outcome after; a retry returns the recorded result; an
