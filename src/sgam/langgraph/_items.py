@@ -39,7 +39,6 @@ from ._namespace import attribute_of, joined, split, subject_of
 
 Moment = datetime | str
 MINUTE = 60_000_000
-PAGE = 500
 KEYWORD_CANDIDATES = 1000
 
 
@@ -116,8 +115,10 @@ class ItemService:
         if not terms and query_vector is None:
             if not flt:
                 return [Found(row) for row in reader.item_page(under, now, offset, limit)]
-            return [Found(row) for row in _filtered(reader, under, now, flt, offset + limit)][offset:]
-        candidates = {(row.namespace, row.key): row for row in _filtered(reader, under, now, flt, None)}
+            return [Found(row) for row in _filtered(reader.item_page(under, now, 0, None), flt)][offset:offset + limit]
+        if query_vector is None and not flt:
+            return self._keyword_page(reader, under, terms, limit, offset, now)
+        candidates = {(row.namespace, row.key): row for row in _filtered(reader.item_page(under, now, 0, None), flt)}
         rankings: list[list[tuple[str, str]]] = []
         scores: dict[tuple[str, str], float] = {}
         if query_vector is not None:
@@ -133,6 +134,26 @@ class ItemService:
         rest = [ident for ident in candidates if ident not in fused]  # most recent first
         page = (ranked + rest)[offset:offset + limit]
         return [Found(candidates[ident], scores.get(ident)) for ident in page]
+
+    def _keyword_page(
+        self, reader: Reader, under: str | None, terms: list[str], limit: int, offset: int, now: int,
+    ) -> list[Found]:
+        """Keyword matches first, then the other items, most recent first: only the rows
+        the page needs are read."""
+        hits = reader.keyword_items(under, terms, now, offset + limit)
+        wanted = hits[offset:offset + limit]
+        found = {(row.namespace, row.key): row for row in reader.items(wanted)}
+        page = [Found(found[ident]) for ident in wanted if ident in found and _live(found[ident], now)]
+        if len(page) < limit:
+            skip = max(0, offset - len(hits))
+            seen = set(hits)
+            rest = (row for row in reader.item_page(under, now, 0, None) if (row.namespace, row.key) not in seen)
+            for index, row in enumerate(rest):
+                if index >= skip:
+                    page.append(Found(row))
+                if len(page) == limit:
+                    break
+        return page
 
     def namespaces(self, reader: Reader, prefix: str | None, now: int) -> list[tuple[str, ...]]:
         return [split(text) for text in reader.item_namespaces(prefix, now)]
@@ -289,19 +310,11 @@ def _live(row: ItemRow, now: int) -> bool:
     return row.value is not None and (row.expires_at is None or row.expires_at > now)
 
 
-def _filtered(
-    reader: Reader, under: str | None, now: int, flt: dict[str, Any] | None, stop: int | None,
-) -> list[ItemRow]:
-    """Live items under the prefix that pass ``flt``, most recent first, up to ``stop``."""
-    found: list[ItemRow] = []
-    offset = 0
-    while stop is None or len(found) < stop:
-        page = reader.item_page(under, now, offset, PAGE)
-        found.extend(row for row in page if row.value is not None and matches_filter(json.loads(row.value), flt))
-        if len(page) < PAGE:
-            break
-        offset += PAGE
-    return found if stop is None else found[:stop]
+def _filtered(rows: list[ItemRow], flt: dict[str, Any] | None) -> list[ItemRow]:
+    """The rows whose value passes ``flt`` (all of them without one)."""
+    if not flt:
+        return rows
+    return [row for row in rows if row.value is not None and matches_filter(json.loads(row.value), flt)]
 
 
 def _op(kind: OpKind, subject: str, attribute: str, at: int, source: str, value: Any = None) -> PendingOp:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.config import get_config
+from langgraph.runtime import get_runtime
+
 
 def current_run() -> dict[str, str]:
     """``thread_id``/``run_id`` (and the checkpoint and task) of the LangGraph run this
     call happens in; empty outside a run."""
-    from langgraph.config import get_config
-
     try:
         config: Any = get_config()
     except RuntimeError:
@@ -19,8 +20,6 @@ def current_run() -> dict[str, str]:
         "run_id": config.get("run_id"),
     }
     try:
-        from langgraph.runtime import get_runtime
-
         info = get_runtime().execution_info
     except (RuntimeError, AttributeError, KeyError):
         info = None

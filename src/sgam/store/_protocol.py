@@ -269,8 +269,9 @@ class Reader(Protocol):
     def items(self, keys: Sequence[tuple[str, str]]) -> list[ItemRow]:
         """Rows of these (namespace, key) pairs as stored: deleted and expired ones too."""
         ...
-    def item_page(self, prefix: str | None, now: int, offset: int, limit: int) -> list[ItemRow]:
-        """Live items under a namespace prefix, most recently updated first."""
+    def item_page(self, prefix: str | None, now: int, offset: int, limit: int | None) -> list[ItemRow]:
+        """Live items under a namespace prefix, most recently updated first (``limit``
+        None: all of them)."""
         ...
     def keyword_items(self, prefix: str | None, terms: Sequence[str], now: int, limit: int) -> list[tuple[str, str]]:
         """(namespace, key) of live items whose search text matches any term, best first."""

@@ -26,11 +26,13 @@ _LIVE = "value IS NOT NULL AND (expires_at IS NULL OR expires_at > %s)"
 
 
 def _under(prefix: str | None) -> tuple[str, tuple[Any, ...]]:
-    """Namespaces strictly below ``prefix`` sort between ``prefix.`` and ``prefix/``
-    (labels hold no dot, and '/' follows '.' bytewise)."""
+    """The namespace and those below it. Labels hold no dot, so every one of them sorts
+    in ``[prefix, prefix || '/')`` bytewise ('/' follows '.'): one index range, then an
+    exact test for the few names there that only start like it."""
     if prefix is None:
         return "", ()
-    return " AND (namespace = %s OR (namespace >= %s AND namespace < %s))", (prefix, prefix + ".", prefix + "/")
+    return (" AND namespace >= %s AND namespace < %s AND (namespace = %s OR namespace >= %s)",
+            (prefix, prefix + "/", prefix, prefix + "."))
 
 
 def _item(row: tuple[Any, ...]) -> ItemRow:
@@ -57,7 +59,7 @@ class ItemReads:
         ).fetchall()
         return [_item(row) for row in rows]
 
-    def item_page(self, prefix: str | None, now: int, offset: int, limit: int) -> list[ItemRow]:
+    def item_page(self, prefix: str | None, now: int, offset: int, limit: int | None) -> list[ItemRow]:
         where, params = _under(prefix)
         rows = self._cur.execute(
             f"SELECT {ITEM_COLUMNS} FROM store_items WHERE tenant = %s AND {_LIVE}{where} "

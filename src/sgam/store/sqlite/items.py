@@ -22,17 +22,14 @@ ACTION_COLUMNS = "tenant, action_key, request, status, result, error, attempts, 
 _LIVE = "value IS NOT NULL AND (expires_at IS NULL OR expires_at > ?)"
 
 
-def prefix_range(prefix: str) -> tuple[str, str]:
-    """Namespaces strictly below ``prefix`` sort between ``prefix.`` and ``prefix/``
-    (labels hold no dot, and '/' follows '.'), so a prefix is one index range."""
-    return prefix + ".", prefix + "/"
-
-
 def _under(prefix: str | None) -> tuple[str, tuple[Any, ...]]:
+    """The namespace and those below it. Labels hold no dot, so every one of them sorts
+    in ``[prefix, prefix + "/")`` ('/' follows '.'): one index range, then an exact test
+    for the few names there that only start like it."""
     if prefix is None:
         return "", ()
-    low, high = prefix_range(prefix)
-    return " AND (namespace = ? OR (namespace >= ? AND namespace < ?))", (prefix, low, high)
+    return (" AND namespace >= ? AND namespace < ? AND (namespace = ? OR namespace >= ?)",
+            (prefix, prefix + "/", prefix, prefix + "."))
 
 
 class ItemReads:
@@ -52,12 +49,15 @@ class ItemReads:
                 found.append(ItemRow(*row))
         return found
 
-    def item_page(self, prefix: str | None, now: int, offset: int, limit: int) -> list[ItemRow]:
+    def item_page(self, prefix: str | None, now: int, offset: int, limit: int | None) -> list[ItemRow]:
         where, params = _under(prefix)
+        # under a prefix, range over (tenant, namespace, key) and sort what is there ("+"
+        # keeps the planner from walking the whole tenant in updated_at order instead)
+        order = "+updated_at DESC" if prefix is not None else "updated_at DESC"
         rows = self._conn.execute(
             f"SELECT {ITEM_COLUMNS} FROM store_items WHERE tenant = ? AND {_LIVE}{where} "
-            "ORDER BY updated_at DESC, namespace, key LIMIT ? OFFSET ?",
-            (self.tenant, now, *params, limit, offset),
+            f"ORDER BY {order}, namespace, key LIMIT ? OFFSET ?",
+            (self.tenant, now, *params, -1 if limit is None else limit, offset),
         ).fetchall()
         return [ItemRow(*row) for row in rows]
 
