@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +22,7 @@ import pytest
 
 from sgam import Memory
 
-from ..conftest import BACKENDS, PostgresUrls
+from ..conftest import Store
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "publish_once"
 
@@ -48,7 +49,9 @@ def published(log: Path) -> list[dict[str, Any]]:
 
 class Runner:
     def __init__(self, db: str, checkpoints: str, service_url: str) -> None:
-        self.common = ["--thread", "t-42", "--topic", "Q3 report", "--db", db, "--checkpoints", checkpoints,
+        self.thread = f"t-{uuid.uuid4().hex[:8]}"  # checkpoints on PostgreSQL outlive a test
+        self.key = f"publish:{self.thread}"
+        self.common = ["--thread", self.thread, "--topic", "Q3 report", "--db", db, "--checkpoints", checkpoints,
                        "--service", service_url]
 
     def args(self, step: str) -> list[str]:
@@ -60,14 +63,13 @@ class Runner:
         return done.returncode, payload, done.stderr
 
 
-@pytest.fixture(params=BACKENDS)
-def stores(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
-    """(sgam URL, checkpointer location): SQLite files, or PostgreSQL (the checkpointer
-    as the owner, which may create LangGraph's tables)."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'sgam.db'}", str(tmp_path / "checkpoints.sqlite")
-    urls: PostgresUrls = request.getfixturevalue("postgres")
-    return urls.app, urls.admin
+@pytest.fixture
+def stores(store: Store, tmp_path: Path) -> tuple[str, str]:
+    """(sgam URL, checkpointer location): a SQLite file beside the store, or on
+    PostgreSQL the owner, which may create LangGraph's checkpoint tables."""
+    if store.backend == "sqlite":
+        return store.url, str(tmp_path / "checkpoints.sqlite")
+    return store.url, store.admin
 
 
 def _kill_after_the_service_accepted(runner: Runner, log: Path) -> None:
@@ -98,11 +100,11 @@ def test_killed_after_publishing_resumes_exactly_once(tmp_path: Path, stores: tu
         code, state, _ = runner.step("state")
         assert state is not None and state["next"] == ["publish"]  # the checkpoint never got past publish
         with Memory(db) as memory:
-            assert [a.key for a in memory.actions("acme", status="in_doubt")] == ["publish:t-42"]
+            assert [a.key for a in memory.actions("acme", status="in_doubt")] == [runner.key]
         code, state, err = runner.step("resume")
         assert code == 0, err
         [publication] = published(log)
-        assert publication["key"] == "publish:t-42"
+        assert publication["key"] == runner.key
         assert state is not None and state["next"] == []
         assert state["values"]["receipt"]["receipt"] == publication["receipt"]
         code, state, err = runner.step("resume")  # resuming a finished thread publishes nothing either
@@ -123,4 +125,4 @@ def test_a_service_without_idempotency_keys_ends_in_doubt(tmp_path: Path, stores
             assert code == 5 and "in doubt" in err
         assert len(published(log)) == 1
         with Memory(db) as memory:
-            assert [a.key for a in memory.actions("acme", status="in_doubt")] == ["publish:t-42"]
+            assert [a.key for a in memory.actions("acme", status="in_doubt")] == [runner.key]

@@ -50,7 +50,8 @@ def embeddings() -> LetterEmbeddings:
 
 
 @pytest.fixture
-def store(memory: Memory) -> SgamStore:
+def items(memory: Memory) -> SgamStore:
+    """An ``SgamStore`` without an index, on each backend."""
     return SgamStore(memory, tenant=TENANT)
 
 

@@ -13,39 +13,39 @@ import pytest
 from sgam import Memory
 from sgam.langgraph import SgamStore
 
-from ..conftest import PostgresUrls, SearchDb
+from ..conftest import PostgresUrls, Store
 
 
-def test_history_and_as_of_reads(store: SgamStore, clock: object) -> None:
+def test_history_and_as_of_reads(items: SgamStore, clock: object) -> None:
     ns = ("users", "u1")
-    store.put(ns, "prefs", {"theme": "dark"})
+    items.put(ns, "prefs", {"theme": "dark"})
     t1 = clock.advance(10)  # type: ignore[attr-defined]
-    store.put(ns, "prefs", {"theme": "light"})
+    items.put(ns, "prefs", {"theme": "light"})
     t2 = clock.advance(10)  # type: ignore[attr-defined]
-    store.delete(ns, "prefs")
+    items.delete(ns, "prefs")
     clock.advance(10)  # type: ignore[attr-defined]
-    assert store.get(ns, "prefs") is None
-    history = store.history(ns, "prefs")
+    assert items.get(ns, "prefs") is None
+    history = items.history(ns, "prefs")
     assert [v.value for v in history] == [{"theme": "dark"}, {"theme": "light"}]
     assert history[0].valid_to == history[1].valid_from and history[1].valid_to is not None
-    assert store.get(ns, "prefs", at=t1).value == {"theme": "light"}  # type: ignore[union-attr]
-    assert store.get(ns, "prefs", at=t1 - (t2 - t1)).value == {"theme": "dark"}  # type: ignore[union-attr]
-    assert store.get(ns, "prefs", at=t2) is None
+    assert items.get(ns, "prefs", at=t1).value == {"theme": "light"}  # type: ignore[union-attr]
+    assert items.get(ns, "prefs", at=t1 - (t2 - t1)).value == {"theme": "dark"}  # type: ignore[union-attr]
+    assert items.get(ns, "prefs", at=t2) is None
     # as the ledger stood at t1 (before the delete was recorded), the value was open-ended
-    assert [v.valid_to for v in store.history(ns, "prefs", known_at=t1)][-1] is None
-    assert store.get(ns, "prefs", at=t2, known_at=t1).value == {"theme": "light"}  # type: ignore[union-attr]
+    assert [v.valid_to for v in items.history(ns, "prefs", known_at=t1)][-1] is None
+    assert items.get(ns, "prefs", at=t2, known_at=t1).value == {"theme": "light"}  # type: ignore[union-attr]
 
 
-def test_every_put_has_an_episode_with_provenance(store: SgamStore, memory: Memory) -> None:
-    store.put(("a",), "k", {"v": 1})
-    [version] = store.history(("a",), "k")
+def test_every_put_has_an_episode_with_provenance(items: SgamStore, memory: Memory) -> None:
+    items.put(("a",), "k", {"v": 1})
+    [version] = items.history(("a",), "k")
     episode = memory.episode("acme", version.source)
     assert episode is not None and episode.kind == "event"
     assert episode.metadata["langgraph"] == {"op": "put", "namespace": ["a"], "key": "k"}
     assert version.thread_id is None and version.run_id is None
 
 
-def _raw_count(db: SearchDb, needle: str) -> int:
+def _raw_count(db: Store, needle: str) -> int:
     """Rows anywhere in the items, ledger and episode tables that still hold ``needle``."""
     queries = ["SELECT count(*) FROM store_items WHERE value LIKE '%{0}%' OR index_text LIKE '%{0}%'",
                "SELECT count(*) FROM assertions WHERE value LIKE '%{0}%'",
@@ -54,24 +54,24 @@ def _raw_count(db: SearchDb, needle: str) -> int:
     return sum(db.count(q.format(needle)) for q in queries)
 
 
-def test_delete_keeps_history_and_forget_erases(search_db: SearchDb) -> None:
-    with SgamStore.from_url(search_db.url, tenant="acme") as store:
-        store.put(("docs",), "secret-key", {"text": "zebracode 1234"})
-        store.put(("docs",), "secret-key", {"text": "zebracode 5678"})
-        store.put(("docs",), "other", {"text": "unrelated"})
-        store.delete(("docs",), "secret-key")
-        assert store.get(("docs",), "secret-key") is None
-        assert len(store.history(("docs",), "secret-key")) == 2
-        assert _raw_count(search_db, "zebracode") > 0
-        result = store.forget(("docs",), "secret-key")
+def test_delete_keeps_history_and_forget_erases(store: Store) -> None:
+    with SgamStore.from_url(store.url, tenant="acme") as items:
+        items.put(("docs",), "secret-key", {"text": "zebracode 1234"})
+        items.put(("docs",), "secret-key", {"text": "zebracode 5678"})
+        items.put(("docs",), "other", {"text": "unrelated"})
+        items.delete(("docs",), "secret-key")
+        assert items.get(("docs",), "secret-key") is None
+        assert len(items.history(("docs",), "secret-key")) == 2
+        assert _raw_count(store, "zebracode") > 0
+        result = items.forget(("docs",), "secret-key")
         assert result.operations_removed == 3 and result.episodes_removed == 3
-        assert store.history(("docs",), "secret-key") == []
-        assert _raw_count(search_db, "zebracode") == 0
-        assert _raw_count(search_db, "secret-key") == 0
-        assert store.search(("docs",), query="zebracode")[0].key == "other"
-        assert store.get(("docs",), "other") is not None and len(store.history(("docs",), "other")) == 1
-        store.put(("docs",), "secret-key", {"text": "fresh"})  # the key can be used again
-        assert [v.value for v in store.history(("docs",), "secret-key")] == [{"text": "fresh"}]
+        assert items.history(("docs",), "secret-key") == []
+        assert _raw_count(store, "zebracode") == 0
+        assert _raw_count(store, "secret-key") == 0
+        assert items.search(("docs",), query="zebracode")[0].key == "other"
+        assert items.get(("docs",), "other") is not None and len(items.history(("docs",), "other")) == 1
+        items.put(("docs",), "secret-key", {"text": "fresh"})  # the key can be used again
+        assert [v.value for v in items.history(("docs",), "secret-key")] == [{"text": "fresh"}]
 
 
 def test_tenants_are_isolated(memory: Memory) -> None:
@@ -88,8 +88,8 @@ def test_tenants_are_isolated(memory: Memory) -> None:
 
 
 def test_rls_hides_items_from_a_forgotten_filter(postgres: PostgresUrls) -> None:
-    with SgamStore.from_url(postgres.app, tenant="acme") as store:
-        store.put(("a",), "k", {"v": 1})
+    with SgamStore.from_url(postgres.app, tenant="acme") as items:
+        items.put(("a",), "k", {"v": 1})
     with psycopg.connect(postgres.app, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM store_items").fetchone() == (0,)
         conn.execute("SELECT set_config('sgam.tenant', 'other', false)")
@@ -100,10 +100,10 @@ def test_rls_hides_items_from_a_forgotten_filter(postgres: PostgresUrls) -> None
 
 def test_from_url_opens_and_closes(tmp_path: object) -> None:
     url = f"sqlite:///{tmp_path}/s.db"
-    with SgamStore.from_url(url, tenant="acme") as store:
-        store.put(("a",), "k", {"v": 1})
-    with SgamStore.from_url(url, tenant="acme") as store:
-        assert store.get(("a",), "k").value == {"v": 1}  # type: ignore[union-attr]
+    with SgamStore.from_url(url, tenant="acme") as items:
+        items.put(("a",), "k", {"v": 1})
+    with SgamStore.from_url(url, tenant="acme") as items:
+        assert items.get(("a",), "k").value == {"v": 1}  # type: ignore[union-attr]
     with closing(sqlite3.connect(f"{tmp_path}/s.db")) as conn:
         assert conn.execute("SELECT count(*) FROM store_items").fetchone() == (1,)
 
@@ -115,8 +115,8 @@ def test_bad_arguments(memory: Memory) -> None:
         SgamStore(memory, tenant="bad tenant!")
     with pytest.raises(ValidationError):
         SgamStore("sqlite:///x.db", tenant="acme")  # type: ignore[arg-type]
-    store = SgamStore(memory, tenant="acme")
+    items = SgamStore(memory, tenant="acme")
     with pytest.raises(ValidationError):
-        store.history(("a",), "")
+        items.history(("a",), "")
     with pytest.raises(ValidationError):
-        store.get(("a",), "k", at="not a time")
+        items.get(("a",), "k", at="not a time")
