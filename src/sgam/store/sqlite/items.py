@@ -66,7 +66,9 @@ class ItemReads:
             return []
         where, params = _under(prefix)
         rows = self._conn.execute(
-            "SELECT namespace, key FROM store_items_fts JOIN store_items ON row_id = store_items_fts.rowid "
+            # CROSS JOIN keeps the full-text match as the outer loop: the planner would
+            # otherwise range over the prefix and run the MATCH once per row
+            "SELECT namespace, key FROM store_items_fts CROSS JOIN store_items ON row_id = store_items_fts.rowid "
             f"WHERE store_items_fts MATCH ? AND tenant = ? AND {_LIVE}{where} "
             "ORDER BY bm25(store_items_fts), namespace, key LIMIT ?",
             (fts_query(terms), self.tenant, now, *params, limit),
