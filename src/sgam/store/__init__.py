@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._backend import Backend
+from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
     ActionRow,
     EpisodeRow,
@@ -20,6 +21,10 @@ from ._url import open_backend, temporary_store
 __all__ = [
     "ActionRow",
     "Backend",
+    "Chunk",
+    "ChunkRow",
+    "DocumentRow",
+    "DocumentStore",
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
@@ -27,6 +32,7 @@ __all__ = [
     "JobRow",
     "QueryFilter",
     "Reader",
+    "RevisionRow",
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",
