@@ -1,7 +1,9 @@
 """sgam: schema-guided agent memory — typed, bitemporal, tenant-scoped facts with provenance."""
 
+from ._actions import Action, Reconciled
 from ._async import AsyncMemory
 from ._errors import (
+    ActionInDoubt,
     BusyError,
     ConflictError,
     NotFoundError,
@@ -22,6 +24,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_URL",
+    "Action",
+    "ActionInDoubt",
     "Assertion",
     "AsyncMemory",
     "AttributeSchema",
@@ -42,6 +46,7 @@ __all__ = [
     "Page",
     "RecallItem",
     "RecallResult",
+    "Reconciled",
     "SchemaVersionError",
     "SearchConfig",
     "SgamError",

@@ -114,3 +114,5 @@ class AsyncMemory:
     search_many = _twin(Memory.search_many)
     index_episodes = _twin(Memory.index_episodes)
     recall = _twin(Memory.recall)
+    once = _twin(Memory.once)
+    actions = _twin(Memory.actions)

@@ -26,6 +26,7 @@ ERROR_STATUSES: dict[str, ErrorStatus] = {
     "validation": ErrorStatus(3, 422, "Invalid input"),
     "not_found": ErrorStatus(4, 404, "Not found"),
     "conflict": ErrorStatus(5, 409, "Conflict with stored state"),
+    "action_in_doubt": ErrorStatus(5, 409, "Action begun, outcome unknown"),
     "store": ErrorStatus(6, 500, "Storage error"),
     "busy": ErrorStatus(6, 503, "Storage busy"),
     "unsafe_database": ErrorStatus(6, 500, "Unsafe database connection"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import demo, documents, extraction, keys, ledger, migrate, recall, replay, serve
+from . import actions, demo, documents, extraction, keys, ledger, migrate, recall, replay, serve
 
 app = typer.Typer(
     name="sgam",
@@ -15,7 +15,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (ledger, replay, extraction, recall, documents, keys, serve, migrate, demo):
+for module in (ledger, replay, extraction, recall, documents, actions, keys, serve, migrate, demo):
     module.register(app)
 
 
