@@ -3,6 +3,7 @@
 from ._errors import (
     BusyError,
     ConflictError,
+    DeniedError,
     NotFoundError,
     SchemaVersionError,
     SgamError,
@@ -26,6 +27,7 @@ __all__ = [
     "BusyError",
     "Citation",
     "ConflictError",
+    "DeniedError",
     "Effect",
     "Embedder",
     "Episode",

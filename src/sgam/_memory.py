@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ._erasure import forget_episode, forget_subject
+from ._convert import sources_of, to_assertion, to_episode
+from ._erasure import Erased, forget_episode, forget_subject
 from ._errors import ValidationError
+from ._lifecycle import Lifecycle
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
+from ._purpose import ConsentBook, allowed, check_purpose, ledger_attribute
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
@@ -20,13 +23,22 @@ from ._schema import (
     ValueType,
     parse_value_type,
 )
-from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micros, utc_now
-from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text, load_value
-from ._write import Applied, PendingOp, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
+from ._secret import Digests
+from ._time import Clock, optional_micros, parse_timestamp, to_micros, utc_now
+from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text
+from ._write import (
+    Applied,
+    PendingOp,
+    WriteService,
+    fact_to_pending,
+    validate_derived_from,
+    validate_episode,
+    validate_op,
+)
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
 from .search.embedders import Embedder
-from .store import Backend, EpisodeRow, QueryFilter, open_backend
+from .store import Backend, EpisodeRow, QueryFilter, Reader, open_backend
 
 if TYPE_CHECKING:
     from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
@@ -44,51 +56,24 @@ def default_url() -> str:
     return os.environ.get("SGAM_DATABASE_URL", DEFAULT_URL)
 
 
-def to_assertion(tenant: str, version: Version) -> Assertion:
-    return Assertion(
-        id=version.assertion_id,
-        tenant=tenant,
-        subject=version.subject,
-        attribute=version.attribute,
-        value=load_value(version.value),
-        memory_type=version.memory_type,
-        valid_from=from_micros(version.valid_from),
-        valid_to=None if version.valid_to is None else from_micros(version.valid_to),
-        recorded_at=from_micros(version.recorded_from),
-        superseded_at=None if version.recorded_to is None else from_micros(version.recorded_to),
-        source=version.source,
-        confidence=version.confidence,
-        schema_version=version.schema_version,
-        supersedes=version.supersedes,
-        origin=version.origin.value,
-        closed_by=version.closed_by,
-    )
-
-
-def to_episode(row: EpisodeRow) -> Episode:
-    return Episode(
-        tenant=row.tenant, id=row.episode_id, at=from_micros(row.occurred_at), text=row.text,
-        recorded_at=from_micros(row.recorded_at), speaker=row.speaker, kind=row.kind,
-        session=row.session, metadata=load_metadata(row.metadata), schema_version=row.schema_version,
-    )
-
-
-class Memory:
+class Memory(Lifecycle):
     """A bitemporal, tenant-scoped memory ledger.
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
     ``postgresql://`` URLs open the server backend. ``clock`` supplies transaction time;
     replays and tests pass a fixed one. ``embedder`` (default: ``SGAM_EMBEDDER``, else
-    none) adds vector search to keyword search.
+    none) adds vector search to keyword search. ``erasure_key`` keys the digests of
+    erasure records and tombstones (default: see ``sgam._secret``).
     """
 
     def __init__(
         self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
-        embedder: Embedder | None = None,
+        embedder: Embedder | None = None, erasure_key: bytes | None = None,
     ) -> None:
         self.backend: Backend = backend if backend is not None else open_backend(url or default_url())
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
-        self._writes = WriteService(clock, self._models)
+        self._digests = Digests(self.backend.url, erasure_key)
+        self._writes = WriteService(clock, self._models, self._digests)
         self._search = SearchService(self.backend, embedder if embedder is not None else embedder_from_env())
 
     @property
@@ -126,7 +111,7 @@ class Memory:
             sensitive=bool(sensitive),
             description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
         )
-        return self.backend.run_write(tenant, lambda txn: self._writes.declare(txn, schema))
+        return self._write(tenant, "declare", lambda txn: self._writes.declare(txn, schema))
 
     def register_memory_type(self, tenant: str, name: str, model: type[BaseModel]) -> MemoryTypeSchema:
         """Make ``name`` a typed memory type whose values must validate against ``model``.
@@ -145,12 +130,12 @@ class Memory:
             txn.put_memory_type(schema)
             return schema
 
-        registered = self.backend.run_write(tenant, register)
+        registered = self._write(tenant, "register_memory_type", register)
         self._models[(tenant, name)] = model
         return registered
 
     def schema(self, tenant: str) -> tuple[list[AttributeSchema], list[MemoryTypeSchema]]:
-        with self.backend.read(check_tenant(tenant)) as reader:
+        with self._reading(check_tenant(tenant), "schema") as reader:
             return reader.attribute_schemas(), reader.memory_types()
 
     # episodes -------------------------------------------------------------------------
@@ -158,52 +143,66 @@ class Memory:
     def add_episode(
         self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
         kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
+        retention: str = "default", derived_from: Iterable[str] | None = None,
     ) -> Episode:
-        """Record a raw episode. Re-recording the same id with the same content is a no-op;
-        with other content it is a ConflictError."""
-        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
-        return self._add_rows(tenant, [row])[0]
+        """Record a raw episode of retention class ``retention``, optionally made from
+        other episodes (``derived_from``: erasing or expiring them reaches it too).
+        Re-recording the same id with the same content is a no-op; with other content, or
+        an id that was erased or expired, it is a ConflictError."""
+        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
+        sources = validate_derived_from(derived_from)
+        return self._add_rows(tenant, [(row, sources)])[0]
 
     def add_episodes(self, tenant: str, episodes: Iterable[Mapping[str, Any]]) -> list[Episode]:
         """Record many episodes (mappings with ``add_episode``'s argument names) in one
         transaction, embedded in one batch first; the error names the offending ``episodes[i]``."""
         check_tenant(tenant)
-        rows = [_episode_row(index, item, tenant) for index, item in enumerate(_batch(episodes, "episodes"))]
-        if len(rows) > MAX_BATCH:
-            raise ValidationError("episodes", f"<{len(rows)} episodes>", f"at most {MAX_BATCH} per batch")
-        return self._add_rows(tenant, rows) if rows else []
+        items = [_episode_row(index, item, tenant) for index, item in enumerate(_batch(episodes, "episodes"))]
+        if len(items) > MAX_BATCH:
+            raise ValidationError("episodes", f"<{len(items)} episodes>", f"at most {MAX_BATCH} per batch")
+        return self._add_rows(tenant, items) if items else []
 
-    def _add_rows(self, tenant: str, rows: list[EpisodeRow]) -> list[Episode]:
+    def _add_rows(self, tenant: str, items: list[tuple[EpisodeRow, tuple[str, ...]]]) -> list[Episode]:
+        rows = [row for row, _ in items]
         vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
 
         def work(txn: Any) -> list[EpisodeRow]:
-            stored = [self._writes.add_episode(txn, row) for row in rows]
+            stored = [self._writes.add_episode(txn, row, sources) for row, sources in items]
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored
 
-        return [to_episode(row) for row in self.backend.run_write(tenant, work)]
+        return [to_episode(row, sources)
+                for row, (_, sources) in zip(self._write(tenant, "add_episode", work), items, strict=True)]
 
     def episode(self, tenant: str, id: str) -> Episode | None:
-        with self.backend.read(check_tenant(tenant)) as reader:
+        """The episode if it can be read: recorded, not erased, not past its deadline."""
+        with self._reading(check_tenant(tenant), "episode") as reader:
             row = reader.episode(check_name(id, "id"))
-        return None if row is None else to_episode(row)
+            if row is None or not row.readable:
+                return None
+            return to_episode(row, sources_of(reader, [row]).get(row.episode_id, ()))
 
     def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
-        with self.backend.read(check_tenant(tenant)) as reader:
-            return [to_episode(row) for row in reader.episodes(
-                check_optional_name(session, "session"), _limit(limit))]
+        with self._reading(check_tenant(tenant), "episodes") as reader:
+            rows = [row for row in reader.episodes(check_optional_name(session, "session"), _limit(limit))
+                    if row.readable]
+            sources = sources_of(reader, rows)
+        return [to_episode(row, sources.get(row.episode_id, ())) for row in rows]
 
     # writes ---------------------------------------------------------------------------
 
     def write(
         self, tenant: str, subject: str, attribute: str, value: Any, valid_from: Moment, source: str,
-        *, memory_type: str | None = None, confidence: float = 1.0,
+        *, memory_type: str | None = None, confidence: float = 1.0, purpose: str | None = None,
+        expires_at: Moment | None = None,
     ) -> WriteResult:
         """Assert ``subject.attribute = value`` from ``valid_from`` on, backed by episode
         ``source``. Supersedes the value holding then; refuses a different value that
-        starts at the same instant (ConflictError)."""
+        starts at the same instant (ConflictError). ``purpose`` puts it on that purpose's
+        timeline; at ``expires_at`` it is erased as if never recorded."""
         check_tenant(tenant)
-        pending = validate_op(OpKind.WRITE, subject, attribute, valid_from, source, value, memory_type, confidence)
+        pending = validate_op(OpKind.WRITE, subject, attribute, valid_from, source, value, memory_type, confidence,
+                              purpose=purpose, expires_at=expires_at)
         return self._apply(tenant, pending)
 
     def write_many(self, tenant: str, facts: Iterable[Fact | dict[str, Any]]) -> list[WriteResult]:
@@ -215,44 +214,53 @@ class Memory:
             raise ValidationError("facts", f"<{len(batch)} facts>", f"at most {MAX_BATCH} per batch")
         if not batch:
             return []
-        applied = self.backend.run_write(tenant, lambda txn: self._writes.apply_batch(txn, batch))
+        applied = self._write(tenant, "write_many", lambda txn: self._writes.apply_batch(txn, batch))
         return [self._result(tenant, item) for item in applied]
 
-    def retract(self, tenant: str, subject: str, attribute: str, at: Moment, source: str) -> WriteResult:
+    def retract(
+        self, tenant: str, subject: str, attribute: str, at: Moment, source: str, *, purpose: str | None = None,
+    ) -> WriteResult:
         """Say the value holding at ``at`` stopped holding then (NotFoundError if none)."""
         check_tenant(tenant)
-        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source)
+        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source, purpose=purpose)
         return self._apply(tenant, pending)
 
     def correct(
         self, tenant: str, subject: str, attribute: str, valid_from: Moment, value: Any, source: str,
-        *, confidence: float = 1.0,
+        *, confidence: float = 1.0, purpose: str | None = None,
     ) -> WriteResult:
         """Replace, from now on in transaction time, the value of the assertion starting at
         ``valid_from``; reads with an earlier ``known_at`` still see the old value."""
         check_tenant(tenant)
-        pending = validate_op(OpKind.CORRECT, subject, attribute, valid_from, source, value, None, confidence)
+        pending = validate_op(OpKind.CORRECT, subject, attribute, valid_from, source, value, None, confidence,
+                              purpose=purpose)
         return self._apply(tenant, pending)
 
     def forget_subject(self, tenant: str, subject: str) -> ForgetResult:
-        """Erase every assertion of ``subject``, in every version, as if never recorded."""
+        """Erase every assertion of ``subject`` (every purpose timeline, every version) and
+        its consent statements, as if never recorded."""
         check_tenant(tenant)
         subject = check_name(subject, "subject")
-        counts = self.backend.run_write(tenant, lambda txn: forget_subject(txn, subject, self._writes.now()))
-        self.backend.purge_residue()
-        return ForgetResult(*counts)
+        return self._erase(tenant, lambda txn: forget_subject(
+            txn, subject, self._writes.now(), self._digests, "forget_subject"))
 
     def forget_episode(self, tenant: str, episode_id: str) -> ForgetResult:
-        """Erase an episode and every operation it sourced; neighbours those operations
-        had closed hold again, as if they had never been recorded."""
+        """Erase an episode, the episodes derived from it, and every operation they
+        sourced; neighbours those operations had closed hold again, as if they had never
+        been recorded. The id stays reserved (a tombstone: a keyed digest)."""
         check_tenant(tenant)
         episode_id = check_name(episode_id, "episode")
-        counts = self.backend.run_write(tenant, lambda txn: forget_episode(txn, episode_id, self._writes.now()))
+        return self._erase(tenant, lambda txn: forget_episode(
+            txn, episode_id, self._writes.now(), self._digests, "forget_episode"))
+
+    def _erase(self, tenant: str, work: Any) -> ForgetResult:
+        erased: Erased = self._write(tenant, "forget", work)
         self.backend.purge_residue()
-        return ForgetResult(*counts)
+        return ForgetResult(erased.operations, erased.episodes, erased.keys)
 
     def _apply(self, tenant: str, pending: PendingOp) -> WriteResult:
-        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
+        return self._result(tenant, self._write(tenant, pending.kind.value,
+                                                lambda txn: self._writes.apply_one(txn, pending)))
 
     def _result(self, tenant: str, applied: Applied) -> WriteResult:
         version = applied.version
@@ -264,58 +272,83 @@ class Memory:
 
     def get(
         self, tenant: str, subject: str, attribute: str, *, at: Moment | None = None,
-        known_at: Moment | None = None,
+        known_at: Moment | None = None, purpose: str | None = None,
     ) -> Assertion | None:
         """The assertion holding at valid time ``at`` (default now) as the ledger stood at
-        transaction time ``known_at`` (default: everything recorded)."""
+        transaction time ``known_at`` (default: everything recorded). With ``purpose``,
+        that purpose's timeline, falling back to the general one where it holds nothing;
+        without, the general timeline only. Nothing while consent is revoked."""
         check_tenant(tenant)
         subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        scope = check_purpose(purpose)
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
-        with self.backend.read(tenant) as reader:
-            version = reader.get(subject, attribute, moment, known)
+        with self._reading(tenant, "get") as reader:
+            if not allowed(reader.consents(subject), scope):
+                return None
+            version = None if scope is None else reader.get(subject, ledger_attribute(attribute, scope), moment, known)
+            if version is None:
+                version = reader.get(subject, attribute, moment, known)
         return None if version is None else to_assertion(tenant, version)
 
     def history(
-        self, tenant: str, subject: str, attribute: str, *, known_at: Moment | None = None
+        self, tenant: str, subject: str, attribute: str, *, known_at: Moment | None = None,
+        purpose: str | None = None,
     ) -> list[Assertion]:
-        """Every assertion of the key as the ledger stood at ``known_at``, by ``valid_from``."""
-        check_tenant(tenant)
-        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
-        known = optional_micros(known_at, "known_at")
-        with self.backend.read(tenant) as reader:
-            return [to_assertion(tenant, v) for v in reader.history(subject, attribute, known)]
+        """Every assertion of the key's timeline (the general one, or ``purpose``'s) as the
+        ledger stood at ``known_at``, by ``valid_from``."""
+        return self._timeline(tenant, subject, attribute, purpose, "history",
+                              lambda reader, s, a: reader.history(s, a, optional_micros(known_at, "known_at")))
 
-    def versions(self, tenant: str, subject: str, attribute: str) -> list[Assertion]:
-        """The full bitemporal record of a key: every version ever visible, by recording."""
+    def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
+        """The full bitemporal record of a key's timeline: every version ever visible."""
+        return self._timeline(tenant, subject, attribute, purpose, "versions",
+                              lambda reader, s, a: reader.versions(s, a))
+
+    def _timeline(
+        self, tenant: str, subject: str, attribute: str, purpose: str | None, call: str,
+        read: Callable[[Reader, str, str], list[Version]],
+    ) -> list[Assertion]:
         check_tenant(tenant)
         subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
-        with self.backend.read(tenant) as reader:
-            return [to_assertion(tenant, v) for v in reader.versions(subject, attribute)]
+        scope = check_purpose(purpose)
+        with self._reading(tenant, call) as reader:
+            if not allowed(reader.consents(subject), scope):
+                return []
+            return [to_assertion(tenant, v) for v in read(reader, subject, ledger_attribute(attribute, scope))]
 
     def query(
         self, tenant: str, *, subject: str | None = None, attribute: str | None = None,
         memory_type: str | None = None, at: Moment | None = None, known_at: Moment | None = None,
-        all_times: bool = False, limit: int = 100, after: Assertion | None = None,
+        all_times: bool = False, limit: int = 100, after: Assertion | None = None, purpose: str | None = None,
     ) -> list[Assertion]:
         """Assertions of the tenant holding at ``at`` (default now), filtered; with
-        ``all_times`` every valid interval. Pages by passing the last result as ``after``."""
+        ``all_times`` every valid interval. Pages by passing the last result as ``after``.
+        ``purpose`` reads as ``get`` does: that timeline over the general one."""
         check_tenant(tenant)
         if not isinstance(all_times, bool):
             raise ValidationError("all_times", all_times, "must be true or false")
         if after is not None and not isinstance(after, Assertion):
             raise ValidationError("after", after, "must be an Assertion returned by query")
+        scope = check_purpose(purpose)
         flt = QueryFilter(
             subject=check_optional_name(subject, "subject"),
             attribute=check_optional_name(attribute, "attribute"),
             memory_type=check_optional_name(memory_type, "memory_type"),
             at=None if all_times else self._moment(at, "at"),
             known_at=optional_micros(known_at, "known_at"),
-            after=None if after is None else (after.subject, after.attribute, to_micros(after.valid_from)),
+            after=None if after is None else (
+                after.subject, ledger_attribute(after.attribute, after.purpose), to_micros(after.valid_from)),
             limit=_limit(limit),
+            purpose=scope,
         )
-        with self.backend.read(tenant) as reader:
-            return [to_assertion(tenant, v) for v in reader.query(flt)]
+        with self._reading(tenant, "query") as reader:
+            book = ConsentBook(reader.consents(None))
+            found = [to_assertion(tenant, v) for v in reader.query(flt) if book.allows(v.subject, scope)]
+        if scope is None or flt.at is None:
+            return found
+        scoped = {(a.subject, a.attribute) for a in found if a.purpose is not None}
+        return [a for a in found if a.purpose is not None or (a.subject, a.attribute) not in scoped]
 
     # extraction (the work is in sgam.extraction; these are its entry points) ----------
 
@@ -323,12 +356,13 @@ class Memory:
         self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
         kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
         extract: bool = True, client: ModelClient | None = None, policy: ExtractionPolicy | None = None,
+        retention: str = "default",
     ) -> Remembered:
         """Record an episode, then extract facts from it now (``extract=True``) or queue it
         for ``sgam worker`` in the same transaction as the episode (``extract=False``)."""
         from .extraction import Remembered
 
-        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
+        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
 
         def record(txn: Any) -> EpisodeRow:
             stored = self._writes.add_episode(txn, row)
@@ -336,7 +370,7 @@ class Memory:
                 txn.enqueue_job(stored.episode_id, self._writes.now())
             return stored
 
-        episode = to_episode(self.backend.run_write(tenant, record))
+        episode = to_episode(self._write(tenant, "remember", record))
         if not extract:
             return Remembered(episode, None, True)
         return Remembered(episode, self.extract(tenant, episode.id, client=client, policy=policy), False)
@@ -355,9 +389,10 @@ class Memory:
         """Extraction records, newest first: raw replies, decisions and their reasons."""
         from .extraction import Extraction
 
-        with self.backend.read(check_tenant(tenant)) as reader:
+        with self._reading(check_tenant(tenant), "extractions") as reader:
             rows = reader.extractions(check_optional_name(episode, "episode"), _limit(limit))
-        return [Extraction.from_row(row) for row in rows]
+            revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
+        return [Extraction.from_row(row).without_subjects(revoked) for row in rows]
 
     def held(self, tenant: str, *, status: str | None = "open", limit: int = 100) -> list[HeldCandidate]:
         """Candidates held back (pending confirmation or buffered as weak signals)."""
@@ -365,8 +400,10 @@ class Memory:
 
         if status is not None and status not in HELD_STATUSES:
             raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
-        with self.backend.read(check_tenant(tenant)) as reader:
-            return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))]
+        with self._reading(check_tenant(tenant), "held") as reader:
+            book = ConsentBook(reader.consents(None))
+            return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))
+                    if book.allows(row.subject, None)]
 
     def confirm(self, tenant: str, held_id: int) -> WriteResult:
         """Confirm a held candidate: it is written now, sourced from its episode."""
@@ -386,10 +423,14 @@ class Memory:
         self, tenant: str, question: str, *, limit: int = 10, config: SearchConfig | str | None = None,
         since: Moment | None = None, until: Moment | None = None, session: str | None = None,
         speaker: str | None = None, subject: str | None = None, memory_type: str | None = None,
+        purpose: str | None = None,
     ) -> list[EvidenceHit]:
         """Episodes that may be evidence for ``question``: keyword and vector candidates
-        fused by RRF and scored (``config``: a ``SearchConfig`` or a preset name)."""
+        fused by RRF and scored (``config``: a ``SearchConfig`` or a preset name). Nothing
+        about a subject whose consent (for ``purpose``) is revoked; an episode and the
+        episodes derived from it count as one source."""
         check_tenant(tenant)
+        scope = check_purpose(purpose)
         flt = SearchFilter(
             since=optional_micros(since, "since"), until=optional_micros(until, "until"),
             session=check_optional_name(session, "session"),
@@ -397,8 +438,10 @@ class Memory:
             subject=check_optional_name(subject, "subject"),
             memory_type=check_optional_name(memory_type, "memory_type"),
         )
+        with self._reading(tenant, "search"):
+            pass
         return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
-                                   limit=_limit(limit), now=self._moment(None, "now"))
+                                   limit=_limit(limit), now=self._moment(None, "now"), purpose=scope)
 
     def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
         """Give vectors to the tenant's episodes recorded before this embedder was set;
@@ -407,28 +450,35 @@ class Memory:
 
     def recall(
         self, tenant: str, question: str, *, at: Moment | None = None, budget: int = 1000,
-        config: SearchConfig | str | None = None,
+        config: SearchConfig | str | None = None, purpose: str | None = None,
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
-        state of the keys it names (as of ``at``), then evidence, quoted as data."""
+        state of the keys it names (as of ``at``, for ``purpose``), then evidence, quoted
+        as data; nothing about a subject whose consent is revoked."""
         check_tenant(tenant)
-        return recall(self._search, tenant, question, at=self._moment(at, "at"), budget=budget,
-                      config=resolve_config(config))
+        scope = check_purpose(purpose)
+        moment = self._moment(at, "at")
+        with self._reading(tenant, "recall"):
+            pass
+        return recall(self._search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
+                      purpose=scope)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))
 
 
-def _episode_row(index: int, item: Mapping[str, Any], tenant: str) -> EpisodeRow:
+def _episode_row(index: int, item: Mapping[str, Any], tenant: str) -> tuple[EpisodeRow, tuple[str, ...]]:
     prefix = f"episodes[{index}]."
     if not isinstance(item, Mapping):
         raise ValidationError(f"episodes[{index}]", item, "must be a mapping")
-    unknown = set(item) - {"id", "at", "text", "speaker", "kind", "session", "metadata"}
+    unknown = set(item) - {"id", "at", "text", "speaker", "kind", "session", "metadata", "retention", "derived_from"}
     if unknown:
         raise ValidationError(f"{prefix}{min(unknown)}", item, "unknown field")
     try:
-        return validate_episode(item.get("id"), item.get("at"), item.get("text"), item.get("speaker"),
-                                item.get("kind", "message"), item.get("session"), item.get("metadata"), tenant)
+        return (validate_episode(item.get("id"), item.get("at"), item.get("text"), item.get("speaker"),
+                                 item.get("kind", "message"), item.get("session"), item.get("metadata"), tenant,
+                                 item.get("retention", "default")),
+                validate_derived_from(item.get("derived_from")))
     except ValidationError as exc:
         raise ValidationError(f"{prefix}{exc.field}", exc.value, exc.rule) from None
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
+from .._purpose import ConsentBook
 from ..store import Backend, EpisodeRow, WriteTransaction
 from ._open import search_index_for
 from ._protocol import SearchFilter, SearchIndex
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked
 from .engine import EvidenceHit, search_evidence
+from .scope import in_scope
 from .text import check_question
 
 
@@ -90,7 +92,14 @@ class SearchService:
         return [(subject, attribute) for subject, attribute, score in found if score >= floor]
 
     def search(
-        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int
+        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int,
+        purpose: str | None = None,
     ) -> list[EvidenceHit]:
+        """Ranked evidence in the caller's scope (``scope.in_scope``): ranked deeper than
+        ``limit`` so that what the scope removes leaves ``limit`` to return."""
         check_question(question)
-        return search_evidence(self.index, self.embedder, tenant, question, config, flt, limit, now)
+        with self.backend.read(tenant) as reader:
+            revoked = ConsentBook(reader.consents(None)).revoked_subjects(purpose)
+        hits = search_evidence(self.index, self.embedder, tenant, question, config, flt, 2 * limit + 10, now)
+        with self.backend.read(tenant) as reader:
+            return in_scope(reader, hits, revoked)[:limit]

@@ -56,6 +56,7 @@ from .adapters import Micros, MicrosArray, configure
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
+from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
 from .security import check_safe
 
@@ -77,9 +78,9 @@ _INSERT_VERSIONS = (
 )
 _INSERT_OPERATIONS = (
     "INSERT INTO operations (tenant, seq, subject, attribute, kind, valid_at, value, source, "
-    "recorded_at, memory_type, confidence, schema_version) "
+    "recorded_at, memory_type, confidence, schema_version, expires_at) "
     "SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
-    "%s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::float8[], %s::int[])"
+    "%s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::float8[], %s::int[], %s::timestamptz[])"
 )
 
 
@@ -164,7 +165,7 @@ class _Scoped:
         return [memory_type_from_row(row) for row in rows]
 
 
-class PostgresWrite(_Scoped, ExtractionWrites):
+class PostgresWrite(_Scoped, ExtractionWrites, LifecycleWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int]) -> None:
@@ -219,9 +220,10 @@ class PostgresWrite(_Scoped, ExtractionWrites):
     def insert_episode(self, row: EpisodeRow) -> None:
         self._episodes.pop(row.episode_id, None)
         self._cur.execute(
-            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (row.tenant, row.episode_id, Micros(row.occurred_at), Micros(row.recorded_at), row.text,
-             row.speaker, row.kind, row.session, row.metadata, row.schema_version),
+             row.speaker, row.kind, row.session, row.metadata, row.schema_version, row.retention,
+             None if row.lost_at is None else Micros(row.lost_at)),
         )
 
     def delete_episode(self, episode_id: str) -> int:
@@ -394,10 +396,11 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         self._last.pop((op.subject, op.attribute), None)
         row = self._cur.execute(
             "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
+            "recorded_at, memory_type, confidence, schema_version, expires_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
             (self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
-             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version),
+             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
+             None if op.expires_at is None else Micros(op.expires_at)),
         ).fetchone()
         assert row is not None
         return int(row[0])
@@ -421,6 +424,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
             [op.value for op in ops], [op.source for op in ops],
             MicrosArray(op.recorded_at for op in ops), [op.memory_type for op in ops],
             [op.confidence for op in ops], [op.schema_version for op in ops],
+            MicrosArray(op.expires_at for op in ops),
         ))
         return seqs
 
@@ -471,15 +475,9 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         self._cur.execute(f"DELETE FROM assertions WHERE {_KEY}", (self.tenant, subject, attribute))
         self.insert_versions(versions)
 
-    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None:
-        self._cur.execute(
-            "INSERT INTO erasures (tenant, target_kind, target_digest, erased_at, operations_removed) "
-            "VALUES (%s, %s, %s, %s, %s)",
-            (self.tenant, target_kind, digest, Micros(erased_at), operations),
-        )
 
 
-class PostgresReader(_Scoped, ExtractionReads):
+class PostgresReader(_Scoped, ExtractionReads, LifecycleReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
@@ -662,6 +660,10 @@ class PostgresBackend:
     def count_jobs(self, now: int, tenant: str | None) -> int:
         with map_postgres_errors(), self._pool.connection() as conn:
             return count_jobs(conn.cursor(binary=True), now, tenant)
+
+    def due_tenants(self, now: int) -> list[str]:
+        with map_postgres_errors(), self._pool.connection() as conn:
+            return due_tenants(conn.cursor(binary=True), now)
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:

@@ -29,6 +29,7 @@ from .._rows import (
 )
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
+from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
 
 T = TypeVar("T")
@@ -133,7 +134,7 @@ _MISSING = object()
 CACHE_LIMIT = 4096
 
 
-class SQLiteWrite(_Scoped, ExtractionWrites):
+class SQLiteWrite(_Scoped, ExtractionWrites, LifecycleWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -164,9 +165,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
 
     def insert_episode(self, row: EpisodeRow) -> None:
         self._conn.execute(
-            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.tenant, row.episode_id, row.occurred_at, row.recorded_at, row.text, row.speaker,
-             row.kind, row.session, row.metadata, row.schema_version),
+             row.kind, row.session, row.metadata, row.schema_version, row.retention, row.lost_at),
         )
 
     def delete_episode(self, episode_id: str) -> int:
@@ -279,10 +280,10 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
     def append_operation(self, op: Operation) -> int:
         cursor = self._conn.execute(
             "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "recorded_at, memory_type, confidence, schema_version, expires_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (self.tenant, op.subject, op.attribute, op.kind.value, op.valid_at, op.value, op.source,
-             op.recorded_at, op.memory_type, op.confidence, op.schema_version),
+             op.recorded_at, op.memory_type, op.confidence, op.schema_version, op.expires_at),
         )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -293,10 +294,10 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
         first = (row[0] if row else 0) + 1
         self._conn.executemany(
             "INSERT INTO operations (seq, tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "recorded_at, memory_type, confidence, schema_version, expires_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(first + i, self.tenant, op.subject, op.attribute, op.kind.value, op.valid_at, op.value,
-              op.source, op.recorded_at, op.memory_type, op.confidence, op.schema_version)
+              op.source, op.recorded_at, op.memory_type, op.confidence, op.schema_version, op.expires_at)
              for i, op in enumerate(ops)],
         )
         return list(range(first, first + len(ops)))
@@ -341,15 +342,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
         if versions:
             self.insert_versions(versions)
 
-    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None:
-        self._conn.execute(
-            "INSERT INTO erasures (tenant, target_kind, target_digest, erased_at, operations_removed) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (self.tenant, target_kind, digest, erased_at, operations),
-        )
 
 
-class SQLiteReader(_Scoped, ExtractionReads):
+class SQLiteReader(_Scoped, ExtractionReads, LifecycleReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
@@ -557,6 +552,10 @@ class SQLiteBackend:
     def count_jobs(self, now: int, tenant: str | None) -> int:
         with self._lock, map_sqlite_errors():
             return count_jobs(self._conn, now, tenant)
+
+    def due_tenants(self, now: int) -> list[str]:
+        with self._lock, map_sqlite_errors():
+            return due_tenants(self._conn, now)
 
 
 def _split_script(script: str) -> list[str]:

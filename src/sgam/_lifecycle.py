@@ -1,0 +1,198 @@
+"""``Memory``'s lifecycle: retention classes, consent, deadlines on every call, purge,
+the audit log and the retention report.
+
+Every public ``Memory`` call of a tenant first settles what is past its deadline at
+``now`` (``_expiry.settle``): a read finds due work with one indexed probe and, only
+then, completes it in a write before answering; a write does it in its own transaction.
+So nothing past a deadline is ever returned, purge or no purge, and reading never moves
+a deadline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, TypeVar
+
+from ._erasure import Erased
+from ._errors import ValidationError
+from ._expiry import settle
+from ._model import AuditEntry, ConsentState, PurgeResult
+from ._purpose import EVERY_PURPOSE, ConsentRow, check_purpose
+from ._retention import (
+    DEFAULT_CLASS,
+    RetentionClass,
+    check_class_name,
+    check_on_expiry,
+    implicit_default,
+    parse_ttl,
+    retention_class,
+)
+from ._secret import Digests
+from ._time import from_micros
+from ._values import check_name, check_tenant
+from ._write import WriteService
+from .store import AuditRow, Backend, Reader, RetentionRow, WriteTransaction
+
+T = TypeVar("T")
+MAX_AUDIT = 10_000
+
+
+class Lifecycle:
+    """Mixed into ``Memory``; uses its backend, write service and digests."""
+
+    backend: Backend
+    _writes: WriteService
+    _digests: Digests
+
+    # deadlines on every call ----------------------------------------------------------
+
+    def _write(self, tenant: str, call: str, work: Callable[[WriteTransaction], T]) -> T:
+        """A write unit of work that first settles the tenant's deadlines at ``now``."""
+        settled: list[Erased] = []
+
+        def unit(txn: WriteTransaction) -> T:
+            settled[:] = [settle(txn, self._writes.now(), self._digests, call)]  # a retry starts over
+            return work(txn)
+
+        result = self.backend.run_write(tenant, unit)
+        if settled and settled[0].anything:
+            self.backend.purge_residue()
+        return result
+
+    @contextmanager
+    def _reading(self, tenant: str, call: str) -> Iterator[Reader]:
+        """A tenant's read scope in which nothing is past its deadline at ``now``."""
+        now = self._writes.now()
+        with self.backend.read(tenant) as reader:
+            if not reader.lifecycle_due(now):
+                yield reader
+                return
+        self._write(tenant, call, lambda txn: None)
+        with self.backend.read(tenant) as reader:
+            yield reader
+
+    # retention ------------------------------------------------------------------------
+
+    def retention(
+        self, tenant: str, name: str, ttl: str | Any | None, *, on_expiry: str = "erase"
+    ) -> RetentionClass:
+        """Declare (or redeclare) a retention class: data of the class is kept ``ttl``
+        (ISO 8601 days/hours/minutes/seconds, or None: until erased) after it was
+        recorded, then erased or (``keep_facts``) stripped of its text. Redeclaring moves
+        every deadline of the class; what has already expired stays expired."""
+        check_tenant(tenant)
+        row = RetentionRow(check_class_name(name), parse_ttl(ttl), check_on_expiry(on_expiry), 0)
+
+        def declare(txn: WriteTransaction) -> RetentionRow:
+            stamped = RetentionRow(row.name, row.ttl, row.on_expiry, self._writes.now())
+            txn.put_retention_class(stamped)
+            return stamped
+
+        stored = self._write(tenant, "retention", declare)
+        return retention_class(stored.name, stored.ttl, stored.on_expiry, stored.declared_at)
+
+    def retention_classes(self, tenant: str) -> list[RetentionClass]:
+        """The tenant's classes, ``default`` included even if never declared."""
+        with self._reading(check_tenant(tenant), "retention_classes") as reader:
+            rows = reader.retention_classes()
+        classes = [retention_class(r.name, r.ttl, r.on_expiry, r.declared_at) for r in rows]
+        if all(c.name != DEFAULT_CLASS for c in classes):
+            classes.insert(0, implicit_default())
+        return classes
+
+    def retention_report(self, tenant: str, *, deadlines: int = 10) -> dict[str, Any]:
+        """What each class holds and when the next deadlines fall (nothing of content)."""
+        check_tenant(tenant)
+        classes = {c.name: c for c in self.retention_classes(tenant)}
+        now = self._writes.now()
+        with self._reading(tenant, "retention_report") as reader:
+            holdings = {h.name: h for h in reader.class_holdings()}
+            upcoming = reader.next_deadlines(now, _count(deadlines, "deadlines"))
+        report = []
+        for name in sorted(set(classes) | set(holdings)):
+            known, held = classes.get(name), holdings.get(name)
+            report.append({
+                "class": name,
+                "ttl": None if known is None else known.ttl_iso,
+                "on_expiry": "erase" if known is None else known.on_expiry,
+                "episodes": 0 if held is None else held.episodes,
+                "text_lost": 0 if held is None else held.text_lost,
+                "next_deadline": _next_deadline(known, held),
+            })
+        return {
+            "tenant": tenant, "now": from_micros(now), "classes": report,
+            "next_deadlines": [{"kind": kind, "class": name or None, "at": from_micros(at)}
+                               for kind, name, at in upcoming],
+        }
+
+    # consent --------------------------------------------------------------------------
+
+    def consent(self, tenant: str, subject: str, granted: bool, *, purpose: str | None = None) -> ConsentState:
+        """Record, from now on, whether memory about ``subject`` may be used (for one
+        ``purpose``, or every purpose). While revoked, every read path returns nothing
+        about it and writes are refused (DeniedError). Revoking erases nothing."""
+        check_tenant(tenant)
+        subject = check_name(subject, "subject")
+        if not isinstance(granted, bool):
+            raise ValidationError("granted", granted, "must be true or false")
+        scope = check_purpose(purpose)
+
+        def record(txn: WriteTransaction) -> int:
+            txn.lock_lifecycle()
+            now = self._writes.now()
+            txn.put_consent(subject, scope or EVERY_PURPOSE, granted, now)
+            txn.record_audit(AuditRow(now, "consent_granted" if granted else "consent_revoked", "consent",
+                                      self._digests.of(tenant, "subject", subject), 1,
+                                      json.dumps({"purpose": scope is not None})))
+            return now
+
+        at = self._write(tenant, "consent", record)
+        return ConsentState(tenant, subject, scope, granted, from_micros(at))
+
+    def consents(self, tenant: str, *, subject: str | None = None) -> list[ConsentState]:
+        """The latest consent statement per subject and purpose (subjects with none are
+        consented)."""
+        with self._reading(check_tenant(tenant), "consents") as reader:
+            rows = reader.consents(None if subject is None else check_name(subject, "subject"))
+        return [_consent_state(tenant, row) for row in sorted(rows, key=lambda r: r.seq)]
+
+    # purge and audit ------------------------------------------------------------------
+
+    def purge(self, tenant: str | None = None) -> PurgeResult:
+        """Erase everything past its deadline, in every tenant (or one), then remove the
+        physical residue as an erasure does. Each tenant is one transaction: a purge cut
+        short leaves whole tenants done or untouched, and running it again finishes."""
+        now = self._writes.now()
+        tenants = [check_tenant(tenant)] if tenant is not None else self.backend.due_tenants(now)
+        total = Erased()
+        for name in tenants:
+            total.add(self.backend.run_write(name, lambda txn: settle(txn, now, self._digests, "purge")))
+        self.backend.purge_residue()
+        return PurgeResult(len(tenants), total.operations, total.episodes, total.texts, total.keys)
+
+    def audit(self, tenant: str, *, limit: int = 100) -> list[AuditEntry]:
+        """The tenant's erasures, expiries and consent changes, newest first; counts and
+        keyed digests only, never content."""
+        with self.backend.read(check_tenant(tenant)) as reader:
+            rows = reader.audit(_count(limit, "limit"))
+        return [AuditEntry(r.seq, from_micros(r.at), r.action, r.call, r.target, r.rows, json.loads(r.detail))
+                for r in rows]
+
+
+def _consent_state(tenant: str, row: ConsentRow) -> ConsentState:
+    return ConsentState(tenant, row.subject, row.purpose or None, row.granted, from_micros(row.changed_at))
+
+
+def _next_deadline(known: RetentionClass | None, held: Any) -> datetime | None:
+    if known is None or known.ttl is None or held is None or held.oldest_recorded_at is None:
+        return None
+    return from_micros(held.oldest_recorded_at) + known.ttl
+
+
+def _count(value: object, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_AUDIT:
+        raise ValidationError(field, value, f"must be an integer from 1 to {MAX_AUDIT}")
+    return value
