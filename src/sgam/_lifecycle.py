@@ -20,7 +20,7 @@ from ._erasure import Erased
 from ._errors import ValidationError
 from ._expiry import settle
 from ._model import AuditEntry, ConsentState, PurgeResult
-from ._purpose import EVERY_PURPOSE, ConsentRow, check_purpose
+from ._purpose import EVERY_PURPOSE, ConsentRow, allowed, check_purpose
 from ._retention import (
     DEFAULT_CLASS,
     RetentionClass,
@@ -151,6 +151,13 @@ class Lifecycle:
 
         at = self._write(tenant, "consent", record)
         return ConsentState(tenant, subject, scope, granted, from_micros(at))
+
+    def consented(self, tenant: str, subject: str, *, purpose: str | None = None) -> bool:
+        """Whether memory about ``subject`` may be used now (for ``purpose``)."""
+        check_tenant(tenant)
+        subject, scope = check_name(subject, "subject"), check_purpose(purpose)
+        with self.backend.read(tenant) as reader:
+            return allowed(reader.consents(subject), scope)
 
     def consents(self, tenant: str, *, subject: str | None = None) -> list[ConsentState]:
         """The latest consent statement per subject and purpose (subjects with none are

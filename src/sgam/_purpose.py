@@ -75,5 +75,5 @@ class ConsentBook:
 
 
 def refuse(subject: str, purpose: str | None, field: str = "subject") -> DeniedError:
-    scope = "every purpose" if purpose is None else f"purpose {purpose!r}"
-    return DeniedError(f"{field}: consent for {subject!r} is revoked ({scope})", field=field, value=subject)
+    scope = "" if purpose is None else f" for purpose {purpose!r}"
+    return DeniedError(f"{field}: consent for {subject!r} is revoked{scope}", field=field, value=subject)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import typer
 
-from . import demo, extraction, ledger, migrate, recall, replay
+from . import demo, extraction, ledger, lifecycle, migrate, recall, replay
 
 app = typer.Typer(
     name="sgam",
     help="sgam: typed, bitemporal, tenant-scoped memory for AI agents.\n\n"
     "Exit status: 0 ok, 1 failed expectations, 2 bad usage or scenario file, "
-    "3 validation, 4 not found, 5 conflict, 6 storage error, 7 model unavailable.",
+    "3 validation, 4 not found, 5 conflict, 6 storage error, 7 model unavailable, 8 denied (consent revoked).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (ledger, replay, extraction, recall, migrate, demo):
+for module in (ledger, replay, extraction, recall, lifecycle, migrate, demo):
     module.register(app)
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._errors import SgamError, ValidationError
 from .._memory import Memory
 from .._model import Episode, WriteResult
+from .._purpose import refuse
 from .._rules import OpKind
 from .._schema import AttributeSchema, check_value_type
 from .._time import from_micros, to_micros
@@ -90,6 +91,8 @@ class Judge:
             )
         try:
             valid_from = _checked(c, declared, self.episode)
+            if not self.memory.consented(self.tenant, c.subject):
+                raise refuse(c.subject, None)
         except SgamError as exc:
             return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}")
         if declared is not None and declared.sensitive and self.policy.confirm_sensitive:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from .._purpose import ConsentRow
+from .._purpose import ConsentRow, ledger_attribute
 from .._rules import KeyView, Operation, Plan, Version
 from .._schema import AttributeSchema, MemoryTypeSchema
 
@@ -150,6 +150,21 @@ class QueryFilter:
     limit: int = 100
     purpose: str | None = None
     """None: the general timeline only; a name: the general timeline and that purpose's."""
+
+
+def timeline_clause(flt: QueryFilter, general: str, suffix: str, mark: str) -> tuple[str, list[Any]]:
+    """The SQL condition of a query's timelines: the general one (``general``: no
+    separator in the ledger attribute), plus ``flt.purpose``'s (``suffix``: the ledger
+    attribute ends with separator + purpose), narrowed to ``flt.attribute``."""
+    if flt.attribute is not None:
+        names = [ledger_attribute(flt.attribute, None)]
+        if flt.purpose is not None:
+            names.append(ledger_attribute(flt.attribute, flt.purpose))
+        return f"attribute IN ({', '.join([mark] * len(names))})", list(names)
+    if flt.purpose is None:
+        return general, []
+    tail = ledger_attribute("", flt.purpose)
+    return f"({general} OR {suffix})", [len(tail), tail]
 
 
 class LifecycleReads(Protocol):

@@ -40,7 +40,7 @@ from ..._errors import StoreError
 from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from ..._values import check_tenant
-from .._protocol import EpisodeRow, JobRow, QueryFilter
+from .._protocol import EpisodeRow, JobRow, QueryFilter, timeline_clause
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -518,11 +518,13 @@ class PostgresReader(_Scoped, ExtractionReads, LifecycleReads):
     def query(self, flt: QueryFilter) -> list[Version]:
         clauses = ["tenant = %s"]
         params: list[Any] = [self.tenant]
-        for column, wanted in (("subject", flt.subject), ("attribute", flt.attribute),
-                               ("memory_type", flt.memory_type)):
+        for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
             if wanted is not None:
                 clauses.append(f"{column} = %s")
                 params.append(wanted)
+        clause, values = timeline_clause(flt, "strpos(attribute, chr(31)) = 0", "right(attribute, %s) = %s", "%s")
+        clauses.append(clause)
+        params += values
         if flt.known_at is None:
             clauses.append("recorded_to IS NULL")
         else:

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow, JobRow, QueryFilter
+from .._protocol import EpisodeRow, JobRow, QueryFilter, timeline_clause
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -381,11 +381,13 @@ class SQLiteReader(_Scoped, ExtractionReads, LifecycleReads):
     def query(self, flt: QueryFilter) -> list[Version]:
         clauses = ["tenant = ?"]
         params: list[Any] = [self.tenant]
-        for column, wanted in (("subject", flt.subject), ("attribute", flt.attribute),
-                               ("memory_type", flt.memory_type)):
+        for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
             if wanted is not None:
                 clauses.append(f"{column} = ?")
                 params.append(wanted)
+        clause, values = timeline_clause(flt, "instr(attribute, char(31)) = 0", "substr(attribute, -?) = ?", "?")
+        clauses.append(clause)
+        params += values
         if flt.known_at is None:
             clauses.append("recorded_to IS NULL")
         else:

@@ -1,0 +1,1 @@
+"""Lifecycle tests run on every backend: ``search_db`` is parameterised over them."""
