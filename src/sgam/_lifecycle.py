@@ -1,24 +1,17 @@
-"""``Memory``'s lifecycle: retention classes, consent, deadlines on every call, purge,
-the audit log and the retention report.
-
-Every public ``Memory`` call of a tenant first settles what is past its deadline at
-``now`` (``_expiry.settle``): a read finds due work with one indexed probe and, only
-then, completes it in a write before answering; a write does it in its own transaction.
-So nothing past a deadline is ever returned, purge or no purge, and reading never moves
-a deadline.
-"""
+"""``Memory``'s lifecycle methods: retention classes, consent, purge, the audit log and
+the retention report. Deadlines themselves are enforced by the ledger service on every
+call (``_ledger``)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
 from ._erasure import Erased
 from ._errors import ValidationError
 from ._expiry import settle
+from ._ledger import Ledger
 from ._model import AuditEntry, ConsentState, PurgeResult
 from ._purpose import EVERY_PURPOSE, ConsentRow, allowed, check_purpose
 from ._retention import (
@@ -30,49 +23,18 @@ from ._retention import (
     parse_ttl,
     retention_class,
 )
-from ._secret import Digests
 from ._time import from_micros
 from ._values import check_name, check_tenant
-from ._write import WriteService
-from .store import AuditRow, Backend, Reader, RetentionRow, WriteTransaction
+from .store import AuditRow, RetentionRow, WriteTransaction
 
 T = TypeVar("T")
 MAX_AUDIT = 10_000
 
 
 class Lifecycle:
-    """Mixed into ``Memory``; uses its backend, write service and digests."""
+    """Mixed into ``Memory``; works through its ledger service."""
 
-    backend: Backend
-    _writes: WriteService
-    _digests: Digests
-
-    # deadlines on every call ----------------------------------------------------------
-
-    def _write(self, tenant: str, call: str, work: Callable[[WriteTransaction], T]) -> T:
-        """A write unit of work that first settles the tenant's deadlines at ``now``."""
-        settled: list[Erased] = []
-
-        def unit(txn: WriteTransaction) -> T:
-            settled[:] = [settle(txn, self._writes.now(), self._digests, call)]  # a retry starts over
-            return work(txn)
-
-        result = self.backend.run_write(tenant, unit)
-        if settled and settled[0].anything:
-            self.backend.purge_residue()
-        return result
-
-    @contextmanager
-    def _reading(self, tenant: str, call: str) -> Iterator[Reader]:
-        """A tenant's read scope in which nothing is past its deadline at ``now``."""
-        now = self._writes.now()
-        with self.backend.read(tenant) as reader:
-            if not reader.lifecycle_due(now):
-                yield reader
-                return
-        self._write(tenant, call, lambda txn: None)
-        with self.backend.read(tenant) as reader:
-            yield reader
+    ledger: Ledger
 
     # retention ------------------------------------------------------------------------
 
@@ -87,16 +49,16 @@ class Lifecycle:
         row = RetentionRow(check_class_name(name), parse_ttl(ttl), check_on_expiry(on_expiry), 0)
 
         def declare(txn: WriteTransaction) -> RetentionRow:
-            stamped = RetentionRow(row.name, row.ttl, row.on_expiry, self._writes.now())
+            stamped = RetentionRow(row.name, row.ttl, row.on_expiry, self.ledger.now())
             txn.put_retention_class(stamped)
             return stamped
 
-        stored = self._write(tenant, "retention", declare)
+        stored = self.ledger.run_write(tenant, declare, "retention")
         return retention_class(stored.name, stored.ttl, stored.on_expiry, stored.declared_at)
 
     def retention_classes(self, tenant: str) -> list[RetentionClass]:
         """The tenant's classes, ``default`` included even if never declared."""
-        with self._reading(check_tenant(tenant), "retention_classes") as reader:
+        with self.ledger.read(check_tenant(tenant), "retention_classes") as reader:
             rows = reader.retention_classes()
         classes = [retention_class(r.name, r.ttl, r.on_expiry, r.declared_at) for r in rows]
         if all(c.name != DEFAULT_CLASS for c in classes):
@@ -107,8 +69,8 @@ class Lifecycle:
         """What each class holds and when the next deadlines fall (nothing of content)."""
         check_tenant(tenant)
         classes = {c.name: c for c in self.retention_classes(tenant)}
-        now = self._writes.now()
-        with self._reading(tenant, "retention_report") as reader:
+        now = self.ledger.now()
+        with self.ledger.read(tenant, "retention_report") as reader:
             holdings = {h.name: h for h in reader.class_holdings()}
             upcoming = reader.next_deadlines(now, _count(deadlines, "deadlines"))
         report = []
@@ -142,27 +104,27 @@ class Lifecycle:
 
         def record(txn: WriteTransaction) -> int:
             txn.lock_lifecycle()
-            now = self._writes.now()
+            now = self.ledger.now()
             txn.put_consent(subject, scope or EVERY_PURPOSE, granted, now)
             txn.record_audit(AuditRow(now, "consent_granted" if granted else "consent_revoked", "consent",
-                                      self._digests.of(tenant, "subject", subject), 1,
+                                      self.ledger.digests.of(tenant, "subject", subject), 1,
                                       json.dumps({"purpose": scope is not None})))
             return now
 
-        at = self._write(tenant, "consent", record)
+        at = self.ledger.run_write(tenant, record, "consent")
         return ConsentState(tenant, subject, scope, granted, from_micros(at))
 
     def consented(self, tenant: str, subject: str, *, purpose: str | None = None) -> bool:
         """Whether memory about ``subject`` may be used now (for ``purpose``)."""
         check_tenant(tenant)
         subject, scope = check_name(subject, "subject"), check_purpose(purpose)
-        with self.backend.read(tenant) as reader:
+        with self.ledger.backend.read(tenant) as reader:
             return allowed(reader.consents(subject), scope)
 
     def consents(self, tenant: str, *, subject: str | None = None) -> list[ConsentState]:
         """The latest consent statement per subject and purpose (subjects with none are
         consented)."""
-        with self._reading(check_tenant(tenant), "consents") as reader:
+        with self.ledger.read(check_tenant(tenant), "consents") as reader:
             rows = reader.consents(None if subject is None else check_name(subject, "subject"))
         return [_consent_state(tenant, row) for row in sorted(rows, key=lambda r: r.seq)]
 
@@ -172,18 +134,18 @@ class Lifecycle:
         """Erase everything past its deadline, in every tenant (or one), then remove the
         physical residue as an erasure does. Each tenant is one transaction: a purge cut
         short leaves whole tenants done or untouched, and running it again finishes."""
-        now = self._writes.now()
-        tenants = [check_tenant(tenant)] if tenant is not None else self.backend.due_tenants(now)
+        now = self.ledger.now()
+        tenants = [check_tenant(tenant)] if tenant is not None else self.ledger.backend.due_tenants(now)
         total = Erased()
         for name in tenants:
-            total.add(self.backend.run_write(name, lambda txn: settle(txn, now, self._digests, "purge")))
-        self.backend.purge_residue()
+            total.add(self.ledger.backend.run_write(name, lambda txn: settle(txn, now, self.ledger.digests, "purge")))
+        self.ledger.backend.purge_residue()
         return PurgeResult(len(tenants), total.operations, total.episodes, total.texts, total.keys)
 
     def audit(self, tenant: str, *, limit: int = 100) -> list[AuditEntry]:
         """The tenant's erasures, expiries and consent changes, newest first; counts and
         keyed digests only, never content."""
-        with self.backend.read(check_tenant(tenant)) as reader:
+        with self.ledger.backend.read(check_tenant(tenant)) as reader:
             rows = reader.audit(_count(limit, "limit"))
         return [AuditEntry(r.seq, from_micros(r.at), r.action, r.call, r.target, r.rows, json.loads(r.detail))
                 for r in rows]

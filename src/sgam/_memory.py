@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from ._convert import sources_of, to_assertion, to_episode
 from ._erasure import Erased, forget_episode, forget_subject
 from ._errors import ValidationError
+from ._ledger import Ledger
 from ._lifecycle import Lifecycle
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
 from ._purpose import ConsentBook, allowed, check_purpose, ledger_attribute
@@ -27,7 +28,6 @@ from ._secret import Digests
 from ._time import Clock, optional_micros, parse_timestamp, to_micros, utc_now
 from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text
 from ._write import (
-    Applied,
     PendingOp,
     WriteService,
     fact_to_pending,
@@ -70,15 +70,28 @@ class Memory(Lifecycle):
         self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
         embedder: Embedder | None = None, erasure_key: bytes | None = None,
     ) -> None:
-        self.backend: Backend = backend if backend is not None else open_backend(url or default_url())
+        store = backend if backend is not None else open_backend(url or default_url())
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
-        self._digests = Digests(self.backend.url, erasure_key)
-        self._writes = WriteService(clock, self._models, self._digests)
-        self._search = SearchService(self.backend, embedder if embedder is not None else embedder_from_env())
+        self.ledger = Ledger(
+            store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
+            SearchService(store, embedder if embedder is not None else embedder_from_env()),
+        )
+
+    @property
+    def backend(self) -> Backend:
+        return self.ledger.backend
+
+    @property
+    def _writes(self) -> WriteService:
+        return self.ledger.writes
+
+    @property
+    def _search(self) -> SearchService:
+        return self.ledger.search
 
     @property
     def clock(self) -> Clock:
-        return self._writes.clock
+        return self.ledger.clock
 
     @clock.setter
     def clock(self, clock: Clock) -> None:
@@ -111,7 +124,7 @@ class Memory(Lifecycle):
             sensitive=bool(sensitive),
             description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
         )
-        return self._write(tenant, "declare", lambda txn: self._writes.declare(txn, schema))
+        return self.ledger.run_write(tenant, lambda txn: self._writes.declare(txn, schema), "declare")
 
     def register_memory_type(self, tenant: str, name: str, model: type[BaseModel]) -> MemoryTypeSchema:
         """Make ``name`` a typed memory type whose values must validate against ``model``.
@@ -130,12 +143,12 @@ class Memory(Lifecycle):
             txn.put_memory_type(schema)
             return schema
 
-        registered = self._write(tenant, "register_memory_type", register)
+        registered = self.ledger.run_write(tenant, register, "register_memory_type")
         self._models[(tenant, name)] = model
         return registered
 
     def schema(self, tenant: str) -> tuple[list[AttributeSchema], list[MemoryTypeSchema]]:
-        with self._reading(check_tenant(tenant), "schema") as reader:
+        with self.ledger.read(check_tenant(tenant), "schema") as reader:
             return reader.attribute_schemas(), reader.memory_types()
 
     # episodes -------------------------------------------------------------------------
@@ -172,18 +185,18 @@ class Memory(Lifecycle):
             return stored
 
         return [to_episode(row, sources)
-                for row, (_, sources) in zip(self._write(tenant, "add_episode", work), items, strict=True)]
+                for row, (_, sources) in zip(self.ledger.run_write(tenant, work, "add_episode"), items, strict=True)]
 
     def episode(self, tenant: str, id: str) -> Episode | None:
         """The episode if it can be read: recorded, not erased, not past its deadline."""
-        with self._reading(check_tenant(tenant), "episode") as reader:
+        with self.ledger.read(check_tenant(tenant), "episode") as reader:
             row = reader.episode(check_name(id, "id"))
             if row is None or not row.readable:
                 return None
             return to_episode(row, sources_of(reader, [row]).get(row.episode_id, ()))
 
     def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
-        with self._reading(check_tenant(tenant), "episodes") as reader:
+        with self.ledger.read(check_tenant(tenant), "episodes") as reader:
             rows = [row for row in reader.episodes(check_optional_name(session, "session"), _limit(limit))
                     if row.readable]
             sources = sources_of(reader, rows)
@@ -214,8 +227,8 @@ class Memory(Lifecycle):
             raise ValidationError("facts", f"<{len(batch)} facts>", f"at most {MAX_BATCH} per batch")
         if not batch:
             return []
-        applied = self._write(tenant, "write_many", lambda txn: self._writes.apply_batch(txn, batch))
-        return [self._result(tenant, item) for item in applied]
+        applied = self.ledger.run_write(tenant, lambda txn: self._writes.apply_batch(txn, batch), "write_many")
+        return [self.ledger.result(tenant, item) for item in applied]
 
     def retract(
         self, tenant: str, subject: str, attribute: str, at: Moment, source: str, *, purpose: str | None = None,
@@ -242,7 +255,7 @@ class Memory(Lifecycle):
         check_tenant(tenant)
         subject = check_name(subject, "subject")
         return self._erase(tenant, lambda txn: forget_subject(
-            txn, subject, self._writes.now(), self._digests, "forget_subject"))
+            txn, subject, self._writes.now(), self.ledger.digests, "forget_subject"))
 
     def forget_episode(self, tenant: str, episode_id: str) -> ForgetResult:
         """Erase an episode, the episodes derived from it, and every operation they
@@ -251,22 +264,15 @@ class Memory(Lifecycle):
         check_tenant(tenant)
         episode_id = check_name(episode_id, "episode")
         return self._erase(tenant, lambda txn: forget_episode(
-            txn, episode_id, self._writes.now(), self._digests, "forget_episode"))
+            txn, episode_id, self._writes.now(), self.ledger.digests, "forget_episode"))
 
     def _erase(self, tenant: str, work: Any) -> ForgetResult:
-        erased: Erased = self._write(tenant, "forget", work)
+        erased: Erased = self.ledger.run_write(tenant, work, "forget")
         self.backend.purge_residue()
         return ForgetResult(erased.operations, erased.episodes, erased.keys)
 
     def _apply(self, tenant: str, pending: PendingOp) -> WriteResult:
-        return self._result(tenant, self._write(tenant, pending.kind.value,
-                                                lambda txn: self._writes.apply_one(txn, pending)))
-
-    def _result(self, tenant: str, applied: Applied) -> WriteResult:
-        version = applied.version
-        return WriteResult(
-            applied.seq, applied.effect, None if version is None else to_assertion(tenant, version)
-        )
+        return self.ledger.apply(tenant, pending)
 
     # reads ----------------------------------------------------------------------------
 
@@ -283,7 +289,7 @@ class Memory(Lifecycle):
         scope = check_purpose(purpose)
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
-        with self._reading(tenant, "get") as reader:
+        with self.ledger.read(tenant, "get") as reader:
             if not allowed(reader.consents(subject), scope):
                 return None
             version = None if scope is None else reader.get(subject, ledger_attribute(attribute, scope), moment, known)
@@ -312,7 +318,7 @@ class Memory(Lifecycle):
         check_tenant(tenant)
         subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
         scope = check_purpose(purpose)
-        with self._reading(tenant, call) as reader:
+        with self.ledger.read(tenant, call) as reader:
             if not allowed(reader.consents(subject), scope):
                 return []
             return [to_assertion(tenant, v) for v in read(reader, subject, ledger_attribute(attribute, scope))]
@@ -342,7 +348,7 @@ class Memory(Lifecycle):
             limit=_limit(limit),
             purpose=scope,
         )
-        with self._reading(tenant, "query") as reader:
+        with self.ledger.read(tenant, "query") as reader:
             book = ConsentBook(reader.consents(None))
             found = [to_assertion(tenant, v) for v in reader.query(flt) if book.allows(v.subject, scope)]
         if scope is None or flt.at is None:
@@ -370,7 +376,7 @@ class Memory(Lifecycle):
                 txn.enqueue_job(stored.episode_id, self._writes.now())
             return stored
 
-        episode = to_episode(self._write(tenant, "remember", record))
+        episode = to_episode(self.ledger.run_write(tenant, record, "remember"))
         if not extract:
             return Remembered(episode, None, True)
         return Remembered(episode, self.extract(tenant, episode.id, client=client, policy=policy), False)
@@ -383,16 +389,22 @@ class Memory(Lifecycle):
         environment); the record stays inspectable through ``extractions``."""
         from .extraction import extract
 
-        return extract(self, check_tenant(tenant), check_name(episode, "episode"), client=client, policy=policy)
+        return extract(self.ledger, check_tenant(tenant), check_name(episode, "episode"), client=client, policy=policy)
 
     def extractions(self, tenant: str, *, episode: str | None = None, limit: int = 100) -> list[Extraction]:
         """Extraction records, newest first: raw replies, decisions and their reasons."""
         from .extraction import Extraction
 
-        with self._reading(check_tenant(tenant), "extractions") as reader:
+        with self.ledger.read(check_tenant(tenant), "extractions") as reader:
             rows = reader.extractions(check_optional_name(episode, "episode"), _limit(limit))
             revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
         return [Extraction.from_row(row).without_subjects(revoked) for row in rows]
+
+    def extraction(self, tenant: str, extraction_id: int) -> Extraction:
+        """One extraction record by id (NotFoundError if the tenant has none such)."""
+        from .extraction import get_extraction
+
+        return get_extraction(self.ledger, check_tenant(tenant), extraction_id)
 
     def held(self, tenant: str, *, status: str | None = "open", limit: int = 100) -> list[HeldCandidate]:
         """Candidates held back (pending confirmation or buffered as weak signals)."""
@@ -400,7 +412,7 @@ class Memory(Lifecycle):
 
         if status is not None and status not in HELD_STATUSES:
             raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
-        with self._reading(check_tenant(tenant), "held") as reader:
+        with self.ledger.read(check_tenant(tenant), "held") as reader:
             book = ConsentBook(reader.consents(None))
             return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))
                     if book.allows(row.subject, None)]
@@ -409,13 +421,13 @@ class Memory(Lifecycle):
         """Confirm a held candidate: it is written now, sourced from its episode."""
         from .extraction import confirm
 
-        return confirm(self, check_tenant(tenant), held_id)
+        return confirm(self.ledger, check_tenant(tenant), held_id)
 
     def reject(self, tenant: str, held_id: int) -> HeldCandidate:
         """Reject a held candidate: it is never written."""
         from .extraction import reject
 
-        return reject(self, check_tenant(tenant), held_id)
+        return reject(self.ledger, check_tenant(tenant), held_id)
 
     # recall ---------------------------------------------------------------------------
 
@@ -438,7 +450,7 @@ class Memory(Lifecycle):
             subject=check_optional_name(subject, "subject"),
             memory_type=check_optional_name(memory_type, "memory_type"),
         )
-        with self._reading(tenant, "search"):
+        with self.ledger.read(tenant, "search"):
             pass
         return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
                                    limit=_limit(limit), now=self._moment(None, "now"), purpose=scope)
@@ -458,7 +470,7 @@ class Memory(Lifecycle):
         check_tenant(tenant)
         scope = check_purpose(purpose)
         moment = self._moment(at, "at")
-        with self._reading(tenant, "recall"):
+        with self.ledger.read(tenant, "recall"):
             pass
         return recall(self._search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
                       purpose=scope)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ._backend import Backend
 from ._protocol import (
     AuditRow,
-    Backend,
     ClassHoldings,
     EpisodeRow,
     ExtractionRow,
@@ -15,6 +15,7 @@ from ._protocol import (
     RetentionRow,
     WriteTransaction,
 )
+from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
 from ._url import open_backend, temporary_store
 
 __all__ = [
@@ -28,7 +29,11 @@ __all__ = [
     "QueryFilter",
     "Reader",
     "RetentionRow",
+    "SearchFilter",
+    "SearchIndex",
+    "StoredEpisode",
     "WriteTransaction",
+    "fact_text",
     "open_backend",
     "temporary_store",
 ]

@@ -1,0 +1,99 @@
+"""The ledger service: the one object the layers above the store share.
+
+``Memory`` is a facade for callers; extraction, review, the worker, replay steps and
+lifecycle jobs need the same backend, write service, search and clock without the
+facade's argument checking, and must be able to run several of those steps in one
+transaction. They depend on this module, never on ``Memory``.
+
+Deadlines are part of every unit of work and every read here: what is past its deadline
+at ``now`` is settled (``_expiry.settle``) before anything runs. A read finds due work
+with one indexed probe and, only then, completes it in a write before answering; a write
+does it in its own transaction. So nothing past a deadline is returned by any path that
+goes through the ledger, purge or no purge, and reading never moves a deadline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from ._convert import to_assertion, to_episode
+from ._erasure import Erased
+from ._expiry import settle
+from ._model import Episode, WriteResult
+from ._schema import AttributeSchema
+from ._secret import Digests
+from ._time import Clock
+from ._write import Applied, PendingOp, WriteService
+from .search import SearchService
+from .store import Backend, Reader, WriteTransaction
+
+T = TypeVar("T")
+
+
+class Ledger:
+    """Backend, write service and search index of one open store, with its clock."""
+
+    def __init__(self, backend: Backend, writes: WriteService, search: SearchService) -> None:
+        self.backend = backend
+        self.writes = writes
+        self.search = search
+
+    @property
+    def clock(self) -> Clock:
+        return self.writes.clock
+
+    def now(self) -> int:
+        """The clock's instant in microseconds: transaction time for what runs next."""
+        return self.writes.now()
+
+    @property
+    def digests(self) -> Digests:
+        return self.writes.digests
+
+    def run_write(self, tenant: str, work: Callable[[WriteTransaction], T], call: str = "write") -> T:
+        """``work`` in one transaction that first settles the tenant's deadlines; after an
+        expiry the residue goes as after an erasure (``call`` names the caller in the
+        audit log)."""
+        settled: list[Erased] = []
+
+        def unit(txn: WriteTransaction) -> T:
+            settled[:] = [settle(txn, self.now(), self.digests, call)]  # a retried unit starts over
+            return work(txn)
+
+        result = self.backend.run_write(tenant, unit)
+        if settled and settled[0].anything:
+            self.backend.purge_residue()
+        return result
+
+    @contextmanager
+    def read(self, tenant: str, call: str = "read") -> Iterator[Reader]:
+        """A read scope of the tenant in which nothing is past its deadline at ``now``."""
+        now = self.now()
+        with self.backend.read(tenant) as reader:
+            if not reader.lifecycle_due(now):
+                yield reader
+                return
+        self.run_write(tenant, lambda txn: None, call)
+        with self.backend.read(tenant) as reader:
+            yield reader
+
+    def apply(self, tenant: str, pending: PendingOp) -> WriteResult:
+        """One validated operation in its own transaction."""
+        return self.result(tenant, self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending)))
+
+    @staticmethod
+    def result(tenant: str, applied: Applied) -> WriteResult:
+        version = applied.version
+        return WriteResult(applied.seq, applied.effect, None if version is None else to_assertion(tenant, version))
+
+    def episode(self, tenant: str, episode_id: str) -> Episode | None:
+        """The episode if it can be read: recorded, not erased, not past its deadline."""
+        with self.read(tenant, "episode") as reader:
+            row = reader.episode(episode_id)
+        return None if row is None or not row.readable else to_episode(row)
+
+    def attribute_schemas(self, tenant: str) -> list[AttributeSchema]:
+        with self.read(tenant) as reader:
+            return reader.attribute_schemas()
