@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ._erasure import Erased, drop_text, erase_operations, forget_episode
 from ._secret import Digests
-from .store import WriteTransaction
+from .store import Backend, WriteTransaction
 
 
 def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased:
@@ -33,3 +33,15 @@ def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Eras
         elif row.readable:
             done.add(drop_text(txn, episode_id, now, digests, call))
     return done
+
+
+def purge(backend: Backend, digests: Digests, now: int, tenant: str | None = None) -> tuple[int, Erased]:
+    """Settle every tenant with something due (or one), one transaction per tenant, then
+    remove the physical residue as an erasure does. Cut short, it leaves whole tenants
+    done or untouched; run again, it finishes. Returns (tenants visited, what went)."""
+    tenants = [tenant] if tenant is not None else backend.due_tenants(now)
+    total = Erased()
+    for name in tenants:
+        total.add(backend.run_write(name, lambda txn: settle(txn, now, digests, "purge")))
+    backend.purge_residue()
+    return len(tenants), total

@@ -8,11 +8,10 @@ import json
 from datetime import datetime
 from typing import Any, TypeVar
 
-from ._erasure import Erased
 from ._errors import ValidationError
-from ._expiry import settle
+from ._expiry import purge
 from ._ledger import Ledger
-from ._model import AuditEntry, ConsentState, PurgeResult
+from ._model import AuditEntry, ConsentState, PurgeResult, Residue
 from ._purpose import EVERY_PURPOSE, ConsentRow, allowed, check_purpose
 from ._retention import (
     DEFAULT_CLASS,
@@ -24,7 +23,7 @@ from ._retention import (
     retention_class,
 )
 from ._time import from_micros
-from ._values import check_name, check_tenant
+from ._values import MAX_NAME_LENGTH, check_name, check_tenant, check_text
 from .store import AuditRow, RetentionRow, WriteTransaction
 
 T = TypeVar("T")
@@ -134,13 +133,23 @@ class Lifecycle:
         """Erase everything past its deadline, in every tenant (or one), then remove the
         physical residue as an erasure does. Each tenant is one transaction: a purge cut
         short leaves whole tenants done or untouched, and running it again finishes."""
-        now = self.ledger.now()
-        tenants = [check_tenant(tenant)] if tenant is not None else self.ledger.backend.due_tenants(now)
-        total = Erased()
-        for name in tenants:
-            total.add(self.ledger.backend.run_write(name, lambda txn: settle(txn, now, self.ledger.digests, "purge")))
-        self.ledger.backend.purge_residue()
-        return PurgeResult(len(tenants), total.operations, total.episodes, total.texts, total.keys)
+        scope = None if tenant is None else check_tenant(tenant)
+        visited, total = purge(self.ledger.backend, self.ledger.digests, self.ledger.now(), scope)
+        return PurgeResult(visited, total.operations, total.episodes, total.texts, total.keys)
+
+    def residue(self, tenant: str, text: str) -> Residue:
+        """Every table, index and stored reply of the tenant (and, on SQLite, the database
+        and WAL bytes) in which ``text`` still appears, as written, lowercased (as full-text
+        indexes keep terms) or JSON-escaped (as stored replies may carry it): how an
+        operator proves that an erasure or a purge left nothing behind."""
+        check_tenant(tenant)
+        literal = check_text(text, "text", MAX_NAME_LENGTH * 4)
+        if not literal.strip():
+            raise ValidationError("text", text, "must be a non-empty string")
+        needles = sorted({literal, literal.lower(), json.dumps(literal)[1:-1],
+                          json.dumps(literal, ensure_ascii=False)[1:-1]})
+        hits = self.ledger.backend.residue(tenant, needles)
+        return Residue(tenant, literal, bool(hits), {hit.place: hit.matches for hit in hits})
 
     def audit(self, tenant: str, *, limit: int = 100) -> list[AuditEntry]:
         """The tenant's erasures, expiries and consent changes, newest first; counts and

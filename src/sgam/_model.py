@@ -133,3 +133,14 @@ class Key:
     tenant: str
     subject: str
     attribute: str
+
+
+@dataclass(frozen=True, slots=True)
+class Residue:
+    """Where a searched string still appears in a tenant's store: ``places`` maps each
+    table or file to how often; empty when the string is nowhere."""
+
+    tenant: str
+    text: str
+    found: bool
+    places: dict[str, int]

@@ -183,6 +183,8 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--forever", help="Keep polling instead of stopping when idle.")
         ] = False,
         progress: Annotated[bool, typer.Option(help="Show a progress bar over the backlog.")] = True,
+        purge_every: Annotated[float, typer.Option(
+            "--purge-every", help="Seconds between purges of what is past its deadline (0: never).")] = 60.0,
         db: DbOption = None,
         as_json: JsonOption = False,
     ) -> None:
@@ -190,12 +192,14 @@ def register(app: typer.Typer) -> None:
         with open_memory(db) as memory:
             try:
                 stats: Any = Worker(
-                    memory, tenant=tenant, batch=batch, lease_seconds=lease, max_attempts=max_attempts
+                    memory, tenant=tenant, batch=batch, lease_seconds=lease, max_attempts=max_attempts,
+                    purge_every=purge_every if purge_every > 0 else None,
                 ).run(until_idle=not forever, progress=progress and not as_json)
             except SgamError as exc:
                 fail(exc, as_json)
                 return
         if as_json:
-            print_json({"done": stats.done, "failed": stats.failed, "retried": stats.retried})
+            print_json({"done": stats.done, "failed": stats.failed, "retried": stats.retried, "purged": stats.purged})
         else:
-            console.print(f"{stats.done} done, {stats.failed} failed, {stats.retried} to retry")
+            console.print(f"{stats.done} done, {stats.failed} failed, {stats.retried} to retry, "
+                          f"{stats.purged} purged past their deadline")

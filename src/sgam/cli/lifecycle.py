@@ -41,6 +41,14 @@ def _show_purge(result: Any) -> None:
                   f"{result.keys_rederived} keys re-derived")
 
 
+def _show_residue(result: Any) -> None:
+    if not result.found:
+        console.print("nowhere")
+        return
+    for place, matches in sorted(result.places.items()):
+        console.print(f"{place}: {matches}")
+
+
 def _show_audit(entries: list[Any]) -> None:
     table = Table("seq", "at", "action", "call", "rows", "target", "detail")
     for e in entries:
@@ -93,6 +101,24 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Erase everything past its deadline and remove the physical residue."""
         run(db, as_json, lambda m: m.purge(tenant), _show_purge)
+
+    @app.command("residue")
+    def residue(
+        tenant: TenantOption,
+        text: Annotated[str, typer.Argument(help="The literal string to look for (an erased marker).")],
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Where TEXT still appears in the tenant's store; exit 0 when nowhere, 1 when found."""
+        found: list[bool] = []
+
+        def scan(memory: Any) -> Any:
+            result = memory.residue(tenant, text)
+            found.append(result.found)
+            return result
+
+        run(db, as_json, scan, _show_residue)
+        if found and found[0]:
+            raise typer.Exit(1)
 
     @app.command("audit")
     def audit(

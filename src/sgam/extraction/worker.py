@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .._errors import SgamError
+from .._expiry import purge
 from .._ledger import Ledger
 from ..store import JobRow
 from .clients import ModelClient, OpenAIClient
@@ -36,6 +37,8 @@ class WorkerStats:
     done: int = 0
     failed: int = 0
     retried: int = 0
+    purged: int = 0
+    """Operations, episodes and texts the scheduled purges removed past their deadline."""
 
     @property
     def handled(self) -> int:
@@ -56,8 +59,11 @@ class Worker:
         lease_seconds: float = 300.0,
         batch: int = 4,
         max_attempts: int = 3,
+        purge_every: float | None = 60.0,
     ) -> None:
         self.ledger = memory if isinstance(memory, Ledger) else memory.ledger
+        self.purge_every = purge_every
+        self._last_purge: float | None = None
         self.client = client
         self.policy = policy if policy is not None else ExtractionPolicy.from_env()
         self.tenant = tenant
@@ -110,6 +116,7 @@ class Worker:
         bar = _Progress(self.backlog()) if progress else None
         try:
             while True:
+                total.purged += self.purge_if_due()
                 stats = self.run_once(None if bar is None else bar.advance)
                 total.done += stats.done
                 total.failed += stats.failed
@@ -121,6 +128,18 @@ class Worker:
         finally:
             if bar is not None:
                 bar.close()
+
+    def purge_if_due(self) -> int:
+        """Purge (every tenant, or the worker's) when ``purge_every`` seconds have passed
+        since the last one, and on the first call; how much it removed."""
+        if self.purge_every is None:
+            return 0
+        clock = time.monotonic()
+        if self._last_purge is not None and clock - self._last_purge < self.purge_every:
+            return 0
+        self._last_purge = clock
+        _, erased = purge(self.ledger.backend, self.ledger.digests, self._now(), self.tenant)
+        return erased.operations + erased.episodes + erased.texts
 
     def _now(self) -> int:
         return self.ledger.now()

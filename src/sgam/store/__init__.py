@@ -12,6 +12,7 @@ from ._protocol import (
     JobRow,
     QueryFilter,
     Reader,
+    ResidueHit,
     RetentionRow,
     WriteTransaction,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "JobRow",
     "QueryFilter",
     "Reader",
+    "ResidueHit",
     "RetentionRow",
     "SearchFilter",
     "SearchIndex",

@@ -139,6 +139,14 @@ class ClassHoldings:
 
 
 @dataclass(frozen=True, slots=True)
+class ResidueHit:
+    """A place where a searched string still appears, and how often."""
+
+    place: str
+    matches: int
+
+
+@dataclass(frozen=True, slots=True)
 class QueryFilter:
     subject: str | None = None
     attribute: str | None = None

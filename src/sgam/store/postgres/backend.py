@@ -29,7 +29,7 @@ import hashlib
 import json
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -40,7 +40,7 @@ from ..._errors import StoreError
 from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from ..._values import check_tenant
-from .._protocol import EpisodeRow, JobRow, QueryFilter, timeline_clause
+from .._protocol import EpisodeRow, JobRow, QueryFilter, ResidueHit, timeline_clause
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -52,12 +52,13 @@ from .._rows import (
     operation_from_row,
     version_from_row,
 )
+from . import residue
 from .adapters import Micros, MicrosArray, configure
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
 from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
-from .migrations import MIGRATIONS
+from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
 
 if TYPE_CHECKING:
@@ -666,6 +667,13 @@ class PostgresBackend:
     def due_tenants(self, now: int) -> list[str]:
         with map_postgres_errors(), self._pool.connection() as conn:
             return due_tenants(conn.cursor(binary=True), now)
+
+    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+        check_tenant(tenant)
+        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
+            cur = conn.cursor(binary=True)
+            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+            return residue.scan_tables(cur, TENANT_TABLES, needles)
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:

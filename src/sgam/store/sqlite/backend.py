@@ -7,7 +7,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, TypeVar
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow, JobRow, QueryFilter, timeline_clause
+from .._protocol import EpisodeRow, JobRow, QueryFilter, ResidueHit, timeline_clause
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -28,6 +28,7 @@ from .._rows import (
     version_from_row,
 )
 from .._search import SearchIndex
+from . import residue
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
@@ -565,6 +566,11 @@ class SQLiteBackend:
     def due_tenants(self, now: int) -> list[str]:
         with self._lock, map_sqlite_errors():
             return due_tenants(self._conn, now)
+
+    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+        with self._lock, map_sqlite_errors():
+            hits = residue.scan_tables(self._conn, tenant, needles)
+        return hits + residue.scan_files(self.path, needles)
 
 
 def _split_script(script: str) -> list[str]:
