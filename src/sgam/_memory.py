@@ -228,6 +228,7 @@ class Memory(Lifecycle):
         if not batch:
             return []
         applied = self.ledger.run_write(tenant, lambda txn: self._writes.apply_batch(txn, batch), "write_many")
+        self.ledger.index_facts(tenant)
         return [self.ledger.result(tenant, item) for item in applied]
 
     def retract(
@@ -456,24 +457,31 @@ class Memory(Lifecycle):
                                    limit=_limit(limit), now=self._moment(None, "now"), purpose=scope)
 
     def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
-        """Give vectors to the tenant's episodes recorded before this embedder was set;
-        returns how many were embedded (0 without an embedder)."""
-        return self._search.backfill(check_tenant(tenant), _limit(batch))
+        """Give vectors to the tenant's episodes recorded before this embedder was set (and
+        to facts still without one); returns how many episodes were embedded (0 without an
+        embedder)."""
+        done = self._search.backfill(check_tenant(tenant), _limit(batch))
+        self._search.index_facts(tenant)
+        return done
 
     def recall(
-        self, tenant: str, question: str, *, at: Moment | None = None, budget: int = 1000,
-        config: SearchConfig | str | None = None, purpose: str | None = None,
+        self, tenant: str, question: str, *, at: Moment | None = None, known_at: Moment | None = None,
+        budget: int = 1000, config: SearchConfig | str | None = None, purpose: str | None = None,
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
-        state of the keys it names (as of ``at``, for ``purpose``), then evidence, quoted
-        as data; nothing about a subject whose consent is revoked."""
+        state of the keys it names (valid at ``at``, as recorded by ``known_at``, for
+        ``purpose``), then evidence recorded by ``known_at``, quoted as data; nothing
+        about a subject whose consent is revoked, nothing past its deadline. It writes
+        only to complete an expiry that is due, so a recall with a past ``known_at``
+        gives the same context later as long as nothing of it has expired."""
         check_tenant(tenant)
         scope = check_purpose(purpose)
         moment = self._moment(at, "at")
+        known = optional_micros(known_at, "known_at")
         with self.ledger.read(tenant, "recall"):
             pass
         return recall(self._search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
-                      purpose=scope)
+                      known_at=known, purpose=scope)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))

@@ -11,7 +11,7 @@ import pytest
 
 from sgam import DeniedError, Memory, ValidationError
 
-from ..conftest import HashingEmbedder, ManualClock, SearchDb
+from ..conftest import HashingEmbedder, ManualClock, Store
 
 T = "acme"
 MARKERS = ("ZqPurgeEpisode41", "ZqPurgeWrite42", "ZqPurgeDerived43", "ZqKeepText44")
@@ -31,9 +31,9 @@ def _seed(memory: Memory) -> None:
     memory.write(T, "ann", "drink", "tea", "2026-06-01T00:00:00Z", "t1")
 
 
-def test_purge_leaves_no_residue(search_db: SearchDb, clock: ManualClock) -> None:
+def test_purge_leaves_no_residue(store: Store, clock: ManualClock) -> None:
     clock.set("2026-06-01T00:00:00+00:00")
-    with Memory(search_db.url, clock=clock, embedder=HashingEmbedder()) as memory:
+    with Memory(store.url, clock=clock, embedder=HashingEmbedder()) as memory:
         _seed(memory)
         for marker in MARKERS:
             assert memory.residue(T, marker).found, marker
@@ -52,9 +52,9 @@ def test_purge_leaves_no_residue(search_db: SearchDb, clock: ManualClock) -> Non
             assert all(marker not in repr(entry) for marker in MARKERS)
 
 
-def test_reads_settle_before_any_purge(search_db: SearchDb, clock: ManualClock) -> None:
+def test_reads_settle_before_any_purge(store: Store, clock: ManualClock) -> None:
     clock.set("2026-06-01T00:00:00+00:00")
-    with Memory(search_db.url, clock=clock) as memory:
+    with Memory(store.url, clock=clock) as memory:
         _seed(memory)
         clock.advance(7200)
         assert memory.get(T, "ann", "code_word") is None  # this read settles the tenant
@@ -64,9 +64,9 @@ def test_reads_settle_before_any_purge(search_db: SearchDb, clock: ManualClock) 
             assert not memory.residue(T, marker).found, marker
 
 
-def test_bad_lifecycle_input_changes_nothing(search_db: SearchDb, clock: ManualClock) -> None:
+def test_bad_lifecycle_input_changes_nothing(store: Store, clock: ManualClock) -> None:
     clock.set("2026-06-01T00:00:00+00:00")
-    with Memory(search_db.url, clock=clock) as memory:
+    with Memory(store.url, clock=clock) as memory:
         _seed(memory)
         before = (memory.retention_classes(T), memory.consents(T), memory.audit(T), memory.query(T))
         for call in (

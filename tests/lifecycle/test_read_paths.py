@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sgam import Memory
 
-from ..conftest import HashingEmbedder, ManualClock, SearchDb
+from ..conftest import HashingEmbedder, ManualClock, Store
 
 T = "acme"
 
@@ -20,8 +20,8 @@ def _seed(memory: Memory) -> None:
     memory.write(T, "ola", "home_city", "Bergen", "2026-06-01T09:05:00Z", "o1")
 
 
-def test_revoked_subject_is_absent_from_every_read_path(search_db: SearchDb, clock: ManualClock) -> None:
-    with Memory(search_db.url, clock=clock, embedder=HashingEmbedder()) as memory:
+def test_revoked_subject_is_absent_from_every_read_path(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock, embedder=HashingEmbedder()) as memory:
         clock.set("2026-06-02T00:00:00+00:00")
         _seed(memory)
         memory.consent(T, "mira", False)
@@ -36,8 +36,8 @@ def test_revoked_subject_is_absent_from_every_read_path(search_db: SearchDb, clo
         assert "Oslo" in memory.recall(T, "Where does mira live? home city", budget=2000).text
 
 
-def test_purpose_reads_in_query_and_recall(search_db: SearchDb, clock: ManualClock) -> None:
-    with Memory(search_db.url, clock=clock) as memory:
+def test_purpose_reads_in_query_and_recall(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock) as memory:
         clock.set("2026-06-02T00:00:00+00:00")
         _seed(memory)
         memory.write(T, "mira", "answer_style", "detailed", "2026-06-01T00:00:00Z", "m1")
@@ -60,8 +60,8 @@ def test_purpose_reads_in_query_and_recall(search_db: SearchDb, clock: ManualClo
         assert [a.value for a in memory.query(T, subject="mira", attribute="answer_style")] == ["detailed"]
 
 
-def test_an_episode_and_its_derivatives_count_as_one_source(search_db: SearchDb, clock: ManualClock) -> None:
-    with Memory(search_db.url, clock=clock) as memory:
+def test_an_episode_and_its_derivatives_count_as_one_source(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock) as memory:
         clock.set("2026-06-02T00:00:00+00:00")
         memory.add_episode(T, "raw", "2026-06-01T00:00:00Z", "Ann says the launch date is March 3.")
         memory.add_episode(T, "sum", "2026-06-01T01:00:00Z", "Summary: the launch date is March 3.",
@@ -77,8 +77,8 @@ def test_an_episode_and_its_derivatives_count_as_one_source(search_db: SearchDb,
         assert memory.episode(T, "note").derived_from == ("sum",)  # type: ignore[union-attr]
 
 
-def test_expired_text_leaves_search_and_episode_lists(search_db: SearchDb, clock: ManualClock) -> None:
-    with Memory(search_db.url, clock=clock, embedder=HashingEmbedder()) as memory:
+def test_expired_text_leaves_search_and_episode_lists(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock, embedder=HashingEmbedder()) as memory:
         clock.set("2026-06-01T00:00:00+00:00")
         memory.retention(T, "transcripts", "PT1H", on_expiry="keep_facts")
         memory.add_episode(T, "t1", "2026-06-01T00:00:00Z", "Zyxwv the quokka prefers tea.", retention="transcripts")
@@ -88,4 +88,4 @@ def test_expired_text_leaves_search_and_episode_lists(search_db: SearchDb, clock
         assert memory.search(T, "zyxwv quokka tea") == []
         assert memory.episodes(T) == [] and memory.episode(T, "t1") is None
         assert memory.get(T, "quokka", "drink").source == "t1"  # type: ignore[union-attr]
-        assert search_db.count("SELECT count(*) FROM episodes WHERE text LIKE '%quokka%'") == 0
+        assert store.count("SELECT count(*) FROM episodes WHERE text LIKE '%quokka%'") == 0

@@ -32,18 +32,21 @@ def check_budget(budget: object) -> int:
 
 def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
-    purpose: str | None = None,
+    purpose: str | None = None, known_at: int | None = None,
 ) -> RecallResult:
+    """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
+    recorded by then, so a recall with ``known_at`` can be reproduced later."""
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
-    keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES), terms)
+    keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES, known_at), terms)
     if not keys:  # the question names no key: fall back to the facts closest in meaning
-        keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR)
+        keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
     with search.backend.read(tenant) as reader:
-        keys = timeline_keys(reader, keys, purpose, at)
-        facts = [item for subject, attribute in keys for item in _key_items(reader, subject, attribute, at)]
-    hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at),
+        keys = timeline_keys(reader, keys, purpose, at, known_at)
+        facts = [item for subject, attribute in keys
+                 for item in _key_items(reader, subject, attribute, at, known_at)]
+    hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
                          limit=EVIDENCE_LIMIT, now=at, purpose=purpose)
     evidence = [
         RecallItem("evidence", hit.text, Citation(hit.episode_id, hit.at, hit.speaker), hit.score,
@@ -73,7 +76,9 @@ def best_keys(keys: list[tuple[str, str]], terms: list[str]) -> list[tuple[str, 
     return [key for score, _, key in sorted(scored, key=lambda x: (-x[0], x[1])) if score == best > 0][:MAX_KEYS]
 
 
-def timeline_keys(reader: Reader, keys: list[tuple[str, str]], purpose: str | None, at: int) -> list[tuple[str, str]]:
+def timeline_keys(
+    reader: Reader, keys: list[tuple[str, str]], purpose: str | None, at: int, known_at: int | None = None,
+) -> list[tuple[str, str]]:
     """The ledger keys to read for ``purpose``: a purpose timeline where it holds at
     ``at``, else the general one; other purposes' timelines never; no subject whose
     consent for the purpose is revoked."""
@@ -84,20 +89,23 @@ def timeline_keys(reader: Reader, keys: list[tuple[str, str]], purpose: str | No
         if (scope is not None and scope != purpose) or not book.allows(subject, purpose):
             continue
         scoped = ledger_attribute(attribute, purpose)
-        holds = purpose is not None and reader.get(subject, scoped, at, None) is not None
+        holds = purpose is not None and reader.get(subject, scoped, at, known_at) is not None
         chosen.setdefault((subject, scoped if holds else attribute), None)
     return list(chosen)
 
 
-def _key_items(reader: Reader, subject: str, attribute: str, at: int) -> list[RecallItem]:
+def _key_items(reader: Reader, subject: str, attribute: str, at: int, known_at: int | None) -> list[RecallItem]:
     """The version holding at ``at``, the few it replaced in valid time, and the value a
-    correction replaced (if any), the latter marked superseded."""
-    history = [v for v in reader.history(subject, attribute, None) if v.valid_from <= at]
+    correction replaced (if any), the latter marked superseded; all as of ``known_at``."""
+    history = [v for v in reader.history(subject, attribute, known_at) if v.valid_from <= at]
     if not history or not history[-1].holds_at(at):
         return []
     current, earlier = history[-1], history[-1 - SUPERSEDED_PER_KEY:-1]
-    corrected = [v for v in reader.versions(subject, attribute)
-                 if v.recorded_to is not None and v.valid_from == current.valid_from and v.value != current.value]
+    retired_by_then = [
+        v for v in reader.versions(subject, attribute)
+        if v.recorded_to is not None and (known_at is None or v.recorded_to <= known_at)
+    ]
+    corrected = [v for v in retired_by_then if v.valid_from == current.valid_from and v.value != current.value]
     items = [_fact(reader, current, superseded=False, score=1.0)]
     items += [_fact(reader, v, superseded=True, score=0.5) for v in reversed(earlier)]
     items += [_fact(reader, v, superseded=True, score=0.4) for v in corrected[-1:]]

@@ -1,1 +1,0 @@
-"""Lifecycle tests run on every backend: ``search_db`` is parameterised over them."""
