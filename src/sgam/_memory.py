@@ -41,6 +41,7 @@ from .search.embedders import Embedder
 from .store import Backend, EpisodeRow, QueryFilter, Reader, open_backend
 
 if TYPE_CHECKING:
+    from .documents import Documents
     from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
 
 DEFAULT_URL = "sqlite:///./sgam.db"
@@ -76,6 +77,7 @@ class Memory(Lifecycle):
             store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
             SearchService(store, embedder if embedder is not None else embedder_from_env()),
         )
+        self._documents: Documents | None = None
 
     @property
     def backend(self) -> Backend:
@@ -96,6 +98,15 @@ class Memory(Lifecycle):
     @clock.setter
     def clock(self, clock: Clock) -> None:
         self._writes.clock = clock
+
+    @property
+    def documents(self) -> Documents:
+        """Document memory: each tenant's files under /memories, with revisions (``sgam.documents``)."""
+        if self._documents is None:
+            from .documents import Documents
+
+            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder, self.ledger.digests)
+        return self._documents
 
     def close(self) -> None:
         self.backend.close()
@@ -456,6 +467,16 @@ class Memory(Lifecycle):
         return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
                                    limit=_limit(limit), now=self._moment(None, "now"), purpose=scope)
 
+    def search_many(
+        self, tenant: str, question: str, configs: Mapping[str, SearchConfig | str], *, limit: int = 10,
+    ) -> dict[str, list[EvidenceHit]]:
+        """``search`` under each named configuration, the index asked once: how evaluations
+        compare settings on exactly the results a user would get."""
+        check_tenant(tenant)
+        resolved = {name: resolve_config(config) for name, config in configs.items()}
+        return self._search.search_many(tenant, question, configs=resolved, flt=SearchFilter(),
+                                        limit=_limit(limit), now=self._moment(None, "now"))
+
     def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
         """Give vectors to the tenant's episodes recorded before this embedder was set (and
         to facts still without one); returns how many episodes were embedded (0 without an
@@ -470,10 +491,11 @@ class Memory(Lifecycle):
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
         state of the keys it names (valid at ``at``, as recorded by ``known_at``, for
-        ``purpose``), then evidence recorded by ``known_at``, quoted as data; nothing
-        about a subject whose consent is revoked, nothing past its deadline. It writes
-        only to complete an expiry that is due, so a recall with a past ``known_at``
-        gives the same context later as long as nothing of it has expired."""
+        ``purpose``), then passages of documents (only without ``known_at``) and evidence
+        recorded by ``known_at``, quoted as data; nothing about a subject whose consent is
+        revoked, nothing past its deadline. It writes only to complete an expiry that is
+        due, so a recall with a past ``known_at`` gives the same context later as long as
+        nothing of it has expired."""
         check_tenant(tenant)
         scope = check_purpose(purpose)
         moment = self._moment(at, "at")
@@ -481,7 +503,7 @@ class Memory(Lifecycle):
         with self.ledger.read(tenant, "recall"):
             pass
         return recall(self._search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
-                      known_at=known, purpose=scope)
+                      known_at=known, documents=self.documents.passages, purpose=scope)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))

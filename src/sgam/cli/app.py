@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import demo, extraction, ledger, lifecycle, migrate, recall, replay
+from . import demo, documents, extraction, ledger, lifecycle, migrate, recall, replay
 
 app = typer.Typer(
     name="sgam",
@@ -15,7 +15,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (ledger, replay, extraction, recall, lifecycle, migrate, demo):
+for module in (ledger, replay, extraction, recall, documents, lifecycle, migrate, demo):
     module.register(app)
 
 

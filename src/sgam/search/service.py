@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 
 from .._purpose import ConsentBook
 from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked
-from .engine import EvidenceHit, search_evidence
+from .engine import EvidenceHit, gather, hit, rank, search_evidence
 from .scope import in_scope
 from .text import check_question
 
@@ -104,3 +104,14 @@ class SearchService:
         hits = search_evidence(self.index, self.embedder, tenant, question, config, flt, 2 * limit + 10, now)
         with self.backend.read(tenant) as reader:
             return in_scope(reader, hits, revoked)[:limit]
+
+    def search_many(
+        self, tenant: str, question: str, *, configs: Mapping[str, SearchConfig], flt: SearchFilter, limit: int,
+        now: int,
+    ) -> dict[str, list[EvidenceHit]]:
+        """The same question under several configurations, the index asked once: each
+        result equals what ``search`` returns with that configuration."""
+        check_question(question)
+        found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt)
+        return {name: [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
+                for name, config in configs.items()}

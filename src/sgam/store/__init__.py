@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._backend import Backend
+from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
     AuditRow,
     ClassHoldings,
@@ -22,7 +23,11 @@ from ._url import open_backend, temporary_store
 __all__ = [
     "AuditRow",
     "Backend",
+    "Chunk",
+    "ChunkRow",
     "ClassHoldings",
+    "DocumentRow",
+    "DocumentStore",
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
@@ -31,6 +36,7 @@ __all__ = [
     "Reader",
     "ResidueHit",
     "RetentionRow",
+    "RevisionRow",
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",
