@@ -38,7 +38,7 @@ from ._write import (
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
 from .search.embedders import Embedder
-from .store import Backend, EpisodeRow, QueryFilter, Reader, open_backend
+from .store import Backend, EpisodeRow, QueryFilter, Reader, WriteTransaction, open_backend
 
 if TYPE_CHECKING:
     from .documents import Documents
@@ -149,7 +149,7 @@ class Memory(Lifecycle):
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise ValidationError("model", model, "must be a pydantic BaseModel subclass")
 
-        def register(txn: Any) -> MemoryTypeSchema:
+        def register(txn: WriteTransaction) -> MemoryTypeSchema:
             schema = MemoryTypeSchema(name, model.model_json_schema(), txn.bump_schema_version())
             txn.put_memory_type(schema)
             return schema
@@ -190,7 +190,7 @@ class Memory(Lifecycle):
         rows = [row for row, _ in items]
         vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
 
-        def work(txn: Any) -> list[EpisodeRow]:
+        def work(txn: WriteTransaction) -> list[EpisodeRow]:
             stored = [self._writes.add_episode(txn, row, sources) for row, sources in items]
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored
@@ -382,7 +382,7 @@ class Memory(Lifecycle):
 
         row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
 
-        def record(txn: Any) -> EpisodeRow:
+        def record(txn: WriteTransaction) -> EpisodeRow:
             stored = self._writes.add_episode(txn, row)
             if not extract:
                 txn.enqueue_job(stored.episode_id, self._writes.now())

@@ -17,17 +17,19 @@ from ._protocol import (
     RetentionRow,
     WriteTransaction,
 )
+from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
 from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
-from ._url import open_backend, temporary_store
 
 __all__ = [
     "AuditRow",
     "Backend",
+    "BackendFamily",
     "Chunk",
     "ChunkRow",
     "ClassHoldings",
     "DocumentRow",
     "DocumentStore",
+    "FAMILIES",
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
@@ -42,6 +44,7 @@ __all__ = [
     "StoredEpisode",
     "WriteTransaction",
     "fact_text",
+    "migrate_store",
     "open_backend",
     "temporary_store",
 ]
