@@ -150,6 +150,7 @@ class WriteService:
         return now if last is None or last <= now else last
 
     def apply_one(self, txn: WriteTransaction, pending: PendingOp) -> Applied:
+        txn.prefetch_one(pending.subject, pending.attribute, pending.valid_at, pending.source)
         op = self.prepare(txn, pending, txn.schema_version())
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         op.seq = txn.append_operation(op)

@@ -127,6 +127,12 @@ class WriteTransaction(Protocol):
         """Announce every key a batch will touch before it touches any, so a backend that
         locks per key can take the locks at once in a deadlock-free order (and prefetch)."""
         ...
+    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+        """A one-operation unit of work names its key, instant and source before any lookup,
+        so a backend that pays a round trip per statement can take the key's lock and fetch
+        everything the rules will ask (schema version, source, last change, the versions
+        around ``moment``) at once."""
+        ...
     def key(self, subject: str, attribute: str) -> KeyView: ...
     def current(self, subject: str, attribute: str) -> list[Version]:
         """The current versions of a key, ordered by ``valid_from``."""

@@ -266,6 +266,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
 
+    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+        """Nothing to do: a lookup is a function call into the same process."""
+
     def key(self, subject: str, attribute: str) -> _Key:
         return _Key(self._conn, self.tenant, subject, attribute)
 
