@@ -163,6 +163,7 @@ class Memory:
         vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
 
         def work(txn: Any) -> list[EpisodeRow]:
+            txn.prefetch_episodes([row.episode_id for row in rows])
             stored = [self._writes.add_episode(txn, row) for row in rows]
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored

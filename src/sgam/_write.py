@@ -171,6 +171,7 @@ class WriteService:
         version = txn.schema_version()
         # validation of every fact before not_found of any, as for a single operation
         ops = [self.typed(txn, pending, version) for pending in batch]
+        txn.prefetch_episodes([pending.source for pending in batch])
         for pending in batch:
             self.check_source(txn, pending)
         by_key: dict[tuple[str, str], list[int]] = {}

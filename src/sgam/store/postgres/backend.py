@@ -29,7 +29,7 @@ import hashlib
 import json
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -252,6 +252,17 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         if episode_id not in self._episodes:
             self._episodes[episode_id] = super().episode(episode_id)
         return self._episodes[episode_id]
+
+    def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
+        wanted = [i for i in dict.fromkeys(episode_ids) if i not in self._episodes]
+        if not wanted:
+            return
+        rows = self._cur.execute(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND episode_id = ANY(%s::text[])",
+            (self.tenant, wanted),
+        ).fetchall()
+        found = {row[1]: EpisodeRow(*row) for row in rows}
+        self._episodes.update((i, found.get(i)) for i in wanted)
 
     def insert_episode(self, row: EpisodeRow) -> None:
         self._episodes.pop(row.episode_id, None)

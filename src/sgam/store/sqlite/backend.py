@@ -7,7 +7,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, TypeVar
@@ -162,6 +162,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
         if row is not None:
             self._remember(key, row)
         return row
+
+    def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
+        """Nothing to do: a lookup is a function call into the same process."""
 
     def insert_episode(self, row: EpisodeRow) -> None:
         self._conn.execute(
