@@ -37,7 +37,7 @@ INDEX_FUNCTIONS = ("sgam_vector_index(integer)",)
 """Owner-run DDL the app role may trigger: the HNSW index of a new dimension (migration 3)."""
 
 SEARCH_FUNCTIONS = (
-    "sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text)",
+    "sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)",
 )
 """Owner-run full-text search of the caller's tenant (migration 4): under the app role's
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
@@ -434,7 +434,7 @@ MIGRATIONS.append(
     """
     CREATE FUNCTION sgam_keyword_episodes(
         p_terms text[], p_limit integer, p_since timestamptz, p_until timestamptz,
-        p_session text, p_speaker text, p_subject text, p_memory_type text
+        p_session text, p_speaker text, p_subject text, p_memory_type text, p_known_at timestamptz
     ) RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp AS $$
     DECLARE
@@ -468,6 +468,7 @@ MIGRATIONS.append(
             WHERE e.tenant = v_tenant AND e.search @@ v_any
               AND (p_since IS NULL OR e.occurred_at >= p_since)
               AND (p_until IS NULL OR e.occurred_at <= p_until)
+              AND (p_known_at IS NULL OR e.recorded_at <= p_known_at)
               AND (p_session IS NULL OR e.session = p_session)
               AND (p_speaker IS NULL OR e.speaker = p_speaker)
               AND (p_subject IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
@@ -478,7 +479,8 @@ MIGRATIONS.append(
                       FROM unnest(v_queries, v_idf) AS w(q, idf)) DESC, e.seq
             LIMIT p_limit;
     END $$;
-    REVOKE ALL ON FUNCTION sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text)
+    REVOKE ALL ON FUNCTION
+        sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)
         FROM PUBLIC;
     """
 )

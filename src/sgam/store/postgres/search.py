@@ -19,7 +19,7 @@ from ..._errors import ValidationError
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode, fact_text
-from .adapters import Micros
+from .adapters import Micros, micros
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
     from .backend import Cursor, PostgresBackend, PostgresWrite
@@ -135,10 +135,9 @@ class PostgresSearchIndex:
             return []
         with self._read(tenant) as cur:
             rows = cur.execute(
-                "SELECT s FROM sgam_keyword_episodes(%s::text[], %s::integer, %s, %s, %s, %s, %s, %s) AS s",
-                (list(terms), limit, None if flt.since is None else Micros(flt.since),
-                 None if flt.until is None else Micros(flt.until), flt.session, flt.speaker, flt.subject,
-                 flt.memory_type),
+                "SELECT s FROM sgam_keyword_episodes(%s::text[], %s::integer, %s, %s, %s, %s, %s, %s, %s) AS s",
+                (list(terms), limit, micros(flt.since), micros(flt.until), flt.session, flt.speaker,
+                 flt.subject, flt.memory_type, micros(flt.known_at)),
             ).fetchall()
         return [int(row[0]) for row in rows]
 
