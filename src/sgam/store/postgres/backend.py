@@ -56,6 +56,7 @@ from .adapters import Micros, MicrosArray, configure
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
+from .items import ItemReads, ItemWrites
 from .migrations import MIGRATIONS
 from .security import check_safe
 
@@ -197,7 +198,7 @@ the version a transaction sees are still right for it; a transaction that change
 schema neither reads nor fills the cache."""
 
 
-class PostgresWrite(_Scoped, ExtractionWrites):
+class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
@@ -608,7 +609,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         )
 
 
-class PostgresReader(_Scoped, ExtractionReads):
+class PostgresReader(_Scoped, ExtractionReads, ItemReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:

@@ -129,7 +129,7 @@ class PostgresSearchIndex:
         """BM25-like: each term's ``ts_rank`` (saturating in its frequency, divided by the
         log of the length) weighted by its inverse document frequency in this tenant.
         ts_rank alone has no IDF, and on LoCoMo that cost a fifth of BM25's recall. The
-        query runs in ``sgam_keyword_episodes`` (migration 5), where the GIN index can
+        query runs in ``sgam_keyword_episodes`` (migration 6), where the GIN index can
         serve it; it reads the tenant this transaction set."""
         if not terms:
             return []

@@ -23,6 +23,7 @@ from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode, fact_text
 from .errors import map_sqlite_errors
+from .fts import fts_query
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
     from .backend import SQLiteBackend, SQLiteWrite
@@ -59,11 +60,6 @@ class _VectorCache:
         if self.prefix is None or self.prefix.shape[0] != rows:
             self.prefix = np.ascontiguousarray(self.matrix[:, : int(dims * PREFIX_SHARE)])
         return self.prefix
-
-
-def fts_query(terms: Sequence[str]) -> str:
-    """Any of the terms; each quoted so FTS5 syntax in user text is never interpreted."""
-    return " OR ".join('"' + term.replace('"', "") + '"' for term in terms)
 
 
 def _filter_sql(flt: SearchFilter, alias: str = "e") -> tuple[str, list[Any]]:
