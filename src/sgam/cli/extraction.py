@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from .._errors import SgamError
-from .._time import format_timestamp
 from ..extraction import Extraction, HeldCandidate, Remembered, Worker, get_extraction
 from .ledger import show_result
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
+from .tables import compact_time, json_value, print_table
 
 IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
 
@@ -20,63 +18,43 @@ IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
 def show_extraction(found: Extraction) -> None:
     tokens = f"{found.prompt_tokens or '-'} in / {found.completion_tokens or '-'} out"
     console.print(
-        f"[bold]extraction {found.id}[/bold] of episode {found.episode} (attempt {found.attempt}): "
-        f"{found.status}  model {found.model or '-'}  tokens {tokens}  "
-        f"{found.latency_ms or 0:.0f} ms",
-        highlight=False,
+        f"extraction {found.id} of episode {found.episode} (attempt {found.attempt}): "
+        f"{found.status}  model {found.model or '-'}  tokens {tokens}  {found.latency_ms or 0:.0f} ms",
+        highlight=False, markup=False, soft_wrap=True,
     )
     if found.error:
-        console.print(f"  error: {found.error}", highlight=False, markup=False)
-    table = Table("#", "candidate", "evidence", "decision", "reason")
-    for d in found.decisions:
-        c = d.candidate
-        table.add_row(
-            str(d.index),
-            f"{c['subject']}.{c['attribute']} = {json.dumps(c['value'])} ({c['change']})",
-            c["evidence"],
-            d.outcome.value + (f" ({d.effect})" if d.effect else ""),
-            d.reason or "",
-        )
-    console.print(table)
+        console.print(f"  error: {found.error}", highlight=False, markup=False, soft_wrap=True)
+    print_table(
+        ("#", "candidate", "evidence", "decision", "reason"),
+        [(str(d.index), _candidate(d.candidate), str(d.candidate.get("evidence", "")),
+          d.outcome.value + (f" ({d.effect})" if d.effect else ""), d.reason or "") for d in found.decisions],
+    )
     if found.raw_reply is not None:
-        console.print("  raw reply: " + found.raw_reply[:2000], highlight=False, markup=False)
+        console.print("  raw reply: " + found.raw_reply, highlight=False, markup=False, soft_wrap=True)
+
+
+def _candidate(c: dict[str, Any]) -> str:
+    return f"{c.get('subject')}.{c.get('attribute')} = {json_value(c.get('value'))} ({c.get('change')})"
 
 
 def show_extractions(found: list[Extraction]) -> None:
-    table = Table("id", "episode", "attempt", "recorded", "status", "accepted", "held", "rejected", "error")
-    for e in found:
-        held = sum(1 for d in e.decisions if d.outcome.value in ("pending", "buffered"))
-        table.add_row(
-            str(e.id),
-            e.episode,
-            str(e.attempt),
-            format_timestamp(e.recorded_at),
-            e.status,
-            str(sum(1 for d in e.decisions if d.outcome.value in ("accepted", "promoted"))),
-            str(held),
-            str(sum(1 for d in e.decisions if d.outcome.value == "rejected")),
-            e.error or "",
-        )
-    console.print(table)
+    print_table(
+        ("id", "episode", "attempt", "recorded", "status", "accepted", "held", "rejected", "error"),
+        [(str(e.id), e.episode, str(e.attempt), compact_time(e.recorded_at), e.status,
+          str(sum(1 for d in e.decisions if d.outcome.value in ("accepted", "promoted"))),
+          str(sum(1 for d in e.decisions if d.outcome.value in ("pending", "buffered"))),
+          str(sum(1 for d in e.decisions if d.outcome.value == "rejected")), e.error or "") for e in found],
+        empty="no extractions",
+    )
 
 
 def show_held(found: list[HeldCandidate]) -> None:
-    table = Table(
-        "id", "hold", "status", "subject", "attribute", "value", "valid from", "episode", "evidence"
+    print_table(
+        ("id", "hold", "status", "subject", "attribute", "value", "valid from", "episode", "evidence"),
+        [(str(h.id), h.hold, h.status, h.subject, h.attribute, json_value(h.value), compact_time(h.valid_from),
+          h.episode, h.evidence) for h in found],
+        empty="no held candidates",
     )
-    for h in found:
-        table.add_row(
-            str(h.id),
-            h.hold,
-            h.status,
-            h.subject,
-            h.attribute,
-            json.dumps(h.value),
-            format_timestamp(h.valid_from),
-            h.episode,
-            h.evidence,
-        )
-    console.print(table)
 
 
 def show_remembered(found: Remembered) -> None:

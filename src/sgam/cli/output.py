@@ -69,11 +69,16 @@ def open_memory(db: str | None, as_json: bool = False, **options: Any) -> Iterat
 
 
 def fail(exc: SgamError, as_json: bool = False) -> None:
+    report_error(exc, as_json)
+    raise typer.Exit(EXIT_CODES.get(exc.kind, 1))
+
+
+def report_error(exc: SgamError, as_json: bool = False) -> None:
+    """The error as ``{"error": {...}}`` on stdout (``--json``) or one line on stderr."""
     if as_json:
-        typer.echo(json.dumps({"error": exc.to_dict()}))
+        print_json({"error": exc.to_dict()})
     else:
         errors.print(f"[red]error[/red] ({exc.kind}): {escape(exc.message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(EXIT_CODES.get(exc.kind, 1))
 
 
 def run(
