@@ -7,9 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
+from .._memory import Memory
 from .._model import Assertion, Episode, ForgetResult
 from .._schema import AttributeSchema
-from .output import DbOption, JsonOption, TenantOption, console, run
+from .browse import LimitOption, fetch_limited
+from .output import DbOption, JsonOption, TenantOption, console, errors, run
 from .tables import cell, compact_time, exact_time, json_value, print_pairs, print_record, print_table
 
 LONG_TEXT = 2000
@@ -28,9 +30,9 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def show_assertion(found: Assertion | None) -> None:
+def show_assertion(found: Assertion | None, key: str = "the key") -> None:
     if found is None:
-        console.print("nothing holds")
+        console.print(f"nothing holds for {key}", highlight=False, markup=False)
         return
     print_pairs([
         ("key", f"{found.subject}.{found.attribute}"),
@@ -189,7 +191,15 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """What holds for SUBJECT.ATTRIBUTE at --at, as known at --known-at."""
-        run(db, as_json, lambda m: m.get(tenant, subject, attribute, at=at, known_at=known_at), show_assertion)
+
+        def call(memory: Memory) -> Assertion | None:
+            found = memory.get(tenant, subject, attribute, at=at, known_at=known_at)
+            if found is None and not memory.episodes(tenant, limit=1):
+                errors.print(f"tenant {tenant!r} has recorded nothing: check --tenant", highlight=False,
+                             markup=False)
+            return found
+
+        run(db, as_json, call, lambda found: show_assertion(found, f"{subject}.{attribute}"), create=False)
 
     @app.command("history")
     def history(
@@ -200,7 +210,8 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Every assertion of the key by valid time, as known at --known-at."""
-        run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at), show_history)
+        run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at), show_history,
+            create=False)
 
     @app.command("query")
     def query(
@@ -210,10 +221,10 @@ def register(app: typer.Typer) -> None:
         memory_type: Annotated[str | None, typer.Option(help="Only this memory type.")] = None,
         at: AtOption = None, known_at: KnownAtOption = None,
         all_times: Annotated[bool, typer.Option("--all-times", help="Every valid interval, not one instant.")] = False,
-        limit: Annotated[int, typer.Option(help="At most this many rows.")] = 100,
+        limit: LimitOption = 100,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Assertions of the tenant, filtered."""
-        run(db, as_json, lambda m: m.query(tenant, subject=subject, attribute=attribute, memory_type=memory_type,
-                                           at=at, known_at=known_at, all_times=all_times, limit=limit),
-            show_assertions)
+        run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.query(
+            tenant, subject=subject, attribute=attribute, memory_type=memory_type, at=at, known_at=known_at,
+            all_times=all_times, limit=n), "assertions"), show_assertions, create=False)

@@ -49,7 +49,7 @@ def timeline_table(title: str, versions: list[Assertion]) -> RenderableType:
     stop = max(ends) + timedelta(days=2)
     span = (stop - start).total_seconds() or 1.0
     ordered = sorted(versions, key=lambda v: (v.recorded_at, v.valid_from))
-    caption = f"axis {compact_time(start)} … {compact_time(stop)} (UTC); dim = replaced in transaction time"
+    caption = f"axis {compact_time(start)} to {compact_time(stop)}; dim = replaced in transaction time"
     _short = _clock([start, stop] + [v.recorded_at for v in versions]
                     + [v.superseded_at for v in versions if v.superseded_at is not None])
 
