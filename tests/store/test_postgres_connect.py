@@ -9,12 +9,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
+from tests.conftest import PostgresUrls
 from typer.testing import CliRunner
 
 from sgam import Memory, StoreError
 from sgam.cli import app
 from sgam.store.postgres.connect import CONNECT_TIMEOUT
-from tests.conftest import PostgresUrls
 
 
 def with_parts(url: str, *, user: str | None = None, password: str | None = None,
