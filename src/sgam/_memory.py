@@ -86,7 +86,9 @@ class Memory:
         self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
         embedder: Embedder | None = None,
     ) -> None:
-        self.backend: Backend = backend if backend is not None else open_backend(url or default_url())
+        if backend is None:
+            backend = open_backend(url if url is not None else default_url())
+        self.backend: Backend = backend
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self._writes = WriteService(clock, self._models)
         self._search = SearchService(self.backend, embedder if embedder is not None else embedder_from_env())

@@ -24,6 +24,7 @@ def test_recall_command_prints_fenced_context_and_json(db_url: str) -> None:
 
 
 def test_recall_command_bad_budget_is_a_validation_exit(db_url: str) -> None:
+    Memory(db_url).close()
     out = runner.invoke(app, ["recall", "-t", "acme", "anything", "--db", db_url, "--budget", "0"])
     assert out.exit_code == 3
 

@@ -8,6 +8,8 @@ import typer
 
 from .._errors import SgamError
 from ..extraction import Extraction, HeldCandidate, Remembered, Worker, get_extraction
+from .browse import LimitOption, fetch_limited
+from .inputs import TEXT_HELP, read_text
 from .ledger import show_result
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 from .tables import compact_time, json_value, print_table
@@ -74,7 +76,7 @@ def register(app: typer.Typer) -> None:
     def remember(
         tenant: TenantOption,
         id: Annotated[str, typer.Argument(help="Episode id, unique in the tenant.")],
-        text: Annotated[str, typer.Argument(help="The raw text of the episode.")],
+        text: Annotated[str, typer.Argument(help=TEXT_HELP)],
         at: Annotated[str, typer.Option("--at", help="When it happened (RFC 3339 with zone).")],
         speaker: Annotated[str | None, typer.Option(help="Who said it.")] = None,
         queue: Annotated[bool, typer.Option("--queue", help="Queue extraction for `sgam worker`.")] = False,
@@ -85,7 +87,7 @@ def register(app: typer.Typer) -> None:
         run(
             db,
             as_json,
-            lambda m: m.remember(tenant, id, at, text, speaker=speaker, extract=not queue),
+            lambda m: m.remember(tenant, id, at, read_text(text), speaker=speaker, extract=not queue),
             show_remembered,
         )
 
@@ -103,12 +105,13 @@ def register(app: typer.Typer) -> None:
     def list_(
         tenant: TenantOption,
         episode: Annotated[str | None, typer.Option(help="Only this episode.")] = None,
-        limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
+        limit: LimitOption = 100,
         db: DbOption = None,
         as_json: JsonOption = False,
     ) -> None:
         """Extraction records of the tenant, newest first."""
-        run(db, as_json, lambda m: m.extractions(tenant, episode=episode, limit=limit), show_extractions)
+        run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.extractions(tenant, episode=episode, limit=n),
+                                                 "extractions"), show_extractions, create=False)
 
     @extractions.command("show")
     def show(
@@ -118,7 +121,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """One extraction: every candidate, its decision and reason, and the raw reply."""
-        run(db, as_json, lambda m: get_extraction(m, tenant, extraction_id), show_extraction)
+        run(db, as_json, lambda m: get_extraction(m, tenant, extraction_id), show_extraction, create=False)
 
     @extractions.command("held")
     def held(
@@ -131,7 +134,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """Candidates held back: pending confirmation or buffered as weak signals."""
-        run(db, as_json, lambda m: m.held(tenant, status=None if all_ else status), show_held)
+        run(db, as_json, lambda m: m.held(tenant, status=None if all_ else status), show_held, create=False)
 
     @app.command("confirm")
     def confirm(

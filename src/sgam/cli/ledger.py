@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
@@ -11,6 +10,7 @@ from .._memory import Memory
 from .._model import Assertion, Episode, ForgetResult
 from .._schema import AttributeSchema
 from .browse import LimitOption, fetch_limited
+from .inputs import TEXT_HELP, parse_value, read_text
 from .output import DbOption, JsonOption, TenantOption, console, errors, run
 from .tables import cell, compact_time, exact_time, json_value, print_pairs, print_record, print_table
 
@@ -21,13 +21,6 @@ AtOption = Annotated[str | None, typer.Option("--at", help="Valid time (RFC 3339
 KnownAtOption = Annotated[
     str | None, typer.Option("--known-at", help="Transaction time (RFC 3339 with zone); default now.")
 ]
-
-
-def parse_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def show_assertion(found: Assertion | None, key: str = "the key") -> None:
@@ -101,14 +94,14 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         id: Annotated[str, typer.Argument(help="Your id of the episode, unique in the tenant.")],
         at: Annotated[str, typer.Argument(help="When it happened (RFC 3339 with zone).")],
-        text: Annotated[str, typer.Argument(help="The raw text.")],
+        text: Annotated[str, typer.Argument(help=TEXT_HELP)],
         speaker: Annotated[str | None, typer.Option(help="Who said or produced it.")] = None,
         kind: Annotated[str, typer.Option(help="message, tool_result, event or document.")] = "message",
         session: Annotated[str | None, typer.Option(help="Conversation or run it belongs to.")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Record a raw episode (message, tool result or event)."""
-        run(db, as_json, lambda m: m.add_episode(tenant, id, at, text, speaker=speaker, kind=kind,
+        run(db, as_json, lambda m: m.add_episode(tenant, id, at, read_text(text), speaker=speaker, kind=kind,
                                                  session=session), show_episode)
 
     @app.command("declare")

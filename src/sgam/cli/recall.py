@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from .._errors import SgamError
-from .._memory import Memory
+from .._memory import MAX_QUERY_LIMIT, Memory
 from ..eval import evaluate_locomo
 from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder
@@ -31,13 +31,14 @@ def _embedder(spec: str | None) -> Embedder | None:
 
 def _run(db: str | None, as_json: bool, spec: str | None, call: Callable[[Memory], Any],
          show: Callable[[Any], None]) -> None:
-    """Like ``output.run``, but the embedder is chosen (and loaded once) before opening."""
+    """Like ``output.run`` for a read (it never creates a database), with the embedder
+    chosen (and loaded once) before opening."""
     try:
         embedder = _embedder(spec)
     except SgamError as exc:
         fail(exc, as_json)
         return
-    run(db, as_json, call, show, embedder=embedder)
+    run(db, as_json, call, show, create=False, embedder=embedder)
 
 
 def _show_recall(result: RecallResult) -> None:
@@ -70,7 +71,7 @@ def register(app: typer.Typer) -> None:
     def search_command(
         tenant: TenantOption,
         question: Annotated[str, typer.Argument(help="Words to look for in episodes.")],
-        limit: Annotated[int, typer.Option("--limit", help="How many episodes.")] = 10,
+        limit: Annotated[int, typer.Option("--limit", min=1, max=MAX_QUERY_LIMIT, help="How many episodes.")] = 10,
         config: ConfigOption = "default", embedder: EmbedderOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:

@@ -26,8 +26,13 @@ class BadFile:
     """A scenario file that could not be used, and why."""
 
     file: str
+    step: int | None
+    reason: str
     message: str
-    step: int | None = None
+
+    @classmethod
+    def of(cls, exc: ScenarioFileError) -> BadFile:
+        return cls(exc.path, exc.step, exc.reason, exc.message)
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "step": self.step, "message": self.message}
@@ -39,11 +44,19 @@ def _files(paths: list[Path], bad: list[BadFile]) -> list[Path]:
         try:
             found += load_path(path)
         except ScenarioFileError as exc:
-            bad.append(BadFile(exc.path, exc.message, exc.step))
+            bad.append(BadFile.of(exc))
     return found
 
 
-def run_files(paths: list[Path], db: str | None) -> tuple[list[ScenarioResult], list[BadFile]]:
+def run_files(paths: list[Path], db: str | None) -> list[ScenarioResult]:
+    """Run the scenarios, each in a fresh store; the first unusable file raises its error."""
+    results, bad = replay_files(paths, db)
+    if bad:
+        raise ScenarioFileError(bad[0].file, bad[0].reason, bad[0].step)
+    return results
+
+
+def replay_files(paths: list[Path], db: str | None) -> tuple[list[ScenarioResult], list[BadFile]]:
     """Run every usable scenario, each in a fresh store; collect the files that are not."""
     bad: list[BadFile] = []
     results = []
@@ -51,7 +64,7 @@ def run_files(paths: list[Path], db: str | None) -> tuple[list[ScenarioResult], 
         try:
             scenario = load_scenario(file)
         except ScenarioFileError as exc:
-            bad.append(BadFile(exc.path, exc.message, exc.step))
+            bad.append(BadFile.of(exc))
             continue
         with temporary_store(db) as url, Memory(url) as memory:
             results.append(run_scenario(scenario, memory))
@@ -66,7 +79,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run replay scenarios, each in a fresh store, and report every failed expectation."""
         try:
-            results, bad = run_files(paths, db)
+            results, bad = replay_files(paths, db)
         except SgamError as exc:  # the store for the scenarios could not be made
             report_error(exc, as_json)
             raise typer.Exit(2) from None
