@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ._erasure import forget_episode, forget_subject
-from ._errors import ValidationError
+from ._errors import SgamError, ValidationError
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
 from ._rules import OpKind, Version
 from ._schema import (
@@ -341,7 +341,16 @@ class Memory:
         episode = to_episode(self.backend.run_write(tenant, record))
         if not extract:
             return Remembered(episode, None, True)
-        return Remembered(episode, self.extract(tenant, episode.id, client=client, policy=policy), False)
+        try:
+            extraction = self.extract(tenant, episode.id, client=client, policy=policy)
+        except SgamError as exc:
+            if exc.kind != "model":
+                raise
+            raise type(exc)(  # the model could not answer: say where the episode is and what comes next
+                f"episode {episode.id!r} is recorded and queued for extraction: run `sgam worker` once the "
+                f"model answers. Extraction now failed: {exc.message}", field=exc.field, value=exc.value,
+            ) from exc
+        return Remembered(episode, extraction, False)
 
     def extract(
         self, tenant: str, episode: str, *, client: ModelClient | None = None,

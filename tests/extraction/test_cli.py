@@ -76,7 +76,7 @@ def test_extractions_list_show_held_confirm_reject(db_url: str) -> None:
 def test_worker_command_with_nothing_queued(db_url: str) -> None:
     result = runner.invoke(app, ["worker", "--db", db_url, "--no-progress", "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output) == {"done": 0, "failed": 0, "retried": 0}
+    assert json.loads(result.output) == {"jobs": 0, "done": 0, "failed": 0, "queued": 0, "erased": 0, "attempts": 0}
 
 
 def test_demo_helper_prints_candidates_and_decisions(db_url: str) -> None:

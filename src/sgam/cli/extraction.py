@@ -11,7 +11,7 @@ from ..extraction import Extraction, HeldCandidate, Remembered, Worker, get_extr
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, read_text
 from .ledger import show_result
-from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
+from .output import EXIT_CODES, DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 from .tables import compact_time, json_value, print_table
 
 IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
@@ -168,7 +168,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """Extract queued episodes in the background (at least once; re-runs never duplicate facts)."""
-        with open_memory(db) as memory:
+        with open_memory(db, as_json) as memory:
             try:
                 stats: Any = Worker(
                     memory, tenant=tenant, batch=batch, lease_seconds=lease, max_attempts=max_attempts
@@ -177,6 +177,12 @@ def register(app: typer.Typer) -> None:
                 fail(exc, as_json)
                 return
         if as_json:
-            print_json({"done": stats.done, "failed": stats.failed, "retried": stats.retried})
+            print_json({"jobs": stats.jobs, "done": stats.done, "failed": stats.failed, "queued": stats.queued,
+                        "erased": stats.erased, "attempts": stats.attempts})
         else:
-            console.print(f"{stats.done} done, {stats.failed} failed, {stats.retried} to retry")
+            jobs = f"{stats.jobs} job{'' if stats.jobs == 1 else 's'}"
+            console.print(f"{jobs}: {stats.done} done, {stats.failed} failed for good, {stats.queued} queued, {stats.erased} erased meanwhile "
+                          f"({stats.attempts} extraction attempts)", highlight=False)
+            if stats.failed:
+                console.print("see why with `sgam extractions list`", highlight=False, markup=False)
+        raise typer.Exit(EXIT_CODES["model"] if stats.failed else 0)

@@ -19,7 +19,7 @@ from .clients import (
     ScriptedClient,
 )
 from .demo import demo_extraction
-from .extractor import extract_episode, get_extraction
+from .extractor import extract_episode, get_extraction, record, require_episode
 from .policy import ExtractionPolicy
 from .records import Decision, Extraction, HeldCandidate, Outcome, Remembered
 from .review import confirm, reject
@@ -39,7 +39,13 @@ def extract(
     policy = policy if policy is not None else ExtractionPolicy.from_env()
     if client is not None:
         return extract_episode(memory, tenant, episode, client, policy)
-    with OpenAIClient() as http:
+    require_episode(memory, tenant, episode)  # an unknown episode is the first thing to say
+    try:
+        http = OpenAIClient()
+    except ModelError as exc:  # no model configured: recorded and queued, like a model that is down
+        record(memory, tenant, episode, None, [], exc, None)
+        raise
+    with http:
         return extract_episode(memory, tenant, episode, http, policy)
 
 

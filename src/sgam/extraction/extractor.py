@@ -12,9 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import NotFoundError, SgamError
+from .._errors import NotFoundError, SgamError, ValidationError
 from .._memory import Memory
+from .._model import Episode
 from .._time import to_micros
+from .._values import check_tenant
 from ..store import ExtractionRow
 from .candidates import parse_reply
 from .clients import ModelClient, ModelError, ModelResponse
@@ -46,11 +48,7 @@ def extract_episode(
     lease: Lease | None = None,
 ) -> Extraction:
     """Extract, decide and record; raises the model's or the reply's error after recording it."""
-    episode = memory.episode(tenant, episode_id)
-    if episode is None:
-        raise NotFoundError(
-            f"episode: no episode {episode_id!r} in tenant {tenant!r}", field="episode", value=episode_id
-        )
+    episode = require_episode(memory, tenant, episode_id)
     request = build_request(episode, gather_context(memory, tenant, episode))
     response: ModelResponse | None = None
     try:
@@ -61,6 +59,15 @@ def extract_episode(
         raise
     decisions = Judge(memory, tenant, episode, policy).decide_all(candidates)
     return record(memory, tenant, episode_id, response, decisions, None, lease)
+
+
+def require_episode(memory: Memory, tenant: str, episode_id: str) -> Episode:
+    episode = memory.episode(tenant, episode_id)
+    if episode is None:
+        raise NotFoundError(
+            f"episode: no episode {episode_id!r} in tenant {tenant!r}", field="episode", value=episode_id
+        )
+    return episode
 
 
 def record(
@@ -110,6 +117,9 @@ def record(
 
 def get_extraction(memory: Memory, tenant: str, extraction_id: int) -> Extraction:
     """One extraction record by id (NotFoundError if the tenant has none such)."""
+    check_tenant(tenant)
+    if isinstance(extraction_id, bool) or not isinstance(extraction_id, int) or not 1 <= extraction_id < 2**63:
+        raise ValidationError("id", extraction_id, "must be the integer id of an extraction (1 to 2**63-1)")
     with memory.backend.read(tenant) as reader:
         row = reader.extraction(extraction_id)
     if row is None:
