@@ -181,7 +181,8 @@ def register(app: typer.Typer) -> None:
                         "erased": stats.erased, "attempts": stats.attempts})
         else:
             jobs = f"{stats.jobs} job{'' if stats.jobs == 1 else 's'}"
-            console.print(f"{jobs}: {stats.done} done, {stats.failed} failed for good, {stats.queued} queued, {stats.erased} erased meanwhile "
+            console.print(f"{jobs}: {stats.done} done, {stats.failed} failed for good, {stats.queued} queued, "
+                          f"{stats.erased} erased meanwhile "
                           f"({stats.attempts} extraction attempts)", highlight=False)
             if stats.failed:
                 console.print("see why with `sgam extractions list`", highlight=False, markup=False)
