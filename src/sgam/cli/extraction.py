@@ -183,7 +183,7 @@ def register(app: typer.Typer) -> None:
             jobs = f"{stats.jobs} job{'' if stats.jobs == 1 else 's'}"
             console.print(f"{jobs}: {stats.done} done, {stats.failed} failed for good, {stats.queued} queued, "
                           f"{stats.erased} erased meanwhile "
-                          f"({stats.attempts} extraction attempts)", highlight=False)
+                          f"({stats.attempts} extraction attempts)", highlight=False, soft_wrap=True)
             if stats.failed:
                 console.print("see why with `sgam extractions list`", highlight=False, markup=False)
         raise typer.Exit(EXIT_CODES["model"] if stats.failed else 0)
