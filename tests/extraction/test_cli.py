@@ -49,7 +49,7 @@ def test_extractions_list_show_held_confirm_reject(db_url: str) -> None:
     listed = runner.invoke(app, ["extractions", "list", "-t", "acme", "--db", db_url, "--json"])
     assert listed.exit_code == 0, listed.output
     records = json.loads(listed.output)
-    assert [r["episode"] for r in records] == ["e3", "e2", "e1"]
+    assert [r["episode_id"] for r in records] == ["e3", "e2", "e1"]
     shown = runner.invoke(app, ["extractions", "show", "-t", "acme", str(records[1]["id"]), "--db", db_url])
     assert shown.exit_code == 0 and "rejected" in shown.output and "raw reply" in shown.output
     as_json = runner.invoke(

@@ -20,7 +20,7 @@ IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
 def show_extraction(found: Extraction) -> None:
     tokens = f"{found.prompt_tokens or '-'} in / {found.completion_tokens or '-'} out"
     console.print(
-        f"extraction {found.id} of episode {found.episode} (attempt {found.attempt}): "
+        f"extraction {found.id} of episode {found.episode_id} (attempt {found.attempt}): "
         f"{found.status}  model {found.model or '-'}  tokens {tokens}  {found.latency_ms or 0:.0f} ms",
         highlight=False, markup=False, soft_wrap=True,
     )
@@ -42,7 +42,7 @@ def _candidate(c: dict[str, Any]) -> str:
 def show_extractions(found: list[Extraction]) -> None:
     print_table(
         ("id", "episode", "attempt", "recorded", "status", "accepted", "held", "rejected", "error"),
-        [(str(e.id), e.episode, str(e.attempt), compact_time(e.recorded_at), e.status,
+        [(str(e.id), e.episode_id, str(e.attempt), compact_time(e.recorded_at), e.status,
           str(sum(1 for d in e.decisions if d.outcome.value in ("accepted", "promoted"))),
           str(sum(1 for d in e.decisions if d.outcome.value in ("pending", "buffered"))),
           str(sum(1 for d in e.decisions if d.outcome.value == "rejected")), e.error or "") for e in found],
@@ -54,7 +54,7 @@ def show_held(found: list[HeldCandidate]) -> None:
     print_table(
         ("id", "hold", "status", "subject", "attribute", "value", "valid from", "episode", "evidence"),
         [(str(h.id), h.hold, h.status, h.subject, h.attribute, json_value(h.value), compact_time(h.valid_from),
-          h.episode, h.evidence) for h in found],
+          h.episode_id, h.evidence) for h in found],
         empty="no held candidates",
     )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,6 +15,7 @@ from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder
 from ..search.embedders import Embedder
 from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json, run
+from .tables import print_table
 
 ConfigOption = Annotated[str, typer.Option("--config", help=f"Search preset: {', '.join(sorted(PRESETS))}.")]
 EmbedderOption = Annotated[
@@ -105,6 +105,24 @@ def register(app: typer.Typer) -> None:
             fail(exc, as_json)
             return
         if as_json:
-            typer.echo(json.dumps(result))
-        else:
             print_json(result)
+        else:
+            show_locomo(result)
+
+
+def show_locomo(result: dict[str, Any]) -> None:
+    """Recall at each cut-off, sgam beside BM25, overall and per category."""
+    def rows(label: str, ours: dict[str, Any], bm25: dict[str, Any]) -> list[tuple[str, ...]]:
+        cells = [f"{ours[metric][k]:.3f} / {bm25[metric][k]:.3f}"
+                 for metric in ("turn_recall_any", "session_recall_any") for k in ours[metric]]
+        return [(label, str(ours["questions"]), *cells)]
+
+    turn_ks = list(result["turn_recall_any"])
+    session_ks = list(result["session_recall_any"])
+    headers = ("category", "questions", *(f"turn@{k}" for k in turn_ks), *(f"session@{k}" for k in session_ks))
+    bm25 = result["baseline_bm25"]
+    table = rows("all", result, bm25)
+    for name, scores in result["per_category"].items():
+        table += rows(name, scores, bm25["per_category"][name])
+    print_table(headers, table, title="recall of the evidence, sgam / BM25 alone")
+    console.print(f"{result['skipped']} questions skipped (no evidence), {result['seconds']} s", highlight=False)
