@@ -3,6 +3,7 @@
 from ._errors import (
     BusyError,
     ConflictError,
+    ModelError,
     NotFoundError,
     SchemaVersionError,
     SgamError,
@@ -35,6 +36,7 @@ __all__ = [
     "Memory",
     "MemoryTypeSchema",
     "Model2VecEmbedder",
+    "ModelError",
     "NotFoundError",
     "OpenAIEmbedder",
     "RecallItem",

@@ -4,10 +4,11 @@
     ├── ValidationError (also ValueError)   bad shape, type, timestamp or size
     ├── NotFoundError (also LookupError)    unknown episode, target or tenant object
     ├── ConflictError                       would overwrite or contradict stored state
-    └── StoreError                          the database could not do its part
-        ├── BusyError                       still locked after every retry
-        ├── UnsafeDatabaseError             a connection that could bypass isolation
-        └── SchemaVersionError              database newer than this code
+    ├── StoreError                          the database could not do its part
+    │   ├── BusyError                       still locked after every retry
+    │   ├── UnsafeDatabaseError             a connection that could bypass isolation
+    │   └── SchemaVersionError              database newer than this code
+    └── ModelError                          the model could not be asked or did not answer
 
 Each error carries a stable ``kind`` string; the CLI turns it into an exit status and
 replay scenarios name it in ``error:``.
@@ -85,6 +86,13 @@ class SchemaVersionError(StoreError):
     kind = "schema_version"
 
 
+class ModelError(SgamError):
+    """The model could not be asked or did not answer usably (timeout, HTTP error, no
+    configuration). The episode is kept; the extraction can be retried."""
+
+    kind = "model"
+
+
 ERROR_KINDS: tuple[type[SgamError], ...] = (
     ValidationError,
     NotFoundError,
@@ -93,4 +101,5 @@ ERROR_KINDS: tuple[type[SgamError], ...] = (
     BusyError,
     UnsafeDatabaseError,
     SchemaVersionError,
+    ModelError,
 )

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
@@ -42,6 +43,15 @@ Moment = datetime | str
 def default_url() -> str:
     """The database URL from ``SGAM_DATABASE_URL``, else ``sqlite:///./sgam.db``."""
     return os.environ.get("SGAM_DATABASE_URL", DEFAULT_URL)
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, fit to print."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def to_assertion(tenant: str, version: Version) -> Assertion:
@@ -103,6 +113,11 @@ class Memory:
 
     def close(self) -> None:
         self.backend.close()
+
+    def __repr__(self) -> str:
+        embedder = self._search.embedder
+        return (f"Memory({redacted(getattr(self.backend, 'url', type(self.backend).__name__))!r}, "
+                f"embedder={None if embedder is None else embedder.name!r})")
 
     def __enter__(self) -> Memory:
         return self

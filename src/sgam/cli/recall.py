@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .._errors import SgamError
+from .._errors import SgamError, ValidationError
 from .._memory import MAX_QUERY_LIMIT, Memory
 from ..eval import evaluate_locomo
 from ..recall import RecallResult
@@ -84,6 +85,10 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption, embedder: EmbedderOption = None, db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Embed the tenant's episodes that have no vector of the embedder yet."""
+        if embedder is None and not os.environ.get("SGAM_EMBEDDER"):
+            fail(ValidationError("embedder", None, "sgam index needs an embedder: give --embedder (e.g. "
+                                 "model2vec:/path/to/model) or set SGAM_EMBEDDER; keyword search needs no index"),
+                 as_json)
         _run(db, as_json, embedder, lambda memory: {"embedded": memory.index_episodes(tenant)},
              lambda result: console.print(f"embedded {result['embedded']} episodes"))
 
