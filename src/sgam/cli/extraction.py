@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from .._errors import SgamError
-from ..extraction import Extraction, HeldCandidate, Remembered, Worker, get_extraction
+from ..extraction import Extraction, HeldCandidate, Remembered, Worker
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, read_text
 from .ledger import show_result
@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """One extraction: every candidate, its decision and reason, and the raw reply."""
-        run(db, as_json, lambda m: get_extraction(m, tenant, extraction_id), show_extraction, create=False)
+        run(db, as_json, lambda m: m.extraction(tenant, extraction_id), show_extraction, create=False)
 
     @extractions.command("held")
     def held(

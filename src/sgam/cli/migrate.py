@@ -24,7 +24,7 @@ def migrate_url(url: str, grant_to: list[str]) -> int:
 
     backend = open_backend(url)
     try:
-        version: int = backend.schema_version()  # type: ignore[attr-defined]
+        version = backend.schema_version()
     finally:
         backend.close()
     return version

@@ -14,10 +14,10 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from .._errors import SgamError, ValidationError
-from .._memory import Memory
-from .._time import to_micros
+from .._ledger import Ledger
 from .._values import check_tenant
 from ..store import JobRow
 from .clients import ModelClient, OpenAIClient
@@ -27,6 +27,13 @@ from .policy import ExtractionPolicy
 MAX_BATCH = 1000
 MAX_LEASE_SECONDS = 86_400.0
 MAX_ATTEMPTS = 100
+
+
+class HasLedger(Protocol):
+    """A ``Memory`` (or anything else) that exposes the ledger it runs on."""
+
+    @property
+    def ledger(self) -> Ledger: ...
 
 
 @dataclass(slots=True)
@@ -58,7 +65,7 @@ class Worker:
 
     def __init__(
         self,
-        memory: Memory,
+        memory: Ledger | HasLedger,
         client: ModelClient | None = None,
         policy: ExtractionPolicy | None = None,
         *,
@@ -68,7 +75,7 @@ class Worker:
         batch: int = 4,
         max_attempts: int = 3,
     ) -> None:
-        self.memory = memory
+        self.ledger = memory if isinstance(memory, Ledger) else memory.ledger
         self.client = client
         self.policy = policy if policy is not None else ExtractionPolicy.from_env()
         self.tenant = None if tenant is None else check_tenant(tenant)
@@ -78,7 +85,7 @@ class Worker:
         self.max_attempts = _bounded_int(max_attempts, "max_attempts", MAX_ATTEMPTS)
 
     def backlog(self) -> int:
-        return self.memory.backend.count_jobs(self._now(), self.tenant)
+        return self.ledger.backend.count_jobs(self._now(), self.tenant)
 
     def run_once(self, on_job: Callable[[JobRow, str], None] | None = None) -> WorkerStats:
         """Lease one batch and extract it; returns what happened (empty when idle).
@@ -90,7 +97,7 @@ class Worker:
         client = self.client if self.client is not None else OpenAIClient()
         try:
             now = self._now()
-            jobs = self.memory.backend.claim_jobs(
+            jobs = self.ledger.backend.claim_jobs(
                 self.owner, now, now + int(self.lease_seconds * 1_000_000), self.batch, self.tenant
             )
             outcomes = []
@@ -107,7 +114,7 @@ class Worker:
     def _one(self, job: JobRow, client: ModelClient) -> str:
         lease = Lease(self.owner, final=job.attempts >= self.max_attempts)
         try:
-            extract_episode(self.memory, job.tenant, job.episode_id, client, self.policy, lease)
+            extract_episode(self.ledger, job.tenant, job.episode_id, client, self.policy, lease)
         except SgamError as exc:
             if exc.kind == "lease_lost":
                 return "queued"
@@ -144,7 +151,7 @@ class Worker:
                 bar.close()
 
     def _now(self) -> int:
-        return to_micros(self.memory.clock())
+        return self.ledger.now()
 
 
 class _Progress:
