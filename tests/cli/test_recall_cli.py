@@ -54,10 +54,8 @@ def test_eval_locomo_bad_file(tmp_path: Path) -> None:
     assert runner.invoke(app, ["eval", "locomo", str(path)]).exit_code == 3
 
 
-def test_index_command_without_embedder_embeds_nothing(db_url: str) -> None:
+def test_index_command_without_embedder_is_an_error(db_url: str) -> None:
     with Memory(db_url) as memory:
         memory.add_episode("acme", "e1", "2024-01-01T00:00:00Z", "text")
     out = runner.invoke(app, ["index", "-t", "acme", "--db", db_url, "--json"])
-    assert out.exit_code == 0 and json.loads(out.output) == {"embedded": 0}
-    out = runner.invoke(app, ["index", "-t", "acme", "--db", db_url, "--embedder", "model2vec:/nowhere"])
-    assert out.exit_code == 3
+    assert out.exit_code == 3 and json.loads(out.output)["error"]["field"] == "embedder"
