@@ -54,3 +54,14 @@ def test_the_readme_lists_every_exit_status() -> None:
     for status in ("0 ok", "1 failed expectations", "2 bad usage", "3 validation", "4 not found", "5 conflict",
                    "6 storage error", "7 model"):
         assert status in text, status
+
+
+def test_the_project_cites_its_own_description_of_the_replay_format() -> None:
+    root = README.parent
+    texts = [README, *(root / "docs").rglob("*.md"), *(root / "src").rglob("*.py")]
+    citing = [str(path.relative_to(root)) for path in texts if "spec/replay.md" in path.read_text(encoding="utf-8")]
+    assert not citing, f"cite docs/replay.md instead of spec/replay.md in {citing}"
+    replay = (root / "docs" / "replay.md").read_text(encoding="utf-8")
+    for section in ("## Running scenarios", "## Operations", "## Extraction", "## Lifecycle", "### Consent",
+                    "## Expectations", "expect_episode", "derived_from", "expires_at", "`denied`"):
+        assert section in replay, section
