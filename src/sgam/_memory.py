@@ -411,6 +411,16 @@ class Memory:
         return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
                                    limit=_limit(limit), now=self._moment(None, "now"))
 
+    def search_many(
+        self, tenant: str, question: str, configs: Mapping[str, SearchConfig | str], *, limit: int = 10,
+    ) -> dict[str, list[EvidenceHit]]:
+        """``search`` under each named configuration, the index asked once: how evaluations
+        compare settings on exactly the results a user would get."""
+        check_tenant(tenant)
+        resolved = {name: resolve_config(config) for name, config in configs.items()}
+        return self._search.search_many(tenant, question, configs=resolved, flt=SearchFilter(),
+                                        limit=_limit(limit), now=self._moment(None, "now"))
+
     def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
         """Give vectors to the tenant's episodes recorded before this embedder was set (and
         to facts still without one); returns how many episodes were embedded (0 without an

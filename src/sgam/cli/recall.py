@@ -11,18 +11,23 @@ import typer
 
 from .._errors import SgamError, ValidationError
 from .._memory import MAX_QUERY_LIMIT, Memory
-from ..eval import evaluate_locomo
+from ..eval import evaluate_locomo, evaluate_longmemeval
 from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder
 from ..search.embedders import Embedder
 from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json, run
-from .tables import print_table
+from .tables import print_pairs
 
 ConfigOption = Annotated[str, typer.Option("--config", help=f"Search preset: {', '.join(sorted(PRESETS))}.")]
 EmbedderOption = Annotated[
     str | None,
     typer.Option("--embedder", help="model2vec:/path, sentence-transformers:name or openai:model@dim "
                  "(default: $SGAM_EMBEDDER; none = keyword search only)."),
+]
+CvOption = Annotated[
+    bool,
+    typer.Option("--cv", help="Leave-one-out cross-validation: each held-out conversation (instance block) "
+                 "is scored with the settings chosen on the others; reports mean and spread."),
 ]
 
 
@@ -104,10 +109,11 @@ def register(app: typer.Typer) -> None:
         config: ConfigOption = "default", embedder: EmbedderOption = None, as_json: JsonOption = False,
         db: Annotated[str | None, typer.Option("--db", help="Store to ingest into, one tenant per "
                                                "conversation (default: a fresh SQLite file each).")] = None,
+        cv: CvOption = False,
     ) -> None:
-        """Turn and session recall of sgam search and of BM25 alone on LoCoMo questions."""
+        """Turn and session recall of sgam search beside BM25 alone and vectors alone on LoCoMo questions."""
         try:
-            result = evaluate_locomo(path, embedder=_embedder(embedder), config=config, db=db,
+            result = evaluate_locomo(path, embedder=_embedder(embedder), config=config, db=db, cv=cv,
                                      progress=None if as_json else lambda line: errors.print(line))
         except SgamError as exc:
             fail(exc, as_json)
@@ -115,22 +121,38 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(result)
         else:
-            show_locomo(result)
+            show_report(result)
+
+    @eval_app.command("longmemeval")
+    def longmemeval_command(
+        path: Annotated[Path, typer.Argument(help="A LongMemEval JSON file (longmemeval_s / _m / _oracle format).")],
+        config: ConfigOption = "default", embedder: EmbedderOption = None, as_json: JsonOption = False,
+        db: Annotated[str | None, typer.Option("--db", help="Store to ingest into, one tenant per "
+                                               "instance (default: a fresh SQLite file each).")] = None,
+        cv: CvOption = False,
+    ) -> None:
+        """Session and turn recall of sgam search beside BM25 alone and vectors alone on LongMemEval."""
+        try:
+            result = evaluate_longmemeval(path, embedder=_embedder(embedder), config=config, db=db, cv=cv,
+                                          progress=None if as_json else lambda line: errors.print(line))
+        except SgamError as exc:
+            fail(exc, as_json)
+            return
+        if as_json:
+            print_json(result)
+        else:
+            show_report(result)
 
 
-def show_locomo(result: dict[str, Any]) -> None:
-    """Recall at each cut-off, sgam beside BM25, overall and per category."""
-    def rows(label: str, ours: dict[str, Any], bm25: dict[str, Any]) -> list[tuple[str, ...]]:
-        cells = [f"{ours[metric][k]:.3f} / {bm25[metric][k]:.3f}"
-                 for metric in ("turn_recall_any", "session_recall_any") for k in ours[metric]]
-        return [(label, str(ours["questions"]), *cells)]
+def show_report(result: dict[str, Any]) -> None:
+    """An evaluation report for people: one ``figure  value`` line per number, the
+    nested names joined by dots (``per_category.temporal.turn_recall_any.10``)."""
+    print_pairs([(name, str(value)) for name, value in _flatten(result)])
 
-    turn_ks = list(result["turn_recall_any"])
-    session_ks = list(result["session_recall_any"])
-    headers = ("category", "questions", *(f"turn@{k}" for k in turn_ks), *(f"session@{k}" for k in session_ks))
-    bm25 = result["baseline_bm25"]
-    table = rows("all", result, bm25)
-    for name, scores in result["per_category"].items():
-        table += rows(name, scores, bm25["per_category"][name])
-    print_table(headers, table, title="recall of the evidence, sgam / BM25 alone")
-    console.print(f"{result['skipped']} questions skipped (no evidence), {result['seconds']} s", highlight=False)
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [pair for key, item in value.items() for pair in _flatten(item, f"{prefix}{key}.")]
+    if isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
+        return [pair for index, item in enumerate(value) for pair in _flatten(item, f"{prefix}{index}.")]
+    return [(prefix.rstrip("."), value)]
