@@ -18,7 +18,7 @@ from rich.markup import escape
 from .._errors import NotFoundError, SgamError
 from .._memory import Memory, default_url
 from .._time import format_timestamp
-from ..store._url import sqlite_path
+from ..store.sqlite import sqlite_path
 
 EXIT_CODES: dict[str, int] = {
     "validation": 3,

@@ -2,8 +2,9 @@
 
 A table is drawn only when its widest row fits the console (80 columns in a pipe,
 unless ``COLUMNS`` says otherwise); otherwise each row becomes a block of
-``label  value`` lines, which the terminal may wrap but nothing cuts. Times are shown
-compactly (no fraction when it is zero); ``--json`` keeps full precision.
+``label  value`` lines, which the terminal may wrap but nothing cuts. Table columns show
+times to the second, one record's lines show the fraction when there is one, and
+``--json`` keeps full precision.
 """
 
 from __future__ import annotations
