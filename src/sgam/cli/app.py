@@ -10,7 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from . import browse, demo, documents, extraction, ledger, migrate, recall, replay
+from . import actions, browse, demo, documents, extraction, ledger, migrate, recall, replay
 from .output import print_json
 
 
@@ -63,7 +63,7 @@ def _options(
     """sgam: typed, bitemporal, tenant-scoped memory for AI agents."""
 
 
-for module in (ledger, browse, replay, extraction, recall, documents, migrate, demo):
+for module in (ledger, browse, replay, extraction, recall, documents, actions, migrate, demo):
     module.register(app)
 
 
