@@ -246,6 +246,8 @@ def validate_episode(
         raise ValidationError("kind", kind, f"must be one of {', '.join(EPISODE_KINDS)}")
     if metadata is not None and not isinstance(metadata, dict):
         raise ValidationError("metadata", metadata, "must be a JSON object")
+    if isinstance(text, str) and not text.strip():
+        raise ValidationError("text", text, "must not be empty: an episode is evidence, and empty text is none")
     return EpisodeRow(
         tenant=tenant,
         episode_id=check_name(episode_id, "id"),

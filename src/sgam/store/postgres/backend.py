@@ -53,6 +53,8 @@ from .._rows import (
     version_from_row,
 )
 from .adapters import Micros, MicrosArray, configure
+from .connect import connect
+from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
@@ -703,9 +705,10 @@ class PostgresBackend:
         self.url = url
         self._retries = retries
         self._schemas: SchemaCache = {}
+        connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
         self._pool = ConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, configure=configure,
-            kwargs={"autocommit": True, "prepare_threshold": 0}, name="sgam",
+            kwargs={"autocommit": True, "prepare_threshold": 0, **connect_options(url)}, name="sgam",
         )
         try:
             with map_postgres_errors():

@@ -438,11 +438,12 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
     """Holds the connection lock around a read and maps driver errors on the way out
     (a class rather than ``@contextmanager``: reads are short and this is on every one)."""
 
-    __slots__ = ("_lock", "_reader")
+    __slots__ = ("_lock", "_path", "_reader")
 
-    def __init__(self, lock: threading.RLock, reader: SQLiteReader) -> None:
+    def __init__(self, lock: threading.RLock, reader: SQLiteReader, path: str) -> None:
         self._lock = lock
         self._reader = reader
+        self._path = path
 
     def __enter__(self) -> SQLiteReader:
         self._lock.acquire()
@@ -453,7 +454,7 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
     ) -> None:
         self._lock.release()
         if isinstance(exc, sqlite3.Error):
-            raise sgam_error(exc) from exc
+            raise sgam_error(exc, self._path) from exc
 
 
 class SQLiteBackend:
@@ -466,7 +467,7 @@ class SQLiteBackend:
         self._lock = threading.RLock()
         self._cache: dict[tuple[str, str, str], Any] = {}
         self._data_version = -1
-        with map_sqlite_errors():
+        with map_sqlite_errors(self.path):
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
             )
@@ -505,7 +506,7 @@ class SQLiteBackend:
         self.run_write("_", migrate)
 
     def schema_version(self) -> int:
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             return int(self._conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0])
 
     def run_write(self, tenant: str, work: Callable[[SQLiteWrite], T]) -> T:
@@ -513,7 +514,7 @@ class SQLiteBackend:
         for attempt in range(self._retries + 1):
             with self._lock:
                 try:
-                    with map_sqlite_errors():
+                    with map_sqlite_errors(self.path):
                         return self._attempt(tenant, work)
                 except BusyError:
                     if attempt == self._retries:
@@ -540,7 +541,7 @@ class SQLiteBackend:
         return result
 
     def read(self, tenant: str) -> _ReadScope:
-        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant))
+        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant), self.path)
 
     def purge_residue(self) -> None:
         """After an erasure, remove the copies SQLite keeps outside live rows.
@@ -555,7 +556,7 @@ class SQLiteBackend:
                 self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
         self.run_write("_", merge)
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
@@ -578,7 +579,7 @@ class SQLiteBackend:
         return self.run_write("_", lambda _: claim_jobs(self._conn, owner, now, lease_until, limit, tenant))
 
     def count_jobs(self, now: int, tenant: str | None) -> int:
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             return count_jobs(self._conn, now, tenant)
 
 

@@ -125,14 +125,14 @@ class SQLiteSearch:
             f"WHERE episodes_fts MATCH ? AND e.tenant = ?{where} "
             "ORDER BY bm25(episodes_fts, 0.3, 1.0) LIMIT ?"
         )
-        with self._backend._lock, map_sqlite_errors():
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(sql, (fts_query(terms), tenant, *params, limit)).fetchall()
         return [int(row[0]) for row in rows]
 
     def vector_episodes(
         self, tenant: str, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
     ) -> list[int]:
-        with self._backend._lock, map_sqlite_errors():
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
             cache = self._refresh(tenant, model)
             allowed = self._allowed_keys(tenant, flt)
         if cache.matrix.shape[0] == 0 or cache.matrix.shape[1] != vector.shape[0]:
@@ -208,7 +208,7 @@ class SQLiteSearch:
     def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         found: dict[int, StoredEpisode] = {}
         unique = list(dict.fromkeys(keys))
-        with self._backend._lock, map_sqlite_errors():
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
             for start in range(0, len(unique), _CHUNK):
                 chunk = unique[start:start + _CHUNK]
                 rows = self._conn().execute(
@@ -235,12 +235,12 @@ class SQLiteSearch:
             "ORDER BY bm25(ledger_keys_fts) LIMIT ?"
         )
         query = fts_query(terms)
-        with self._backend._lock, map_sqlite_errors():
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(sql, (query, tenant, *known, at, at, limit * 4)).fetchall()
         return list(dict.fromkeys((str(r[0]), str(r[1])) for r in rows))[:limit]
 
     def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
-        with self._backend._lock, map_sqlite_errors():
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
                 f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
                 "(SELECT 1 FROM episode_vectors v WHERE v.seq = e.seq AND v.model = ?) ORDER BY e.seq LIMIT ?",
@@ -249,7 +249,7 @@ class SQLiteSearch:
         return [EpisodeRow(*row) for row in rows]
 
     def assertions_without_vectors(self, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
-        with self._backend._lock, map_sqlite_errors():
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
                 "SELECT a.row_id, a.subject, a.attribute, a.value FROM assertions a "
                 "WHERE a.tenant = ? AND a.recorded_to IS NULL AND NOT EXISTS "
@@ -275,7 +275,7 @@ class SQLiteSearch:
         """A scan of the tenant's facts as they stood at ``known_at``: facts are far fewer
         than episodes."""
         visible, known = _visible(known_at)
-        with self._backend._lock, map_sqlite_errors():
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
                 "SELECT a.subject, a.attribute, v.vector FROM assertion_vectors v "
                 "JOIN assertions a ON a.row_id = v.row_id WHERE v.tenant = ? AND v.model = ? "
