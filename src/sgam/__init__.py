@@ -1,9 +1,12 @@
 """sgam: schema-guided agent memory — typed, bitemporal, tenant-scoped facts with provenance."""
 
+from ._actions import Action, Reconciled
 from ._errors import (
+    ActionInDoubt,
     BusyError,
     ConflictError,
     DeniedError,
+    ModelError,
     NotFoundError,
     SchemaVersionError,
     SgamError,
@@ -22,6 +25,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_URL",
+    "Action",
+    "ActionInDoubt",
     "Assertion",
     "AttributeSchema",
     "BusyError",
@@ -37,10 +42,12 @@ __all__ = [
     "Memory",
     "MemoryTypeSchema",
     "Model2VecEmbedder",
+    "ModelError",
     "NotFoundError",
     "OpenAIEmbedder",
     "RecallItem",
     "RecallResult",
+    "Reconciled",
     "SchemaVersionError",
     "SearchConfig",
     "SgamError",

@@ -5,10 +5,12 @@
     ├── DeniedError                         consent for the subject (or purpose) is revoked
     ├── NotFoundError (also LookupError)    unknown episode, target or tenant object
     ├── ConflictError                       would overwrite or contradict stored state
-    └── StoreError                          the database could not do its part
-        ├── BusyError                       still locked after every retry
-        ├── UnsafeDatabaseError             a connection that could bypass isolation
-        └── SchemaVersionError              database newer than this code
+    │   └── ActionInDoubt                   an action's call began but its outcome is unknown
+    ├── StoreError                          the database could not do its part
+    │   ├── BusyError                       still locked after every retry
+    │   ├── UnsafeDatabaseError             a connection that could bypass isolation
+    │   └── SchemaVersionError              database newer than this code
+    └── ModelError                          the model could not be asked or did not answer
 
 Each error carries a stable ``kind`` string; the CLI turns it into an exit status and
 replay scenarios name it in ``error:``.
@@ -69,6 +71,14 @@ class ConflictError(SgamError):
     kind = "conflict"
 
 
+class ActionInDoubt(ConflictError):
+    """An action's intent was recorded but not its outcome (a crash mid-call, or a call
+    still running elsewhere): calling again could repeat it, so a person (or a
+    ``reconcile`` that asks the destination) must decide."""
+
+    kind = "action_in_doubt"
+
+
 class StoreError(SgamError):
     """The database failed in a way the caller cannot fix by changing the call."""
 
@@ -93,13 +103,22 @@ class SchemaVersionError(StoreError):
     kind = "schema_version"
 
 
+class ModelError(SgamError):
+    """The model could not be asked or did not answer usably (timeout, HTTP error, no
+    configuration). The episode is kept; the extraction can be retried."""
+
+    kind = "model"
+
+
 ERROR_KINDS: tuple[type[SgamError], ...] = (
     ValidationError,
     DeniedError,
     NotFoundError,
     ConflictError,
+    ActionInDoubt,
     StoreError,
     BusyError,
     UnsafeDatabaseError,
     SchemaVersionError,
+    ModelError,
 )

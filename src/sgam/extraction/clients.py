@@ -20,14 +20,7 @@ from typing import Any, Protocol
 import httpx
 import jsonschema
 
-from .._errors import SgamError
-
-
-class ModelError(SgamError):
-    """The model could not be asked or did not answer usably (timeout, HTTP error, no
-    configuration). The episode is kept; the extraction can be retried."""
-
-    kind = "model"
+from .._errors import ModelError as ModelError  # its home is _errors; extraction code imports it from here
 
 
 @dataclass(frozen=True, slots=True)

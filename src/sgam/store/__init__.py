@@ -5,11 +5,13 @@ from __future__ import annotations
 from ._backend import Backend
 from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
+    ActionRow,
     AuditRow,
     ClassHoldings,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
+    ItemRow,
     JobRow,
     QueryFilter,
     Reader,
@@ -21,6 +23,7 @@ from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, tem
 from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
 
 __all__ = [
+    "ActionRow",
     "AuditRow",
     "Backend",
     "BackendFamily",
@@ -33,6 +36,7 @@ __all__ = [
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
+    "ItemRow",
     "JobRow",
     "QueryFilter",
     "Reader",

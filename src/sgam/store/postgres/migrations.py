@@ -24,6 +24,7 @@ TENANT_TABLES = (
     "tenant_schema", "attribute_schemas", "memory_types", "episodes", "operations",
     "assertions", "extractions", "held_candidates", "extraction_jobs",
     "ledger_keys", "episode_vectors", "assertion_vectors",
+    "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
     "documents", "document_revisions", "document_chunks", "document_vectors",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
 )
@@ -38,8 +39,14 @@ WORKER_FUNCTIONS = (
 INDEX_FUNCTIONS = ("sgam_vector_index(integer)",)
 """Owner-run DDL the app role may trigger: the HNSW index of a new dimension (migration 3)."""
 
+SEARCH_FUNCTIONS = (
+    "sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)",
+)
+"""Owner-run full-text search of the caller's tenant (migration 6): under the app role's
+policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
+
 LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
-"""The purge's cross-tenant entry point: which tenants have something due (migration 5)."""
+"""The purge's cross-tenant entry point: which tenants have something due (migration 7)."""
 LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes")
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
@@ -194,6 +201,8 @@ def rls_statements() -> list[sql.SQL | sql.Composed]:
     statements += [
         sql.SQL("DROP POLICY IF EXISTS jobs_worker ON extraction_jobs"),
         sql.SQL("CREATE POLICY jobs_worker ON extraction_jobs TO CURRENT_USER USING (true) WITH CHECK (true)"),
+        sql.SQL("DROP POLICY IF EXISTS search_owner ON episodes"),
+        sql.SQL("CREATE POLICY search_owner ON episodes FOR SELECT TO CURRENT_USER USING (true)"),
     ]
     for table in LIFECYCLE_TABLES:
         name = sql.Identifier(table)
@@ -222,7 +231,7 @@ def grant_statements(role: str, schema: str) -> list[sql.Composed]:
         sql.SQL("GRANT SELECT ON sgam_migrations TO {}").format(who),
         sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), who),
         *(sql.SQL("GRANT EXECUTE ON FUNCTION {}.{} TO {}").format(sql.Identifier(schema), sql.SQL(f), who)
-          for f in (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *LIFECYCLE_FUNCTIONS)),
+          for f in (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS)),
     ]
 
 MIGRATIONS.append(
@@ -502,7 +511,113 @@ MIGRATIONS.append(
 )
 
 MIGRATIONS.append(
-    # 5: lifecycle. Retention classes and the class of each episode; an episode that lost
+    # 5: the LangGraph store's current items (the ledger keeps their history) with their
+    # search text and vectors, and the action ledger of external calls made once.
+    # ``namespace`` is compared bytewise (COLLATE "C") so a prefix is an index range.
+    """
+    CREATE TABLE store_items (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        namespace text COLLATE "C" NOT NULL,
+        key text NOT NULL,
+        value text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        expires_at timestamptz,
+        ttl_minutes double precision,
+        index_text text,
+        search tsvector GENERATED ALWAYS AS (to_tsvector('english', coalesce(index_text, ''))) STORED,
+        vectors bytea,
+        dims integer,
+        PRIMARY KEY (tenant, namespace, key)
+    );
+    CREATE INDEX store_items_recent ON store_items (tenant, updated_at DESC, namespace, key);
+    CREATE INDEX store_items_expiry ON store_items (tenant, expires_at) WHERE expires_at IS NOT NULL;
+    CREATE INDEX store_items_search ON store_items USING gin (search);
+
+    CREATE TABLE actions (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        action_key text NOT NULL,
+        request text NOT NULL,
+        status text NOT NULL CHECK (status IN ('in_doubt', 'done')),
+        result text,
+        error text,
+        attempts integer NOT NULL,
+        started_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        PRIMARY KEY (tenant, seq),
+        UNIQUE (tenant, action_key)
+    );
+    CREATE INDEX actions_by_status ON actions (tenant, status, seq);
+    """
+)
+
+MIGRATIONS.append(
+    # 6: keyword search of episodes through an owner-run function. Row-level security lets
+    # the planner use a condition as an index condition ahead of the policy only if it is
+    # leakproof, and ``tsvector @@ tsquery`` is not: under the app role every full-text
+    # match (and each term's document frequency) tested every episode of the tenant, so
+    # search cost O(episodes). The owner reads episodes under its own policy
+    # (search_owner, FOR SELECT, in rls_statements), and this function filters by the
+    # caller's ``sgam.tenant`` itself, so the GIN index serves the match; no tenant set,
+    # no rows. Ranking as before: per-term IDF in the tenant times ts_rank (BM25-shaped),
+    # weights D, C, B, A = 0.1, 0.2, 0.3, 1.0 (a speaker match counts 0.3 of a text match).
+    """
+    CREATE FUNCTION sgam_keyword_episodes(
+        p_terms text[], p_limit integer, p_since timestamptz, p_until timestamptz,
+        p_session text, p_speaker text, p_subject text, p_memory_type text, p_known_at timestamptz
+    ) RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp AS $$
+    DECLARE
+        v_tenant text := current_setting('sgam.tenant', true);
+        v_docs bigint;
+        v_df bigint;
+        v_term text;
+        v_query tsquery;
+        v_queries tsquery[] := '{}';
+        v_idf numeric[] := '{}';
+        v_any tsquery;
+    BEGIN
+        IF v_tenant IS NULL OR v_tenant = '' OR p_terms IS NULL THEN
+            RETURN;
+        END IF;
+        SELECT count(*) INTO v_docs FROM @SCHEMA@.episodes WHERE tenant = v_tenant;
+        FOREACH v_term IN ARRAY p_terms LOOP
+            v_query := plainto_tsquery('english', v_term);
+            SELECT count(*) INTO v_df FROM @SCHEMA@.episodes WHERE tenant = v_tenant AND search @@ v_query;
+            IF v_df > 0 THEN
+                v_queries := v_queries || v_query;
+                v_idf := v_idf || ln(1 + (v_docs - v_df + 0.5) / (v_df + 0.5));
+                v_any := CASE WHEN v_any IS NULL THEN v_query ELSE v_any || v_query END;
+            END IF;
+        END LOOP;
+        IF v_any IS NULL THEN
+            RETURN;
+        END IF;
+        RETURN QUERY
+            SELECT e.seq FROM @SCHEMA@.episodes e
+            WHERE e.tenant = v_tenant AND e.search @@ v_any
+              AND (p_since IS NULL OR e.occurred_at >= p_since)
+              AND (p_until IS NULL OR e.occurred_at <= p_until)
+              AND (p_known_at IS NULL OR e.recorded_at <= p_known_at)
+              AND (p_session IS NULL OR e.session = p_session)
+              AND (p_speaker IS NULL OR e.speaker = p_speaker)
+              AND (p_subject IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+                   AND o.source = e.episode_id AND o.subject = p_subject))
+              AND (p_memory_type IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+                   AND o.source = e.episode_id AND o.memory_type = p_memory_type))
+            ORDER BY (SELECT sum(w.idf * ts_rank('{0.1, 0.2, 0.3, 1.0}', e.search, w.q, 1))
+                      FROM unnest(v_queries, v_idf) AS w(q, idf)) DESC, e.seq
+            LIMIT p_limit;
+    END $$;
+    REVOKE ALL ON FUNCTION
+        sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)
+        FROM PUBLIC;
+    """
+)
+
+MIGRATIONS.append(
+    # 7: lifecycle. Retention classes and the class of each episode; an episode that lost
     # its text by expiry keeps its row (assertions still name it) with ``lost_at`` set;
     # derivations (summaries made from episodes); per-write deadlines; consent per subject
     # and purpose ('' = every purpose); tombstones of erased episode ids (keyed digests

@@ -31,6 +31,7 @@ from .._search import SearchIndex
 from . import residue
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
+from .items import ItemReads, ItemWrites
 from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
 
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from .documents import SQLiteDocuments
 
 T = TypeVar("T")
-FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts")
+FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts", "store_items_fts")
 
 _KEY = "tenant = ? AND subject = ? AND attribute = ?"
 _VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
@@ -139,7 +140,7 @@ _MISSING = object()
 CACHE_LIMIT = 4096
 
 
-class SQLiteWrite(_Scoped, ExtractionWrites, LifecycleWrites):
+class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -167,6 +168,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites, LifecycleWrites):
         if row is not None:
             self._remember(key, row)
         return row
+
+    def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
+        """Nothing to do: a lookup is a function call into the same process."""
 
     def insert_episode(self, row: EpisodeRow) -> None:
         self._conn.execute(
@@ -272,6 +276,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites, LifecycleWrites):
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
 
+    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+        """Nothing to do: a lookup is a function call into the same process."""
+
     def key(self, subject: str, attribute: str) -> _Key:
         return _Key(self._conn, self.tenant, subject, attribute)
 
@@ -349,7 +356,7 @@ class SQLiteWrite(_Scoped, ExtractionWrites, LifecycleWrites):
 
 
 
-class SQLiteReader(_Scoped, ExtractionReads, LifecycleReads):
+class SQLiteReader(_Scoped, ExtractionReads, ItemReads, LifecycleReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
@@ -429,11 +436,12 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
     """Holds the connection lock around a read and maps driver errors on the way out
     (a class rather than ``@contextmanager``: reads are short and this is on every one)."""
 
-    __slots__ = ("_lock", "_reader")
+    __slots__ = ("_lock", "_path", "_reader")
 
-    def __init__(self, lock: threading.RLock, reader: SQLiteReader) -> None:
+    def __init__(self, lock: threading.RLock, reader: SQLiteReader, path: str) -> None:
         self._lock = lock
         self._reader = reader
+        self._path = path
 
     def __enter__(self) -> SQLiteReader:
         self._lock.acquire()
@@ -444,7 +452,7 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
     ) -> None:
         self._lock.release()
         if isinstance(exc, sqlite3.Error):
-            raise sgam_error(exc) from exc
+            raise sgam_error(exc, self._path) from exc
 
 
 class SQLiteBackend:
@@ -457,7 +465,7 @@ class SQLiteBackend:
         self._lock = threading.RLock()
         self._cache: dict[tuple[str, str, str], Any] = {}
         self._data_version = -1
-        with map_sqlite_errors():
+        with map_sqlite_errors(self.path):
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
             )
@@ -496,7 +504,7 @@ class SQLiteBackend:
         self.run_write("_", migrate)
 
     def schema_version(self) -> int:
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             return int(self._conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0])
 
     def run_write(self, tenant: str, work: Callable[[SQLiteWrite], T]) -> T:
@@ -504,7 +512,7 @@ class SQLiteBackend:
         for attempt in range(self._retries + 1):
             with self._lock:
                 try:
-                    with map_sqlite_errors():
+                    with map_sqlite_errors(self.path):
                         return self._attempt(tenant, work)
                 except BusyError:
                     if attempt == self._retries:
@@ -531,7 +539,7 @@ class SQLiteBackend:
         return result
 
     def read(self, tenant: str) -> _ReadScope:
-        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant))
+        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant), self.path)
 
     def purge_residue(self) -> None:
         """After an erasure, remove the copies SQLite keeps outside live rows.
@@ -546,7 +554,7 @@ class SQLiteBackend:
                 self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
         self.run_write("_", merge)
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
@@ -569,7 +577,7 @@ class SQLiteBackend:
         return self.run_write("_", lambda _: claim_jobs(self._conn, owner, now, lease_until, limit, tenant))
 
     def count_jobs(self, now: int, tenant: str | None) -> int:
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             return count_jobs(self._conn, now, tenant)
 
     def due_tenants(self, now: int) -> list[str]:
