@@ -15,6 +15,7 @@ from typing import Any
 from .._errors import NotFoundError, SgamError
 from .._memory import Memory
 from .._time import to_micros
+from .._values import storable_text
 from ..store import ExtractionRow
 from .candidates import parse_reply
 from .clients import ModelClient, ModelError, ModelResponse
@@ -78,9 +79,9 @@ def record(
         attempt=0,
         recorded_at=0,
         status="failed" if error is not None else "ok",
-        error=None if error is None else f"{error.kind}: {error.message}",
-        model=None if response is None else response.model,
-        raw_reply=None if response is None else response.text,
+        error=None if error is None else storable_text(f"{error.kind}: {error.message}"),
+        model=None if response is None else storable_text(response.model),
+        raw_reply=None if response is None else storable_text(response.text),
         prompt_tokens=None if response is None else response.prompt_tokens,
         completion_tokens=None if response is None else response.completion_tokens,
         latency_ms=None if response is None else response.latency_ms,
