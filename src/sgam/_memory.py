@@ -239,8 +239,7 @@ class Memory:
         check_tenant(tenant)
         subject = check_name(subject, "subject")
         counts = self.backend.run_write(tenant, lambda txn: forget_subject(txn, subject, self._writes.now()))
-        self.backend.purge_residue()
-        return ForgetResult(*counts)
+        return ForgetResult(*counts, residue=self.backend.purge_residue())
 
     def forget_episode(self, tenant: str, episode_id: str) -> ForgetResult:
         """Erase an episode and every operation it sourced; neighbours those operations
@@ -248,8 +247,14 @@ class Memory:
         check_tenant(tenant)
         episode_id = check_name(episode_id, "episode")
         counts = self.backend.run_write(tenant, lambda txn: forget_episode(txn, episode_id, self._writes.now()))
-        self.backend.purge_residue()
-        return ForgetResult(*counts)
+        return ForgetResult(*counts, residue=self.backend.purge_residue())
+
+    def purge_residue(self, *, wait: float = 30.0) -> str | None:
+        """Remove what erasures left outside live rows, waiting up to ``wait`` seconds for
+        readers that block it (SQLite); None when nothing remains, else what and why."""
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 3600:
+            raise ValidationError("wait", wait, "must be a number of seconds from 0 to 3600")
+        return self.backend.purge_residue(float(wait))
 
     def _apply(self, tenant: str, pending: PendingOp) -> WriteResult:
         return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
