@@ -94,7 +94,8 @@ class Fuzzed:
 def _shown(args: list[Any], kwargs: dict[str, Any]) -> str:
     from sgam._errors import bounded_repr
 
-    return "(" + ", ".join([bounded_repr(a) for a in args] + [f"{k}={bounded_repr(v)}" for k, v in kwargs.items()]) + ")"
+    shown = [bounded_repr(a) for a in args] + [f"{k}={bounded_repr(v)}" for k, v in kwargs.items()]
+    return "(" + ", ".join(shown) + ")"
 
 
 @pytest.fixture(params=BACKENDS)

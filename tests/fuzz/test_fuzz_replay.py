@@ -79,7 +79,8 @@ def scenario_texts(draw: st.DrawFn) -> str:
         text = text[: draw(st.integers(0, len(text)))]
     elif damage == "insert":
         at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from(["[" * 600, "{", ": :", "&a", "*a", "!!python/object", "\t", '"\\ud800"'])) + text[at:]
+        junk = ["[" * 600, "{", ": :", "&a", "*a", "!!python/object", "\t", '"\\ud800"']
+        text = text[:at] + draw(st.sampled_from(junk)) + text[at:]
     elif damage == "escape":
         text = text.replace('"e1"', '"e\\ud800"', 1)
     return text
