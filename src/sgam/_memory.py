@@ -11,8 +11,9 @@ from pydantic import BaseModel
 
 from ._erasure import forget_episode, forget_subject
 from ._errors import ValidationError
+from ._ledger import Ledger, to_assertion, to_episode
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
-from ._rules import OpKind, Version
+from ._rules import OpKind
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
     AttributeSchema,
@@ -20,9 +21,9 @@ from ._schema import (
     ValueType,
     parse_value_type,
 )
-from ._time import Clock, from_micros, optional_micros, parse_timestamp, to_micros, utc_now
-from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text, load_value
-from ._write import Applied, PendingOp, WriteService, fact_to_pending, load_metadata, validate_episode, validate_op
+from ._time import Clock, optional_micros, parse_timestamp, to_micros, utc_now
+from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text
+from ._write import PendingOp, WriteService, fact_to_pending, validate_episode, validate_op
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
 from .search.embedders import Embedder
@@ -44,35 +45,6 @@ def default_url() -> str:
     return os.environ.get("SGAM_DATABASE_URL", DEFAULT_URL)
 
 
-def to_assertion(tenant: str, version: Version) -> Assertion:
-    return Assertion(
-        id=version.assertion_id,
-        tenant=tenant,
-        subject=version.subject,
-        attribute=version.attribute,
-        value=load_value(version.value),
-        memory_type=version.memory_type,
-        valid_from=from_micros(version.valid_from),
-        valid_to=None if version.valid_to is None else from_micros(version.valid_to),
-        recorded_at=from_micros(version.recorded_from),
-        superseded_at=None if version.recorded_to is None else from_micros(version.recorded_to),
-        source=version.source,
-        confidence=version.confidence,
-        schema_version=version.schema_version,
-        supersedes=version.supersedes,
-        origin=version.origin.value,
-        closed_by=version.closed_by,
-    )
-
-
-def to_episode(row: EpisodeRow) -> Episode:
-    return Episode(
-        tenant=row.tenant, id=row.episode_id, at=from_micros(row.occurred_at), text=row.text,
-        recorded_at=from_micros(row.recorded_at), speaker=row.speaker, kind=row.kind,
-        session=row.session, metadata=load_metadata(row.metadata), schema_version=row.schema_version,
-    )
-
-
 class Memory:
     """A bitemporal, tenant-scoped memory ledger.
 
@@ -86,14 +58,28 @@ class Memory:
         self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
         embedder: Embedder | None = None,
     ) -> None:
-        self.backend: Backend = backend if backend is not None else open_backend(url or default_url())
+        store = backend if backend is not None else open_backend(url or default_url())
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
-        self._writes = WriteService(clock, self._models)
-        self._search = SearchService(self.backend, embedder if embedder is not None else embedder_from_env())
+        self.ledger = Ledger(
+            store, WriteService(clock, self._models),
+            SearchService(store, embedder if embedder is not None else embedder_from_env()),
+        )
+
+    @property
+    def backend(self) -> Backend:
+        return self.ledger.backend
+
+    @property
+    def _writes(self) -> WriteService:
+        return self.ledger.writes
+
+    @property
+    def _search(self) -> SearchService:
+        return self.ledger.search
 
     @property
     def clock(self) -> Clock:
-        return self._writes.clock
+        return self.ledger.clock
 
     @clock.setter
     def clock(self, clock: Clock) -> None:
@@ -216,7 +202,7 @@ class Memory:
         if not batch:
             return []
         applied = self.backend.run_write(tenant, lambda txn: self._writes.apply_batch(txn, batch))
-        return [self._result(tenant, item) for item in applied]
+        return [self.ledger.result(tenant, item) for item in applied]
 
     def retract(self, tenant: str, subject: str, attribute: str, at: Moment, source: str) -> WriteResult:
         """Say the value holding at ``at`` stopped holding then (NotFoundError if none)."""
@@ -257,13 +243,7 @@ class Memory:
         return self.backend.purge_residue(float(wait))
 
     def _apply(self, tenant: str, pending: PendingOp) -> WriteResult:
-        return self._result(tenant, self.backend.run_write(tenant, lambda txn: self._writes.apply_one(txn, pending)))
-
-    def _result(self, tenant: str, applied: Applied) -> WriteResult:
-        version = applied.version
-        return WriteResult(
-            applied.seq, applied.effect, None if version is None else to_assertion(tenant, version)
-        )
+        return self.ledger.apply(tenant, pending)
 
     # reads ----------------------------------------------------------------------------
 
@@ -354,7 +334,7 @@ class Memory:
         environment); the record stays inspectable through ``extractions``."""
         from .extraction import extract
 
-        return extract(self, check_tenant(tenant), check_name(episode, "episode"), client=client, policy=policy)
+        return extract(self.ledger, check_tenant(tenant), check_name(episode, "episode"), client=client, policy=policy)
 
     def extractions(self, tenant: str, *, episode: str | None = None, limit: int = 100) -> list[Extraction]:
         """Extraction records, newest first: raw replies, decisions and their reasons."""
@@ -363,6 +343,12 @@ class Memory:
         with self.backend.read(check_tenant(tenant)) as reader:
             rows = reader.extractions(check_optional_name(episode, "episode"), _limit(limit))
         return [Extraction.from_row(row) for row in rows]
+
+    def extraction(self, tenant: str, extraction_id: int) -> Extraction:
+        """One extraction record by id (NotFoundError if the tenant has none such)."""
+        from .extraction import get_extraction
+
+        return get_extraction(self.ledger, check_tenant(tenant), extraction_id)
 
     def held(self, tenant: str, *, status: str | None = "open", limit: int = 100) -> list[HeldCandidate]:
         """Candidates held back (pending confirmation or buffered as weak signals)."""
@@ -377,13 +363,13 @@ class Memory:
         """Confirm a held candidate: it is written now, sourced from its episode."""
         from .extraction import confirm
 
-        return confirm(self, check_tenant(tenant), held_id)
+        return confirm(self.ledger, check_tenant(tenant), held_id)
 
     def reject(self, tenant: str, held_id: int) -> HeldCandidate:
         """Reject a held candidate: it is never written."""
         from .extraction import reject
 
-        return reject(self, check_tenant(tenant), held_id)
+        return reject(self.ledger, check_tenant(tenant), held_id)
 
     # recall ---------------------------------------------------------------------------
 

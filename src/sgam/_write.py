@@ -149,6 +149,13 @@ class WriteService:
         last = txn.last_recorded_at(subject, attribute)
         return now if last is None or last <= now else last
 
+    def check(self, txn: WriteTransaction, pending: PendingOp) -> None:
+        """Raise what ``apply_one`` would raise, writing nothing: lets several decisions
+        share one transaction without a refused one leaving a logged operation behind."""
+        op = self.prepare(txn, pending, txn.schema_version())
+        op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
+        plan(op, txn.key(op.subject, op.attribute))
+
     def apply_one(self, txn: WriteTransaction, pending: PendingOp) -> Applied:
         op = self.prepare(txn, pending, txn.schema_version())
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)

@@ -8,7 +8,8 @@ from typer.testing import CliRunner
 
 from sgam import Memory
 from sgam.cli import app
-from sgam.extraction import ExtractionPolicy, ScriptedClient, demo_extraction
+from sgam.cli.demo_extraction import demo_extraction
+from sgam.extraction import ExtractionPolicy, ScriptedClient
 
 runner = CliRunner()
 

@@ -17,7 +17,8 @@ def test_prompt_shows_stored_values_and_declared_attributes_as_fenced_data(memor
     )
     memory.write("acme", "ola", "city", "Bergen", "2026-05-01T00:00:00Z", "e0")
     episode = memory.add_episode("acme", "e1", "2026-06-03T10:00:00Z", "Mira's deadline is now 2026-06-30.")
-    context = gather_context(memory, "acme", episode)
+    with memory.backend.read("acme") as reader:
+        context = gather_context(reader, episode)
     assert {(f.subject, f.attribute) for f in context.facts} == {
         ("mira", "passport_deadline"),
         ("mira", "note"),

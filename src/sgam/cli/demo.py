@@ -19,7 +19,7 @@ from .._errors import SgamError
 from .._memory import Memory
 from .._model import Assertion, Episode
 from .._time import parse_timestamp
-from ..extraction import demo_extraction
+from .demo_extraction import demo_extraction
 from .output import console, open_memory
 from .timeline import timeline_table
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from .._errors import SgamError
 from .._time import format_timestamp
-from ..extraction import Extraction, HeldCandidate, Remembered, Worker, get_extraction
+from ..extraction import Extraction, HeldCandidate, Remembered, Worker
 from .ledger import show_result
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 
@@ -140,7 +140,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """One extraction: every candidate, its decision and reason, and the raw reply."""
-        run(db, as_json, lambda m: get_extraction(m, tenant, extraction_id), show_extraction)
+        run(db, as_json, lambda m: m.extraction(tenant, extraction_id), show_extraction)
 
     @extractions.command("held")
     def held(

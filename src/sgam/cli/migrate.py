@@ -25,7 +25,7 @@ def migrate_url(url: str, grant_to: list[str], vector_dimensions: list[int] | No
 
     backend = open_backend(url)
     try:
-        version: int = backend.schema_version()  # type: ignore[attr-defined]
+        version = backend.schema_version()
     finally:
         backend.close()
     return version

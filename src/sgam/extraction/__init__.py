@@ -7,7 +7,7 @@ queue in the background; ``sgam.extraction.replay`` plugs ``model_reply`` and
 
 from __future__ import annotations
 
-from .._memory import Memory
+from .._ledger import Ledger
 from .candidates import Candidate, Change, Reply, parse_reply, response_schema
 from .clients import (
     ClientSettings,
@@ -18,7 +18,6 @@ from .clients import (
     OpenAIClient,
     ScriptedClient,
 )
-from .demo import demo_extraction
 from .extractor import extract_episode, get_extraction
 from .policy import ExtractionPolicy
 from .records import Decision, Extraction, HeldCandidate, Outcome, Remembered
@@ -27,7 +26,7 @@ from .worker import Worker
 
 
 def extract(
-    memory: Memory,
+    ledger: Ledger,
     tenant: str,
     episode: str,
     *,
@@ -38,9 +37,9 @@ def extract(
     from the environment now) under ``policy`` (default: ``ExtractionPolicy.from_env()``)."""
     policy = policy if policy is not None else ExtractionPolicy.from_env()
     if client is not None:
-        return extract_episode(memory, tenant, episode, client, policy)
+        return extract_episode(ledger, tenant, episode, client, policy)
     with OpenAIClient() as http:
-        return extract_episode(memory, tenant, episode, http, policy)
+        return extract_episode(ledger, tenant, episode, http, policy)
 
 
 __all__ = [
@@ -62,7 +61,6 @@ __all__ = [
     "ScriptedClient",
     "Worker",
     "confirm",
-    "demo_extraction",
     "extract",
     "extract_episode",
     "get_extraction",

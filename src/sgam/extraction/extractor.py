@@ -2,26 +2,29 @@
 
 The episode is already stored before a model is asked, so a model that times out or
 sends garbage costs nothing but a failed extraction record (with its raw reply); the
-caller gets the error. The record and the job's completion commit together, so a
-worker killed before that point leaves the job to be retried, never half recorded.
+caller gets the error. The model is asked outside any transaction; then the decisions,
+the writes they make, the held candidates, the record and the job's completion commit
+in one transaction, so a worker killed before that point leaves the job to be retried,
+never half applied or half recorded.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from .._errors import NotFoundError, SgamError
-from .._memory import Memory
-from .._time import to_micros
+from .._ledger import Ledger
 from .._values import storable_text
-from ..store import ExtractionRow
+from ..store import ExtractionRow, WriteTransaction
 from .candidates import parse_reply
 from .clients import ModelClient, ModelError, ModelResponse
 from .policy import ExtractionPolicy, Judge
 from .prompt import build_request, gather_context
 from .records import Decision, Extraction
+
+Decide = Callable[[WriteTransaction], list[Decision]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +41,12 @@ class LeaseLost(SgamError):
     kind = "lease_lost"
 
 
+def _missing(tenant: str, episode_id: str) -> NotFoundError:
+    return NotFoundError(f"episode: no episode {episode_id!r} in tenant {tenant!r}", field="episode", value=episode_id)
+
+
 def extract_episode(
-    memory: Memory,
+    ledger: Ledger,
     tenant: str,
     episode_id: str,
     client: ModelClient,
@@ -47,50 +54,51 @@ def extract_episode(
     lease: Lease | None = None,
 ) -> Extraction:
     """Extract, decide and record; raises the model's or the reply's error after recording it."""
-    episode = memory.episode(tenant, episode_id)
+    episode = ledger.episode(tenant, episode_id)
     if episode is None:
-        raise NotFoundError(
-            f"episode: no episode {episode_id!r} in tenant {tenant!r}", field="episode", value=episode_id
-        )
-    request = build_request(episode, gather_context(memory, tenant, episode))
+        raise _missing(tenant, episode_id)
+    with ledger.read(tenant) as reader:
+        request = build_request(episode, gather_context(reader, episode))
     response: ModelResponse | None = None
     try:
         response = client.complete(request)
         candidates = parse_reply(response.text)
     except SgamError as exc:
-        record(memory, tenant, episode_id, response, [], exc, lease)
+        record(ledger, tenant, episode_id, response, lambda txn: [], exc, lease)
         raise
-    decisions = Judge(memory, tenant, episode, policy).decide_all(candidates)
-    return record(memory, tenant, episode_id, response, decisions, None, lease)
+    return record(ledger, tenant, episode_id, response,
+                  lambda txn: Judge(ledger, txn, episode, policy).decide_all(candidates), None, lease)
 
 
 def record(
-    memory: Memory,
+    ledger: Ledger,
     tenant: str,
     episode_id: str,
     response: ModelResponse | None,
-    decisions: list[Decision],
+    decide: Decide,
     error: SgamError | None,
     lease: Lease | None,
 ) -> Extraction:
-    row = ExtractionRow(
-        tenant=tenant,
-        episode_id=episode_id,
-        attempt=0,
-        recorded_at=0,
-        status="failed" if error is not None else "ok",
-        error=None if error is None else storable_text(f"{error.kind}: {error.message}"),
-        model=None if response is None else storable_text(response.model),
-        raw_reply=None if response is None else storable_text(response.text),
-        prompt_tokens=None if response is None else response.prompt_tokens,
-        completion_tokens=None if response is None else response.completion_tokens,
-        latency_ms=None if response is None else response.latency_ms,
-        decisions=json.dumps([d.to_dict() for d in decisions], ensure_ascii=False),
-    )
+    """One transaction: the decisions (and the writes they make), then the record of them."""
 
-    def write(txn: Any) -> ExtractionRow:
-        row.attempt = txn.next_extraction_attempt(episode_id)
-        row.recorded_at = to_micros(memory.clock())
+    def write(txn: WriteTransaction) -> ExtractionRow:
+        if txn.episode(episode_id) is None:  # erased while the model was thinking
+            raise _missing(tenant, episode_id)
+        decisions = decide(txn)
+        row = ExtractionRow(
+            tenant=tenant,
+            episode_id=episode_id,
+            attempt=txn.next_extraction_attempt(episode_id),
+            recorded_at=ledger.now(),
+            status="failed" if error is not None else "ok",
+            error=None if error is None else storable_text(f"{error.kind}: {error.message}"),
+            model=None if response is None else storable_text(response.model),
+            raw_reply=None if response is None else storable_text(response.text),
+            prompt_tokens=None if response is None else response.prompt_tokens,
+            completion_tokens=None if response is None else response.completion_tokens,
+            latency_ms=None if response is None else response.latency_ms,
+            decisions=json.dumps([d.to_dict() for d in decisions], ensure_ascii=False),
+        )
         row.seq = txn.insert_extraction(row)
         if lease is not None:
             status = "done" if error is None else ("failed" if lease.final else "queued")
@@ -106,12 +114,12 @@ def record(
             txn.enqueue_job(episode_id, row.recorded_at)
         return row
 
-    return Extraction.from_row(memory.backend.run_write(tenant, write))
+    return Extraction.from_row(ledger.run_write(tenant, write))
 
 
-def get_extraction(memory: Memory, tenant: str, extraction_id: int) -> Extraction:
+def get_extraction(ledger: Ledger, tenant: str, extraction_id: int) -> Extraction:
     """One extraction record by id (NotFoundError if the tenant has none such)."""
-    with memory.backend.read(tenant) as reader:
+    with ledger.read(tenant) as reader:
         row = reader.extraction(extraction_id)
     if row is None:
         raise NotFoundError(

@@ -2,8 +2,8 @@
 
 The rules of replay format 1 (Extraction) first: ``no_change`` is dropped, evidence must
 occur verbatim in the episode, tenant and source come from the caller, a missing
-``valid_from`` is the episode's time, and writes go through ``Memory`` so every ledger
-rule and error applies. Then the policies that hold updates back, each a setting:
+``valid_from`` is the episode's time, and writes go through the write service so every
+ledger rule and error applies. Then the policies that hold updates back, each a setting:
 sensitive attributes wait for confirmation; low-confidence or inferred candidates are
 buffered as weak signals until the same value recurs in other episodes.
 """
@@ -17,14 +17,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._errors import SgamError, ValidationError
-from .._memory import Memory
-from .._model import Episode, WriteResult
+from .._ledger import Ledger
+from .._model import Episode
 from .._rules import OpKind
 from .._schema import AttributeSchema, check_value_type
-from .._time import from_micros, to_micros
+from .._time import from_micros
 from .._values import canonical_json
 from .._write import PendingOp, validate_op
-from ..store import HeldRow
+from ..store import HeldRow, WriteTransaction
 from .candidates import Candidate, Change
 from .records import Decision, Outcome
 
@@ -66,16 +66,17 @@ class ExtractionPolicy(BaseModel):
 
 @dataclass(slots=True)
 class Judge:
-    """Applies the policy to the candidates of one episode of one tenant."""
+    """Applies the policy to the candidates of one episode of one tenant, inside the
+    transaction that also records the extraction: decisions, writes, held candidates and
+    the record commit together or not at all."""
 
-    memory: Memory
-    tenant: str
+    ledger: Ledger
+    txn: WriteTransaction
     episode: Episode
     policy: ExtractionPolicy
 
     def decide_all(self, candidates: list[Candidate]) -> list[Decision]:
-        declared = {a.attribute: a for a in self.memory.schema(self.tenant)[0]}
-        return [self.decide(index, c, declared.get(c.attribute)) for index, c in enumerate(candidates)]
+        return [self.decide(index, c, self.txn.attribute_schema(c.attribute)) for index, c in enumerate(candidates)]
 
     def decide(self, index: int, c: Candidate, declared: AttributeSchema | None) -> Decision:
         shown = c.model_dump(mode="json")
@@ -116,25 +117,20 @@ class Judge:
         reason: str | None = None,
         held: int | None = None,
     ) -> Decision:
+        pending = candidate_op(c.subject, c.attribute, c.change.value, c.value, valid_from, self.episode.id,
+                               c.confidence)
         try:
-            result = apply_candidate(
-                self.memory,
-                self.tenant,
-                self.episode.id,
-                c.subject,
-                c.attribute,
-                c.change.value,
-                c.value,
-                valid_from,
-                c.confidence,
-            )
+            # A refused candidate must leave no trace in the shared transaction, so the
+            # rules are asked first and the write happens only if they accept it.
+            self.ledger.writes.check(self.txn, pending)
         except SgamError as exc:
             return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}", held_id=held)
+        result = self.ledger.result(self.txn.tenant, self.ledger.writes.apply_one(self.txn, pending))
         return Decision(index, shown, outcome, reason, result.effect.value, result.operation_id, held)
 
     def _hold(self, hold: str, c: Candidate, valid_from: int) -> int:
         row = HeldRow(
-            tenant=self.tenant,
+            tenant=self.txn.tenant,
             episode_id=self.episode.id,
             hold=hold,
             status="open",
@@ -146,14 +142,9 @@ class Judge:
             confidence=c.confidence,
             stated=c.stated,
             evidence=c.evidence,
-            created_at=0,
+            created_at=self.ledger.now(),
         )
-
-        def hold_row(txn: Any) -> int:
-            row.created_at = to_micros(self.memory.clock())
-            return int(txn.hold_candidate(row))
-
-        return self.memory.backend.run_write(self.tenant, hold_row)
+        return int(self.txn.hold_candidate(row))
 
     def _buffer(
         self, index: int, shown: dict[str, Any], c: Candidate, valid_from: int, weak: str
@@ -161,10 +152,7 @@ class Judge:
         """Hold a weak signal; once ``promote_after`` distinct episodes carry the same
         subject, attribute and value, write it (sourced from this episode)."""
         held = self._hold("buffered", c, valid_from)
-        value = canonical_json(c.value)
-        like = self.memory.backend.run_write(
-            self.tenant, lambda txn: txn.held_like("buffered", c.subject, c.attribute, value)
-        )
+        like = self.txn.held_like("buffered", c.subject, c.attribute, canonical_json(c.value))
         episodes = {row.episode_id for row in like}
         if len(episodes) < self.policy.promote_after:
             return Decision(
@@ -184,7 +172,7 @@ class Judge:
             held,
         )
         if decision.outcome is Outcome.PROMOTED:
-            resolve(self.memory, self.tenant, [row.seq for row in like], "promoted")
+            self.txn.resolve_held([row.seq for row in like], "promoted", self.ledger.now())
         return decision
 
 
@@ -208,34 +196,12 @@ def _checked(c: Candidate, declared: AttributeSchema | None, episode: Episode) -
     return pending.valid_at
 
 
-def apply_candidate(
-    memory: Memory,
-    tenant: str,
-    source: str,
-    subject: str,
-    attribute: str,
-    change: str,
-    value: Any,
-    valid_from: int,
-    confidence: float,
-) -> WriteResult:
-    """new/update are a write, retract a retract at ``valid_from``: the normal write service."""
-    moment = from_micros(valid_from)
-    if change == Change.RETRACT.value:
-        return memory.retract(tenant, subject, attribute, moment, source)
-    return memory.write(tenant, subject, attribute, value, moment, source, confidence=confidence)
-
-
 def candidate_op(
     subject: str, attribute: str, change: str, value: Any, valid_from: int, source: str, confidence: float
 ) -> PendingOp:
-    """The validated operation ``apply_candidate`` would run, for use inside a transaction."""
+    """new/update are a write, retract a retract at ``valid_from``: the normal write service."""
     moment = from_micros(valid_from)
     if change == Change.RETRACT.value:
         return validate_op(OpKind.RETRACT, subject, attribute, moment, source)
     return validate_op(OpKind.WRITE, subject, attribute, moment, source, value, None, confidence)
 
-
-def resolve(memory: Memory, tenant: str, seqs: list[int], status: str) -> None:
-    now = to_micros(memory.clock())
-    memory.backend.run_write(tenant, lambda txn: txn.resolve_held(seqs, status, now))

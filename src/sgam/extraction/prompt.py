@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .._memory import Memory
+from .._ledger import to_assertion
 from .._model import Assertion, Episode
 from .._schema import AttributeSchema
-from .._time import format_timestamp
+from .._time import format_timestamp, to_micros
+from ..store import QueryFilter, Reader
 from .candidates import response_schema
 from .clients import ModelRequest
 
@@ -47,15 +48,16 @@ class PromptContext:
     facts: list[Assertion]
 
 
-def gather_context(memory: Memory, tenant: str, episode: Episode) -> PromptContext:
+def gather_context(reader: Reader, episode: Episode) -> PromptContext:
     """Declared attributes, plus the assertions holding at the episode's time for every
     subject named in the episode: one index range per word, never a scan of the tenant."""
-    attributes, _ = memory.schema(tenant)
+    attributes = reader.attribute_schemas()
     words = _words(episode.text)
+    at = to_micros(episode.at)
     facts: dict[int, Assertion] = {}
     for word in words[:MAX_SUBJECT_PROBES]:
-        for fact in memory.query(tenant, subject=word, at=episode.at, limit=50):
-            facts.setdefault(fact.id, fact)
+        for version in reader.query(QueryFilter(subject=word, at=at, limit=50)):
+            facts.setdefault(version.assertion_id, to_assertion(reader.tenant, version))
     shown = sorted(facts.values(), key=lambda a: (a.subject, a.attribute))[:MAX_FACTS_SHOWN]
     return PromptContext(attributes, shown)
 

@@ -14,14 +14,21 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from .._errors import SgamError
-from .._memory import Memory
-from .._time import to_micros
+from .._ledger import Ledger
 from ..store import JobRow
 from .clients import ModelClient, OpenAIClient
 from .extractor import Lease, extract_episode
 from .policy import ExtractionPolicy
+
+
+class HasLedger(Protocol):
+    """A ``Memory`` (or anything else) that exposes the ledger it runs on."""
+
+    @property
+    def ledger(self) -> Ledger: ...
 
 
 @dataclass(slots=True)
@@ -40,7 +47,7 @@ class Worker:
 
     def __init__(
         self,
-        memory: Memory,
+        memory: Ledger | HasLedger,
         client: ModelClient | None = None,
         policy: ExtractionPolicy | None = None,
         *,
@@ -50,7 +57,7 @@ class Worker:
         batch: int = 4,
         max_attempts: int = 3,
     ) -> None:
-        self.memory = memory
+        self.ledger = memory if isinstance(memory, Ledger) else memory.ledger
         self.client = client
         self.policy = policy if policy is not None else ExtractionPolicy.from_env()
         self.tenant = tenant
@@ -60,12 +67,12 @@ class Worker:
         self.max_attempts = max_attempts
 
     def backlog(self) -> int:
-        return self.memory.backend.count_jobs(self._now(), self.tenant)
+        return self.ledger.backend.count_jobs(self._now(), self.tenant)
 
     def run_once(self, on_job: Callable[[JobRow, str], None] | None = None) -> WorkerStats:
         """Lease one batch and extract it; returns what happened (empty when idle)."""
         now = self._now()
-        jobs = self.memory.backend.claim_jobs(
+        jobs = self.ledger.backend.claim_jobs(
             self.owner, now, now + int(self.lease_seconds * 1_000_000), self.batch, self.tenant
         )
         stats = WorkerStats()
@@ -88,13 +95,13 @@ class Worker:
             # An earlier final attempt ended without recording (the process died, or the
             # extraction raised something unexpected): give up instead of trying again.
             error = f"gave up: attempt {job.attempts} of at most {self.max_attempts} ended without a record"
-            self.memory.backend.run_write(
+            self.ledger.backend.run_write(
                 job.tenant, lambda txn: txn.finish_job(job.episode_id, self.owner, "failed", error)
             )
             return "failed"
         lease = Lease(self.owner, final=job.attempts >= self.max_attempts)
         try:
-            extract_episode(self.memory, job.tenant, job.episode_id, client, self.policy, lease)
+            extract_episode(self.ledger, job.tenant, job.episode_id, client, self.policy, lease)
         except SgamError as exc:
             if exc.kind == "lease_lost":
                 return "retried"
@@ -124,7 +131,7 @@ class Worker:
                 bar.close()
 
     def _now(self) -> int:
-        return to_micros(self.memory.clock())
+        return self.ledger.now()
 
 
 class _Progress:

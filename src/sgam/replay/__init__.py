@@ -1,10 +1,12 @@
 """Replay scenarios (format 1): load them, run them against a fresh store, report."""
 
+from .context import Failure, ReplayContext, ScenarioResult, StepHandler
 from .loader import Scenario, ScenarioFileError, Step, load_path, load_scenario
-from .runner import Failure, ScenarioResult, StepHandler, register_operation, run_scenario
+from .runner import run_scenario, standard_steps
 
 __all__ = [
     "Failure",
+    "ReplayContext",
     "Scenario",
     "ScenarioFileError",
     "ScenarioResult",
@@ -12,9 +14,6 @@ __all__ = [
     "StepHandler",
     "load_path",
     "load_scenario",
-    "register_operation",
     "run_scenario",
+    "standard_steps",
 ]
-
-# registers model_reply, extract, confirm and reject with the runner
-from ..extraction import replay as _extraction_replay  # noqa: F401

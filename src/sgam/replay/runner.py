@@ -2,85 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from .._errors import SgamError
 from .._memory import Memory
-from .._time import parse_timestamp, utc_now
+from .._time import parse_timestamp
 from .._values import canonical_json
+from .context import ReplayClock, ReplayContext, ScenarioResult, StepHandler
+from .extraction_steps import EXTRACTION_STEPS
 from .loader import Scenario, Step
 
 
-class ReplayClock:
-    """The wall clock until a ``clock`` step fixes the instant."""
-
-    def __init__(self) -> None:
-        self.fixed: datetime | None = None
-
-    def __call__(self) -> datetime:
-        return self.fixed if self.fixed is not None else utc_now()
+def standard_steps() -> dict[str, StepHandler]:
+    """Every operation of format 1: the ledger's (here) and the extraction path's."""
+    return {**LEDGER_STEPS, **EXTRACTION_STEPS}
 
 
-@dataclass(slots=True)
-class Failure:
-    step: int
-    expected: Any
-    actual: Any
-
-
-@dataclass(slots=True)
-class ScenarioResult:
-    file: str
-    name: str
-    failures: list[Failure] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return not self.failures
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file, "name": self.name, "passed": self.passed,
-            "failures": [{"step": f.step, "expected": f.expected, "actual": f.actual} for f in self.failures],
-        }
-
-
-@dataclass(slots=True)
-class ReplayContext:
-    """What a step handler may use; extensions keep their own state in ``extras``."""
-
-    memory: Memory
-    clock: ReplayClock
-    failures: list[Failure]
-    extras: dict[str, Any] = field(default_factory=dict)
-
-    def fail(self, step: Step, expected: Any, actual: Any) -> None:
-        self.failures.append(Failure(step.number, expected, actual))
-
-
-StepHandler = Callable[[ReplayContext, Step], None]
-_HANDLERS: dict[str, StepHandler] = {}
-
-
-def register_operation(name: str, handler: StepHandler) -> None:
-    """Plug in an operation (the extraction path registers ``model_reply`` and ``extract``)."""
-    _HANDLERS[name] = handler
-
-
-def run_scenario(scenario: Scenario, memory: Memory) -> ScenarioResult:
+def run_scenario(
+    scenario: Scenario, memory: Memory, steps: Mapping[str, StepHandler] | None = None
+) -> ScenarioResult:
+    """Run ``scenario`` on ``memory`` with ``steps`` (default ``standard_steps()``; pass
+    a larger table to plug in operations of your own)."""
     clock = ReplayClock()
     memory.clock = clock
     context = ReplayContext(memory, clock, [])
+    handlers = standard_steps() if steps is None else steps
     for step in scenario.steps:
-        _run_step(context, step)
+        _run_step(context, handlers, step)
     return ScenarioResult(scenario.path, scenario.name, context.failures)
 
 
-def _run_step(context: ReplayContext, step: Step) -> None:
-    handler = _HANDLERS.get(step.operation)
+def _run_step(context: ReplayContext, handlers: Mapping[str, StepHandler], step: Step) -> None:
+    handler = handlers.get(step.operation)
     if handler is None:
         context.fail(step, f"operation {step.operation!r}", "this installation cannot run it")
         return
@@ -196,9 +151,8 @@ def _expect_history(context: ReplayContext, step: Step) -> None:
         context.fail(step, {"values": a["values"]}, {"values": values})
 
 
-for _name, _handler in {
+LEDGER_STEPS: dict[str, StepHandler] = {
     "clock": _clock, "episode": _episode, "schema": _schema, "write": _write,
     "retract": _retract, "correct": _correct, "forget": _forget,
     "expect": _expect, "expect_history": _expect_history,
-}.items():
-    register_operation(_name, _handler)
+}

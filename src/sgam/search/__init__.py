@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._protocol import SearchFilter, SearchIndex, StoredEpisode
+from ..store import SearchFilter, SearchIndex, StoredEpisode
 from .config import PRESETS, SearchConfig, resolve_config
 from .embedders import (
     Embedder,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .._time import from_micros
-from ._protocol import SearchFilter, SearchIndex, StoredEpisode
+from ..store import SearchFilter, SearchIndex, StoredEpisode
 from .config import SearchConfig
 from .embedders import Embedder, embed_checked
 from .fusion import min_max, reciprocal_rank_fusion

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from ..store import Backend, EpisodeRow, WriteTransaction
-from ._open import search_index_for
-from ._protocol import SearchFilter, SearchIndex
+from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked
 from .engine import EvidenceHit, search_evidence
@@ -30,7 +28,7 @@ class SearchService:
     @property
     def index(self) -> SearchIndex:
         if self._index is None:
-            self._index = search_index_for(self.backend)
+            self._index = self.backend.search_index()
         return self._index
 
     def embed_rows(self, rows: Sequence[EpisodeRow]) -> Vectors | None:

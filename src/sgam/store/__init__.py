@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ._backend import Backend
 from ._protocol import (
-    Backend,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
@@ -12,6 +12,7 @@ from ._protocol import (
     Reader,
     WriteTransaction,
 )
+from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
 from ._url import open_backend, temporary_store
 
 __all__ = [
@@ -22,7 +23,11 @@ __all__ = [
     "JobRow",
     "QueryFilter",
     "Reader",
+    "SearchFilter",
+    "SearchIndex",
+    "StoredEpisode",
     "WriteTransaction",
+    "fact_text",
     "open_backend",
     "temporary_store",
 ]

@@ -7,8 +7,7 @@ PostgreSQL cannot disagree about them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -213,31 +212,3 @@ class Reader(Protocol):
     def held_candidates(self, status: str | None, limit: int) -> list[HeldRow]: ...
     def held(self, seq: int) -> HeldRow | None: ...
     def job(self, episode_id: str) -> JobRow | None: ...
-
-
-class Backend(Protocol):
-    url: str
-
-    def run_write(self, tenant: str, work: Callable[[WriteTransaction], T]) -> T:
-        """Run ``work`` in one transaction, retrying it whole on busy or serialisation
-        failures; driver errors leave as sgam errors."""
-        ...
-
-    def read(self, tenant: str) -> AbstractContextManager[Reader]: ...
-    def purge_residue(self, wait: float = 1.0) -> str | None:
-        """After an erasure, remove copies the database keeps outside live rows, waiting
-        up to ``wait`` seconds for what blocks it; None when none remain, else what
-        remains and why."""
-        ...
-    def close(self) -> None: ...
-
-    def claim_jobs(
-        self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None
-    ) -> list[JobRow]:
-        """Lease up to ``limit`` queued extraction jobs whose lease is free or expired, of
-        every tenant (a worker serves them all) or of one; each claim counts an attempt."""
-        ...
-    def count_jobs(self, now: int, tenant: str | None) -> int:
-        """Queued jobs not under a live lease: the backlog a worker still has to do."""
-        ...
-

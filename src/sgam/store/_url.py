@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ValidationError
-from ._protocol import Backend
+from ._backend import Backend
 
 
 def sqlite_path(url: str) -> str:

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from ..._errors import ValidationError
-from ...search._protocol import SearchFilter, StoredEpisode
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
-from ..sqlite.search import fact_text
+from .._search import SearchFilter, StoredEpisode, fact_text
 from .adapters import Micros
-from .backend import Cursor, PostgresBackend, PostgresWrite
+
+if TYPE_CHECKING:  # the backend imports this module when asked for its index
+    from .backend import Cursor, PostgresBackend, PostgresWrite
 
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector's HNSW limit for ``vector``; larger vectors are still searched, exactly."""
@@ -101,11 +102,11 @@ class PostgresSearchIndex:
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
     ) -> None:
-        assert isinstance(txn, PostgresWrite)
+        cur = cast("PostgresWrite", txn)._cur
         for dims, group in _by_dimension(dict(items)).items():
-            self._ensure_index(txn._cur, dims)
+            self._ensure_index(cur, dims)
             ids = list(group)
-            txn._cur.execute(
+            cur.execute(
                 "INSERT INTO episode_vectors (tenant, episode_id, model, seq, dims, embedding) "
                 f"SELECT e.tenant, e.episode_id, %s, e.seq, {dims}, "
                 f"((%s::float8[])[(i.n - 1) * {dims} + 1 : i.n * {dims}])::vector "
@@ -203,11 +204,11 @@ class PostgresSearchIndex:
     def put_assertion_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
     ) -> None:
-        assert isinstance(txn, PostgresWrite)
+        cur = cast("PostgresWrite", txn)._cur
         for dims, group in _by_dimension(dict(items)).items():
-            self._ensure_index(txn._cur, dims)
+            self._ensure_index(cur, dims)
             keys = list(group)
-            txn._cur.execute(
+            cur.execute(
                 "INSERT INTO assertion_vectors (tenant, row_id, model, dims, embedding) "
                 f"SELECT a.tenant, a.row_id, %s, {dims}, "
                 f"((%s::float8[])[(i.n - 1) * {dims} + 1 : i.n * {dims}])::vector "

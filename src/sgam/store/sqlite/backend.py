@@ -27,6 +27,7 @@ from .._rows import (
     operation_from_row,
     version_from_row,
 )
+from .._search import SearchIndex
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .migrations import MIGRATIONS
@@ -556,6 +557,12 @@ class SQLiteBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def search_index(self) -> SearchIndex:
+        """FTS5 and vector tables in the same file, under the same lock."""
+        from .search import SQLiteSearch
+
+        return SQLiteSearch(self)
 
     def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
         return self.run_write("_", lambda _: claim_jobs(self._conn, owner, now, lease_until, limit, tenant))

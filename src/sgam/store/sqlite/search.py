@@ -8,21 +8,22 @@ could drift from the ledger (see docs/recall.md for the measurements).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from ...search._protocol import SearchFilter, StoredEpisode
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
-from .backend import SQLiteBackend, SQLiteWrite
+from .._search import SearchFilter, StoredEpisode, fact_text
 from .errors import map_sqlite_errors
+
+if TYPE_CHECKING:  # the backend imports this module when asked for its index
+    from .backend import SQLiteBackend, SQLiteWrite
 
 _CHUNK = 500
 
@@ -77,8 +78,7 @@ class SQLiteSearch:
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
     ) -> None:
-        assert isinstance(txn, SQLiteWrite)
-        txn._conn.executemany(
+        cast("SQLiteWrite", txn)._conn.executemany(
             "INSERT OR REPLACE INTO episode_vectors (seq, tenant, model, vector) "
             "SELECT seq, tenant, ?, ? FROM episodes WHERE tenant = ? AND episode_id = ?",
             [(model, np.asarray(vector, dtype=np.float16).tobytes(), txn.tenant, episode_id)
@@ -225,8 +225,7 @@ class SQLiteSearch:
     def put_assertion_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
     ) -> None:
-        assert isinstance(txn, SQLiteWrite)
-        txn._conn.executemany(
+        cast("SQLiteWrite", txn)._conn.executemany(
             "INSERT OR REPLACE INTO assertion_vectors (row_id, tenant, model, vector) "
             "SELECT row_id, tenant, ?, ? FROM assertions WHERE row_id = ? AND tenant = ?",
             [(model, np.asarray(vector, dtype=np.float16).tobytes(), key, txn.tenant) for key, vector in items],
@@ -251,13 +250,3 @@ class SQLiteSearch:
         scores = matrix.astype(np.float32) @ vector
         order = np.argsort(-scores, kind="stable")[:limit]
         return [(str(rows[i][0]), str(rows[i][1]), float(scores[i])) for i in order]
-
-
-def fact_text(subject: str, attribute: str, value: str) -> str:
-    """What a fact's vector is made of: names with spaces, the value as plain text."""
-    try:
-        loaded = json.loads(value)
-    except ValueError:
-        loaded = value
-    shown = loaded if isinstance(loaded, str) else json.dumps(loaded, ensure_ascii=False)
-    return f"{subject} {attribute} {shown}".replace("_", " ")

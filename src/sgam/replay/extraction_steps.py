@@ -14,13 +14,9 @@ from typing import Any
 
 from .._errors import NotFoundError, ValidationError
 from .._values import canonical_json
-from ..replay.loader import Step
-from ..replay.runner import ReplayContext, register_operation
-from .clients import ModelClient, OpenAIClient, ScriptedClient
-from .extractor import extract_episode
-from .policy import ExtractionPolicy
-from .records import HeldCandidate
-from .review import confirm, reject
+from ..extraction import ExtractionPolicy, HeldCandidate, ScriptedClient
+from .context import ReplayContext, StepHandler
+from .loader import Step
 
 POLICY_KEYS = ("min_confidence", "promote_after", "hold_inferred", "confirm_sensitive")
 
@@ -50,12 +46,9 @@ def _policy(args: dict[str, Any]) -> ExtractionPolicy:
 def _extract(context: ReplayContext, step: Step) -> None:
     policy = _policy(step.args)
     scripted = _scripted(context)
-    if len(scripted):
-        extract_episode(context.memory, step.tenant, step.args["episode"], scripted, policy)
-        return
-    client: ModelClient
-    with OpenAIClient() as client:
-        extract_episode(context.memory, step.tenant, step.args["episode"], client, policy)
+    # with no scripted reply queued, the model sgam is configured with answers
+    client = scripted if len(scripted) else None
+    context.memory.extract(step.tenant, step.args["episode"], client=client, policy=policy)
 
 
 def _held_of_key(context: ReplayContext, step: Step) -> HeldCandidate:
@@ -74,14 +67,13 @@ def _held_of_key(context: ReplayContext, step: Step) -> HeldCandidate:
 
 
 def _confirm(context: ReplayContext, step: Step) -> None:
-    confirm(context.memory, step.tenant, _held_of_key(context, step).id)
+    context.memory.confirm(step.tenant, _held_of_key(context, step).id)
 
 
 def _reject(context: ReplayContext, step: Step) -> None:
-    reject(context.memory, step.tenant, _held_of_key(context, step).id)
+    context.memory.reject(step.tenant, _held_of_key(context, step).id)
 
 
-register_operation("model_reply", _model_reply)
-register_operation("extract", _extract)
-register_operation("confirm", _confirm)
-register_operation("reject", _reject)
+EXTRACTION_STEPS: dict[str, StepHandler] = {
+    "model_reply": _model_reply, "extract": _extract, "confirm": _confirm, "reject": _reject,
+}

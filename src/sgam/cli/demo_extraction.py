@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._memory import Memory
-from .clients import ScriptedClient
-from .policy import ExtractionPolicy
-from .records import Extraction
+from ..extraction import Extraction, ExtractionPolicy, ScriptedClient
 
 PASSPORT_EPISODES: list[tuple[str, str, str]] = [
     ("e1", "2026-06-01T09:00:00Z", "Mira prefers concise answers. Her passport deadline is 2026-07-15."),

@@ -3,6 +3,7 @@ PostgreSQL: tsvector + pgvector. Ranking, fusion and recall live above this line
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -10,7 +11,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..store import EpisodeRow, WriteTransaction
+from ._protocol import EpisodeRow, WriteTransaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +85,13 @@ class SearchIndex(Protocol):
     ) -> list[tuple[str, str, float]]:
         """(subject, attribute, cosine) of keys holding a current version at ``at``, best first."""
         ...
+
+
+def fact_text(subject: str, attribute: str, value: str) -> str:
+    """What a fact's vector is made of: names with spaces, the value as plain text."""
+    try:
+        loaded = json.loads(value)
+    except ValueError:
+        loaded = value
+    shown = loaded if isinstance(loaded, str) else json.dumps(loaded, ensure_ascii=False)
+    return f"{subject} {attribute} {shown}".replace("_", " ")

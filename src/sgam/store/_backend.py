@@ -1,0 +1,46 @@
+"""What a whole store offers: transactions, reads, its search index and its job queue."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Protocol, TypeVar
+
+from ._protocol import JobRow, Reader, WriteTransaction
+from ._search import SearchIndex
+
+T = TypeVar("T")
+
+
+class Backend(Protocol):
+    url: str
+
+    def run_write(self, tenant: str, work: Callable[[WriteTransaction], T]) -> T:
+        """Run ``work`` in one transaction, retrying it whole on busy or serialisation
+        failures; driver errors leave as sgam errors."""
+        ...
+
+    def read(self, tenant: str) -> AbstractContextManager[Reader]: ...
+    def schema_version(self) -> int:
+        """The version of the database layout, as the migrations numbered it."""
+        ...
+    def search_index(self) -> SearchIndex:
+        """The keyword and vector index that lives in this backend's database."""
+        ...
+    def purge_residue(self, wait: float = 1.0) -> str | None:
+        """After an erasure, remove copies the database keeps outside live rows, waiting
+        up to ``wait`` seconds for what blocks it; None when none remain, else what
+        remains and why."""
+        ...
+    def close(self) -> None: ...
+
+    def claim_jobs(
+        self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None
+    ) -> list[JobRow]:
+        """Lease up to ``limit`` queued extraction jobs whose lease is free or expired, of
+        every tenant (a worker serves them all) or of one; each claim counts an attempt."""
+        ...
+    def count_jobs(self, now: int, tenant: str | None) -> int:
+        """Queued jobs not under a live lease: the backlog a worker still has to do."""
+        ...
+
