@@ -556,6 +556,8 @@ class SQLiteBackend:
 
     def close(self) -> None:
         with self._lock:
+            if self._residue is not None:  # a last try at the WAL an erasure left behind
+                self._retry_checkpoint()
             self._conn.close()
 
     def search_index(self) -> SearchIndex:
