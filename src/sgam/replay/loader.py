@@ -79,7 +79,8 @@ class _StringTimestampLoader(yaml.SafeLoader):
                 continue  # SafeLoader reports unhashable keys itself
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    "while reading a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark
+                    "while reading a mapping", node.start_mark, f"duplicate key {bounded_repr(key)}",
+                    key_node.start_mark,
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
