@@ -170,32 +170,10 @@ def postgres(postgres_urls: PostgresUrls) -> PostgresUrls:
     return postgres_urls
 
 
-@pytest.fixture(params=BACKENDS)
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A URL of an empty store on each backend (SQLite: a fresh file; PostgreSQL: the
-    test database, emptied, as the application role)."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'sgam.db'}"
-    urls: PostgresUrls = request.getfixturevalue("postgres")
-    return urls.app
-
-
-@pytest.fixture(params=BACKENDS)
-def memory(request: pytest.FixtureRequest, tmp_path: Path, clock: ManualClock) -> Iterator[Memory]:
-    """A fresh ``Memory`` on the backend named by ``request.param``, whose transaction
-    time is the ``clock`` fixture."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'sgam.db'}"
-    else:
-        url = request.getfixturevalue("postgres").app
-    with Memory(url, clock=clock) as fresh:
-        yield fresh
-
-
 @dataclass(frozen=True)
-class SearchDb:
-    """A store URL on one backend, plus a way to count rows behind the application's back
-    (SQLite: the file; PostgreSQL: the owner, which row-level security does not bind)."""
+class Store:
+    """An empty store on one backend, plus a way to count rows behind the application's
+    back (SQLite: the file; PostgreSQL: the owner, which row-level security does not bind)."""
 
     backend: str
     url: str
@@ -215,10 +193,33 @@ class SearchDb:
 
 
 @pytest.fixture(params=BACKENDS)
-def search_db(request: pytest.FixtureRequest, tmp_path: Path) -> SearchDb:
-    """An empty store on each backend for the search and recall tests."""
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    """The one backend fixture: an empty store on each backend (SQLite: a fresh file;
+    PostgreSQL: the test database, emptied, used as the application role). Every other
+    store fixture derives from it, so a test that takes any of them runs on both."""
     if request.param == "sqlite":
-        path = tmp_path / "test.db"
-        return SearchDb("sqlite", f"sqlite:///{path}", str(path))
+        path = tmp_path / "sgam.db"
+        return Store("sqlite", f"sqlite:///{path}", str(path))
     urls: PostgresUrls = request.getfixturevalue("postgres")
-    return SearchDb("postgres", urls.app, urls.admin)
+    return Store("postgres", urls.app, urls.admin)
+
+
+@pytest.fixture
+def store_url(store: Store) -> str:
+    return store.url
+
+
+@pytest.fixture
+def memory(store: Store, clock: ManualClock) -> Iterator[Memory]:
+    """A fresh ``Memory`` on each backend whose transaction time is the ``clock`` fixture."""
+    with Memory(store.url, clock=clock) as fresh:
+        yield fresh
+
+
+@pytest.fixture(params=BACKENDS)
+def replay_db(request: pytest.FixtureRequest) -> str | None:
+    """What ``sgam replay --db`` gets: nothing (a fresh SQLite file per scenario) or a
+    PostgreSQL server (a fresh database per scenario)."""
+    if request.param == "sqlite":
+        return None
+    return str(request.getfixturevalue("postgres_urls").server_admin)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -12,9 +11,9 @@ from sgam.cli import app
 
 
 @pytest.fixture
-def sgam(tmp_path: Path) -> list[str]:
-    """The common tail of every call: a fresh database in tmp_path and tenant acme."""
-    db = ["--db", f"sqlite:///{tmp_path / 'cli.db'}", "-t", "acme"]
+def sgam(store_url: str) -> list[str]:
+    """The common tail of every call: a fresh store on each backend and tenant acme."""
+    db = ["--db", store_url, "-t", "acme"]
     assert run("episode", *db, "e1", "2026-06-01T00:00:00Z", "hello")[0] == 0
     assert run("declare", *db, "age", "integer")[0] == 0
     assert run("write", *db, "mira", "city", "Paris", "--valid-from", "2026-06-01T00:00:00Z", "--source", "e1")[0] == 0

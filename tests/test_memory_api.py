@@ -256,8 +256,8 @@ def test_memory_type_is_enforced_through_the_attribute_declaration(memory: Memor
     assert caught.value.field == "value.name"
 
 
-def test_stored_json_schema_validates_without_the_model(tmp_path: Path, clock: ManualClock) -> None:
-    url = f"sqlite:///{tmp_path / 'typed.db'}"
+def test_stored_json_schema_validates_without_the_model(store_url: str, clock: ManualClock) -> None:
+    url = store_url
     with Memory(url, clock=clock) as first:
         seed(first)
         first.register_memory_type("acme", "contact", Contact)
@@ -286,12 +286,12 @@ class Person(BaseModel):
     ({"name": "Mira", "age": 41, "born": "2020-02-30"}, False),
     ({"name": "Mira", "age": 41, "born": "02/01/2020"}, False),
 ])
-def test_the_model_and_its_stored_schema_agree(tmp_path: Path, clock: ManualClock, value: dict[str, Any],
+def test_the_model_and_its_stored_schema_agree(store_url: str, clock: ManualClock, value: dict[str, Any],
                                               accepted: bool) -> None:
     """A process with the Pydantic model and one with only the stored JSON Schema accept
     and refuse the same values: the model must not coerce ("41" or true into 41) what
     is then stored unchanged."""
-    url = f"sqlite:///{tmp_path / 'agree.db'}"
+    url = store_url
     with Memory(url, clock=clock) as with_model, Memory(url, clock=clock) as schema_only:
         seed(with_model)
         with_model.register_memory_type("acme", "person", Person)

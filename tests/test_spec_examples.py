@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from sgam.cli.replay import run_files
 
 SPEC_EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "spec" / "examples"
@@ -21,10 +19,3 @@ def test_spec_examples_pass(replay_db: str | None) -> None:
     for result in results:
         assert result.passed, result.to_dict()
 
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def replay_db(request: pytest.FixtureRequest) -> str | None:
-    """What ``sgam replay --db`` gets: nothing (a SQLite file per scenario) or a server."""
-    if request.param == "sqlite":
-        return None
-    return str(request.getfixturevalue("postgres_urls").server_admin)

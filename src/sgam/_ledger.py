@@ -12,6 +12,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TypeVar
 
+from ._errors import SgamError
 from ._model import Assertion, Episode, WriteResult
 from ._rules import Version
 from ._schema import AttributeSchema
@@ -77,7 +78,20 @@ class Ledger:
 
     def apply(self, tenant: str, pending: PendingOp) -> WriteResult:
         """One validated operation in its own transaction."""
-        return self.result(tenant, self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending)))
+        applied = self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending))
+        self.index_facts(tenant)
+        return self.result(tenant, applied)
+
+    def index_facts(self, tenant: str) -> None:
+        """After a write has committed, give the new facts their vectors, so that reads never
+        write. The write stands even if the embedder fails now: the facts still lacking a
+        vector are embedded by the next write or by ``Memory.index_episodes``."""
+        if self.search.embedder is None:
+            return
+        try:
+            self.search.index_facts(tenant)
+        except SgamError:
+            return
 
     @staticmethod
     def result(tenant: str, applied: Applied) -> WriteResult:

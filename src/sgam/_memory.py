@@ -202,6 +202,7 @@ class Memory:
         if not batch:
             return []
         applied = self.backend.run_write(tenant, lambda txn: self._writes.apply_batch(txn, batch))
+        self.ledger.index_facts(tenant)
         return [self.ledger.result(tenant, item) for item in applied]
 
     def retract(self, tenant: str, subject: str, attribute: str, at: Moment, source: str) -> WriteResult:
@@ -392,19 +393,24 @@ class Memory:
                                    limit=_limit(limit), now=self._moment(None, "now"))
 
     def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
-        """Give vectors to the tenant's episodes recorded before this embedder was set;
-        returns how many were embedded (0 without an embedder)."""
-        return self._search.backfill(check_tenant(tenant), _limit(batch))
+        """Give vectors to the tenant's episodes recorded before this embedder was set (and
+        to facts still without one); returns how many episodes were embedded (0 without an
+        embedder)."""
+        done = self._search.backfill(check_tenant(tenant), _limit(batch))
+        self._search.index_facts(tenant)
+        return done
 
     def recall(
-        self, tenant: str, question: str, *, at: Moment | None = None, budget: int = 1000,
-        config: SearchConfig | str | None = None,
+        self, tenant: str, question: str, *, at: Moment | None = None, known_at: Moment | None = None,
+        budget: int = 1000, config: SearchConfig | str | None = None,
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
-        state of the keys it names (as of ``at``), then evidence, quoted as data."""
+        state of the keys it names (valid at ``at``, as recorded by ``known_at``), then
+        evidence recorded by ``known_at``, quoted as data. Reads only, so a recall with a
+        past ``known_at`` gives the same context later."""
         check_tenant(tenant)
         return recall(self._search, tenant, question, at=self._moment(at, "at"), budget=budget,
-                      config=resolve_config(config))
+                      config=resolve_config(config), known_at=optional_micros(known_at, "known_at"))
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))

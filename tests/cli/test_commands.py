@@ -14,8 +14,8 @@ runner = CliRunner()
 
 
 @pytest.fixture()
-def db(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'cli.db'}"
+def db(store_url: str) -> str:
+    return store_url
 
 
 def sgam(db: str, *args: str) -> tuple[int, object]:

@@ -11,27 +11,27 @@ from sgam.cli.app import app
 runner = CliRunner()
 
 
-def test_recall_command_prints_fenced_context_and_json(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_recall_command_prints_fenced_context_and_json(store_url: str) -> None:
+    with Memory(store_url) as memory:
         memory.add_episode("acme", "e1", "2024-01-01T00:00:00Z", "Ann prefers window seats", speaker="ann")
         memory.write("acme", "ann", "seat_preference", "window", "2024-01-01T00:00:00Z", "e1")
-    out = runner.invoke(app, ["recall", "-t", "acme", "What seat preference does Ann have?", "--db", db_url])
+    out = runner.invoke(app, ["recall", "-t", "acme", "What seat preference does Ann have?", "--db", store_url])
     assert out.exit_code == 0, out.output
     assert "<memory" in out.output and "[CURRENT]" in out.output
-    out = runner.invoke(app, ["recall", "-t", "acme", "ann seat", "--db", db_url, "--json", "--budget", "300"])
+    out = runner.invoke(app, ["recall", "-t", "acme", "ann seat", "--db", store_url, "--json", "--budget", "300"])
     data = json.loads(out.output)
     assert data["items"][0]["value"] == "window" and data["tokens"] <= 300
 
 
-def test_recall_command_bad_budget_is_a_validation_exit(db_url: str) -> None:
-    out = runner.invoke(app, ["recall", "-t", "acme", "anything", "--db", db_url, "--budget", "0"])
+def test_recall_command_bad_budget_is_a_validation_exit(store_url: str) -> None:
+    out = runner.invoke(app, ["recall", "-t", "acme", "anything", "--db", store_url, "--budget", "0"])
     assert out.exit_code == 3
 
 
-def test_search_command(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_search_command(store_url: str) -> None:
+    with Memory(store_url) as memory:
         memory.add_episode("acme", "e1", "2024-01-01T00:00:00Z", "The boiler was serviced", speaker="tech")
-    out = runner.invoke(app, ["search", "-t", "acme", "boiler service", "--db", db_url, "--json"])
+    out = runner.invoke(app, ["search", "-t", "acme", "boiler service", "--db", store_url, "--json"])
     assert out.exit_code == 0 and json.loads(out.output)[0]["episode_id"] == "e1"
 
 
@@ -53,10 +53,10 @@ def test_eval_locomo_bad_file(tmp_path: Path) -> None:
     assert runner.invoke(app, ["eval", "locomo", str(path)]).exit_code == 3
 
 
-def test_index_command_without_embedder_embeds_nothing(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_index_command_without_embedder_embeds_nothing(store_url: str) -> None:
+    with Memory(store_url) as memory:
         memory.add_episode("acme", "e1", "2024-01-01T00:00:00Z", "text")
-    out = runner.invoke(app, ["index", "-t", "acme", "--db", db_url, "--json"])
+    out = runner.invoke(app, ["index", "-t", "acme", "--db", store_url, "--json"])
     assert out.exit_code == 0 and json.loads(out.output) == {"embedded": 0}
-    out = runner.invoke(app, ["index", "-t", "acme", "--db", db_url, "--embedder", "model2vec:/nowhere"])
+    out = runner.invoke(app, ["index", "-t", "acme", "--db", store_url, "--embedder", "model2vec:/nowhere"])
     assert out.exit_code == 3

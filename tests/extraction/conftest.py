@@ -9,12 +9,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-from sgam import Memory
 
 
 def completion(content: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> dict[str, Any]:
@@ -109,14 +106,3 @@ def model_server() -> Iterator[ModelServer]:
     server = ModelServer()
     yield server
     server.close()
-
-
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'sgam.db'}"
-
-
-@pytest.fixture
-def memory(db_url: str) -> Iterator[Memory]:
-    with Memory(db_url) as m:
-        yield m

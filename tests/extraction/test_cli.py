@@ -14,8 +14,8 @@ from sgam.extraction import ExtractionPolicy, ScriptedClient
 runner = CliRunner()
 
 
-def test_extractions_list_show_held_confirm_reject(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_extractions_list_show_held_confirm_reject(store_url: str) -> None:
+    with Memory(store_url) as memory:
         demo_extraction(memory)
         memory.declare("acme", "diagnosis", "string", sensitive=True)
         reply = {
@@ -47,42 +47,42 @@ def test_extractions_list_show_held_confirm_reject(db_url: str) -> None:
             client=ScriptedClient.of([reply]),
             policy=ExtractionPolicy.off(),
         )
-    listed = runner.invoke(app, ["extractions", "list", "-t", "acme", "--db", db_url, "--json"])
+    listed = runner.invoke(app, ["extractions", "list", "-t", "acme", "--db", store_url, "--json"])
     assert listed.exit_code == 0, listed.output
     records = json.loads(listed.output)
     assert [r["episode"] for r in records] == ["e3", "e2", "e1"]
-    shown = runner.invoke(app, ["extractions", "show", "-t", "acme", str(records[1]["id"]), "--db", db_url])
+    shown = runner.invoke(app, ["extractions", "show", "-t", "acme", str(records[1]["id"]), "--db", store_url])
     assert shown.exit_code == 0 and "rejected" in shown.output and "raw reply" in shown.output
     as_json = runner.invoke(
-        app, ["extractions", "show", "-t", "acme", str(records[1]["id"]), "--db", db_url, "--json"]
+        app, ["extractions", "show", "-t", "acme", str(records[1]["id"]), "--db", store_url, "--json"]
     )
     decisions = json.loads(as_json.output)["decisions"]
     assert decisions[1]["outcome"] == "rejected" and "does not occur verbatim" in decisions[1]["reason"]
     held = json.loads(
-        runner.invoke(app, ["extractions", "held", "-t", "acme", "--db", db_url, "--json"]).output
+        runner.invoke(app, ["extractions", "held", "-t", "acme", "--db", store_url, "--json"]).output
     )
     assert [h["value"] for h in held] == ["asthma", "flu"]
-    assert runner.invoke(app, ["confirm", "-t", "acme", str(held[0]["id"]), "--db", db_url]).exit_code == 0
-    assert runner.invoke(app, ["reject", "-t", "acme", str(held[1]["id"]), "--db", db_url]).exit_code == 0
-    again = runner.invoke(app, ["reject", "-t", "acme", str(held[1]["id"]), "--db", db_url])
+    assert runner.invoke(app, ["confirm", "-t", "acme", str(held[0]["id"]), "--db", store_url]).exit_code == 0
+    assert runner.invoke(app, ["reject", "-t", "acme", str(held[1]["id"]), "--db", store_url]).exit_code == 0
+    again = runner.invoke(app, ["reject", "-t", "acme", str(held[1]["id"]), "--db", store_url])
     assert again.exit_code == 5  # conflict: already settled
     missing = runner.invoke(
-        app, ["extractions", "show", "-t", "globex", str(records[0]["id"]), "--db", db_url]
+        app, ["extractions", "show", "-t", "globex", str(records[0]["id"]), "--db", store_url]
     )
     assert missing.exit_code == 4
-    with Memory(db_url) as memory:
+    with Memory(store_url) as memory:
         assert memory.get("acme", "mira", "diagnosis", at="2026-06-06T00:00:00Z").value == "asthma"  # type: ignore[union-attr]
 
 
-def test_worker_command_with_nothing_queued(db_url: str) -> None:
-    result = runner.invoke(app, ["worker", "--db", db_url, "--no-progress", "--json"])
+def test_worker_command_with_nothing_queued(store_url: str) -> None:
+    result = runner.invoke(app, ["worker", "--db", store_url, "--no-progress", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == {"done": 0, "failed": 0, "retried": 0}
 
 
-def test_demo_helper_prints_candidates_and_decisions(db_url: str) -> None:
+def test_demo_helper_prints_candidates_and_decisions(store_url: str) -> None:
     lines: list[str] = []
-    with Memory(db_url) as memory:
+    with Memory(store_url) as memory:
         steps = demo_extraction(memory, echo=lines.append)
         assert memory.get("acme", "mira", "passport_deadline").value == "2026-06-30"  # type: ignore[union-attr]
     assert [s.episode for s in steps] == ["e1", "e2"]

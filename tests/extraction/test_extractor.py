@@ -172,6 +172,7 @@ def test_forget_subject_removes_the_error_that_quoted_its_reply(store_url: str) 
 
 def test_confirm_writes_and_resolves_in_one_transaction(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     from sgam import StoreError
+    from sgam.store.postgres.backend import PostgresWrite
     from sgam.store.sqlite.backend import SQLiteWrite
 
     memory.declare("acme", "diagnosis", "string", sensitive=True)
@@ -182,7 +183,8 @@ def test_confirm_writes_and_resolves_in_one_transaction(memory: Memory, monkeypa
     def broken(*args: Any) -> None:
         raise StoreError("disk full")
 
-    monkeypatch.setattr(SQLiteWrite, "resolve_held", broken)
+    for write in (SQLiteWrite, PostgresWrite):
+        monkeypatch.setattr(write, "resolve_held", broken)
     with pytest.raises(StoreError):
         memory.confirm("acme", held.id)
     assert memory.get("acme", "mira", "diagnosis") is None  # nothing half done

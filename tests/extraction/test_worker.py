@@ -149,9 +149,9 @@ def test_forgetting_a_queued_episode_removes_its_job(memory: Memory) -> None:
 
 
 def test_a_worker_killed_mid_batch_loses_nothing_and_duplicates_nothing(
-    db_url: str, model_server: ModelServer
+    store_url: str, model_server: ModelServer
 ) -> None:
-    with Memory(db_url) as memory:
+    with Memory(store_url) as memory:
         queue_episodes(memory)
     model_server.responder = colour_reply
     env = {
@@ -168,7 +168,7 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_duplicates_nothing(
             "from sgam.cli import main; main()",
             "worker",
             "--db",
-            db_url,
+            store_url,
             "--batch",
             "2",
             "--lease",
@@ -188,7 +188,7 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_duplicates_nothing(
     assert len(model_server.requests) < 2 * EPISODES  # killed mid-backlog, not after it
     time.sleep(1.1)  # the killed worker's lease expires
     settings = ClientSettings(base_url=model_server.url, model="local-test", timeout=5)
-    with Memory(db_url) as memory, OpenAIClient(settings) as client:
+    with Memory(store_url) as memory, OpenAIClient(settings) as client:
         done_before = sum(1 for n in range(EPISODES) if memory.extractions("acme", episode=f"e{n}"))
         assert 0 < done_before < EPISODES
         worker = Worker(memory, client, ExtractionPolicy.off(), batch=4)

@@ -13,7 +13,7 @@ from sgam import Memory
 from sgam.recall import Citation, RecallItem, estimate_tokens
 from sgam.recall.render import CLOSE, OPEN, frame_tokens, pack
 
-from ..conftest import SearchDb
+from ..conftest import ManualClock, Store
 
 T = "acme"
 
@@ -33,8 +33,8 @@ def _seed(memory: Memory) -> None:
     memory.write(T, "ann", "home_city", "Paris", "2024-06-01T00:00:00Z", "c2")
 
 
-def test_state_first_with_citations_and_superseded_marking(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_state_first_with_citations_and_superseded_marking(store_url: str) -> None:
+    with Memory(store_url) as memory:
         _seed(memory)
         result = memory.recall(T, "Which home city does Ann have?", budget=2000)
         assert result.items[0].kind == "fact" and result.items[0].value == "Paris"
@@ -44,8 +44,8 @@ def test_state_first_with_citations_and_superseded_marking(db_url: str) -> None:
         assert result.text.index("[CURRENT]") < result.text.index("Evidence")
 
 
-def test_as_of_reads_the_past(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_as_of_reads_the_past(store_url: str) -> None:
+    with Memory(store_url) as memory:
         _seed(memory)
         result = memory.recall(T, "ann home city", at="2024-03-01T00:00:00Z", budget=2000)
         facts = [item for item in result.items if item.kind == "fact"]
@@ -54,8 +54,8 @@ def test_as_of_reads_the_past(db_url: str) -> None:
                    for item in result.items)
 
 
-def test_budget_is_respected_and_counted(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_budget_is_respected_and_counted(store_url: str) -> None:
+    with Memory(store_url) as memory:
         _seed(memory)
         for budget in (frame_tokens() + 1, 60, 120, 400, 5000):
             result = memory.recall(T, "garden tomatoes basil", budget=budget)
@@ -64,8 +64,8 @@ def test_budget_is_respected_and_counted(db_url: str) -> None:
         assert len(small.items) < len(large.items) and small.dropped > 0
 
 
-def test_remembered_text_is_quoted_and_cannot_close_the_fence(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_remembered_text_is_quoted_and_cannot_close_the_fence(store_url: str) -> None:
+    with Memory(store_url) as memory:
         _seed(memory)
         text = memory.recall(T, "garden payments", budget=5000).text
         assert text.startswith(OPEN) and text.endswith(CLOSE)
@@ -85,8 +85,8 @@ def test_pack_skips_what_does_not_fit_but_keeps_smaller_items() -> None:
     assert kept[0].tokens > 0
 
 
-def test_recall_without_matches_is_just_the_frame(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_recall_without_matches_is_just_the_frame(store_url: str) -> None:
+    with Memory(store_url) as memory:
         result: Any = memory.recall(T, "quantum chromodynamics", budget=100)
         assert result.items == [] and result.text == f"{OPEN}\n{CLOSE}"
 
@@ -118,14 +118,49 @@ class TeaEmbedder:
                          for t in texts], dtype=np.float32)
 
 
-def test_facts_found_by_vector_when_no_word_matches_and_erased_with_them(search_db: SearchDb) -> None:
-    with Memory(search_db.url, embedder=TeaEmbedder()) as memory:
+def test_facts_found_by_vector_when_no_word_matches_and_erased_with_them(store: Store) -> None:
+    with Memory(store.url, embedder=TeaEmbedder()) as memory:
         memory.add_episode(T, "d1", "2024-01-01T00:00:00Z", "I only drink oolong", speaker="ann")
         memory.write(T, "ann", "favourite_drink", "oolong", "2024-01-01T00:00:00Z", "d1")
         result = memory.recall(T, "Which tea should I buy for her?", budget=500)
         facts = [item for item in result.items if item.kind == "fact"]
         assert [(f.subject, f.value) for f in facts] == [("ann", "oolong")]
-        assert search_db.count("SELECT count(*) FROM assertion_vectors") == 1
+        assert store.count("SELECT count(*) FROM assertion_vectors") == 1
         memory.forget_subject(T, "ann")
-        assert search_db.count("SELECT count(*) FROM assertion_vectors") == 0
+        assert store.count("SELECT count(*) FROM assertion_vectors") == 0
         assert [i for i in memory.recall(T, "Which tea should I buy?", budget=500).items if i.kind == "fact"] == []
+
+
+def _all_rows(store: Store) -> list[int]:
+    """Row counts of the tables a recall could write to."""
+    tables = ["assertions", "operations", "episodes", "assertion_vectors", "episode_vectors"]
+    return [store.count(f"SELECT count(*) FROM {table}") for table in tables]
+
+
+def test_recall_with_known_at_is_the_same_before_and_after_later_writes(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock, embedder=TeaEmbedder()) as memory:
+        _seed(memory)
+        memory.add_episode(T, "d1", "2024-01-01T00:00:00Z", "I only drink oolong", speaker="ann")
+        memory.write(T, "ann", "favourite_drink", "oolong", "2024-01-01T00:00:00Z", "d1")
+        known = clock.now
+        questions = ["Which home city does Ann have?", "Which tea should I buy for her?", "garden tomatoes"]
+        before = [memory.recall(T, q, known_at=known, budget=2000).text for q in questions]
+        clock.advance(60)
+        memory.correct(T, "ann", "home_city", "2024-06-01T00:00:00Z", "Marseille", "c2")
+        memory.write(T, "ann", "favourite_drink", "green tea", "2024-02-01T00:00:00Z", "d1")
+        memory.retract(T, "ann", "favourite_drink", "2024-03-01T00:00:00Z", "d1")
+        memory.add_episode(T, "late", "2024-03-30T09:00:00Z", "garden tomatoes everywhere", speaker="ann")
+        after = [memory.recall(T, q, known_at=known, budget=2000).text for q in questions]
+        assert after == before
+        assert "Marseille" in memory.recall(T, questions[0], budget=2000).text  # now: the correction
+        assert "Marseille" not in before[0] and "Paris" in before[0]
+
+
+def test_recall_reads_and_never_writes(store: Store) -> None:
+    with Memory(store.url, embedder=TeaEmbedder()) as memory:
+        memory.add_episode(T, "d1", "2024-01-01T00:00:00Z", "I only drink oolong", speaker="ann")
+        memory.write(T, "ann", "favourite_drink", "oolong", "2024-01-01T00:00:00Z", "d1")
+        rows = _all_rows(store)
+        memory.recall(T, "Which tea should I buy for her?", budget=500)
+        memory.recall(T, "Which tea should I buy for her?", known_at="2024-01-01T00:00:00Z", budget=500)
+        assert _all_rows(store) == rows

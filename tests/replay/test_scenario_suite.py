@@ -9,8 +9,8 @@ from sgam.cli.replay import run_files
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 
-def test_every_scenario_passes() -> None:
-    results = run_files([SCENARIOS], None)
+def test_every_scenario_passes(replay_db: str | None) -> None:
+    results = run_files([SCENARIOS], replay_db)
     assert len(results) >= 35
     failed = [result.to_dict() for result in results if not result.passed]
     assert not failed, failed

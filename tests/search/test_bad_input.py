@@ -12,7 +12,7 @@ import pytest
 from sgam import Memory, StoreError, ValidationError
 from sgam.search import Model2VecEmbedder, OpenAIEmbedder, load_embedder
 
-from ..conftest import MODEL_DIR, SearchDb
+from ..conftest import MODEL_DIR, Store
 
 T = "acme"
 
@@ -33,41 +33,41 @@ class WrongDimension:
         return np.ones((len(texts), 5), dtype=np.float32)
 
 
-def _counts(db: SearchDb) -> tuple[int, int, int]:
+def _counts(db: Store) -> tuple[int, int, int]:
     return (db.count("SELECT count(*) FROM episodes"),
             db.count("SELECT count(*) FROM episodes_fts", "SELECT count(*) FROM episodes WHERE search <> ''"),
             db.count("SELECT count(*) FROM episode_vectors"))
 
 
 @pytest.mark.parametrize("embedder", [Failing(), WrongDimension()])
-def test_failing_embedder_leaves_everything_unchanged(search_db: SearchDb, embedder: Any) -> None:
-    with Memory(search_db.url, embedder=embedder) as memory:
+def test_failing_embedder_leaves_everything_unchanged(store: Store, embedder: Any) -> None:
+    with Memory(store.url, embedder=embedder) as memory:
         with pytest.raises(StoreError, match="embedder 'test:"):
             memory.add_episode(T, "e1", "2024-01-01T00:00:00Z", "hello")
         with pytest.raises(StoreError):
             memory.add_episodes(T, [{"id": "e2", "at": "2024-01-01T00:00:00Z", "text": "x"}])
-        assert _counts(search_db) == (0, 0, 0)
+        assert _counts(store) == (0, 0, 0)
         with pytest.raises(StoreError):
             memory.search(T, "hello")
 
 
-def test_bad_episode_in_batch_names_its_index(search_db: SearchDb) -> None:
-    with Memory(search_db.url) as memory:
+def test_bad_episode_in_batch_names_its_index(store: Store) -> None:
+    with Memory(store.url) as memory:
         with pytest.raises(ValidationError, match=r"episodes\[1\]\.at"):
             memory.add_episodes(T, [{"id": "a", "at": "2024-01-01T00:00:00Z", "text": "x"},
                                     {"id": "b", "at": "yesterday", "text": "y"}])
-        assert _counts(search_db) == (0, 0, 0)
+        assert _counts(store) == (0, 0, 0)
 
 
 @pytest.mark.parametrize("question", ["", "   ", "x" * 5000, None])
-def test_empty_or_enormous_question(db_url: str, question: Any) -> None:
-    with Memory(db_url) as memory, pytest.raises(ValidationError, match="question"):
+def test_empty_or_enormous_question(store_url: str, question: Any) -> None:
+    with Memory(store_url) as memory, pytest.raises(ValidationError, match="question"):
         memory.recall(T, question)
 
 
 @pytest.mark.parametrize("budget", [0, -5, 10, True, 1.5, 10**9])
-def test_bad_budget(db_url: str, budget: Any) -> None:
-    with Memory(db_url) as memory, pytest.raises(ValidationError, match="budget"):
+def test_bad_budget(store_url: str, budget: Any) -> None:
+    with Memory(store_url) as memory, pytest.raises(ValidationError, match="budget"):
         memory.recall(T, "anything", budget=budget)
 
 
@@ -80,15 +80,15 @@ def test_missing_model_path_and_bad_spec(tmp_path: Any) -> None:
         load_embedder("openai:text-embedding-3-small")
 
 
-def test_env_embedder_with_missing_model_fails_clearly(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_embedder_with_missing_model_fails_clearly(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SGAM_EMBEDDER", "model2vec:/no/such/model")
     with pytest.raises(ValidationError, match="model_path"):
-        Memory(db_url)
+        Memory(store_url)
 
 
 @pytest.mark.skipif(not MODEL_DIR.is_dir(), reason="shared static model not present")
-def test_real_static_model_finds_paraphrase(db_url: str) -> None:
-    with Memory(db_url, embedder=Model2VecEmbedder(MODEL_DIR)) as memory:
+def test_real_static_model_finds_paraphrase(store_url: str) -> None:
+    with Memory(store_url, embedder=Model2VecEmbedder(MODEL_DIR)) as memory:
         memory.add_episodes(T, [
             {"id": "e1", "at": "2024-01-01T00:00:00Z", "text": "My dog loves running on the beach"},
             {"id": "e2", "at": "2024-01-01T00:00:01Z", "text": "The quarterly tax filing is due soon"},
@@ -110,27 +110,27 @@ def _endpoint(status: int, dimension: int) -> Any:
     return httpx.MockTransport(handle)
 
 
-def test_openai_compatible_endpoint(db_url: str) -> None:
+def test_openai_compatible_endpoint(store_url: str) -> None:
     embedder = OpenAIEmbedder("m", 4, base_url="http://local/v1", api_key="k", transport=_endpoint(200, 4))
-    with Memory(db_url, embedder=embedder) as memory:
+    with Memory(store_url, embedder=embedder) as memory:
         memory.add_episodes(T, [{"id": "a", "at": "2024-01-01T00:00:00Z", "text": "hi"},
                                 {"id": "b", "at": "2024-01-01T00:00:00Z", "text": "hello there"}])
         assert len(memory.search(T, "hello", config="vector")) == 2
 
 
 @pytest.mark.parametrize(("status", "dimension"), [(500, 4), (200, 3)])
-def test_openai_endpoint_failure_or_wrong_dimension(search_db: SearchDb, status: int, dimension: int) -> None:
+def test_openai_endpoint_failure_or_wrong_dimension(store: Store, status: int, dimension: int) -> None:
     embedder = OpenAIEmbedder("m", 4, base_url="http://local/v1", api_key="k",
                               transport=_endpoint(status, dimension))
-    with Memory(search_db.url, embedder=embedder) as memory:
+    with Memory(store.url, embedder=embedder) as memory:
         with pytest.raises(StoreError, match="openai:m"):
             memory.add_episode(T, "a", "2024-01-01T00:00:00Z", "hi")
-        assert _counts(search_db) == (0, 0, 0)
+        assert _counts(store) == (0, 0, 0)
 
 
 @pytest.mark.parametrize("question", ["tortoise & !passport | (june", "zebulon:* <-> 'x' \"y", "OR AND NOT -"])
-def test_query_syntax_in_question_is_plain_text(db_url: str, question: str) -> None:
-    with Memory(db_url) as memory:
+def test_query_syntax_in_question_is_plain_text(store_url: str, question: str) -> None:
+    with Memory(store_url) as memory:
         memory.add_episode(T, "e1", "2024-01-01T00:00:00Z", "I adopted a tortoise named Zebulon")
         hits = memory.search(T, question)
         assert [hit.episode_id for hit in hits] in ([], ["e1"])

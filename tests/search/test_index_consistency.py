@@ -7,7 +7,7 @@ from typing import Any
 from sgam import Memory
 from sgam.search import SearchConfig
 
-from ..conftest import SearchDb
+from ..conftest import Store
 
 T = "acme"
 KEYWORD = SearchConfig(vector=False)
@@ -27,8 +27,8 @@ def _seed(memory: Memory) -> None:
     ])
 
 
-def test_erased_episode_is_unreachable_by_keyword_and_vector(search_db: SearchDb, hashing: Any) -> None:
-    with Memory(search_db.url, embedder=hashing) as memory:
+def test_erased_episode_is_unreachable_by_keyword_and_vector(store: Store, hashing: Any) -> None:
+    with Memory(store.url, embedder=hashing) as memory:
         _seed(memory)
         assert "e3" in _ids(memory, "tortoise Zebulon", KEYWORD)
         assert _ids(memory, "tortoise named Zebulon", VECTOR)[0] == "e3"
@@ -36,13 +36,13 @@ def test_erased_episode_is_unreachable_by_keyword_and_vector(search_db: SearchDb
         assert "e3" not in _ids(memory, "tortoise Zebulon", KEYWORD)
         assert "e3" not in _ids(memory, "tortoise named Zebulon", VECTOR)
         assert "e3" not in _ids(memory, "tortoise named Zebulon", SearchConfig())
-        assert search_db.count("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH 'zebulon'",
+        assert store.count("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH 'zebulon'",
                                "SELECT count(*) FROM episodes WHERE search @@ to_tsquery('english', 'zebulon')") == 0
-        assert search_db.count("SELECT count(*) FROM episode_vectors") == 2
+        assert store.count("SELECT count(*) FROM episode_vectors") == 2
 
 
-def test_erasure_seen_by_another_process_cache(db_url: str, hashing: Any) -> None:
-    with Memory(db_url, embedder=hashing) as reader, Memory(db_url, embedder=hashing) as writer:
+def test_erasure_seen_by_another_process_cache(store_url: str, hashing: Any) -> None:
+    with Memory(store_url, embedder=hashing) as reader, Memory(store_url, embedder=hashing) as writer:
         _seed(writer)
         assert _ids(reader, "tortoise named Zebulon", VECTOR)[0] == "e3"  # fills reader's cache
         writer.forget_episode(T, "e3")
@@ -51,14 +51,14 @@ def test_erasure_seen_by_another_process_cache(db_url: str, hashing: Any) -> Non
         assert _ids(reader, "tortoise named Zebulon", VECTOR)[0] == "e4"
 
 
-def test_tenants_never_see_each_other(db_url: str, hashing: Any) -> None:
-    with Memory(db_url, embedder=hashing) as memory:
+def test_tenants_never_see_each_other(store_url: str, hashing: Any) -> None:
+    with Memory(store_url, embedder=hashing) as memory:
         _seed(memory)
         assert memory.search("other", "passport deadline", config=SearchConfig()) == []
 
 
-def test_fact_index_follows_write_correct_and_forget(search_db: SearchDb) -> None:
-    with Memory(search_db.url) as memory:
+def test_fact_index_follows_write_correct_and_forget(store: Store) -> None:
+    with Memory(store.url) as memory:
         _seed(memory)
         memory.write(T, "ann", "passport_deadline", "2024-07-15", "2024-01-01T10:00:00Z", "e1")
         memory.write(T, "ann", "passport_deadline", "2024-06-30", "2024-02-01T10:00:00Z", "e2")
@@ -71,13 +71,13 @@ def test_fact_index_follows_write_correct_and_forget(search_db: SearchDb) -> Non
         assert any(f.value == "2024-06-30" and f.superseded for f in facts)
         memory.forget_subject(T, "ann")
         assert [i for i in memory.recall(T, "ann passport deadline", budget=500).items if i.kind == "fact"] == []
-        keys = search_db.count("SELECT count(*) FROM (SELECT DISTINCT tenant, subject, attribute FROM operations)")
-        assert search_db.count("SELECT count(*) FROM ledger_keys_fts", "SELECT count(*) FROM ledger_keys") == keys
-        assert search_db.count("SELECT count(*) FROM ledger_keys WHERE subject = 'ann'") == 0
+        keys = store.count("SELECT count(*) FROM (SELECT DISTINCT tenant, subject, attribute FROM operations)")
+        assert store.count("SELECT count(*) FROM ledger_keys_fts", "SELECT count(*) FROM ledger_keys") == keys
+        assert store.count("SELECT count(*) FROM ledger_keys WHERE subject = 'ann'") == 0
 
 
-def test_forget_episode_rederives_fact_index(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_forget_episode_rederives_fact_index(store_url: str) -> None:
+    with Memory(store_url) as memory:
         _seed(memory)
         memory.write(T, "ann", "passport_deadline", "2024-07-15", "2024-01-01T10:00:00Z", "e1")
         memory.write(T, "ann", "passport_deadline", "2024-06-30", "2024-02-01T10:00:00Z", "e2")
@@ -87,18 +87,18 @@ def test_forget_episode_rederives_fact_index(db_url: str) -> None:
         assert all(i.citation.episode_id != "e2" for i in memory.recall(T, "passport", budget=500).items)
 
 
-def test_backfill_embeds_episodes_recorded_without_an_embedder(db_url: str, hashing: Any) -> None:
-    with Memory(db_url) as plain:
+def test_backfill_embeds_episodes_recorded_without_an_embedder(store_url: str, hashing: Any) -> None:
+    with Memory(store_url) as plain:
         _seed(plain)
-    with Memory(db_url, embedder=hashing) as memory:
+    with Memory(store_url, embedder=hashing) as memory:
         assert memory.search(T, "tortoise named Zebulon", config=VECTOR) == []
         assert memory.index_episodes(T, batch=2) == 3
         assert memory.index_episodes(T) == 0
         assert _ids(memory, "tortoise named Zebulon", VECTOR)[0] == "e3"
 
 
-def test_filters_apply_to_both_channels(db_url: str, hashing: Any) -> None:
-    with Memory(db_url, embedder=hashing) as memory:
+def test_filters_apply_to_both_channels(store_url: str, hashing: Any) -> None:
+    with Memory(store_url, embedder=hashing) as memory:
         _seed(memory)
         memory.write(T, "ann", "passport_deadline", "2024-07-15", "2024-01-01T10:00:00Z", "e1")
         for config in (KEYWORD, VECTOR):
@@ -114,8 +114,8 @@ def _ids_with(memory: Memory, config: SearchConfig, **filters: Any) -> list[str]
     return [hit.episode_id for hit in hits]
 
 
-def test_speaker_named_in_question_is_preferred(db_url: str) -> None:
-    with Memory(db_url) as memory:
+def test_speaker_named_in_question_is_preferred(store_url: str) -> None:
+    with Memory(store_url) as memory:
         memory.add_episodes(T, [
             {"id": "a", "at": "2024-01-01T00:00:00Z", "text": "I love painting sunsets", "speaker": "Mel"},
             {"id": "b", "at": "2024-01-01T00:00:01Z", "text": "I love painting sunsets", "speaker": "Jon"},

@@ -58,13 +58,16 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         question: Annotated[str, typer.Argument(help="What the agent wants to know.")],
         at: Annotated[str | None, typer.Option("--at", help="Valid time (RFC 3339 with zone); default now.")] = None,
+        known_at: Annotated[str | None, typer.Option(
+            "--known-at", help="Transaction time: recall as the memory stood then (reproducible).")] = None,
         budget: Annotated[int, typer.Option("--budget", help="Token budget of the context.")] = 1000,
         config: ConfigOption = "default", embedder: EmbedderOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Cited context for a question: exact state first, then evidence, within a budget."""
         _run(db, as_json, embedder,
-             lambda memory: memory.recall(tenant, question, at=at, budget=budget, config=config), _show_recall)
+             lambda memory: memory.recall(tenant, question, at=at, known_at=known_at, budget=budget, config=config),
+             _show_recall)
 
     @app.command("search")
     def search_command(

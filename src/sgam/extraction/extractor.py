@@ -114,7 +114,9 @@ def record(
             txn.enqueue_job(episode_id, row.recorded_at)
         return row
 
-    return Extraction.from_row(ledger.run_write(tenant, write))
+    extraction = Extraction.from_row(ledger.run_write(tenant, write))
+    ledger.index_facts(tenant)
+    return extraction
 
 
 def get_extraction(ledger: Ledger, tenant: str, extraction_id: int) -> Extraction:

@@ -47,7 +47,9 @@ def confirm(ledger: Ledger, tenant: str, held_id: int) -> WriteResult:
         txn.resolve_held([held_id], "confirmed", ledger.now())
         return applied
 
-    return ledger.result(tenant, ledger.run_write(tenant, work))
+    applied = ledger.run_write(tenant, work)
+    ledger.index_facts(tenant)
+    return ledger.result(tenant, applied)
 
 
 def reject(ledger: Ledger, tenant: str, held_id: int) -> HeldCandidate:

@@ -31,16 +31,20 @@ def check_budget(budget: object) -> int:
 
 def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
+    known_at: int | None = None,
 ) -> RecallResult:
+    """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
+    recorded by then, so a recall with ``known_at`` can be reproduced later."""
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
-    keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES), terms)
+    keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES, known_at), terms)
     if not keys:  # the question names no key: fall back to the facts closest in meaning
-        keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR)
+        keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
     with search.backend.read(tenant) as reader:
-        facts = [item for subject, attribute in keys for item in _key_items(reader, subject, attribute, at)]
-    hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at),
+        facts = [item for subject, attribute in keys
+                 for item in _key_items(reader, subject, attribute, at, known_at)]
+    hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
                          limit=EVIDENCE_LIMIT, now=at)
     evidence = [
         RecallItem("evidence", hit.text, Citation(hit.episode_id, hit.at, hit.speaker), hit.score,
@@ -70,15 +74,18 @@ def best_keys(keys: list[tuple[str, str]], terms: list[str]) -> list[tuple[str, 
     return [key for score, _, key in sorted(scored, key=lambda x: (-x[0], x[1])) if score == best > 0][:MAX_KEYS]
 
 
-def _key_items(reader: Reader, subject: str, attribute: str, at: int) -> list[RecallItem]:
+def _key_items(reader: Reader, subject: str, attribute: str, at: int, known_at: int | None) -> list[RecallItem]:
     """The version holding at ``at``, the few it replaced in valid time, and the value a
-    correction replaced (if any), the latter marked superseded."""
-    history = [v for v in reader.history(subject, attribute, None) if v.valid_from <= at]
+    correction replaced (if any), the latter marked superseded; all as of ``known_at``."""
+    history = [v for v in reader.history(subject, attribute, known_at) if v.valid_from <= at]
     if not history or not history[-1].holds_at(at):
         return []
     current, earlier = history[-1], history[-1 - SUPERSEDED_PER_KEY:-1]
-    corrected = [v for v in reader.versions(subject, attribute)
-                 if v.recorded_to is not None and v.valid_from == current.valid_from and v.value != current.value]
+    retired_by_then = [
+        v for v in reader.versions(subject, attribute)
+        if v.recorded_to is not None and (known_at is None or v.recorded_to <= known_at)
+    ]
+    corrected = [v for v in retired_by_then if v.valid_from == current.valid_from and v.value != current.value]
     items = [_fact(reader, current, superseded=False, score=1.0)]
     items += [_fact(reader, v, superseded=True, score=0.5) for v in reversed(earlier)]
     items += [_fact(reader, v, superseded=True, score=0.4) for v in corrected[-1:]]

@@ -103,6 +103,7 @@ def _allowed(stored: StoredEpisode, flt: SearchFilter) -> bool:
     row = stored.row
     return ((flt.since is None or row.occurred_at >= flt.since)
             and (flt.until is None or row.occurred_at <= flt.until)
+            and (flt.known_at is None or row.recorded_at <= flt.known_at)
             and (flt.session is None or row.session == flt.session)
             and (flt.speaker is None or row.speaker == flt.speaker)
             and flt.subject is None and flt.memory_type is None)

@@ -62,8 +62,9 @@ class SearchService:
         return done
 
     def index_facts(self, tenant: str, batch: int = 1000, rounds: int = 10) -> int:
-        """Embed current facts that have no vector yet. Recall calls it first, so the fact
-        index catches up with writes on read; vectors die with their rows (trigger)."""
+        """Embed current facts that have no vector yet. Runs after writes (and in ``sgam
+        index``), never on a read, so a read changes nothing; vectors die with their rows
+        (trigger)."""
         if self.embedder is None:
             return 0
         done = 0
@@ -78,13 +79,15 @@ class SearchService:
             done += len(missing)
         return done
 
-    def similar_keys(self, tenant: str, question: str, at: int, limit: int, floor: float) -> list[tuple[str, str]]:
-        """Keys whose "subject attribute value" text is close to the question (cosine >= floor)."""
+    def similar_keys(
+        self, tenant: str, question: str, at: int, limit: int, floor: float, known_at: int | None = None
+    ) -> list[tuple[str, str]]:
+        """Keys whose "subject attribute value" text is close to the question (cosine >= floor),
+        among the facts as the ledger stood at ``known_at`` (default: now)."""
         if self.embedder is None:
             return []
-        self.index_facts(tenant)
         vector = embed_checked(self.embedder, [question])[0]
-        found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit)
+        found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit, known_at)
         return [(subject, attribute) for subject, attribute, score in found if score >= floor]
 
     def search(

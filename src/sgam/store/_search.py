@@ -25,6 +25,8 @@ class SearchFilter:
     speaker: str | None = None
     subject: str | None = None
     memory_type: str | None = None
+    known_at: int | None = None
+    """Only episodes recorded at or before this transaction time (a reproducible read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +63,9 @@ class SearchIndex(Protocol):
         """The rows behind keys; keys no longer in the ledger are simply absent."""
         ...
 
-    def matching_keys(self, tenant: str, terms: Sequence[str], at: int, limit: int) -> list[tuple[str, str]]:
+    def matching_keys(
+        self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
+    ) -> list[tuple[str, str]]:
         """(subject, attribute) keys whose subject or attribute names one of ``terms`` and
         that hold a current version at valid time ``at``, best match first."""
         ...
@@ -81,7 +85,8 @@ class SearchIndex(Protocol):
         ...
 
     def vector_keys(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int
+        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
+        known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         """(subject, attribute, cosine) of keys holding a current version at ``at``, best first."""
         ...

@@ -46,6 +46,9 @@ def _filter_sql(flt: SearchFilter, alias: str = "e") -> tuple[str, list[Any]]:
     if flt.until is not None:
         clauses.append(f"{alias}.occurred_at <= %s")
         params.append(Micros(flt.until))
+    if flt.known_at is not None:
+        clauses.append(f"{alias}.recorded_at <= %s")
+        params.append(Micros(flt.known_at))
     for column, wanted in (("session", flt.session), ("speaker", flt.speaker)):
         if wanted is not None:
             clauses.append(f"{alias}.{column} = %s")
@@ -58,6 +61,13 @@ def _filter_sql(flt: SearchFilter, alias: str = "e") -> tuple[str, list[Any]]:
             )
             params.append(wanted)
     return "".join(f" AND {clause}" for clause in clauses), params
+
+
+def _visible(known_at: int | None) -> tuple[str, tuple[Micros, ...]]:
+    """Versions of ``a`` current now, or as the ledger stood at ``known_at``."""
+    if known_at is None:
+        return "a.recorded_to IS NULL", ()
+    return "a.recorded_from <= %s AND (a.recorded_to IS NULL OR a.recorded_to > %s)", (Micros(known_at),) * 2
 
 
 def _dimension(vector: npt.NDArray[np.float32]) -> int:
@@ -165,19 +175,22 @@ class PostgresSearchIndex:
             ).fetchall()
         return {int(row[0]): StoredEpisode(int(row[0]), EpisodeRow(*row[1:])) for row in rows}
 
-    def matching_keys(self, tenant: str, terms: Sequence[str], at: int, limit: int) -> list[tuple[str, str]]:
+    def matching_keys(
+        self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
+    ) -> list[tuple[str, str]]:
         if not terms:
             return []
         query = tsquery_sql(terms)
+        visible, known = _visible(known_at)
         sql = (
             f"SELECT k.subject, k.attribute FROM ledger_keys k, {query} AS q(query) "
             "WHERE k.tenant = %s AND k.search @@ q.query AND EXISTS (SELECT 1 FROM assertions a "
             "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
-            "AND a.recorded_to IS NULL AND a.valid_from <= %s AND (a.valid_to IS NULL OR a.valid_to > %s)) "
+            f"AND {visible} AND a.valid_from <= %s AND (a.valid_to IS NULL OR a.valid_to > %s)) "
             "ORDER BY ts_rank_cd(k.search, q.query, 1) DESC, k.key_id LIMIT %s"
         )
         with self._read(tenant) as cur:
-            rows = cur.execute(sql, (*terms, tenant, Micros(at), Micros(at), limit)).fetchall()
+            rows = cur.execute(sql, (*terms, tenant, *known, Micros(at), Micros(at), limit)).fetchall()
         return [(str(r[0]), str(r[1])) for r in rows]
 
     def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
@@ -220,21 +233,25 @@ class PostgresSearchIndex:
             )
 
     def vector_keys(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int
+        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
+        known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         dims = _dimension(vector)
         distance = f"v.embedding::vector({dims}) <=> %s::float8[]::vector({dims})"
+        visible, known = _visible(known_at)
         sql = (
             f"SELECT a.subject, a.attribute, 1 - ({distance}) FROM assertion_vectors v "
             "JOIN assertions a ON a.tenant = v.tenant AND a.row_id = v.row_id "
-            f"WHERE v.tenant = %s AND v.model = %s AND v.dims = {dims} AND a.recorded_to IS NULL "
+            f"WHERE v.tenant = %s AND v.model = %s AND v.dims = {dims} AND {visible} "
             "AND a.valid_from <= %s AND (a.valid_to IS NULL OR a.valid_to > %s) "
             f"ORDER BY {distance} LIMIT %s"
         )
         floats = _floats(vector)
         with self._read(tenant) as cur:
             _hnsw_settings(cur, limit)
-            rows = cur.execute(sql, (floats, tenant, model, Micros(at), Micros(at), floats, limit)).fetchall()
+            rows = cur.execute(
+                sql, (floats, tenant, model, *known, Micros(at), Micros(at), floats, limit)
+            ).fetchall()
         return [(str(r[0]), str(r[1]), float(r[2])) for r in rows]
 
 

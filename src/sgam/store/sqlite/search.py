@@ -50,6 +50,9 @@ def _filter_sql(flt: SearchFilter, alias: str = "e") -> tuple[str, list[Any]]:
     if flt.until is not None:
         clauses.append(f"{alias}.occurred_at <= ?")
         params.append(flt.until)
+    if flt.known_at is not None:
+        clauses.append(f"{alias}.recorded_at <= ?")
+        params.append(flt.known_at)
     for column, wanted in (("session", flt.session), ("speaker", flt.speaker)):
         if wanted is not None:
             clauses.append(f"{alias}.{column} = ?")
@@ -62,6 +65,13 @@ def _filter_sql(flt: SearchFilter, alias: str = "e") -> tuple[str, list[Any]]:
             )
             params.append(wanted)
     return "".join(f" AND {clause}" for clause in clauses), params
+
+
+def _visible(known_at: int | None) -> tuple[str, tuple[int, ...]]:
+    """Versions of ``a`` current now, or as the ledger stood at ``known_at``."""
+    if known_at is None:
+        return "a.recorded_to IS NULL", ()
+    return "a.recorded_from <= ? AND (a.recorded_to IS NULL OR a.recorded_to > ?)", (known_at, known_at)
 
 
 class SQLiteSearch:
@@ -122,10 +132,11 @@ class SQLiteSearch:
         return [int(cache.keys[i]) for i in top if np.isfinite(scores[i])]
 
     def _allowed_keys(self, tenant: str, flt: SearchFilter) -> set[int] | None:
-        if flt.session is None and flt.speaker is None and flt.subject is None and flt.memory_type is None:
+        if (flt.session is None and flt.speaker is None and flt.subject is None and flt.memory_type is None
+                and flt.known_at is None):
             return None
-        where, params = _filter_sql(SearchFilter(session=flt.session, speaker=flt.speaker,
-                                                 subject=flt.subject, memory_type=flt.memory_type))
+        where, params = _filter_sql(SearchFilter(session=flt.session, speaker=flt.speaker, subject=flt.subject,
+                                                 memory_type=flt.memory_type, known_at=flt.known_at))
         rows = self._conn().execute(f"SELECT e.seq FROM episodes e WHERE e.tenant = ?{where}", (tenant, *params))
         return {int(row[0]) for row in rows}
 
@@ -186,20 +197,23 @@ class SQLiteSearch:
                     found[int(row[0])] = StoredEpisode(int(row[0]), EpisodeRow(*row[1:]))
         return found
 
-    def matching_keys(self, tenant: str, terms: Sequence[str], at: int, limit: int) -> list[tuple[str, str]]:
+    def matching_keys(
+        self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
+    ) -> list[tuple[str, str]]:
         if not terms:
             return []
+        visible, known = _visible(known_at)
         sql = (
             "SELECT k.subject, k.attribute FROM ledger_keys_fts JOIN ledger_keys k "
             "ON k.key_id = ledger_keys_fts.rowid WHERE ledger_keys_fts MATCH ? AND k.tenant = ? "
-            "AND EXISTS (SELECT 1 FROM assertions a INDEXED BY assertions_current "
+            f"AND EXISTS (SELECT 1 FROM assertions a {'' if known else 'INDEXED BY assertions_current '}"
             "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
-            "AND a.recorded_to IS NULL AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
+            f"AND {visible} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
             "ORDER BY bm25(ledger_keys_fts) LIMIT ?"
         )
         query = fts_query(terms)
         with self._backend._lock, map_sqlite_errors():
-            rows = self._conn().execute(sql, (query, tenant, at, at, limit * 4)).fetchall()
+            rows = self._conn().execute(sql, (query, tenant, *known, at, at, limit * 4)).fetchall()
         return list(dict.fromkeys((str(r[0]), str(r[1])) for r in rows))[:limit]
 
     def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
@@ -232,15 +246,18 @@ class SQLiteSearch:
         )
 
     def vector_keys(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int
+        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
+        known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
-        """A scan of the tenant's current facts: facts are far fewer than episodes."""
+        """A scan of the tenant's facts as they stood at ``known_at``: facts are far fewer
+        than episodes."""
+        visible, known = _visible(known_at)
         with self._backend._lock, map_sqlite_errors():
             rows = self._conn().execute(
                 "SELECT a.subject, a.attribute, v.vector FROM assertion_vectors v "
                 "JOIN assertions a ON a.row_id = v.row_id WHERE v.tenant = ? AND v.model = ? "
-                "AND a.recorded_to IS NULL AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)",
-                (tenant, model, at, at),
+                f"AND {visible} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)",
+                (tenant, model, *known, at, at),
             ).fetchall()
         if not rows:
             return []
