@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import pytest
 from typer.testing import CliRunner
 
 from sgam import Memory
 from sgam.cli import app
 from sgam.extraction import ExtractionPolicy, ScriptedClient
-from tests.conftest import BACKENDS, HashingEmbedder, PostgresUrls
+from tests.conftest import HashingEmbedder, Store
 
 FIELDS = ("episode_id", "text", "speaker", "session", "meta_key", "meta_value", "subject", "value",
           "held_value", "reply_note", "shown_value", "other_attribute_value")
@@ -93,18 +92,8 @@ def files_holding(url: str, admin: str | None, wanted: dict[str, bytes]) -> set[
     return {field for field, tail in wanted.items() if any(tail in blob for blob in blobs)}
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str | None]:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'sgam.db'}", None
-    urls: PostgresUrls = request.getfixturevalue("postgres")
-    return urls.app, urls.admin
-
-
-def test_no_marker_survives_erasure_on_any_read_path_or_in_the_files(
-    store: tuple[str, str | None], clock: Any
-) -> None:
-    url, admin = store
+def test_no_marker_survives_erasure_on_any_read_path_or_in_the_files(store: Store, clock: Any) -> None:
+    url, admin = store.url, (store.admin if store.backend == "postgres" else None)
     m = markers()
     with Memory(url, clock=clock, embedder=HashingEmbedder()) as memory:
         plant(memory, m)

@@ -65,7 +65,7 @@ def _planted(path: Path, marker: bytes) -> list[str]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Path:
+def db_path(tmp_path: Path) -> Path:
     return tmp_path / "sgam.db"
 
 
@@ -77,34 +77,34 @@ def _reader(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def test_a_reader_holding_an_old_snapshot_is_reported_then_the_next_write_cleans_up(store: Path) -> None:
-    with Memory(f"sqlite:///{store}") as memory:
+def test_a_reader_holding_an_old_snapshot_is_reported_then_the_next_write_cleans_up(db_path: Path) -> None:
+    with Memory(f"sqlite:///{db_path}") as memory:
         memory.add_episode("acme", "e1", "2026-06-01T00:00:00Z", "the code is zq-wal-marker-17")
-        reader = _reader(store)
+        reader = _reader(db_path)
         result = memory.forget_episode("acme", "e1")
         assert result.residue is not None and "read transaction" in result.residue
-        assert _planted(store, b"zq-wal-marker-17") == ["sgam.db-wal"]
+        assert _planted(db_path, b"zq-wal-marker-17") == ["sgam.db-wal"]
         reader.close()
         memory.add_episode("acme", "e2", "2026-06-01T00:00:00Z", "a later write")
-        assert _planted(store, b"zq-wal-marker-17") == []
+        assert _planted(db_path, b"zq-wal-marker-17") == []
         assert memory.purge_residue(wait=0) is None
 
 
-def test_purge_residue_waits_for_readers_within_its_bound(store: Path) -> None:
-    with Memory(f"sqlite:///{store}") as memory:
+def test_purge_residue_waits_for_readers_within_its_bound(db_path: Path) -> None:
+    with Memory(f"sqlite:///{db_path}") as memory:
         memory.add_episode("acme", "e1", "2026-06-01T00:00:00Z", "the code is zq-wal-marker-18")
-        reader = _reader(store)
+        reader = _reader(db_path)
         assert memory.forget_episode("acme", "e1").residue is not None
         started = time.monotonic()
         assert memory.purge_residue(wait=0.2) is not None  # still held: says so after the wait
         assert 0.15 < time.monotonic() - started < 5
         threading.Timer(0.3, reader.close).start()
         assert memory.purge_residue(wait=10) is None
-        assert _planted(store, b"zq-wal-marker-18") == []
+        assert _planted(db_path, b"zq-wal-marker-18") == []
 
 
-def test_an_erasure_without_readers_leaves_nothing(store: Path) -> None:
-    with Memory(f"sqlite:///{store}") as memory:
+def test_an_erasure_without_readers_leaves_nothing(db_path: Path) -> None:
+    with Memory(f"sqlite:///{db_path}") as memory:
         memory.add_episode("acme", "e1", "2026-06-01T00:00:00Z", "the code is zq-wal-marker-19")
         assert memory.forget_episode("acme", "e1").residue is None
-        assert _planted(store, b"zq-wal-marker-19") == []
+        assert _planted(db_path, b"zq-wal-marker-19") == []

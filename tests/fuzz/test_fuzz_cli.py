@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from sgam.cli import app
-from tests.conftest import BACKENDS, PostgresUrls
+from tests.conftest import Store
 
 from .strategies import CALLS_PER_EXAMPLE, EXAMPLES, TIMES, odd_text, table_hashes
 from .test_fuzz_memory import Fuzzed
@@ -106,20 +106,16 @@ class CliFuzz:
             assert not changed, f"failed sgam {shown} changed {changed}"
 
 
-@pytest.fixture(params=BACKENDS)
-def cli_fuzz(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CliFuzz]:
+@pytest.fixture
+def cli_fuzz(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CliFuzz]:
     monkeypatch.chdir(tmp_path)  # a hostile --db must not litter the checkout
     for name in ("SGAM_DATABASE_URL", "SGAM_TENANT", "SGAM_LLM_BASE_URL", "SGAM_LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
-    if request.param == "sqlite":
-        store = Fuzzed(f"sqlite:///{tmp_path / 'fuzz.db'}", None)
-    else:
-        urls: PostgresUrls = request.getfixturevalue("postgres")
-        store = Fuzzed(urls.app, urls.admin)
-    store.memory.close()
-    fuzz = CliFuzz(store)
+    target = Fuzzed(store.url, store.admin if store.backend == "postgres" else None)
+    target.memory.close()
+    fuzz = CliFuzz(target)
     yield fuzz
-    print(f"\n{request.param}: {fuzz.calls} fuzzed CLI calls")
+    print(f"\n{store.backend}: {fuzz.calls} fuzzed CLI calls")
 
 
 def test_every_command_exits_with_a_documented_status_and_a_failure_changes_nothing(cli_fuzz: CliFuzz) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from hypothesis import strategies as st
 
 from sgam import Memory, SgamError
 from sgam.extraction import ExtractionPolicy, ScriptedClient
-from tests.conftest import BACKENDS, ManualClock, PostgresUrls
+from tests.conftest import ManualClock, Store
 
 from .strategies import CALLS_PER_EXAMPLE, EXAMPLES, argument, table_hashes
 
@@ -98,16 +97,12 @@ def _shown(args: list[Any], kwargs: dict[str, Any]) -> str:
     return "(" + ", ".join(shown) + ")"
 
 
-@pytest.fixture(params=BACKENDS)
-def fuzzed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Fuzzed]:
-    if request.param == "sqlite":
-        store = Fuzzed(f"sqlite:///{tmp_path / 'fuzz.db'}", None)
-    else:
-        urls: PostgresUrls = request.getfixturevalue("postgres")
-        store = Fuzzed(urls.app, urls.admin)
-    yield store
-    store.memory.close()
-    print(f"\n{request.param}: {store.calls} fuzzed Memory calls")
+@pytest.fixture
+def fuzzed(store: Store) -> Iterator[Fuzzed]:
+    target = Fuzzed(store.url, store.admin if store.backend == "postgres" else None)
+    yield target
+    target.memory.close()
+    print(f"\n{store.backend}: {target.calls} fuzzed Memory calls")
 
 
 def test_every_public_method_raises_only_sgam_errors_and_a_failure_changes_nothing(fuzzed: Fuzzed) -> None:

@@ -8,14 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from sgam.cli import app
-from tests.conftest import BACKENDS, PostgresUrls
 
 from .strategies import EXAMPLES, nested
 
@@ -86,15 +84,11 @@ def scenario_texts(draw: st.DrawFn) -> str:
     return text
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_mutated_scenario_files_end_with_a_replay_exit_status(
-    backend: str, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
+def test_mutated_scenario_files_end_with_a_replay_exit_status(replay_db: str | None, tmp_path: Path) -> None:
     extra: list[str] = []
     examples = EXAMPLES
-    if backend == "postgres":  # each scenario gets a fresh database: fewer, slower examples
-        urls: PostgresUrls = request.getfixturevalue("postgres_urls")
-        extra, examples = ["--db", urls.server_admin], max(EXAMPLES // 8, 5)
+    if replay_db is not None:  # each scenario gets a fresh database: fewer, slower examples
+        extra, examples = ["--db", replay_db], max(EXAMPLES // 8, 5)
     runner = CliRunner()
     count = 0
 
@@ -113,4 +107,4 @@ def test_mutated_scenario_files_end_with_a_replay_exit_status(
         assert result.exit_code in (0, 1, 2), result.output[-500:]
 
     run()
-    print(f"\n{backend}: {count} fuzzed replay files")
+    print(f"\n{'postgres' if extra else 'sqlite'}: {count} fuzzed replay files")
