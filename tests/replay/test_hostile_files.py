@@ -54,3 +54,20 @@ def test_a_value_deeper_than_values_may_be_is_a_step_validation_error(tmp_path: 
     path.write_text(body, encoding="utf-8")
     result = CliRunner().invoke(app, ["replay", str(path)])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_lone_surrogates_from_a_file_are_reported_escaped(tmp_path: Path, as_json: bool) -> None:
+    """YAML reads ``"\\ud800"`` as a lone surrogate: the report must still be written."""
+    path = tmp_path / "surrogates.yaml"
+    path.write_text('name: "bad \\ud800 name"\ntenant: acme\nsteps:\n  - clock: "2026-07-01T00:00:00Z"\n'
+                    '  - expect: {subject: mira, attribute: diet, value: "\\udc00"}\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["replay", str(path), *(["--json"] if as_json else [])])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 1
+    assert "\\ud800" in result.stdout and "\\udc00" in result.stdout
+
+
+def test_a_path_with_undecodable_bytes_is_a_file_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["replay", str(tmp_path / "\udcff.yaml")])
+    assert result.exit_code == 2 and "\\udcff" in result.stderr

@@ -11,9 +11,10 @@ from rich.markup import escape
 
 from .._errors import SgamError
 from .._memory import Memory
+from .._values import storable_text
 from ..replay import ScenarioFileError, ScenarioResult, load_path, load_scenario, run_scenario
 from ..store import temporary_store
-from .output import DbOption, JsonOption, console, errors
+from .output import DbOption, JsonOption, console, errors, json_text
 
 
 def run_files(paths: list[Path], db: str | None) -> list[ScenarioResult]:
@@ -37,22 +38,23 @@ def register(app: typer.Typer) -> None:
         try:
             results = run_files(paths, db)
         except ScenarioFileError as exc:
-            errors.print(f"error: {exc.message}", highlight=False, markup=False, soft_wrap=True)
+            errors.print(f"error: {storable_text(exc.message)}", highlight=False, markup=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except SgamError as exc:
-            errors.print(f"error ({exc.kind}): {exc.message}", highlight=False, markup=False, soft_wrap=True)
+            errors.print(f"error ({exc.kind}): {storable_text(exc.message)}", highlight=False, markup=False,
+                         soft_wrap=True)
             raise typer.Exit(2) from None
         passed = sum(result.passed for result in results)
         if as_json:
-            typer.echo(json.dumps({
+            typer.echo(json_text({
                 "passed": passed, "failed": len(results) - passed,
                 "scenarios": [result.to_dict() for result in results],
-            }, ensure_ascii=False, indent=2))
+            }))
         else:
             for result in results:
                 status = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
-                console.print(f"{status} {escape(result.name)}  [dim]{escape(result.file)}[/dim]", highlight=False,
-                              soft_wrap=True)
+                name, file = storable_text(result.name), storable_text(result.file)
+                console.print(f"{status} {escape(name)}  [dim]{escape(file)}[/dim]", highlight=False, soft_wrap=True)
                 for failure in result.failures:
                     console.print(f"    step {failure.step}: expected {json.dumps(failure.expected)}, "
                                   f"found {json.dumps(failure.actual)}", highlight=False, markup=False,
