@@ -4,6 +4,7 @@ drop, duplicate or nest their parts, write hostile values, or damage the text it
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from .strategies import EXAMPLES, nested
 SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").rglob("*.yaml"))
 BASES = [yaml.safe_load(path.read_text(encoding="utf-8")) for path in SCENARIOS[:12]]
 
-file_values = st.one_of(
+file_values = st.deferred(lambda: _file_values).map(copy.deepcopy)  # never share a drawn node
+_file_values = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(min_value=10**30), st.floats(),
     st.text(st.characters(codec="utf-8"), max_size=20),
     st.sampled_from(["", "\x00", "2026-06-01", "2026-06-01T00:00:00", "validation", "conflict", "e1", "mira",
