@@ -15,7 +15,7 @@ from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
 from ._rules import Effect
 from ._schema import AttributeSchema, MemoryTypeSchema, ValueType
 from .recall import Citation, RecallItem, RecallResult
-from .search import Embedder, EvidenceHit, Model2VecEmbedder, OpenAIEmbedder, SearchConfig
+from .search import Embedder, EvidenceHit, Model2VecEmbedder, OpenAIEmbedder, SearchConfig, WordLlamaEmbedder
 
 __version__ = "0.1.0"
 
@@ -46,5 +46,6 @@ __all__ = [
     "UnsafeDatabaseError",
     "ValidationError",
     "ValueType",
+    "WordLlamaEmbedder",
     "WriteResult",
 ]

@@ -30,6 +30,7 @@ from .search.embedders import Embedder
 from .store import Backend, EpisodeRow, QueryFilter, open_backend
 
 if TYPE_CHECKING:
+    from .documents import Documents
     from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
 
 DEFAULT_URL = "sqlite:///./sgam.db"
@@ -64,6 +65,7 @@ class Memory:
             store, WriteService(clock, self._models),
             SearchService(store, embedder if embedder is not None else embedder_from_env()),
         )
+        self._documents: Documents | None = None
 
     @property
     def backend(self) -> Backend:
@@ -84,6 +86,15 @@ class Memory:
     @clock.setter
     def clock(self, clock: Clock) -> None:
         self._writes.clock = clock
+
+    @property
+    def documents(self) -> Documents:
+        """Document memory: each tenant's files under /memories, with revisions (``sgam.documents``)."""
+        if self._documents is None:
+            from .documents import Documents
+
+            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder)
+        return self._documents
 
     def close(self) -> None:
         self.backend.close()
@@ -392,6 +403,16 @@ class Memory:
         return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
                                    limit=_limit(limit), now=self._moment(None, "now"))
 
+    def search_many(
+        self, tenant: str, question: str, configs: Mapping[str, SearchConfig | str], *, limit: int = 10,
+    ) -> dict[str, list[EvidenceHit]]:
+        """``search`` under each named configuration, the index asked once: how evaluations
+        compare settings on exactly the results a user would get."""
+        check_tenant(tenant)
+        resolved = {name: resolve_config(config) for name, config in configs.items()}
+        return self._search.search_many(tenant, question, configs=resolved, flt=SearchFilter(),
+                                        limit=_limit(limit), now=self._moment(None, "now"))
+
     def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
         """Give vectors to the tenant's episodes recorded before this embedder was set (and
         to facts still without one); returns how many episodes were embedded (0 without an
@@ -406,11 +427,13 @@ class Memory:
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
         state of the keys it names (valid at ``at``, as recorded by ``known_at``), then
-        evidence recorded by ``known_at``, quoted as data. Reads only, so a recall with a
-        past ``known_at`` gives the same context later."""
+        passages of documents (only without ``known_at``) and evidence recorded by
+        ``known_at``, quoted as data. Reads only, so a recall with a past ``known_at``
+        gives the same context later."""
         check_tenant(tenant)
         return recall(self._search, tenant, question, at=self._moment(at, "at"), budget=budget,
-                      config=resolve_config(config), known_at=optional_micros(known_at, "known_at"))
+                      config=resolve_config(config), known_at=optional_micros(known_at, "known_at"),
+                      documents=self.documents.passages)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))

@@ -66,7 +66,7 @@ def test_tiny_conversation_scores(tmp_path: Path) -> None:
     assert result["questions"] == 2 and result["skipped"] == 1
     assert result["turn_recall_any"]["1"] == 1.0
     assert result["baseline_bm25"]["turn_recall_any"]["10"] == 1.0
-    assert set(result["per_category"]) == {"1", "4"}
+    assert set(result["per_category"]) == {"multi-hop", "single-hop"}
 
 
 @pytest.mark.skipif(not (LOCOMO.is_file() and MODEL_DIR.is_dir()), reason="shared LoCoMo data or model absent")

@@ -131,6 +131,29 @@ def test_facts_found_by_vector_when_no_word_matches_and_erased_with_them(store: 
         assert [i for i in memory.recall(T, "Which tea should I buy?", budget=500).items if i.kind == "fact"] == []
 
 
+def test_exact_state_only_for_keys_the_question_asks_about(store_url: str) -> None:
+    with Memory(store_url) as memory:
+        memory.declare(T, "salary", "integer", sensitive=True)
+        memory.add_episodes(T, [
+            {"id": f"m{i}", "at": f"20{10 + i}-03-01T10:00:00Z", "text": f"Mira moved to city {i}",
+             "speaker": "mira"} for i in range(14)
+        ] + [{"id": "pay", "at": "2024-01-01T00:00:00Z", "text": "Mira earns 90000", "speaker": "mira"}])
+        memory.write(T, "mira", "city", "city 13", "2023-03-01T10:00:00Z", "m13")
+        memory.retract(T, "mira", "city", "2024-02-01T00:00:00Z", "m13")
+        memory.write(T, "mira", "salary", 90000, "2024-01-01T00:00:00Z", "pay")
+        memory.write(T, "mira", "shoe_size", 38, "2024-01-01T00:00:00Z", "pay")
+        result = memory.recall(T, "Where does Mira live?", budget=2000)
+        assert [item for item in result.items if item.kind == "fact"] == []
+        assert "salary" not in result.text and "90000" not in result.text.split("Evidence")[0]
+        moves = [item.citation.episode_id for item in result.items
+                 if item.kind == "evidence" and item.citation.episode_id.startswith("m")]
+        assert moves[:3] == ["m13", "m12", "m11"]
+        asked = memory.recall(T, "What is Mira's salary?", budget=2000)
+        assert [(f.attribute, f.value) for f in asked.items if f.kind == "fact"] == [("salary", 90000)]
+        everything = memory.recall(T, "Mira", budget=2000)
+        assert [f.attribute for f in everything.items if f.kind == "fact"] == ["shoe_size"]
+
+
 def _all_rows(store: Store) -> list[int]:
     """Row counts of the tables a recall could write to."""
     tables = ["assertions", "operations", "episodes", "assertion_vectors", "episode_vectors"]

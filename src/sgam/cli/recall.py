@@ -11,7 +11,7 @@ import typer
 
 from .._errors import SgamError
 from .._memory import Memory
-from ..eval import evaluate_locomo
+from ..eval import evaluate_locomo, evaluate_longmemeval
 from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder
 from ..search.embedders import Embedder
@@ -22,6 +22,11 @@ EmbedderOption = Annotated[
     str | None,
     typer.Option("--embedder", help="model2vec:/path, sentence-transformers:name or openai:model@dim "
                  "(default: $SGAM_EMBEDDER; none = keyword search only)."),
+]
+CvOption = Annotated[
+    bool,
+    typer.Option("--cv", help="Leave-one-out cross-validation: each held-out conversation (instance block) "
+                 "is scored with the settings chosen on the others; reports mean and spread."),
 ]
 
 
@@ -98,11 +103,32 @@ def register(app: typer.Typer) -> None:
         config: ConfigOption = "default", embedder: EmbedderOption = None, as_json: JsonOption = False,
         db: Annotated[str | None, typer.Option("--db", help="Store to ingest into, one tenant per "
                                                "conversation (default: a fresh SQLite file each).")] = None,
+        cv: CvOption = False,
     ) -> None:
-        """Turn and session recall of sgam search and of BM25 alone on LoCoMo questions."""
+        """Turn and session recall of sgam search beside BM25 alone and vectors alone on LoCoMo questions."""
         try:
-            result = evaluate_locomo(path, embedder=_embedder(embedder), config=config, db=db,
+            result = evaluate_locomo(path, embedder=_embedder(embedder), config=config, db=db, cv=cv,
                                      progress=None if as_json else lambda line: errors.print(line))
+        except SgamError as exc:
+            fail(exc, as_json)
+            return
+        if as_json:
+            typer.echo(json.dumps(result))
+        else:
+            print_json(result)
+
+    @eval_app.command("longmemeval")
+    def longmemeval_command(
+        path: Annotated[Path, typer.Argument(help="A LongMemEval JSON file (longmemeval_s / _m / _oracle format).")],
+        config: ConfigOption = "default", embedder: EmbedderOption = None, as_json: JsonOption = False,
+        db: Annotated[str | None, typer.Option("--db", help="Store to ingest into, one tenant per "
+                                               "instance (default: a fresh SQLite file each).")] = None,
+        cv: CvOption = False,
+    ) -> None:
+        """Session and turn recall of sgam search beside BM25 alone and vectors alone on LongMemEval."""
+        try:
+            result = evaluate_longmemeval(path, embedder=_embedder(embedder), config=config, db=db, cv=cv,
+                                          progress=None if as_json else lambda line: errors.print(line))
         except SgamError as exc:
             fail(exc, as_json)
             return

@@ -15,20 +15,15 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from .._errors import ValidationError
-from .._memory import Memory
-from ..search import Embedder, SearchConfig, resolve_config
+from ..search import Embedder, SearchConfig
+from .runner import EvalInstance, EvalQuestion, evaluate_instances, tenant_name
 
-TURN_KS = (1, 5, 10, 20)
-SESSION_KS = (1, 5)
-SEARCH_DEPTH = 50
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
 _DIA_ID = re.compile(r"^D\d+:\d+$")
 
@@ -81,86 +76,42 @@ def resolve_evidence(evidence: object, known: set[str]) -> list[str]:
     return list(found)
 
 
-class _Tally:
-    """Hits per cut-off, overall and per category."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.turn_any = dict.fromkeys(TURN_KS, 0)
-        self.turn_all = dict.fromkeys(TURN_KS, 0)
-        self.session_any = dict.fromkeys(SESSION_KS, 0)
-
-    def add(self, ranked: list[str], sessions: list[str], evidence: list[str], wanted: set[str]) -> None:
-        self.count += 1
-        for k in TURN_KS:
-            top = set(ranked[:k])
-            self.turn_any[k] += any(e in top for e in evidence)
-            self.turn_all[k] += all(e in top for e in evidence)
-        for k in SESSION_KS:
-            self.session_any[k] += bool(wanted & set(sessions[:k]))
-
-    def report(self) -> Record:
-        def share(hits: dict[int, int]) -> dict[str, float]:
-            return {str(k): round(v / self.count, 4) if self.count else 0.0 for k, v in hits.items()}
-
-        return {"questions": self.count, "turn_recall_any": share(self.turn_any),
-                "turn_recall_all": share(self.turn_all), "session_recall_any": share(self.session_any)}
+CATEGORIES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial"}
 
 
-class _Run:
-    def __init__(self) -> None:
-        self.total = _Tally()
-        self.categories: dict[str, _Tally] = {}
-
-    def add(self, category: str, ranked: list[str], sessions: list[str], evidence: list[str],
-            wanted: set[str]) -> None:
-        self.total.add(ranked, sessions, evidence, wanted)
-        self.categories.setdefault(category, _Tally()).add(ranked, sessions, evidence, wanted)
-
-    def report(self) -> Record:
-        result = self.total.report()
-        result["per_category"] = {c: self.categories[c].report() for c in sorted(self.categories)}
-        return result
+def locomo_instances(samples: list[Record]) -> tuple[list[EvalInstance], int]:
+    """One instance (and cross-validation group) per conversation; also the number of
+    questions skipped for lack of resolvable evidence."""
+    instances: list[EvalInstance] = []
+    skipped = 0
+    for sample in samples:
+        tenant = tenant_name(str(sample.get("sample_id", "conversation")))
+        episodes = conversation_episodes(sample)
+        session_of = {e["id"]: e["session"] for e in episodes}
+        questions: list[EvalQuestion] = []
+        for qa in sample.get("qa", []):
+            evidence = resolve_evidence(qa.get("evidence"), set(session_of))
+            if not evidence:
+                skipped += 1
+                continue
+            category = str(qa.get("category", "?"))
+            questions.append(EvalQuestion(str(qa["question"]), CATEGORIES.get(category, category), evidence,
+                                          {session_of[e] for e in evidence}))
+        instances.append(EvalInstance(tenant, tenant, episodes, questions, session_of=session_of))
+    return instances, skipped
 
 
 def evaluate_locomo(
     path: Path, *, embedder: Embedder | None = None, config: SearchConfig | str | None = None,
-    progress: Callable[[str], None] | None = None, db: str | None = None,
+    progress: Callable[[str], None] | None = None, db: str | None = None, cv: bool = False,
+    grid: Mapping[str, SearchConfig] | None = None,
 ) -> Record:
     """Ingest each conversation into a fresh SQLite store (or, with ``db``, into its own
-    tenant of that store, which must not hold it yet) and score sgam's search and the
-    BM25-only baseline (the ``keyword`` preset) on the same questions."""
-    samples = load_locomo(path)
-    chosen, baseline = resolve_config(config), resolve_config("keyword")
-    runs = {"sgam": _Run(), "bm25": _Run()}
-    skipped = 0
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="sgam-locomo-") as folder:
-        for sample in samples:
-            tenant = re.sub(r"[^A-Za-z0-9_.-]", "_", str(sample.get("sample_id", "conversation")))
-            episodes = conversation_episodes(sample)
-            session_of = {e["id"]: e["session"] for e in episodes}
-            with Memory(db or f"sqlite:///{Path(folder) / (tenant + '.db')}", embedder=embedder) as memory:
-                if memory.episodes(tenant, limit=1):
-                    raise ValidationError("db", tenant, "already holds this conversation's tenant: use an empty store")
-                memory.add_episodes(tenant, episodes)
-                for qa in sample.get("qa", []):
-                    evidence = resolve_evidence(qa.get("evidence"), set(session_of))
-                    if not evidence:
-                        skipped += 1
-                        continue
-                    wanted = {session_of[e] for e in evidence}
-                    for name, cfg in (("sgam", chosen), ("bm25", baseline)):
-                        hits = memory.search(tenant, str(qa["question"]), limit=SEARCH_DEPTH, config=cfg)
-                        ranked = [hit.episode_id for hit in hits]
-                        sessions = list(dict.fromkeys(session_of[i] for i in ranked))
-                        runs[name].add(str(qa.get("category", "?")), ranked, sessions, evidence, wanted)
-            if progress is not None:
-                progress(f"{tenant}: {len(episodes)} turns")
-    result = runs["sgam"].report()
-    result["seconds"] = round(time.perf_counter() - started, 2)
-    result["skipped"] = skipped
-    result["baseline_bm25"] = runs["bm25"].report()
-    ordered = ("questions", "seconds", "turn_recall_any", "turn_recall_all", "session_recall_any",
-               "per_category", "baseline_bm25", "skipped")
-    return {key: result[key] for key in ordered}
+    tenant of that store, which must not hold it yet) and score sgam's search beside BM25
+    alone (the ``keyword`` preset) and, with an embedder, the vector ranking alone.
+
+    With ``cv``, every configuration of ``grid`` (default ``GRID``) is scored and each
+    conversation is scored with the one chosen on the other conversations."""
+    instances, skipped = locomo_instances(load_locomo(path))
+    return evaluate_instances(instances, skipped=skipped, embedder=embedder, config=config, progress=progress,
+                              db=db, cv=cv, grid=grid, per="per_category")

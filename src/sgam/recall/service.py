@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .._errors import ValidationError
 from .._rules import Version
@@ -12,6 +14,12 @@ from ..search import SearchConfig, SearchFilter, SearchService, check_question, 
 from ..store import Reader
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
+
+if TYPE_CHECKING:
+    from ..documents import DocumentHit
+
+DocumentSearch = Callable[[str, str, float], Sequence["DocumentHit"]]
+"""(tenant, question, vector floor) -> document passages, best first."""
 
 MAX_BUDGET = 1_000_000
 MAX_KEYS = 10
@@ -31,7 +39,7 @@ def check_budget(budget: object) -> int:
 
 def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
-    known_at: int | None = None,
+    known_at: int | None = None, documents: DocumentSearch | None = None,
 ) -> RecallResult:
     """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
     recorded by then, so a recall with ``known_at`` can be reproduced later."""
@@ -39,9 +47,12 @@ def recall(
     budget = check_budget(budget)
     terms = keywords(question)
     keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES, known_at), terms)
+    named = bool(keys)
     if not keys:  # the question names no key: fall back to the facts closest in meaning
         keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
     with search.backend.read(tenant) as reader:
+        sensitive = {schema.attribute for schema in reader.attribute_schemas() if schema.sensitive}
+        keys = [key for key in keys if key[1] not in sensitive or (named and _names_attribute(key, terms))]
         facts = [item for subject, attribute in keys
                  for item in _key_items(reader, subject, attribute, at, known_at)]
     hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
@@ -51,7 +62,14 @@ def recall(
                    session=hit.session)
         for hit in hits
     ]
-    ordered = [item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + evidence
+    # Documents keep revisions but are indexed only as they are now, so a recall at a past
+    # known_at leaves them out rather than quote text that was not recorded then.
+    passages = [] if documents is None or known_at is not None else [
+        RecallItem("document", hit.text, Citation(None, None, None, hit.path, hit.revision,
+                                                  (hit.start_line, hit.end_line)), hit.score)
+        for hit in documents(tenant, question, SIMILARITY_FLOOR)]
+    ordered = ([item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + passages
+               + evidence)
     kept, text, tokens = pack(ordered, budget)
     return RecallResult(question, kept, text, tokens, budget, len(ordered) - len(kept))
 
@@ -62,14 +80,31 @@ def _covers(term: str, token: str) -> bool:
     return term == token or (len(term) >= 3 and len(token) >= 3 and term[:stem] == token[:stem])
 
 
+def _tokens(part: str) -> list[str]:
+    return re.findall(r"[^\W_]+", part.lower())
+
+
+def _names_attribute(key: tuple[str, str], terms: list[str]) -> bool:
+    return any(_covers(term, token) for term in terms for token in _tokens(key[1]))
+
+
 def best_keys(keys: list[tuple[str, str]], terms: list[str]) -> list[tuple[str, str]]:
     """Keep the keys that name the most question words. Index ranks (BM25, ts_rank) weigh
-    words by rarity among *rows*, so a subject alone can outrank subject + attribute."""
+    words by rarity among *rows*, so a subject alone can outrank subject + attribute.
+
+    A key must also be what the question asks about: when the question has words beyond
+    the subject's name ("where does Mira *live*"), a key matching the name alone
+    (``mira.salary``) is not relevant; a question naming only the subject gets its keys."""
     def coverage(key: tuple[str, str]) -> int:
-        tokens = [t for part in key for t in re.findall(r"[^\W_]+", part.lower())]
+        tokens = [t for part in key for t in _tokens(part)]
         return sum(any(_covers(term, token) for token in tokens) for term in terms)
 
-    scored = [(coverage(key), index, key) for index, key in enumerate(keys)]
+    def relevant(key: tuple[str, str]) -> bool:
+        subject = _tokens(key[0])
+        beyond = [t for t in terms if not any(_covers(t, token) for token in subject)]
+        return not beyond or _names_attribute(key, beyond)
+
+    scored = [(coverage(key), index, key) for index, key in enumerate(keys) if relevant(key)]
     best = max((score for score, _, _ in scored), default=0)
     return [key for score, _, key in sorted(scored, key=lambda x: (-x[0], x[1])) if score == best > 0][:MAX_KEYS]
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from ..store import SearchFilter, SearchIndex, StoredEpisode
 from .config import PRESETS, SearchConfig, resolve_config
 from .embedders import (
+    ConcatEmbedder,
     Embedder,
     Model2VecEmbedder,
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
+    WordLlamaEmbedder,
     embed_checked,
     embedder_from_env,
     load_embedder,
@@ -19,8 +21,8 @@ from .service import SearchService
 from .text import check_question, keywords
 
 __all__ = [
-    "PRESETS", "Embedder", "EvidenceHit", "Model2VecEmbedder", "OpenAIEmbedder", "SearchConfig",
-    "SearchFilter", "SearchIndex", "SearchService", "SentenceTransformerEmbedder", "StoredEpisode",
+    "PRESETS", "ConcatEmbedder", "Embedder", "EvidenceHit", "Model2VecEmbedder", "OpenAIEmbedder", "SearchConfig",
+    "SearchFilter", "SearchIndex", "SearchService", "SentenceTransformerEmbedder", "StoredEpisode", "WordLlamaEmbedder",
     "check_question", "embed_checked", "embedder_from_env", "keywords", "load_embedder", "min_max",
     "reciprocal_rank_fusion", "resolve_config", "search_evidence",
 ]

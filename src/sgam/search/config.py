@@ -28,17 +28,34 @@ class SearchConfig(BaseModel):
         "topic lifts its turns.")
     speaker_weight: float = Field(
         default=0.0, ge=0, description="Bonus for turns whose speaker the question names.")
+    session_doc_weight: float = Field(
+        default=0.0, ge=0, description="Weight of the session's coverage of the question's words, the session "
+        "read as one document: the right session is found even when no single turn holds all the words.")
+    feedback_terms: int = Field(
+        default=0, ge=0, le=32, description="Pseudo-relevance feedback: words taken from the top keyword "
+        "results and searched again with the question (0 = off).")
+    feedback_docs: int = Field(default=10, ge=1, le=100, description="Top keyword results the feedback reads.")
+    feedback_weight: float = Field(default=0.0, ge=0, description="Fusion weight of the expanded keyword ranking.")
+    present_first: bool = Field(
+        default=False, description="For a question about the present ('where does Mira live?'): evidence "
+        "matching the same question words is ordered newest first, so the latest state leads.")
+    when_weight: float = Field(
+        default=0.0, ge=0, description="For a question asking when: bonus for turns that place an event in time.")
     relevance_weight: float = Field(default=1.0, ge=0)
     recency_weight: float = Field(default=0.0, ge=0)
     recency_half_life_days: float = Field(default=30.0, gt=0)
     importance_weight: float = Field(default=0.0, ge=0, description="Uses metadata['importance'] in [0, 1].")
 
 
-# "default" came from ablations on the LoCoMo development half (docs/recall.md): the
-# static model is the weaker ranker, so it gets half BM25's vote; k=20 lets the top
-# ranks count; adjacent-turn context lifted recall@10 by ~0.07 in every variant tried; a
-# small bonus for the speaker the question names lifted recall@1/@5 by ~0.02.
-_CONTEXT = {"vector_weight": 0.5, "rrf_k": 20.0, "neighbour_weight": 0.5, "speaker_weight": 0.1}
+# "default" was chosen by leave-one-conversation-out cross-validation on the LoCoMo
+# development half (docs/recall.md, `sgam eval locomo --cv`): the static model gets half
+# BM25's vote; k=20 lets the top ranks count; a turn inherits 0.7 of its best adjacent
+# turn's relevance and its session's coverage of the question's words (the session read
+# as one document); turns that place an event in time answer "when" questions; the
+# speaker the question names gets a small bonus. A question about the present orders
+# evidence that matches the same words newest first (present_first).
+_CONTEXT = {"vector_weight": 0.5, "rrf_k": 20.0, "neighbour_weight": 0.7, "speaker_weight": 0.1,
+            "session_doc_weight": 1.0, "when_weight": 0.3, "present_first": True}
 PRESETS: dict[str, SearchConfig] = {
     "keyword": SearchConfig(vector=False),
     "vector": SearchConfig(keyword=False),

@@ -93,6 +93,61 @@ class Model2VecEmbedder:
         return np.asarray(self._model.encode(list(texts), batch_size=1024), dtype=np.float32)
 
 
+class WordLlamaEmbedder:
+    """WordLlama's static token embeddings (``pip install wordllama``): the weights ship in
+    the wheel, so it works offline with nothing to download or point at."""
+
+    def __init__(self, config: str = "l2_supercat", dimension: int = 256) -> None:
+        try:
+            import wordllama  # type: ignore[import-untyped]
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise ValidationError("embedder", "wordllama", "needs `pip install wordllama`") from exc
+        folder = Path(wordllama.__file__).parent  # its weights/ and tokenizers/ folders
+        try:
+            self._model: Any = wordllama.WordLlama.load(config, cache_dir=folder, dim=dimension,
+                                                        disable_download=True)
+        except (FileNotFoundError, ValueError, AttributeError) as exc:
+            raise ValidationError("embedder", f"wordllama:{config}@{dimension}",
+                                  f"not in the installed wordllama package ({exc})") from exc
+        self._name = f"wordllama:{config}@{dimension}"
+        self._dimension = dimension
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[Any]:
+        return np.asarray(self._model.embed(list(texts), batch_size=256), dtype=np.float32)
+
+
+class ConcatEmbedder:
+    """Several embedders as one: unit vectors side by side, scaled so the cosine of two
+    concatenations is the mean of the parts' cosines (a fusion of the models)."""
+
+    def __init__(self, parts: Sequence[Embedder]) -> None:
+        if len(parts) < 2:
+            raise ValidationError("embedder", len(parts), "a combination needs at least two embedders")
+        self._parts = list(parts)
+        self._name = "+".join(part.name for part in parts)
+        self._dimension = sum(part.dimension for part in parts)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[Any]:
+        scale = 1.0 / np.sqrt(len(self._parts))
+        return np.hstack([embed_checked(part, texts) * scale for part in self._parts])
+
+
 class SentenceTransformerEmbedder:
     """A sentence-transformers model (optional: torch is heavy, so it is imported lazily)."""
 
@@ -156,9 +211,17 @@ class OpenAIEmbedder:
 
 
 def load_embedder(spec: str) -> Embedder:
-    """``model2vec:/path``, ``sentence-transformers:name`` or ``openai:model@dimension``
-    (the endpoint from ``OPENAI_BASE_URL``, the key from ``OPENAI_API_KEY``)."""
+    """``wordllama`` (or ``wordllama:config@dimension``), ``model2vec:/path``,
+    ``sentence-transformers:name`` or ``openai:model@dimension`` (the endpoint from
+    ``OPENAI_BASE_URL``, the key from ``OPENAI_API_KEY``); ``A+B`` combines embedders."""
+    if "+" in spec:
+        return ConcatEmbedder([load_embedder(part) for part in spec.split("+")])
     kind, _, rest = spec.partition(":")
+    if kind == "wordllama":
+        config, _, dim = (rest or "l2_supercat").partition("@")
+        if dim and not dim.isdigit():
+            raise ValidationError(ENV_VAR, spec, "looks like wordllama or wordllama:l2_supercat@256")
+        return WordLlamaEmbedder(config or "l2_supercat", int(dim) if dim else 256)
     if not rest:
         raise ValidationError(ENV_VAR, spec, "looks like model2vec:/path/to/model")
     if kind == "model2vec":
@@ -171,7 +234,7 @@ def load_embedder(spec: str) -> Embedder:
             raise ValidationError(ENV_VAR, spec, "looks like openai:text-embedding-3-small@1536")
         return OpenAIEmbedder(model, int(dim), base_url=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
                               api_key=os.environ.get("OPENAI_API_KEY"))
-    raise ValidationError(ENV_VAR, spec, "kind must be model2vec, sentence-transformers or openai")
+    raise ValidationError(ENV_VAR, spec, "kind must be wordllama, model2vec, sentence-transformers or openai")
 
 
 def embedder_from_env() -> Embedder | None:

@@ -1,11 +1,15 @@
-"""Hybrid evidence search: keyword and vector candidates, fused by RRF, lifted by their
-conversational context, then scored with recency and importance (all normalised)."""
+"""Hybrid evidence search in two steps: ``gather`` asks the index for everything a
+configuration needs (keyword, feedback and vector rankings, rows, neighbouring turns,
+session coverage); ``rank`` scores those candidates with no further I/O. The split lets an
+evaluation gather once and rank under many configurations, scoring exactly what a
+search with each of them returns."""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from .._time import from_micros
@@ -13,9 +17,20 @@ from ..store import SearchFilter, SearchIndex, StoredEpisode
 from .config import SearchConfig
 from .embedders import Embedder, embed_checked
 from .fusion import min_max, reciprocal_rank_fusion
+from .signals import (
+    asks_about_present,
+    asks_about_time,
+    feedback_terms,
+    matched_terms,
+    mentions_time,
+    same_statement,
+    session_coverage,
+    word_set,
+)
 from .text import keywords
 
 CONTEXT_SEEDS = 30
+COVERAGE_DEPTH = 200
 _DAY_MICROS = 86_400_000_000
 
 
@@ -32,60 +47,183 @@ class EvidenceHit:
     key: int
 
 
+@dataclass
+class Candidates:
+    """What the index returned for one question: rankings of episode keys (best first),
+    the rows behind them and their neighbours, and per-session coverage of the words."""
+
+    question: str
+    terms: list[str]
+    keyword: list[int] = field(default_factory=list)
+    vector: list[int] = field(default_factory=list)
+    expanded: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    rows: dict[int, StoredEpisode] = field(default_factory=dict)
+    coverage: dict[str | None, float] = field(default_factory=dict)
+
+
 def search_evidence(
     index: SearchIndex, embedder: Embedder | None, tenant: str, question: str, config: SearchConfig,
     flt: SearchFilter, limit: int, now: int,
 ) -> list[EvidenceHit]:
     """The ``limit`` best episodes for ``question``; ``now`` anchors recency."""
-    rankings: list[list[int]] = []
-    weights: list[float] = []
-    terms = keywords(question)
-    if config.keyword and terms:
-        rankings.append(index.keyword_episodes(tenant, terms, flt, config.keyword_candidates))
-        weights.append(config.keyword_weight)
-    if config.vector and embedder is not None:
+    found = gather(index, embedder, tenant, question, [config], flt)
+    return [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
+
+
+def gather(
+    index: SearchIndex, embedder: Embedder | None, tenant: str, question: str,
+    configs: Sequence[SearchConfig], flt: SearchFilter,
+) -> Candidates:
+    """Everything any of ``configs`` will rank, fetched once."""
+    found = Candidates(question, keywords(question))
+    wants_keyword = [c for c in configs if c.keyword or _feedback(c)]
+    if wants_keyword and found.terms:
+        depth = max(c.keyword_candidates for c in wants_keyword)
+        found.keyword = index.keyword_episodes(tenant, found.terms, flt, depth)
+    wants_vector = [c for c in configs if c.vector]
+    if wants_vector and embedder is not None:
         vector = embed_checked(embedder, [question])[0]
-        rankings.append(index.vector_episodes(tenant, embedder.name, vector, flt, config.vector_candidates))
-        weights.append(config.vector_weight)
-    fused = reciprocal_rank_fusion(rankings, k=config.rrf_k, weights=weights)
+        found.vector = index.vector_episodes(tenant, embedder.name, vector, flt,
+                                             max(c.vector_candidates for c in wants_vector))
+    found.rows = index.episodes_by_key(tenant, list(dict.fromkeys(found.keyword + found.vector)))
+    for config in configs:
+        if _feedback(config):
+            _expand(index, tenant, found, config, flt)
+    wanted = {near for config in configs if config.neighbour_weight > 0
+              for key in _seeds(found, config) for near in (key - 1, key + 1)} - found.rows.keys()
+    if wanted:
+        found.rows.update((k, v) for k, v in index.episodes_by_key(tenant, sorted(wanted)).items()
+                          if _allowed(v, flt))
+    if any(c.session_doc_weight > 0 for c in configs) and found.terms:
+        found.coverage = _coverage(index, tenant, found, flt)
+    return found
+
+
+def rank(found: Candidates, config: SearchConfig, limit: int, now: int) -> list[tuple[int, float]]:
+    """(key, score) of the ``limit`` best candidates under ``config``, best first."""
+    fused = _fused(found, config)
     if not fused:
         return []
-    rows = index.episodes_by_key(tenant, list(fused))
-    base = min_max({key: score for key, score in fused.items() if key in rows})
-    if config.neighbour_weight > 0 or config.session_weight > 0:
-        relevance = _in_context(index, tenant, base, rows, config, flt)
+    base = min_max(fused)
+    rows = {key: found.rows[key] for key in base}
+    if config.neighbour_weight > 0:
+        for key in _seeds(found, config):
+            rows.update((near, found.rows[near]) for near in (key - 1, key + 1) if near in found.rows)
+    if config.neighbour_weight > 0 or config.session_weight > 0 or config.session_doc_weight > 0:
+        relevance = min_max(_in_context(base, rows, config, found.coverage))
     else:
         relevance = base
-    relevance = min_max(relevance)
-    named = set(terms)
-    scored = {
-        key: config.relevance_weight * value
-        + config.speaker_weight * _speaker_named(rows[key].row.speaker, named)
-        + config.recency_weight * _recency(rows[key].row.occurred_at, now, config.recency_half_life_days)
-        + config.importance_weight * _importance(rows[key].row.metadata)
-        for key, value in relevance.items()
-    }
+    scored = {key: config.relevance_weight * value for key, value in relevance.items()}
+    _add_bonuses(scored, found, rows, config, now)
+    if config.present_first and asks_about_present(found.question):
+        _newest_first(scored, rows)
     best = sorted(scored, key=lambda key: (-scored[key], key))[:limit]
-    return [_hit(rows[key], scored[key]) for key in best]
+    return [(key, scored[key]) for key in best]
+
+
+def _add_bonuses(scored: dict[int, float], found: Candidates, rows: dict[int, StoredEpisode],
+                 config: SearchConfig, now: int) -> None:
+    """Speaker, recency, importance, present-tense and time bonuses, each only when its
+    weight is set (they are the per-row part of ranking, so skipped work counts)."""
+    def add(weight: float, value: Callable[[StoredEpisode], float]) -> None:
+        if weight > 0:
+            for key in scored:
+                scored[key] += weight * value(rows[key])
+
+    named = set(found.terms)
+    speakers = {name: _speaker_named(name, named) for name in {s.row.speaker for s in rows.values()}}
+    add(config.speaker_weight, lambda s: speakers[s.row.speaker])
+    add(config.recency_weight, lambda s: _recency(s.row.occurred_at, now, config.recency_half_life_days))
+    add(config.importance_weight, lambda s: _importance(s.row.metadata))
+    if config.when_weight > 0 and asks_about_time(found.question):
+        add(config.when_weight, lambda s: 1.0 if mentions_time(s.row.text) else 0.0)
+
+
+def _feedback(config: SearchConfig) -> bool:
+    return config.feedback_weight > 0 and config.feedback_terms > 0
+
+
+def _fused(found: Candidates, config: SearchConfig) -> dict[int, float]:
+    rankings: list[list[int]] = []
+    weights: list[float] = []
+    if config.keyword and found.keyword:
+        rankings.append(found.keyword[:config.keyword_candidates])
+        weights.append(config.keyword_weight)
+    expanded = found.expanded.get((config.feedback_docs, config.feedback_terms)) if _feedback(config) else None
+    if expanded:
+        rankings.append(expanded[:config.keyword_candidates])
+        weights.append(config.feedback_weight)
+    if config.vector and found.vector:
+        rankings.append(found.vector[:config.vector_candidates])
+        weights.append(config.vector_weight)
+    fused = reciprocal_rank_fusion(rankings, k=config.rrf_k, weights=weights)
+    return {key: score for key, score in fused.items() if key in found.rows}
+
+
+def _seeds(found: Candidates, config: SearchConfig) -> list[int]:
+    fused = _fused(found, config)
+    return sorted(fused, key=lambda key: -fused[key])[:CONTEXT_SEEDS]
+
+
+def _expand(index: SearchIndex, tenant: str, found: Candidates, config: SearchConfig, flt: SearchFilter) -> None:
+    """The keyword ranking of the question plus words its top keyword results share."""
+    setting = (config.feedback_docs, config.feedback_terms)
+    if setting in found.expanded:
+        return
+    top = [found.rows[key] for key in found.keyword[:config.feedback_docs] if key in found.rows]
+    speakers = frozenset(word for stored in found.rows.values() for word in keywords(stored.row.speaker or ""))
+    extra = feedback_terms([s.row.text for s in top], found.terms, config.feedback_terms, speakers)
+    if not extra:
+        found.expanded[setting] = []
+        return
+    ranking = index.keyword_episodes(tenant, found.terms + extra, flt, config.keyword_candidates)
+    missing = [key for key in ranking if key not in found.rows]
+    if missing:
+        found.rows.update(index.episodes_by_key(tenant, missing))
+    found.expanded[setting] = ranking
+
+
+def coverage_by_text(index: SearchIndex, tenant: str, found: Candidates, flt: SearchFilter
+                     ) -> dict[str | None, float]:
+    """Per-session coverage from one deeper keyword query: which question words each of
+    the top turns contains is read from its text (shared stem-like prefix)."""
+    keys = index.keyword_episodes(tenant, found.terms, flt, COVERAGE_DEPTH)
+    missing = [key for key in keys if key not in found.rows]
+    extra = index.episodes_by_key(tenant, missing) if missing else {}
+    rows = found.rows | extra
+    hits: dict[str, list[str | None]] = {term: [] for term in found.terms}
+    for key in keys:
+        if key in rows:
+            for term in matched_terms(rows[key].row.text, found.terms):
+                hits[term].append(rows[key].row.session)
+    return session_coverage(hits, COVERAGE_DEPTH)
+
+
+def _coverage(index: SearchIndex, tenant: str, found: Candidates, flt: SearchFilter) -> dict[str | None, float]:
+    """Per-session coverage of the question's words, from one keyword query per word."""
+    per_term = {term: index.keyword_episodes(tenant, [term], flt, COVERAGE_DEPTH) for term in found.terms}
+    unknown = {key for keys in per_term.values() for key in keys} - found.rows.keys()
+    extra = index.episodes_by_key(tenant, sorted(unknown)) if unknown else {}
+    session = {key: stored.row.session for key, stored in (found.rows | extra).items()}
+    hits = {term: [session[key] for key in keys if key in session] for term, keys in per_term.items()}
+    return session_coverage(hits, COVERAGE_DEPTH)
 
 
 def _in_context(
-    index: SearchIndex, tenant: str, base: dict[int, float], rows: dict[int, StoredEpisode],
-    config: SearchConfig, flt: SearchFilter,
+    base: dict[int, float], rows: dict[int, StoredEpisode], config: SearchConfig,
+    coverage: dict[str | None, float],
 ) -> dict[int, float]:
-    """A turn inherits part of its best adjacent turn's relevance, and of its session's.
+    """A turn inherits part of its best adjacent turn's relevance, of its session's total
+    relevance and of its session's coverage of the question.
 
-    Both are computed at query time from the ledger's own rows, so no episode's index
+    All are computed at query time from the ledger's own rows, so no episode's index
     entry ever contains another episode's text (which an erasure could not reach)."""
-    seeds = sorted(base, key=lambda key: -base[key])[:CONTEXT_SEEDS]
-    wanted = {near for key in seeds for near in (key - 1, key + 1)} - rows.keys()
-    if wanted and config.neighbour_weight > 0:
-        rows.update((k, v) for k, v in index.episodes_by_key(tenant, sorted(wanted)).items() if _allowed(v, flt))
     sessions: dict[str | None, float] = {}
     for key, value in base.items():
         session = rows[key].row.session
         sessions[session] = sessions.get(session, 0.0) + value
     session_score = min_max(sessions) if len(sessions) > 1 else dict.fromkeys(sessions, 0.0)
+    covered = min_max(coverage) if len(coverage) > 1 else dict.fromkeys(coverage, 0.0)
     scores: dict[int, float] = {}
     for key, stored in rows.items():
         session = stored.row.session
@@ -95,7 +233,8 @@ def _in_context(
             default=0.0,
         )
         scores[key] = (base.get(key, 0.0) + config.neighbour_weight * near
-                       + config.session_weight * session_score.get(session, 0.0))
+                       + config.session_weight * session_score.get(session, 0.0)
+                       + config.session_doc_weight * covered.get(session, 0.0))
     return scores
 
 
@@ -116,6 +255,26 @@ def _speaker_named(speaker: str | None, named: set[str]) -> float:
     return 1.0 if words and all(word in named for word in words) else 0.0
 
 
+def _newest_first(scored: dict[int, float], rows: dict[int, StoredEpisode]) -> None:
+    """Candidates that say nearly the same thing ("Mira moved to Lyon", "Mira moved to
+    Oslo": versions of one statement) hand their scores out again newest first: the
+    group keeps its places in the ranking, and the latest version takes the best one."""
+    groups: list[tuple[set[str], list[int]]] = []
+    for key in sorted(scored, key=lambda key: -scored[key]):
+        words = word_set(rows[key].row.text)
+        for first, members in groups:
+            if same_statement(first, words):
+                members.append(key)
+                break
+        else:
+            groups.append((words, [key]))
+    for _, members in groups:
+        if len(members) > 1:
+            scores = sorted((scored[key] for key in members), reverse=True)
+            newest = sorted(members, key=lambda key: (-rows[key].row.occurred_at, -key))
+            scored.update(zip(newest, scores, strict=True))
+
+
 def _recency(occurred_at: int, now: int, half_life_days: float) -> float:
     age_days = max(0, now - occurred_at) / _DAY_MICROS
     return math.exp(-math.log(2) * age_days / half_life_days)
@@ -133,7 +292,7 @@ def _importance(metadata: str) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
-def _hit(stored: StoredEpisode, score: float) -> EvidenceHit:
+def hit(stored: StoredEpisode, score: float) -> EvidenceHit:
     row = stored.row
     return EvidenceHit(row.episode_id, from_micros(row.occurred_at), row.speaker, row.session, row.text,
                        round(score, 6), stored.key)

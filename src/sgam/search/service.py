@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 
 from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked
-from .engine import EvidenceHit, search_evidence
+from .engine import EvidenceHit, gather, hit, rank, search_evidence
 from .text import check_question
 
 
@@ -95,3 +95,14 @@ class SearchService:
     ) -> list[EvidenceHit]:
         check_question(question)
         return search_evidence(self.index, self.embedder, tenant, question, config, flt, limit, now)
+
+    def search_many(
+        self, tenant: str, question: str, *, configs: Mapping[str, SearchConfig], flt: SearchFilter, limit: int,
+        now: int,
+    ) -> dict[str, list[EvidenceHit]]:
+        """The same question under several configurations, the index asked once: each
+        result equals what ``search`` returns with that configuration."""
+        check_question(question)
+        found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt)
+        return {name: [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
+                for name, config in configs.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._backend import Backend
+from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
     EpisodeRow,
     ExtractionRow,
@@ -17,12 +18,17 @@ from ._url import open_backend, temporary_store
 
 __all__ = [
     "Backend",
+    "Chunk",
+    "ChunkRow",
+    "DocumentRow",
+    "DocumentStore",
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
     "JobRow",
     "QueryFilter",
     "Reader",
+    "RevisionRow",
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",

@@ -19,6 +19,7 @@ from .errors import map_postgres_errors
 ERASED_TABLES = (
     "episodes", "operations", "assertions", "ledger_keys", "episode_vectors", "assertion_vectors",
     "extractions", "held_candidates", "extraction_jobs",
+    "documents", "document_revisions", "document_chunks", "document_vectors",
 )
 """Every table an erasure deletes or rewrites rows of (``erasures`` only gains rows)."""
 

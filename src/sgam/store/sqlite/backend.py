@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Plan, Version
@@ -32,6 +32,9 @@ from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .migrations import MIGRATIONS
 from .residue import checkpoint, merge_full_text
+
+if TYPE_CHECKING:
+    from .documents import SQLiteDocuments
 
 T = TypeVar("T")
 
@@ -559,6 +562,12 @@ class SQLiteBackend:
             if self._residue is not None:  # a last try at the WAL an erasure left behind
                 self._retry_checkpoint()
             self._conn.close()
+
+    def document_store(self) -> SQLiteDocuments:
+        """Document memory's tables in the same file, under the same lock."""
+        from .documents import SQLiteDocuments
+
+        return SQLiteDocuments()
 
     def search_index(self) -> SearchIndex:
         """FTS5 and vector tables in the same file, under the same lock."""
