@@ -27,7 +27,7 @@ from ._write import PendingOp, WriteService, fact_to_pending, validate_episode, 
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
 from .search.embedders import Embedder
-from .store import Backend, EpisodeRow, QueryFilter, open_backend
+from .store import Backend, EpisodeRow, QueryFilter, WriteTransaction, open_backend
 
 if TYPE_CHECKING:
     from .documents import Documents
@@ -137,7 +137,7 @@ class Memory:
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise ValidationError("model", model, "must be a pydantic BaseModel subclass")
 
-        def register(txn: Any) -> MemoryTypeSchema:
+        def register(txn: WriteTransaction) -> MemoryTypeSchema:
             schema = MemoryTypeSchema(name, model.model_json_schema(), txn.bump_schema_version())
             txn.put_memory_type(schema)
             return schema
@@ -173,7 +173,7 @@ class Memory:
     def _add_rows(self, tenant: str, rows: list[EpisodeRow]) -> list[Episode]:
         vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
 
-        def work(txn: Any) -> list[EpisodeRow]:
+        def work(txn: WriteTransaction) -> list[EpisodeRow]:
             stored = [self._writes.add_episode(txn, row) for row in rows]
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored
@@ -327,7 +327,7 @@ class Memory:
 
         row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
 
-        def record(txn: Any) -> EpisodeRow:
+        def record(txn: WriteTransaction) -> EpisodeRow:
             stored = self._writes.add_episode(txn, row)
             if not extract:
                 txn.enqueue_job(stored.episode_id, self._writes.now())

@@ -13,15 +13,17 @@ from ._protocol import (
     Reader,
     WriteTransaction,
 )
+from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
 from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
-from ._url import open_backend, temporary_store
 
 __all__ = [
     "Backend",
+    "BackendFamily",
     "Chunk",
     "ChunkRow",
     "DocumentRow",
     "DocumentStore",
+    "FAMILIES",
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
@@ -34,6 +36,7 @@ __all__ = [
     "StoredEpisode",
     "WriteTransaction",
     "fact_text",
+    "migrate_store",
     "open_backend",
     "temporary_store",
 ]
