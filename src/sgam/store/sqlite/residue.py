@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts")
+FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts", "store_items_fts")
 MAX_FULL_TEXT_LEVELS = 64
 _STRUCTURE_ROW = 10  # FTS5 keeps its structure record at this id of the ``*_data`` table
 _STRUCTURE_V2 = b"\xff\x00\x00\x01"
