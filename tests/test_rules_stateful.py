@@ -2,7 +2,7 @@
 
 The model below is deliberately naive: it keeps the list of accepted operations and
 recomputes every answer from scratch by replaying the surviving ones with the rules as
-spec/replay.md states them; it shares no code with ``sgam._rules`` (``KeyTimeline`` is
+docs/replay.md states them; it shares no code with ``sgam._rules`` (``KeyTimeline`` is
 used only to re-derive the stored operation log and compare). After every step the
 machine compares reads (``get`` at many ``at``/``known_at``, ``history`` at many
 ``known_at``), the error kind of refused operations, the interval invariants, and that
@@ -54,7 +54,7 @@ def spelled(moment: datetime, zone: timedelta | None) -> datetime | str:
 
 
 def type_accepts(declared: str | None, value: Any) -> bool:
-    """The declared types of spec/replay.md, written independently of sgam."""
+    """The declared types of the replay format (docs/replay.md), written independently of sgam."""
     if declared is None:
         return True
     if declared == "string":

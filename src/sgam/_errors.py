@@ -5,10 +5,11 @@
     ├── NotFoundError (also LookupError)    unknown episode, target or tenant object
     ├── ConflictError                       would overwrite or contradict stored state
     │   └── ActionInDoubt                   an action's call began but its outcome is unknown
-    └── StoreError                          the database could not do its part
-        ├── BusyError                       still locked after every retry
-        ├── UnsafeDatabaseError             a connection that could bypass isolation
-        └── SchemaVersionError              database newer than this code
+    ├── StoreError                          the database could not do its part
+    │   ├── BusyError                       still locked after every retry
+    │   ├── UnsafeDatabaseError             a connection that could bypass isolation
+    │   └── SchemaVersionError              database newer than this code
+    └── ModelError                          the model could not be asked or did not answer
 
 Each error carries a stable ``kind`` string; the CLI turns it into an exit status and
 replay scenarios name it in ``error:``.
@@ -107,6 +108,13 @@ class SchemaVersionError(StoreError):
     kind = "schema_version"
 
 
+class ModelError(SgamError):
+    """The model could not be asked or did not answer usably (timeout, HTTP error, no
+    configuration). The episode is kept; the extraction can be retried."""
+
+    kind = "model"
+
+
 ERROR_KINDS: tuple[type[SgamError], ...] = (
     ValidationError,
     NotFoundError,
@@ -116,4 +124,5 @@ ERROR_KINDS: tuple[type[SgamError], ...] = (
     BusyError,
     UnsafeDatabaseError,
     SchemaVersionError,
+    ModelError,
 )

@@ -6,12 +6,13 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
 from ._actions import Action, Reconciled, actions, once
 from ._erasure import forget_episode, forget_subject
-from ._errors import ValidationError
+from ._errors import SgamError, ValidationError
 from ._ledger import Ledger, to_assertion, to_episode
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
 from ._rules import OpKind
@@ -47,6 +48,15 @@ def default_url() -> str:
     return os.environ.get("SGAM_DATABASE_URL", DEFAULT_URL)
 
 
+def redacted(url: str) -> str:
+    """The URL without its password, fit to print."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
 class Memory:
     """A bitemporal, tenant-scoped memory ledger.
 
@@ -60,7 +70,7 @@ class Memory:
         self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
         embedder: Embedder | None = None,
     ) -> None:
-        store = backend if backend is not None else open_backend(url or default_url())
+        store = backend if backend is not None else open_backend(url if url is not None else default_url())
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self.ledger = Ledger(
             store, WriteService(clock, self._models),
@@ -99,6 +109,11 @@ class Memory:
 
     def close(self) -> None:
         self.backend.close()
+
+    def __repr__(self) -> str:
+        embedder = self._search.embedder
+        return (f"Memory({redacted(getattr(self.backend, 'url', type(self.backend).__name__))!r}, "
+                f"embedder={None if embedder is None else embedder.name!r})")
 
     def __enter__(self) -> Memory:
         return self
@@ -175,6 +190,7 @@ class Memory:
         vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
 
         def work(txn: WriteTransaction) -> list[EpisodeRow]:
+            txn.prefetch_episodes([row.episode_id for row in rows])
             stored = [self._writes.add_episode(txn, row) for row in rows]
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored
@@ -337,7 +353,16 @@ class Memory:
         episode = to_episode(self.backend.run_write(tenant, record))
         if not extract:
             return Remembered(episode, None, True)
-        return Remembered(episode, self.extract(tenant, episode.id, client=client, policy=policy), False)
+        try:
+            extraction = self.extract(tenant, episode.id, client=client, policy=policy)
+        except SgamError as exc:
+            if exc.kind != "model":
+                raise
+            raise type(exc)(  # the model could not answer: say where the episode is and what comes next
+                f"episode {episode.id!r} is recorded and queued for extraction: run `sgam worker` once the "
+                f"model answers. Extraction now failed: {exc.message}", field=exc.field, value=exc.value,
+            ) from exc
+        return Remembered(episode, extraction, False)
 
     def extract(
         self, tenant: str, episode: str, *, client: ModelClient | None = None,

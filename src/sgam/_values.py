@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from datetime import date, datetime
 from typing import Any
 
 from ._errors import ValidationError
@@ -85,6 +86,12 @@ def _normalise(value: Any, path: str, budget: _Budget, limit: int, depth: int = 
         return out
     if isinstance(value, (list, tuple)):
         return [_normalise(item, f"{path}[{index}]", budget, limit, depth + 1) for index, item in enumerate(value)]
+    if isinstance(value, datetime):
+        raise ValidationError(path, value, "is not a JSON value: give a datetime as RFC 3339 text with a zone, "
+                                           "e.g. \"2026-07-15T09:00:00Z\" (value.isoformat() of an aware datetime)")
+    if isinstance(value, date):
+        raise ValidationError(path, value, "is not a JSON value: give a date as text YYYY-MM-DD, "
+                                           "e.g. \"2026-07-15\" (value.isoformat())")
     raise ValidationError(path, value, f"is not a JSON value ({type(value).__name__})")
 
 

@@ -157,6 +157,7 @@ class WriteService:
         plan(op, txn.key(op.subject, op.attribute))
 
     def apply_one(self, txn: WriteTransaction, pending: PendingOp) -> Applied:
+        txn.prefetch_one(pending.subject, pending.attribute, pending.valid_at, pending.source)
         op = self.prepare(txn, pending, txn.schema_version())
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         op.seq = txn.append_operation(op)
@@ -170,6 +171,7 @@ class WriteService:
         version = txn.schema_version()
         # validation of every fact before not_found of any, as for a single operation
         ops = [self.typed(txn, pending, version) for pending in batch]
+        txn.prefetch_episodes([pending.source for pending in batch])
         for pending in batch:
             self.check_source(txn, pending)
         by_key: dict[tuple[str, str], list[int]] = {}
@@ -244,6 +246,8 @@ def validate_episode(
         raise ValidationError("kind", kind, f"must be one of {', '.join(EPISODE_KINDS)}")
     if metadata is not None and not isinstance(metadata, dict):
         raise ValidationError("metadata", metadata, "must be a JSON object")
+    if isinstance(text, str) and not text.strip():
+        raise ValidationError("text", text, "must not be empty: an episode is evidence, and empty text is none")
     return EpisodeRow(
         tenant=tenant,
         episode_id=check_name(episode_id, "id"),

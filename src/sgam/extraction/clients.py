@@ -20,14 +20,8 @@ from typing import Any, Protocol
 import httpx
 import jsonschema
 
-from .._errors import SgamError, ValidationError
-
-
-class ModelError(SgamError):
-    """The model could not be asked or did not answer usably (timeout, HTTP error, no
-    configuration). The episode is kept; the extraction can be retried."""
-
-    kind = "model"
+from .._errors import ModelError as ModelError  # its home is _errors; extraction code imports it from here
+from .._errors import ValidationError
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,7 @@ class Extraction:
 
     id: int
     tenant: str
-    episode: str
+    episode_id: str
     attempt: int
     recorded_at: datetime
     status: str
@@ -74,7 +74,7 @@ class Extraction:
         return cls(
             id=row.seq,
             tenant=row.tenant,
-            episode=row.episode_id,
+            episode_id=row.episode_id,
             attempt=row.attempt,
             recorded_at=from_micros(row.recorded_at),
             status=row.status,
@@ -94,7 +94,7 @@ class HeldCandidate:
 
     id: int
     tenant: str
-    episode: str
+    episode_id: str
     hold: str
     status: str
     subject: str
@@ -113,7 +113,7 @@ class HeldCandidate:
         return cls(
             id=row.seq,
             tenant=row.tenant,
-            episode=row.episode_id,
+            episode_id=row.episode_id,
             hold=row.hold,
             status=row.status,
             subject=row.subject,

@@ -58,6 +58,7 @@ class ScenarioFileError(SgamError):
         super().__init__(f"{where}: {message}")
         self.path = path
         self.step = step
+        self.reason = message
 
 
 class _StringTimestampLoader(yaml.SafeLoader):

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._errors import SgamError
 from .._memory import Memory
-from .._time import parse_timestamp
+from .._time import format_timestamp, parse_timestamp
 from .._values import canonical_json
 from .context import ReplayClock, ReplayContext, ScenarioResult, StepHandler
 from .extraction_steps import EXTRACTION_STEPS
@@ -128,8 +128,8 @@ def _expect(context: ReplayContext, step: Step) -> None:
         return
     actual = {
         "value": found.value, "source": found.source,
-        "valid_from": found.valid_from.isoformat(),
-        "valid_to": None if found.valid_to is None else found.valid_to.isoformat(),
+        "valid_from": format_timestamp(found.valid_from),
+        "valid_to": None if found.valid_to is None else format_timestamp(found.valid_to),
     }
     checks = {
         "value": _same_value(a["value"], found.value),

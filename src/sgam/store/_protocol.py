@@ -145,6 +145,10 @@ class WriteTransaction(Protocol):
     tenant: str
 
     def episode(self, episode_id: str) -> EpisodeRow | None: ...
+    def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
+        """A batch names the episodes it will look up, so a backend that pays a round trip
+        per statement can fetch them in one."""
+        ...
     def insert_episode(self, row: EpisodeRow) -> None: ...
     def delete_episode(self, episode_id: str) -> int: ...
 
@@ -158,6 +162,12 @@ class WriteTransaction(Protocol):
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Announce every key a batch will touch before it touches any, so a backend that
         locks per key can take the locks at once in a deadlock-free order (and prefetch)."""
+        ...
+    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+        """A one-operation unit of work names its key, instant and source before any lookup,
+        so a backend that pays a round trip per statement can take the key's lock and fetch
+        everything the rules will ask (schema version, source, last change, the versions
+        around ``moment``) at once."""
         ...
     def key(self, subject: str, attribute: str) -> KeyView: ...
     def current(self, subject: str, attribute: str) -> list[Version]:

@@ -19,6 +19,7 @@ import psycopg
 from psycopg import sql
 
 from ..._errors import SchemaVersionError, ValidationError
+from .connect import connect
 from .errors import map_postgres_errors
 from .migrations import MIGRATION_LOCK, MIGRATIONS, TENANT_TABLES, grant_statements, rls_statements
 
@@ -53,7 +54,7 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
     for dims in dimensions:
         if isinstance(dims, bool) or not isinstance(dims, int) or not 1 <= dims <= 2000:
             raise ValidationError("vector_dimensions", dims, "must be integers from 1 to 2000")
-    with map_postgres_errors(), psycopg.connect(url, autocommit=True) as conn:
+    with map_postgres_errors(), connect(url, autocommit=True) as conn:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             current = installed_version(conn)
@@ -104,7 +105,7 @@ def temporary_database(admin_url: str) -> Iterator[str]:
         raise ValidationError("db", admin_url, "must be a postgresql:// URL")
     token = secrets.token_hex(6)
     name, role, password = f"sgam_tmp_{token}", f"sgam_tmp_app_{token}", secrets.token_urlsafe(18)
-    with map_postgres_errors(), psycopg.connect(admin_url, autocommit=True) as admin:
+    with map_postgres_errors(), connect(admin_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         admin.execute(
             sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD {}")
@@ -114,7 +115,7 @@ def temporary_database(admin_url: str) -> Iterator[str]:
         migrate(with_login(admin_url, *_credentials(admin_url), dbname=name), grant_to=[role])
         yield with_login(admin_url, role, password, dbname=name)
     finally:
-        with map_postgres_errors(), psycopg.connect(admin_url, autocommit=True) as admin:
+        with map_postgres_errors(), connect(admin_url, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
             admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
 

@@ -7,7 +7,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -167,6 +167,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
             self._remember(key, row)
         return row
 
+    def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
+        """Nothing to do: a lookup is a function call into the same process."""
+
     def insert_episode(self, row: EpisodeRow) -> None:
         self._conn.execute(
             f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -270,6 +273,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
 
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
+
+    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+        """Nothing to do: a lookup is a function call into the same process."""
 
     def key(self, subject: str, attribute: str) -> _Key:
         return _Key(self._conn, self.tenant, subject, attribute)
@@ -432,11 +438,12 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
     """Holds the connection lock around a read and maps driver errors on the way out
     (a class rather than ``@contextmanager``: reads are short and this is on every one)."""
 
-    __slots__ = ("_lock", "_reader")
+    __slots__ = ("_lock", "_path", "_reader")
 
-    def __init__(self, lock: threading.RLock, reader: SQLiteReader) -> None:
+    def __init__(self, lock: threading.RLock, reader: SQLiteReader, path: str) -> None:
         self._lock = lock
         self._reader = reader
+        self._path = path
 
     def __enter__(self) -> SQLiteReader:
         self._lock.acquire()
@@ -447,7 +454,7 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
     ) -> None:
         self._lock.release()
         if isinstance(exc, sqlite3.Error):
-            raise sgam_error(exc) from exc
+            raise sgam_error(exc, self._path) from exc
 
 
 class SQLiteBackend:
@@ -462,7 +469,7 @@ class SQLiteBackend:
         self._lock = threading.RLock()
         self._cache: dict[tuple[str, str, str], Any] = {}
         self._data_version = -1
-        with map_sqlite_errors():
+        with map_sqlite_errors(self.path):
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
             )
@@ -501,7 +508,7 @@ class SQLiteBackend:
         self.run_write("_", migrate)
 
     def schema_version(self) -> int:
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             return int(self._conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0])
 
     def run_write(self, tenant: str, work: Callable[[SQLiteWrite], T]) -> T:
@@ -509,7 +516,7 @@ class SQLiteBackend:
         for attempt in range(self._retries + 1):
             with self._lock:
                 try:
-                    with map_sqlite_errors():
+                    with map_sqlite_errors(self.path):
                         return self._attempt(tenant, work)
                 except BusyError:
                     if attempt == self._retries:
@@ -546,7 +553,7 @@ class SQLiteBackend:
             pass
 
     def read(self, tenant: str) -> _ReadScope:
-        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant))
+        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant), self.path)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove the copies SQLite keeps outside live rows (see
@@ -554,7 +561,7 @@ class SQLiteBackend:
         ``wait`` seconds for readers of older snapshots. Returns None when nothing is
         left, else what remains and why; later writes retry until the WAL is emptied."""
         self.run_write("_", lambda _: merge_full_text(self._conn))
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             self._residue = checkpoint(self._conn, wait, self._busy_timeout).residue()
             return self._residue
 
@@ -580,7 +587,7 @@ class SQLiteBackend:
         return self.run_write("_", lambda _: claim_jobs(self._conn, owner, now, lease_until, limit, tenant))
 
     def count_jobs(self, now: int, tenant: str | None) -> int:
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             return count_jobs(self._conn, now, tenant)
 
 
