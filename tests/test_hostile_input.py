@@ -39,12 +39,13 @@ def test_a_reply_with_a_lone_surrogate_is_a_recorded_validation_failure(memory: 
     assert memory.get("acme", "zoe", "drink", at="2026-06-02T00:00:00Z") is None
 
 
-def test_a_worker_never_runs_a_job_past_its_attempts(memory: Memory) -> None:
+def test_a_worker_never_runs_a_job_past_its_attempts(memory: Memory, clock: Any) -> None:
     memory.remember("acme", "e1", "2026-06-01T09:00:00Z", TEXT, extract=False)
     replies = ScriptedClient.of([LONE_SURROGATE_REPLIES[2]] * 10)
-    worker = Worker(memory, replies, ExtractionPolicy.off(), lease_seconds=0, max_attempts=3)
+    worker = Worker(memory, replies, ExtractionPolicy.off(), lease_seconds=1, max_attempts=3)
     for _ in range(6):
         worker.run_once()
+        clock.advance(2)
     assert [x.status for x in memory.extractions("acme")] == ["failed"] * 3
     assert len(replies) == 7  # three attempts asked the model, no more
     assert worker.backlog() == 0
