@@ -11,6 +11,7 @@ digest) reserving each erased episode id, and an audit entry with counts.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -167,19 +168,39 @@ def _redact_extractions(
     drop_naming_replies: bool = False,
 ) -> None:
     """Remove the decisions about ``subject`` that ``erased`` selects from every extraction
-    record, and the raw reply of each record that lost one."""
+    record, and the raw reply of each record that lost one.
+
+    Replies are matched on their decoded content: a server may send ``zoë`` as
+    ``zo\\u00eb``, so every record with a backslash escape is a candidate, read decoded."""
     escaped = json.dumps(subject, ensure_ascii=False)[1:-1]
-    needles = [subject] if escaped == subject else [subject, escaped]
+    needles = list(dict.fromkeys([subject, escaped, "\\"]))
     for row in txn.extractions_mentioning(needles):
         decisions = json.loads(row.decisions)
         kept = [d for d in decisions if not (_about(d, subject) and erased(d["candidate"]))]
         raw_reply = row.raw_reply
         if len(kept) != len(decisions) or (
-            drop_naming_replies and raw_reply is not None and any(n in raw_reply for n in needles)
+            drop_naming_replies and raw_reply is not None and names(raw_reply, subject)
         ):
             raw_reply = None
         if raw_reply != row.raw_reply or len(kept) != len(decisions):
             txn.redact_extraction(row.seq, raw_reply, json.dumps(kept, ensure_ascii=False))
+
+
+_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def names(text: str, subject: str) -> bool:
+    """Whether ``text`` contains ``subject`` as written or once its JSON escapes are
+    decoded (whether or not the text as a whole is JSON; surrogate pairs joined)."""
+    if subject in text:
+        return True
+    if "\\" not in text:
+        return False
+    decoded = _ESCAPE.sub(
+        lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "u" else _SIMPLE_ESCAPES[m.group(1)], text
+    )
+    return subject in decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _about(decision: Any, subject: str) -> bool:

@@ -18,7 +18,23 @@ replay scenarios name it in ``error:``.
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 3, 60, 60
+_SHOWN.maxdict = _SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxset = _SHOWN.maxfrozenset = 4
+SHOWN_LENGTH = 80
+
+
+def bounded_repr(value: Any) -> str:
+    """A bounded repr for messages: untrusted input may be huge, deeply nested, or have a
+    ``__repr__`` that fails, and an error message must never fail or grow with it."""
+    try:
+        text = _SHOWN.repr(value)
+    except Exception:  # noqa: BLE001 - a value's own __repr__ raised (recursion included)
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= SHOWN_LENGTH else text[: SHOWN_LENGTH - 3] + "..."
 
 
 class SgamError(Exception):
@@ -45,10 +61,7 @@ class ValidationError(SgamError, ValueError):
     kind = "validation"
 
     def __init__(self, field: str, value: Any, rule: str) -> None:
-        shown = repr(value)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        super().__init__(f"{field}: {rule} (got {shown})", field=field, value=value)
+        super().__init__(f"{field}: {rule} (got {bounded_repr(value)})", field=field, value=value)
         self.rule = rule
 
 

@@ -297,8 +297,14 @@ class Memory(Lifecycle):
 
     def _erase(self, tenant: str, work: Any) -> ForgetResult:
         erased: Erased = self.ledger.run_write(tenant, work, "forget")
-        self.backend.purge_residue()
-        return ForgetResult(erased.operations, erased.episodes, erased.keys)
+        return ForgetResult(erased.operations, erased.episodes, erased.keys, residue=self.backend.purge_residue())
+
+    def purge_residue(self, *, wait: float = 30.0) -> str | None:
+        """Remove what erasures left outside live rows, waiting up to ``wait`` seconds for
+        readers that block it (SQLite); None when nothing remains, else what and why."""
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 3600:
+            raise ValidationError("wait", wait, "must be a number of seconds from 0 to 3600")
+        return self.backend.purge_residue(float(wait))
 
     def _apply(self, tenant: str, pending: PendingOp) -> WriteResult:
         return self.ledger.apply(tenant, pending)

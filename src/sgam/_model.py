@@ -90,6 +90,10 @@ class ForgetResult:
     operations_removed: int
     episodes_removed: int
     keys_rederived: int
+    residue: str | None = None
+    """None when no copy of the erased data is known to remain in the database's files;
+    else what remains and why (a SQLite reader holding an old snapshot, PostgreSQL's dead
+    tuples until ``sgam compact``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from rich.markup import escape
 from .._errors import NotFoundError, SgamError
 from .._memory import Memory, default_url
 from .._time import format_timestamp
+from .._values import storable_text
 from ..store.sqlite import sqlite_path
 
 EXIT_CODES: dict[str, int] = {
@@ -57,8 +58,15 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def json_text(value: Any) -> str:
+    """JSON for a terminal or a pipe: non-ASCII text as it is, but a lone surrogate (from a
+    file's escapes, or undecodable bytes of a shell argument) as its escape, which stays
+    valid JSON and can always be written out."""
+    return storable_text(json.dumps(value, ensure_ascii=False, indent=2))
+
+
 def print_json(value: Any) -> None:
-    typer.echo(json.dumps(jsonable(value), ensure_ascii=False, indent=2))
+    typer.echo(json_text(jsonable(value)))
 
 
 @contextmanager
@@ -98,7 +106,8 @@ def report_error(exc: SgamError, as_json: bool = False) -> None:
     if as_json:
         print_json({"error": exc.to_dict()})
     else:
-        errors.print(f"[red]error[/red] ({exc.kind}): {escape(exc.message)}", highlight=False, soft_wrap=True)
+        message = escape(storable_text(exc.message))
+        errors.print(f"[red]error[/red] ({exc.kind}): {message}", highlight=False, soft_wrap=True)
 
 
 def run(

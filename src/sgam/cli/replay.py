@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from .._errors import SgamError
 from .._memory import Memory
+from .._values import storable_text
 from ..replay import ScenarioFileError, ScenarioResult, load_path, load_scenario, run_scenario
 from ..store import temporary_store
 from .output import DbOption, JsonOption, console, errors, print_json, report_error
@@ -98,7 +99,8 @@ def register(app: typer.Typer) -> None:
 def _report(results: list[ScenarioResult], bad: list[BadFile], passed: int) -> None:
     for result in results:
         status = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
-        console.print(f"{status} {escape(result.name)}  [dim]{escape(result.file)}[/dim]", highlight=False,
+        console.print(f"{status} {escape(storable_text(result.name))}  [dim]{escape(storable_text(result.file))}[/dim]",
+                      highlight=False,
                       soft_wrap=True)
         for failure in result.failures:
             console.print(f"    step {failure.step}: expected {json.dumps(failure.expected)}, "

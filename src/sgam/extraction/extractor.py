@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .._errors import NotFoundError, SgamError, ValidationError
 from .._ledger import Ledger
 from .._model import Episode
-from .._values import check_tenant
+from .._values import check_tenant, storable_text
 from ..store import ExtractionRow, WriteTransaction
 from .candidates import parse_reply
 from .clients import ModelClient, ModelError, ModelResponse
@@ -98,9 +98,9 @@ def record(
             attempt=txn.next_extraction_attempt(episode_id),
             recorded_at=ledger.now(),
             status="failed" if error is not None else "ok",
-            error=None if error is None else f"{error.kind}: {error.message}",
-            model=None if response is None else response.model,
-            raw_reply=None if response is None else response.text,
+            error=None if error is None else storable_text(f"{error.kind}: {error.message}"),
+            model=None if response is None else storable_text(response.model),
+            raw_reply=None if response is None else storable_text(response.text),
             prompt_tokens=None if response is None else response.prompt_tokens,
             completion_tokens=None if response is None else response.completion_tokens,
             latency_ms=None if response is None else response.latency_ms,

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._errors import SgamError, ValidationError
+from .._errors import SgamError, ValidationError, bounded_repr
 from .._ledger import Ledger
 from .._model import Episode
 from .._purpose import allowed, refuse
@@ -88,7 +88,7 @@ class Judge:
                 index,
                 shown,
                 Outcome.REJECTED,
-                f"evidence: {c.evidence!r} does not occur verbatim in episode {self.episode.id!r}",
+                f"evidence: {bounded_repr(c.evidence)} does not occur verbatim in episode {self.episode.id!r}",
             )
         try:
             valid_from = _checked(c, declared, self.episode)

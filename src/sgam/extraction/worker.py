@@ -118,6 +118,14 @@ class Worker:
         return WorkerStats.of(outcomes, len(jobs))
 
     def _one(self, job: JobRow, client: ModelClient) -> str:
+        if job.attempts > self.max_attempts:
+            # An earlier final attempt ended without recording (the process died, or the
+            # extraction raised something unexpected): give up instead of trying again.
+            error = f"gave up: attempt {job.attempts} of at most {self.max_attempts} ended without a record"
+            self.ledger.backend.run_write(
+                job.tenant, lambda txn: txn.finish_job(job.episode_id, self.owner, "failed", error)
+            )
+            return "failed"
         lease = Lease(self.owner, final=job.attempts >= self.max_attempts)
         try:
             extract_episode(self.ledger, job.tenant, job.episode_id, client, self.policy, lease)

@@ -31,8 +31,10 @@ class Backend(Protocol):
     def document_store(self) -> DocumentStore:
         """The tables of document memory in this backend's database."""
         ...
-    def purge_residue(self) -> None:
-        """After an erasure, remove copies the database keeps outside live rows."""
+    def purge_residue(self, wait: float = 1.0) -> str | None:
+        """After an erasure, remove copies the database keeps outside live rows, waiting
+        up to ``wait`` seconds for what blocks it; None when none remain, else what
+        remains and why."""
         ...
     def close(self) -> None: ...
 

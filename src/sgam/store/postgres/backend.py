@@ -52,7 +52,7 @@ from .._rows import (
     operation_from_row,
     version_from_row,
 )
-from . import residue
+from . import scan
 from .adapters import Micros, MicrosArray, configure
 from .connect import connect
 from .connect import options as connect_options
@@ -691,6 +691,12 @@ class PostgresReader(_Scoped, ExtractionReads, ItemReads, LifecycleReads):
         return self._memory_type_rows("", ())
 
 
+POSTGRES_RESIDUE = (
+    "PostgreSQL keeps the erased rows' bytes as dead tuples in table and index files (and "
+    "in the WAL) until the tables are rewritten: run `sgam compact` as the owner"
+)
+
+
 class PostgresBackend:
     """A pool of connections as one application role that row-level security binds.
 
@@ -780,11 +786,13 @@ class PostgresBackend:
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
             yield PostgresReader(cur, tenant)
 
-    def purge_residue(self) -> None:
-        """Nothing to do synchronously. Erased rows are gone from every read path when the
-        erasure commits (MVCC hides them from all later snapshots); their dead tuples are
-        reclaimed by autovacuum, and a ``VACUUM`` per erasure would cost O(table) and need
-        MAINTAIN rights the app role should not have. docs/postgres.md covers forcing it."""
+    def purge_residue(self, wait: float = 1.0) -> str | None:
+        """Nothing can be done synchronously, so the residue is reported. Erased rows are
+        gone from every read path when the erasure commits (MVCC hides them from all later
+        snapshots), but their bytes stay in heap and index files until the tables are
+        rewritten: ``VACUUM FULL`` as the owner (``sgam compact``), which locks each table
+        and costs O(table), so it is never run per erasure. docs/postgres.md has details."""
+        return POSTGRES_RESIDUE
 
     def close(self) -> None:
         self._pool.close()
@@ -818,7 +826,7 @@ class PostgresBackend:
         with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
             cur = conn.cursor(binary=True)
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-            return residue.scan_tables(cur, TENANT_TABLES, needles)
+            return scan.scan_tables(cur, TENANT_TABLES, needles)
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:

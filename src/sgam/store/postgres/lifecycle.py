@@ -1,7 +1,7 @@
 """PostgreSQL tables of the lifecycle: retention classes, derivations, deadlines, consent,
 tombstones and the audit log. ``PostgresWrite`` and ``PostgresReader`` mix these in;
 every statement runs under the tenant's RLS policy except ``due_tenants``, which asks
-the owner's ``sgam_due_tenants`` function (migration 7) for tenant names only."""
+the owner's ``sgam_due_tenants`` function (migration 8) for tenant names only."""
 
 from __future__ import annotations
 

@@ -28,18 +28,18 @@ from .._rows import (
     version_from_row,
 )
 from .._search import SearchIndex
-from . import residue
+from . import scan
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .items import ItemReads, ItemWrites
 from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
+from .residue import checkpoint, merge_full_text
 
 if TYPE_CHECKING:
     from .documents import SQLiteDocuments
 
 T = TypeVar("T")
-FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts", "store_items_fts")
 
 _KEY = "tenant = ? AND subject = ? AND attribute = ?"
 _VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
@@ -462,6 +462,8 @@ class SQLiteBackend:
         self.path = path
         self.url = f"sqlite:///{path}"
         self._retries = retries
+        self._busy_timeout = busy_timeout
+        self._residue: str | None = None
         self._lock = threading.RLock()
         self._cache: dict[tuple[str, str, str], Any] = {}
         self._data_version = -1
@@ -536,29 +538,35 @@ class SQLiteBackend:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        if self._residue is not None:  # an earlier erasure's WAL is still to be emptied
+            self._retry_checkpoint()
         return result
+
+    def _retry_checkpoint(self) -> None:
+        """Try again, without waiting, to empty the WAL an erasure left behind; a failure
+        here must not fail (or re-run) the write that has just committed."""
+        try:
+            self._residue = checkpoint(self._conn, 0.0, self._busy_timeout).residue()
+        except sqlite3.Error:
+            pass
 
     def read(self, tenant: str) -> _ReadScope:
         return _ReadScope(self._lock, SQLiteReader(self._conn, tenant), self.path)
 
-    def purge_residue(self) -> None:
-        """After an erasure, remove the copies SQLite keeps outside live rows.
-
-        FTS5 (before SQLite 3.43's secure-delete) records a deletion as a marker in a new
-        segment and keeps the erased terms in older ones until they merge, so every
-        full-text index is merged whole ('optimize'). Then the WAL is checkpointed into the
-        main file (whose freed pages ``secure_delete`` zeroed) and truncated."""
-
-        def merge(_: SQLiteWrite) -> None:
-            for table in FULL_TEXT_TABLES:
-                self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-
-        self.run_write("_", merge)
+    def purge_residue(self, wait: float = 1.0) -> str | None:
+        """After an erasure, remove the copies SQLite keeps outside live rows (see
+        ``residue``): merge the full-text indexes, then empty the WAL, waiting up to
+        ``wait`` seconds for readers of older snapshots. Returns None when nothing is
+        left, else what remains and why; later writes retry until the WAL is emptied."""
+        self.run_write("_", lambda _: merge_full_text(self._conn))
         with self._lock, map_sqlite_errors(self.path):
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._residue = checkpoint(self._conn, wait, self._busy_timeout).residue()
+            return self._residue
 
     def close(self) -> None:
         with self._lock:
+            if self._residue is not None:  # a last try at the WAL an erasure left behind
+                self._retry_checkpoint()
             self._conn.close()
 
     def document_store(self) -> SQLiteDocuments:
@@ -586,8 +594,8 @@ class SQLiteBackend:
 
     def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
         with self._lock, map_sqlite_errors():
-            hits = residue.scan_tables(self._conn, tenant, needles)
-        return hits + residue.scan_files(self.path, needles)
+            hits = scan.scan_tables(self._conn, tenant, needles)
+        return hits + scan.scan_files(self.path, needles)
 
 
 def _split_script(script: str) -> list[str]:
