@@ -13,7 +13,7 @@ Each generated person has facts of five kinds, each carrying a unique marker wor
 - purpose: an answer style written for the purpose ``slides``, asked without purpose and
   for the purpose ``report`` (and, as a kept fact, for ``slides``).
 
-Two hours later every person is asked about each fact. A leak is a forbidden marker in
+When every deadline has passed, each person is asked about each fact. A leak is a forbidden marker in
 the context a memory hands to a model. sgam answers with ``Memory.recall``; the
 baselines are plain memories without lifecycle that were given the same texts: BM25 over
 every text, and (with ``--model``, a model2vec folder; default the shared test model when
@@ -212,7 +212,7 @@ def main() -> None:
     clock = {"now": START}
     with store(args.backend) as url, Memory(url, clock=lambda: clock["now"], embedder=embedder) as memory:
         feed(memory, plain, events)
-        clock["now"] = START + timedelta(hours=2)
+        clock["now"] = START + timedelta(minutes=args.people, hours=2)  # past every deadline
         names = ["sgam"] + [f"baseline_{b.rank}" for b in plain]
         tally: dict[str, Counter[str]] = {name: Counter() for name in names}
         asked: Counter[str] = Counter()

@@ -520,7 +520,11 @@ class Memory(Lifecycle):
         """``search`` under each named configuration, the index asked once: how evaluations
         compare settings on exactly the results a user would get."""
         check_tenant(tenant)
+        if not isinstance(configs, Mapping):
+            raise ValidationError("configs", configs, "must be a mapping of names to configurations or presets")
         resolved = {name: resolve_config(config) for name, config in configs.items()}
+        with self.ledger.read(tenant, "search"):
+            pass
         return self._search.search_many(tenant, question, configs=resolved, flt=SearchFilter(),
                                         limit=_limit(limit), now=self._moment(None, "now"))
 

@@ -112,6 +112,10 @@ class SearchService:
         """The same question under several configurations, the index asked once: each
         result equals what ``search`` returns with that configuration."""
         check_question(question)
+        with self.backend.read(tenant) as reader:
+            revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
         found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt)
-        return {name: [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
-                for name, config in configs.items()}
+        ranked = {name: [hit(found.rows[key], score) for key, score in rank(found, config, 2 * limit + 10, now)]
+                  for name, config in configs.items()}
+        with self.backend.read(tenant) as reader:
+            return {name: in_scope(reader, hits, revoked)[:limit] for name, hits in ranked.items()}
