@@ -450,6 +450,8 @@ class Memory:
         """``search`` under each named configuration, the index asked once: how evaluations
         compare settings on exactly the results a user would get."""
         check_tenant(tenant)
+        if not isinstance(configs, Mapping) or not configs or not all(isinstance(n, str) for n in configs):
+            raise ValidationError("configs", configs, "must be a non-empty mapping of names to configurations")
         resolved = {name: resolve_config(config) for name, config in configs.items()}
         return self._search.search_many(tenant, question, configs=resolved, flt=SearchFilter(),
                                         limit=_limit(limit), now=self._moment(None, "now"))
