@@ -2,6 +2,7 @@
 
     SgamError
     ├── ValidationError (also ValueError)   bad shape, type, timestamp or size
+    ├── DeniedError                         consent for the subject (or purpose) is revoked
     ├── NotFoundError (also LookupError)    unknown episode, target or tenant object
     ├── ConflictError                       would overwrite or contradict stored state
     │   └── ActionInDoubt                   an action's call began but its outcome is unknown
@@ -64,6 +65,13 @@ class ValidationError(SgamError, ValueError):
         self.rule = rule
 
 
+class DeniedError(SgamError):
+    """Consent for the subject (for every purpose, or the one named) is revoked; nothing
+    about it may be written or read until it is granted again."""
+
+    kind = "denied"
+
+
 class NotFoundError(SgamError, LookupError):
     """The episode, assertion or target named by the call does not exist in the tenant."""
 
@@ -117,6 +125,7 @@ class ModelError(SgamError):
 
 ERROR_KINDS: tuple[type[SgamError], ...] = (
     ValidationError,
+    DeniedError,
     NotFoundError,
     ConflictError,
     ActionInDoubt,

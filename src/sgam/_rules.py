@@ -51,6 +51,7 @@ class Operation:
     memory_type: str
     confidence: float
     schema_version: int
+    expires_at: int | None = None
 
 
 @dataclass(slots=True)

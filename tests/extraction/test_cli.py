@@ -77,7 +77,8 @@ def test_extractions_list_show_held_confirm_reject(store_url: str) -> None:
 def test_worker_command_with_nothing_queued(store_url: str) -> None:
     result = runner.invoke(app, ["worker", "--db", store_url, "--no-progress", "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output) == {"jobs": 0, "done": 0, "failed": 0, "queued": 0, "erased": 0, "attempts": 0}
+    assert json.loads(result.output) == {"jobs": 0, "done": 0, "failed": 0, "queued": 0, "erased": 0, "attempts": 0,
+                                         "purged": 0}
 
 
 def test_demo_helper_prints_candidates_and_decisions(store_url: str) -> None:

@@ -10,7 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from . import actions, browse, demo, documents, extraction, ledger, migrate, recall, replay
+from . import actions, browse, demo, documents, extraction, ledger, lifecycle, migrate, recall, replay
 from .output import print_json
 
 
@@ -42,7 +42,8 @@ app = typer.Typer(
     cls=JsonAwareGroup,
     help="sgam: typed, bitemporal, tenant-scoped memory for AI agents.\n\n"
     "Exit status: 0 ok, 1 failed expectations, 2 bad usage or scenario file, "
-    "3 validation, 4 not found, 5 conflict, 6 storage error, 7 model unavailable or failed.",
+    "3 validation, 4 not found, 5 conflict, 6 storage error, 7 model unavailable or failed, "
+    "8 denied (consent revoked).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -63,7 +64,7 @@ def _options(
     """sgam: typed, bitemporal, tenant-scoped memory for AI agents."""
 
 
-for module in (ledger, browse, replay, extraction, recall, documents, actions, migrate, demo):
+for module in (ledger, browse, replay, extraction, recall, documents, actions, lifecycle, migrate, demo):
     module.register(app)
 
 

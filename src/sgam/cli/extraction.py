@@ -164,6 +164,8 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--forever", help="Keep polling instead of stopping when idle.")
         ] = False,
         progress: Annotated[bool, typer.Option(help="Show a progress bar over the backlog.")] = True,
+        purge_every: Annotated[float, typer.Option(
+            "--purge-every", help="Seconds between purges of what is past its deadline (0: never).")] = 60.0,
         db: DbOption = None,
         as_json: JsonOption = False,
     ) -> None:
@@ -171,19 +173,21 @@ def register(app: typer.Typer) -> None:
         with open_memory(db, as_json) as memory:
             try:
                 stats: Any = Worker(
-                    memory, tenant=tenant, batch=batch, lease_seconds=lease, max_attempts=max_attempts
+                    memory, tenant=tenant, batch=batch, lease_seconds=lease, max_attempts=max_attempts,
+                    purge_every=purge_every if purge_every > 0 else None,
                 ).run(until_idle=not forever, progress=progress and not as_json)
             except SgamError as exc:
                 fail(exc, as_json)
                 return
         if as_json:
             print_json({"jobs": stats.jobs, "done": stats.done, "failed": stats.failed, "queued": stats.queued,
-                        "erased": stats.erased, "attempts": stats.attempts})
+                        "erased": stats.erased, "attempts": stats.attempts, "purged": stats.purged})
         else:
             jobs = f"{stats.jobs} job{'' if stats.jobs == 1 else 's'}"
             console.print(f"{jobs}: {stats.done} done, {stats.failed} failed for good, {stats.queued} queued, "
                           f"{stats.erased} erased meanwhile "
-                          f"({stats.attempts} extraction attempts)", highlight=False, soft_wrap=True)
+                          f"({stats.attempts} extraction attempts); {stats.purged} purged past their deadline",
+                          highlight=False, soft_wrap=True)
             if stats.failed:
                 console.print("see why with `sgam extractions list`", highlight=False, markup=False)
         raise typer.Exit(EXIT_CODES["model"] if stats.failed else 0)

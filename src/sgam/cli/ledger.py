@@ -21,6 +21,9 @@ AtOption = Annotated[str | None, typer.Option("--at", help="Valid time (RFC 3339
 KnownAtOption = Annotated[
     str | None, typer.Option("--known-at", help="Transaction time (RFC 3339 with zone); default now.")
 ]
+PurposeOption = Annotated[
+    str | None, typer.Option("--purpose", help="The purpose timeline (reads fall back to the general one).")
+]
 
 
 def show_assertion(found: Assertion | None, key: str = "the key") -> None:
@@ -98,11 +101,15 @@ def register(app: typer.Typer) -> None:
         speaker: Annotated[str | None, typer.Option(help="Who said or produced it.")] = None,
         kind: Annotated[str, typer.Option(help="message, tool_result, event or document.")] = "message",
         session: Annotated[str | None, typer.Option(help="Conversation or run it belongs to.")] = None,
+        retention: Annotated[str, typer.Option("--retention", help="Retention class of the episode.")] = "default",
+        derived_from: Annotated[list[str] | None, typer.Option(
+            "--derived-from", help="An episode it was made from (repeat for several).")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Record a raw episode (message, tool result or event)."""
         run(db, as_json, lambda m: m.add_episode(tenant, id, at, read_text(text), speaker=speaker, kind=kind,
-                                                 session=session), show_episode)
+                                                 session=session, retention=retention,
+                                                 derived_from=derived_from), show_episode)
 
     @app.command("declare")
     def declare(
@@ -128,11 +135,15 @@ def register(app: typer.Typer) -> None:
         source: Annotated[str, typer.Option("--source", help="Episode id that backs the fact.")],
         memory_type: Annotated[str | None, typer.Option(help="Memory type (default: declared or fact).")] = None,
         confidence: Annotated[float, typer.Option(help="From 0 to 1.")] = 1.0,
+        purpose: PurposeOption = None,
+        expires_at: Annotated[str | None, typer.Option(
+            "--expires-at", help="Deadline of this write (RFC 3339 with zone): erased then.")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Assert SUBJECT.ATTRIBUTE = VALUE from --valid-from on."""
         run(db, as_json, lambda m: m.write(tenant, subject, attribute, parse_value(value), valid_from, source,
-                                           memory_type=memory_type, confidence=confidence), show_result)
+                                           memory_type=memory_type, confidence=confidence, purpose=purpose,
+                                           expires_at=expires_at), show_result)
 
     @app.command("retract")
     def retract(
@@ -141,10 +152,11 @@ def register(app: typer.Typer) -> None:
         attribute: Annotated[str, typer.Argument()],
         at: Annotated[str, typer.Option("--at", help="When the value stopped holding.")],
         source: Annotated[str, typer.Option("--source", help="Episode id that says so.")],
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Say the value holding at --at stopped holding then."""
-        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source), show_result)
+        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source, purpose=purpose), show_result)
 
     @app.command("correct")
     def correct(
@@ -154,11 +166,12 @@ def register(app: typer.Typer) -> None:
         value: ValueArg,
         valid_from: Annotated[str, typer.Option("--valid-from", help="Start of the assertion to correct.")],
         source: Annotated[str, typer.Option("--source", help="Episode id that backs the correction.")],
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Correct the value of the assertion starting at --valid-from (history is kept)."""
-        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value), source),
-            show_result)
+        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value), source,
+                                             purpose=purpose), show_result)
 
     @app.command("forget")
     def forget(
@@ -180,13 +193,13 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         subject: Annotated[str, typer.Argument()],
         attribute: Annotated[str, typer.Argument()],
-        at: AtOption = None, known_at: KnownAtOption = None,
+        at: AtOption = None, known_at: KnownAtOption = None, purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """What holds for SUBJECT.ATTRIBUTE at --at, as known at --known-at."""
 
         def call(memory: Memory) -> Assertion | None:
-            found = memory.get(tenant, subject, attribute, at=at, known_at=known_at)
+            found = memory.get(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
             if found is None and not memory.episodes(tenant, limit=1):
                 errors.print(f"tenant {tenant!r} has recorded nothing: check --tenant", highlight=False,
                              markup=False)
@@ -199,11 +212,12 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         subject: Annotated[str, typer.Argument()],
         attribute: Annotated[str, typer.Argument()],
-        known_at: KnownAtOption = None,
+        known_at: KnownAtOption = None, purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Every assertion of the key by valid time, as known at --known-at."""
-        run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at), show_history,
+        run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at, purpose=purpose),
+            show_history,
             create=False)
 
     @app.command("query")
@@ -215,9 +229,10 @@ def register(app: typer.Typer) -> None:
         at: AtOption = None, known_at: KnownAtOption = None,
         all_times: Annotated[bool, typer.Option("--all-times", help="Every valid interval, not one instant.")] = False,
         limit: LimitOption = 100,
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Assertions of the tenant, filtered."""
         run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.query(
             tenant, subject=subject, attribute=attribute, memory_type=memory_type, at=at, known_at=known_at,
-            all_times=all_times, limit=n), "assertions"), show_assertions, create=False)
+            all_times=all_times, limit=n, purpose=purpose), "assertions"), show_assertions, create=False)

@@ -31,6 +31,7 @@ EXIT_CODES: dict[str, int] = {
     "unsafe_database": 6,
     "schema_version": 6,
     "model": 7,
+    "denied": 8,
 }
 
 console = Console()

@@ -15,6 +15,7 @@ from ..eval import evaluate_locomo, evaluate_longmemeval
 from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder
 from ..search.embedders import Embedder
+from .ledger import PurposeOption
 from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json, run
 from .tables import print_pairs
 
@@ -69,11 +70,13 @@ def register(app: typer.Typer) -> None:
             "--known-at", help="Transaction time: recall as the memory stood then (reproducible).")] = None,
         budget: Annotated[int, typer.Option("--budget", help="Token budget of the context.")] = 1000,
         config: ConfigOption = "default", embedder: EmbedderOption = None,
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Cited context for a question: exact state first, then evidence, within a budget."""
         _run(db, as_json, embedder,
-             lambda memory: memory.recall(tenant, question, at=at, known_at=known_at, budget=budget, config=config),
+             lambda memory: memory.recall(tenant, question, at=at, known_at=known_at, budget=budget, config=config,
+                                          purpose=purpose),
              _show_recall)
 
     @app.command("search")
@@ -82,11 +85,12 @@ def register(app: typer.Typer) -> None:
         question: Annotated[str, typer.Argument(help="Words to look for in episodes.")],
         limit: Annotated[int, typer.Option("--limit", min=1, max=MAX_QUERY_LIMIT, help="How many episodes.")] = 10,
         config: ConfigOption = "default", embedder: EmbedderOption = None,
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Evidence search over episodes (keyword + vector, fused)."""
         _run(db, as_json, embedder,
-             lambda memory: memory.search(tenant, question, limit=limit, config=config), _show_hits)
+             lambda memory: memory.search(tenant, question, limit=limit, config=config, purpose=purpose), _show_hits)
 
     @app.command("index")
     def index_command(

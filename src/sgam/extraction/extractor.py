@@ -88,7 +88,8 @@ def record(
     """One transaction: the decisions (and the writes they make), then the record of them."""
 
     def write(txn: WriteTransaction) -> ExtractionRow:
-        if txn.episode(episode_id) is None:  # erased while the model was thinking
+        found = txn.episode(episode_id)
+        if found is None or not found.readable:  # erased or expired while the model was thinking
             raise _missing(tenant, episode_id)
         decisions = decide(txn)
         row = ExtractionRow(

@@ -4,7 +4,7 @@ candidates. Plain data; the store keeps them as rows and JSON."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -68,6 +68,17 @@ class Extraction:
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for d in self.decisions if d.outcome is outcome)
+
+    def without_subjects(self, subjects: set[str]) -> Extraction:
+        """This record as a reader may see it while consent for ``subjects`` is revoked:
+        their decisions left out, and the raw reply too if it names one of them."""
+        if not subjects:
+            return self
+        kept = [d for d in self.decisions if d.candidate.get("subject") not in subjects]
+        naming = self.raw_reply is not None and any(s in self.raw_reply for s in subjects)
+        if len(kept) == len(self.decisions) and not naming:
+            return self
+        return replace(self, decisions=kept, raw_reply=None if naming else self.raw_reply)
 
     @classmethod
     def from_row(cls, row: ExtractionRow) -> Extraction:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .._errors import SgamError, ValidationError
+from .._expiry import purge
 from .._ledger import Ledger
 from .._values import check_tenant
 from ..store import JobRow
@@ -47,14 +48,16 @@ class WorkerStats:
     queued: int = 0
     erased: int = 0
     attempts: int = 0
+    purged: int = 0
+    """Operations, episodes and texts the scheduled purges removed past their deadline."""
 
     @property
     def jobs(self) -> int:
         return self.done + self.failed + self.queued + self.erased
 
     @classmethod
-    def of(cls, outcomes: Iterable[str], attempts: int) -> WorkerStats:
-        stats = cls(attempts=attempts)
+    def of(cls, outcomes: Iterable[str], attempts: int, purged: int = 0) -> WorkerStats:
+        stats = cls(attempts=attempts, purged=purged)
         for outcome in outcomes:
             setattr(stats, outcome, getattr(stats, outcome) + 1)
         return stats
@@ -74,8 +77,11 @@ class Worker:
         lease_seconds: float = 300.0,
         batch: int = 4,
         max_attempts: int = 3,
+        purge_every: float | None = 60.0,
     ) -> None:
         self.ledger = memory if isinstance(memory, Ledger) else memory.ledger
+        self.purge_every = purge_every
+        self._last_purge: float | None = None
         self.client = client
         self.policy = policy if policy is not None else ExtractionPolicy.from_env()
         self.tenant = None if tenant is None else check_tenant(tenant)
@@ -138,7 +144,7 @@ class Worker:
 
         A job tried again within the run is counted once, by how its last attempt ended."""
         last: dict[tuple[str, str], str] = {}
-        attempts = 0
+        attempts = purged = 0
         bar = _Progress(self.backlog()) if progress else None
 
         def seen(job: JobRow, outcome: str) -> None:
@@ -148,15 +154,28 @@ class Worker:
 
         try:
             while True:
+                purged += self.purge_if_due()
                 stats = self.run_once(seen)
                 attempts += stats.attempts
                 if stats.attempts == 0:
                     if until_idle:
-                        return WorkerStats.of(last.values(), attempts)
+                        return WorkerStats.of(last.values(), attempts, purged)
                     time.sleep(poll_seconds)
         finally:
             if bar is not None:
                 bar.close()
+
+    def purge_if_due(self) -> int:
+        """Purge (every tenant, or the worker's) when ``purge_every`` seconds have passed
+        since the last one, and on the first call; how much it removed."""
+        if self.purge_every is None:
+            return 0
+        clock = time.monotonic()
+        if self._last_purge is not None and clock - self._last_purge < self.purge_every:
+            return 0
+        self._last_purge = clock
+        _, erased = purge(self.ledger.backend, self.ledger.digests, self._now(), self.tenant)
+        return erased.operations + erased.episodes + erased.texts
 
     def _now(self) -> int:
         return self.ledger.now()

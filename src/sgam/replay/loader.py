@@ -25,14 +25,18 @@ from .._time import parse_timestamp
 
 OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     # operation: (required fields, optional fields)
-    "episode": ({"id", "at", "text"}, {"speaker", "kind", "session", "metadata"}),
+    "episode": ({"id", "at", "text"}, {"speaker", "kind", "session", "metadata", "retention", "derived_from"}),
     "schema": ({"attribute", "type"}, {"memory_type", "sensitive", "description"}),
-    "write": ({"subject", "attribute", "value", "valid_from", "source"}, {"memory_type", "confidence"}),
-    "retract": ({"subject", "attribute", "at", "source"}, set()),
-    "correct": ({"subject", "attribute", "valid_from", "value", "source"}, {"confidence"}),
+    "write": ({"subject", "attribute", "value", "valid_from", "source"},
+              {"memory_type", "confidence", "expires_at", "purpose"}),
+    "retract": ({"subject", "attribute", "at", "source"}, {"purpose"}),
+    "correct": ({"subject", "attribute", "valid_from", "value", "source"}, {"confidence", "purpose"}),
     "forget": (set(), {"subject", "episode"}),
-    "expect": ({"subject", "attribute", "value"}, {"at", "known_at", "source", "valid_from", "valid_to"}),
-    "expect_history": ({"subject", "attribute", "values"}, {"known_at"}),
+    "retention": ({"class", "ttl"}, {"on_expiry"}),
+    "consent": ({"subject", "granted"}, {"purpose"}),
+    "expect": ({"subject", "attribute", "value"}, {"at", "known_at", "source", "valid_from", "valid_to", "purpose"}),
+    "expect_history": ({"subject", "attribute", "values"}, {"known_at", "purpose"}),
+    "expect_episode": ({"id", "exists"}, set()),
     "clock": (set(), set()),
     "model_reply": (set(), set()),
     "extract": ({"episode"}, {"min_confidence", "promote_after", "hold_inferred", "confirm_sensitive"}),
@@ -45,7 +49,7 @@ MAX_FILE_DEPTH = 200
 be (100), with room to spare so a too-deep value is a step's ``validation`` error."""
 MAX_FILE_NODES = 1_000_000
 """How many values (YAML aliases counted each time they are used) a file may hold."""
-ERROR_KINDS = {"conflict", "validation", "not_found"}
+ERROR_KINDS = {"conflict", "validation", "denied", "not_found"}
 
 
 class ScenarioFileError(SgamError):
@@ -219,6 +223,8 @@ def _check_fields(path: str, number: int, operation: str, args: Any) -> None:
         raise ScenarioFileError(path, "forget takes exactly one of subject or episode", number)
     if operation == "expect_history" and not isinstance(args["values"], list):
         raise ScenarioFileError(path, "expect_history: values must be a list", number)
+    if operation == "expect_episode" and not isinstance(args["exists"], bool):
+        raise ScenarioFileError(path, "expect_episode: exists must be true or false", number)
 
 
 def _check_clock(path: str, steps: list[Step]) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 from ._documents import DocumentStore
-from ._protocol import JobRow, Reader, WriteTransaction
+from ._protocol import JobRow, Reader, ResidueHit, WriteTransaction
 from ._search import SearchIndex
 
 T = TypeVar("T")
@@ -37,6 +37,14 @@ class Backend(Protocol):
         remains and why."""
         ...
     def close(self) -> None: ...
+
+    def due_tenants(self, now: int) -> list[str]:
+        """Tenants with a write or an episode past its deadline: what a purge must visit."""
+        ...
+    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+        """Every place of the tenant's data (and the files, where the backend can read
+        them) in which any of ``needles`` still appears."""
+        ...
 
     def claim_jobs(
         self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None

@@ -40,7 +40,7 @@ from ..._errors import StoreError
 from ..._rules import KeyTimeline, KeyView, Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from ..._values import check_tenant
-from .._protocol import EpisodeRow, JobRow, QueryFilter
+from .._protocol import EpisodeRow, JobRow, QueryFilter, ResidueHit, timeline_clause
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -52,6 +52,7 @@ from .._rows import (
     operation_from_row,
     version_from_row,
 )
+from . import scan
 from .adapters import Micros, MicrosArray, configure
 from .connect import connect
 from .connect import options as connect_options
@@ -59,7 +60,8 @@ from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
 from .items import ItemReads, ItemWrites
-from .migrations import MIGRATIONS
+from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
+from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
 
 if TYPE_CHECKING:
@@ -81,8 +83,8 @@ _INSERT_VERSIONS = (
 )
 _INSERT_OPERATION = (
     "INSERT INTO operations (tenant, seq, subject, attribute, kind, valid_at, value, source, "
-    "recorded_at, memory_type, confidence, schema_version) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    "recorded_at, memory_type, confidence, schema_version, expires_at) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 _LAST_RECORDED = f"SELECT recorded_at FROM operations WHERE {_KEY} ORDER BY seq DESC LIMIT 1"
 _NEXT_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
@@ -96,9 +98,9 @@ _NEAR = (
 )
 _INSERT_OPERATIONS = (
     "INSERT INTO operations (tenant, seq, subject, attribute, kind, valid_at, value, source, "
-    "recorded_at, memory_type, confidence, schema_version) "
+    "recorded_at, memory_type, confidence, schema_version, expires_at) "
     "SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
-    "%s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::float8[], %s::int[])"
+    "%s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::float8[], %s::int[], %s::timestamptz[])"
 )
 
 
@@ -200,7 +202,7 @@ the version a transaction sees are still right for it; a transaction that change
 schema neither reads nor fills the cache."""
 
 
-class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites):
+class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
@@ -271,9 +273,10 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites):
     def insert_episode(self, row: EpisodeRow) -> None:
         self._episodes.pop(row.episode_id, None)
         self._cur.execute(
-            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (row.tenant, row.episode_id, Micros(row.occurred_at), Micros(row.recorded_at), row.text,
-             row.speaker, row.kind, row.session, row.metadata, row.schema_version),
+             row.speaker, row.kind, row.session, row.metadata, row.schema_version, row.retention,
+             None if row.lost_at is None else Micros(row.lost_at)),
         )
 
     def delete_episode(self, episode_id: str) -> int:
@@ -522,14 +525,16 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites):
             self._cur.execute(_INSERT_OPERATION, (
                 self.tenant, seq, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
                 op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
+                None if op.expires_at is None else Micros(op.expires_at),
             ))
             return seq
         row = self._cur.execute(
             "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
+            "recorded_at, memory_type, confidence, schema_version, expires_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
             (self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
-             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version),
+             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
+             None if op.expires_at is None else Micros(op.expires_at)),
         ).fetchone()
         assert row is not None
         return int(row[0])
@@ -553,6 +558,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites):
             [op.value for op in ops], [op.source for op in ops],
             MicrosArray(op.recorded_at for op in ops), [op.memory_type for op in ops],
             [op.confidence for op in ops], [op.schema_version for op in ops],
+            MicrosArray(op.expires_at for op in ops),
         ))
         return seqs
 
@@ -603,15 +609,9 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites):
         self._cur.execute(f"DELETE FROM assertions WHERE {_KEY}", (self.tenant, subject, attribute))
         self.insert_versions(versions)
 
-    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None:
-        self._cur.execute(
-            "INSERT INTO erasures (tenant, target_kind, target_digest, erased_at, operations_removed) "
-            "VALUES (%s, %s, %s, %s, %s)",
-            (self.tenant, target_kind, digest, Micros(erased_at), operations),
-        )
 
 
-class PostgresReader(_Scoped, ExtractionReads, ItemReads):
+class PostgresReader(_Scoped, ExtractionReads, ItemReads, LifecycleReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
@@ -652,11 +652,13 @@ class PostgresReader(_Scoped, ExtractionReads, ItemReads):
     def query(self, flt: QueryFilter) -> list[Version]:
         clauses = ["tenant = %s"]
         params: list[Any] = [self.tenant]
-        for column, wanted in (("subject", flt.subject), ("attribute", flt.attribute),
-                               ("memory_type", flt.memory_type)):
+        for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
             if wanted is not None:
                 clauses.append(f"{column} = %s")
                 params.append(wanted)
+        clause, values = timeline_clause(flt, "strpos(attribute, chr(31)) = 0", "right(attribute, %s) = %s", "%s")
+        clauses.append(clause)
+        params += values
         if flt.known_at is None:
             clauses.append("recorded_to IS NULL")
         else:
@@ -814,6 +816,17 @@ class PostgresBackend:
     def count_jobs(self, now: int, tenant: str | None) -> int:
         with map_postgres_errors(), self._pool.connection() as conn:
             return count_jobs(conn.cursor(binary=True), now, tenant)
+
+    def due_tenants(self, now: int) -> list[str]:
+        with map_postgres_errors(), self._pool.connection() as conn:
+            return due_tenants(conn.cursor(binary=True), now)
+
+    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+        check_tenant(tenant)
+        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
+            cur = conn.cursor(binary=True)
+            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+            return scan.scan_tables(cur, TENANT_TABLES, needles)
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:

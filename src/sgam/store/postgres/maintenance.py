@@ -20,8 +20,10 @@ ERASED_TABLES = (
     "episodes", "operations", "assertions", "ledger_keys", "episode_vectors", "assertion_vectors",
     "extractions", "held_candidates", "extraction_jobs",
     "documents", "document_revisions", "document_chunks", "document_vectors",
+    "episode_derivations", "consents",
 )
-"""Every table an erasure deletes or rewrites rows of (``erasures`` only gains rows)."""
+"""Every table an erasure or expiry deletes or rewrites rows of (``tombstones`` and
+``audit_log`` only gain rows, and hold keyed digests)."""
 
 
 def compact(owner_url: str) -> list[str]:

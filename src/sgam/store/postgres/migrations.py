@@ -22,9 +22,11 @@ MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises mig
 
 TENANT_TABLES = (
     "tenant_schema", "attribute_schemas", "memory_types", "episodes", "operations",
-    "assertions", "erasures", "extractions", "held_candidates", "extraction_jobs",
+    "assertions", "extractions", "held_candidates", "extraction_jobs",
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
+    "documents", "document_revisions", "document_chunks", "document_vectors",
+    "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -42,6 +44,11 @@ SEARCH_FUNCTIONS = (
 )
 """Owner-run full-text search of the caller's tenant (migration 6): under the app role's
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
+
+LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
+"""The purge's cross-tenant entry point: which tenants have something due (migration 8)."""
+LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes")
+"""Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
 MIGRATIONS: list[str] = [
     """
@@ -197,6 +204,12 @@ def rls_statements() -> list[sql.SQL | sql.Composed]:
         sql.SQL("DROP POLICY IF EXISTS search_owner ON episodes"),
         sql.SQL("CREATE POLICY search_owner ON episodes FOR SELECT TO CURRENT_USER USING (true)"),
     ]
+    for table in LIFECYCLE_TABLES:
+        name = sql.Identifier(table)
+        statements += [
+            sql.SQL("DROP POLICY IF EXISTS lifecycle_sweep ON {}").format(name),
+            sql.SQL("CREATE POLICY lifecycle_sweep ON {} FOR SELECT TO CURRENT_USER USING (true)").format(name),
+        ]
     migrations = sql.Identifier("sgam_migrations")
     statements += [
         sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(migrations),
@@ -218,7 +231,7 @@ def grant_statements(role: str, schema: str) -> list[sql.Composed]:
         sql.SQL("GRANT SELECT ON sgam_migrations TO {}").format(who),
         sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), who),
         *(sql.SQL("GRANT EXECUTE ON FUNCTION {}.{} TO {}").format(sql.Identifier(schema), sql.SQL(f), who)
-          for f in (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS)),
+          for f in (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS)),
     ]
 
 MIGRATIONS.append(
@@ -677,5 +690,93 @@ MIGRATIONS.append(
                            '(text, timestamptz, timestamptz, integer, text) TO %I', grantee);
         END LOOP;
     END $$;
+    """
+)
+
+MIGRATIONS.append(
+    # 8: lifecycle. Retention classes and the class of each episode; an episode that lost
+    # its text by expiry keeps its row (assertions still name it) with ``lost_at`` set;
+    # derivations (summaries made from episodes); per-write deadlines; consent per subject
+    # and purpose ('' = every purpose); tombstones of erased episode ids (keyed digests
+    # only); an audit log without content. The unkeyed erasure digests of migration 1 could
+    # be reversed by guessing, so they are not carried over: the audit log keeps their
+    # counts and times.
+    """
+    CREATE TABLE retention_classes (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        name text NOT NULL,
+        ttl bigint CHECK (ttl IS NULL OR ttl > 0),
+        on_expiry text NOT NULL CHECK (on_expiry IN ('erase', 'keep_facts')),
+        declared_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, name)
+    );
+
+    ALTER TABLE episodes ADD COLUMN retention text NOT NULL DEFAULT 'default';
+    ALTER TABLE episodes ADD COLUMN lost_at timestamptz;
+    -- Deadlines are recorded_at + the class's ttl as it stands now: the first live row of a
+    -- class is the next due, so "is anything due" is one probe per class, not a scan.
+    CREATE INDEX episodes_by_retention ON episodes (tenant, retention, recorded_at);
+    CREATE INDEX episodes_live_by_retention ON episodes (tenant, retention, recorded_at) WHERE lost_at IS NULL;
+
+    CREATE TABLE episode_derivations (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        episode_id text NOT NULL,
+        source_id text NOT NULL,
+        PRIMARY KEY (tenant, episode_id, source_id),
+        FOREIGN KEY (tenant, episode_id) REFERENCES episodes (tenant, episode_id) ON DELETE CASCADE,
+        FOREIGN KEY (tenant, source_id) REFERENCES episodes (tenant, episode_id) ON DELETE CASCADE
+    );
+    CREATE INDEX episode_derivations_by_source ON episode_derivations (tenant, source_id);
+
+    ALTER TABLE operations ADD COLUMN expires_at timestamptz;
+    CREATE INDEX operations_by_deadline ON operations (tenant, expires_at) WHERE expires_at IS NOT NULL;
+
+    CREATE TABLE consents (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        subject text NOT NULL,
+        purpose text NOT NULL,
+        granted boolean NOT NULL,
+        changed_at timestamptz NOT NULL,
+        seq bigint NOT NULL,
+        PRIMARY KEY (tenant, subject, purpose)
+    );
+
+    CREATE TABLE tombstones (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        digest text NOT NULL,
+        PRIMARY KEY (tenant, digest)
+    );
+
+    CREATE TABLE audit_log (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        at timestamptz NOT NULL,
+        action text NOT NULL,
+        call text NOT NULL,
+        target text,
+        rows integer NOT NULL,
+        detail text NOT NULL,
+        PRIMARY KEY (tenant, seq)
+    );
+    INSERT INTO audit_log (tenant, at, action, call, target, rows, detail)
+        SELECT tenant, erased_at, 'forget_' || target_kind, 'unknown', NULL, operations_removed, '{}'
+        FROM erasures ORDER BY seq;
+    DROP TABLE erasures;
+
+    -- The purge serves every tenant, as the worker does, but the application role sees
+    -- one tenant at a time: this owner-run function names the tenants with something past
+    -- its deadline (tenant names only; the purge itself runs under each tenant's RLS).
+    CREATE FUNCTION sgam_due_tenants(p_now timestamptz)
+    RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT tenant FROM @SCHEMA@.operations WHERE expires_at <= p_now
+        UNION
+        SELECT e.tenant FROM @SCHEMA@.episodes e
+        JOIN @SCHEMA@.retention_classes c ON c.tenant = e.tenant AND c.name = e.retention
+        WHERE c.ttl IS NOT NULL
+          AND e.recorded_at + c.ttl * interval '1 microsecond' <= p_now
+          AND (e.lost_at IS NULL OR c.on_expiry = 'erase')
+    $$;
+    REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
     """
 )

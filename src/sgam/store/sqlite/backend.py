@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow, JobRow, QueryFilter
+from .._protocol import EpisodeRow, JobRow, QueryFilter, ResidueHit, timeline_clause
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -28,9 +28,11 @@ from .._rows import (
     version_from_row,
 )
 from .._search import SearchIndex
+from . import scan
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .items import ItemReads, ItemWrites
+from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
 from .residue import checkpoint, merge_full_text
 
@@ -138,7 +140,7 @@ _MISSING = object()
 CACHE_LIMIT = 4096
 
 
-class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
+class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -172,9 +174,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
 
     def insert_episode(self, row: EpisodeRow) -> None:
         self._conn.execute(
-            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.tenant, row.episode_id, row.occurred_at, row.recorded_at, row.text, row.speaker,
-             row.kind, row.session, row.metadata, row.schema_version),
+             row.kind, row.session, row.metadata, row.schema_version, row.retention, row.lost_at),
         )
 
     def delete_episode(self, episode_id: str) -> int:
@@ -290,10 +292,10 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
     def append_operation(self, op: Operation) -> int:
         cursor = self._conn.execute(
             "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "recorded_at, memory_type, confidence, schema_version, expires_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (self.tenant, op.subject, op.attribute, op.kind.value, op.valid_at, op.value, op.source,
-             op.recorded_at, op.memory_type, op.confidence, op.schema_version),
+             op.recorded_at, op.memory_type, op.confidence, op.schema_version, op.expires_at),
         )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -304,10 +306,10 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
         first = (row[0] if row else 0) + 1
         self._conn.executemany(
             "INSERT INTO operations (seq, tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "recorded_at, memory_type, confidence, schema_version, expires_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(first + i, self.tenant, op.subject, op.attribute, op.kind.value, op.valid_at, op.value,
-              op.source, op.recorded_at, op.memory_type, op.confidence, op.schema_version)
+              op.source, op.recorded_at, op.memory_type, op.confidence, op.schema_version, op.expires_at)
              for i, op in enumerate(ops)],
         )
         return list(range(first, first + len(ops)))
@@ -352,15 +354,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
         if versions:
             self.insert_versions(versions)
 
-    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None:
-        self._conn.execute(
-            "INSERT INTO erasures (tenant, target_kind, target_digest, erased_at, operations_removed) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (self.tenant, target_kind, digest, erased_at, operations),
-        )
 
 
-class SQLiteReader(_Scoped, ExtractionReads, ItemReads):
+class SQLiteReader(_Scoped, ExtractionReads, ItemReads, LifecycleReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
@@ -397,11 +393,13 @@ class SQLiteReader(_Scoped, ExtractionReads, ItemReads):
     def query(self, flt: QueryFilter) -> list[Version]:
         clauses = ["tenant = ?"]
         params: list[Any] = [self.tenant]
-        for column, wanted in (("subject", flt.subject), ("attribute", flt.attribute),
-                               ("memory_type", flt.memory_type)):
+        for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
             if wanted is not None:
                 clauses.append(f"{column} = ?")
                 params.append(wanted)
+        clause, values = timeline_clause(flt, "instr(attribute, char(31)) = 0", "substr(attribute, -?) = ?", "?")
+        clauses.append(clause)
+        params += values
         if flt.known_at is None:
             clauses.append("recorded_to IS NULL")
         else:
@@ -589,6 +587,15 @@ class SQLiteBackend:
     def count_jobs(self, now: int, tenant: str | None) -> int:
         with self._lock, map_sqlite_errors(self.path):
             return count_jobs(self._conn, now, tenant)
+
+    def due_tenants(self, now: int) -> list[str]:
+        with self._lock, map_sqlite_errors():
+            return due_tenants(self._conn, now)
+
+    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+        with self._lock, map_sqlite_errors():
+            hits = scan.scan_tables(self._conn, tenant, needles)
+        return hits + scan.scan_files(self.path, needles)
 
 
 def _split_script(script: str) -> list[str]:
