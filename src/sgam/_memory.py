@@ -520,8 +520,8 @@ class Memory(Lifecycle):
         """``search`` under each named configuration, the index asked once: how evaluations
         compare settings on exactly the results a user would get."""
         check_tenant(tenant)
-        if not isinstance(configs, Mapping):
-            raise ValidationError("configs", configs, "must be a mapping of names to configurations or presets")
+        if not isinstance(configs, Mapping) or not configs or not all(isinstance(n, str) for n in configs):
+            raise ValidationError("configs", configs, "must be a non-empty mapping of names to configurations")
         resolved = {name: resolve_config(config) for name, config in configs.items()}
         with self.ledger.read(tenant, "search"):
             pass

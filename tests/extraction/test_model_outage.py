@@ -80,8 +80,7 @@ def test_a_model_outage_is_counted_per_job_and_exits_7(store_url: str, model_ser
     env = {"SGAM_LLM_BASE_URL": model_server.url, "SGAM_LLM_MODEL": "local-test"}
     code, out, _ = run("worker", "--db", store_url, "--json", env=env)
     assert code == 7
-    assert json.loads(out) == {"jobs": 1, "done": 0, "failed": 1, "queued": 0, "erased": 0, "attempts": 3,
-                               "purged": 0}
+    assert json.loads(out) == {"jobs": 1, "done": 0, "failed": 1, "queued": 0, "erased": 0, "purged": 0, "attempts": 3}
     with Memory(store_url) as memory:
         memory.remember("acme", "e2", AT, "Mira moved to Oslo.", extract=False)
     code, out, _ = run("worker", "--db", store_url, "--no-progress", "--max-attempts", "2", env=env)
