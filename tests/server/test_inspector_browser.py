@@ -17,6 +17,9 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 from sgam import AsyncMemory, Memory
 from sgam.access import create_key
@@ -91,11 +94,20 @@ def shot(browser: WebDriver, name: str) -> None:
     browser.save_screenshot(str(SHOTS / f"{name}.png"))
 
 
+def follow(browser: WebDriver, element: WebElement) -> None:
+    """Click a link or a submit button and wait until the next page has replaced this one
+    (a click returns before the navigation it starts has finished)."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(browser, 60).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
 def sign_in(browser: WebDriver, url: str, key: str) -> None:
     browser.delete_all_cookies()
     browser.get(f"{url}/ui/sign-in")
     browser.find_element(By.ID, "key").send_keys(key)
-    browser.find_element(By.CSS_SELECTOR, "form.stack button").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "form.stack button"))
 
 
 def states(browser: WebDriver) -> list[str]:
@@ -114,7 +126,7 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert "<script>alert(1)</script>" in browser.find_element(By.TAG_NAME, "main").text
     shot(browser, "overview")
 
-    browser.find_element(By.LINK_TEXT, "passport_deadline").click()
+    follow(browser, browser.find_element(By.LINK_TEXT, "passport_deadline"))
     assert browser.current_url.endswith(KEY)
     assert states(browser).count("current") == 1
     assert len([s for s in states(browser) if s != "superseded"]) == 3  # e0, e1 (ended by e2), e2
@@ -122,12 +134,12 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert "2026-06-30" in current and "current" in current
     browser.find_element(By.ID, "at").send_keys("2026-06-02T00:00:00Z")
     browser.find_element(By.ID, "known_at").send_keys("2026-06-02T00:00:00Z")
-    browser.find_element(By.CSS_SELECTOR, "form.reader button").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "form.reader button"))
     assert '"2026-07-15"' in browser.find_element(By.ID, "held-at").text
     assert '"2026-07-15"' in browser.find_element(By.ID, "believed-at").text
     shot(browser, "key-timeline")
 
-    browser.find_element(By.CSS_SELECTOR, "table.versions a[href='/ui/episodes/e2']").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "table.versions a[href='/ui/episodes/e2']"))
     assert "corrected the deadline" in browser.find_element(By.CSS_SELECTOR, ".episode-text").text
     shot(browser, "episode")
 
@@ -135,7 +147,7 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert browser.find_element(By.TAG_NAME, "mark").text == "Mira was diagnosed with asthma."
     browser.get(f"{url}/ui/review")
     shot(browser, "review")
-    browser.find_element(By.CSS_SELECTOR, "button[aria-label^='Confirm candidate']").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label^='Confirm candidate']"))
     assert "Nothing is waiting" in browser.page_source
     assert site["memory"].get("acme", "mira", "diagnosis").value == "asthma"
 
@@ -144,7 +156,7 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert "2026-07-15" in browser.find_element(By.CSS_SELECTOR, ".preview table").text
     assert site["memory"].episode("acme", "e2") is not None  # a preview erases nothing
     shot(browser, "erase-preview")
-    browser.find_element(By.CSS_SELECTOR, "button.danger").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "button.danger"))
     assert "is gone" in browser.find_element(By.TAG_NAME, "main").text
     browser.get(f"{url}{KEY}")
     current = browser.find_element(By.CSS_SELECTOR, "g.version.current text.barlabel").text

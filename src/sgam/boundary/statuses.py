@@ -32,6 +32,7 @@ ERROR_STATUSES: dict[str, ErrorStatus] = {
     "unsafe_database": ErrorStatus(6, 500, "Unsafe database connection"),
     "schema_version": ErrorStatus(6, 500, "Database schema newer than this sgam"),
     "model": ErrorStatus(7, 503, "Model unavailable"),
+    "denied": ErrorStatus(8, 403, "Denied by consent"),
     "lease_lost": ErrorStatus(6, 409, "Extraction lease lost"),
     "scenario_file": ErrorStatus(2, 400, "Unusable scenario file"),
     # Kinds only a network surface raises: the request itself was unusable or unauthorised.

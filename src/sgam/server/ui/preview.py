@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..._erasure import forget_episode, forget_subject
+from ..._erasure import forget_episode, forget_subject, with_derivatives
 from ..._memory import Memory
 from ..._rules import Version
 from ...store import WriteTransaction
@@ -46,13 +46,16 @@ def preview_erasure(memory: Memory, tenant: str, kind: str, target: str) -> Eras
     ledger = memory.ledger
 
     def run(txn: WriteTransaction) -> None:
-        keys = txn.keys_of_subject(target) if kind == "subject" else txn.keys_of_source(target)
+        if kind == "subject":
+            keys = set(txn.keys_of_subject(target))
+        else:
+            keys = {key for doomed in with_derivatives(txn, [target]) for key in txn.keys_of_source(doomed)}
         before = {key: txn.current(*key) for key in keys}
         if kind == "subject":
-            operations, episodes, _ = forget_subject(txn, target, ledger.now())
+            erased = forget_subject(txn, target, ledger.now(), ledger.digests, "preview")
         else:
-            operations, episodes, _ = forget_episode(txn, target, ledger.now())
-        preview = ErasurePreview(kind, target, operations, episodes)
+            erased = forget_episode(txn, target, ledger.now(), ledger.digests, "preview")
+        preview = ErasurePreview(kind, target, erased.operations, erased.episodes)
         for key in sorted(keys):
             after = txn.current(*key)
             preview.keys.append(KeyChange(key[0], key[1], _values(before[key]), _values(after)))
