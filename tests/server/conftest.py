@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
@@ -16,6 +17,8 @@ import uvicorn
 from sgam import AsyncMemory, Memory
 from sgam.access import create_key
 from sgam.server import create_app
+
+from ..conftest import ManualClock
 
 MAX_BODY = 64 * 1024
 
@@ -65,12 +68,24 @@ class ServerThread:
         self.thread.join(30)
 
 
+@contextmanager
+def serve(memory: Memory) -> Iterator[Served]:
+    keys = {(tenant, scope): create_key(memory, tenant, scope).key
+            for tenant in ("acme", "globex") for scope in ("read", "write", "admin")}
+    port = free_port()
+    app = create_app(AsyncMemory(memory, workers=4), max_body=MAX_BODY, public_url=f"http://127.0.0.1:{port}")
+    with ServerThread(app, port):
+        yield Served(f"http://127.0.0.1:{port}", memory, keys)
+
+
 @pytest.fixture
 def served(store_url: str) -> Iterator[Served]:
-    with Memory(store_url) as memory:
-        keys = {(tenant, scope): create_key(memory, tenant, scope).key
-                for tenant in ("acme", "globex") for scope in ("read", "write", "admin")}
-        port = free_port()
-        app = create_app(AsyncMemory(memory, workers=4), max_body=MAX_BODY, public_url=f"http://127.0.0.1:{port}")
-        with ServerThread(app, port):
-            yield Served(f"http://127.0.0.1:{port}", memory, keys)
+    with Memory(store_url) as memory, serve(memory) as running:
+        yield running
+
+
+@pytest.fixture
+def served_at(store_url: str, clock: ManualClock) -> Iterator[Served]:
+    """``served`` whose transaction time is the ``clock`` fixture: deadlines without waiting."""
+    with Memory(store_url, clock=clock) as memory, serve(memory) as running:
+        yield running

@@ -20,7 +20,9 @@ from sgam.access import revoke_key
 from .conftest import Served
 
 T0 = "2026-01-01T00:00:00Z"
-TOOLS = {"recall", "get_fact", "fact_history", "write_fact", "remember", "search_memory", "forget"}
+ADMIN_TOOLS = {"forget", "set_retention", "purge"}
+TOOLS = {"recall", "get_fact", "fact_history", "write_fact", "remember", "search_memory", "set_consent",
+         "get_consent", "retention_classes", "audit_log"} | ADMIN_TOOLS
 
 
 def text_of(result: CallToolResult) -> str:
@@ -30,7 +32,7 @@ def text_of(result: CallToolResult) -> str:
 async def exercise(client: Client, *, admin: bool) -> dict[str, Any]:
     """Call every tool once; return the structured results by tool."""
     listed = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(listed) == (TOOLS if admin else TOOLS - {"forget"}) or set(listed) == TOOLS
+    assert set(listed) == (TOOLS if admin else TOOLS - ADMIN_TOOLS) or set(listed) == TOOLS
     for tool in listed.values():
         assert tool.input_schema["type"] == "object" and tool.output_schema, tool.name
     assert listed["write_fact"].input_schema["required"] == ["subject", "attribute", "value", "valid_from", "source"]
@@ -65,9 +67,26 @@ async def exercise(client: Client, *, admin: bool) -> dict[str, Any]:
     assert bad.is_error and "validation" in text_of(bad)
     typed = await client.call_tool("recall", {"question": "x", "budget": "lots"})
     assert typed.is_error
+    scoped = await call("write_fact", {"subject": "mira", "attribute": "city", "value": "Roma", "valid_from": T0,
+                                       "source": "e1", "purpose": "slides", "expires_at": "2099-01-01T00:00:00Z"})
+    assert scoped["result"]["assertion"]["purpose"] == "slides"
+    slides = await call("get_fact", {"subject": "mira", "attribute": "city", "purpose": "slides"})
+    assert slides["fact"]["value"] == "Roma"
+    revoked = await call("set_consent", {"subject": "omar", "granted": False})
+    assert revoked["consent"]["granted"] is False
+    assert (await call("get_consent", {"subject": "omar"}))["consented"] is False
+    refused = await client.call_tool("write_fact", {"subject": "omar", "attribute": "city", "value": "Cairo",
+                                                    "valid_from": T0, "source": "e1"})
+    assert refused.is_error and "denied" in text_of(refused)
+    classes = (await call("retention_classes", {}))["classes"]
+    assert "default" in [c["name"] for c in classes]
+    assert (await call("audit_log", {}))["entries"][0]["action"] == "consent_revoked"
     if admin:
+        declared = await call("set_retention", {"name": "chat", "ttl": "P7D"})
+        assert declared["retention_class"]["ttl"] == "P7D"
+        assert (await call("purge", {}))["result"]["operations_removed"] == 0
         erased = await call("forget", {"subject": "mira"})
-        assert erased["result"]["operations_removed"] == 1
+        assert erased["result"]["operations_removed"] == 2
     elif "forget" in listed:
         refused = await client.call_tool("forget", {"subject": "mira"})
         assert refused.is_error and "forbidden" in text_of(refused)
@@ -145,7 +164,7 @@ def test_stdio_for_one_tenant(store_url: str, tmp_path: Path, scope: str) -> Non
     async def scenario() -> None:
         async with Client(params) as client:
             tools = {tool.name for tool in (await client.list_tools()).tools}
-            assert tools == (TOOLS if scope == "admin" else TOOLS - {"forget"})
+            assert tools == (TOOLS if scope == "admin" else TOOLS - ADMIN_TOOLS)
             await exercise(client, admin=scope == "admin")
 
     anyio.run(scenario)

@@ -30,6 +30,7 @@ from ..boundary import to_json
 from ..recall import RecallItem
 from ..recall.render import CLOSE, OPEN, quote
 from ..search import EvidenceHit
+from .mcp_lifecycle import register_lifecycle
 
 INSTRUCTIONS = (
     "sgam is a typed, bitemporal memory. Use recall before answering questions about the user or "
@@ -117,7 +118,8 @@ def fixed_caller(tenant: str, scope: Scope) -> Caller:
 def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier | None = None,
               issuer: str = "http://127.0.0.1", erasure: bool = True, extract: bool = False) -> MCPServer:
     """An ``MCPServer`` whose tools act for ``caller()``'s tenant. With ``verifier`` it
-    requires an API key on every HTTP request; ``erasure`` registers the admin-only ``forget``;
+    requires an API key on every HTTP request; ``erasure`` registers the admin-only tools
+    (``forget``, ``set_retention``, ``purge``);
     ``extract`` makes ``remember`` extract now (a model is configured) instead of queueing."""
     auth = AuthSettings(issuer_url=AnyHttpUrl(issuer), resource_server_url=None) if verifier else None
     server: MCPServer = MCPServer("sgam", version=__version__, instructions=INSTRUCTIONS,
@@ -139,13 +141,14 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(annotations=read_only)
-    async def recall(question: str, budget: int = 1000, at: str | None = None,
-                     known_at: str | None = None) -> Annotated[CallToolResult, RecallOutput]:
+    async def recall(question: str, budget: int = 1000, at: str | None = None, known_at: str | None = None,
+                     purpose: str | None = None) -> Annotated[CallToolResult, RecallOutput]:
         """The smallest cited context for a question: exact facts from the ledger first, then
         evidence from past episodes, within `budget` tokens. Read `context`. `at`: the
-        moment the facts should hold (default now); `known_at`: answer as memory stood then."""
+        moment the facts should hold (default now); `known_at`: answer as memory stood then;
+        `purpose`: what the answer is for (facts scoped to it, and consent for it)."""
         result = await guarded("read", lambda p: memory.recall(p.tenant, question, budget=budget, at=at,
-                                                               known_at=known_at))
+                                                               known_at=known_at, purpose=purpose))
         facts = [item for item in result.items if item.kind == "fact"]
         evidence = [item for item in result.items if item.kind == "evidence"]
         data = {"context": result.text, "facts": to_json(facts), "evidence": to_json(evidence),
@@ -153,42 +156,47 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
         return CallToolResult(content=[TextContent(type="text", text=result.text)], structured_content=data)
 
     @server.tool(annotations=read_only)
-    async def get_fact(subject: str, attribute: str, at: str | None = None,
-                       known_at: str | None = None) -> Annotated[CallToolResult, FactOutput]:
+    async def get_fact(subject: str, attribute: str, at: str | None = None, known_at: str | None = None,
+                       purpose: str | None = None) -> Annotated[CallToolResult, FactOutput]:
         """The value of subject.attribute holding at `at` (RFC 3339; default now), as the
-        ledger stood at `known_at` (default: everything recorded)."""
-        found = await guarded("read", lambda p: memory.get(p.tenant, subject, attribute, at=at, known_at=known_at))
+        ledger stood at `known_at` (default: everything recorded), for `purpose` if given."""
+        found = await guarded("read", lambda p: memory.get(p.tenant, subject, attribute, at=at, known_at=known_at,
+                                                           purpose=purpose))
         return fenced({"found": found is not None, "fact": to_json(found)})
 
     @server.tool(annotations=read_only)
-    async def fact_history(subject: str, attribute: str,
-                           known_at: str | None = None) -> Annotated[CallToolResult, HistoryOutput]:
+    async def fact_history(subject: str, attribute: str, known_at: str | None = None,
+                           purpose: str | None = None) -> Annotated[CallToolResult, HistoryOutput]:
         """Every value subject.attribute has had, by valid time, as known at `known_at`."""
-        facts = await guarded("read", lambda p: memory.history(p.tenant, subject, attribute, known_at=known_at))
+        facts = await guarded("read", lambda p: memory.history(p.tenant, subject, attribute, known_at=known_at,
+                                                               purpose=purpose))
         return fenced({"facts": to_json(facts)})
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     async def write_fact(subject: str, attribute: str, value: Any, valid_from: str, source: str,
-                         memory_type: str | None = None,
-                         confidence: float = 1.0) -> Annotated[CallToolResult, WriteOutput]:
+                         memory_type: str | None = None, confidence: float = 1.0, purpose: str | None = None,
+                         expires_at: str | None = None) -> Annotated[CallToolResult, WriteOutput]:
         """Record that subject.attribute = value from `valid_from` (RFC 3339) on, citing the
-        episode `source` it was stated in. Supersedes the value holding then."""
+        episode `source` it was stated in. Supersedes the value holding then. `purpose`
+        scopes it to that use; at `expires_at` it is erased as if never recorded."""
         result = await guarded("write", lambda p: memory.write(
             p.tenant, subject, attribute, value, valid_from, source, memory_type=memory_type,
-            confidence=confidence))
+            confidence=confidence, purpose=purpose, expires_at=expires_at))
         return fenced({"result": to_json(result)})
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
     async def remember(id: str, text: str, at: str | None = None, speaker: str | None = None,
-                       session: str | None = None) -> Annotated[CallToolResult, RememberOutput]:
-        """Store a message or event as an episode (`at`: RFC 3339, default now); facts are
-        extracted from it when the server has a model, else it is queued for the worker."""
+                       session: str | None = None,
+                       retention: str = "default") -> Annotated[CallToolResult, RememberOutput]:
+        """Store a message or event as an episode (`at`: RFC 3339, default now; `retention`:
+        its retention class); facts are extracted from it when the server has a model, else
+        it is queued for the worker."""
         from ..extraction.records import Outcome
 
         async def run(p: Principal) -> Any:
             moment = at if at is not None else memory.memory.clock()
             return await memory.remember(p.tenant, id, moment, text, speaker=speaker, session=session,
-                                         extract=extract)
+                                         extract=extract, retention=retention)
 
         remembered = await guarded("write", run)
         extraction = remembered.extraction
@@ -198,9 +206,10 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
                        "written": written, "held": held})
 
     @server.tool(annotations=read_only)
-    async def search_memory(question: str, limit: int = 10) -> Annotated[CallToolResult, SearchOutput]:
+    async def search_memory(question: str, limit: int = 10,
+                            purpose: str | None = None) -> Annotated[CallToolResult, SearchOutput]:
         """Past episodes that may be evidence for a question, best first."""
-        hits = await guarded("read", lambda p: memory.search(p.tenant, question, limit=limit))
+        hits = await guarded("read", lambda p: memory.search(p.tenant, question, limit=limit, purpose=purpose))
         return fenced({"hits": to_json(hits)})
 
     if erasure:
@@ -221,4 +230,5 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
             result = await guarded("admin", run)
             return fenced({"result": to_json(result)})
 
+    register_lifecycle(server, memory, guarded, fenced, admin_tools=erasure)
     return server

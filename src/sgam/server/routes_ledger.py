@@ -19,6 +19,7 @@ from .models import AssertionPage, CorrectIn, DeclareIn, EpisodeIn, FactIn, Retr
 
 router = APIRouter(prefix="/v1")
 OptionalTime = Annotated[Timestamp | None, Query(description="RFC 3339 timestamp with a zone")]
+PurposeQuery = Annotated[str | None, Query(description="That purpose's timeline (falling back to the general one)")]
 
 
 def reply(value: Any, status: int = 200) -> JSONResponse:
@@ -36,7 +37,8 @@ async def add_episode(body: EpisodeIn, request: Request, caller: Writer) -> Resp
     async def produce() -> Response:
         episode = await memory_of(request).add_episode(
             caller.tenant, body.id, body.at, body.text, speaker=body.speaker, kind=body.kind,
-            session=body.session, metadata=body.metadata)
+            session=body.session, metadata=body.metadata, retention=body.retention,
+            derived_from=body.derived_from)
         return reply(episode, 201)
 
     return await once(request, caller, produce)
@@ -74,7 +76,8 @@ async def write_fact(body: FactIn, request: Request, caller: Writer) -> Response
     async def produce() -> Response:
         return write_reply(await memory_of(request).write(
             caller.tenant, body.subject, body.attribute, body.value, body.valid_from, body.source,
-            memory_type=body.memory_type, confidence=body.confidence))
+            memory_type=body.memory_type, confidence=body.confidence, purpose=body.purpose,
+            expires_at=body.expires_at))
 
     return await once(request, caller, produce)
 
@@ -84,19 +87,20 @@ async def write_fact(body: FactIn, request: Request, caller: Writer) -> Response
 async def query_facts(
     request: Request, caller: Reader, subject: str | None = None, attribute: str | None = None,
     memory_type: str | None = None, at: OptionalTime = None, known_at: OptionalTime = None,
-    all_times: bool = False, limit: int = 100, cursor: str | None = None,
+    all_times: bool = False, limit: int = 100, cursor: str | None = None, purpose: PurposeQuery = None,
 ) -> Response:
     page = await memory_of(request).query(
         caller.tenant, subject=subject, attribute=attribute, memory_type=memory_type, at=at,
-        known_at=known_at, all_times=all_times, limit=limit, cursor=cursor)
+        known_at=known_at, all_times=all_times, limit=limit, cursor=cursor, purpose=purpose)
     return reply({"items": list(page), "next_cursor": page.next_cursor})
 
 
 @router.get("/facts/{subject}/{attribute}", response_model=Assertion, tags=["facts"],
             summary="The assertion holding at `at` as known at `known_at` (404 when none)")
 async def get_fact(subject: str, attribute: str, request: Request, caller: Reader,
-                   at: OptionalTime = None, known_at: OptionalTime = None) -> Response:
-    found = await memory_of(request).get(caller.tenant, subject, attribute, at=at, known_at=known_at)
+                   at: OptionalTime = None, known_at: OptionalTime = None, purpose: PurposeQuery = None) -> Response:
+    found = await memory_of(request).get(caller.tenant, subject, attribute, at=at, known_at=known_at,
+                                         purpose=purpose)
     if found is None:
         raise NotFoundError(f"nothing holds for {subject!r}.{attribute!r} then")
     return reply(found)
@@ -105,8 +109,9 @@ async def get_fact(subject: str, attribute: str, request: Request, caller: Reade
 @router.get("/facts/{subject}/{attribute}/history", response_model=list[Assertion], tags=["facts"],
             summary="Every assertion of a key as known at `known_at`, by valid_from")
 async def fact_history(subject: str, attribute: str, request: Request, caller: Reader,
-                       known_at: OptionalTime = None) -> Response:
-    return reply(await memory_of(request).history(caller.tenant, subject, attribute, known_at=known_at))
+                       known_at: OptionalTime = None, purpose: PurposeQuery = None) -> Response:
+    return reply(await memory_of(request).history(caller.tenant, subject, attribute, known_at=known_at,
+                                                  purpose=purpose))
 
 
 @router.post("/retract", response_model=WriteResult, tags=["facts"],
@@ -114,7 +119,7 @@ async def fact_history(subject: str, attribute: str, request: Request, caller: R
 async def retract(body: RetractIn, request: Request, caller: Writer) -> Response:
     async def produce() -> Response:
         return reply(await memory_of(request).retract(caller.tenant, body.subject, body.attribute, body.at,
-                                                      body.source))
+                                                      body.source, purpose=body.purpose))
 
     return await once(request, caller, produce)
 
@@ -125,7 +130,7 @@ async def correct(body: CorrectIn, request: Request, caller: Writer) -> Response
     async def produce() -> Response:
         return reply(await memory_of(request).correct(
             caller.tenant, body.subject, body.attribute, body.valid_from, body.value, body.source,
-            confidence=body.confidence))
+            confidence=body.confidence, purpose=body.purpose))
 
     return await once(request, caller, produce)
 

@@ -27,7 +27,8 @@ async def whoami(caller: Reader) -> Response:
 async def search(body: SearchIn, request: Request, caller: Reader) -> Response:
     hits = await memory_of(request).search(
         caller.tenant, body.question, limit=body.limit, config=body.config, since=body.since, until=body.until,
-        session=body.session, speaker=body.speaker, subject=body.subject, memory_type=body.memory_type)
+        session=body.session, speaker=body.speaker, subject=body.subject, memory_type=body.memory_type,
+        purpose=body.purpose)
     return reply(hits)
 
 
@@ -35,7 +36,7 @@ async def search(body: SearchIn, request: Request, caller: Reader) -> Response:
              summary="The smallest cited context for a question, fenced as data")
 async def recall(body: RecallIn, request: Request, caller: Reader) -> Response:
     result = await memory_of(request).recall(caller.tenant, body.question, at=body.at, known_at=body.known_at,
-                                             budget=body.budget, config=body.config)
+                                             budget=body.budget, config=body.config, purpose=body.purpose)
     return reply({
         "question": result.question, "context": result.text,
         "facts": [item for item in result.items if item.kind == "fact"],
@@ -52,7 +53,7 @@ async def remember(body: RememberIn, request: Request, caller: Writer) -> Respon
     async def produce() -> Response:
         remembered = await memory_of(request).remember(
             caller.tenant, body.id, body.at, body.text, speaker=body.speaker, kind=body.kind,
-            session=body.session, metadata=body.metadata, extract=extract)
+            session=body.session, metadata=body.metadata, extract=extract, retention=body.retention)
         return reply(remembered, 201)
 
     return await once(request, caller, produce)
