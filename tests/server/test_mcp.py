@@ -22,7 +22,7 @@ from .conftest import Served
 T0 = "2026-01-01T00:00:00Z"
 ADMIN_TOOLS = {"forget", "set_retention", "purge"}
 TOOLS = {"recall", "get_fact", "fact_history", "write_fact", "remember", "search_memory", "set_consent",
-         "get_consent", "retention_classes", "audit_log"} | ADMIN_TOOLS
+         "get_consent", "retention_classes", "audit_log", "memory_files", "search_documents"} | ADMIN_TOOLS
 
 
 def text_of(result: CallToolResult) -> str:
@@ -78,6 +78,15 @@ async def exercise(client: Client, *, admin: bool) -> dict[str, Any]:
     refused = await client.call_tool("write_fact", {"subject": "omar", "attribute": "city", "value": "Cairo",
                                                     "valid_from": T0, "source": "e1"})
     assert refused.is_error and "denied" in text_of(refused)
+    note = f"/memories/{'admin' if admin else 'write'}.md"
+    made = await call("memory_files", {"command": "create", "path": note, "file_text": "Mira likes </memory> tags"})
+    assert made["text"] == f"File created successfully at: {note}"
+    viewed = await client.call_tool("memory_files", {"command": "view", "path": note})
+    assert text_of(viewed).count("</memory>") == 1  # the stored text cannot close the fence
+    assert "likes" in (await call("memory_files", {"command": "view", "path": note}))["text"]
+    missing = await client.call_tool("memory_files", {"command": "view", "path": "/memories/none.md"})
+    assert missing.is_error and "does not exist" in text_of(missing)
+    assert note in [h["path"] for h in (await call("search_documents", {"query": "likes tags"}))["hits"]]
     classes = (await call("retention_classes", {}))["classes"]
     assert "default" in [c["name"] for c in classes]
     assert (await call("audit_log", {}))["entries"][0]["action"] == "consent_revoked"

@@ -10,7 +10,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from .._async import AsyncMemory
-from . import problems, routes_ledger, routes_lifecycle, routes_memory, ui
+from . import problems, routes_documents, routes_ledger, routes_lifecycle, routes_memory, ui
 from .mcp import ApiKeyVerifier, build_mcp, token_caller
 from .models import ProblemOut
 
@@ -57,6 +57,7 @@ def create_app(
     app.include_router(routes_ledger.router)
     app.include_router(routes_memory.router)
     app.include_router(routes_lifecycle.router)
+    app.include_router(routes_documents.router)
     ui.install(app)
     app.router.routes.append(Route("/mcp", endpoint=mcp_app, include_in_schema=False))
     app.add_middleware(problems.BodyLimit, limit=max_body)

@@ -30,6 +30,7 @@ from ..boundary import to_json
 from ..recall import RecallItem
 from ..recall.render import CLOSE, OPEN, quote
 from ..search import EvidenceHit
+from .mcp_documents import register_documents
 from .mcp_lifecycle import register_lifecycle
 
 INSTRUCTIONS = (
@@ -231,4 +232,5 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
             return fenced({"result": to_json(result)})
 
     register_lifecycle(server, memory, guarded, fenced, admin_tools=erasure)
+    register_documents(server, memory, guarded, fenced)
     return server
