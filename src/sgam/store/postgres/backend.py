@@ -26,7 +26,6 @@ inserts versions, so a batch touching a thousand keys does not send a thousand U
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -40,39 +39,39 @@ from ..._errors import StoreError
 from ..._rules import KeyTimeline, KeyView, Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from ..._values import check_tenant
-from .._protocol import EpisodeRow, JobRow, QueryFilter, ResidueHit, timeline_clause
-from .._rows import (
-    ATTRIBUTE_SCHEMA_COLUMNS,
-    EPISODE_COLUMNS,
-    MEMORY_TYPE_COLUMNS,
-    OPERATION_COLUMNS,
-    VERSION_COLUMNS,
-    attribute_schema_from_row,
-    memory_type_from_row,
-    operation_from_row,
-    version_from_row,
+from .._protocol import EpisodeRow, JobRow, ResidueHit
+from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
+from .._sql.extraction import ExtractionReads, ExtractionWrites
+from .._sql.ledger import (
+    EPISODE,
+    KEY,
+    LAST_RECORDED,
+    OPERATION_FIELDS,
+    SCHEMA_VERSION,
+    KeyLookups,
+    LedgerReader,
+    LedgerWrites,
 )
+from .._sql.session import Session
 from . import scan
 from .adapters import Micros, MicrosArray, configure
 from .connect import connect
 from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
-from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
+from .extraction import claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
 from .items import ItemReads, ItemWrites
 from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
+from .session import Cursor, PostgresSession, native
 
 if TYPE_CHECKING:
     from .documents import PostgresDocuments
     from .search import PostgresSearchIndex
 
 T = TypeVar("T")
-Cursor = psycopg.Cursor[tuple[Any, ...]]
 
-_KEY = "tenant = %s AND subject = %s AND attribute = %s"
-_VISIBLE = "recorded_from <= %s AND (recorded_to IS NULL OR recorded_to > %s)"
 _INSERT_VERSIONS = (
     "INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
     "valid_from, valid_to, recorded_from, recorded_to, source, confidence, schema_version, "
@@ -81,29 +80,21 @@ _INSERT_VERSIONS = (
     "%s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::text[], "
     "%s::float8[], %s::int[], %s::bigint[], %s::text[], %s::text[])"
 )
-_INSERT_OPERATION = (
-    "INSERT INTO operations (tenant, seq, subject, attribute, kind, valid_at, value, source, "
-    "recorded_at, memory_type, confidence, schema_version, expires_at) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
-_LAST_RECORDED = f"SELECT recorded_at FROM operations WHERE {_KEY} ORDER BY seq DESC LIMIT 1"
+_INSERT_OPERATION = native(f"INSERT INTO operations ({OPERATION_FIELDS}, seq) VALUES ({', '.join('?' * 13)})")
 _NEXT_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
 # The two current versions starting last at or before an instant (a strict floor is one of
 # them) and the first after it: every lookup the rules make for one operation.
-_NEAR = (
-    f"(SELECT 0, {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
-    "AND valid_from <= %s ORDER BY valid_from DESC LIMIT 2) UNION ALL "
-    f"(SELECT 1, {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
-    "AND valid_from > %s ORDER BY valid_from LIMIT 1)"
+_NEAR = native(
+    f"(SELECT 0, {VERSION_COLUMNS} FROM assertions WHERE {KEY} AND recorded_to IS NULL "
+    "AND valid_from <= ? ORDER BY valid_from DESC LIMIT 2) UNION ALL "
+    f"(SELECT 1, {VERSION_COLUMNS} FROM assertions WHERE {KEY} AND recorded_to IS NULL "
+    "AND valid_from > ? ORDER BY valid_from LIMIT 1)"
 )
 _INSERT_OPERATIONS = (
-    "INSERT INTO operations (tenant, seq, subject, attribute, kind, valid_at, value, source, "
-    "recorded_at, memory_type, confidence, schema_version, expires_at) "
-    "SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
-    "%s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::float8[], %s::int[], %s::timestamptz[])"
+    f"INSERT INTO operations ({OPERATION_FIELDS}, seq) SELECT %s, * FROM unnest("
+    "%s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::timestamptz[], "
+    "%s::text[], %s::float8[], %s::int[], %s::timestamptz[], %s::bigint[])"
 )
-
-
 
 
 def lock_key(tenant: str, subject: str) -> int:
@@ -124,75 +115,25 @@ Near = tuple[int, list[Version], Version | None]
 """Prefetched around an instant: (instant, up to two floors latest first, the ceiling)."""
 
 
-class _Key:
-    """Index lookups over the current versions of one key (``KeyView``), answered from the
-    rows ``prefetch_one`` brought when they are about the instant it named."""
+class _Key(KeyLookups):
+    """``KeyLookups`` answered from the rows ``prefetch_one`` brought when they are about
+    the instant it named."""
 
-    __slots__ = ("_cur", "_near", "_params")
+    __slots__ = ("_near",)
 
-    def __init__(self, cur: Cursor, tenant: str, subject: str, attribute: str, near: Near | None = None) -> None:
-        self._cur = cur
-        self._params = (tenant, subject, attribute)
+    def __init__(self, db: Session, tenant: str, subject: str, attribute: str, near: Near | None) -> None:
+        super().__init__(db, tenant, subject, attribute)
         self._near = near
 
     def floor(self, moment: int, *, strict: bool = False) -> Version | None:
         if self._near is not None and self._near[0] == moment:
             return next((v for v in self._near[1] if not strict or v.valid_from < moment), None)
-        op = "<" if strict else "<="
-        row = self._cur.execute(
-            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
-            f"AND valid_from {op} %s ORDER BY valid_from DESC LIMIT 1",
-            (*self._params, Micros(moment)),
-        ).fetchone()
-        return version_from_row(row) if row else None
+        return super().floor(moment, strict=strict)
 
     def ceiling(self, moment: int) -> Version | None:
         if self._near is not None and self._near[0] == moment:
             return self._near[2]
-        row = self._cur.execute(
-            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
-            "AND valid_from > %s ORDER BY valid_from LIMIT 1",
-            (*self._params, Micros(moment)),
-        ).fetchone()
-        return version_from_row(row) if row else None
-
-
-class _Scoped:
-    """Reads shared by the reader and the write unit of work."""
-
-    def __init__(self, cur: Cursor, tenant: str) -> None:
-        self._cur = cur
-        self.tenant = tenant
-
-    def episode(self, episode_id: str) -> EpisodeRow | None:
-        row = self._cur.execute(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND episode_id = %s",
-            (self.tenant, episode_id),
-        ).fetchone()
-        return EpisodeRow(*row) if row else None
-
-    def operations(self, subject: str, attribute: str) -> list[Operation]:
-        rows = self._cur.execute(
-            f"SELECT {OPERATION_COLUMNS} FROM operations WHERE {_KEY} ORDER BY seq",
-            (self.tenant, subject, attribute),
-        ).fetchall()
-        return [operation_from_row(row) for row in rows]
-
-    def _attribute_schema_rows(self, where: str, params: tuple[Any, ...]) -> list[AttributeSchema]:
-        rows = self._cur.execute(
-            f"SELECT {ATTRIBUTE_SCHEMA_COLUMNS} FROM attribute_schemas WHERE tenant = %s {where} "
-            "ORDER BY attribute",
-            (self.tenant, *params),
-        ).fetchall()
-        return [attribute_schema_from_row(row) for row in rows]
-
-    def _memory_type_rows(self, where: str, params: tuple[Any, ...]) -> list[MemoryTypeSchema]:
-        rows = self._cur.execute(
-            f"SELECT {MEMORY_TYPE_COLUMNS} FROM memory_types WHERE tenant = %s {where} "
-            "ORDER BY name",
-            (self.tenant, *params),
-        ).fetchall()
-        return [memory_type_from_row(row) for row in rows]
+        return super().ceiling(moment)
 
 
 SchemaCache = dict[str, tuple[int, dict[str, AttributeSchema | None], dict[str, MemoryTypeSchema | None]]]
@@ -202,11 +143,12 @@ the version a transaction sees are still right for it; a transaction that change
 schema neither reads nor fills the cache."""
 
 
-class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
+class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
-        super().__init__(cur, tenant)
+        super().__init__(PostgresSession(cur), tenant)
+        self._cur = cur
         self._schemas: SchemaCache = {} if schemas is None else schemas
         self._version: int | None = None
         self._schema_changed = False
@@ -272,28 +214,15 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
 
     def insert_episode(self, row: EpisodeRow) -> None:
         self._episodes.pop(row.episode_id, None)
-        self._cur.execute(
-            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (row.tenant, row.episode_id, Micros(row.occurred_at), Micros(row.recorded_at), row.text,
-             row.speaker, row.kind, row.session, row.metadata, row.schema_version, row.retention,
-             None if row.lost_at is None else Micros(row.lost_at)),
-        )
+        super().insert_episode(row)
 
     def delete_episode(self, episode_id: str) -> int:
         self._episodes.pop(episode_id, None)
-        return self._count("DELETE FROM episodes WHERE tenant = %s AND episode_id = %s RETURNING 1",
-                           (self.tenant, episode_id))
-
-    def _count(self, statement: str, params: tuple[Any, ...]) -> int:
-        """Rows a DELETE touched; ``RETURNING`` because pipeline mode has no rowcount yet."""
-        return len(self._cur.execute(statement, params).fetchall())
+        return super().delete_episode(episode_id)
 
     def schema_version(self) -> int:
         if self._version is None:
-            row = self._cur.execute(
-                "SELECT version FROM tenant_schema WHERE tenant = %s", (self.tenant,)
-            ).fetchone()
-            self._version = int(row[0]) if row else 0
+            self._version = self._stored_schema_version()
         return self._version
 
     def _shared_schemas(
@@ -311,13 +240,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
         return entry[1], entry[2]
 
     def bump_schema_version(self) -> int:
-        row = self._cur.execute(
-            "INSERT INTO tenant_schema AS t (tenant, version) VALUES (%s, 1) "
-            "ON CONFLICT (tenant) DO UPDATE SET version = t.version + 1 RETURNING version",
-            (self.tenant,),
-        ).fetchone()
-        assert row is not None
-        self._version = int(row[0])
+        self._version = super().bump_schema_version()
         self._schema_changed = True
         return self._version
 
@@ -327,7 +250,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
             if shared is not None and attribute in shared[0]:
                 self._attributes[attribute] = shared[0][attribute]
             else:
-                found = self._attribute_schema_rows("AND attribute = %s", (attribute,))
+                found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
                 self._attributes[attribute] = found[0] if found else None
                 if shared is not None:
                     shared[0][attribute] = self._attributes[attribute]
@@ -335,15 +258,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
 
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
         self._attributes.pop(schema.attribute, None)
-        self._cur.execute(
-            "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
-            "description, schema_version) VALUES (%s, %s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT (tenant, attribute) DO UPDATE SET value_type = excluded.value_type, "
-            "memory_type = excluded.memory_type, sensitive = excluded.sensitive, "
-            "description = excluded.description, schema_version = excluded.schema_version",
-            (self.tenant, schema.attribute, schema.value_type.value if schema.value_type else None,
-             schema.memory_type, schema.sensitive, schema.description, schema.schema_version),
-        )
+        super().put_attribute_schema(schema)
 
     def memory_type(self, name: str) -> MemoryTypeSchema | None:
         if name not in self._types:
@@ -351,7 +266,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
             if shared is not None and name in shared[1]:
                 self._types[name] = shared[1][name]
             else:
-                found = self._memory_type_rows("AND name = %s", (name,))
+                found = self._memory_type_rows("AND name = ?", (name,))
                 self._types[name] = found[0] if found else None
                 if shared is not None:
                     shared[1][name] = self._types[name]
@@ -359,14 +274,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
 
     def put_memory_type(self, schema: MemoryTypeSchema) -> None:
         self._types.pop(schema.name, None)
-        self._cur.execute(
-            "INSERT INTO memory_types (tenant, name, json_schema, schema_version) VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT (tenant, name) DO UPDATE SET json_schema = excluded.json_schema, "
-            "schema_version = excluded.schema_version",
-            (self.tenant, schema.name,
-             json.dumps(schema.json_schema) if schema.json_schema is not None else None,
-             schema.schema_version),
-        )
+        super().put_memory_type(schema)
 
     # one key --------------------------------------------------------------------------
 
@@ -408,11 +316,9 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
         self._lock([subject])
         self.flush()
         key = (subject, attribute)
-        version = None if self._version is not None else self._ask(
-            "SELECT version FROM tenant_schema WHERE tenant = %s", (self.tenant,))
-        episode = None if source in self._episodes else self._ask(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND episode_id = %s", (self.tenant, source))
-        last = self._ask(_LAST_RECORDED, (self.tenant, subject, attribute))
+        version = None if self._version is not None else self._ask(native(SCHEMA_VERSION), (self.tenant,))
+        episode = None if source in self._episodes else self._ask(native(EPISODE), (self.tenant, source))
+        last = self._ask(native(LAST_RECORDED), (self.tenant, subject, attribute))
         near = self._ask(_NEAR, (self.tenant, subject, attribute, Micros(moment)) * 2)
         seq = self._ask(_NEXT_SEQ, ())
         if version is not None:
@@ -445,7 +351,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
         near = self._near.pop((subject, attribute), None)
         if loaded is not None:
             return KeyTimeline(loaded)
-        return _Key(self._cur, self.tenant, subject, attribute, near)
+        return _Key(self._db, self.tenant, subject, attribute, near)
 
     def current(self, subject: str, attribute: str) -> list[Version]:
         self._lock([subject])
@@ -453,12 +359,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
         if cached is not None:
             return cached
         self.flush()
-        rows = self._cur.execute(
-            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
-            "ORDER BY valid_from",
-            (self.tenant, subject, attribute),
-        ).fetchall()
-        return [version_from_row(row) for row in rows]
+        return super().current(subject, attribute)
 
     def operations(self, subject: str, attribute: str) -> list[Operation]:
         self._lock([subject])
@@ -468,8 +369,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
         self._lock([subject])
         if (subject, attribute) in self._last:
             return self._last[(subject, attribute)]
-        row = self._cur.execute(_LAST_RECORDED, (self.tenant, subject, attribute)).fetchone()
-        return int(row[0]) if row else None
+        return super().last_recorded_at(subject, attribute)
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:
         """Queue the change; ``flush`` sends every queued retirement in two statements
@@ -520,24 +420,15 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
     def append_operation(self, op: Operation) -> int:
         self._lock([op.subject])
         self._last.pop((op.subject, op.attribute), None)
-        if self._seqs:  # drawn by prefetch_one: the insert needs no round trip of its own
-            seq = self._seqs.pop(0)
-            self._cur.execute(_INSERT_OPERATION, (
-                self.tenant, seq, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
-                op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
-                None if op.expires_at is None else Micros(op.expires_at),
-            ))
-            return seq
-        row = self._cur.execute(
-            "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version, expires_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
-            (self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
-             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
-             None if op.expires_at is None else Micros(op.expires_at)),
-        ).fetchone()
-        assert row is not None
-        return int(row[0])
+        if not self._seqs:
+            return super().append_operation(op)
+        seq = self._seqs.pop(0)  # drawn by prefetch_one: the insert needs no round trip of its own
+        self._cur.execute(_INSERT_OPERATION, (
+            self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
+            op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
+            None if op.expires_at is None else Micros(op.expires_at), seq,
+        ))
+        return seq
 
     def append_operations(self, ops: list[Operation]) -> list[int]:
         """Draw the sequence numbers first (ascending, so they follow the list), then
@@ -553,12 +444,12 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
         ).fetchall()
         seqs = sorted(int(row[0]) for row in rows)
         self._cur.execute(_INSERT_OPERATIONS, (
-            self.tenant, seqs, [op.subject for op in ops], [op.attribute for op in ops],
+            self.tenant, [op.subject for op in ops], [op.attribute for op in ops],
             [op.kind.value for op in ops], MicrosArray(op.valid_at for op in ops),
             [op.value for op in ops], [op.source for op in ops],
             MicrosArray(op.recorded_at for op in ops), [op.memory_type for op in ops],
             [op.confidence for op in ops], [op.schema_version for op in ops],
-            MicrosArray(op.expires_at for op in ops),
+            MicrosArray(op.expires_at for op in ops), seqs,
         ))
         return seqs
 
@@ -570,11 +461,7 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
 
     def keys_of_subject(self, subject: str) -> list[tuple[str, str]]:
         self._lock([subject])
-        rows = self._cur.execute(
-            "SELECT DISTINCT attribute FROM operations WHERE tenant = %s AND subject = %s",
-            (self.tenant, subject),
-        ).fetchall()
-        return [(subject, row[0]) for row in rows]
+        return super().keys_of_subject(subject)
 
     def keys_of_source(self, episode_id: str) -> list[tuple[str, str]]:
         """Lock the episode first: that waits for writers citing it and keeps new ones out,
@@ -583,112 +470,32 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
             "SELECT 1 FROM episodes WHERE tenant = %s AND episode_id = %s FOR UPDATE",
             (self.tenant, episode_id),
         )
-        rows = self._cur.execute(
-            "SELECT DISTINCT subject, attribute FROM operations WHERE tenant = %s AND source = %s",
-            (self.tenant, episode_id),
-        ).fetchall()
-        keys = [(row[0], row[1]) for row in rows]
+        keys = super().keys_of_source(episode_id)
         self._lock(subject for subject, _ in keys)
         return keys
 
     def delete_operations_of_subject(self, subject: str) -> int:
         self._lock([subject])
         self._last.clear()
-        return self._count("DELETE FROM operations WHERE tenant = %s AND subject = %s RETURNING 1",
-                           (self.tenant, subject))
+        return super().delete_operations_of_subject(subject)
 
     def delete_operations_of_source(self, episode_id: str) -> int:
         self._last.clear()
-        return self._count("DELETE FROM operations WHERE tenant = %s AND source = %s RETURNING 1",
-                           (self.tenant, episode_id))
+        return super().delete_operations_of_source(episode_id)
 
     def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
         self._lock([subject])
         self._forget_cached(subject, attribute)
         self.flush()
-        self._cur.execute(f"DELETE FROM assertions WHERE {_KEY}", (self.tenant, subject, attribute))
-        self.insert_versions(versions)
+        super().replace_versions(subject, attribute, versions)
 
 
-
-class PostgresReader(_Scoped, ExtractionReads, ItemReads, LifecycleReads):
+class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
-    def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
-        if known_at is None:
-            row = self._cur.execute(
-                f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
-                "AND valid_from <= %s ORDER BY valid_from DESC LIMIT 1",
-                (self.tenant, subject, attribute, Micros(at)),
-            ).fetchone()
-        else:
-            row = self._cur.execute(
-                f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND valid_from <= %s "
-                f"AND {_VISIBLE} ORDER BY valid_from DESC LIMIT 1",
-                (self.tenant, subject, attribute, Micros(at), Micros(known_at), Micros(known_at)),
-            ).fetchone()
-        if row is None:
-            return None
-        version = version_from_row(row)
-        return version if version.holds_at(at) else None
-
-    def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
-        if known_at is None:
-            sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND recorded_to IS NULL "
-                   "ORDER BY valid_from")
-            params: tuple[Any, ...] = (self.tenant, subject, attribute)
-        else:
-            sql = f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} AND {_VISIBLE} ORDER BY valid_from"
-            params = (self.tenant, subject, attribute, Micros(known_at), Micros(known_at))
-        return [version_from_row(row) for row in self._cur.execute(sql, params).fetchall()]
-
-    def versions(self, subject: str, attribute: str) -> list[Version]:
-        rows = self._cur.execute(
-            f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {_KEY} ORDER BY recorded_from, valid_from",
-            (self.tenant, subject, attribute),
-        ).fetchall()
-        return [version_from_row(row) for row in rows]
-
-    def query(self, flt: QueryFilter) -> list[Version]:
-        clauses = ["tenant = %s"]
-        params: list[Any] = [self.tenant]
-        for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
-            if wanted is not None:
-                clauses.append(f"{column} = %s")
-                params.append(wanted)
-        clause, values = timeline_clause(flt, "strpos(attribute, chr(31)) = 0", "right(attribute, %s) = %s", "%s")
-        clauses.append(clause)
-        params += values
-        if flt.known_at is None:
-            clauses.append("recorded_to IS NULL")
-        else:
-            clauses.append(_VISIBLE)
-            params += [Micros(flt.known_at), Micros(flt.known_at)]
-        if flt.at is not None:
-            clauses.append("valid_from <= %s AND (valid_to IS NULL OR valid_to > %s)")
-            params += [Micros(flt.at), Micros(flt.at)]
-        if flt.after is not None:
-            clauses.append("(subject, attribute, valid_from) > (%s, %s, %s)")
-            params += [flt.after[0], flt.after[1], Micros(flt.after[2])]
-        sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {' AND '.join(clauses)} "
-               "ORDER BY subject, attribute, valid_from LIMIT %s")
-        return [version_from_row(row) for row in self._cur.execute(sql, (*params, flt.limit)).fetchall()]
-
-    def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
-        if session is None:
-            sql = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s ORDER BY seq LIMIT %s"
-            params: tuple[Any, ...] = (self.tenant, limit)
-        else:
-            sql = (f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND session = %s "
-                   "ORDER BY occurred_at, seq LIMIT %s")
-            params = (self.tenant, session, limit)
-        return [EpisodeRow(*row) for row in self._cur.execute(sql, params).fetchall()]
-
-    def attribute_schemas(self) -> list[AttributeSchema]:
-        return self._attribute_schema_rows("", ())
-
-    def memory_types(self) -> list[MemoryTypeSchema]:
-        return self._memory_type_rows("", ())
+    def __init__(self, cur: Cursor, tenant: str) -> None:
+        super().__init__(PostgresSession(cur), tenant)
+        self._cur = cur
 
 
 POSTGRES_RESIDUE = (

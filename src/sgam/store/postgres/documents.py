@@ -17,7 +17,7 @@ from .._documents import Chunk, ChunkRow, DocumentRow, RevisionRow
 from .adapters import Micros, micros
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its document store
-    from .backend import Cursor
+    from .session import Cursor
 
 _DOC = ("doc_id, path, live, revision, content, size, retention, source, reviewed_at, created_at, "
         "updated_at")

@@ -22,7 +22,8 @@ from .._search import SearchFilter, StoredEpisode, fact_text
 from .adapters import Micros, micros
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
-    from .backend import Cursor, PostgresBackend, PostgresWrite
+    from .backend import PostgresBackend, PostgresWrite
+    from .session import Cursor
 
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector's HNSW limit for ``vector``; larger vectors are still searched, exactly."""
