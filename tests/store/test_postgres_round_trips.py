@@ -12,8 +12,8 @@ from tests.conftest import PostgresUrls
 from sgam import Memory, ValidationError
 from sgam._schema import AttributeSchema, ValueType
 from sgam._time import to_micros
-from sgam.store.postgres import PostgresBackend
 from sgam.store._sql.ledger import KeyLookups
+from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.backend import PostgresWrite, _Key
 
 DAY = 86_400_000_000

@@ -27,6 +27,9 @@ class Session(Protocol):
     """The SQL function giving a substring's 1-based position (0 if absent)."""
     char: str
     """The SQL function turning a code point into a one-character string."""
+    true: str
+    """The literal a boolean column holds when true (as partial indexes name it)."""
+    false: str
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
         """Run a statement and return every row it produced."""

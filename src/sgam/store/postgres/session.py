@@ -39,6 +39,8 @@ class PostgresSession:
 
     find = "strpos"
     char = "chr"
+    true = "TRUE"
+    false = "FALSE"
 
     def __init__(self, cur: Cursor) -> None:
         self.cur = cur

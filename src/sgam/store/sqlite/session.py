@@ -16,6 +16,8 @@ class SQLiteSession:
 
     find = "instr"
     char = "char"
+    true = "1"
+    false = "0"
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
