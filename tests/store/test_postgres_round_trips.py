@@ -14,7 +14,7 @@ from sgam._schema import AttributeSchema, ValueType
 from sgam._time import to_micros
 from sgam.store._sql.ledger import KeyLookups
 from sgam.store.postgres import PostgresBackend
-from sgam.store.postgres.backend import PostgresWrite, _Key
+from sgam.store.postgres.write import PostgresWrite, _Key
 
 DAY = 86_400_000_000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

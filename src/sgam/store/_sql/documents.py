@@ -50,6 +50,14 @@ class PortableDocuments:
                        f"ORDER BY {self.ORDER}{suffix}", (tenant, *params))
         return [doc_from_row(row) for row in rows]
 
+    def _scored(self, handle: object, sql: str, params: tuple[Any, ...], sign: float = 1.0) -> list[
+        tuple[ChunkRow, float]
+    ]:
+        """Chunks from ``sql`` selecting ``CHUNK`` then a score (times ``sign``: best first
+        is highest)."""
+        db, _ = scope(handle)
+        return [(ChunkRow(*row[:7]), sign * float(row[7])) for row in db.rows(sql, params)]
+
     def live(self, handle: object, path: str) -> DocumentRow | None:
         return self._live(handle, path)
 

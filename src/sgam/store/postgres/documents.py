@@ -64,14 +64,13 @@ class PostgresDocuments(PortableDocuments):
     def keyword_chunks(self, handle: object, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:
             return []
-        db, tenant = scope(handle)
-        ranked = db.rows(
+        return self._scored(
+            handle,
             f"SELECT {CHUNK}, ts_rank_cd({_WEIGHTS}, c.search, a.q) AS rank FROM document_chunks c, "
             "(SELECT sgam_tsquery_or(plainto_tsquery('english', term)) AS q FROM unnest(?::text[]) AS u(term)) a "
             "WHERE c.tenant = ? AND c.search @@ a.q ORDER BY rank DESC, c.chunk_id LIMIT ?",
-            (list(terms), tenant, limit),
+            (list(terms), scope(handle)[1], limit),
         )
-        return [(ChunkRow(*row[:7]), float(row[7])) for row in ranked]
 
     def put_vectors(self, handle: object, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]) -> None:
         db, tenant = scope(handle)
@@ -89,12 +88,11 @@ class PostgresDocuments(PortableDocuments):
     def vector_chunks(
         self, handle: object, model: str, vector: npt.NDArray[np.float32], limit: int
     ) -> list[tuple[ChunkRow, float]]:
-        db, tenant = scope(handle)
         dims = int(vector.shape[0])
-        scored = db.rows(
+        return self._scored(
+            handle,
             f"SELECT {CHUNK}, 1 - (v.embedding::vector({dims}) <=> ?::float8[]::vector({dims})) AS score "
             "FROM document_vectors v JOIN document_chunks c ON c.tenant = v.tenant AND c.chunk_id = v.chunk_id "
             f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} ORDER BY score DESC LIMIT ?",
-            (_floats(vector), tenant, model, limit),
+            (_floats(vector), scope(handle)[1], model, limit),
         )
-        return [(ChunkRow(*row[:7]), float(row[7])) for row in scored]

@@ -24,7 +24,8 @@ from .adapters import Micros, micros
 from .session import PostgresSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
-    from .backend import PostgresBackend, PostgresWrite
+    from .backend import PostgresBackend
+    from .write import PostgresWrite
 
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector's HNSW limit for ``vector``; larger vectors are still searched, exactly."""

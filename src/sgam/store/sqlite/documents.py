@@ -46,14 +46,10 @@ class SQLiteDocuments(PortableDocuments):
     def keyword_chunks(self, handle: object, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:
             return []
-        db, tenant = scope(handle)
-        ranked = db.rows(
-            f"SELECT {CHUNK}, bm25(document_chunks_fts, 0.5, 1.0) AS rank FROM document_chunks_fts "
-            "JOIN document_chunks c ON c.chunk_id = document_chunks_fts.rowid "
-            "WHERE document_chunks_fts MATCH ? AND c.tenant = ? ORDER BY rank LIMIT ?",
-            (fts_query(terms), tenant, limit),
-        )
-        return [(ChunkRow(*row[:7]), -float(row[7])) for row in ranked]
+        sql = (f"SELECT {CHUNK}, bm25(document_chunks_fts, 0.5, 1.0) AS rank FROM document_chunks_fts "
+               "JOIN document_chunks c ON c.chunk_id = document_chunks_fts.rowid "
+               "WHERE document_chunks_fts MATCH ? AND c.tenant = ? ORDER BY rank LIMIT ?")
+        return self._scored(handle, sql, (fts_query(terms), scope(handle)[1], limit), sign=-1.0)
 
     def put_vectors(self, handle: object, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]) -> None:
         db, tenant = scope(handle)
