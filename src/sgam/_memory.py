@@ -27,9 +27,10 @@ from ._write import PendingOp, WriteService, fact_to_pending, validate_episode, 
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
 from .search.embedders import Embedder
-from .store import Backend, EpisodeRow, QueryFilter, open_backend
+from .store import Backend, EpisodeRow, QueryFilter, WriteTransaction, open_backend
 
 if TYPE_CHECKING:
+    from .documents import Documents
     from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
 
 DEFAULT_URL = "sqlite:///./sgam.db"
@@ -64,6 +65,7 @@ class Memory:
             store, WriteService(clock, self._models),
             SearchService(store, embedder if embedder is not None else embedder_from_env()),
         )
+        self._documents: Documents | None = None
 
     @property
     def backend(self) -> Backend:
@@ -84,6 +86,15 @@ class Memory:
     @clock.setter
     def clock(self, clock: Clock) -> None:
         self._writes.clock = clock
+
+    @property
+    def documents(self) -> Documents:
+        """Document memory: each tenant's files under /memories, with revisions (``sgam.documents``)."""
+        if self._documents is None:
+            from .documents import Documents
+
+            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder)
+        return self._documents
 
     def close(self) -> None:
         self.backend.close()
@@ -126,7 +137,7 @@ class Memory:
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise ValidationError("model", model, "must be a pydantic BaseModel subclass")
 
-        def register(txn: Any) -> MemoryTypeSchema:
+        def register(txn: WriteTransaction) -> MemoryTypeSchema:
             schema = MemoryTypeSchema(name, model.model_json_schema(), txn.bump_schema_version())
             txn.put_memory_type(schema)
             return schema
@@ -162,7 +173,7 @@ class Memory:
     def _add_rows(self, tenant: str, rows: list[EpisodeRow]) -> list[Episode]:
         vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
 
-        def work(txn: Any) -> list[EpisodeRow]:
+        def work(txn: WriteTransaction) -> list[EpisodeRow]:
             stored = [self._writes.add_episode(txn, row) for row in rows]
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored
@@ -311,7 +322,7 @@ class Memory:
 
         row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
 
-        def record(txn: Any) -> EpisodeRow:
+        def record(txn: WriteTransaction) -> EpisodeRow:
             stored = self._writes.add_episode(txn, row)
             if not extract:
                 txn.enqueue_job(stored.episode_id, self._writes.now())
@@ -411,11 +422,13 @@ class Memory:
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
         state of the keys it names (valid at ``at``, as recorded by ``known_at``), then
-        evidence recorded by ``known_at``, quoted as data. Reads only, so a recall with a
-        past ``known_at`` gives the same context later."""
+        passages of documents (only without ``known_at``) and evidence recorded by
+        ``known_at``, quoted as data. Reads only, so a recall with a past ``known_at``
+        gives the same context later."""
         check_tenant(tenant)
         return recall(self._search, tenant, question, at=self._moment(at, "at"), budget=budget,
-                      config=resolve_config(config), known_at=optional_micros(known_at, "known_at"))
+                      config=resolve_config(config), known_at=optional_micros(known_at, "known_at"),
+                      documents=self.documents.passages)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))

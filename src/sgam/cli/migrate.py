@@ -12,22 +12,12 @@ from typing import Annotated
 import typer
 
 from .._errors import SgamError
+from ..store import migrate_store
 
 
 def migrate_url(url: str, grant_to: list[str]) -> int:
     """Apply missing migrations at ``url``; return the schema version now installed."""
-    if url.startswith(("postgresql://", "postgres://")):
-        from ..store.postgres import migrate
-
-        return migrate(url, grant_to=grant_to)
-    from ..store import open_backend
-
-    backend = open_backend(url)
-    try:
-        version = backend.schema_version()
-    finally:
-        backend.close()
-    return version
+    return migrate_store(url, grant_to)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,18 +9,23 @@ from typing import Any, Literal
 
 @dataclass(frozen=True, slots=True)
 class Citation:
-    """Where an item comes from: the episode, when it happened, who said it."""
+    """Where an item comes from: the episode, when it happened, who said it; for a
+    document passage, its path, revision and 1-based inclusive line range."""
 
-    episode_id: str
+    episode_id: str | None
     at: datetime | None
     speaker: str | None
+    path: str | None = None
+    revision: int | None = None
+    lines: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class RecallItem:
-    """A fact from the ledger (``kind='fact'``) or an episode found as evidence."""
+    """A fact from the ledger (``kind='fact'``), an episode found as evidence, or a
+    passage of a document (``kind='document'``)."""
 
-    kind: Literal["fact", "evidence"]
+    kind: Literal["fact", "evidence", "document"]
     text: str
     citation: Citation
     score: float

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .._errors import ValidationError
 from .._rules import Version
@@ -12,6 +14,12 @@ from ..search import SearchConfig, SearchFilter, SearchService, check_question, 
 from ..store import Reader
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
+
+if TYPE_CHECKING:
+    from ..documents import DocumentHit
+
+DocumentSearch = Callable[[str, str, float], Sequence["DocumentHit"]]
+"""(tenant, question, vector floor) -> document passages, best first."""
 
 MAX_BUDGET = 1_000_000
 MAX_KEYS = 10
@@ -31,7 +39,7 @@ def check_budget(budget: object) -> int:
 
 def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
-    known_at: int | None = None,
+    known_at: int | None = None, documents: DocumentSearch | None = None,
 ) -> RecallResult:
     """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
     recorded by then, so a recall with ``known_at`` can be reproduced later."""
@@ -54,7 +62,14 @@ def recall(
                    session=hit.session)
         for hit in hits
     ]
-    ordered = [item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + evidence
+    # Documents keep revisions but are indexed only as they are now, so a recall at a past
+    # known_at leaves them out rather than quote text that was not recorded then.
+    passages = [] if documents is None or known_at is not None else [
+        RecallItem("document", hit.text, Citation(None, None, None, hit.path, hit.revision,
+                                                  (hit.start_line, hit.end_line)), hit.score)
+        for hit in documents(tenant, question, SIMILARITY_FLOOR)]
+    ordered = ([item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + passages
+               + evidence)
     kept, text, tokens = pack(ordered, budget)
     return RecallResult(question, kept, text, tokens, budget, len(ordered) - len(kept))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._backend import Backend
+from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
     EpisodeRow,
     ExtractionRow,
@@ -12,22 +13,30 @@ from ._protocol import (
     Reader,
     WriteTransaction,
 )
+from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
 from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
-from ._url import open_backend, temporary_store
 
 __all__ = [
     "Backend",
+    "BackendFamily",
+    "Chunk",
+    "ChunkRow",
+    "DocumentRow",
+    "DocumentStore",
+    "FAMILIES",
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
     "JobRow",
     "QueryFilter",
     "Reader",
+    "RevisionRow",
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",
     "WriteTransaction",
     "fact_text",
+    "migrate_store",
     "open_backend",
     "temporary_store",
 ]

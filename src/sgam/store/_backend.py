@@ -6,6 +6,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
+from ._documents import DocumentStore
 from ._protocol import JobRow, Reader, WriteTransaction
 from ._search import SearchIndex
 
@@ -26,6 +27,9 @@ class Backend(Protocol):
         ...
     def search_index(self) -> SearchIndex:
         """The keyword and vector index that lives in this backend's database."""
+        ...
+    def document_store(self) -> DocumentStore:
+        """The tables of document memory in this backend's database."""
         ...
     def purge_residue(self) -> None:
         """After an erasure, remove copies the database keeps outside live rows."""

@@ -60,6 +60,7 @@ from .migrations import MIGRATIONS
 from .security import check_safe
 
 if TYPE_CHECKING:
+    from .documents import PostgresDocuments
     from .search import PostgresSearchIndex
 
 T = TypeVar("T")
@@ -648,6 +649,12 @@ class PostgresBackend:
 
     def close(self) -> None:
         self._pool.close()
+
+    def document_store(self) -> PostgresDocuments:
+        """Document memory's tables over this backend's tenant-scoped transactions."""
+        from .documents import PostgresDocuments
+
+        return PostgresDocuments(lock_key)
 
     def search_index(self) -> PostgresSearchIndex:
         """Full text and pgvector over this backend's tenant-scoped transactions."""

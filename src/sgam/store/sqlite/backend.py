@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Plan, Version
@@ -32,8 +32,11 @@ from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .migrations import MIGRATIONS
 
+if TYPE_CHECKING:
+    from .documents import SQLiteDocuments
+
 T = TypeVar("T")
-FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts")
+FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts")
 
 _KEY = "tenant = ? AND subject = ? AND attribute = ?"
 _VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
@@ -551,6 +554,12 @@ class SQLiteBackend:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def document_store(self) -> SQLiteDocuments:
+        """Document memory's tables in the same file, under the same lock."""
+        from .documents import SQLiteDocuments
+
+        return SQLiteDocuments()
 
     def search_index(self) -> SearchIndex:
         """FTS5 and vector tables in the same file, under the same lock."""

@@ -1,0 +1,74 @@
+"""Search over documents: keyword (FTS5 / tsvector) and vector candidates over chunks of
+live documents, fused by RRF. A hit cites its path, revision and line range.
+
+Chunks are written with each revision, in its transaction, so the keyword index is
+always exact. Vectors are computed after the change commits (as fact vectors are), so
+a search never writes; a change stands even if the embedder fails then (its chunks are
+embedded by the next change or ``Documents.index``), and a vector dies with its chunk
+when the next revision or an erasure replaces it."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from ..search.embedders import Embedder, embed_checked
+from ..search.fusion import reciprocal_rank_fusion
+from ..search.text import check_question, keywords
+from ..store import Backend, ChunkRow, DocumentStore
+from ._model import DocumentHit
+
+CANDIDATES = 50
+RRF_K = 20.0
+VECTOR_WEIGHT = 0.5
+EMBED_BATCH = 256
+
+
+def chunk_text(chunk: ChunkRow) -> str:
+    """What gets embedded: the path names what a passage is about."""
+    return f"{chunk.path}\n{chunk.text}"
+
+
+def index_vectors(backend: Backend, store: DocumentStore, embedder: Embedder | None, tenant: str,
+                  rounds: int = 20) -> int:
+    """Embed chunks without a vector of this embedder, a batch per transaction."""
+    if embedder is None:
+        return 0
+    done = 0
+    for _ in range(rounds):
+        with backend.read(tenant) as reader:
+            missing = store.chunks_without_vectors(reader, embedder.name, EMBED_BATCH)
+        if not missing:
+            break
+        vectors = embed_checked(embedder, [chunk_text(chunk) for chunk in missing])
+        items = [(chunk.chunk_id, vectors[i]) for i, chunk in enumerate(missing)]
+        backend.run_write(tenant, partial(_put, store, embedder.name, items))
+        done += len(missing)
+    return done
+
+
+def _put(store: DocumentStore, model: str, items: list[Any], txn: Any) -> None:
+    store.put_vectors(txn, model, items)
+
+
+def search_documents(
+    backend: Backend, store: DocumentStore, embedder: Embedder | None, tenant: str, query: str, *, limit: int,
+    vector_floor: float | None = None,
+) -> list[DocumentHit]:
+    """The ``limit`` best passages for ``query``. ``vector_floor`` drops vector candidates
+    below that cosine (recall uses it: without a keyword match, closeness must be real)."""
+    check_question(query)
+    terms = keywords(query)
+    vector = None if embedder is None else embed_checked(embedder, [query])[0]
+    with backend.read(tenant) as reader:
+        by_keyword = store.keyword_chunks(reader, terms, CANDIDATES) if terms else []
+        by_vector = [] if vector is None or embedder is None else store.vector_chunks(
+            reader, embedder.name, vector, CANDIDATES)
+    if vector_floor is not None:
+        by_vector = [(chunk, score) for chunk, score in by_vector if score >= vector_floor]
+    chunks = {chunk.chunk_id: chunk for chunk, _ in by_keyword + by_vector}
+    fused = reciprocal_rank_fusion([[c.chunk_id for c, _ in by_keyword], [c.chunk_id for c, _ in by_vector]],
+                                   k=RRF_K, weights=[1.0, VECTOR_WEIGHT])
+    best = sorted(fused, key=lambda key: (-fused[key], key))[:limit]
+    return [DocumentHit(chunks[key].path, chunks[key].revision, chunks[key].start_line, chunks[key].end_line,
+                        chunks[key].text, round(fused[key], 6)) for key in best]

@@ -1,0 +1,469 @@
+"""``Documents``: a tenant's files under /memories, every change a kept revision.
+
+Each change is one unit of work that reads the document's current row (locked on
+PostgreSQL), checks the caller's expected revision, computes the new text and writes
+the document, a revision and its search chunks together: two writers cannot both build
+on the same revision, so no update is lost. Error messages of the memory-tool commands
+are the texts the tool returns (``sgam.documents.tool``), so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, TypeVar
+
+from .._erasure import _digest
+from .._errors import ConflictError, NotFoundError, SgamError, ValidationError
+from .._time import parse_timestamp, to_micros
+from .._values import check_optional_name, check_tenant
+from ..search.embedders import Embedder
+from ..store import Backend, DocumentRow, DocumentStore, RevisionRow
+from ._checks import (
+    ANONYMOUS,
+    DEFAULT_RETENTION,
+    Edit,
+    Provenance,
+    check_expected,
+    check_retention,
+    check_revision,
+    not_found,
+    revision_number,
+    to_document,
+    to_revision,
+    tool_error,
+)
+from ._model import Document, DocumentHit, Entry, Revision
+from .paths import ROOT, ancestors, check_path, is_within
+from .text import check_content, chunks, edit_lines
+
+T = TypeVar("T")
+RECALL_PASSAGES = 5
+_UNSET: Any = object()
+
+
+class Documents:
+    """Library API of document memory; ``Memory.documents`` is the instance to use."""
+
+    def __init__(self, backend: Backend, clock: Callable[[], datetime], embedder: Embedder | None = None) -> None:
+        self.backend = backend
+        self._clock = clock
+        self.embedder = embedder
+        self._store: DocumentStore | None = None
+
+    @property
+    def store(self) -> DocumentStore:
+        if self._store is None:
+            self._store = self.backend.document_store()
+        return self._store
+
+    def _now(self) -> int:
+        return to_micros(self._clock())
+
+    # reads ----------------------------------------------------------------------------
+
+    def get(self, tenant: str, path: str) -> Document | None:
+        """The live document at ``path``, or None."""
+        path = check_path(path)
+        with self._read(tenant) as reader:
+            row = self.store.live(reader, path)
+        return None if row is None else to_document(tenant, row)
+
+    def read(self, tenant: str, path: str) -> Document:
+        found = self.get(tenant, path)
+        if found is None:
+            raise not_found(check_path(path))
+        return found
+
+    def is_directory(self, tenant: str, path: str) -> bool:
+        path = check_path(path)
+        if path == ROOT:
+            return True
+        with self._read(tenant) as reader:
+            return self.store.has_under(reader, path)
+
+    def listing(self, tenant: str, path: str = ROOT, depth: int = 2, *, hidden: bool = False) -> list[Entry]:
+        """Files and directories below ``path`` up to ``depth`` levels, by name at each
+        level (directories first listed, then their contents); names starting with '.' are
+        left out, with everything below them, unless ``hidden``."""
+        path = check_path(path)
+        with self._read(tenant) as reader:
+            rows = self.store.live_under(reader, path)
+        if not rows and path != ROOT:
+            raise not_found(path)
+        tree: dict[str, Any] = {}
+        for row in rows:
+            parts = row.path[len(path) + 1:].split("/")
+            if not hidden and any(part.startswith(".") for part in parts[:depth]):
+                continue
+            node = tree
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+            node[parts[-1]] = row.size
+        entries: list[Entry] = []
+        _walk(tree, path, 1, depth, entries)
+        return entries
+
+    def history(self, tenant: str, path: str) -> list[Revision]:
+        """Every revision of the document at ``path`` (or, if none is live there, of the
+        one deleted there last), oldest first."""
+        path = check_path(path)
+        with self._read(tenant) as reader:
+            row = self.store.live(reader, path) or self.store.last_deleted(reader, path)
+            if row is None:
+                raise not_found(path)
+            return [to_revision(r) for r in self.store.revisions(reader, row.doc_id)]
+
+    def revision(self, tenant: str, path: str, revision: int) -> Revision:
+        path = check_path(path)
+        number = revision_number(revision)
+        with self._read(tenant) as reader:
+            row = self.store.live(reader, path) or self.store.last_deleted(reader, path)
+            found = None if row is None else self.store.revision(reader, row.doc_id, number)
+        if found is None:
+            raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
+        return to_revision(found)
+
+    def diff(self, tenant: str, path: str, old: int, new: int | None = None) -> str:
+        """A unified diff from revision ``old`` to ``new`` (default: the latest)."""
+        history = self.history(tenant, path)
+        by_number = {r.revision: r for r in history}
+        new = history[-1].revision if new is None else revision_number(new)
+        for number in (revision_number(old), new):
+            if number not in by_number:
+                raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
+        before, after = by_number[old], by_number[new]
+        return "".join(difflib.unified_diff(
+            (before.content or "").splitlines(keepends=True), (after.content or "").splitlines(keepends=True),
+            fromfile=f"{before.path}@{old}", tofile=f"{after.path}@{new}",
+        ))
+
+    def search(self, tenant: str, query: str, *, limit: int = 10) -> list[DocumentHit]:
+        """Passages of live documents for ``query`` (keyword and vector, fused), each citing
+        path, revision and lines."""
+        from .search import search_documents
+
+        check_tenant(tenant)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise ValidationError("limit", limit, "must be an integer from 1 to 1000")
+        return search_documents(self.backend, self.store, self.embedder, tenant, query, limit=limit)
+
+    def passages(self, tenant: str, question: str, vector_floor: float) -> list[DocumentHit]:
+        """What ``recall`` cites: the few best passages, vector-only ones above ``vector_floor``."""
+        from .search import search_documents
+
+        return search_documents(self.backend, self.store, self.embedder, tenant, question, limit=RECALL_PASSAGES,
+                                vector_floor=vector_floor)
+
+    def all(self, tenant: str) -> list[Document]:
+        with self._read(tenant) as reader:
+            return [to_document(tenant, row) for row in self.store.all_live(reader)]
+
+    # writes ---------------------------------------------------------------------------
+
+    def create(
+        self, tenant: str, path: str, content: str, *, by: Provenance = ANONYMOUS, source: str | None = None,
+        retention: str = DEFAULT_RETENTION,
+    ) -> Document:
+        """A new document; never overwrites (ConflictError if ``path`` exists)."""
+        return self.write(tenant, path, content, expected_revision=0, by=by, source=source, retention=retention)
+
+    def write(
+        self, tenant: str, path: str, content: str, *, expected_revision: int | None = None,
+        by: Provenance = ANONYMOUS, source: str | None = None, retention: str | None = None,
+        op: str | None = None,
+    ) -> Document:
+        """Set the whole text of ``path``, creating it if needed. ``expected_revision``: the
+        revision the caller read (0: must not exist); another revision is a ConflictError."""
+        path, content, by = check_path(path), check_content(content, "content"), by.checked()
+        expected = check_expected(expected_revision)
+        source = check_optional_name(source, "source")
+        retention = None if retention is None else check_retention(retention)
+        if path == ROOT:
+            raise ConflictError(f"File {path} already exists", field="path", value=path)
+
+        def work(txn: Any) -> DocumentRow:
+            row = self.store.lock(txn, path)
+            if row is None:
+                if expected not in (None, 0):
+                    raise ConflictError(f"{path} does not exist; expected revision {expected}", field="path",
+                                        value=path)
+                if self.store.has_under(txn, path):
+                    raise ConflictError(f"File {path} already exists", field="path", value=path)
+                self._check_parents(txn, path, f"Cannot create {path}")
+                return self._commit(txn, None, path, content, op or "create", by, source=source,
+                                    retention=retention or DEFAULT_RETENTION)
+            if expected == 0:
+                raise ConflictError(f"File {path} already exists", field="path", value=path)
+            check_revision(row, expected)
+            if source is not None:
+                row.source = source
+            if retention is not None:
+                row.retention = retention
+            return self._commit(txn, row, path, content, op or "write", by)
+
+        return to_document(tenant, self._run(tenant, work))
+
+    def str_replace(
+        self, tenant: str, path: str, old: str, new: str, *, expected_revision: int | None = None,
+        by: Provenance = ANONYMOUS,
+    ) -> Edit:
+        """Replace the one occurrence of ``old``; none or several change nothing."""
+        path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
+        old, new = check_content(old, "old_str"), check_content(new, "new_str")
+        if old == "":
+            raise tool_error("old_str", old, "No replacement was performed, old_str must not be empty.")
+
+        def work(txn: Any) -> tuple[DocumentRow, int]:
+            row = self._lock_file(txn, path)
+            check_revision(row, expected)
+            content = row.content or ""
+            count = content.count(old)
+            if count == 0:
+                raise tool_error("old_str", old, f"No replacement was performed, old_str `{old}` did not appear "
+                                  f"verbatim in {path}.")
+            if count > 1:
+                lines, start = [], 0
+                while (pos := content.find(old, start)) != -1:
+                    lines.append(content[:pos].count("\n") + 1)
+                    start = pos + 1
+                raise tool_error("old_str", old, f"No replacement was performed. Multiple occurrences of old_str "
+                                  f"`{old}` in lines: {', '.join(map(str, lines))}. Please ensure it is unique")
+            line = content[:content.find(old)].count("\n")
+            updated = check_content(content.replace(old, new), "content")
+            return self._commit(txn, row, path, updated, "str_replace", by), line
+
+        row, line = self._run(tenant, work)
+        return Edit(to_document(tenant, row), line)
+
+    def insert(
+        self, tenant: str, path: str, line: int, text: str, *, expected_revision: int | None = None,
+        by: Provenance = ANONYMOUS,
+    ) -> Document:
+        """Insert ``text`` as lines after line ``line`` (0: at the top; n: at the end)."""
+        path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
+        text = check_content(text, "insert_text")
+        if isinstance(line, bool) or not isinstance(line, int):
+            raise ValidationError("insert_line", line, "must be an integer")
+
+        def work(txn: Any) -> DocumentRow:
+            row = self._lock_file(txn, path)
+            check_revision(row, expected)
+            lines = edit_lines(row.content or "")
+            if line < 0 or line > len(lines):
+                raise tool_error("insert_line", line, f"Invalid `insert_line` parameter: {line}. "
+                                  f"It should be within the range [0, {len(lines)}].")
+            lines.insert(line, text.rstrip("\n"))
+            updated = "\n".join(lines)
+            if not updated.endswith("\n"):
+                updated += "\n"
+            return self._commit(txn, row, path, check_content(updated, "content"), "insert", by)
+
+        return to_document(tenant, self._run(tenant, work))
+
+    def delete(
+        self, tenant: str, path: str, *, expected_revision: int | None = None, by: Provenance = ANONYMOUS,
+    ) -> list[str]:
+        """Delete a file, or a directory with everything below it; revisions are kept (see
+        ``erase``). Returns the paths of the documents deleted."""
+        path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
+        if path == ROOT:
+            raise tool_error("path", path, "Cannot delete the /memories directory itself")
+
+        def work(txn: Any) -> list[str]:
+            row = self.store.lock(txn, path)
+            rows = [row] if row is not None else self.store.lock_under(txn, path)
+            if not rows:
+                raise NotFoundError(f"The path {path} does not exist", field="path", value=path)
+            if row is not None:
+                check_revision(row, expected)
+            elif expected is not None:
+                raise ValidationError("expected_revision", expected, f"{path} is a directory, which has no revision")
+            for each in rows:
+                self._commit(txn, each, each.path, None, "delete", by)
+            return [each.path for each in rows]
+
+        return self._run(tenant, work)
+
+    def rename(
+        self, tenant: str, old_path: str, new_path: str, *, expected_revision: int | None = None,
+        by: Provenance = ANONYMOUS,
+    ) -> list[tuple[str, str]]:
+        """Move a file or a directory; the destination must not exist. Returns (old, new) per document."""
+        old, by, expected = check_path(old_path, "old_path"), by.checked(), check_expected(expected_revision)
+        new = check_path(new_path, "new_path")
+        if old == ROOT:
+            raise tool_error("old_path", old, "Cannot rename the /memories directory itself")
+        if new == ROOT:
+            raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
+
+        def work(txn: Any) -> list[tuple[str, str]]:
+            if self.store.lock(txn, new) is not None or self.store.has_under(txn, new):
+                raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
+            row = self.store.lock(txn, old)
+            rows = [row] if row is not None else self.store.lock_under(txn, old)
+            if not rows:
+                raise NotFoundError(f"The path {old} does not exist", field="old_path", value=old)
+            if row is not None:
+                check_revision(row, expected)
+            elif is_within(new, old):
+                raise tool_error("new_path", new, f"Cannot move {old} into itself")
+            self._check_parents(txn, new, f"Cannot move {old} to {new}")
+            moved = []
+            for each in rows:
+                target = check_path(new + each.path[len(old):], "new_path")
+                moved.append((each.path, target))
+                self._commit(txn, each, target, each.content, "rename", by)
+            return moved
+
+        return self._run(tenant, work)
+
+    def restore(
+        self, tenant: str, path: str, revision: int, *, expected_revision: int | None = None,
+        by: Provenance = ANONYMOUS,
+    ) -> Document:
+        """Make the text of an earlier revision current again, as a new revision (a deleted
+        document comes back at ``path``)."""
+        path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
+        number = revision_number(revision)
+
+        def work(txn: Any) -> DocumentRow:
+            row = self.store.lock(txn, path)
+            if row is None:
+                row = self.store.last_deleted(txn, path)
+                if row is None:
+                    raise not_found(path)
+                if self.store.has_under(txn, path):
+                    raise ConflictError(f"The destination {path} already exists", field="path", value=path)
+                self._check_parents(txn, path, f"Cannot restore {path}")
+            check_revision(row, expected)
+            old = self.store.revision(txn, row.doc_id, number)
+            if old is None:
+                raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
+            if old.content is None:
+                raise ValidationError("revision", number, "is a deletion; restore a revision that has text")
+            return self._commit(txn, row, path, old.content, "restore", by)
+
+        return to_document(tenant, self._run(tenant, work))
+
+    def set_metadata(
+        self, tenant: str, path: str, *, source: str | None = _UNSET, reviewed_at: datetime | str | None = _UNSET,
+        retention: str = _UNSET,
+    ) -> Document:
+        """Change a document's source, last review or retention class (no new revision)."""
+        path = check_path(path)
+        changes: dict[str, Any] = {}
+        if source is not _UNSET:
+            changes["source"] = check_optional_name(source, "source")
+        if reviewed_at is not _UNSET:
+            changes["reviewed_at"] = None if reviewed_at is None else to_micros(parse_timestamp(reviewed_at,
+                                                                                                "reviewed_at"))
+        if retention is not _UNSET:
+            changes["retention"] = check_retention(retention)
+
+        def work(txn: Any) -> DocumentRow:
+            row = self.store.lock(txn, path)
+            if row is None:
+                raise not_found(path)
+            updated = replace(row, **changes)
+            self.store.update(txn, updated)
+            return updated
+
+        return to_document(tenant, self._run(tenant, work))
+
+    def erase(self, tenant: str, path: str) -> int:
+        """Erase every document that ever had ``path`` (live or deleted): every revision,
+        chunk and vector, as if never written; a content-free tombstone records it.
+        Returns how many revisions were removed."""
+        path = check_path(path)
+
+        def work(txn: Any) -> int:
+            doc_ids = self.store.ever_at(txn, path)
+            if not doc_ids:
+                raise not_found(path)
+            removed = self.store.erase(txn, doc_ids)
+            txn.record_erasure("document", _digest(txn.tenant, path), self._now(), removed)
+            return removed
+
+        removed = self._run(tenant, work)
+        self.backend.purge_residue()
+        return removed
+
+    # helpers --------------------------------------------------------------------------
+
+    def _read(self, tenant: str) -> AbstractContextManager[Any]:
+        return self.backend.read(check_tenant(tenant))
+
+    def _run(self, tenant: str, work: Callable[[Any], T]) -> T:
+        """One unit of work, serialised with the tenant's other document writes."""
+        check_tenant(tenant)
+
+        def serialised(txn: Any) -> T:
+            self.store.begin(txn)
+            return work(txn)
+
+        result = self.backend.run_write(tenant, serialised)
+        try:
+            self.index(tenant)
+        except SgamError:
+            pass  # the change stands; its chunks are embedded by the next change or index()
+        return result
+
+    def index(self, tenant: str) -> int:
+        """Embed the tenant's document chunks that have no vector of the embedder yet
+        (changes do it when they commit); how many were embedded."""
+        from .search import index_vectors
+
+        return index_vectors(self.backend, self.store, self.embedder, check_tenant(tenant))
+
+    def _lock_file(self, txn: Any, path: str) -> DocumentRow:
+        row = self.store.lock(txn, path)
+        if row is None:
+            if self.store.has_under(txn, path) or path == ROOT:
+                raise tool_error("path", path, f"The path {path} is not a file.")
+            raise not_found(path)
+        return row
+
+    def _check_parents(self, txn: Any, path: str, action: str) -> None:
+        files = self.store.live_paths(txn, ancestors(path))
+        if files:
+            raise ConflictError(f"{action}: {min(files)} is a file", field="path", value=path)
+
+    def _commit(
+        self, txn: Any, row: DocumentRow | None, path: str, content: str | None, op: str, by: Provenance, *,
+        source: str | None = None, retention: str = DEFAULT_RETENTION,
+    ) -> DocumentRow:
+        now = self._now()
+        size = 0 if content is None else len(content.encode())
+        if row is None:
+            row = DocumentRow(0, path, True, 1, content, size, retention, source, None, now, now)
+            row.doc_id = self.store.insert(txn, row)
+        else:
+            row.path, row.live, row.revision, row.content, row.size = path, content is not None, row.revision + 1, \
+                content, size
+            row.updated_at = max(now, row.updated_at)
+            self.store.update(txn, row)
+        self.store.add_revision(txn, txn.tenant, RevisionRow(
+            row.doc_id, row.revision, path, op, content, by.author, by.episode, by.call, row.updated_at))
+        self.store.replace_chunks(txn, txn.tenant, row, [] if content is None else chunks(content))
+        return row
+
+
+def _walk(tree: dict[str, Any], base: str, level: int, depth: int, out: list[Entry]) -> None:
+    for name in sorted(tree):
+        node = tree[name]
+        if isinstance(node, dict):
+            out.append(Entry(f"{base}/{name}", True, _size(node)))
+            if level < depth:
+                _walk(node, f"{base}/{name}", level + 1, depth, out)
+        else:
+            out.append(Entry(f"{base}/{name}", False, node))
+
+
+def _size(tree: dict[str, Any]) -> int:
+    return sum(_size(node) if isinstance(node, dict) else node for node in tree.values())
+
+

@@ -1,0 +1,64 @@
+"""``sgam docs``: each command's JSON and exit status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from sgam.cli import app
+
+runner = CliRunner()
+
+
+def sgam(db: str, *args: str, stdin: str | None = None) -> tuple[int, object]:
+    result = runner.invoke(app, ["docs", *args, "--db", db, "--json"], input=stdin)
+    try:
+        return result.exit_code, json.loads(result.stdout)
+    except json.JSONDecodeError:
+        return result.exit_code, result.stdout
+
+
+def test_docs_commands_round_trip(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    code, created = sgam(db, "create", "-t", "acme", "/memories/n.md", "--text", "one\ntwo\n")
+    assert code == 0 and isinstance(created, dict) and created["revision"] == 1
+    assert sgam(db, "create", "-t", "acme", "/memories/n.md", "--text", "again")[0] == 5
+    code, viewed = sgam(db, "view", "-t", "acme", "/memories/n.md")
+    assert code == 0 and isinstance(viewed, dict) and viewed["content"] == "one\ntwo\n"
+    code, listed = sgam(db, "view", "-t", "acme")
+    assert code == 0 and listed == {"path": "/memories", "entries": [
+        {"path": "/memories/n.md", "is_dir": False, "size": 8}]}
+    assert sgam(db, "edit", "-t", "acme", "/memories/n.md", "--old", "two", "--new", "2", "--revision", "1")[0] == 0
+    assert sgam(db, "edit", "-t", "acme", "/memories/n.md", "--old", "one", "--new", "1", "--revision", "1")[0] == 5
+    assert sgam(db, "edit", "-t", "acme", "/memories/n.md", "--insert-line", "0", "--text", "zero")[0] == 0
+    assert sgam(db, "edit", "-t", "acme", "/memories/n.md", "--file", "-", stdin="whole\n")[0] == 0
+    code, history = sgam(db, "history", "-t", "acme", "/memories/n.md")
+    assert code == 0 and isinstance(history, list)
+    assert [r["op"] for r in history] == ["create", "str_replace", "insert", "write"]
+    assert all(r["author"] == "cli" for r in history)
+    code, diff = sgam(db, "history", "-t", "acme", "/memories/n.md", "--diff", "1:4")
+    assert code == 0 and isinstance(diff, dict) and "+whole" in diff["diff"]
+    code, hits = sgam(db, "search", "-t", "acme", "whole")
+    assert code == 0 and isinstance(hits, list) and hits[0]["path"] == "/memories/n.md"
+    assert sgam(db, "mv", "-t", "acme", "/memories/n.md", "/memories/d/m.md")[0] == 0
+    assert sgam(db, "restore", "-t", "acme", "/memories/d/m.md", "1")[0] == 0
+    assert sgam(db, "view", "-t", "acme", "/memories/../etc/passwd")[0] == 3
+    assert sgam(db, "view", "-t", "acme", "/memories/nope.md")[0] == 4
+    assert sgam(db, "rm", "-t", "acme", "/memories/d")[0] == 0
+    code, erased = sgam(db, "erase", "-t", "acme", "/memories/d/m.md")
+    assert code == 0 and erased == {"revisions_removed": 7}
+
+
+def test_docs_export_and_import_report_conflicts_with_exit_5(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    out = tmp_path / "out"
+    assert sgam(db, "create", "-t", "acme", "/memories/a.md", "--text", "a\n")[0] == 0
+    assert sgam(db, "export", "-t", "acme", str(out))[0] == 0
+    (out / "a.md").write_text("disk\n")
+    assert sgam(db, "edit", "-t", "acme", "/memories/a.md", "--text", "db\n")[0] == 0
+    code, result = sgam(db, "import", "-t", "acme", str(out))
+    assert code == 5 and isinstance(result, dict) and result["conflicts"][0]["path"] == "/memories/a.md"
+    code, viewed = sgam(db, "view", "-t", "acme", "/memories/a.md")
+    assert isinstance(viewed, dict) and viewed["content"] == "db\n"
