@@ -1,6 +1,8 @@
 """sgam: schema-guided agent memory — typed, bitemporal, tenant-scoped facts with provenance."""
 
+from ._actions import Action, Reconciled
 from ._errors import (
+    ActionInDoubt,
     BusyError,
     ConflictError,
     NotFoundError,
@@ -21,6 +23,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_URL",
+    "Action",
+    "ActionInDoubt",
     "Assertion",
     "AttributeSchema",
     "BusyError",
@@ -39,6 +43,7 @@ __all__ = [
     "OpenAIEmbedder",
     "RecallItem",
     "RecallResult",
+    "Reconciled",
     "SchemaVersionError",
     "SearchConfig",
     "SgamError",

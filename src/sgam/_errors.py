@@ -4,6 +4,7 @@
     ├── ValidationError (also ValueError)   bad shape, type, timestamp or size
     ├── NotFoundError (also LookupError)    unknown episode, target or tenant object
     ├── ConflictError                       would overwrite or contradict stored state
+    │   └── ActionInDoubt                   an action's call began but its outcome is unknown
     └── StoreError                          the database could not do its part
         ├── BusyError                       still locked after every retry
         ├── UnsafeDatabaseError             a connection that could bypass isolation
@@ -61,6 +62,14 @@ class ConflictError(SgamError):
     kind = "conflict"
 
 
+class ActionInDoubt(ConflictError):
+    """An action's intent was recorded but not its outcome (a crash mid-call, or a call
+    still running elsewhere): calling again could repeat it, so a person (or a
+    ``reconcile`` that asks the destination) must decide."""
+
+    kind = "action_in_doubt"
+
+
 class StoreError(SgamError):
     """The database failed in a way the caller cannot fix by changing the call."""
 
@@ -89,6 +98,7 @@ ERROR_KINDS: tuple[type[SgamError], ...] = (
     ValidationError,
     NotFoundError,
     ConflictError,
+    ActionInDoubt,
     StoreError,
     BusyError,
     UnsafeDatabaseError,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ._actions import Action, Reconciled, actions, once
 from ._erasure import forget_episode, forget_subject
 from ._errors import ValidationError
 from ._ledger import Ledger, to_assertion, to_episode
@@ -377,6 +378,21 @@ class Memory:
         from .extraction import reject
 
         return reject(self.ledger, check_tenant(tenant), held_id)
+
+    # actions --------------------------------------------------------------------------
+
+    def once(
+        self, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
+        reconcile: Callable[[str], Reconciled | None] | None = None,
+    ) -> Any:
+        """Call ``call(action_key)`` at most once per tenant and key: the intent is
+        committed first, the outcome after; a retry returns the recorded result; an
+        intent without outcome raises ``ActionInDoubt`` unless ``reconcile`` settles it."""
+        return once(self.ledger, tenant, action_key, request, call, reconcile=reconcile)
+
+    def actions(self, tenant: str, *, status: str | None = None, limit: int = 100) -> list[Action]:
+        """Recorded actions in the order they began (``status``: in_doubt or done)."""
+        return actions(self.ledger, tenant, status, _limit(limit))
 
     # recall ---------------------------------------------------------------------------
 

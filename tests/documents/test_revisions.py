@@ -36,7 +36,7 @@ def test_every_change_is_a_revision_with_its_author_and_time(memory: Memory, clo
     assert history[2].recorded_at > history[1].recorded_at > history[0].recorded_at
     assert docs.revision(T, P, 2).content == "v2\n"
     document = docs.read(T, P)
-    assert (document.revision, document.source, document.retention, document.size) == (3, "handbook", "standard", 3)
+    assert (document.revision, document.source, document.retention, document.size) == (3, "handbook", "default", 3)
     assert document.created_at == history[0].recorded_at and document.updated_at == history[2].recorded_at
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import demo, documents, extraction, ledger, migrate, recall, replay
+from . import actions, demo, documents, extraction, ledger, migrate, recall, replay
 
 app = typer.Typer(
     name="sgam",
@@ -15,7 +15,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for module in (ledger, replay, extraction, recall, documents, migrate, demo):
+for module in (ledger, replay, extraction, recall, documents, actions, migrate, demo):
     module.register(app)
 
 

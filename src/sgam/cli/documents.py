@@ -97,7 +97,7 @@ def register(app: typer.Typer) -> None:
     def create(
         tenant: TenantOption, path: PathArg, file: FileOption = None, text: TextOption = None,
         source: Annotated[str | None, typer.Option(help="Where the text comes from.")] = None,
-        retention: Annotated[str, typer.Option(help="Retention class.")] = "standard",
+        retention: Annotated[str, typer.Option(help="Retention class.")] = "default",
         author: AuthorOption = "cli", db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Create a document (never overwrites)."""

@@ -22,6 +22,7 @@ EXIT_CODES: dict[str, int] = {
     "validation": 3,
     "not_found": 4,
     "conflict": 5,
+    "action_in_doubt": 5,
     "store": 6,
     "busy": 6,
     "unsafe_database": 6,

@@ -11,7 +11,7 @@ from .._values import check_optional_name
 from ..store import DocumentRow, RevisionRow
 from ._model import Document, Revision
 
-DEFAULT_RETENTION = "standard"
+DEFAULT_RETENTION = "default"
 _RETENTION = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from ._backend import Backend
 from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
+    ActionRow,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
+    ItemRow,
     JobRow,
     QueryFilter,
     Reader,
@@ -17,6 +19,7 @@ from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, tem
 from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
 
 __all__ = [
+    "ActionRow",
     "Backend",
     "BackendFamily",
     "Chunk",
@@ -27,6 +30,7 @@ __all__ = [
     "EpisodeRow",
     "ExtractionRow",
     "HeldRow",
+    "ItemRow",
     "JobRow",
     "QueryFilter",
     "Reader",

@@ -95,6 +95,39 @@ class JobRow:
     seq: int = 0
 
 
+@dataclass(slots=True)
+class ItemRow:
+    """The current state of one LangGraph store item; ``value`` None once deleted (the
+    row then keeps only the instant of its last change). The ledger keeps its history."""
+
+    tenant: str
+    namespace: str
+    key: str
+    value: str | None
+    created_at: int
+    updated_at: int
+    expires_at: int | None
+    ttl_minutes: float | None
+    index_text: str | None
+    vectors: bytes | None
+    dims: int | None
+
+
+@dataclass(slots=True)
+class ActionRow:
+    """An external call made at most once: its intent, then its outcome (``done``)."""
+
+    tenant: str
+    action_key: str
+    request: str
+    status: str
+    result: str | None
+    error: str | None
+    attempts: int
+    started_at: int
+    finished_at: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class QueryFilter:
     subject: str | None = None
@@ -190,6 +223,26 @@ class WriteTransaction(Protocol):
         """Erasure of a subject: replace an extraction record's raw reply and decisions."""
         ...
 
+    # LangGraph store items (current state; reads as in ``Reader``)
+    def items(self, keys: Sequence[tuple[str, str]]) -> list[ItemRow]: ...
+    def put_item(self, row: ItemRow) -> None:
+        """Insert or replace the item's row (and its full-text entry)."""
+        ...
+    def refresh_items(self, keys: Sequence[tuple[str, str]], now: int) -> None:
+        """Restart the TTL of live, unexpired items that have one, from ``now``."""
+        ...
+    def delete_item(self, namespace: str, key: str) -> int:
+        """Erasure: remove the item's row and index entries."""
+        ...
+    def expired_items(self, now: int, limit: int) -> list[ItemRow]: ...
+
+    # action ledger
+    def action(self, action_key: str) -> ActionRow | None: ...
+    def insert_action(self, row: ActionRow) -> None: ...
+    def update_action(self, row: ActionRow) -> None:
+        """Store the status, result, error, attempts and finish time of ``row``."""
+        ...
+
 
 class Reader(Protocol):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
@@ -212,3 +265,19 @@ class Reader(Protocol):
     def held_candidates(self, status: str | None, limit: int) -> list[HeldRow]: ...
     def held(self, seq: int) -> HeldRow | None: ...
     def job(self, episode_id: str) -> JobRow | None: ...
+
+    def items(self, keys: Sequence[tuple[str, str]]) -> list[ItemRow]:
+        """Rows of these (namespace, key) pairs as stored: deleted and expired ones too."""
+        ...
+    def item_page(self, prefix: str | None, now: int, offset: int, limit: int | None) -> list[ItemRow]:
+        """Live items under a namespace prefix, most recently updated first (``limit``
+        None: all of them)."""
+        ...
+    def keyword_items(self, prefix: str | None, terms: Sequence[str], now: int, limit: int) -> list[tuple[str, str]]:
+        """(namespace, key) of live items whose search text matches any term, best first."""
+        ...
+    def item_namespaces(self, prefix: str | None, now: int) -> list[str]:
+        """Distinct namespaces holding live items under a prefix."""
+        ...
+    def actions(self, status: str | None, limit: int) -> list[ActionRow]: ...
+

@@ -56,6 +56,7 @@ from .adapters import Micros, MicrosArray, configure
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
+from .items import ItemReads, ItemWrites
 from .migrations import MIGRATIONS
 from .security import check_safe
 
@@ -165,7 +166,7 @@ class _Scoped:
         return [memory_type_from_row(row) for row in rows]
 
 
-class PostgresWrite(_Scoped, ExtractionWrites):
+class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int]) -> None:
@@ -480,7 +481,7 @@ class PostgresWrite(_Scoped, ExtractionWrites):
         )
 
 
-class PostgresReader(_Scoped, ExtractionReads):
+class PostgresReader(_Scoped, ExtractionReads, ItemReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:

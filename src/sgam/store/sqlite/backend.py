@@ -30,13 +30,14 @@ from .._rows import (
 from .._search import SearchIndex
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
+from .items import ItemReads, ItemWrites
 from .migrations import MIGRATIONS
 
 if TYPE_CHECKING:
     from .documents import SQLiteDocuments
 
 T = TypeVar("T")
-FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts")
+FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts", "store_items_fts")
 
 _KEY = "tenant = ? AND subject = ? AND attribute = ?"
 _VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
@@ -137,7 +138,7 @@ _MISSING = object()
 CACHE_LIMIT = 4096
 
 
-class SQLiteWrite(_Scoped, ExtractionWrites):
+class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -353,7 +354,7 @@ class SQLiteWrite(_Scoped, ExtractionWrites):
         )
 
 
-class SQLiteReader(_Scoped, ExtractionReads):
+class SQLiteReader(_Scoped, ExtractionReads, ItemReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._documents import Chunk, ChunkRow, DocumentRow, RevisionRow
-from .search import fts_query
+from .fts import fts_query
 
 _DOC = ("doc_id, path, live, revision, content, size, retention, source, reviewed_at, created_at, "
         "updated_at")

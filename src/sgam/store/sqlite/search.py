@@ -21,6 +21,7 @@ from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode, fact_text
 from .errors import map_sqlite_errors
+from .fts import fts_query
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
     from .backend import SQLiteBackend, SQLiteWrite
@@ -34,11 +35,6 @@ class _VectorCache:
     keys: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     times: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     matrix: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-
-
-def fts_query(terms: Sequence[str]) -> str:
-    """Any of the terms; each quoted so FTS5 syntax in user text is never interpreted."""
-    return " OR ".join('"' + term.replace('"', "") + '"' for term in terms)
 
 
 def _filter_sql(flt: SearchFilter, alias: str = "e") -> tuple[str, list[Any]]:

@@ -1,0 +1,10 @@
+"""FTS5 query text built from search terms."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def fts_query(terms: Sequence[str]) -> str:
+    """Any of the terms; each quoted so FTS5 syntax in user text is never interpreted."""
+    return " OR ".join('"' + term.replace('"', "") + '"' for term in terms)
