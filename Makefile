@@ -2,6 +2,7 @@
 # Each creates .venv and installs sgam with what it needs on first use.
 VENV ?= .venv
 STAMP := $(VENV)/.installed-stamp
+DEMO_STAMP := $(VENV)/.demo-stamp
 
 .PHONY: demo test lint bench
 
@@ -11,7 +12,14 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[dev,embeddings]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The demo needs sgam and its run-time dependencies only, not the test tools.
+$(DEMO_STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e .
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/sgam demo
 
 test: $(STAMP)

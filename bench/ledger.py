@@ -17,6 +17,7 @@ Peak RSS of the largest ingest is measured in a child process per variant (``--r
 
     python bench/ledger.py --quick
     python bench/ledger.py --sizes 10000,100000,1000000
+    python bench/ledger.py --facts 1000000 --json    # variants a, c, d at one size, as JSON
 """
 
 from __future__ import annotations
@@ -507,11 +508,65 @@ def report(results: list[Result], sizes: list[int], rss: dict[str, dict[str, flo
     return "\n".join(lines)
 
 
+def machine(load_at_start: float) -> dict[str, object]:
+    """Where and under what load the figures were taken: absolute numbers mean little
+    without it, ratios of variants measured in one run mean more."""
+    return {
+        "when": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC", "sqlite": sqlite3.sqlite_version,
+        "python": sys.version.split()[0], "cpus": os.cpu_count(),
+        "load_average_start": round(load_at_start, 2), "load_average_end": round(os.getloadavg()[0], 2),
+    }
+
+
+def size_figures(per_variant: dict[str, Result], rss: dict[str, dict[str, float]]) -> dict[str, object]:
+    """The figures of one size: sgam's, the references' of the same run, and their ratios."""
+    figures: dict[str, object] = {}
+    sgam, ref, raw = (per_variant.get(VARIANTS[k].name) for k in "acd")
+    if sgam is not None:
+        figures["write_tps"] = round(sgam.write_rate)
+        figures["batch_rows_per_s"] = round(sgam.ingest_rate)
+        figures["read_p50_us"] = sgam.reads["current"][0]
+        figures["read_p99_us"] = sgam.reads["current"][1]
+        for kind, (p50, p99, _, wrong) in sgam.reads.items():
+            figures[f"read_{kind}_p50_us"] = p50
+            figures[f"read_{kind}_p99_us"] = p99
+            figures[f"read_{kind}_wrong"] = wrong
+        if Sgam.name in rss:
+            figures["peak_rss_mb"] = round(rss[Sgam.name]["peak_mb"], 1)
+    if ref is not None:
+        figures["reference_write_tps"] = round(ref.write_rate)
+        figures["reference_batch_rows_per_s"] = round(ref.ingest_rate)
+        figures["reference_read_p50_us"] = ref.reads["current"][0]
+        figures["reference_wrong_reads"] = sum(v[3] for v in ref.reads.values())
+    if raw is not None:
+        figures["raw_insert_rows_per_s"] = round(raw.ingest_rate)
+        figures["raw_insert_write_tps"] = round(raw.write_rate)
+    if sgam is not None and ref is not None and ref.write_rate:
+        figures["write_vs_reference"] = round(sgam.write_rate / ref.write_rate, 3)
+    if sgam is not None and raw is not None and raw.ingest_rate:
+        figures["batch_vs_raw_insert"] = round(sgam.ingest_rate / raw.ingest_rate, 3)
+    return figures
+
+
+def summary(
+    results: list[Result], sizes: list[int], rss: dict[str, dict[str, float]], load_at_start: float
+) -> dict[str, object]:
+    """``--json``: the largest size's figures at the top level, every size under ``sizes``
+    (peak RSS belongs to the largest ingest only)."""
+    by_size: dict[int, dict[str, Result]] = {}
+    for r in results:
+        by_size.setdefault(r.n, {})[r.variant] = r
+    figures = {str(n): size_figures(by_size.get(n, {}), rss if n == max(sizes) else {}) for n in sizes}
+    return {"facts": max(sizes), **figures[str(max(sizes))], "sizes": figures, "machine": machine(load_at_start)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--facts", type=int, help="one size N (default variants: acd)")
+    parser.add_argument("--json", action="store_true", help="print figures as one JSON object")
     parser.add_argument("--quick", action="store_true", help="10k facts only")
-    parser.add_argument("--variants", default="abcd")
+    parser.add_argument("--variants", default=None, help="letters of the variants (default abcd)")
     parser.add_argument("--cap", type=float, default=20.0, help="seconds per phase of (b)")
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory children")
     parser.add_argument("--dir", default=None, help="where the database files go")
@@ -520,7 +575,11 @@ def main() -> None:
     if args.rss_child:
         print(json.dumps(rss_child(args.rss_child[0], int(args.rss_child[1]), args.cap)))
         return
-    sizes = [10_000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    if args.facts:
+        sizes = [args.facts]
+    else:
+        sizes = [10_000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    args.variants = args.variants or ("acd" if args.facts else "abcd")
     load_at_start = os.getloadavg()[0]
     results: list[Result] = []
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
@@ -539,6 +598,9 @@ def main() -> None:
                 check=True, capture_output=True, text=True, env=env,
             ).stdout
             rss[VARIANTS[letter].name] = json.loads(out)
+    if args.json:
+        print(json.dumps(summary(results, sizes, rss, load_at_start), indent=2))
+        return
     print(f"sgam ledger benchmark, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, SQLite "
           f"{sqlite3.sqlite_version}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
           f"load average at start {load_at_start:.1f}, at end {os.getloadavg()[0]:.1f}")

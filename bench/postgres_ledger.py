@@ -1,6 +1,6 @@
 """PostgreSQL benchmark: sgam's ledger against LangGraph's ``PostgresStore`` (not a test).
 
-    python bench/postgres_ledger.py [--sizes 10000 100000] [--procs 1 4 16] [--db ADMIN_URL]
+    python bench/postgres_ledger.py [--sizes 10000 100000] [--procs 1 4 16] [--db ADMIN_URL] [--json]
 
 Workload per size N: N/10 keys with 10 versions each, 2% of them arriving out of order.
 Measured: batch ingest (rows/s, batches of 1000), one-fact write transactions (tx/s)
@@ -15,7 +15,9 @@ embedded PostgreSQL is started in a temporary folder.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
+import os
 import random
 import statistics
 import tempfile
@@ -220,46 +222,91 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--procs", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--db", help="admin URL of a PostgreSQL server (default: embedded)")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args()
+    load_at_start = os.getloadavg()[0]
     admin, app = prepare(args.db or start_server())
     from langgraph.store.postgres import PostgresStore
 
     with PostgresStore.from_conn_string(admin) as store:
         store.setup()
-    rows: list[tuple[str, int, str, list[str]]] = []
+    figures: dict[str, dict[str, dict[str, Any]]] = {}
     for n in args.sizes:
+        per_system = figures.setdefault(str(n), {})
         for system, url in (("sgam", app), ("langgraph", admin)):
-            ingest, single = [], []
+            found: dict[str, Any] = {"batch_rows_per_s": {}, "write_tps": {}}
             for procs in args.procs:
                 reset(admin)
-                ingest.append(f"{parallel(f'{system}_batch', url, n, procs):,.0f}")
+                found["batch_rows_per_s"][str(procs)] = round(parallel(f"{system}_batch", url, n, procs))
             for procs in args.procs:
-                single.append(f"{parallel(f'{system}_single', url, n, procs):,.0f}")
-            rows += [(system, n, "batch ingest, rows/s", ingest), (system, n, "one-fact writes, tx/s", single)]
+                found["write_tps"][str(procs)] = round(parallel(f"{system}_single", url, n, procs))
             reset(admin)
             parallel(f"{system}_batch", url, n, 1)
-            rows += read_rows(system, url, n)
-    print_table(args.procs, rows)
+            found.update(read_figures(system, url, n))
+            per_system[system] = found
+        per_system["sgam_vs_langgraph"] = ratios(per_system["sgam"], per_system["langgraph"])
+    if args.json:
+        print(json.dumps({"sizes": figures, "machine": machine(load_at_start)}, indent=2))
+    else:
+        print_table(args.procs, table_rows(figures))
 
 
-def read_rows(system: str, url: str, n: int) -> list[tuple[str, int, str, list[str]]]:
+def machine(load_at_start: float) -> dict[str, Any]:
+    """The conditions of the run: absolute figures mean little without them."""
+    return {"when": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC", "cpus": os.cpu_count(),
+            "load_average_start": round(load_at_start, 2), "load_average_end": round(os.getloadavg()[0], 2)}
+
+
+def ratios(sgam: dict[str, Any], langgraph: dict[str, Any]) -> dict[str, Any]:
+    """sgam's figure over LangGraph's of the same run: rates above 1 mean sgam is faster,
+    the read latency ratio above 1 means sgam is slower."""
+    out: dict[str, Any] = {}
+    for measure in ("batch_rows_per_s", "write_tps"):
+        out[measure] = {procs: round(rate / langgraph[measure][procs], 3) if langgraph[measure][procs] else None
+                        for procs, rate in sgam[measure].items()}
+    out["read_current_p50"] = round(sgam["read_current_p50_us"] / langgraph["read_current_p50_us"], 3)
+    return out
+
+
+def table_rows(figures: dict[str, dict[str, dict[str, Any]]]) -> list[tuple[str, int, str, list[str]]]:
+    rows: list[tuple[str, int, str, list[str]]] = []
+    for n, per_system in figures.items():
+        for system in ("sgam", "langgraph"):
+            found = per_system[system]
+            for measure, label in WRITE_LABELS:
+                rows.append((system, int(n), label, [f"{v:,}" for v in found[measure].values()]))
+            for label in READ_LABELS:
+                if f"read_{label}_p50_us" in found:
+                    rows.append((system, int(n), f"read {label}, p50/p99 µs",
+                                 [f"{found[f'read_{label}_p50_us']:,.0f} / {found[f'read_{label}_p99_us']:,.0f}"]))
+    return rows
+
+
+READ_LABELS = ("current", "at", "known_at")
+WRITE_LABELS = (("batch_rows_per_s", "batch ingest, rows/s"), ("write_tps", "one-fact writes, tx/s"))
+
+
+def read_figures(system: str, url: str, n: int) -> dict[str, float]:
     keys = n // 10
     past, known = BASE + timedelta(days=4, hours=12), datetime.now(UTC)
     if system == "sgam":
         with Memory(url) as memory:
             calls: dict[str, Callable[[int], object]] = {
-                "read current": lambda k: memory.get(TENANT, f"s{k}", "a"),
-                "read at (valid time)": lambda k: memory.get(TENANT, f"s{k}", "a", at=past),
-                "read known_at": lambda k: memory.get(TENANT, f"s{k}", "a", at=past, known_at=known),
+                "current": lambda k: memory.get(TENANT, f"s{k}", "a"),
+                "at": lambda k: memory.get(TENANT, f"s{k}", "a", at=past),
+                "known_at": lambda k: memory.get(TENANT, f"s{k}", "a", at=past, known_at=known),
             }
             found = {label: latencies(call, keys) for label, call in calls.items()}
     else:
         from langgraph.store.postgres import PostgresStore
 
         with PostgresStore.from_conn_string(url) as store:
-            found = {"read current": latencies(lambda k: store.get((TENANT, f"s{k}"), "a"), keys)}
-    return [(system, n, f"{label}, p50/p99 µs", [f"{p50:,.0f} / {p99:,.0f}"])
-            for label, (p50, p99) in found.items()]
+            found = {"current": latencies(lambda k: store.get((TENANT, f"s{k}"), "a"), keys)}
+    figures: dict[str, float] = {}
+    for label, (p50, p99) in found.items():
+        figures[f"read_{label}_p50_us"] = round(p50, 1)
+        figures[f"read_{label}_p99_us"] = round(p99, 1)
+    return figures
 
 
 def print_table(procs: list[int], rows: list[tuple[str, int, str, list[str]]]) -> None:

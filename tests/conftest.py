@@ -99,6 +99,9 @@ def clock() -> ManualClock:
 
 
 TEST_DATABASE = "sgam_test"
+TEST_VECTOR_DIMENSIONS = (2, 64)
+"""The embedding dimensions the test database keeps HNSW indexes for (``sgam migrate
+--vector-dims``); vectors of others are searched exactly."""
 APP_ROLE = "sgam_test_app"
 
 
@@ -139,7 +142,7 @@ def postgres_urls() -> Iterator[PostgresUrls]:
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS PASSWORD 'app'")
                          .format(sql.Identifier(APP_ROLE)))
     admin = with_login(server_admin, _user(server_admin), _password(server_admin), TEST_DATABASE)
-    migrate(admin, grant_to=[APP_ROLE])
+    migrate(admin, grant_to=[APP_ROLE], vector_dimensions=TEST_VECTOR_DIMENSIONS)
     yield PostgresUrls(admin=admin, app=with_login(server_admin, APP_ROLE, "app", TEST_DATABASE),
                        server_admin=server_admin)
     if server is not None:

@@ -2,7 +2,7 @@
 
 The model below is deliberately naive: it keeps the list of accepted operations and
 recomputes every answer from scratch by replaying the surviving ones with the rules as
-spec/replay.md states them; it shares no code with ``sgam._rules`` (``KeyTimeline`` is
+docs/replay.md states them; it shares no code with ``sgam._rules`` (``KeyTimeline`` is
 used only to re-derive the stored operation log and compare). After every step the
 machine compares reads (``get`` at many ``at``/``known_at``, ``history`` at many
 ``known_at``), the error kind of refused operations, the interval invariants, and that
@@ -54,7 +54,7 @@ def spelled(moment: datetime, zone: timedelta | None) -> datetime | str:
 
 
 def type_accepts(declared: str | None, value: Any) -> bool:
-    """The declared types of spec/replay.md, written independently of sgam."""
+    """The declared types of the replay format (docs/replay.md), written independently of sgam."""
     if declared is None:
         return True
     if declared == "string":
@@ -142,6 +142,7 @@ def apply_rule(spans: list[Span], op: ModelOp) -> str | None:
 @dataclass
 class Model:
     episodes: dict[str, dict[str, str]] = field(default_factory=lambda: {t: {} for t in TENANTS})
+    erased: set[tuple[str, str]] = field(default_factory=set)  # ids stay reserved (tombstones)
     types: dict[tuple[str, str], str | None] = field(default_factory=dict)
     log: list[ModelOp] = field(default_factory=list)
 
@@ -218,7 +219,8 @@ class LedgerMachine(RuleBasedStateMachine):
     @rule(tenant=st.sampled_from(TENANTS), episode=st.sampled_from(EPISODES), text=st.sampled_from(TEXTS))
     def add_episode(self, tenant: str, episode: str, text: str) -> None:
         known = self.model.episodes[tenant].get(episode)
-        want = None if known is None or known == text else "conflict"
+        reserved = (tenant, episode) in self.model.erased
+        want = None if not reserved and (known is None or known == text) else "conflict"
         self._expect(want, lambda: self.memory.add_episode(tenant, episode, EPISODE_AT, text))
         if want is None:
             self.model.episodes[tenant][episode] = text
@@ -296,6 +298,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self._expect(want, lambda: self.memory.forget_episode(tenant, episode))
         if want is None:
             del self.model.episodes[tenant][episode]
+            self.model.erased.add((tenant, episode))
             self.model.log = [op for op in self.model.log if (op.tenant, op.source) != (tenant, episode)]
         self.touched = tenant
 

@@ -1,63 +1,149 @@
 """Erasure: remove data so that every read answers as if it had never been recorded.
 
-The operation log is the truth, so erasing means deleting log entries (and the episode)
+The operation log is the truth, so erasing means deleting log entries (and episodes)
 and re-deriving each touched key with the same planner the write path uses. Records that
 quote erased values (extraction replies and decisions) are redacted in the same
-transaction; a content-free tombstone says that an erasure happened.
+transaction. Expiry uses the same machinery: an expired write is an erased operation, an
+expired episode an erased episode. What stays is content-free: a tombstone (a keyed
+digest) reserving each erased episode id, and an audit entry with counts.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from ._errors import NotFoundError, SgamError
+from ._purpose import split_attribute
 from ._rules import KeyTimeline
+from ._secret import Digests
 from ._values import canonical_json
-from .store import WriteTransaction
+from .store import AuditRow, WriteTransaction
 
 
-def forget_subject(txn: WriteTransaction, subject: str, now: int) -> tuple[int, int, int]:
-    """Delete every operation of the subject and empty its keys; no re-derivation is
-    needed because nothing of those keys remains."""
+@dataclass(slots=True)
+class Erased:
+    """Counts of what one erasure or expiry pass removed."""
+
+    operations: int = 0
+    episodes: int = 0
+    keys: int = 0
+    texts: int = 0
+
+    def add(self, other: Erased) -> None:
+        self.operations += other.operations
+        self.episodes += other.episodes
+        self.keys += other.keys
+        self.texts += other.texts
+
+    @property
+    def anything(self) -> bool:
+        return bool(self.operations or self.episodes or self.keys or self.texts)
+
+    def detail(self) -> str:
+        return json.dumps({"operations": self.operations, "episodes": self.episodes, "keys": self.keys,
+                           "texts": self.texts})
+
+
+def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str | None, erased: Erased) -> None:
+    txn.record_audit(AuditRow(now, action, call, target, erased.operations + erased.episodes + erased.texts,
+                              erased.detail()))
+
+
+def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Digests, call: str) -> Erased:
+    """Delete every operation of the subject, on every purpose timeline, and empty its
+    keys; no re-derivation is needed because nothing of those keys remains. The
+    subject's consent statements go too: they name it."""
     keys = txn.keys_of_subject(subject)
     removed = txn.delete_operations_of_subject(subject)
     txn.delete_held_of_subject(subject)
+    txn.delete_consents_of_subject(subject)
     _redact_extractions_of_subject(txn, subject)
     for key_subject, attribute in keys:
         txn.replace_versions(key_subject, attribute, [])
-    if removed:
-        txn.record_erasure("subject", _digest(txn.tenant, subject), now, removed)
-    return removed, 0, len(keys)
+    erased = Erased(operations=removed, keys=len(keys))
+    audit(txn, now, "forget_subject", call, digests.of(txn.tenant, "subject", subject), erased)
+    return erased
 
 
-def forget_episode(txn: WriteTransaction, episode_id: str, now: int) -> tuple[int, int, int]:
-    """Delete the episode and the operations it sourced, then re-derive each touched key
-    from what remains of its log: neighbours those operations closed hold again."""
+def forget_episode(
+    txn: WriteTransaction, episode_id: str, now: int, digests: Digests, call: str, action: str = "forget_episode",
+) -> Erased:
+    """Erase the episode, every episode derived from it (transitively), and every
+    operation they sourced; re-derive each touched key from what remains of its log."""
     if txn.episode(episode_id) is None:
         raise NotFoundError(
-            f"episode: no episode {episode_id!r} in tenant {txn.tenant!r}",
-            field="episode", value=episode_id,
+            f"episode: no episode {episode_id!r} in tenant {txn.tenant!r}", field="episode", value=episode_id,
         )
-    keys = txn.keys_of_source(episode_id)
-    erased = {key: {op.value for op in txn.operations(*key) if op.source == episode_id and op.value}
-              for key in keys}
-    removed = txn.delete_operations_of_source(episode_id)
-    for subject, attribute in keys:
+    doomed = with_derivatives(txn, [episode_id])
+    keys: set[tuple[str, str]] = set()
+    for doomed_id in doomed:
+        keys.update(txn.keys_of_source(doomed_id))
+    erased_values = {
+        key: {op.value for op in txn.operations(*key) if op.source in doomed and op.value} for key in keys
+    }
+    removed = sum(txn.delete_operations_of_source(doomed_id) for doomed_id in doomed)
+    rederive(txn, keys, erased_values)
+    episodes = 0
+    for doomed_id in doomed:
+        txn.delete_extraction_records(doomed_id)
+        episodes += txn.delete_episode(doomed_id)
+    txn.add_tombstones([digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
+    erased = Erased(operations=removed, episodes=episodes, keys=len(keys))
+    audit(txn, now, action, call, digests.of(txn.tenant, "episode", episode_id), erased)
+    return erased
+
+
+def erase_operations(txn: WriteTransaction, due: list[tuple[int, str, str]], now: int, call: str) -> Erased:
+    """Expiry of writes: delete those log entries and re-derive their keys, exactly as an
+    erasure does (a neighbour they closed holds again, a corroboration stands alone)."""
+    seqs = {seq for seq, _, _ in due}
+    keys = {(subject, attribute) for _, subject, attribute in due}
+    erased_values = {key: {op.value for op in txn.operations(*key) if op.seq in seqs and op.value} for key in keys}
+    removed = txn.delete_operations(sorted(seqs))
+    rederive(txn, keys, erased_values)
+    erased = Erased(operations=removed, keys=len(keys))
+    audit(txn, now, "expire_writes", call, None, erased)
+    return erased
+
+
+def drop_text(txn: WriteTransaction, episode_id: str, now: int, digests: Digests, call: str) -> Erased:
+    """Expiry of a keep_facts episode: it and its derivatives lose their text (and every
+    record quoting it); the assertions they sourced stay and still name them."""
+    readable = [i for i in with_derivatives(txn, [episode_id]) if (row := txn.episode(i)) and row.readable]
+    for lost in readable:
+        txn.delete_extraction_records(lost)
+    erased = Erased(texts=txn.lose_text(readable, now))
+    audit(txn, now, "expire_text", call, digests.of(txn.tenant, "episode", episode_id), erased)
+    return erased
+
+
+def with_derivatives(txn: WriteTransaction, roots: Iterable[str]) -> list[str]:
+    """``roots`` and every episode derived from them, directly or through others."""
+    seen = dict.fromkeys(roots)
+    frontier = list(seen)
+    while frontier:
+        frontier = [child for child in txn.derived_of(frontier) if child not in seen]
+        seen.update(dict.fromkeys(frontier))
+    return list(seen)
+
+
+def rederive(txn: WriteTransaction, keys: Iterable[tuple[str, str]], erased: dict[tuple[str, str], set[str]]) -> None:
+    """Replay each key's remaining log through the planner; then remove erased values that
+    other episodes' extraction records showed the model."""
+    for subject, attribute in sorted(keys):
         remaining = txn.operations(subject, attribute)
         timeline = KeyTimeline()
         timeline.replay(remaining)
         txn.replace_versions(subject, attribute, timeline.all_versions())
-        gone = erased[(subject, attribute)] - {op.value for op in remaining}
-        if gone:  # other episodes' extractions showed the model these values
-            _redact_extractions(txn, subject, partial(_shows, attribute=attribute, gone=gone))
-    txn.delete_extraction_records(episode_id)
-    episodes = txn.delete_episode(episode_id)
-    txn.record_erasure("episode", _digest(txn.tenant, episode_id), now, removed)
-    return removed, episodes, len(keys)
+        gone = erased.get((subject, attribute), set()) - {op.value for op in remaining}
+        if gone:
+            shown_attribute = split_attribute(attribute)[0]
+            _redact_extractions(txn, subject, partial(_shows, attribute=shown_attribute, gone=gone))
 
 
 def _redact_extractions_of_subject(txn: WriteTransaction, subject: str) -> None:
@@ -82,25 +168,41 @@ def _redact_extractions(
     drop_naming_replies: bool = False,
 ) -> None:
     """Remove the decisions about ``subject`` that ``erased`` selects from every extraction
-    record, and the raw reply of each record that lost one."""
+    record, and the raw reply of each record that lost one.
+
+    Replies are matched on their decoded content: a server may send ``zoë`` as
+    ``zo\\u00eb``, so every record with a backslash escape is a candidate, read decoded."""
     escaped = json.dumps(subject, ensure_ascii=False)[1:-1]
-    needles = [subject] if escaped == subject else [subject, escaped]
+    needles = list(dict.fromkeys([subject, escaped, "\\"]))
     for row in txn.extractions_mentioning(needles):
         decisions = json.loads(row.decisions)
         kept = [d for d in decisions if not (_about(d, subject) and erased(d["candidate"]))]
         raw_reply = row.raw_reply
         if len(kept) != len(decisions) or (
-            drop_naming_replies and raw_reply is not None and any(n in raw_reply for n in needles)
+            drop_naming_replies and raw_reply is not None and names(raw_reply, subject)
         ):
             raw_reply = None
         if raw_reply != row.raw_reply or len(kept) != len(decisions):
             txn.redact_extraction(row.seq, raw_reply, json.dumps(kept, ensure_ascii=False))
 
 
+_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def names(text: str, subject: str) -> bool:
+    """Whether ``text`` contains ``subject`` as written or once its JSON escapes are
+    decoded (whether or not the text as a whole is JSON; surrogate pairs joined)."""
+    if subject in text:
+        return True
+    if "\\" not in text:
+        return False
+    decoded = _ESCAPE.sub(
+        lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "u" else _SIMPLE_ESCAPES[m.group(1)], text
+    )
+    return subject in decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _about(decision: Any, subject: str) -> bool:
     candidate = decision.get("candidate") if isinstance(decision, dict) else None
     return isinstance(candidate, dict) and candidate.get("subject") == subject
-
-
-def _digest(tenant: str, target: str) -> str:
-    return hashlib.sha256(f"{tenant}\x1f{target}".encode()).hexdigest()

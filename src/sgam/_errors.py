@@ -2,13 +2,15 @@
 
     SgamError
     ├── ValidationError (also ValueError)   bad shape, type, timestamp or size
+    ├── DeniedError                         consent for the subject (or purpose) is revoked
     ├── NotFoundError (also LookupError)    unknown episode, target or tenant object
     ├── ConflictError                       would overwrite or contradict stored state
     │   └── ActionInDoubt                   an action's call began but its outcome is unknown
-    └── StoreError                          the database could not do its part
-        ├── BusyError                       still locked after every retry
-        ├── UnsafeDatabaseError             a connection that could bypass isolation
-        └── SchemaVersionError              database newer than this code
+    ├── StoreError                          the database could not do its part
+    │   ├── BusyError                       still locked after every retry
+    │   ├── UnsafeDatabaseError             a connection that could bypass isolation
+    │   └── SchemaVersionError              database newer than this code
+    └── ModelError                          the model could not be asked or did not answer
 
 Each error carries a stable ``kind`` string; the CLI turns it into an exit status and
 replay scenarios name it in ``error:``.
@@ -16,7 +18,23 @@ replay scenarios name it in ``error:``.
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 3, 60, 60
+_SHOWN.maxdict = _SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxset = _SHOWN.maxfrozenset = 4
+SHOWN_LENGTH = 80
+
+
+def bounded_repr(value: Any) -> str:
+    """A bounded repr for messages: untrusted input may be huge, deeply nested, or have a
+    ``__repr__`` that fails, and an error message must never fail or grow with it."""
+    try:
+        text = _SHOWN.repr(value)
+    except Exception:  # noqa: BLE001 - a value's own __repr__ raised (recursion included)
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= SHOWN_LENGTH else text[: SHOWN_LENGTH - 3] + "..."
 
 
 class SgamError(Exception):
@@ -43,11 +61,15 @@ class ValidationError(SgamError, ValueError):
     kind = "validation"
 
     def __init__(self, field: str, value: Any, rule: str) -> None:
-        shown = repr(value)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        super().__init__(f"{field}: {rule} (got {shown})", field=field, value=value)
+        super().__init__(f"{field}: {rule} (got {bounded_repr(value)})", field=field, value=value)
         self.rule = rule
+
+
+class DeniedError(SgamError):
+    """Consent for the subject (for every purpose, or the one named) is revoked; nothing
+    about it may be written or read until it is granted again."""
+
+    kind = "denied"
 
 
 class NotFoundError(SgamError, LookupError):
@@ -94,8 +116,16 @@ class SchemaVersionError(StoreError):
     kind = "schema_version"
 
 
+class ModelError(SgamError):
+    """The model could not be asked or did not answer usably (timeout, HTTP error, no
+    configuration). The episode is kept; the extraction can be retried."""
+
+    kind = "model"
+
+
 ERROR_KINDS: tuple[type[SgamError], ...] = (
     ValidationError,
+    DeniedError,
     NotFoundError,
     ConflictError,
     ActionInDoubt,
@@ -103,4 +133,5 @@ ERROR_KINDS: tuple[type[SgamError], ...] = (
     BusyError,
     UnsafeDatabaseError,
     SchemaVersionError,
+    ModelError,
 )

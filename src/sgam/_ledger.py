@@ -4,54 +4,33 @@
 lifecycle jobs need the same backend, write service, search and clock without the
 facade's argument checking, and must be able to run several of those steps in one
 transaction. They depend on this module, never on ``Memory``.
+
+Deadlines are part of every unit of work and every read here: what is past its deadline
+at ``now`` is settled (``_expiry.settle``) before anything runs. A read finds due work
+with one indexed probe and, only then, completes it in a write before answering; a write
+does it in its own transaction. So nothing past a deadline is returned by any path that
+goes through the ledger, purge or no purge, and reading never moves a deadline.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
+from ._convert import to_assertion, to_episode
+from ._erasure import Erased
 from ._errors import SgamError
-from ._model import Assertion, Episode, WriteResult
-from ._rules import Version
+from ._expiry import settle
+from ._model import Episode, WriteResult
 from ._schema import AttributeSchema
-from ._time import Clock, from_micros
-from ._values import load_value
-from ._write import Applied, PendingOp, WriteService, load_metadata
+from ._secret import Digests
+from ._time import Clock
+from ._write import Applied, PendingOp, WriteService
 from .search import SearchService
-from .store import Backend, EpisodeRow, Reader, WriteTransaction
+from .store import Backend, Reader, WriteTransaction
 
 T = TypeVar("T")
-
-
-def to_assertion(tenant: str, version: Version) -> Assertion:
-    return Assertion(
-        id=version.assertion_id,
-        tenant=tenant,
-        subject=version.subject,
-        attribute=version.attribute,
-        value=load_value(version.value),
-        memory_type=version.memory_type,
-        valid_from=from_micros(version.valid_from),
-        valid_to=None if version.valid_to is None else from_micros(version.valid_to),
-        recorded_at=from_micros(version.recorded_from),
-        superseded_at=None if version.recorded_to is None else from_micros(version.recorded_to),
-        source=version.source,
-        confidence=version.confidence,
-        schema_version=version.schema_version,
-        supersedes=version.supersedes,
-        origin=version.origin.value,
-        closed_by=version.closed_by,
-    )
-
-
-def to_episode(row: EpisodeRow) -> Episode:
-    return Episode(
-        tenant=row.tenant, id=row.episode_id, at=from_micros(row.occurred_at), text=row.text,
-        recorded_at=from_micros(row.recorded_at), speaker=row.speaker, kind=row.kind,
-        session=row.session, metadata=load_metadata(row.metadata), schema_version=row.schema_version,
-    )
 
 
 class Ledger:
@@ -70,11 +49,36 @@ class Ledger:
         """The clock's instant in microseconds: transaction time for what runs next."""
         return self.writes.now()
 
-    def run_write(self, tenant: str, work: Callable[[WriteTransaction], T]) -> T:
-        return self.backend.run_write(tenant, work)
+    @property
+    def digests(self) -> Digests:
+        return self.writes.digests
 
-    def read(self, tenant: str) -> AbstractContextManager[Reader]:
-        return self.backend.read(tenant)
+    def run_write(self, tenant: str, work: Callable[[WriteTransaction], T], call: str = "write") -> T:
+        """``work`` in one transaction that first settles the tenant's deadlines; after an
+        expiry the residue goes as after an erasure (``call`` names the caller in the
+        audit log)."""
+        settled: list[Erased] = []
+
+        def unit(txn: WriteTransaction) -> T:
+            settled[:] = [settle(txn, self.now(), self.digests, call)]  # a retried unit starts over
+            return work(txn)
+
+        result = self.backend.run_write(tenant, unit)
+        if settled and settled[0].anything:
+            self.backend.purge_residue()
+        return result
+
+    @contextmanager
+    def read(self, tenant: str, call: str = "read") -> Iterator[Reader]:
+        """A read scope of the tenant in which nothing is past its deadline at ``now``."""
+        now = self.now()
+        with self.backend.read(tenant) as reader:
+            if not reader.lifecycle_due(now):
+                yield reader
+                return
+        self.run_write(tenant, lambda txn: None, call)
+        with self.backend.read(tenant) as reader:
+            yield reader
 
     def apply(self, tenant: str, pending: PendingOp) -> WriteResult:
         """One validated operation in its own transaction."""
@@ -99,9 +103,10 @@ class Ledger:
         return WriteResult(applied.seq, applied.effect, None if version is None else to_assertion(tenant, version))
 
     def episode(self, tenant: str, episode_id: str) -> Episode | None:
-        with self.read(tenant) as reader:
+        """The episode if it can be read: recorded, not erased, not past its deadline."""
+        with self.read(tenant, "episode") as reader:
             row = reader.episode(episode_id)
-        return None if row is None else to_episode(row)
+        return None if row is None or not row.readable else to_episode(row)
 
     def attribute_schemas(self, tenant: str) -> list[AttributeSchema]:
         with self.read(tenant) as reader:

@@ -6,15 +6,19 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
 from ._actions import Action, Reconciled, actions, once
-from ._erasure import forget_episode, forget_subject
-from ._errors import ValidationError
-from ._ledger import Ledger, to_assertion, to_episode
+from ._convert import sources_of, to_assertion, to_episode
+from ._erasure import Erased, forget_episode, forget_subject
+from ._errors import SgamError, ValidationError
+from ._ledger import Ledger
+from ._lifecycle import Lifecycle
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
-from ._rules import OpKind
+from ._purpose import ConsentBook, allowed, check_purpose, ledger_attribute
+from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
     AttributeSchema,
@@ -22,13 +26,21 @@ from ._schema import (
     ValueType,
     parse_value_type,
 )
+from ._secret import Digests
 from ._time import Clock, optional_micros, parse_timestamp, to_micros, utc_now
 from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text
-from ._write import PendingOp, WriteService, fact_to_pending, validate_episode, validate_op
+from ._write import (
+    PendingOp,
+    WriteService,
+    fact_to_pending,
+    validate_derived_from,
+    validate_episode,
+    validate_op,
+)
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
 from .search.embedders import Embedder
-from .store import Backend, EpisodeRow, QueryFilter, WriteTransaction, open_backend
+from .store import Backend, EpisodeRow, QueryFilter, Reader, WriteTransaction, open_backend
 
 if TYPE_CHECKING:
     from .documents import Documents
@@ -47,23 +59,33 @@ def default_url() -> str:
     return os.environ.get("SGAM_DATABASE_URL", DEFAULT_URL)
 
 
-class Memory:
+def redacted(url: str) -> str:
+    """The URL without its password, fit to print."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+class Memory(Lifecycle):
     """A bitemporal, tenant-scoped memory ledger.
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
     ``postgresql://`` URLs open the server backend. ``clock`` supplies transaction time;
     replays and tests pass a fixed one. ``embedder`` (default: ``SGAM_EMBEDDER``, else
-    none) adds vector search to keyword search.
+    none) adds vector search to keyword search. ``erasure_key`` keys the digests of
+    erasure records and tombstones (default: see ``sgam._secret``).
     """
 
     def __init__(
         self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
-        embedder: Embedder | None = None,
+        embedder: Embedder | None = None, erasure_key: bytes | None = None,
     ) -> None:
-        store = backend if backend is not None else open_backend(url or default_url())
+        store = backend if backend is not None else open_backend(url if url is not None else default_url())
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self.ledger = Ledger(
-            store, WriteService(clock, self._models),
+            store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
             SearchService(store, embedder if embedder is not None else embedder_from_env()),
         )
         self._documents: Documents | None = None
@@ -94,11 +116,16 @@ class Memory:
         if self._documents is None:
             from .documents import Documents
 
-            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder)
+            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder, self.ledger.digests)
         return self._documents
 
     def close(self) -> None:
         self.backend.close()
+
+    def __repr__(self) -> str:
+        embedder = self._search.embedder
+        return (f"Memory({redacted(getattr(self.backend, 'url', type(self.backend).__name__))!r}, "
+                f"embedder={None if embedder is None else embedder.name!r})")
 
     def __enter__(self) -> Memory:
         return self
@@ -124,7 +151,7 @@ class Memory:
             sensitive=bool(sensitive),
             description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
         )
-        return self.backend.run_write(tenant, lambda txn: self._writes.declare(txn, schema))
+        return self.ledger.run_write(tenant, lambda txn: self._writes.declare(txn, schema), "declare")
 
     def register_memory_type(self, tenant: str, name: str, model: type[BaseModel]) -> MemoryTypeSchema:
         """Make ``name`` a typed memory type whose values must validate against ``model``.
@@ -143,12 +170,12 @@ class Memory:
             txn.put_memory_type(schema)
             return schema
 
-        registered = self.backend.run_write(tenant, register)
+        registered = self.ledger.run_write(tenant, register, "register_memory_type")
         self._models[(tenant, name)] = model
         return registered
 
     def schema(self, tenant: str) -> tuple[list[AttributeSchema], list[MemoryTypeSchema]]:
-        with self.backend.read(check_tenant(tenant)) as reader:
+        with self.ledger.read(check_tenant(tenant), "schema") as reader:
             return reader.attribute_schemas(), reader.memory_types()
 
     # episodes -------------------------------------------------------------------------
@@ -156,52 +183,67 @@ class Memory:
     def add_episode(
         self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
         kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
+        retention: str = "default", derived_from: Iterable[str] | None = None,
     ) -> Episode:
-        """Record a raw episode. Re-recording the same id with the same content is a no-op;
-        with other content it is a ConflictError."""
-        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
-        return self._add_rows(tenant, [row])[0]
+        """Record a raw episode of retention class ``retention``, optionally made from
+        other episodes (``derived_from``: erasing or expiring them reaches it too).
+        Re-recording the same id with the same content is a no-op; with other content, or
+        an id that was erased or expired, it is a ConflictError."""
+        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
+        sources = validate_derived_from(derived_from)
+        return self._add_rows(tenant, [(row, sources)])[0]
 
     def add_episodes(self, tenant: str, episodes: Iterable[Mapping[str, Any]]) -> list[Episode]:
         """Record many episodes (mappings with ``add_episode``'s argument names) in one
         transaction, embedded in one batch first; the error names the offending ``episodes[i]``."""
         check_tenant(tenant)
-        rows = [_episode_row(index, item, tenant) for index, item in enumerate(_batch(episodes, "episodes"))]
-        if len(rows) > MAX_BATCH:
-            raise ValidationError("episodes", f"<{len(rows)} episodes>", f"at most {MAX_BATCH} per batch")
-        return self._add_rows(tenant, rows) if rows else []
+        items = [_episode_row(index, item, tenant) for index, item in enumerate(_batch(episodes, "episodes"))]
+        if len(items) > MAX_BATCH:
+            raise ValidationError("episodes", f"<{len(items)} episodes>", f"at most {MAX_BATCH} per batch")
+        return self._add_rows(tenant, items) if items else []
 
-    def _add_rows(self, tenant: str, rows: list[EpisodeRow]) -> list[Episode]:
+    def _add_rows(self, tenant: str, items: list[tuple[EpisodeRow, tuple[str, ...]]]) -> list[Episode]:
+        rows = [row for row, _ in items]
         vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
 
         def work(txn: WriteTransaction) -> list[EpisodeRow]:
-            stored = [self._writes.add_episode(txn, row) for row in rows]
+            txn.prefetch_episodes([row.episode_id for row in rows])
+            stored = [self._writes.add_episode(txn, row, sources) for row, sources in items]
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored
 
-        return [to_episode(row) for row in self.backend.run_write(tenant, work)]
+        return [to_episode(row, sources)
+                for row, (_, sources) in zip(self.ledger.run_write(tenant, work, "add_episode"), items, strict=True)]
 
     def episode(self, tenant: str, id: str) -> Episode | None:
-        with self.backend.read(check_tenant(tenant)) as reader:
+        """The episode if it can be read: recorded, not erased, not past its deadline."""
+        with self.ledger.read(check_tenant(tenant), "episode") as reader:
             row = reader.episode(check_name(id, "id"))
-        return None if row is None else to_episode(row)
+            if row is None or not row.readable:
+                return None
+            return to_episode(row, sources_of(reader, [row]).get(row.episode_id, ()))
 
     def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
-        with self.backend.read(check_tenant(tenant)) as reader:
-            return [to_episode(row) for row in reader.episodes(
-                check_optional_name(session, "session"), _limit(limit))]
+        with self.ledger.read(check_tenant(tenant), "episodes") as reader:
+            rows = [row for row in reader.episodes(check_optional_name(session, "session"), _limit(limit))
+                    if row.readable]
+            sources = sources_of(reader, rows)
+        return [to_episode(row, sources.get(row.episode_id, ())) for row in rows]
 
     # writes ---------------------------------------------------------------------------
 
     def write(
         self, tenant: str, subject: str, attribute: str, value: Any, valid_from: Moment, source: str,
-        *, memory_type: str | None = None, confidence: float = 1.0,
+        *, memory_type: str | None = None, confidence: float = 1.0, purpose: str | None = None,
+        expires_at: Moment | None = None,
     ) -> WriteResult:
         """Assert ``subject.attribute = value`` from ``valid_from`` on, backed by episode
         ``source``. Supersedes the value holding then; refuses a different value that
-        starts at the same instant (ConflictError)."""
+        starts at the same instant (ConflictError). ``purpose`` puts it on that purpose's
+        timeline; at ``expires_at`` it is erased as if never recorded."""
         check_tenant(tenant)
-        pending = validate_op(OpKind.WRITE, subject, attribute, valid_from, source, value, memory_type, confidence)
+        pending = validate_op(OpKind.WRITE, subject, attribute, valid_from, source, value, memory_type, confidence,
+                              purpose=purpose, expires_at=expires_at)
         return self._apply(tenant, pending)
 
     def write_many(self, tenant: str, facts: Iterable[Fact | dict[str, Any]]) -> list[WriteResult]:
@@ -213,42 +255,56 @@ class Memory:
             raise ValidationError("facts", f"<{len(batch)} facts>", f"at most {MAX_BATCH} per batch")
         if not batch:
             return []
-        applied = self.backend.run_write(tenant, lambda txn: self._writes.apply_batch(txn, batch))
+        applied = self.ledger.run_write(tenant, lambda txn: self._writes.apply_batch(txn, batch), "write_many")
         self.ledger.index_facts(tenant)
         return [self.ledger.result(tenant, item) for item in applied]
 
-    def retract(self, tenant: str, subject: str, attribute: str, at: Moment, source: str) -> WriteResult:
+    def retract(
+        self, tenant: str, subject: str, attribute: str, at: Moment, source: str, *, purpose: str | None = None,
+    ) -> WriteResult:
         """Say the value holding at ``at`` stopped holding then (NotFoundError if none)."""
         check_tenant(tenant)
-        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source)
+        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source, purpose=purpose)
         return self._apply(tenant, pending)
 
     def correct(
         self, tenant: str, subject: str, attribute: str, valid_from: Moment, value: Any, source: str,
-        *, confidence: float = 1.0,
+        *, confidence: float = 1.0, purpose: str | None = None,
     ) -> WriteResult:
         """Replace, from now on in transaction time, the value of the assertion starting at
         ``valid_from``; reads with an earlier ``known_at`` still see the old value."""
         check_tenant(tenant)
-        pending = validate_op(OpKind.CORRECT, subject, attribute, valid_from, source, value, None, confidence)
+        pending = validate_op(OpKind.CORRECT, subject, attribute, valid_from, source, value, None, confidence,
+                              purpose=purpose)
         return self._apply(tenant, pending)
 
     def forget_subject(self, tenant: str, subject: str) -> ForgetResult:
-        """Erase every assertion of ``subject``, in every version, as if never recorded."""
+        """Erase every assertion of ``subject`` (every purpose timeline, every version) and
+        its consent statements, as if never recorded."""
         check_tenant(tenant)
         subject = check_name(subject, "subject")
-        counts = self.backend.run_write(tenant, lambda txn: forget_subject(txn, subject, self._writes.now()))
-        self.backend.purge_residue()
-        return ForgetResult(*counts)
+        return self._erase(tenant, lambda txn: forget_subject(
+            txn, subject, self._writes.now(), self.ledger.digests, "forget_subject"))
 
     def forget_episode(self, tenant: str, episode_id: str) -> ForgetResult:
-        """Erase an episode and every operation it sourced; neighbours those operations
-        had closed hold again, as if they had never been recorded."""
+        """Erase an episode, the episodes derived from it, and every operation they
+        sourced; neighbours those operations had closed hold again, as if they had never
+        been recorded. The id stays reserved (a tombstone: a keyed digest)."""
         check_tenant(tenant)
         episode_id = check_name(episode_id, "episode")
-        counts = self.backend.run_write(tenant, lambda txn: forget_episode(txn, episode_id, self._writes.now()))
-        self.backend.purge_residue()
-        return ForgetResult(*counts)
+        return self._erase(tenant, lambda txn: forget_episode(
+            txn, episode_id, self._writes.now(), self.ledger.digests, "forget_episode"))
+
+    def _erase(self, tenant: str, work: Any) -> ForgetResult:
+        erased: Erased = self.ledger.run_write(tenant, work, "forget")
+        return ForgetResult(erased.operations, erased.episodes, erased.keys, residue=self.backend.purge_residue())
+
+    def purge_residue(self, *, wait: float = 30.0) -> str | None:
+        """Remove what erasures left outside live rows, waiting up to ``wait`` seconds for
+        readers that block it (SQLite); None when nothing remains, else what and why."""
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 3600:
+            raise ValidationError("wait", wait, "must be a number of seconds from 0 to 3600")
+        return self.backend.purge_residue(float(wait))
 
     def _apply(self, tenant: str, pending: PendingOp) -> WriteResult:
         return self.ledger.apply(tenant, pending)
@@ -257,58 +313,83 @@ class Memory:
 
     def get(
         self, tenant: str, subject: str, attribute: str, *, at: Moment | None = None,
-        known_at: Moment | None = None,
+        known_at: Moment | None = None, purpose: str | None = None,
     ) -> Assertion | None:
         """The assertion holding at valid time ``at`` (default now) as the ledger stood at
-        transaction time ``known_at`` (default: everything recorded)."""
+        transaction time ``known_at`` (default: everything recorded). With ``purpose``,
+        that purpose's timeline, falling back to the general one where it holds nothing;
+        without, the general timeline only. Nothing while consent is revoked."""
         check_tenant(tenant)
         subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        scope = check_purpose(purpose)
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
-        with self.backend.read(tenant) as reader:
-            version = reader.get(subject, attribute, moment, known)
+        with self.ledger.read(tenant, "get") as reader:
+            if not allowed(reader.consents(subject), scope):
+                return None
+            version = None if scope is None else reader.get(subject, ledger_attribute(attribute, scope), moment, known)
+            if version is None:
+                version = reader.get(subject, attribute, moment, known)
         return None if version is None else to_assertion(tenant, version)
 
     def history(
-        self, tenant: str, subject: str, attribute: str, *, known_at: Moment | None = None
+        self, tenant: str, subject: str, attribute: str, *, known_at: Moment | None = None,
+        purpose: str | None = None,
     ) -> list[Assertion]:
-        """Every assertion of the key as the ledger stood at ``known_at``, by ``valid_from``."""
-        check_tenant(tenant)
-        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
-        known = optional_micros(known_at, "known_at")
-        with self.backend.read(tenant) as reader:
-            return [to_assertion(tenant, v) for v in reader.history(subject, attribute, known)]
+        """Every assertion of the key's timeline (the general one, or ``purpose``'s) as the
+        ledger stood at ``known_at``, by ``valid_from``."""
+        return self._timeline(tenant, subject, attribute, purpose, "history",
+                              lambda reader, s, a: reader.history(s, a, optional_micros(known_at, "known_at")))
 
-    def versions(self, tenant: str, subject: str, attribute: str) -> list[Assertion]:
-        """The full bitemporal record of a key: every version ever visible, by recording."""
+    def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
+        """The full bitemporal record of a key's timeline: every version ever visible."""
+        return self._timeline(tenant, subject, attribute, purpose, "versions",
+                              lambda reader, s, a: reader.versions(s, a))
+
+    def _timeline(
+        self, tenant: str, subject: str, attribute: str, purpose: str | None, call: str,
+        read: Callable[[Reader, str, str], list[Version]],
+    ) -> list[Assertion]:
         check_tenant(tenant)
         subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
-        with self.backend.read(tenant) as reader:
-            return [to_assertion(tenant, v) for v in reader.versions(subject, attribute)]
+        scope = check_purpose(purpose)
+        with self.ledger.read(tenant, call) as reader:
+            if not allowed(reader.consents(subject), scope):
+                return []
+            return [to_assertion(tenant, v) for v in read(reader, subject, ledger_attribute(attribute, scope))]
 
     def query(
         self, tenant: str, *, subject: str | None = None, attribute: str | None = None,
         memory_type: str | None = None, at: Moment | None = None, known_at: Moment | None = None,
-        all_times: bool = False, limit: int = 100, after: Assertion | None = None,
+        all_times: bool = False, limit: int = 100, after: Assertion | None = None, purpose: str | None = None,
     ) -> list[Assertion]:
         """Assertions of the tenant holding at ``at`` (default now), filtered; with
-        ``all_times`` every valid interval. Pages by passing the last result as ``after``."""
+        ``all_times`` every valid interval. Pages by passing the last result as ``after``.
+        ``purpose`` reads as ``get`` does: that timeline over the general one."""
         check_tenant(tenant)
         if not isinstance(all_times, bool):
             raise ValidationError("all_times", all_times, "must be true or false")
         if after is not None and not isinstance(after, Assertion):
             raise ValidationError("after", after, "must be an Assertion returned by query")
+        scope = check_purpose(purpose)
         flt = QueryFilter(
             subject=check_optional_name(subject, "subject"),
             attribute=check_optional_name(attribute, "attribute"),
             memory_type=check_optional_name(memory_type, "memory_type"),
             at=None if all_times else self._moment(at, "at"),
             known_at=optional_micros(known_at, "known_at"),
-            after=None if after is None else (after.subject, after.attribute, to_micros(after.valid_from)),
+            after=None if after is None else (
+                after.subject, ledger_attribute(after.attribute, after.purpose), to_micros(after.valid_from)),
             limit=_limit(limit),
+            purpose=scope,
         )
-        with self.backend.read(tenant) as reader:
-            return [to_assertion(tenant, v) for v in reader.query(flt)]
+        with self.ledger.read(tenant, "query") as reader:
+            book = ConsentBook(reader.consents(None))
+            found = [to_assertion(tenant, v) for v in reader.query(flt) if book.allows(v.subject, scope)]
+        if scope is None or flt.at is None:
+            return found
+        scoped = {(a.subject, a.attribute) for a in found if a.purpose is not None}
+        return [a for a in found if a.purpose is not None or (a.subject, a.attribute) not in scoped]
 
     # extraction (the work is in sgam.extraction; these are its entry points) ----------
 
@@ -316,12 +397,13 @@ class Memory:
         self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
         kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
         extract: bool = True, client: ModelClient | None = None, policy: ExtractionPolicy | None = None,
+        retention: str = "default",
     ) -> Remembered:
         """Record an episode, then extract facts from it now (``extract=True``) or queue it
         for ``sgam worker`` in the same transaction as the episode (``extract=False``)."""
         from .extraction import Remembered
 
-        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant))
+        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
 
         def record(txn: WriteTransaction) -> EpisodeRow:
             stored = self._writes.add_episode(txn, row)
@@ -329,10 +411,19 @@ class Memory:
                 txn.enqueue_job(stored.episode_id, self._writes.now())
             return stored
 
-        episode = to_episode(self.backend.run_write(tenant, record))
+        episode = to_episode(self.ledger.run_write(tenant, record, "remember"))
         if not extract:
             return Remembered(episode, None, True)
-        return Remembered(episode, self.extract(tenant, episode.id, client=client, policy=policy), False)
+        try:
+            extraction = self.extract(tenant, episode.id, client=client, policy=policy)
+        except SgamError as exc:
+            if exc.kind != "model":
+                raise
+            raise type(exc)(  # the model could not answer: say where the episode is and what comes next
+                f"episode {episode.id!r} is recorded and queued for extraction: run `sgam worker` once the "
+                f"model answers. Extraction now failed: {exc.message}", field=exc.field, value=exc.value,
+            ) from exc
+        return Remembered(episode, extraction, False)
 
     def extract(
         self, tenant: str, episode: str, *, client: ModelClient | None = None,
@@ -348,9 +439,10 @@ class Memory:
         """Extraction records, newest first: raw replies, decisions and their reasons."""
         from .extraction import Extraction
 
-        with self.backend.read(check_tenant(tenant)) as reader:
+        with self.ledger.read(check_tenant(tenant), "extractions") as reader:
             rows = reader.extractions(check_optional_name(episode, "episode"), _limit(limit))
-        return [Extraction.from_row(row) for row in rows]
+            revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
+        return [Extraction.from_row(row).without_subjects(revoked) for row in rows]
 
     def extraction(self, tenant: str, extraction_id: int) -> Extraction:
         """One extraction record by id (NotFoundError if the tenant has none such)."""
@@ -364,8 +456,10 @@ class Memory:
 
         if status is not None and status not in HELD_STATUSES:
             raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
-        with self.backend.read(check_tenant(tenant)) as reader:
-            return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))]
+        with self.ledger.read(check_tenant(tenant), "held") as reader:
+            book = ConsentBook(reader.consents(None))
+            return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))
+                    if book.allows(row.subject, None)]
 
     def confirm(self, tenant: str, held_id: int) -> WriteResult:
         """Confirm a held candidate: it is written now, sourced from its episode."""
@@ -400,10 +494,14 @@ class Memory:
         self, tenant: str, question: str, *, limit: int = 10, config: SearchConfig | str | None = None,
         since: Moment | None = None, until: Moment | None = None, session: str | None = None,
         speaker: str | None = None, subject: str | None = None, memory_type: str | None = None,
+        purpose: str | None = None,
     ) -> list[EvidenceHit]:
         """Episodes that may be evidence for ``question``: keyword and vector candidates
-        fused by RRF and scored (``config``: a ``SearchConfig`` or a preset name)."""
+        fused by RRF and scored (``config``: a ``SearchConfig`` or a preset name). Nothing
+        about a subject whose consent (for ``purpose``) is revoked; an episode and the
+        episodes derived from it count as one source."""
         check_tenant(tenant)
+        scope = check_purpose(purpose)
         flt = SearchFilter(
             since=optional_micros(since, "since"), until=optional_micros(until, "until"),
             session=check_optional_name(session, "session"),
@@ -411,8 +509,10 @@ class Memory:
             subject=check_optional_name(subject, "subject"),
             memory_type=check_optional_name(memory_type, "memory_type"),
         )
+        with self.ledger.read(tenant, "search"):
+            pass
         return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
-                                   limit=_limit(limit), now=self._moment(None, "now"))
+                                   limit=_limit(limit), now=self._moment(None, "now"), purpose=scope)
 
     def search_many(
         self, tenant: str, question: str, configs: Mapping[str, SearchConfig | str], *, limit: int = 10,
@@ -420,7 +520,11 @@ class Memory:
         """``search`` under each named configuration, the index asked once: how evaluations
         compare settings on exactly the results a user would get."""
         check_tenant(tenant)
+        if not isinstance(configs, Mapping) or not configs or not all(isinstance(n, str) for n in configs):
+            raise ValidationError("configs", configs, "must be a non-empty mapping of names to configurations")
         resolved = {name: resolve_config(config) for name, config in configs.items()}
+        with self.ledger.read(tenant, "search"):
+            pass
         return self._search.search_many(tenant, question, configs=resolved, flt=SearchFilter(),
                                         limit=_limit(limit), now=self._moment(None, "now"))
 
@@ -434,32 +538,40 @@ class Memory:
 
     def recall(
         self, tenant: str, question: str, *, at: Moment | None = None, known_at: Moment | None = None,
-        budget: int = 1000, config: SearchConfig | str | None = None,
+        budget: int = 1000, config: SearchConfig | str | None = None, purpose: str | None = None,
     ) -> RecallResult:
         """The smallest cited context for ``question`` within ``budget`` tokens: the exact
-        state of the keys it names (valid at ``at``, as recorded by ``known_at``), then
-        passages of documents (only without ``known_at``) and evidence recorded by
-        ``known_at``, quoted as data. Reads only, so a recall with a past ``known_at``
-        gives the same context later."""
+        state of the keys it names (valid at ``at``, as recorded by ``known_at``, for
+        ``purpose``), then passages of documents (only without ``known_at``) and evidence
+        recorded by ``known_at``, quoted as data; nothing about a subject whose consent is
+        revoked, nothing past its deadline. It writes only to complete an expiry that is
+        due, so a recall with a past ``known_at`` gives the same context later as long as
+        nothing of it has expired."""
         check_tenant(tenant)
-        return recall(self._search, tenant, question, at=self._moment(at, "at"), budget=budget,
-                      config=resolve_config(config), known_at=optional_micros(known_at, "known_at"),
-                      documents=self.documents.passages)
+        scope = check_purpose(purpose)
+        moment = self._moment(at, "at")
+        known = optional_micros(known_at, "known_at")
+        with self.ledger.read(tenant, "recall"):
+            pass
+        return recall(self._search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
+                      known_at=known, documents=self.documents.passages, purpose=scope)
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return to_micros(self.clock() if value is None else parse_timestamp(value, field))
 
 
-def _episode_row(index: int, item: Mapping[str, Any], tenant: str) -> EpisodeRow:
+def _episode_row(index: int, item: Mapping[str, Any], tenant: str) -> tuple[EpisodeRow, tuple[str, ...]]:
     prefix = f"episodes[{index}]."
     if not isinstance(item, Mapping):
         raise ValidationError(f"episodes[{index}]", item, "must be a mapping")
-    unknown = set(item) - {"id", "at", "text", "speaker", "kind", "session", "metadata"}
+    unknown = set(item) - {"id", "at", "text", "speaker", "kind", "session", "metadata", "retention", "derived_from"}
     if unknown:
         raise ValidationError(f"{prefix}{min(unknown)}", item, "unknown field")
     try:
-        return validate_episode(item.get("id"), item.get("at"), item.get("text"), item.get("speaker"),
-                                item.get("kind", "message"), item.get("session"), item.get("metadata"), tenant)
+        return (validate_episode(item.get("id"), item.get("at"), item.get("text"), item.get("speaker"),
+                                 item.get("kind", "message"), item.get("session"), item.get("metadata"), tenant,
+                                 item.get("retention", "default")),
+                validate_derived_from(item.get("derived_from")))
     except ValidationError as exc:
         raise ValidationError(f"{prefix}{exc.field}", exc.value, exc.rule) from None
 

@@ -23,6 +23,8 @@ class Episode:
     session: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     schema_version: int = 0
+    retention: str = "default"
+    derived_from: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,8 @@ class Assertion:
     supersedes: int | None
     origin: str
     closed_by: str | None
+    purpose: str | None = None
+    """The purpose timeline the assertion belongs to; None for the general timeline."""
 
     def holds_at(self, moment: datetime) -> bool:
         return self.valid_from <= moment and (self.valid_to is None or moment < self.valid_to)
@@ -66,6 +70,8 @@ class Fact:
     source: str
     memory_type: str | None = None
     confidence: float = 1.0
+    purpose: str | None = None
+    expires_at: datetime | str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +90,46 @@ class ForgetResult:
     operations_removed: int
     episodes_removed: int
     keys_rederived: int
+    residue: str | None = None
+    """None when no copy of the erased data is known to remain in the database's files;
+    else what remains and why (a SQLite reader holding an old snapshot, PostgreSQL's dead
+    tuples until ``sgam compact``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConsentState:
+    """Whether memory about ``subject`` may be used, for ``purpose`` (None: every purpose)."""
+
+    tenant: str
+    subject: str
+    purpose: str | None
+    granted: bool
+    changed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeResult:
+    """What a purge removed past its deadline, and the physical clean-up it ran."""
+
+    tenants: int
+    operations_removed: int
+    episodes_removed: int
+    texts_dropped: int
+    keys_rederived: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One erasure, expiry, purge or consent change of a tenant; never any content.
+    ``target`` is a keyed digest of the subject or episode id (None when many)."""
+
+    seq: int
+    at: datetime
+    action: str
+    call: str
+    target: str | None
+    rows: int
+    detail: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +137,14 @@ class Key:
     tenant: str
     subject: str
     attribute: str
+
+
+@dataclass(frozen=True, slots=True)
+class Residue:
+    """Where a searched string still appears in a tenant's store: ``places`` maps each
+    table or file to how often; empty when the string is nowhere."""
+
+    tenant: str
+    text: str
+    found: bool
+    places: dict[str, int]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ._errors import ConflictError, NotFoundError, SgamError
+from ._time import format_timestamp, from_micros
 
 
 class OpKind(enum.StrEnum):
@@ -50,6 +51,7 @@ class Operation:
     memory_type: str
     confidence: float
     schema_version: int
+    expires_at: int | None = None
 
 
 @dataclass(slots=True)
@@ -147,7 +149,7 @@ def _plan_write(op: Operation, view: KeyView) -> Plan:
         if holder.value == op.value:
             return Plan(Effect.CORROBORATED, [], [])
         raise ConflictError(
-            f"an assertion of this key already starts at valid_from with value {holder.value}; "
+            f"{_key(op)} already has an assertion starting at {_instant(start)} with value {holder.value}; "
             "correct it instead of overwriting",
             field="valid_from",
         )
@@ -165,17 +167,33 @@ def _plan_write(op: Operation, view: KeyView) -> Plan:
 def _plan_retract(op: Operation, view: KeyView) -> Plan:
     holder = view.floor(op.valid_at, strict=True)
     if holder is None or not holder.holds_at(op.valid_at):
-        raise NotFoundError("no assertion of this key holds at that instant", field="at")
+        starting = view.floor(op.valid_at)
+        hint = ""
+        if starting is not None and starting.valid_from == op.valid_at:
+            hint = (f"; the assertion starting there (value {starting.value}) holds from that instant on, so "
+                    "a retract must come after its start (to remove it altogether, forget its episode)")
+        raise NotFoundError(f"no assertion of {_key(op)} holds at {_instant(op.valid_at)}{hint}", field="at")
     return Plan(Effect.RETRACTED, [holder], [_shortened(holder, op.valid_at, op)])
 
 
 def _plan_correct(op: Operation, view: KeyView) -> Plan:
     target = view.floor(op.valid_at)
     if target is None or target.valid_from != op.valid_at:
-        raise NotFoundError("no assertion of this key starts at that valid_from", field="valid_from")
+        hint = "" if target is None or not target.holds_at(op.valid_at) else (
+            f"; the one holding then starts at {_instant(target.valid_from)}")
+        raise NotFoundError(f"no assertion of {_key(op)} starts at {_instant(op.valid_at)}{hint}",
+                            field="valid_from")
     corrected = _new_version(op, target.valid_from, target.valid_to, target.assertion_id)
     corrected.closed_by = target.closed_by
     return Plan(Effect.CORRECTED, [target], [corrected])
+
+
+def _key(op: Operation) -> str:
+    return f"{op.subject}.{op.attribute}"
+
+
+def _instant(micros: int) -> str:
+    return format_timestamp(from_micros(micros))
 
 
 class KeyTimeline:

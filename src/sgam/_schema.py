@@ -8,6 +8,7 @@ every operation records the version it was checked against.
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +84,19 @@ def check_value_type(value: Any, value_type: ValueType | None, field: str = "val
     else:
         ok = isinstance(value, list)
     if not ok:
-        raise ValidationError(field, value, f"must be of declared type {value_type.value}")
+        raise ValidationError(field, value, f"must be of declared type {value_type.value}{_hint(value, value_type)}")
+
+
+def _hint(value: Any, value_type: ValueType) -> str:
+    """How to write the value so it has the declared type, where that is clear."""
+    if value_type is ValueType.STRING and isinstance(value, (bool, int, float)):
+        text = json.dumps(json.dumps(value))
+        return f"; give the text {text} (on the command line quote it as JSON: '{text}')"
+    if value_type is ValueType.DATE:
+        return "; give a date as text YYYY-MM-DD, e.g. \"2026-07-15\""
+    if value_type is ValueType.DATETIME:
+        return "; give an RFC 3339 timestamp with a zone as text, e.g. \"2026-07-15T09:00:00Z\""
+    return ""
 
 
 def parse_value_type(value: object) -> ValueType:

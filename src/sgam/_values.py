@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from datetime import date, datetime
 from typing import Any
 
 from ._errors import ValidationError
@@ -32,11 +33,39 @@ def _encodable(value: str, field: str) -> str:
     return value
 
 
-def _normalise(value: Any, path: str, depth: int = 0) -> Any:
+def storable_text(text: str) -> str:
+    """Text from outside as it can be kept for inspection: a lone surrogate (no database
+    stores it as UTF-8) and NUL (PostgreSQL text cannot hold it) become their backslash
+    escapes; any other text is unchanged."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode()
+    return text.replace("\x00", "\\x00")
+
+
+class _Budget:
+    """Bytes a value may still take: every node costs at least its own text, so the walk
+    stops as soon as a value must be larger than allowed, not after reading all of it."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+    def spend(self, cost: int, path: str, limit: int) -> None:
+        self.left -= cost
+        if self.left < 0:
+            raise ValidationError(path, "<value>", f"larger than {limit} bytes")
+
+
+def _normalise(value: Any, path: str, budget: _Budget, limit: int, depth: int = 0) -> Any:
     if depth > MAX_VALUE_DEPTH:
         raise ValidationError(path, "<nested value>", f"nested deeper than {MAX_VALUE_DEPTH} levels")
     if isinstance(value, str):
+        budget.spend(len(value) + 2, path, limit)
         return _encodable(value, path)
+    budget.spend(1, path, limit)
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -52,16 +81,26 @@ def _normalise(value: Any, path: str, depth: int = 0) -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ValidationError(path, key, "object keys must be strings")
-            out[_encodable(key, path)] = _normalise(item, f"{path}.{key}", depth + 1)
+            budget.spend(len(key) + 3, path, limit)
+            out[_encodable(key, path)] = _normalise(item, f"{path}.{key[:40]}", budget, limit, depth + 1)
         return out
     if isinstance(value, (list, tuple)):
-        return [_normalise(item, f"{path}[{index}]", depth + 1) for index, item in enumerate(value)]
+        return [_normalise(item, f"{path}[{index}]", budget, limit, depth + 1) for index, item in enumerate(value)]
+    if isinstance(value, datetime):
+        raise ValidationError(path, value, "is not a JSON value: give a datetime as RFC 3339 text with a zone, "
+                                           "e.g. \"2026-07-15T09:00:00Z\" (value.isoformat() of an aware datetime)")
+    if isinstance(value, date):
+        raise ValidationError(path, value, "is not a JSON value: give a date as text YYYY-MM-DD, "
+                                           "e.g. \"2026-07-15\" (value.isoformat())")
     raise ValidationError(path, value, f"is not a JSON value ({type(value).__name__})")
 
 
 def canonical_json(value: Any, field: str = "value", limit: int = MAX_VALUE_BYTES) -> str:
-    """Validate a JSON value and return its canonical text (sorted keys, no spaces)."""
-    normalised = _normalise(value, field)
+    """Validate a JSON value and return its canonical text (sorted keys, no spaces).
+
+    Bounded: at most ``MAX_VALUE_DEPTH`` levels and ``limit`` bytes, checked while
+    walking, so a huge or deep value costs no more than the limit before it is refused."""
+    normalised = _normalise(value, field, _Budget(limit), limit)
     try:
         text = json.dumps(normalised, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     except ValueError:  # an integer past Python's int-to-text limit (4300 digits)

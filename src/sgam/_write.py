@@ -1,22 +1,26 @@
 """The write service: validate, then apply the ledger's rules inside one unit of work.
 
 Checks run in the order the replay format fixes: validation (shape, timestamps, declared
-types), then not_found (unknown episode or target), then conflict. Nothing is written
-unless every check passes; the backend's transaction makes that all-or-nothing.
+types), then denied (consent), then not_found (unknown episode, class or target), then
+conflict. Nothing is written unless every check passes; the backend's transaction makes
+that all-or-nothing.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel
 
 from ._errors import ConflictError, NotFoundError, SgamError, ValidationError
 from ._model import Fact
+from ._purpose import allowed, check_purpose, ledger_attribute, refuse
+from ._retention import DEFAULT_CLASS, check_class_name
 from ._rules import Effect, KeyTimeline, Operation, OpKind, Plan, Version, plan
 from ._schema import (
     DEFAULT_MEMORY_TYPE,
@@ -24,6 +28,7 @@ from ._schema import (
     check_memory_value,
     check_value_type,
 )
+from ._secret import Digests
 from ._time import Clock, parse_timestamp, to_micros
 from ._values import (
     MAX_METADATA_BYTES,
@@ -36,6 +41,7 @@ from ._values import (
 from .store import EpisodeRow, WriteTransaction
 
 EPISODE_KINDS = ("message", "tool_result", "event", "document")
+MAX_DERIVED_FROM = 1000
 
 
 @dataclass(slots=True)
@@ -65,6 +71,12 @@ class PendingOp:
     memory_type: str | None
     confidence: float
     field_prefix: str = ""
+    purpose: str | None = None
+    expires_at: int | None = None
+
+    @property
+    def ledger_attribute(self) -> str:
+        return ledger_attribute(self.attribute, self.purpose)
 
 
 def validate_op(
@@ -77,8 +89,11 @@ def validate_op(
     memory_type: object = None,
     confidence: object = 1.0,
     field_prefix: str = "",
+    purpose: object = None,
+    expires_at: object = None,
 ) -> PendingOp:
-    """Shape checks that need no database; declared types are checked in the transaction."""
+    """Shape checks that need no database; declared types, and ``expires_at`` against the
+    clock, are checked in the transaction."""
     moment_field = "at" if kind is OpKind.RETRACT else "valid_from"
     if kind is not OpKind.RETRACT and value is None:
         raise ValidationError(f"{field_prefix}value", value, "must not be null (retract instead)")
@@ -94,27 +109,37 @@ def validate_op(
         memory_type=memory_type,  # type: ignore[arg-type]
         confidence=check_confidence(confidence),
         field_prefix=field_prefix,
+        purpose=check_purpose(purpose, f"{field_prefix}purpose"),
+        expires_at=None if expires_at is None else to_micros(parse_timestamp(expires_at, f"{field_prefix}expires_at")),
     )
 
 
 class WriteService:
     """Applies validated operations to a backend transaction."""
 
-    def __init__(self, clock: Clock, models: dict[tuple[str, str], type[BaseModel]]) -> None:
+    def __init__(self, clock: Clock, models: dict[tuple[str, str], type[BaseModel]], digests: Digests) -> None:
         self.clock = clock
         self._models = models
+        self.digests = digests
 
     def now(self) -> int:
         return to_micros(self.clock())
 
     def prepare(self, txn: WriteTransaction, op: PendingOp, version: int) -> Operation:
-        """Type-check against the tenant's schema, check the source, and encode the value."""
+        """Type-check against the tenant's schema, check consent and the source, and
+        encode the value."""
         typed = self.typed(txn, op, version)
+        self.check_consent(txn, op)
         self.check_source(txn, op)
         return typed
 
+    def check_consent(self, txn: WriteTransaction, op: PendingOp) -> None:
+        if not allowed(txn.consents(op.subject), op.purpose):
+            raise refuse(op.subject, op.purpose, f"{op.field_prefix}subject")
+
     def check_source(self, txn: WriteTransaction, op: PendingOp) -> None:
-        if txn.episode(op.source) is None:
+        source = txn.episode(op.source)
+        if source is None or not source.readable:
             raise NotFoundError(
                 f"{op.field_prefix}source: no episode {op.source!r} in tenant {txn.tenant!r}",
                 field=f"{op.field_prefix}source", value=op.source,
@@ -130,10 +155,12 @@ class WriteService:
             check_value_type(op.value, declared.value_type if declared else None, field)
             value_text = canonical_json(op.value, field)
             self._check_memory_type(txn, memory_type, op.value)
+        if op.expires_at is not None and op.expires_at <= self.now():
+            raise ValidationError(f"{op.field_prefix}expires_at", op.expires_at, "must be later than now")
         return Operation(
-            seq=0, subject=op.subject, attribute=op.attribute, kind=op.kind, valid_at=op.valid_at,
+            seq=0, subject=op.subject, attribute=op.ledger_attribute, kind=op.kind, valid_at=op.valid_at,
             value=value_text, source=op.source, recorded_at=0, memory_type=memory_type,
-            confidence=op.confidence, schema_version=version,
+            confidence=op.confidence, schema_version=version, expires_at=op.expires_at,
         )
 
     def _check_memory_type(self, txn: WriteTransaction, name: str, value: Any) -> None:
@@ -157,6 +184,7 @@ class WriteService:
         plan(op, txn.key(op.subject, op.attribute))
 
     def apply_one(self, txn: WriteTransaction, pending: PendingOp) -> Applied:
+        txn.prefetch_one(pending.subject, pending.attribute, pending.valid_at, pending.source)
         op = self.prepare(txn, pending, txn.schema_version())
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         op.seq = txn.append_operation(op)
@@ -170,6 +198,9 @@ class WriteService:
         version = txn.schema_version()
         # validation of every fact before not_found of any, as for a single operation
         ops = [self.typed(txn, pending, version) for pending in batch]
+        txn.prefetch_episodes([pending.source for pending in batch])
+        for pending in batch:
+            self.check_consent(txn, pending)
         for pending in batch:
             self.check_source(txn, pending)
         by_key: dict[tuple[str, str], list[int]] = {}
@@ -212,18 +243,45 @@ class WriteService:
             txn.insert_versions(inserts)
         return [result for result in results if result is not None]
 
-    def add_episode(self, txn: WriteTransaction, row: EpisodeRow) -> EpisodeRow:
+    def add_episode(self, txn: WriteTransaction, row: EpisodeRow, derived_from: tuple[str, ...] = ()) -> EpisodeRow:
+        """Record an episode of a declared class, made from readable episodes. An id that
+        was erased or lost its text stays reserved (tombstone): a stale copy is refused."""
+        if row.retention != DEFAULT_CLASS and txn.retention_class(row.retention) is None:
+            raise NotFoundError(
+                f"retention: no retention class {row.retention!r} in tenant {txn.tenant!r}",
+                field="retention", value=row.retention,
+            )
+        for source in derived_from:
+            found = txn.episode(source)
+            if found is None or not found.readable:
+                raise NotFoundError(
+                    f"derived_from: no readable episode {source!r} in tenant {txn.tenant!r}",
+                    field="derived_from", value=source,
+                )
         existing = txn.episode(row.episode_id)
         if existing is not None:
-            if existing.same_content(row):
+            if not existing.readable:
+                raise ConflictError(
+                    f"episode id {row.episode_id!r} lost its text by expiry; the id stays reserved",
+                    field="id", value=row.episode_id,
+                )
+            sources = {source for _, source in txn.derivations([row.episode_id])}
+            if existing.same_content(row) and sources == set(derived_from):
                 return existing
             raise ConflictError(
                 f"episode id {row.episode_id!r} is already recorded with other content",
                 field="id", value=row.episode_id,
             )
+        if txn.tombstoned(self.digests.of(txn.tenant, "episode", row.episode_id)):
+            raise ConflictError(
+                f"episode id {row.episode_id!r} was erased; the id stays reserved so a stale copy is not "
+                "ingested again", field="id", value=row.episode_id,
+            )
         row.schema_version = txn.schema_version()
         row.recorded_at = self.now()
         txn.insert_episode(row)
+        if derived_from:
+            txn.insert_derivations(row.episode_id, derived_from)
         return row
 
     def declare(self, txn: WriteTransaction, schema: AttributeSchema) -> AttributeSchema:
@@ -238,12 +296,14 @@ class WriteService:
 
 def validate_episode(
     episode_id: object, at: object, text: object, speaker: object, kind: object,
-    session: object, metadata: object, tenant: str,
+    session: object, metadata: object, tenant: str, retention: object = DEFAULT_CLASS,
 ) -> EpisodeRow:
     if kind not in EPISODE_KINDS:
         raise ValidationError("kind", kind, f"must be one of {', '.join(EPISODE_KINDS)}")
     if metadata is not None and not isinstance(metadata, dict):
         raise ValidationError("metadata", metadata, "must be a JSON object")
+    if isinstance(text, str) and not text.strip():
+        raise ValidationError("text", text, "must not be empty: an episode is evidence, and empty text is none")
     return EpisodeRow(
         tenant=tenant,
         episode_id=check_name(episode_id, "id"),
@@ -255,7 +315,20 @@ def validate_episode(
         session=check_optional_name(session, "session"),
         metadata=canonical_json(metadata or {}, "metadata", MAX_METADATA_BYTES),
         schema_version=0,
+        retention=check_class_name(retention, "retention"),
     )
+
+
+def validate_derived_from(value: object, field: str = "derived_from") -> tuple[str, ...]:
+    """Episode ids an episode was made from; order and repeats do not matter."""
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ValidationError(field, value, "must be a list of episode ids")
+    ids = list(islice(value, MAX_DERIVED_FROM + 1))
+    if len(ids) > MAX_DERIVED_FROM:
+        raise ValidationError(field, "<more ids>", f"at most {MAX_DERIVED_FROM} episode ids")
+    return tuple(sorted({check_name(item, field) for item in ids}))
 
 
 def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
@@ -265,16 +338,17 @@ def fact_to_pending(index: int, fact: Fact | dict[str, Any]) -> PendingOp:
     if not isinstance(fact, dict):  # a Fact has exactly the known fields: no dict round trip
         return validate_op(
             OpKind.WRITE, fact.subject, fact.attribute, fact.valid_from, fact.source, fact.value,
-            fact.memory_type, fact.confidence, prefix,
+            fact.memory_type, fact.confidence, prefix, fact.purpose, fact.expires_at,
         )
     data = fact
-    unknown = set(data) - {"subject", "attribute", "value", "valid_from", "source", "memory_type", "confidence"}
+    unknown = set(data) - {"subject", "attribute", "value", "valid_from", "source", "memory_type", "confidence",
+                           "purpose", "expires_at"}
     if unknown:
         raise ValidationError(f"{prefix}{sorted(unknown)[0]}", data, "unknown field")
     return validate_op(
         OpKind.WRITE, data.get("subject"), data.get("attribute"), data.get("valid_from"),
         data.get("source"), data.get("value"), data.get("memory_type"),
-        data.get("confidence", 1.0), prefix,
+        data.get("confidence", 1.0), prefix, data.get("purpose"), data.get("expires_at"),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import typer
@@ -29,3 +30,38 @@ def test_every_command_is_in_the_readme_reference() -> None:
 def test_the_readme_names_the_two_setup_commands() -> None:
     text = README.read_text(encoding="utf-8")
     assert "make demo" in text and "make test" in text
+
+
+def make_dry_run(target: str, venv: Path) -> str:
+    done = subprocess.run(["make", "-n", target, f"VENV={venv}"], cwd=README.parent, capture_output=True,
+                          text=True, check=True)
+    return done.stdout
+
+
+def test_make_demo_installs_only_what_the_demo_needs(tmp_path: Path) -> None:
+    installs = [line for line in make_dry_run("demo", tmp_path / "venv").splitlines() if "pip install" in line]
+    assert installs and not any("dev" in line or "embeddings" in line for line in installs), installs
+    assert any("[dev" in line for line in make_dry_run("test", tmp_path / "venv").splitlines())
+
+
+def test_the_readme_says_how_to_get_sgam_on_the_path() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert "source .venv/bin/activate" in text and ".venv/bin/sgam" in text
+
+
+def test_the_readme_lists_every_exit_status() -> None:
+    text = README.read_text(encoding="utf-8")
+    for status in ("0 ok", "1 failed expectations", "2 bad usage", "3 validation", "4 not found", "5 conflict",
+                   "6 storage error", "7 model"):
+        assert status in text, status
+
+
+def test_the_project_cites_its_own_description_of_the_replay_format() -> None:
+    root = README.parent
+    texts = [README, *(root / "docs").rglob("*.md"), *(root / "src").rglob("*.py")]
+    citing = [str(path.relative_to(root)) for path in texts if "spec/replay.md" in path.read_text(encoding="utf-8")]
+    assert not citing, f"cite docs/replay.md instead of spec/replay.md in {citing}"
+    replay = (root / "docs" / "replay.md").read_text(encoding="utf-8")
+    for section in ("## Running scenarios", "## Operations", "## Extraction", "## Lifecycle", "### Consent",
+                    "## Expectations", "expect_episode", "derived_from", "expires_at", "`denied`"):
+        assert section in replay, section

@@ -24,6 +24,7 @@ def test_recall_command_prints_fenced_context_and_json(store_url: str) -> None:
 
 
 def test_recall_command_bad_budget_is_a_validation_exit(store_url: str) -> None:
+    Memory(store_url).close()
     out = runner.invoke(app, ["recall", "-t", "acme", "anything", "--db", store_url, "--budget", "0"])
     assert out.exit_code == 3
 
@@ -53,10 +54,10 @@ def test_eval_locomo_bad_file(tmp_path: Path) -> None:
     assert runner.invoke(app, ["eval", "locomo", str(path)]).exit_code == 3
 
 
-def test_index_command_without_embedder_embeds_nothing(store_url: str) -> None:
+def test_index_command_without_embedder_is_an_error(store_url: str) -> None:
     with Memory(store_url) as memory:
         memory.add_episode("acme", "e1", "2024-01-01T00:00:00Z", "text")
     out = runner.invoke(app, ["index", "-t", "acme", "--db", store_url, "--json"])
-    assert out.exit_code == 0 and json.loads(out.output) == {"embedded": 0}
+    assert out.exit_code == 3 and json.loads(out.output)["error"]["field"] == "embedder"
     out = runner.invoke(app, ["index", "-t", "acme", "--db", store_url, "--embedder", "model2vec:/nowhere"])
     assert out.exit_code == 3

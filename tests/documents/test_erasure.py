@@ -45,7 +45,7 @@ def test_erase_removes_every_revision_and_index_entry(store: Store, hashing: Has
         assert store.count(kept) == 0
         assert store.count("SELECT count(*) FROM document_chunks WHERE text LIKE '%SECRET%'") == 0
         assert after["documents"] == 1 and after["document_revisions"] == 1
-        assert store.count("SELECT count(*) FROM erasures WHERE target_kind = 'document'") == 1
+        assert store.count("SELECT count(*) FROM audit_log WHERE action = 'erase_document'") == 1
         if store.backend == "sqlite":
             path = Path(store.admin)
             data = path.read_bytes() + (Path(f"{path}-wal").read_bytes() if Path(f"{path}-wal").exists() else b"")

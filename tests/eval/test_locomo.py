@@ -5,8 +5,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from sgam import ValidationError
+from sgam.cli import app
 from sgam.eval import evaluate_locomo
 from sgam.eval.locomo import conversation_episodes, parse_session_time, resolve_evidence
 from sgam.search import Model2VecEmbedder
@@ -87,3 +89,14 @@ def test_tiny_conversation_scores_the_same_on_postgres(tmp_path: Path, postgres:
     assert on_postgres == on_sqlite
     with pytest.raises(ValidationError, match="db: already holds"):
         evaluate_locomo(path, db=postgres.app)
+
+
+def test_the_cli_prints_json_only_with_json_and_names_categories(tmp_path: Path) -> None:
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(_tiny()))
+    text = CliRunner().invoke(app, ["eval", "locomo", str(path)])
+    assert text.exit_code == 0, text.output
+    assert not text.stdout.lstrip().startswith("{")
+    assert "single-hop" in text.stdout and "multi-hop" in text.stdout
+    as_json = CliRunner().invoke(app, ["eval", "locomo", str(path), "--json"])
+    assert set(json.loads(as_json.stdout)["per_category"]) == {"multi-hop", "single-hop"}

@@ -50,7 +50,7 @@ def test_extractions_list_show_held_confirm_reject(store_url: str) -> None:
     listed = runner.invoke(app, ["extractions", "list", "-t", "acme", "--db", store_url, "--json"])
     assert listed.exit_code == 0, listed.output
     records = json.loads(listed.output)
-    assert [r["episode"] for r in records] == ["e3", "e2", "e1"]
+    assert [r["episode_id"] for r in records] == ["e3", "e2", "e1"]
     shown = runner.invoke(app, ["extractions", "show", "-t", "acme", str(records[1]["id"]), "--db", store_url])
     assert shown.exit_code == 0 and "rejected" in shown.output and "raw reply" in shown.output
     as_json = runner.invoke(
@@ -77,7 +77,8 @@ def test_extractions_list_show_held_confirm_reject(store_url: str) -> None:
 def test_worker_command_with_nothing_queued(store_url: str) -> None:
     result = runner.invoke(app, ["worker", "--db", store_url, "--no-progress", "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output) == {"done": 0, "failed": 0, "retried": 0}
+    assert json.loads(result.output) == {"jobs": 0, "done": 0, "failed": 0, "queued": 0, "erased": 0, "attempts": 0,
+                                         "purged": 0}
 
 
 def test_demo_helper_prints_candidates_and_decisions(store_url: str) -> None:

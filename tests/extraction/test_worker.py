@@ -97,7 +97,7 @@ def test_worker_drains_the_queue_and_a_second_run_finds_nothing(memory: Memory) 
     stats = worker.run()
     assert (stats.done, stats.failed, worker.backlog()) == (3, 0, 0)
     assert memory.get("acme", "k1", "colour", at="2026-06-03T00:00:00Z").value == "blue"  # type: ignore[union-attr]
-    assert worker.run().handled == 0
+    assert worker.run().jobs == 0
 
 
 def test_a_failing_model_is_retried_then_marked_failed_and_the_episode_kept(memory: Memory) -> None:
@@ -106,7 +106,7 @@ def test_a_failing_model_is_retried_then_marked_failed_and_the_episode_kept(memo
         memory, ScriptedClient.of(["not json", "still not json"]), ExtractionPolicy.off(), max_attempts=2
     )
     stats = worker.run()
-    assert (stats.retried, stats.failed) == (1, 1)
+    assert (stats.jobs, stats.failed, stats.queued, stats.attempts) == (1, 1, 0, 2)
     records = memory.extractions("acme", episode="e0")
     assert [(r.attempt, r.status, r.raw_reply) for r in records] == [
         (2, "failed", "still not json"),
@@ -137,7 +137,7 @@ def test_an_expired_lease_is_taken_over_and_the_late_worker_records_nothing(memo
     (job,) = memory.backend.claim_jobs("slow", 0, 1, 1, None)  # leased long ago, expired
     fast = Worker(memory, ScriptedClient.of([reply]), ExtractionPolicy.off(), owner="fast")
     assert fast.run().done == 1
-    assert slow._one(job, ScriptedClient.of([reply])) == "retried"  # its lease was lost
+    assert slow._one(job, ScriptedClient.of([reply])) == "queued"  # its lease was lost
     assert [r.attempt for r in memory.extractions("acme", episode="e0")] == [1]
     assert len(memory.versions("acme", "k0", "colour")) == 1
 

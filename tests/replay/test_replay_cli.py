@@ -87,14 +87,28 @@ def test_missing_top_level_field(tmp_path: Path, missing: str) -> None:
     assert str(path) in err and repr(missing) in err
 
 
-def test_a_bad_file_in_a_folder_stops_everything(tmp_path: Path) -> None:
-    scenario(tmp_path, "a_good.yaml", GOOD_STEPS)
+def test_a_bad_file_in_a_folder_is_reported_and_the_others_still_run(tmp_path: Path) -> None:
+    scenario(tmp_path, "a_good.yaml", GOOD_STEPS, name="good one")
     (tmp_path / "nested").mkdir()
     bad = scenario(tmp_path / "nested", "b_bad.yaml", "  - nope: {}\n")
+    scenario(tmp_path, "c_good.yaml", GOOD_STEPS, name="after the bad one")
     code, out, err = replay(str(tmp_path))
     assert code == 2
     assert f"{bad}, step 1:" in err
-    assert "PASS" not in out
+    assert "PASS good one" in out and "PASS after the bad one" in out
+    assert "2 passed, 0 failed, 1 unusable file" in out
+
+
+def test_bad_files_are_part_of_the_json_report(tmp_path: Path) -> None:
+    scenario(tmp_path, "a_good.yaml", GOOD_STEPS)
+    bad = scenario(tmp_path, "b_bad.yaml", "  - nope: {}\n")
+    code, out, err = replay(str(tmp_path), str(tmp_path / "missing.yaml"), "--json")
+    assert code == 2 and err == ""
+    report = json.loads(out)
+    assert report["passed"] == 1
+    assert [(b["file"], b["step"]) for b in report["bad_files"]] == [
+        (str(tmp_path / "missing.yaml"), None), (str(bad), 1)]
+    assert "unknown operation 'nope'" in report["bad_files"][1]["message"]
 
 
 def test_missing_path_is_a_file_error(tmp_path: Path) -> None:
@@ -117,7 +131,7 @@ def test_json_output_shape_and_exit_1_on_a_failed_expectation(tmp_path: Path) ->
     code, out, _ = replay(str(tmp_path), "--json")
     assert code == 1
     report = json.loads(out)
-    assert set(report) == {"passed", "failed", "scenarios"}
+    assert set(report) == {"passed", "failed", "scenarios", "bad_files"}
     assert (report["passed"], report["failed"]) == (1, 1)
     assert [s["name"] for s in report["scenarios"]] == ["passes", "fails"]
     for entry in report["scenarios"]:

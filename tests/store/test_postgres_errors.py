@@ -9,7 +9,7 @@ import pytest
 from psycopg import errors as pg
 from tests.conftest import PostgresUrls
 
-from sgam import BusyError, ConflictError, SgamError, StoreError
+from sgam import BusyError, ConflictError, Memory, SgamError, StoreError
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.errors import DRIVER_ERRORS, RETRYABLE, map_postgres_errors, to_sgam
 
@@ -79,3 +79,11 @@ def test_database_invariants_back_the_rules(postgres: PostgresUrls) -> None:
         conn.execute("UPDATE assertions SET recorded_to = now() WHERE assertion_id = 1")
         with pytest.raises(psycopg.IntegrityError, match="only retiring"):
             conn.execute("UPDATE assertions SET value = '2' WHERE assertion_id = 1")
+
+
+def test_a_closed_memory_says_so_on_postgres(postgres: PostgresUrls) -> None:
+    memory = Memory(postgres.app)
+    memory.close()
+    with pytest.raises(StoreError) as caught:
+        memory.get("acme", "mira", "city")
+    assert "this Memory is closed" in caught.value.message

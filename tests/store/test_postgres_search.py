@@ -92,6 +92,9 @@ def test_upgrade_from_version_2_indexes_existing_keys(owned: tuple[str, str], mo
     version_2_tables = migrations.TENANT_TABLES[:migrations.TENANT_TABLES.index("ledger_keys")]
     monkeypatch.setattr(migrations, "TENANT_TABLES", version_2_tables)
     monkeypatch.setattr(migrations, "INDEX_FUNCTIONS", ())
+    monkeypatch.setattr(migrations, "SEARCH_FUNCTIONS", ())
+    monkeypatch.setattr(migrations, "LIFECYCLE_FUNCTIONS", ())
+    monkeypatch.setattr(migrations, "LIFECYCLE_TABLES", ())
     migrate(owner, grant_to=["sgam_test_upgrade_app"])
     with psycopg.connect(owner) as conn:
         conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")

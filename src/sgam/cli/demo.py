@@ -21,6 +21,7 @@ from .._model import Assertion, Episode
 from .._time import parse_timestamp
 from .demo_extraction import demo_extraction
 from .output import console, open_memory
+from .tables import compact_time
 from .timeline import timeline_table
 
 TENANT = "acme"
@@ -58,8 +59,8 @@ def _cite(found: Assertion | None, memory: Memory) -> str:
         return "nothing held"
     episode = memory.episode(TENANT, found.source)
     quote = f' — "{episode.text}"' if episode else ""
-    until = found.valid_to.isoformat() if found.valid_to else "open"
-    return (f"[bold]{json.dumps(found.value)}[/bold] valid {found.valid_from.isoformat()} → {until}, "
+    return (f"[bold]{json.dumps(found.value)}[/bold] valid {compact_time(found.valid_from)} → "
+            f"{compact_time(found.valid_to)}, "
             f"source {found.source}{quote}")
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._memory import Memory
+from .._time import format_timestamp
 from ..extraction import Extraction, ExtractionPolicy, ScriptedClient
 
 PASSPORT_EPISODES: list[tuple[str, str, str]] = [
@@ -119,9 +120,9 @@ def demo_extraction(
                 )
     if echo is not None:
         for fact in memory.history(tenant, "mira", "passport_deadline"):
-            end = fact.valid_to.isoformat() if fact.valid_to else "open"
+            end = format_timestamp(fact.valid_to) if fact.valid_to else "open"
             echo(
-                f"ledger: mira.passport_deadline = {fact.value} [{fact.valid_from.isoformat()}, {end}) "
+                f"ledger: mira.passport_deadline = {fact.value} [{format_timestamp(fact.valid_from)}, {end}) "
                 f"source {fact.source}"
             )
     return steps

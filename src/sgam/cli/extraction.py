@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from .._errors import SgamError
-from .._time import format_timestamp
 from ..extraction import Extraction, HeldCandidate, Remembered, Worker
+from .browse import LimitOption, fetch_limited
+from .inputs import TEXT_HELP, read_text
 from .ledger import show_result
-from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
+from .output import EXIT_CODES, DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
+from .tables import compact_time, json_value, print_table
 
 IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
 
@@ -20,63 +20,43 @@ IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
 def show_extraction(found: Extraction) -> None:
     tokens = f"{found.prompt_tokens or '-'} in / {found.completion_tokens or '-'} out"
     console.print(
-        f"[bold]extraction {found.id}[/bold] of episode {found.episode} (attempt {found.attempt}): "
-        f"{found.status}  model {found.model or '-'}  tokens {tokens}  "
-        f"{found.latency_ms or 0:.0f} ms",
-        highlight=False,
+        f"extraction {found.id} of episode {found.episode_id} (attempt {found.attempt}): "
+        f"{found.status}  model {found.model or '-'}  tokens {tokens}  {found.latency_ms or 0:.0f} ms",
+        highlight=False, markup=False, soft_wrap=True,
     )
     if found.error:
-        console.print(f"  error: {found.error}", highlight=False, markup=False)
-    table = Table("#", "candidate", "evidence", "decision", "reason")
-    for d in found.decisions:
-        c = d.candidate
-        table.add_row(
-            str(d.index),
-            f"{c['subject']}.{c['attribute']} = {json.dumps(c['value'])} ({c['change']})",
-            c["evidence"],
-            d.outcome.value + (f" ({d.effect})" if d.effect else ""),
-            d.reason or "",
-        )
-    console.print(table)
+        console.print(f"  error: {found.error}", highlight=False, markup=False, soft_wrap=True)
+    print_table(
+        ("#", "candidate", "evidence", "decision", "reason"),
+        [(str(d.index), _candidate(d.candidate), str(d.candidate.get("evidence", "")),
+          d.outcome.value + (f" ({d.effect})" if d.effect else ""), d.reason or "") for d in found.decisions],
+    )
     if found.raw_reply is not None:
-        console.print("  raw reply: " + found.raw_reply[:2000], highlight=False, markup=False)
+        console.print("  raw reply: " + found.raw_reply, highlight=False, markup=False, soft_wrap=True)
+
+
+def _candidate(c: dict[str, Any]) -> str:
+    return f"{c.get('subject')}.{c.get('attribute')} = {json_value(c.get('value'))} ({c.get('change')})"
 
 
 def show_extractions(found: list[Extraction]) -> None:
-    table = Table("id", "episode", "attempt", "recorded", "status", "accepted", "held", "rejected", "error")
-    for e in found:
-        held = sum(1 for d in e.decisions if d.outcome.value in ("pending", "buffered"))
-        table.add_row(
-            str(e.id),
-            e.episode,
-            str(e.attempt),
-            format_timestamp(e.recorded_at),
-            e.status,
-            str(sum(1 for d in e.decisions if d.outcome.value in ("accepted", "promoted"))),
-            str(held),
-            str(sum(1 for d in e.decisions if d.outcome.value == "rejected")),
-            e.error or "",
-        )
-    console.print(table)
+    print_table(
+        ("id", "episode", "attempt", "recorded", "status", "accepted", "held", "rejected", "error"),
+        [(str(e.id), e.episode_id, str(e.attempt), compact_time(e.recorded_at), e.status,
+          str(sum(1 for d in e.decisions if d.outcome.value in ("accepted", "promoted"))),
+          str(sum(1 for d in e.decisions if d.outcome.value in ("pending", "buffered"))),
+          str(sum(1 for d in e.decisions if d.outcome.value == "rejected")), e.error or "") for e in found],
+        empty="no extractions",
+    )
 
 
 def show_held(found: list[HeldCandidate]) -> None:
-    table = Table(
-        "id", "hold", "status", "subject", "attribute", "value", "valid from", "episode", "evidence"
+    print_table(
+        ("id", "hold", "status", "subject", "attribute", "value", "valid from", "episode", "evidence"),
+        [(str(h.id), h.hold, h.status, h.subject, h.attribute, json_value(h.value), compact_time(h.valid_from),
+          h.episode_id, h.evidence) for h in found],
+        empty="no held candidates",
     )
-    for h in found:
-        table.add_row(
-            str(h.id),
-            h.hold,
-            h.status,
-            h.subject,
-            h.attribute,
-            json.dumps(h.value),
-            format_timestamp(h.valid_from),
-            h.episode,
-            h.evidence,
-        )
-    console.print(table)
 
 
 def show_remembered(found: Remembered) -> None:
@@ -96,7 +76,7 @@ def register(app: typer.Typer) -> None:
     def remember(
         tenant: TenantOption,
         id: Annotated[str, typer.Argument(help="Episode id, unique in the tenant.")],
-        text: Annotated[str, typer.Argument(help="The raw text of the episode.")],
+        text: Annotated[str, typer.Argument(help=TEXT_HELP)],
         at: Annotated[str, typer.Option("--at", help="When it happened (RFC 3339 with zone).")],
         speaker: Annotated[str | None, typer.Option(help="Who said it.")] = None,
         queue: Annotated[bool, typer.Option("--queue", help="Queue extraction for `sgam worker`.")] = False,
@@ -107,7 +87,7 @@ def register(app: typer.Typer) -> None:
         run(
             db,
             as_json,
-            lambda m: m.remember(tenant, id, at, text, speaker=speaker, extract=not queue),
+            lambda m: m.remember(tenant, id, at, read_text(text), speaker=speaker, extract=not queue),
             show_remembered,
         )
 
@@ -125,12 +105,13 @@ def register(app: typer.Typer) -> None:
     def list_(
         tenant: TenantOption,
         episode: Annotated[str | None, typer.Option(help="Only this episode.")] = None,
-        limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
+        limit: LimitOption = 100,
         db: DbOption = None,
         as_json: JsonOption = False,
     ) -> None:
         """Extraction records of the tenant, newest first."""
-        run(db, as_json, lambda m: m.extractions(tenant, episode=episode, limit=limit), show_extractions)
+        run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.extractions(tenant, episode=episode, limit=n),
+                                                 "extractions"), show_extractions, create=False)
 
     @extractions.command("show")
     def show(
@@ -140,7 +121,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """One extraction: every candidate, its decision and reason, and the raw reply."""
-        run(db, as_json, lambda m: m.extraction(tenant, extraction_id), show_extraction)
+        run(db, as_json, lambda m: m.extraction(tenant, extraction_id), show_extraction, create=False)
 
     @extractions.command("held")
     def held(
@@ -153,7 +134,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """Candidates held back: pending confirmation or buffered as weak signals."""
-        run(db, as_json, lambda m: m.held(tenant, status=None if all_ else status), show_held)
+        run(db, as_json, lambda m: m.held(tenant, status=None if all_ else status), show_held, create=False)
 
     @app.command("confirm")
     def confirm(
@@ -183,19 +164,30 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--forever", help="Keep polling instead of stopping when idle.")
         ] = False,
         progress: Annotated[bool, typer.Option(help="Show a progress bar over the backlog.")] = True,
+        purge_every: Annotated[float, typer.Option(
+            "--purge-every", help="Seconds between purges of what is past its deadline (0: never).")] = 60.0,
         db: DbOption = None,
         as_json: JsonOption = False,
     ) -> None:
         """Extract queued episodes in the background (at least once; re-runs never duplicate facts)."""
-        with open_memory(db) as memory:
+        with open_memory(db, as_json) as memory:
             try:
                 stats: Any = Worker(
-                    memory, tenant=tenant, batch=batch, lease_seconds=lease, max_attempts=max_attempts
+                    memory, tenant=tenant, batch=batch, lease_seconds=lease, max_attempts=max_attempts,
+                    purge_every=purge_every if purge_every > 0 else None,
                 ).run(until_idle=not forever, progress=progress and not as_json)
             except SgamError as exc:
                 fail(exc, as_json)
                 return
         if as_json:
-            print_json({"done": stats.done, "failed": stats.failed, "retried": stats.retried})
+            print_json({"jobs": stats.jobs, "done": stats.done, "failed": stats.failed, "queued": stats.queued,
+                        "erased": stats.erased, "attempts": stats.attempts, "purged": stats.purged})
         else:
-            console.print(f"{stats.done} done, {stats.failed} failed, {stats.retried} to retry")
+            jobs = f"{stats.jobs} job{'' if stats.jobs == 1 else 's'}"
+            console.print(f"{jobs}: {stats.done} done, {stats.failed} failed for good, {stats.queued} queued, "
+                          f"{stats.erased} erased meanwhile "
+                          f"({stats.attempts} extraction attempts); {stats.purged} purged past their deadline",
+                          highlight=False, soft_wrap=True)
+            if stats.failed:
+                console.print("see why with `sgam extractions list`", highlight=False, markup=False)
+        raise typer.Exit(EXIT_CODES["model"] if stats.failed else 0)

@@ -2,67 +2,93 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
-from .._model import Assertion
-from .._time import format_timestamp
-from .output import DbOption, JsonOption, TenantOption, console, run
+from .._memory import Memory
+from .._model import Assertion, Episode, ForgetResult
+from .._schema import AttributeSchema
+from .browse import LimitOption, fetch_limited
+from .inputs import TEXT_HELP, parse_value, read_text
+from .output import DbOption, JsonOption, TenantOption, console, errors, run
+from .tables import cell, compact_time, exact_time, json_value, print_pairs, print_record, print_table
+
+LONG_TEXT = 2000
 
 ValueArg = Annotated[str, typer.Argument(help="The value as JSON (a bare word is read as a string).")]
 AtOption = Annotated[str | None, typer.Option("--at", help="Valid time (RFC 3339 with zone); default now.")]
 KnownAtOption = Annotated[
     str | None, typer.Option("--known-at", help="Transaction time (RFC 3339 with zone); default now.")
 ]
+PurposeOption = Annotated[
+    str | None, typer.Option("--purpose", help="The purpose timeline (reads fall back to the general one).")
+]
 
 
-def parse_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def show_assertion(found: Assertion | None) -> None:
+def show_assertion(found: Assertion | None, key: str = "the key") -> None:
     if found is None:
-        console.print("nothing holds")
+        console.print(f"nothing holds for {key}", highlight=False, markup=False)
         return
-    table = Table(show_header=False, box=None)
-    for label, value in (
-        ("value", json.dumps(found.value, ensure_ascii=False)),
-        ("valid", f"{format_timestamp(found.valid_from)} -> "
-                  f"{format_timestamp(found.valid_to) if found.valid_to else 'open'}"),
-        ("recorded", f"{format_timestamp(found.recorded_at)} -> "
-                     f"{format_timestamp(found.superseded_at) if found.superseded_at else 'current'}"),
+    print_pairs([
+        ("key", f"{found.subject}.{found.attribute}"),
+        ("value", json_value(found.value)),
+        ("valid", f"{exact_time(found.valid_from)} -> {exact_time(found.valid_to)}"),
+        ("recorded", f"{exact_time(found.recorded_at)} -> {exact_time(found.superseded_at, 'current')}"),
         ("source", found.source),
-        ("supersedes", str(found.supersedes) if found.supersedes else "-"),
+        ("supersedes", cell(found.supersedes)),
         ("id", str(found.id)),
-    ):
-        table.add_row(f"[bold]{label}[/bold]", value)
-    console.print(table)
+    ])
+
+
+def show_history(found: list[Assertion]) -> None:
+    """One key's assertions: the key is the title, each version a row."""
+    title = f"{found[0].subject}.{found[0].attribute}" if found else None
+    print_table(
+        ("value", "valid from", "valid to", "source", "recorded"),
+        [(json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to), a.source,
+          compact_time(a.recorded_at)) for a in found],
+        title=title, empty="no assertions",
+    )
 
 
 def show_assertions(found: list[Assertion]) -> None:
-    table = Table("subject", "attribute", "value", "valid from", "valid to", "source", "recorded")
-    for a in found:
-        table.add_row(
-            a.subject, a.attribute, json.dumps(a.value, ensure_ascii=False), format_timestamp(a.valid_from),
-            format_timestamp(a.valid_to) if a.valid_to else "open", a.source, format_timestamp(a.recorded_at),
-        )
-    console.print(table)
+    print_table(
+        ("subject", "attribute", "value", "valid from", "valid to", "source", "recorded"),
+        [(a.subject, a.attribute, json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to),
+          a.source, compact_time(a.recorded_at)) for a in found],
+        empty="no assertions",
+    )
 
 
 def show_result(result: Any) -> None:
-    console.print(f"{result.effect.value} (operation {result.operation_id})")
+    console.print(f"{result.effect.value} (operation {result.operation_id})", highlight=False)
     if result.assertion is not None:
         show_assertion(result.assertion)
 
 
-def show_plain(result: Any) -> None:
-    console.print(result)
+def show_episode(episode: Episode) -> None:
+    print_pairs(episode_pairs(episode))
+
+
+def episode_pairs(episode: Episode) -> list[tuple[str, str]]:
+    text = episode.text if len(episode.text) <= LONG_TEXT else f"<{len(episode.text)} characters; --json shows them>"
+    return [
+        ("episode", episode.id), ("at", exact_time(episode.at)), ("recorded", exact_time(episode.recorded_at)),
+        ("speaker", cell(episode.speaker)), ("kind", episode.kind), ("session", cell(episode.session)),
+        ("metadata", json_value(episode.metadata)), ("text", text),
+    ]
+
+
+def show_declared(schema: AttributeSchema) -> None:
+    print_pairs([
+        ("attribute", schema.attribute), ("type", cell(schema.value_type)), ("memory type", cell(schema.memory_type)),
+        ("sensitive", cell(schema.sensitive)), ("schema version", str(schema.schema_version)),
+    ])
+
+
+def show_forgotten(result: ForgetResult) -> None:
+    print_record("erased", result)
 
 
 def register(app: typer.Typer) -> None:
@@ -71,15 +97,19 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         id: Annotated[str, typer.Argument(help="Your id of the episode, unique in the tenant.")],
         at: Annotated[str, typer.Argument(help="When it happened (RFC 3339 with zone).")],
-        text: Annotated[str, typer.Argument(help="The raw text.")],
+        text: Annotated[str, typer.Argument(help=TEXT_HELP)],
         speaker: Annotated[str | None, typer.Option(help="Who said or produced it.")] = None,
         kind: Annotated[str, typer.Option(help="message, tool_result, event or document.")] = "message",
         session: Annotated[str | None, typer.Option(help="Conversation or run it belongs to.")] = None,
+        retention: Annotated[str, typer.Option("--retention", help="Retention class of the episode.")] = "default",
+        derived_from: Annotated[list[str] | None, typer.Option(
+            "--derived-from", help="An episode it was made from (repeat for several).")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Record a raw episode (message, tool result or event)."""
-        run(db, as_json, lambda m: m.add_episode(tenant, id, at, text, speaker=speaker, kind=kind,
-                                                 session=session), show_plain)
+        run(db, as_json, lambda m: m.add_episode(tenant, id, at, read_text(text), speaker=speaker, kind=kind,
+                                                 session=session, retention=retention,
+                                                 derived_from=derived_from), show_episode)
 
     @app.command("declare")
     def declare(
@@ -93,7 +123,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Declare the value type of an attribute for the tenant."""
         run(db, as_json, lambda m: m.declare(tenant, attribute, value_type, memory_type=memory_type,
-                                             sensitive=sensitive), show_plain)
+                                             sensitive=sensitive), show_declared)
 
     @app.command("write")
     def write(
@@ -105,11 +135,15 @@ def register(app: typer.Typer) -> None:
         source: Annotated[str, typer.Option("--source", help="Episode id that backs the fact.")],
         memory_type: Annotated[str | None, typer.Option(help="Memory type (default: declared or fact).")] = None,
         confidence: Annotated[float, typer.Option(help="From 0 to 1.")] = 1.0,
+        purpose: PurposeOption = None,
+        expires_at: Annotated[str | None, typer.Option(
+            "--expires-at", help="Deadline of this write (RFC 3339 with zone): erased then.")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Assert SUBJECT.ATTRIBUTE = VALUE from --valid-from on."""
         run(db, as_json, lambda m: m.write(tenant, subject, attribute, parse_value(value), valid_from, source,
-                                           memory_type=memory_type, confidence=confidence), show_result)
+                                           memory_type=memory_type, confidence=confidence, purpose=purpose,
+                                           expires_at=expires_at), show_result)
 
     @app.command("retract")
     def retract(
@@ -118,10 +152,11 @@ def register(app: typer.Typer) -> None:
         attribute: Annotated[str, typer.Argument()],
         at: Annotated[str, typer.Option("--at", help="When the value stopped holding.")],
         source: Annotated[str, typer.Option("--source", help="Episode id that says so.")],
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Say the value holding at --at stopped holding then."""
-        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source), show_result)
+        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source, purpose=purpose), show_result)
 
     @app.command("correct")
     def correct(
@@ -131,11 +166,12 @@ def register(app: typer.Typer) -> None:
         value: ValueArg,
         valid_from: Annotated[str, typer.Option("--valid-from", help="Start of the assertion to correct.")],
         source: Annotated[str, typer.Option("--source", help="Episode id that backs the correction.")],
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Correct the value of the assertion starting at --valid-from (history is kept)."""
-        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value), source),
-            show_result)
+        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value), source,
+                                             purpose=purpose), show_result)
 
     @app.command("forget")
     def forget(
@@ -148,31 +184,41 @@ def register(app: typer.Typer) -> None:
         if (subject is None) == (episode is None):
             raise typer.BadParameter("give exactly one of --subject or --episode")
         if subject is not None:
-            run(db, as_json, lambda m: m.forget_subject(tenant, subject), show_plain)
+            run(db, as_json, lambda m: m.forget_subject(tenant, subject), show_forgotten)
         else:
-            run(db, as_json, lambda m: m.forget_episode(tenant, episode or ""), show_plain)
+            run(db, as_json, lambda m: m.forget_episode(tenant, episode or ""), show_forgotten)
 
     @app.command("get")
     def get(
         tenant: TenantOption,
         subject: Annotated[str, typer.Argument()],
         attribute: Annotated[str, typer.Argument()],
-        at: AtOption = None, known_at: KnownAtOption = None,
+        at: AtOption = None, known_at: KnownAtOption = None, purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """What holds for SUBJECT.ATTRIBUTE at --at, as known at --known-at."""
-        run(db, as_json, lambda m: m.get(tenant, subject, attribute, at=at, known_at=known_at), show_assertion)
+
+        def call(memory: Memory) -> Assertion | None:
+            found = memory.get(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
+            if found is None and not memory.episodes(tenant, limit=1):
+                errors.print(f"tenant {tenant!r} has recorded nothing: check --tenant", highlight=False,
+                             markup=False)
+            return found
+
+        run(db, as_json, call, lambda found: show_assertion(found, f"{subject}.{attribute}"), create=False)
 
     @app.command("history")
     def history(
         tenant: TenantOption,
         subject: Annotated[str, typer.Argument()],
         attribute: Annotated[str, typer.Argument()],
-        known_at: KnownAtOption = None,
+        known_at: KnownAtOption = None, purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Every assertion of the key by valid time, as known at --known-at."""
-        run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at), show_assertions)
+        run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at, purpose=purpose),
+            show_history,
+            create=False)
 
     @app.command("query")
     def query(
@@ -182,10 +228,11 @@ def register(app: typer.Typer) -> None:
         memory_type: Annotated[str | None, typer.Option(help="Only this memory type.")] = None,
         at: AtOption = None, known_at: KnownAtOption = None,
         all_times: Annotated[bool, typer.Option("--all-times", help="Every valid interval, not one instant.")] = False,
-        limit: Annotated[int, typer.Option(help="At most this many rows.")] = 100,
+        limit: LimitOption = 100,
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Assertions of the tenant, filtered."""
-        run(db, as_json, lambda m: m.query(tenant, subject=subject, attribute=attribute, memory_type=memory_type,
-                                           at=at, known_at=known_at, all_times=all_times, limit=limit),
-            show_assertions)
+        run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.query(
+            tenant, subject=subject, attribute=attribute, memory_type=memory_type, at=at, known_at=known_at,
+            all_times=all_times, limit=n, purpose=purpose), "assertions"), show_assertions, create=False)

@@ -1,4 +1,5 @@
-"""``sgam migrate --db URL``: install or upgrade the schema, as the owner role.
+"""The owner's commands: ``sgam migrate --db URL`` installs or upgrades the schema, and
+``sgam compact --db URL`` removes what erasures left in the database files.
 
 On PostgreSQL the URL is the owner's (admin) URL, never the application role's; ``--grant``
 gives application roles DML on the tables (they stay bound by row-level security). A
@@ -15,8 +16,12 @@ from .._errors import SgamError
 from ..store import migrate_store
 
 
-def migrate_url(url: str, grant_to: list[str]) -> int:
+def migrate_url(url: str, grant_to: list[str], vector_dimensions: list[int] | None = None) -> int:
     """Apply missing migrations at ``url``; return the schema version now installed."""
+    if vector_dimensions and url.startswith(("postgresql://", "postgres://")):
+        from ..store.postgres import migrate
+
+        return migrate(url, grant_to=grant_to, vector_dimensions=vector_dimensions)
     return migrate_store(url, grant_to)
 
 
@@ -26,11 +31,48 @@ def register(app: typer.Typer) -> None:
         db: Annotated[str, typer.Option("--db", help="Owner (admin) database URL.")],
         grant: Annotated[list[str] | None, typer.Option(
             "--grant", help="Application role to grant DML to (repeatable; PostgreSQL only).")] = None,
+        vector_dims: Annotated[list[int] | None, typer.Option(
+            "--vector-dims", help="Embedding dimension to keep an HNSW index for (repeatable; PostgreSQL only; "
+            "vectors of other dimensions are searched exactly).")] = None,
     ) -> None:
         """Install or upgrade the sgam schema; refuses a database newer than this sgam."""
         try:
-            version = migrate_url(db, grant or [])
+            version = migrate_url(db, grant or [], vector_dims)
         except SgamError as exc:
             typer.echo(f"error ({exc.kind}): {exc.message}", err=True)
             raise typer.Exit(2 if exc.kind == "validation" else 6) from None
         typer.echo(f"schema version {version}")
+
+    @app.command("compact")
+    def compact_command(
+        db: Annotated[str, typer.Option("--db", help="Owner (admin) database URL, or a SQLite URL.")],
+        wait: Annotated[float, typer.Option(
+            "--wait", help="SQLite: seconds to wait for readers holding old snapshots.")] = 30.0,
+    ) -> None:
+        """Remove erased data's leftovers from the database files: PostgreSQL rewrites the
+        tables erasures touch (VACUUM FULL, as the owner; locks each table meanwhile);
+        SQLite merges its full-text indexes and empties the WAL. Exit 6 if some remains."""
+        try:
+            done, residue = compact_url(db, wait)
+        except SgamError as exc:
+            typer.echo(f"error ({exc.kind}): {exc.message}", err=True)
+            raise typer.Exit(2 if exc.kind == "validation" else 6) from None
+        if residue is not None:
+            typer.echo(f"residue remains: {residue}", err=True)
+            raise typer.Exit(6)
+        typer.echo(done)
+
+
+def compact_url(url: str, wait: float) -> tuple[str, str | None]:
+    """Compact the database at ``url``: what was done, and what remains (None: nothing)."""
+    if url.startswith(("postgresql://", "postgres://")):
+        from ..store.postgres.maintenance import compact
+
+        tables = compact(url)
+        return (f"rewrote {', '.join(tables)}; WAL segments, WAL archives and backups keep erased "
+                "bytes until they are recycled or expire (docs/postgres.md)"), None
+    from .._memory import Memory
+
+    with Memory(url) as memory:
+        residue = memory.purge_residue(wait=wait)
+    return "compacted: the full-text indexes are merged and the WAL is empty", residue

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .._errors import SgamError
-from .._memory import Memory
+from .._errors import SgamError, ValidationError
+from .._memory import MAX_QUERY_LIMIT, Memory
 from ..eval import evaluate_locomo, evaluate_longmemeval
 from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder
 from ..search.embedders import Embedder
+from .ledger import PurposeOption
 from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json, run
+from .tables import print_pairs
 
 ConfigOption = Annotated[str, typer.Option("--config", help=f"Search preset: {', '.join(sorted(PRESETS))}.")]
 EmbedderOption = Annotated[
@@ -36,13 +38,14 @@ def _embedder(spec: str | None) -> Embedder | None:
 
 def _run(db: str | None, as_json: bool, spec: str | None, call: Callable[[Memory], Any],
          show: Callable[[Any], None]) -> None:
-    """Like ``output.run``, but the embedder is chosen (and loaded once) before opening."""
+    """Like ``output.run`` for a read (it never creates a database), with the embedder
+    chosen (and loaded once) before opening."""
     try:
         embedder = _embedder(spec)
     except SgamError as exc:
         fail(exc, as_json)
         return
-    run(db, as_json, call, show, embedder=embedder)
+    run(db, as_json, call, show, create=False, embedder=embedder)
 
 
 def _show_recall(result: RecallResult) -> None:
@@ -67,30 +70,37 @@ def register(app: typer.Typer) -> None:
             "--known-at", help="Transaction time: recall as the memory stood then (reproducible).")] = None,
         budget: Annotated[int, typer.Option("--budget", help="Token budget of the context.")] = 1000,
         config: ConfigOption = "default", embedder: EmbedderOption = None,
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Cited context for a question: exact state first, then evidence, within a budget."""
         _run(db, as_json, embedder,
-             lambda memory: memory.recall(tenant, question, at=at, known_at=known_at, budget=budget, config=config),
+             lambda memory: memory.recall(tenant, question, at=at, known_at=known_at, budget=budget, config=config,
+                                          purpose=purpose),
              _show_recall)
 
     @app.command("search")
     def search_command(
         tenant: TenantOption,
         question: Annotated[str, typer.Argument(help="Words to look for in episodes.")],
-        limit: Annotated[int, typer.Option("--limit", help="How many episodes.")] = 10,
+        limit: Annotated[int, typer.Option("--limit", min=1, max=MAX_QUERY_LIMIT, help="How many episodes.")] = 10,
         config: ConfigOption = "default", embedder: EmbedderOption = None,
+        purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Evidence search over episodes (keyword + vector, fused)."""
         _run(db, as_json, embedder,
-             lambda memory: memory.search(tenant, question, limit=limit, config=config), _show_hits)
+             lambda memory: memory.search(tenant, question, limit=limit, config=config, purpose=purpose), _show_hits)
 
     @app.command("index")
     def index_command(
         tenant: TenantOption, embedder: EmbedderOption = None, db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Embed the tenant's episodes that have no vector of the embedder yet."""
+        if embedder is None and not os.environ.get("SGAM_EMBEDDER"):
+            fail(ValidationError("embedder", None, "sgam index needs an embedder: give --embedder (e.g. "
+                                 "model2vec:/path/to/model) or set SGAM_EMBEDDER; keyword search needs no index"),
+                 as_json)
         _run(db, as_json, embedder, lambda memory: {"embedded": memory.index_episodes(tenant)},
              lambda result: console.print(f"embedded {result['embedded']} episodes"))
 
@@ -113,9 +123,9 @@ def register(app: typer.Typer) -> None:
             fail(exc, as_json)
             return
         if as_json:
-            typer.echo(json.dumps(result))
-        else:
             print_json(result)
+        else:
+            show_report(result)
 
     @eval_app.command("longmemeval")
     def longmemeval_command(
@@ -133,6 +143,20 @@ def register(app: typer.Typer) -> None:
             fail(exc, as_json)
             return
         if as_json:
-            typer.echo(json.dumps(result))
-        else:
             print_json(result)
+        else:
+            show_report(result)
+
+
+def show_report(result: dict[str, Any]) -> None:
+    """An evaluation report for people: one ``figure  value`` line per number, the
+    nested names joined by dots (``per_category.temporal.turn_recall_any.10``)."""
+    print_pairs([(name, str(value)) for name, value in _flatten(result)])
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [pair for key, item in value.items() for pair in _flatten(item, f"{prefix}{key}.")]
+    if isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
+        return [pair for index, item in enumerate(value) for pair in _flatten(item, f"{prefix}{index}.")]
+    return [(prefix.rstrip("."), value)]

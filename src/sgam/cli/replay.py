@@ -1,30 +1,75 @@
-"""``sgam replay``: run scenario files, exit 0 (all hold), 1 (some fail) or 2 (bad file)."""
+"""``sgam replay``: run scenario files, exit 0 (all hold), 1 (some fail) or 2 (a bad file).
+
+A file that cannot be used does not stop the others: every usable scenario runs, and
+each unusable file is reported with the reason (and step) that makes it unusable.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from .._errors import SgamError
 from .._memory import Memory
+from .._values import storable_text
 from ..replay import ScenarioFileError, ScenarioResult, load_path, load_scenario, run_scenario
 from ..store import temporary_store
-from .output import DbOption, JsonOption, console, errors
+from .output import DbOption, JsonOption, console, errors, print_json, report_error
+
+
+@dataclass(frozen=True, slots=True)
+class BadFile:
+    """A scenario file that could not be used, and why."""
+
+    file: str
+    step: int | None
+    reason: str
+    message: str
+
+    @classmethod
+    def of(cls, exc: ScenarioFileError) -> BadFile:
+        return cls(exc.path, exc.step, exc.reason, exc.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "step": self.step, "message": self.message}
+
+
+def _files(paths: list[Path], bad: list[BadFile]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        try:
+            found += load_path(path)
+        except ScenarioFileError as exc:
+            bad.append(BadFile.of(exc))
+    return found
 
 
 def run_files(paths: list[Path], db: str | None) -> list[ScenarioResult]:
-    """Load every file first (a bad one stops everything), then run each in a fresh store."""
-    files = [file for path in paths for file in load_path(path)]
-    scenarios = [load_scenario(file) for file in files]
+    """Run the scenarios, each in a fresh store; the first unusable file raises its error."""
+    results, bad = replay_files(paths, db)
+    if bad:
+        raise ScenarioFileError(bad[0].file, bad[0].reason, bad[0].step)
+    return results
+
+
+def replay_files(paths: list[Path], db: str | None) -> tuple[list[ScenarioResult], list[BadFile]]:
+    """Run every usable scenario, each in a fresh store; collect the files that are not."""
+    bad: list[BadFile] = []
     results = []
-    for scenario in scenarios:
+    for file in _files(paths, bad):
+        try:
+            scenario = load_scenario(file)
+        except ScenarioFileError as exc:
+            bad.append(BadFile.of(exc))
+            continue
         with temporary_store(db) as url, Memory(url) as memory:
             results.append(run_scenario(scenario, memory))
-    return results
+    return results, bad
 
 
 def register(app: typer.Typer) -> None:
@@ -35,27 +80,32 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run replay scenarios, each in a fresh store, and report every failed expectation."""
         try:
-            results = run_files(paths, db)
-        except ScenarioFileError as exc:
-            errors.print(f"error: {exc.message}", highlight=False, markup=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-        except SgamError as exc:
-            errors.print(f"error ({exc.kind}): {exc.message}", highlight=False, markup=False, soft_wrap=True)
+            results, bad = replay_files(paths, db)
+        except SgamError as exc:  # the store for the scenarios could not be made
+            report_error(exc, as_json)
             raise typer.Exit(2) from None
         passed = sum(result.passed for result in results)
         if as_json:
-            typer.echo(json.dumps({
+            print_json({
                 "passed": passed, "failed": len(results) - passed,
                 "scenarios": [result.to_dict() for result in results],
-            }, ensure_ascii=False, indent=2))
+                "bad_files": [problem.to_dict() for problem in bad],
+            })
         else:
-            for result in results:
-                status = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
-                console.print(f"{status} {escape(result.name)}  [dim]{escape(result.file)}[/dim]", highlight=False,
-                              soft_wrap=True)
-                for failure in result.failures:
-                    console.print(f"    step {failure.step}: expected {json.dumps(failure.expected)}, "
-                                  f"found {json.dumps(failure.actual)}", highlight=False, markup=False,
-                                  soft_wrap=True)
-            console.print(f"{passed} passed, {len(results) - passed} failed")
-        raise typer.Exit(0 if passed == len(results) else 1)
+            _report(results, bad, passed)
+        raise typer.Exit(2 if bad else 0 if passed == len(results) else 1)
+
+
+def _report(results: list[ScenarioResult], bad: list[BadFile], passed: int) -> None:
+    for result in results:
+        status = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
+        console.print(f"{status} {escape(storable_text(result.name))}  [dim]{escape(storable_text(result.file))}[/dim]",
+                      highlight=False,
+                      soft_wrap=True)
+        for failure in result.failures:
+            console.print(f"    step {failure.step}: expected {json.dumps(failure.expected)}, "
+                          f"found {json.dumps(failure.actual)}", highlight=False, markup=False, soft_wrap=True)
+    for problem in bad:
+        errors.print(f"error: {problem.message}", highlight=False, markup=False, soft_wrap=True)
+    summary = f"{passed} passed, {len(results) - passed} failed"
+    console.print(summary + (f", {len(bad)} unusable file{'s' if len(bad) != 1 else ''}" if bad else ""))

@@ -10,18 +10,19 @@ are the texts the tool returns (``sgam.documents.tool``), so the two cannot drif
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from .._erasure import _digest
 from .._errors import ConflictError, NotFoundError, SgamError, ValidationError
+from .._secret import Digests
 from .._time import parse_timestamp, to_micros
 from .._values import check_optional_name, check_tenant
 from ..search.embedders import Embedder
-from ..store import Backend, DocumentRow, DocumentStore, RevisionRow
+from ..store import AuditRow, Backend, DocumentRow, DocumentStore, RevisionRow
 from ._checks import (
     ANONYMOUS,
     DEFAULT_RETENTION,
@@ -48,10 +49,14 @@ _UNSET: Any = object()
 class Documents:
     """Library API of document memory; ``Memory.documents`` is the instance to use."""
 
-    def __init__(self, backend: Backend, clock: Callable[[], datetime], embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, backend: Backend, clock: Callable[[], datetime], embedder: Embedder | None = None,
+        digests: Digests | None = None,
+    ) -> None:
         self.backend = backend
         self._clock = clock
         self.embedder = embedder
+        self._digests = digests if digests is not None else Digests(backend.url)
         self._store: DocumentStore | None = None
 
     @property
@@ -385,7 +390,9 @@ class Documents:
             if not doc_ids:
                 raise not_found(path)
             removed = self.store.erase(txn, doc_ids)
-            txn.record_erasure("document", _digest(txn.tenant, path), self._now(), removed)
+            target = self._digests.of(txn.tenant, "document", path)
+            txn.record_audit(AuditRow(self._now(), "erase_document", "erase", target, removed,
+                                      json.dumps({"revisions": removed})))
             return removed
 
         removed = self._run(tenant, work)

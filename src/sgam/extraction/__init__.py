@@ -18,7 +18,7 @@ from .clients import (
     OpenAIClient,
     ScriptedClient,
 )
-from .extractor import extract_episode, get_extraction
+from .extractor import extract_episode, get_extraction, record, require_episode
 from .policy import ExtractionPolicy
 from .records import Decision, Extraction, HeldCandidate, Outcome, Remembered
 from .review import confirm, reject
@@ -38,7 +38,13 @@ def extract(
     policy = policy if policy is not None else ExtractionPolicy.from_env()
     if client is not None:
         return extract_episode(ledger, tenant, episode, client, policy)
-    with OpenAIClient() as http:
+    require_episode(ledger, tenant, episode)  # an unknown episode is the first thing to say
+    try:
+        http = OpenAIClient()
+    except ModelError as exc:  # no model configured: recorded and queued, like a model that is down
+        record(ledger, tenant, episode, None, lambda txn: [], exc, None)
+        raise
+    with http:
         return extract_episode(ledger, tenant, episode, http, policy)
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from .._errors import ValidationError
+from .._values import MAX_TEXT_BYTES, canonical_json, check_text
 
 JsonValue = str | int | float | bool | list[Any] | dict[str, Any] | None
 
@@ -69,10 +70,14 @@ def response_schema() -> dict[str, Any]:
 def parse_reply(raw: str) -> list[Candidate]:
     """Turn a raw reply into candidates; anything unusable is a ValidationError naming
     the field, and then nothing from the reply may be written."""
+    check_text(raw, "reply")
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, TypeError) as exc:
         raise ValidationError("reply", raw, f"is not JSON ({exc})") from None
+    except RecursionError:
+        raise ValidationError("reply", raw, "is nested too deeply") from None
+    canonical_json(data, "reply", MAX_TEXT_BYTES)  # valid Unicode after its escapes, bounded depth
     return parse_reply_data(data)
 
 

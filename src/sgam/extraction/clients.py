@@ -20,14 +20,8 @@ from typing import Any, Protocol
 import httpx
 import jsonschema
 
-from .._errors import SgamError
-
-
-class ModelError(SgamError):
-    """The model could not be asked or did not answer usably (timeout, HTTP error, no
-    configuration). The episode is kept; the extraction can be retried."""
-
-    kind = "model"
+from .._errors import ModelError as ModelError  # its home is _errors; extraction code imports it from here
+from .._errors import ValidationError
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +59,13 @@ class ScriptedClient:
 
     @classmethod
     def of(cls, replies: Iterable[Any]) -> ScriptedClient:
-        return cls(deque(replies))
+        queued = deque(replies)
+        for reply in queued:
+            _reply_text(reply)
+        return cls(queued)
 
     def queue(self, reply: Any) -> None:
+        _reply_text(reply)
         self.replies.append(reply)
 
     def __len__(self) -> int:
@@ -76,9 +74,18 @@ class ScriptedClient:
     def complete(self, request: ModelRequest) -> ModelResponse:
         if not self.replies:
             raise ModelError("the scripted model has no reply queued", field="model_reply")
-        reply = self.replies.popleft()
-        text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
-        return ModelResponse(text=text, model=self.model)
+        return ModelResponse(text=_reply_text(self.replies.popleft()), model=self.model)
+
+
+def _reply_text(reply: Any) -> str:
+    """A scripted reply as the text a model would send: a string as it is, anything else
+    as its JSON text (a ValidationError if it has none)."""
+    if isinstance(reply, str):
+        return reply
+    try:
+        return json.dumps(reply, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise ValidationError("model_reply", reply, "must be text or a JSON value") from None
 
 
 @dataclass(frozen=True, slots=True)

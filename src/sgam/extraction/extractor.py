@@ -14,8 +14,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._errors import NotFoundError, SgamError
+from .._errors import NotFoundError, SgamError, ValidationError
 from .._ledger import Ledger
+from .._model import Episode
+from .._values import check_tenant, storable_text
 from ..store import ExtractionRow, WriteTransaction
 from .candidates import parse_reply
 from .clients import ModelClient, ModelError, ModelResponse
@@ -53,9 +55,7 @@ def extract_episode(
     lease: Lease | None = None,
 ) -> Extraction:
     """Extract, decide and record; raises the model's or the reply's error after recording it."""
-    episode = ledger.episode(tenant, episode_id)
-    if episode is None:
-        raise _missing(tenant, episode_id)
+    episode = require_episode(ledger, tenant, episode_id)
     with ledger.read(tenant) as reader:
         request = build_request(episode, gather_context(reader, episode))
     response: ModelResponse | None = None
@@ -67,6 +67,13 @@ def extract_episode(
         raise
     return record(ledger, tenant, episode_id, response,
                   lambda txn: Judge(ledger, txn, episode, policy).decide_all(candidates), None, lease)
+
+
+def require_episode(ledger: Ledger, tenant: str, episode_id: str) -> Episode:
+    episode = ledger.episode(tenant, episode_id)
+    if episode is None:
+        raise _missing(tenant, episode_id)
+    return episode
 
 
 def record(
@@ -81,7 +88,8 @@ def record(
     """One transaction: the decisions (and the writes they make), then the record of them."""
 
     def write(txn: WriteTransaction) -> ExtractionRow:
-        if txn.episode(episode_id) is None:  # erased while the model was thinking
+        found = txn.episode(episode_id)
+        if found is None or not found.readable:  # erased or expired while the model was thinking
             raise _missing(tenant, episode_id)
         decisions = decide(txn)
         row = ExtractionRow(
@@ -90,9 +98,9 @@ def record(
             attempt=txn.next_extraction_attempt(episode_id),
             recorded_at=ledger.now(),
             status="failed" if error is not None else "ok",
-            error=None if error is None else f"{error.kind}: {error.message}",
-            model=None if response is None else response.model,
-            raw_reply=None if response is None else response.text,
+            error=None if error is None else storable_text(f"{error.kind}: {error.message}"),
+            model=None if response is None else storable_text(response.model),
+            raw_reply=None if response is None else storable_text(response.text),
             prompt_tokens=None if response is None else response.prompt_tokens,
             completion_tokens=None if response is None else response.completion_tokens,
             latency_ms=None if response is None else response.latency_ms,
@@ -120,6 +128,9 @@ def record(
 
 def get_extraction(ledger: Ledger, tenant: str, extraction_id: int) -> Extraction:
     """One extraction record by id (NotFoundError if the tenant has none such)."""
+    check_tenant(tenant)
+    if isinstance(extraction_id, bool) or not isinstance(extraction_id, int) or not 1 <= extraction_id < 2**63:
+        raise ValidationError("id", extraction_id, "must be the integer id of an extraction (1 to 2**63-1)")
     with ledger.read(tenant) as reader:
         row = reader.extraction(extraction_id)
     if row is None:

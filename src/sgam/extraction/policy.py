@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._errors import SgamError, ValidationError
+from .._errors import SgamError, ValidationError, bounded_repr
 from .._ledger import Ledger
 from .._model import Episode
+from .._purpose import allowed, refuse
 from .._rules import OpKind
 from .._schema import AttributeSchema, check_value_type
 from .._time import from_micros
@@ -87,10 +88,12 @@ class Judge:
                 index,
                 shown,
                 Outcome.REJECTED,
-                f"evidence: {c.evidence!r} does not occur verbatim in episode {self.episode.id!r}",
+                f"evidence: {bounded_repr(c.evidence)} does not occur verbatim in episode {self.episode.id!r}",
             )
         try:
             valid_from = _checked(c, declared, self.episode)
+            if not allowed(self.txn.consents(c.subject), None):
+                raise refuse(c.subject, None)
         except SgamError as exc:
             return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}")
         if declared is not None and declared.sensitive and self.policy.confirm_sensitive:

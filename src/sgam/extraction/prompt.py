@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .._ledger import to_assertion
+from .._convert import to_assertion
 from .._model import Assertion, Episode
+from .._purpose import ConsentBook
 from .._schema import AttributeSchema
 from .._time import format_timestamp, to_micros
 from ..store import QueryFilter, Reader
@@ -50,12 +51,16 @@ class PromptContext:
 
 def gather_context(reader: Reader, episode: Episode) -> PromptContext:
     """Declared attributes, plus the assertions holding at the episode's time for every
-    subject named in the episode: one index range per word, never a scan of the tenant."""
+    subject named in the episode: one index range per word, never a scan of the tenant.
+    A subject whose consent is revoked is never shown."""
     attributes = reader.attribute_schemas()
     words = _words(episode.text)
     at = to_micros(episode.at)
+    book = ConsentBook(reader.consents(None))
     facts: dict[int, Assertion] = {}
     for word in words[:MAX_SUBJECT_PROBES]:
+        if not book.allows(word, None):
+            continue
         for version in reader.query(QueryFilter(subject=word, at=at, limit=50)):
             facts.setdefault(version.assertion_id, to_assertion(reader.tenant, version))
     shown = sorted(facts.values(), key=lambda a: (a.subject, a.attribute))[:MAX_FACTS_SHOWN]

@@ -4,7 +4,7 @@ candidates. Plain data; the store keeps them as rows and JSON."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -54,7 +54,7 @@ class Extraction:
 
     id: int
     tenant: str
-    episode: str
+    episode_id: str
     attempt: int
     recorded_at: datetime
     status: str
@@ -69,12 +69,23 @@ class Extraction:
     def count(self, outcome: Outcome) -> int:
         return sum(1 for d in self.decisions if d.outcome is outcome)
 
+    def without_subjects(self, subjects: set[str]) -> Extraction:
+        """This record as a reader may see it while consent for ``subjects`` is revoked:
+        their decisions left out, and the raw reply too if it names one of them."""
+        if not subjects:
+            return self
+        kept = [d for d in self.decisions if d.candidate.get("subject") not in subjects]
+        naming = self.raw_reply is not None and any(s in self.raw_reply for s in subjects)
+        if len(kept) == len(self.decisions) and not naming:
+            return self
+        return replace(self, decisions=kept, raw_reply=None if naming else self.raw_reply)
+
     @classmethod
     def from_row(cls, row: ExtractionRow) -> Extraction:
         return cls(
             id=row.seq,
             tenant=row.tenant,
-            episode=row.episode_id,
+            episode_id=row.episode_id,
             attempt=row.attempt,
             recorded_at=from_micros(row.recorded_at),
             status=row.status,
@@ -94,7 +105,7 @@ class HeldCandidate:
 
     id: int
     tenant: str
-    episode: str
+    episode_id: str
     hold: str
     status: str
     subject: str
@@ -113,7 +124,7 @@ class HeldCandidate:
         return cls(
             id=row.seq,
             tenant=row.tenant,
-            episode=row.episode_id,
+            episode_id=row.episode_id,
             hold=row.hold,
             status=row.status,
             subject=row.subject,

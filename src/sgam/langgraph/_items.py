@@ -296,8 +296,10 @@ class ItemService:
             sources = list(dict.fromkeys(op.source for op in txn.operations(subject, attribute)))
             removed = episodes = 0
             for source in sources:
-                ops, eps, _ = forget_episode(txn, source, now)
-                removed, episodes = removed + ops, episodes + eps
+                if txn.episode(source) is None:
+                    continue  # erased with a source it was derived from, earlier in this loop
+                erased = forget_episode(txn, source, now, self.ledger.digests, "store_forget")
+                removed, episodes = removed + erased.operations, episodes + erased.episodes
             txn.delete_item(joined(namespace), key)
             return removed, episodes, 1 if sources else 0
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .._errors import ValidationError
+from .._purpose import ConsentBook, ledger_attribute, split_attribute
 from .._rules import Version
 from .._time import from_micros
 from .._values import load_value
@@ -39,7 +40,7 @@ def check_budget(budget: object) -> int:
 
 def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
-    known_at: int | None = None, documents: DocumentSearch | None = None,
+    known_at: int | None = None, documents: DocumentSearch | None = None, purpose: str | None = None,
 ) -> RecallResult:
     """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
     recorded by then, so a recall with ``known_at`` can be reproduced later."""
@@ -52,11 +53,13 @@ def recall(
         keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
     with search.backend.read(tenant) as reader:
         sensitive = {schema.attribute for schema in reader.attribute_schemas() if schema.sensitive}
-        keys = [key for key in keys if key[1] not in sensitive or (named and _names_attribute(key, terms))]
+        keys = [key for key in keys
+                if split_attribute(key[1])[0] not in sensitive or (named and _names_attribute(key, terms))]
+        keys = timeline_keys(reader, keys, purpose, at, known_at)
         facts = [item for subject, attribute in keys
                  for item in _key_items(reader, subject, attribute, at, known_at)]
     hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
-                         limit=EVIDENCE_LIMIT, now=at)
+                         limit=EVIDENCE_LIMIT, now=at, purpose=purpose)
     evidence = [
         RecallItem("evidence", hit.text, Citation(hit.episode_id, hit.at, hit.speaker), hit.score,
                    session=hit.session)
@@ -109,6 +112,24 @@ def best_keys(keys: list[tuple[str, str]], terms: list[str]) -> list[tuple[str, 
     return [key for score, _, key in sorted(scored, key=lambda x: (-x[0], x[1])) if score == best > 0][:MAX_KEYS]
 
 
+def timeline_keys(
+    reader: Reader, keys: list[tuple[str, str]], purpose: str | None, at: int, known_at: int | None = None,
+) -> list[tuple[str, str]]:
+    """The ledger keys to read for ``purpose``: a purpose timeline where it holds at
+    ``at``, else the general one; other purposes' timelines never; no subject whose
+    consent for the purpose is revoked."""
+    book = ConsentBook(reader.consents(None))
+    chosen: dict[tuple[str, str], None] = {}
+    for subject, stored in keys:
+        attribute, scope = split_attribute(stored)
+        if (scope is not None and scope != purpose) or not book.allows(subject, purpose):
+            continue
+        scoped = ledger_attribute(attribute, purpose)
+        holds = purpose is not None and reader.get(subject, scoped, at, known_at) is not None
+        chosen.setdefault((subject, scoped if holds else attribute), None)
+    return list(chosen)
+
+
 def _key_items(reader: Reader, subject: str, attribute: str, at: int, known_at: int | None) -> list[RecallItem]:
     """The version holding at ``at``, the few it replaced in valid time, and the value a
     correction replaced (if any), the latter marked superseded; all as of ``known_at``."""
@@ -130,11 +151,12 @@ def _key_items(reader: Reader, subject: str, attribute: str, at: int, known_at: 
 def _fact(reader: Reader, version: Version, *, superseded: bool, score: float) -> RecallItem:
     episode = reader.episode(version.source)
     value = load_value(version.value)
+    attribute, _ = split_attribute(version.attribute)
     return RecallItem(
-        "fact", f"{version.subject}.{version.attribute} = {version.value}",
+        "fact", f"{version.subject}.{attribute} = {version.value}",
         Citation(version.source, None if episode is None else from_micros(episode.occurred_at),
                  None if episode is None else episode.speaker),
-        score, subject=version.subject, attribute=version.attribute, value=value,
+        score, subject=version.subject, attribute=attribute, value=value,
         valid_from=from_micros(version.valid_from),
         valid_to=None if version.valid_to is None else from_micros(version.valid_to),
         superseded=superseded,

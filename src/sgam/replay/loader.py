@@ -20,19 +20,23 @@ from typing import Any
 
 import yaml
 
-from .._errors import SgamError, ValidationError
+from .._errors import SgamError, ValidationError, bounded_repr
 from .._time import parse_timestamp
 
 OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     # operation: (required fields, optional fields)
-    "episode": ({"id", "at", "text"}, {"speaker", "kind", "session", "metadata"}),
+    "episode": ({"id", "at", "text"}, {"speaker", "kind", "session", "metadata", "retention", "derived_from"}),
     "schema": ({"attribute", "type"}, {"memory_type", "sensitive", "description"}),
-    "write": ({"subject", "attribute", "value", "valid_from", "source"}, {"memory_type", "confidence"}),
-    "retract": ({"subject", "attribute", "at", "source"}, set()),
-    "correct": ({"subject", "attribute", "valid_from", "value", "source"}, {"confidence"}),
+    "write": ({"subject", "attribute", "value", "valid_from", "source"},
+              {"memory_type", "confidence", "expires_at", "purpose"}),
+    "retract": ({"subject", "attribute", "at", "source"}, {"purpose"}),
+    "correct": ({"subject", "attribute", "valid_from", "value", "source"}, {"confidence", "purpose"}),
     "forget": (set(), {"subject", "episode"}),
-    "expect": ({"subject", "attribute", "value"}, {"at", "known_at", "source", "valid_from", "valid_to"}),
-    "expect_history": ({"subject", "attribute", "values"}, {"known_at"}),
+    "retention": ({"class", "ttl"}, {"on_expiry"}),
+    "consent": ({"subject", "granted"}, {"purpose"}),
+    "expect": ({"subject", "attribute", "value"}, {"at", "known_at", "source", "valid_from", "valid_to", "purpose"}),
+    "expect_history": ({"subject", "attribute", "values"}, {"known_at", "purpose"}),
+    "expect_episode": ({"id", "exists"}, set()),
     "clock": (set(), set()),
     "model_reply": (set(), set()),
     "extract": ({"episode"}, {"min_confidence", "promote_after", "hold_inferred", "confirm_sensitive"}),
@@ -40,7 +44,12 @@ OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "reject": ({"subject", "attribute"}, {"value"}),
 }
 STEP_MODIFIERS = {"tenant", "error"}
-ERROR_KINDS = {"conflict", "validation", "not_found"}
+MAX_FILE_DEPTH = 200
+"""How deep a scenario file may nest: its own levels plus a value as deep as a value may
+be (100), with room to spare so a too-deep value is a step's ``validation`` error."""
+MAX_FILE_NODES = 1_000_000
+"""How many values (YAML aliases counted each time they are used) a file may hold."""
+ERROR_KINDS = {"conflict", "validation", "denied", "not_found"}
 
 
 class ScenarioFileError(SgamError):
@@ -53,6 +62,7 @@ class ScenarioFileError(SgamError):
         super().__init__(f"{where}: {message}")
         self.path = path
         self.step = step
+        self.reason = message
 
 
 class _StringTimestampLoader(yaml.SafeLoader):
@@ -74,7 +84,8 @@ class _StringTimestampLoader(yaml.SafeLoader):
                 continue  # SafeLoader reports unhashable keys itself
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    "while reading a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark
+                    "while reading a mapping", node.start_mark, f"duplicate key {bounded_repr(key)}",
+                    key_node.start_mark,
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
@@ -134,6 +145,9 @@ def load_scenario(path: Path) -> Scenario:
         raise ScenarioFileError(shown, f"cannot read file ({exc})") from None
     except yaml.YAMLError as exc:
         raise ScenarioFileError(shown, f"not valid YAML or JSON ({exc})") from None
+    except RecursionError:
+        raise ScenarioFileError(shown, f"nested deeper than {MAX_FILE_DEPTH} levels") from None
+    _check_size(shown, data)
     if not isinstance(data, dict):
         raise ScenarioFileError(shown, "a scenario is a mapping with name, tenant and steps")
     for key in ("name", "tenant", "steps"):
@@ -141,7 +155,7 @@ def load_scenario(path: Path) -> Scenario:
             raise ScenarioFileError(shown, f"missing field {key!r}")
     unknown = set(data) - {"name", "tenant", "steps", "description"}
     if unknown:
-        raise ScenarioFileError(shown, f"unknown field {sorted(unknown)[0]!r}")
+        raise ScenarioFileError(shown, f"unknown field {bounded_repr(min(map(str, unknown)))}")
     if not isinstance(data["name"], str) or not isinstance(data["tenant"], str):
         raise ScenarioFileError(shown, "name and tenant must be strings")
     if not isinstance(data["steps"], list):
@@ -149,6 +163,25 @@ def load_scenario(path: Path) -> Scenario:
     steps = [_step(shown, number, raw, data["tenant"]) for number, raw in enumerate(data["steps"], start=1)]
     _check_clock(shown, steps)
     return Scenario(shown, data["name"], data["tenant"], steps)
+
+
+def _check_size(path: str, data: Any) -> None:
+    """Refuse a file nested deeper than ``MAX_FILE_DEPTH`` or holding more than
+    ``MAX_FILE_NODES`` values; iterative, so the check itself cannot overflow the stack,
+    and bounded, so aliases that multiply a small file cannot make it run for ever."""
+    pending: list[tuple[Any, int]] = [(data, 0)]
+    for _ in range(MAX_FILE_NODES):
+        if not pending:
+            return
+        node, depth = pending.pop()
+        if depth > MAX_FILE_DEPTH:
+            raise ScenarioFileError(path, f"nested deeper than {MAX_FILE_DEPTH} levels")
+        if isinstance(node, dict):
+            pending.extend((item, depth + 1) for item in node.values())
+        elif isinstance(node, list):
+            pending.extend((item, depth + 1) for item in node)
+    if pending:
+        raise ScenarioFileError(path, f"holds more than {MAX_FILE_NODES} values")
 
 
 def _step(path: str, number: int, raw: object, tenant: str) -> Step:
@@ -160,10 +193,10 @@ def _step(path: str, number: int, raw: object, tenant: str) -> Step:
         raise ScenarioFileError(path, f"a step needs exactly one operation (found: {found})", number)
     operation = operations[0]
     if operation not in OPERATION_FIELDS:
-        raise ScenarioFileError(path, f"unknown operation {operation!r}", number)
+        raise ScenarioFileError(path, f"unknown operation {bounded_repr(operation)}", number)
     error = raw.get("error")
-    if error is not None and error not in ERROR_KINDS:
-        raise ScenarioFileError(path, f"error must be one of {sorted(ERROR_KINDS)} (got {error!r})", number)
+    if error is not None and (not isinstance(error, str) or error not in ERROR_KINDS):
+        raise ScenarioFileError(path, f"error must be one of {sorted(ERROR_KINDS)} (got {bounded_repr(error)})", number)
     step_tenant = raw.get("tenant", tenant)
     if not isinstance(step_tenant, str):
         raise ScenarioFileError(path, "tenant must be a string", number)
@@ -185,11 +218,13 @@ def _check_fields(path: str, number: int, operation: str, args: Any) -> None:
         raise ScenarioFileError(path, f"{operation}: missing field {sorted(missing)[0]!r}", number)
     unknown = set(args) - required - optional
     if unknown:
-        raise ScenarioFileError(path, f"{operation}: unknown field {sorted(unknown)[0]!r}", number)
+        raise ScenarioFileError(path, f"{operation}: unknown field {bounded_repr(min(map(str, unknown)))}", number)
     if operation == "forget" and len(set(args) & {"subject", "episode"}) != 1:
         raise ScenarioFileError(path, "forget takes exactly one of subject or episode", number)
     if operation == "expect_history" and not isinstance(args["values"], list):
         raise ScenarioFileError(path, "expect_history: values must be a list", number)
+    if operation == "expect_episode" and not isinstance(args["exists"], bool):
+        raise ScenarioFileError(path, "expect_episode: exists must be true or false", number)
 
 
 def _check_clock(path: str, steps: list[Step]) -> None:

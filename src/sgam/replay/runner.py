@@ -8,7 +8,7 @@ from typing import Any
 
 from .._errors import SgamError
 from .._memory import Memory
-from .._time import parse_timestamp
+from .._time import format_timestamp, parse_timestamp
 from .._values import canonical_json
 from .context import ReplayClock, ReplayContext, ScenarioResult, StepHandler
 from .extraction_steps import EXTRACTION_STEPS
@@ -60,6 +60,7 @@ def _episode(context: ReplayContext, step: Step) -> None:
     context.memory.add_episode(
         step.tenant, a["id"], a["at"], a["text"], speaker=a.get("speaker"),
         kind=a.get("kind", "message"), session=a.get("session"), metadata=a.get("metadata"),
+        retention=a.get("retention", "default"), derived_from=a.get("derived_from"),
     )
 
 
@@ -76,19 +77,20 @@ def _write(context: ReplayContext, step: Step) -> None:
     context.memory.write(
         step.tenant, a["subject"], a["attribute"], a["value"], a["valid_from"], a["source"],
         memory_type=a.get("memory_type"), confidence=a.get("confidence", 1.0),
+        purpose=a.get("purpose"), expires_at=a.get("expires_at"),
     )
 
 
 def _retract(context: ReplayContext, step: Step) -> None:
     a = step.args
-    context.memory.retract(step.tenant, a["subject"], a["attribute"], a["at"], a["source"])
+    context.memory.retract(step.tenant, a["subject"], a["attribute"], a["at"], a["source"], purpose=a.get("purpose"))
 
 
 def _correct(context: ReplayContext, step: Step) -> None:
     a = step.args
     context.memory.correct(
         step.tenant, a["subject"], a["attribute"], a["valid_from"], a["value"], a["source"],
-        confidence=a.get("confidence", 1.0),
+        confidence=a.get("confidence", 1.0), purpose=a.get("purpose"),
     )
 
 
@@ -97,6 +99,22 @@ def _forget(context: ReplayContext, step: Step) -> None:
         context.memory.forget_subject(step.tenant, step.args["subject"])
     else:
         context.memory.forget_episode(step.tenant, step.args["episode"])
+
+
+def _retention(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    context.memory.retention(step.tenant, a["class"], a["ttl"], on_expiry=a.get("on_expiry", "erase"))
+
+
+def _consent(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    context.memory.consent(step.tenant, a["subject"], a["granted"], purpose=a.get("purpose"))
+
+
+def _expect_episode(context: ReplayContext, step: Step) -> None:
+    exists = context.memory.episode(step.tenant, step.args["id"]) is not None
+    if exists != step.args["exists"]:
+        context.fail(step, {"exists": step.args["exists"]}, {"exists": exists})
 
 
 def _same_value(expected: Any, actual: Any) -> bool:
@@ -117,7 +135,8 @@ def _same_instant(expected: Any, actual: datetime | None) -> bool:
 
 def _expect(context: ReplayContext, step: Step) -> None:
     a = step.args
-    found = context.memory.get(step.tenant, a["subject"], a["attribute"], at=a.get("at"), known_at=a.get("known_at"))
+    found = context.memory.get(step.tenant, a["subject"], a["attribute"], at=a.get("at"), known_at=a.get("known_at"),
+                               purpose=a.get("purpose"))
     if a["value"] is None:
         if found is not None:
             context.fail(step, {"value": None}, {"value": found.value, "source": found.source})
@@ -128,8 +147,8 @@ def _expect(context: ReplayContext, step: Step) -> None:
         return
     actual = {
         "value": found.value, "source": found.source,
-        "valid_from": found.valid_from.isoformat(),
-        "valid_to": None if found.valid_to is None else found.valid_to.isoformat(),
+        "valid_from": format_timestamp(found.valid_from),
+        "valid_to": None if found.valid_to is None else format_timestamp(found.valid_to),
     }
     checks = {
         "value": _same_value(a["value"], found.value),
@@ -143,7 +162,8 @@ def _expect(context: ReplayContext, step: Step) -> None:
 
 def _expect_history(context: ReplayContext, step: Step) -> None:
     a = step.args
-    found = context.memory.history(step.tenant, a["subject"], a["attribute"], known_at=a.get("known_at"))
+    found = context.memory.history(step.tenant, a["subject"], a["attribute"], known_at=a.get("known_at"),
+                                   purpose=a.get("purpose"))
     values = [assertion.value for assertion in found]
     if len(values) != len(a["values"]) or not all(
         _same_value(e, v) for e, v in zip(a["values"], values, strict=False)
@@ -154,5 +174,6 @@ def _expect_history(context: ReplayContext, step: Step) -> None:
 LEDGER_STEPS: dict[str, StepHandler] = {
     "clock": _clock, "episode": _episode, "schema": _schema, "write": _write,
     "retract": _retract, "correct": _correct, "forget": _forget,
-    "expect": _expect, "expect_history": _expect_history,
+    "retention": _retention, "consent": _consent,
+    "expect": _expect, "expect_history": _expect_history, "expect_episode": _expect_episode,
 }

@@ -71,6 +71,8 @@ def resolve_config(config: SearchConfig | str | None) -> SearchConfig:
         return PRESETS["default"]
     if isinstance(config, SearchConfig):
         return config
-    if config not in PRESETS:
-        raise ValidationError("config", config, f"must be one of {', '.join(sorted(PRESETS))}")
+    if not isinstance(config, str) or config not in PRESETS:
+        raise ValidationError(
+            "config", config, f"must be a SearchConfig or one of {', '.join(sorted(PRESETS))}"
+        )
     return PRESETS[config]

@@ -8,6 +8,7 @@ model can never leave the ledger and its indexes disagreeing.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -77,7 +78,15 @@ class Model2VecEmbedder:
             from model2vec import StaticModel
         except ImportError as exc:  # pragma: no cover - depends on the installation
             raise ValidationError("embedder", "model2vec", "needs `pip install 'sgam[embeddings]'`") from exc
-        self._model = StaticModel.from_pretrained(str(folder))
+        # A model folder's README without a metadata block makes huggingface_hub warn on
+        # every load; it says nothing about the model, so it is kept off the user's screen.
+        card_log = logging.getLogger("huggingface_hub.repocard")
+        level = card_log.level
+        card_log.setLevel(logging.ERROR)
+        try:
+            self._model = StaticModel.from_pretrained(str(folder))
+        finally:
+            card_log.setLevel(level)
         self._name = f"model2vec:{folder.name}"
         self._dimension = int(self._model.dim)
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 
+from .._purpose import ConsentBook
 from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked
 from .engine import EvidenceHit, gather, hit, rank, search_evidence
+from .scope import in_scope
 from .text import check_question
 
 
@@ -91,10 +93,17 @@ class SearchService:
         return [(subject, attribute) for subject, attribute, score in found if score >= floor]
 
     def search(
-        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int
+        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int,
+        purpose: str | None = None,
     ) -> list[EvidenceHit]:
+        """Ranked evidence in the caller's scope (``scope.in_scope``): ranked deeper than
+        ``limit`` so that what the scope removes leaves ``limit`` to return."""
         check_question(question)
-        return search_evidence(self.index, self.embedder, tenant, question, config, flt, limit, now)
+        with self.backend.read(tenant) as reader:
+            revoked = ConsentBook(reader.consents(None)).revoked_subjects(purpose)
+        hits = search_evidence(self.index, self.embedder, tenant, question, config, flt, 2 * limit + 10, now)
+        with self.backend.read(tenant) as reader:
+            return in_scope(reader, hits, revoked)[:limit]
 
     def search_many(
         self, tenant: str, question: str, *, configs: Mapping[str, SearchConfig], flt: SearchFilter, limit: int,
@@ -103,6 +112,10 @@ class SearchService:
         """The same question under several configurations, the index asked once: each
         result equals what ``search`` returns with that configuration."""
         check_question(question)
+        with self.backend.read(tenant) as reader:
+            revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
         found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt)
-        return {name: [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
-                for name, config in configs.items()}
+        ranked = {name: [hit(found.rows[key], score) for key, score in rank(found, config, 2 * limit + 10, now)]
+                  for name, config in configs.items()}
+        with self.backend.read(tenant) as reader:
+            return {name: in_scope(reader, hits, revoked)[:limit] for name, hits in ranked.items()}

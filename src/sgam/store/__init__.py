@@ -6,6 +6,8 @@ from ._backend import Backend
 from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
     ActionRow,
+    AuditRow,
+    ClassHoldings,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
@@ -13,6 +15,8 @@ from ._protocol import (
     JobRow,
     QueryFilter,
     Reader,
+    ResidueHit,
+    RetentionRow,
     WriteTransaction,
 )
 from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
@@ -20,10 +24,12 @@ from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
 
 __all__ = [
     "ActionRow",
+    "AuditRow",
     "Backend",
     "BackendFamily",
     "Chunk",
     "ChunkRow",
+    "ClassHoldings",
     "DocumentRow",
     "DocumentStore",
     "FAMILIES",
@@ -34,6 +40,8 @@ __all__ = [
     "JobRow",
     "QueryFilter",
     "Reader",
+    "ResidueHit",
+    "RetentionRow",
     "RevisionRow",
     "SearchFilter",
     "SearchIndex",

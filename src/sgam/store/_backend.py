@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 from ._documents import DocumentStore
-from ._protocol import JobRow, Reader, WriteTransaction
+from ._protocol import JobRow, Reader, ResidueHit, WriteTransaction
 from ._search import SearchIndex
 
 T = TypeVar("T")
@@ -31,10 +31,20 @@ class Backend(Protocol):
     def document_store(self) -> DocumentStore:
         """The tables of document memory in this backend's database."""
         ...
-    def purge_residue(self) -> None:
-        """After an erasure, remove copies the database keeps outside live rows."""
+    def purge_residue(self, wait: float = 1.0) -> str | None:
+        """After an erasure, remove copies the database keeps outside live rows, waiting
+        up to ``wait`` seconds for what blocks it; None when none remain, else what
+        remains and why."""
         ...
     def close(self) -> None: ...
+
+    def due_tenants(self, now: int) -> list[str]:
+        """Tenants with a write or an episode past its deadline: what a purge must visit."""
+        ...
+    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+        """Every place of the tenant's data (and the files, where the backend can read
+        them) in which any of ``needles`` still appears."""
+        ...
 
     def claim_jobs(
         self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None

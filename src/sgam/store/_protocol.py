@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from .._purpose import ConsentRow, ledger_attribute
 from .._rules import KeyView, Operation, Plan, Version
 from .._schema import AttributeSchema, MemoryTypeSchema
 
@@ -29,11 +30,19 @@ class EpisodeRow:
     session: str | None
     metadata: str
     schema_version: int
+    retention: str = "default"
+    lost_at: int | None = None
+    """When the episode lost its text by expiry (keep_facts); None while it is readable."""
 
     def same_content(self, other: EpisodeRow) -> bool:
         return (
-            self.occurred_at, self.text, self.speaker, self.kind, self.session, self.metadata
-        ) == (other.occurred_at, other.text, other.speaker, other.kind, other.session, other.metadata)
+            self.occurred_at, self.text, self.speaker, self.kind, self.session, self.metadata, self.retention
+        ) == (other.occurred_at, other.text, other.speaker, other.kind, other.session, other.metadata,
+              other.retention)
+
+    @property
+    def readable(self) -> bool:
+        return self.lost_at is None
 
 
 # An error message may quote the reply it failed on, so it leaves with the reply.
@@ -129,6 +138,48 @@ class ActionRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RetentionRow:
+    """A declared retention class; ``ttl`` in microseconds, None to keep until erased."""
+
+    name: str
+    ttl: int | None
+    on_expiry: str
+    declared_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    """One lifecycle event of a tenant, without content: ``target`` is a keyed digest."""
+
+    at: int
+    action: str
+    call: str
+    target: str | None
+    rows: int
+    detail: str
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ClassHoldings:
+    """What a retention class holds: live and text-less episodes, the oldest live one's
+    recording time (its deadline is that plus the ttl)."""
+
+    name: str
+    episodes: int
+    text_lost: int
+    oldest_recorded_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ResidueHit:
+    """A place where a searched string still appears, and how often."""
+
+    place: str
+    matches: int
+
+
+@dataclass(frozen=True, slots=True)
 class QueryFilter:
     subject: str | None = None
     attribute: str | None = None
@@ -137,14 +188,91 @@ class QueryFilter:
     known_at: int | None = None
     after: tuple[str, str, int] | None = None
     limit: int = 100
+    purpose: str | None = None
+    """None: the general timeline only; a name: the general timeline and that purpose's."""
 
 
-class WriteTransaction(Protocol):
+def timeline_clause(flt: QueryFilter, general: str, suffix: str, mark: str) -> tuple[str, list[Any]]:
+    """The SQL condition of a query's timelines: the general one (``general``: no
+    separator in the ledger attribute), plus ``flt.purpose``'s (``suffix``: the ledger
+    attribute ends with separator + purpose), narrowed to ``flt.attribute``."""
+    if flt.attribute is not None:
+        names = [ledger_attribute(flt.attribute, None)]
+        if flt.purpose is not None:
+            names.append(ledger_attribute(flt.attribute, flt.purpose))
+        return f"attribute IN ({', '.join([mark] * len(names))})", list(names)
+    if flt.purpose is None:
+        return general, []
+    tail = ledger_attribute("", flt.purpose)
+    return f"({general} OR {suffix})", [len(tail), tail]
+
+
+class LifecycleReads(Protocol):
+    """Retention, consent, derivations and the audit log, read inside any unit of work."""
+
+    def retention_classes(self) -> list[RetentionRow]: ...
+    def lifecycle_due(self, now: int) -> bool:
+        """Whether any write or episode of the tenant is past its deadline at ``now``
+        (and not yet handled): one index probe per retention class."""
+        ...
+    def consents(self, subject: str | None) -> list[ConsentRow]:
+        """The subject's consent statements, or (None) those of every subject that has any."""
+        ...
+    def derivations(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(derived episode, source episode) edges whose derived side is in ``episode_ids``."""
+        ...
+    def sourced_subjects(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(episode, subject) for every subject an operation sourced from the episodes has."""
+        ...
+    def audit(self, limit: int) -> list[AuditRow]:
+        """The tenant's audit log, newest first."""
+        ...
+    def class_holdings(self) -> list[ClassHoldings]: ...
+    def next_deadlines(self, now: int, limit: int) -> list[tuple[str, str, int]]:
+        """The next ``limit`` deadlines after ``now``: (kind, retention class or '', instant)."""
+        ...
+
+
+class LifecycleWrites(LifecycleReads, Protocol):
+    """Changes the lifecycle makes; erasure and expiry use them with the ledger's own."""
+
+    def retention_class(self, name: str) -> RetentionRow | None: ...
+    def put_retention_class(self, row: RetentionRow) -> None: ...
+    def insert_derivations(self, episode_id: str, sources: Sequence[str]) -> None: ...
+    def derived_of(self, episode_ids: Sequence[str]) -> list[str]:
+        """Episodes made directly from any of ``episode_ids``."""
+        ...
+    def tombstoned(self, digest: str) -> bool: ...
+    def add_tombstones(self, digests: Sequence[str]) -> None: ...
+    def lock_lifecycle(self) -> None:
+        """Serialise expiry passes and consent changes of the tenant."""
+        ...
+    def due_operations(self, now: int) -> list[tuple[int, str, str]]:
+        """(seq, subject, attribute) of operations whose ``expires_at`` <= ``now``."""
+        ...
+    def delete_operations(self, seqs: Sequence[int]) -> int: ...
+    def due_episodes(self, now: int) -> list[tuple[str, str]]:
+        """(episode id, on_expiry) of episodes past their class deadline at ``now`` that
+        expiry has not handled yet (a keep_facts episode already without text is done)."""
+        ...
+    def lose_text(self, episode_ids: Sequence[str], at: int) -> int:
+        """Drop the text (and speaker, session, metadata, vectors) of episodes; the rows stay."""
+        ...
+    def put_consent(self, subject: str, purpose: str, granted: bool, at: int) -> None: ...
+    def delete_consents_of_subject(self, subject: str) -> int: ...
+    def record_audit(self, row: AuditRow) -> None: ...
+
+
+class WriteTransaction(LifecycleWrites, Protocol):
     """One tenant's write unit of work; everything it does commits or rolls back together."""
 
     tenant: str
 
     def episode(self, episode_id: str) -> EpisodeRow | None: ...
+    def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
+        """A batch names the episodes it will look up, so a backend that pays a round trip
+        per statement can fetch them in one."""
+        ...
     def insert_episode(self, row: EpisodeRow) -> None: ...
     def delete_episode(self, episode_id: str) -> int: ...
 
@@ -158,6 +286,12 @@ class WriteTransaction(Protocol):
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Announce every key a batch will touch before it touches any, so a backend that
         locks per key can take the locks at once in a deadlock-free order (and prefetch)."""
+        ...
+    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+        """A one-operation unit of work names its key, instant and source before any lookup,
+        so a backend that pays a round trip per statement can take the key's lock and fetch
+        everything the rules will ask (schema version, source, last change, the versions
+        around ``moment``) at once."""
         ...
     def key(self, subject: str, attribute: str) -> KeyView: ...
     def current(self, subject: str, attribute: str) -> list[Version]:
@@ -186,7 +320,6 @@ class WriteTransaction(Protocol):
     def delete_operations_of_subject(self, subject: str) -> int: ...
     def delete_operations_of_source(self, episode_id: str) -> int: ...
     def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None: ...
-    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None: ...
 
     # extraction path
     def next_extraction_attempt(self, episode_id: str) -> int: ...
@@ -244,7 +377,7 @@ class WriteTransaction(Protocol):
         ...
 
 
-class Reader(Protocol):
+class Reader(LifecycleReads, Protocol):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 
     tenant: str

@@ -17,11 +17,12 @@ VERSION_COLUMNS = (
     "recorded_from, recorded_to, source, confidence, schema_version, supersedes, origin, closed_by"
 )
 EPISODE_COLUMNS = (
-    "tenant, episode_id, occurred_at, recorded_at, text, speaker, kind, session, metadata, schema_version"
+    "tenant, episode_id, occurred_at, recorded_at, text, speaker, kind, session, metadata, schema_version, "
+    "retention, lost_at"
 )
 OPERATION_COLUMNS = (
     "seq, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, "
-    "confidence, schema_version"
+    "confidence, schema_version, expires_at"
 )
 ATTRIBUTE_SCHEMA_COLUMNS = "attribute, value_type, memory_type, sensitive, description, schema_version"
 MEMORY_TYPE_COLUMNS = "name, json_schema, schema_version"
@@ -52,7 +53,7 @@ def operation_from_row(row: tuple[Any, ...]) -> Operation:
     return Operation(
         seq=row[0], subject=row[1], attribute=row[2], kind=_OP_KINDS[row[3]], valid_at=row[4],
         value=row[5], source=row[6], recorded_at=row[7], memory_type=row[8],
-        confidence=row[9], schema_version=row[10],
+        confidence=row[9], schema_version=row[10], expires_at=row[11],
     )
 
 

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import psycopg
 from psycopg import errors as pg
+from psycopg_pool import PoolClosed
 
 from ..._errors import BusyError, ConflictError, NotFoundError, SgamError, StoreError
 
@@ -51,6 +52,8 @@ def is_retryable(exc: BaseException) -> bool:
 
 def to_sgam(exc: psycopg.Error) -> SgamError:
     """The sgam error for a driver error; its message keeps the database's own words."""
+    if isinstance(exc, PoolClosed):
+        return StoreError(f"PostgreSQL: this Memory is closed ({exc}): open a new one")
     for driver_type, sgam_type in DRIVER_ERRORS:
         if isinstance(exc, driver_type):
             if sgam_type is BusyError:

@@ -171,10 +171,13 @@ def claim_jobs(cur: Cursor, owner: str, now: int, lease_until: int, limit: int, 
     """Lease ready jobs of every tenant (or one) through the owner's claim function;
     ``SKIP LOCKED`` lets several workers claim at once without waiting on each other."""
     rows = cur.execute(
-        f"SELECT {JOB_COLUMNS} FROM sgam_claim_jobs(%s, %s, %s, %s, %s)",
+        "SELECT tenant, episode_id, enqueued_at, attempts, lease_expires, seq "
+        "FROM sgam_claim_jobs(%s, %s, %s, %s, %s)",
         (owner, Micros(now), Micros(lease_until), limit, tenant),
     ).fetchall()
-    return sorted((JobRow(*row) for row in rows), key=lambda job: job.seq)
+    jobs = (JobRow(tenant, episode_id, "queued", enqueued, attempts, owner, expires, None, seq)
+            for tenant, episode_id, enqueued, attempts, expires, seq in rows)
+    return sorted(jobs, key=lambda job: job.seq)
 
 
 def count_jobs(cur: Cursor, now: int, tenant: str | None) -> int:

@@ -19,6 +19,7 @@ import psycopg
 from psycopg import sql
 
 from ..._errors import SchemaVersionError, ValidationError
+from .connect import connect
 from .errors import map_postgres_errors
 from .migrations import MIGRATION_LOCK, MIGRATIONS, TENANT_TABLES, grant_statements, rls_statements
 
@@ -45,10 +46,15 @@ def check_not_newer(version: int, where: str) -> None:
         )
 
 
-def migrate(url: str, grant_to: Iterable[str] = ()) -> int:
+def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[int] = ()) -> int:
     """Apply missing migrations as the owner at ``url``, (re)install the RLS policies,
-    grant DML to the application roles ``grant_to``; return the schema version."""
-    with map_postgres_errors(), psycopg.connect(url, autocommit=True) as conn:
+    grant DML to the application roles ``grant_to``, allow HNSW indexes for the embedding
+    ``vector_dimensions`` (1 to 2000) of the embedders in use; return the schema version."""
+    dimensions = list(vector_dimensions)
+    for dims in dimensions:
+        if isinstance(dims, bool) or not isinstance(dims, int) or not 1 <= dims <= 2000:
+            raise ValidationError("vector_dimensions", dims, "must be integers from 1 to 2000")
+    with map_postgres_errors(), connect(url, autocommit=True) as conn:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             current = installed_version(conn)
@@ -60,13 +66,16 @@ def migrate(url: str, grant_to: Iterable[str] = ()) -> int:
             if current < len(MIGRATIONS):
                 _unforce(conn)
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
-                conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn)))
+                conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn))
+                             .replace("@SCHEMA_LITERAL@", sql.Literal(schema).as_string(conn)))
                 conn.execute("INSERT INTO sgam_migrations (version) VALUES (%s)", (version,))
             for statement in rls_statements():
                 conn.execute(statement)
             for role in grant_to:
                 for statement in grant_statements(role, schema):
                     conn.execute(statement)
+            for dims in dimensions:
+                conn.execute("INSERT INTO vector_dimensions (dims) VALUES (%s) ON CONFLICT DO NOTHING", (dims,))
         return len(MIGRATIONS)
 
 
@@ -96,7 +105,7 @@ def temporary_database(admin_url: str) -> Iterator[str]:
         raise ValidationError("db", admin_url, "must be a postgresql:// URL")
     token = secrets.token_hex(6)
     name, role, password = f"sgam_tmp_{token}", f"sgam_tmp_app_{token}", secrets.token_urlsafe(18)
-    with map_postgres_errors(), psycopg.connect(admin_url, autocommit=True) as admin:
+    with map_postgres_errors(), connect(admin_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         admin.execute(
             sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD {}")
@@ -106,7 +115,7 @@ def temporary_database(admin_url: str) -> Iterator[str]:
         migrate(with_login(admin_url, *_credentials(admin_url), dbname=name), grant_to=[role])
         yield with_login(admin_url, role, password, dbname=name)
     finally:
-        with map_postgres_errors(), psycopg.connect(admin_url, autocommit=True) as admin:
+        with map_postgres_errors(), connect(admin_url, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
             admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
 

@@ -22,9 +22,11 @@ MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises mig
 
 TENANT_TABLES = (
     "tenant_schema", "attribute_schemas", "memory_types", "episodes", "operations",
-    "assertions", "erasures", "extractions", "held_candidates", "extraction_jobs",
+    "assertions", "extractions", "held_candidates", "extraction_jobs",
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
+    "documents", "document_revisions", "document_chunks", "document_vectors",
+    "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -36,6 +38,17 @@ WORKER_FUNCTIONS = (
 
 INDEX_FUNCTIONS = ("sgam_vector_index(integer)",)
 """Owner-run DDL the app role may trigger: the HNSW index of a new dimension (migration 3)."""
+
+SEARCH_FUNCTIONS = (
+    "sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)",
+)
+"""Owner-run full-text search of the caller's tenant (migration 6): under the app role's
+policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
+
+LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
+"""The purge's cross-tenant entry point: which tenants have something due (migration 8)."""
+LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes")
+"""Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
 MIGRATIONS: list[str] = [
     """
@@ -188,7 +201,15 @@ def rls_statements() -> list[sql.SQL | sql.Composed]:
     statements += [
         sql.SQL("DROP POLICY IF EXISTS jobs_worker ON extraction_jobs"),
         sql.SQL("CREATE POLICY jobs_worker ON extraction_jobs TO CURRENT_USER USING (true) WITH CHECK (true)"),
+        sql.SQL("DROP POLICY IF EXISTS search_owner ON episodes"),
+        sql.SQL("CREATE POLICY search_owner ON episodes FOR SELECT TO CURRENT_USER USING (true)"),
     ]
+    for table in LIFECYCLE_TABLES:
+        name = sql.Identifier(table)
+        statements += [
+            sql.SQL("DROP POLICY IF EXISTS lifecycle_sweep ON {}").format(name),
+            sql.SQL("CREATE POLICY lifecycle_sweep ON {} FOR SELECT TO CURRENT_USER USING (true)").format(name),
+        ]
     migrations = sql.Identifier("sgam_migrations")
     statements += [
         sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(migrations),
@@ -210,7 +231,7 @@ def grant_statements(role: str, schema: str) -> list[sql.Composed]:
         sql.SQL("GRANT SELECT ON sgam_migrations TO {}").format(who),
         sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), who),
         *(sql.SQL("GRANT EXECUTE ON FUNCTION {}.{} TO {}").format(sql.Identifier(schema), sql.SQL(f), who)
-          for f in (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS)),
+          for f in (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS)),
     ]
 
 MIGRATIONS.append(
@@ -528,5 +549,234 @@ MIGRATIONS.append(
         UNIQUE (tenant, action_key)
     );
     CREATE INDEX actions_by_status ON actions (tenant, status, seq);
+    """
+)
+
+MIGRATIONS.append(
+    # 6: keyword search of episodes through an owner-run function. Row-level security lets
+    # the planner use a condition as an index condition ahead of the policy only if it is
+    # leakproof, and ``tsvector @@ tsquery`` is not: under the app role every full-text
+    # match (and each term's document frequency) tested every episode of the tenant, so
+    # search cost O(episodes). The owner reads episodes under its own policy
+    # (search_owner, FOR SELECT, in rls_statements), and this function filters by the
+    # caller's ``sgam.tenant`` itself, so the GIN index serves the match; no tenant set,
+    # no rows. Ranking as before: per-term IDF in the tenant times ts_rank (BM25-shaped),
+    # weights D, C, B, A = 0.1, 0.2, 0.3, 1.0 (a speaker match counts 0.3 of a text match).
+    """
+    CREATE FUNCTION sgam_keyword_episodes(
+        p_terms text[], p_limit integer, p_since timestamptz, p_until timestamptz,
+        p_session text, p_speaker text, p_subject text, p_memory_type text, p_known_at timestamptz
+    ) RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp AS $$
+    DECLARE
+        v_tenant text := current_setting('sgam.tenant', true);
+        v_docs bigint;
+        v_df bigint;
+        v_term text;
+        v_query tsquery;
+        v_queries tsquery[] := '{}';
+        v_idf numeric[] := '{}';
+        v_any tsquery;
+    BEGIN
+        IF v_tenant IS NULL OR v_tenant = '' OR p_terms IS NULL THEN
+            RETURN;
+        END IF;
+        SELECT count(*) INTO v_docs FROM @SCHEMA@.episodes WHERE tenant = v_tenant;
+        FOREACH v_term IN ARRAY p_terms LOOP
+            v_query := plainto_tsquery('english', v_term);
+            SELECT count(*) INTO v_df FROM @SCHEMA@.episodes WHERE tenant = v_tenant AND search @@ v_query;
+            IF v_df > 0 THEN
+                v_queries := v_queries || v_query;
+                v_idf := v_idf || ln(1 + (v_docs - v_df + 0.5) / (v_df + 0.5));
+                v_any := CASE WHEN v_any IS NULL THEN v_query ELSE v_any || v_query END;
+            END IF;
+        END LOOP;
+        IF v_any IS NULL THEN
+            RETURN;
+        END IF;
+        RETURN QUERY
+            SELECT e.seq FROM @SCHEMA@.episodes e
+            WHERE e.tenant = v_tenant AND e.search @@ v_any
+              AND (p_since IS NULL OR e.occurred_at >= p_since)
+              AND (p_until IS NULL OR e.occurred_at <= p_until)
+              AND (p_known_at IS NULL OR e.recorded_at <= p_known_at)
+              AND (p_session IS NULL OR e.session = p_session)
+              AND (p_speaker IS NULL OR e.speaker = p_speaker)
+              AND (p_subject IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+                   AND o.source = e.episode_id AND o.subject = p_subject))
+              AND (p_memory_type IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+                   AND o.source = e.episode_id AND o.memory_type = p_memory_type))
+            ORDER BY (SELECT sum(w.idf * ts_rank('{0.1, 0.2, 0.3, 1.0}', e.search, w.q, 1))
+                      FROM unnest(v_queries, v_idf) AS w(q, idf)) DESC, e.seq
+            LIMIT p_limit;
+    END $$;
+    REVOKE ALL ON FUNCTION
+        sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)
+        FROM PUBLIC;
+    """
+)
+
+MIGRATIONS.append(
+    # 7: the functions the application role may call, hardened. ``sgam_claim_jobs`` caps
+    # the lease (an hour past the caller's clock, which may not run ahead of the server's
+    # by more than five minutes) and the batch (100), and returns only what a worker needs
+    # (no other tenant's error text or lease owners). ``sgam_vector_index`` creates indexes
+    # only for the dimensions the owner allowed (``vector_dimensions``, filled by
+    # ``sgam migrate --vector-dims``); other dimensions are stored and searched exactly.
+    """
+    CREATE TABLE vector_dimensions (
+        dims integer PRIMARY KEY CHECK (dims BETWEEN 1 AND 2000)
+    );
+    INSERT INTO vector_dimensions (dims)
+        SELECT DISTINCT substring(c.relname FROM '_hnsw_([0-9]+)$')::integer FROM pg_class c
+        WHERE c.relnamespace = to_regnamespace(@SCHEMA_LITERAL@)
+          AND c.relname ~ '^(episode|assertion)_vectors_hnsw_[0-9]+$'
+        ON CONFLICT DO NOTHING;
+
+    CREATE OR REPLACE FUNCTION sgam_vector_index(p_dims integer) RETURNS void LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    DECLARE
+        vector_schema name;
+        target text;
+    BEGIN
+        IF NOT EXISTS (SELECT 1 FROM @SCHEMA@.vector_dimensions WHERE dims = p_dims)
+           OR (to_regclass(format('@SCHEMA@.%I', 'episode_vectors_hnsw_' || p_dims)) IS NOT NULL
+               AND to_regclass(format('@SCHEMA@.%I', 'assertion_vectors_hnsw_' || p_dims)) IS NOT NULL) THEN
+            RETURN;  -- not allowed (searched exactly), or already there: no lock either way
+        END IF;
+        PERFORM pg_advisory_xact_lock(1399283053, p_dims);
+        SELECT n.nspname INTO vector_schema FROM pg_extension x
+            JOIN pg_namespace n ON n.oid = x.extnamespace WHERE x.extname = 'vector';
+        FOREACH target IN ARRAY ARRAY['episode_vectors', 'assertion_vectors'] LOOP
+            EXECUTE format(
+                'CREATE INDEX IF NOT EXISTS %I ON @SCHEMA@.%I USING hnsw '
+                '((embedding::%I.vector(%s)) %I.vector_cosine_ops) WHERE dims = %s',
+                target || '_hnsw_' || p_dims, target, vector_schema, p_dims, vector_schema, p_dims);
+        END LOOP;
+    END $$;
+
+    CREATE TEMPORARY TABLE claim_grantees ON COMMIT DROP AS
+        SELECT DISTINCT grantee::text AS role FROM information_schema.role_routine_grants
+        WHERE routine_schema = @SCHEMA_LITERAL@ AND routine_name = 'sgam_claim_jobs'
+          AND privilege_type = 'EXECUTE' AND grantee::text <> current_user;
+    DROP FUNCTION sgam_claim_jobs(text, timestamptz, timestamptz, integer, text);
+    CREATE FUNCTION sgam_claim_jobs(p_owner text, p_now timestamptz, p_lease_until timestamptz,
+                                    p_limit integer, p_tenant text)
+    RETURNS TABLE (tenant text, episode_id text, enqueued_at timestamptz, attempts integer,
+                   lease_expires timestamptz, seq bigint)
+    LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+        WITH clock AS (
+            SELECT least(p_now, statement_timestamp() + interval '5 minutes') AS now
+        )
+        UPDATE @SCHEMA@.extraction_jobs j
+           SET lease_owner = p_owner,
+               lease_expires = least(p_lease_until, clock.now + interval '1 hour'),
+               attempts = j.attempts + 1
+          FROM clock
+         WHERE (j.tenant, j.seq) IN (
+            SELECT q.tenant, q.seq FROM @SCHEMA@.extraction_jobs q, clock
+            WHERE q.status = 'queued' AND (q.lease_expires IS NULL OR q.lease_expires <= clock.now)
+              AND (p_tenant IS NULL OR q.tenant = p_tenant)
+            ORDER BY q.seq LIMIT greatest(least(p_limit, 100), 0) FOR UPDATE OF q SKIP LOCKED)
+        RETURNING j.tenant, j.episode_id, j.enqueued_at, j.attempts, j.lease_expires, j.seq
+    $$;
+    REVOKE ALL ON FUNCTION sgam_claim_jobs(text, timestamptz, timestamptz, integer, text) FROM PUBLIC;
+    DO $$
+    DECLARE grantee text;
+    BEGIN
+        FOR grantee IN SELECT role FROM claim_grantees LOOP
+            EXECUTE format('GRANT EXECUTE ON FUNCTION @SCHEMA@.sgam_claim_jobs'
+                           '(text, timestamptz, timestamptz, integer, text) TO %I', grantee);
+        END LOOP;
+    END $$;
+    """
+)
+
+MIGRATIONS.append(
+    # 8: lifecycle. Retention classes and the class of each episode; an episode that lost
+    # its text by expiry keeps its row (assertions still name it) with ``lost_at`` set;
+    # derivations (summaries made from episodes); per-write deadlines; consent per subject
+    # and purpose ('' = every purpose); tombstones of erased episode ids (keyed digests
+    # only); an audit log without content. The unkeyed erasure digests of migration 1 could
+    # be reversed by guessing, so they are not carried over: the audit log keeps their
+    # counts and times.
+    """
+    CREATE TABLE retention_classes (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        name text NOT NULL,
+        ttl bigint CHECK (ttl IS NULL OR ttl > 0),
+        on_expiry text NOT NULL CHECK (on_expiry IN ('erase', 'keep_facts')),
+        declared_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, name)
+    );
+
+    ALTER TABLE episodes ADD COLUMN retention text NOT NULL DEFAULT 'default';
+    ALTER TABLE episodes ADD COLUMN lost_at timestamptz;
+    -- Deadlines are recorded_at + the class's ttl as it stands now: the first live row of a
+    -- class is the next due, so "is anything due" is one probe per class, not a scan.
+    CREATE INDEX episodes_by_retention ON episodes (tenant, retention, recorded_at);
+    CREATE INDEX episodes_live_by_retention ON episodes (tenant, retention, recorded_at) WHERE lost_at IS NULL;
+
+    CREATE TABLE episode_derivations (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        episode_id text NOT NULL,
+        source_id text NOT NULL,
+        PRIMARY KEY (tenant, episode_id, source_id),
+        FOREIGN KEY (tenant, episode_id) REFERENCES episodes (tenant, episode_id) ON DELETE CASCADE,
+        FOREIGN KEY (tenant, source_id) REFERENCES episodes (tenant, episode_id) ON DELETE CASCADE
+    );
+    CREATE INDEX episode_derivations_by_source ON episode_derivations (tenant, source_id);
+
+    ALTER TABLE operations ADD COLUMN expires_at timestamptz;
+    CREATE INDEX operations_by_deadline ON operations (tenant, expires_at) WHERE expires_at IS NOT NULL;
+
+    CREATE TABLE consents (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        subject text NOT NULL,
+        purpose text NOT NULL,
+        granted boolean NOT NULL,
+        changed_at timestamptz NOT NULL,
+        seq bigint NOT NULL,
+        PRIMARY KEY (tenant, subject, purpose)
+    );
+
+    CREATE TABLE tombstones (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        digest text NOT NULL,
+        PRIMARY KEY (tenant, digest)
+    );
+
+    CREATE TABLE audit_log (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        at timestamptz NOT NULL,
+        action text NOT NULL,
+        call text NOT NULL,
+        target text,
+        rows integer NOT NULL,
+        detail text NOT NULL,
+        PRIMARY KEY (tenant, seq)
+    );
+    INSERT INTO audit_log (tenant, at, action, call, target, rows, detail)
+        SELECT tenant, erased_at, 'forget_' || target_kind, 'unknown', NULL, operations_removed, '{}'
+        FROM erasures ORDER BY seq;
+    DROP TABLE erasures;
+
+    -- The purge serves every tenant, as the worker does, but the application role sees
+    -- one tenant at a time: this owner-run function names the tenants with something past
+    -- its deadline (tenant names only; the purge itself runs under each tenant's RLS).
+    CREATE FUNCTION sgam_due_tenants(p_now timestamptz)
+    RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT tenant FROM @SCHEMA@.operations WHERE expires_at <= p_now
+        UNION
+        SELECT e.tenant FROM @SCHEMA@.episodes e
+        JOIN @SCHEMA@.retention_classes c ON c.tenant = e.tenant AND c.name = e.retention
+        WHERE c.ttl IS NOT NULL
+          AND e.recorded_at + c.ttl * interval '1 microsecond' <= p_now
+          AND (e.lost_at IS NULL OR c.on_expiry = 'erase')
+    $$;
+    REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
     """
 )

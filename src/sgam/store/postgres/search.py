@@ -19,7 +19,7 @@ from ..._errors import ValidationError
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode, fact_text
-from .adapters import Micros
+from .adapters import Micros, micros
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
     from .backend import Cursor, PostgresBackend, PostgresWrite
@@ -27,8 +27,6 @@ if TYPE_CHECKING:  # the backend imports this module when asked for its index
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector's HNSW limit for ``vector``; larger vectors are still searched, exactly."""
 
-_WEIGHTS = "'{0.1, 0.2, 0.3, 1.0}'"
-"""ts_rank_cd weights for D, C, B, A: speaker (B) counts 0.3 of text (A), as on SQLite."""
 
 
 def tsquery_sql(terms: Sequence[str]) -> str:
@@ -130,23 +128,17 @@ class PostgresSearchIndex:
     def keyword_episodes(self, tenant: str, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
         """BM25-like: each term's ``ts_rank`` (saturating in its frequency, divided by the
         log of the length) weighted by its inverse document frequency in this tenant.
-        ts_rank alone has no IDF, and on LoCoMo that cost a fifth of BM25's recall."""
+        ts_rank alone has no IDF, and on LoCoMo that cost a fifth of BM25's recall. The
+        query runs in ``sgam_keyword_episodes`` (migration 6), where the GIN index can
+        serve it; it reads the tenant this transaction set."""
         if not terms:
             return []
-        where, params = _filter_sql(flt)
-        sql = (
-            "WITH t AS (SELECT plainto_tsquery('english', term) AS q FROM unnest(%s::text[]) AS u(term)), "
-            "n AS (SELECT count(*) AS docs FROM episodes WHERE tenant = %s), "
-            "w AS (SELECT t.q, ln(1 + (n.docs - d.df + 0.5) / (d.df + 0.5)) AS idf FROM t, n, "
-            "LATERAL (SELECT count(*) AS df FROM episodes x WHERE x.tenant = %s AND x.search @@ t.q) d "
-            "WHERE d.df > 0), "
-            "a AS (SELECT sgam_tsquery_or(q) AS q FROM w) "
-            "SELECT e.seq FROM episodes e, a WHERE e.tenant = %s AND e.search @@ a.q"
-            f"{where} ORDER BY (SELECT sum(w.idf * ts_rank({_WEIGHTS}, e.search, w.q, 1)) FROM w) DESC, "
-            "e.seq LIMIT %s"
-        )
         with self._read(tenant) as cur:
-            rows = cur.execute(sql, (list(terms), tenant, tenant, tenant, *params, limit)).fetchall()
+            rows = cur.execute(
+                "SELECT s FROM sgam_keyword_episodes(%s::text[], %s::integer, %s, %s, %s, %s, %s, %s, %s) AS s",
+                (list(terms), limit, micros(flt.since), micros(flt.until), flt.session, flt.speaker,
+                 flt.subject, flt.memory_type, micros(flt.known_at)),
+            ).fetchall()
         return [int(row[0]) for row in rows]
 
     def vector_episodes(

@@ -7,7 +7,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow, JobRow, QueryFilter
+from .._protocol import EpisodeRow, JobRow, QueryFilter, ResidueHit, timeline_clause
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -28,16 +28,18 @@ from .._rows import (
     version_from_row,
 )
 from .._search import SearchIndex
+from . import scan
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import ExtractionReads, ExtractionWrites, claim_jobs, count_jobs
 from .items import ItemReads, ItemWrites
+from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
+from .residue import checkpoint, merge_full_text
 
 if TYPE_CHECKING:
     from .documents import SQLiteDocuments
 
 T = TypeVar("T")
-FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts", "store_items_fts")
 
 _KEY = "tenant = ? AND subject = ? AND attribute = ?"
 _VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
@@ -138,7 +140,7 @@ _MISSING = object()
 CACHE_LIMIT = 4096
 
 
-class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
+class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -167,11 +169,14 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
             self._remember(key, row)
         return row
 
+    def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
+        """Nothing to do: a lookup is a function call into the same process."""
+
     def insert_episode(self, row: EpisodeRow) -> None:
         self._conn.execute(
-            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.tenant, row.episode_id, row.occurred_at, row.recorded_at, row.text, row.speaker,
-             row.kind, row.session, row.metadata, row.schema_version),
+             row.kind, row.session, row.metadata, row.schema_version, row.retention, row.lost_at),
         )
 
     def delete_episode(self, episode_id: str) -> int:
@@ -271,6 +276,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
 
+    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+        """Nothing to do: a lookup is a function call into the same process."""
+
     def key(self, subject: str, attribute: str) -> _Key:
         return _Key(self._conn, self.tenant, subject, attribute)
 
@@ -284,10 +292,10 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
     def append_operation(self, op: Operation) -> int:
         cursor = self._conn.execute(
             "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "recorded_at, memory_type, confidence, schema_version, expires_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (self.tenant, op.subject, op.attribute, op.kind.value, op.valid_at, op.value, op.source,
-             op.recorded_at, op.memory_type, op.confidence, op.schema_version),
+             op.recorded_at, op.memory_type, op.confidence, op.schema_version, op.expires_at),
         )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -298,10 +306,10 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
         first = (row[0] if row else 0) + 1
         self._conn.executemany(
             "INSERT INTO operations (seq, tenant, subject, attribute, kind, valid_at, value, source, "
-            "recorded_at, memory_type, confidence, schema_version) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "recorded_at, memory_type, confidence, schema_version, expires_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(first + i, self.tenant, op.subject, op.attribute, op.kind.value, op.valid_at, op.value,
-              op.source, op.recorded_at, op.memory_type, op.confidence, op.schema_version)
+              op.source, op.recorded_at, op.memory_type, op.confidence, op.schema_version, op.expires_at)
              for i, op in enumerate(ops)],
         )
         return list(range(first, first + len(ops)))
@@ -346,15 +354,9 @@ class SQLiteWrite(_Scoped, ExtractionWrites, ItemWrites):
         if versions:
             self.insert_versions(versions)
 
-    def record_erasure(self, target_kind: str, digest: str, erased_at: int, operations: int) -> None:
-        self._conn.execute(
-            "INSERT INTO erasures (tenant, target_kind, target_digest, erased_at, operations_removed) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (self.tenant, target_kind, digest, erased_at, operations),
-        )
 
 
-class SQLiteReader(_Scoped, ExtractionReads, ItemReads):
+class SQLiteReader(_Scoped, ExtractionReads, ItemReads, LifecycleReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
@@ -391,11 +393,13 @@ class SQLiteReader(_Scoped, ExtractionReads, ItemReads):
     def query(self, flt: QueryFilter) -> list[Version]:
         clauses = ["tenant = ?"]
         params: list[Any] = [self.tenant]
-        for column, wanted in (("subject", flt.subject), ("attribute", flt.attribute),
-                               ("memory_type", flt.memory_type)):
+        for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
             if wanted is not None:
                 clauses.append(f"{column} = ?")
                 params.append(wanted)
+        clause, values = timeline_clause(flt, "instr(attribute, char(31)) = 0", "substr(attribute, -?) = ?", "?")
+        clauses.append(clause)
+        params += values
         if flt.known_at is None:
             clauses.append("recorded_to IS NULL")
         else:
@@ -432,11 +436,12 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
     """Holds the connection lock around a read and maps driver errors on the way out
     (a class rather than ``@contextmanager``: reads are short and this is on every one)."""
 
-    __slots__ = ("_lock", "_reader")
+    __slots__ = ("_lock", "_path", "_reader")
 
-    def __init__(self, lock: threading.RLock, reader: SQLiteReader) -> None:
+    def __init__(self, lock: threading.RLock, reader: SQLiteReader, path: str) -> None:
         self._lock = lock
         self._reader = reader
+        self._path = path
 
     def __enter__(self) -> SQLiteReader:
         self._lock.acquire()
@@ -447,7 +452,7 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
     ) -> None:
         self._lock.release()
         if isinstance(exc, sqlite3.Error):
-            raise sgam_error(exc) from exc
+            raise sgam_error(exc, self._path) from exc
 
 
 class SQLiteBackend:
@@ -457,10 +462,12 @@ class SQLiteBackend:
         self.path = path
         self.url = f"sqlite:///{path}"
         self._retries = retries
+        self._busy_timeout = busy_timeout
+        self._residue: str | None = None
         self._lock = threading.RLock()
         self._cache: dict[tuple[str, str, str], Any] = {}
         self._data_version = -1
-        with map_sqlite_errors():
+        with map_sqlite_errors(self.path):
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
             )
@@ -499,7 +506,7 @@ class SQLiteBackend:
         self.run_write("_", migrate)
 
     def schema_version(self) -> int:
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             return int(self._conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0])
 
     def run_write(self, tenant: str, work: Callable[[SQLiteWrite], T]) -> T:
@@ -507,7 +514,7 @@ class SQLiteBackend:
         for attempt in range(self._retries + 1):
             with self._lock:
                 try:
-                    with map_sqlite_errors():
+                    with map_sqlite_errors(self.path):
                         return self._attempt(tenant, work)
                 except BusyError:
                     if attempt == self._retries:
@@ -531,29 +538,35 @@ class SQLiteBackend:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        if self._residue is not None:  # an earlier erasure's WAL is still to be emptied
+            self._retry_checkpoint()
         return result
 
+    def _retry_checkpoint(self) -> None:
+        """Try again, without waiting, to empty the WAL an erasure left behind; a failure
+        here must not fail (or re-run) the write that has just committed."""
+        try:
+            self._residue = checkpoint(self._conn, 0.0, self._busy_timeout).residue()
+        except sqlite3.Error:
+            pass
+
     def read(self, tenant: str) -> _ReadScope:
-        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant))
+        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant), self.path)
 
-    def purge_residue(self) -> None:
-        """After an erasure, remove the copies SQLite keeps outside live rows.
-
-        FTS5 (before SQLite 3.43's secure-delete) records a deletion as a marker in a new
-        segment and keeps the erased terms in older ones until they merge, so every
-        full-text index is merged whole ('optimize'). Then the WAL is checkpointed into the
-        main file (whose freed pages ``secure_delete`` zeroed) and truncated."""
-
-        def merge(_: SQLiteWrite) -> None:
-            for table in FULL_TEXT_TABLES:
-                self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-
-        self.run_write("_", merge)
-        with self._lock, map_sqlite_errors():
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    def purge_residue(self, wait: float = 1.0) -> str | None:
+        """After an erasure, remove the copies SQLite keeps outside live rows (see
+        ``residue``): merge the full-text indexes, then empty the WAL, waiting up to
+        ``wait`` seconds for readers of older snapshots. Returns None when nothing is
+        left, else what remains and why; later writes retry until the WAL is emptied."""
+        self.run_write("_", lambda _: merge_full_text(self._conn))
+        with self._lock, map_sqlite_errors(self.path):
+            self._residue = checkpoint(self._conn, wait, self._busy_timeout).residue()
+            return self._residue
 
     def close(self) -> None:
         with self._lock:
+            if self._residue is not None:  # a last try at the WAL an erasure left behind
+                self._retry_checkpoint()
             self._conn.close()
 
     def document_store(self) -> SQLiteDocuments:
@@ -572,8 +585,17 @@ class SQLiteBackend:
         return self.run_write("_", lambda _: claim_jobs(self._conn, owner, now, lease_until, limit, tenant))
 
     def count_jobs(self, now: int, tenant: str | None) -> int:
-        with self._lock, map_sqlite_errors():
+        with self._lock, map_sqlite_errors(self.path):
             return count_jobs(self._conn, now, tenant)
+
+    def due_tenants(self, now: int) -> list[str]:
+        with self._lock, map_sqlite_errors():
+            return due_tenants(self._conn, now)
+
+    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+        with self._lock, map_sqlite_errors():
+            hits = scan.scan_tables(self._conn, tenant, needles)
+        return hits + scan.scan_files(self.path, needles)
 
 
 def _split_script(script: str) -> list[str]:

@@ -1,0 +1,47 @@
+"""Deadlines, enforced: what is past its deadline at ``now`` is handled before anything
+reads or writes the tenant, so no read path can return it whether or not a purge ran.
+
+A deadline is a write's ``expires_at``, or an episode's recording time plus its class's
+ttl as the class stands now (redeclaring a class settles the tenant first, so a later,
+longer ttl never brings back what had already expired). Expiry reuses erasure: an
+expired write is an erased operation; an expired episode of an ``erase`` class is
+erased with its derivatives; one of a ``keep_facts`` class loses its text.
+"""
+
+from __future__ import annotations
+
+from ._erasure import Erased, drop_text, erase_operations, forget_episode
+from ._secret import Digests
+from .store import Backend, WriteTransaction
+
+
+def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased:
+    """Handle everything of the tenant past its deadline at ``now``; idempotent."""
+    done = Erased()
+    if not txn.lifecycle_due(now):
+        return done
+    txn.lock_lifecycle()
+    due = txn.due_operations(now)
+    if due:
+        done.add(erase_operations(txn, due, now, call))
+    for episode_id, on_expiry in txn.due_episodes(now):
+        row = txn.episode(episode_id)
+        if row is None:
+            continue  # erased with a source earlier in this pass
+        if on_expiry == "erase":
+            done.add(forget_episode(txn, episode_id, now, digests, call, action="expire_episode"))
+        elif row.readable:
+            done.add(drop_text(txn, episode_id, now, digests, call))
+    return done
+
+
+def purge(backend: Backend, digests: Digests, now: int, tenant: str | None = None) -> tuple[int, Erased]:
+    """Settle every tenant with something due (or one), one transaction per tenant, then
+    remove the physical residue as an erasure does. Cut short, it leaves whole tenants
+    done or untouched; run again, it finishes. Returns (tenants visited, what went)."""
+    tenants = [tenant] if tenant is not None else backend.due_tenants(now)
+    total = Erased()
+    for name in tenants:
+        total.add(backend.run_write(name, lambda txn: settle(txn, now, digests, "purge")))
+    backend.purge_residue()
+    return len(tenants), total

@@ -1,0 +1,100 @@
+"""Browsing commands: the tenant's episodes, its declared types, a key's version records."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from .._memory import MAX_QUERY_LIMIT
+from .._model import Assertion, Episode
+from .._schema import AttributeSchema, MemoryTypeSchema
+from .output import DbOption, JsonOption, TenantOption, console, errors, run
+from .tables import cell, compact_time, json_value, print_table
+from .timeline import timeline_table
+
+LimitOption = Annotated[int, typer.Option("--limit", min=1, max=MAX_QUERY_LIMIT, help="At most this many rows.")]
+
+
+def fetch_limited(limit: int, fetch: Any, what: str) -> list[Any]:
+    """Ask for one row more than shown, so the user hears when ``--limit`` cut the list."""
+    rows: list[Any] = fetch(min(limit + 1, MAX_QUERY_LIMIT))
+    if len(rows) > limit:
+        errors.print(f"showing the first {limit} {what}; more match (raise --limit)", highlight=False,
+                     markup=False)
+        return rows[:limit]
+    return rows
+
+
+def show_episodes(found: list[Episode]) -> None:
+    print_table(
+        ("episode", "at", "speaker", "kind", "session", "text"),
+        [(e.id, compact_time(e.at), cell(e.speaker), e.kind, cell(e.session), e.text) for e in found],
+        empty="no episodes",
+    )
+
+
+def show_schema(found: dict[str, Any]) -> None:
+    attributes: list[AttributeSchema] = found["attributes"]
+    types: list[MemoryTypeSchema] = found["memory_types"]
+    print_table(
+        ("attribute", "type", "memory type", "sensitive", "schema version"),
+        [(a.attribute, cell(a.value_type), cell(a.memory_type), cell(a.sensitive), str(a.schema_version))
+         for a in attributes],
+        empty="no declared attributes",
+    )
+    if types:
+        print_table(("memory type", "JSON schema", "schema version"),
+                    [(t.name, json_value(t.json_schema), str(t.schema_version)) for t in types])
+
+
+def show_versions(found: list[Assertion]) -> None:
+    print_table(
+        ("id", "value", "valid from", "valid to", "recorded", "replaced", "source", "supersedes", "origin",
+         "closed by"),
+        [(str(a.id), json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to),
+          compact_time(a.recorded_at), compact_time(a.superseded_at, "current"), a.source, cell(a.supersedes),
+          a.origin, cell(a.closed_by)) for a in found],
+        title=f"{found[0].subject}.{found[0].attribute}" if found else None, empty="no versions",
+    )
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("episodes")
+    def episodes(
+        tenant: TenantOption,
+        session: Annotated[str | None, typer.Option(help="Only this conversation or run.")] = None,
+        limit: LimitOption = 100,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """The tenant's episodes, oldest first."""
+        run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.episodes(tenant, session=session, limit=n),
+                                                 "episodes"), show_episodes, create=False)
+
+    @app.command("schema")
+    def schema(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
+        """The attributes the tenant declared (value type, memory type, sensitivity) and its memory types."""
+
+        def call(memory: Any) -> dict[str, Any]:
+            attributes, types = memory.schema(tenant)
+            return {"attributes": attributes, "memory_types": types}
+
+        run(db, as_json, call, show_schema, create=False)
+
+    @app.command("versions")
+    def versions(
+        tenant: TenantOption,
+        subject: Annotated[str, typer.Argument()],
+        attribute: Annotated[str, typer.Argument()],
+        timeline: Annotated[bool, typer.Option("--timeline", help="Draw them on a valid-time axis.")] = False,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Every version record of the key, in valid and transaction time, replaced ones included."""
+
+        def show(found: list[Assertion]) -> None:
+            if timeline and found:
+                console.print(timeline_table(f"{subject}.{attribute}", found))
+            else:
+                show_versions(found)
+
+        run(db, as_json, lambda m: m.versions(tenant, subject, attribute), show, create=False)

@@ -1,0 +1,131 @@
+"""Input a new user gets wrong is refused with the fix, and long text has a way in."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sgam import Memory, ValidationError
+from sgam.cli import app
+
+AT = "2026-06-01T09:00:00Z"
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> list[str]:
+    tail = ["--db", f"sqlite:///{tmp_path / 'cli.db'}", "-t", "acme"]
+    assert run("episode", *tail, "e1", AT, "Mira is tagged.")[0] == 0
+    return tail
+
+
+def stored(tail: list[str], attribute: str) -> object:
+    code, out, _ = run("get", *tail, "mira", attribute, "--json")
+    assert code == 0
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("value", ["[1,2", '{"a": 1', '"unclosed', "[1, 2,]"])
+def test_malformed_json_that_looks_like_json_is_refused_with_the_fix(db: list[str], value: str) -> None:
+    code, _, err = run("write", *db, "mira", "tags", value, "--valid-from", AT, "--source", "e1")
+    assert code == 3, err
+    assert "looks like JSON but is not valid JSON" in err and json.dumps(value) in err
+    assert stored(db, "tags") is None
+
+
+def test_text_that_looks_like_json_is_stored_when_given_as_a_json_string(db: list[str]) -> None:
+    assert run("write", *db, "mira", "tags", '"[1,2"', "--valid-from", AT, "--source", "e1")[0] == 0
+    assert stored(db, "tags")["value"] == "[1,2"  # type: ignore[index]
+
+
+def test_bare_words_and_dates_are_still_strings(db: list[str]) -> None:
+    assert run("write", *db, "mira", "city", "Paris", "--valid-from", AT, "--source", "e1")[0] == 0
+    assert run("write", *db, "mira", "deadline", "2026-07-15", "--valid-from", AT, "--source", "e1")[0] == 0
+    assert stored(db, "city")["value"] == "Paris"  # type: ignore[index]
+    assert stored(db, "deadline")["value"] == "2026-07-15"  # type: ignore[index]
+
+
+def test_a_number_for_a_string_attribute_says_how_to_quote_it(db: list[str]) -> None:
+    assert run("declare", *db, "zip", "string")[0] == 0
+    code, _, err = run("write", *db, "mira", "zip", "12345", "--valid-from", AT, "--source", "e1")
+    assert code == 3
+    assert "quote it as JSON: '\"12345\"'" in err
+    assert run("write", *db, "mira", "zip", '"12345"', "--valid-from", AT, "--source", "e1")[0] == 0
+
+
+def test_a_python_date_names_the_format(memory: Memory) -> None:
+    memory.add_episode("acme", "e1", AT, "x")
+    memory.declare("acme", "deadline", "date")
+    for attribute in ("deadline", "undeclared"):
+        with pytest.raises(ValidationError) as caught:
+            memory.write("acme", "mira", attribute, date(2026, 7, 15), AT, "e1")
+        assert "YYYY-MM-DD" in caught.value.message
+    assert memory.query("acme", all_times=True) == []
+
+
+def test_empty_episode_text_is_refused(memory: Memory) -> None:
+    for text in ("", "   \n"):
+        with pytest.raises(ValidationError) as caught:
+            memory.add_episode("acme", "e1", AT, text)
+        assert caught.value.field == "text"
+    assert memory.episodes("acme") == []
+
+
+@pytest.mark.parametrize("command", [
+    ["get", "mira", "city"], ["history", "mira", "city"], ["query"], ["versions", "mira", "city"],
+    ["episodes"], ["schema"], ["extractions", "list"], ["extractions", "held"], ["search", "city"],
+    ["recall", "Where does Mira live?"],
+])
+def test_reads_never_create_a_database(tmp_path: Path, command: list[str]) -> None:
+    typo = tmp_path / "typo.db"
+    code, _, err = run(*command, "--db", f"sqlite:///{typo}", "-t", "acme")
+    assert code == 4
+    assert f"the SQLite file {typo} does not exist" in err
+    assert not typo.exists()
+
+
+def test_an_empty_db_option_is_refused_not_replaced_by_the_default(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run("episode", "--db", "", "-t", "acme", "e1", AT, "x")
+    assert code == 3 and "db:" in err
+    assert not (tmp_path / "sgam.db").exists()
+
+
+def test_an_unknown_tenant_is_pointed_out(db: list[str]) -> None:
+    other = [*db[:2], "-t", "acme-typo"]
+    code, out, err = run("get", *other, "mira", "city")
+    assert code == 0 and "nothing holds for mira.city" in out
+    assert "tenant 'acme-typo' has recorded nothing" in err
+
+
+def test_long_text_from_standard_input(db: list[str]) -> None:
+    text = "Mira moved to Oslo. " * 10_000  # 200 KB: more than a command line holds
+    code, _, err = run("episode", *db, "long", AT, "-", "--json", stdin=text)
+    assert code == 0, err
+    code, out, _ = run("episodes", *db, "--json")
+    assert [e["text"] for e in json.loads(out) if e["id"] == "long"] == [text]
+
+
+def test_text_from_a_file_and_a_literal_at_sign(db: list[str], tmp_path: Path) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("Mira prefers tea.\n", encoding="utf-8")
+    assert run("episode", *db, "from-file", AT, f"@{note}")[0] == 0
+    assert run("episode", *db, "literal", AT, "@@mira said hi")[0] == 0
+    code, out, _ = run("episodes", *db, "--json")
+    texts = {e["id"]: e["text"] for e in json.loads(out)}
+    assert texts["from-file"] == "Mira prefers tea.\n" and texts["literal"] == "@mira said hi"
+
+
+def test_an_unreadable_text_file_is_a_validation_error(db: list[str], tmp_path: Path) -> None:
+    code, _, err = run("episode", *db, "e9", AT, f"@{tmp_path / 'missing.txt'}")
+    assert code == 3
+    assert "missing.txt cannot be read" in err and "write @@" in err

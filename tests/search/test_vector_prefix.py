@@ -1,0 +1,48 @@
+"""The two-pass vector scan of large SQLite tenants against the exact scan it replaces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sgam.store.sqlite.search import PREFIX_ROWS, _best, _prefix_candidates, _VectorCache
+
+
+def _cache(rows: int, dims: int = 128, seed: int = 7) -> _VectorCache:
+    """Unit vectors whose variance falls off with the dimension, as in a PCA-ordered model."""
+    rng = np.random.default_rng(seed)
+    matrix = rng.standard_normal((rows, dims)).astype(np.float32) / np.sqrt(np.arange(1, dims + 1, dtype=np.float32))
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    keys = np.arange(1, rows + 1, dtype=np.int64)
+    return _VectorCache(1, keys, np.zeros(rows, dtype=np.int64), matrix)
+
+
+def test_small_tenants_are_scanned_exactly() -> None:
+    cache = _cache(PREFIX_ROWS - 1)
+    assert _prefix_candidates(cache, cache.matrix[0], None, 10) is None
+
+
+def test_prefix_pass_keeps_the_exact_top_ten() -> None:
+    cache = _cache(PREFIX_ROWS + 5_000)
+    rng = np.random.default_rng(1)
+    found = 0
+    for _ in range(20):
+        query = cache.matrix[rng.integers(len(cache.keys))] + 0.3 * rng.standard_normal(128).astype(np.float32)
+        query /= np.linalg.norm(query)
+        rows = _prefix_candidates(cache, query, None, 10)
+        assert rows is not None and len(rows) < len(cache.keys)
+        exact = set(_best(cache.matrix @ query, 10).tolist())
+        found += len(exact & set(rows.tolist()))
+    assert found / 200 >= 0.98
+
+
+@pytest.mark.parametrize("limit", [10, 500])
+def test_prefix_pass_never_offers_masked_rows(limit: int) -> None:
+    cache = _cache(PREFIX_ROWS + 5_000)
+    mask = np.zeros(len(cache.keys), dtype=bool)
+    mask[::7] = True
+    rows = _prefix_candidates(cache, cache.matrix[3], mask, limit)
+    assert rows is not None
+    assert len(rows) == max(1_000, 20 * limit)
+    allowed = int(mask.sum())
+    assert mask[rows].sum() == min(len(rows), allowed)

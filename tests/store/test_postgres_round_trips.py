@@ -1,0 +1,88 @@
+"""What the PostgreSQL backend does to save round trips must not change an answer: the
+prefetched lookups of a one-fact write, the schema cache shared across transactions and
+the implicit transaction of a read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from tests.conftest import PostgresUrls
+
+from sgam import Memory, ValidationError
+from sgam._schema import AttributeSchema, ValueType
+from sgam._time import to_micros
+from sgam.store.postgres import PostgresBackend
+from sgam.store.postgres.backend import PostgresWrite, _Key
+
+DAY = 86_400_000_000
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _versions_at(memory: Memory) -> None:
+    memory.add_episode("acme", "e1", T0, "Ann's cities")
+    for month, city in ((1, "Oslo"), (3, "Rome"), (5, "Lima")):
+        memory.write("acme", "ann", "city", city, datetime(2026, month, 1, tzinfo=UTC), "e1")
+
+
+@pytest.mark.parametrize("month", [1, 2, 3, 4, 5, 6])
+def test_prefetched_lookups_answer_as_the_index_does(postgres: PostgresUrls, month: int) -> None:
+    backend = PostgresBackend(postgres.app)
+    with Memory(backend=backend) as memory:
+        _versions_at(memory)
+        moment = to_micros(datetime(2026, month, 1, tzinfo=UTC))
+
+        def compare(txn: PostgresWrite) -> None:
+            txn.prefetch_one("ann", "city", moment, "e1")
+            prefetched = txn.key("ann", "city")
+            assert isinstance(prefetched, _Key)
+            plain = _Key(txn._cur, "acme", "ann", "city")
+            for probe in (moment, moment + DAY):  # the named instant, and one it cannot answer
+                for strict in (False, True):
+                    assert prefetched.floor(probe, strict=strict) == plain.floor(probe, strict=strict)
+                assert prefetched.ceiling(probe) == plain.ceiling(probe)
+
+        backend.run_write("acme", compare)
+
+
+def test_schema_cache_sees_a_declaration_made_elsewhere(postgres: PostgresUrls) -> None:
+    with Memory(postgres.app) as writer, Memory(postgres.app) as declarer:
+        writer.add_episode("acme", "e1", T0, "Ann's age")
+        writer.write("acme", "ann", "age", "forty", T0, "e1")  # untyped: cached as undeclared
+        declarer.declare("acme", "age", "integer")
+        with pytest.raises(ValidationError):
+            writer.write("acme", "ann", "age", "fifty", datetime(2026, 2, 1, tzinfo=UTC), "e1")
+        assert writer.write("acme", "ann", "age", 50, datetime(2026, 2, 1, tzinfo=UTC), "e1").assertion is not None
+
+
+def test_a_rolled_back_declaration_leaves_no_cached_schema(postgres: PostgresUrls) -> None:
+    backend = PostgresBackend(postgres.app)
+    with Memory(backend=backend) as memory:
+        memory.add_episode("acme", "e1", T0, "Ann's age")
+        memory.write("acme", "ann", "age", "forty", T0, "e1")
+
+        def declare_then_fail(txn: PostgresWrite) -> None:
+            version = txn.bump_schema_version()
+            txn.put_attribute_schema(AttributeSchema("age", ValueType.INTEGER, None, False, None, version))
+            assert txn.attribute_schema("age") is not None
+            raise RuntimeError("roll back")
+
+        with pytest.raises(RuntimeError):
+            backend.run_write("acme", declare_then_fail)
+        memory.declare("acme", "age", "string")  # takes the version the rolled-back one had
+        assert memory.write("acme", "ann", "age", "fifty", datetime(2026, 2, 1, tzinfo=UTC), "e1").assertion
+
+
+def test_a_read_holds_its_tenant_for_every_statement_and_no_longer(postgres: PostgresUrls) -> None:
+    backend = PostgresBackend(postgres.app, min_size=1, max_size=1)
+    with Memory(backend=backend) as memory:
+        _versions_at(memory)
+        with backend.read("acme") as reader:
+            assert reader.episode("e1") is not None
+            found = reader.get("ann", "city", to_micros(datetime(2026, 4, 1, tzinfo=UTC)), None)
+            assert found is not None and found.value == '"Rome"'
+            assert len(reader.history("ann", "city", None)) == 3
+        with backend._pool.connection() as conn:  # the same connection, handed back
+            row = conn.execute("SELECT current_setting('sgam.tenant', true)").fetchone()
+            assert row is not None and row[0] in (None, "")
+            assert conn.execute("SELECT count(*) FROM assertions").fetchone() == (0,)
