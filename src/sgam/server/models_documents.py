@@ -69,7 +69,7 @@ class DocumentSearchIn(Body):
     limit: StrictInt = 10
 
 
-class ToolIn(BaseModel):
+class ToolIn(Body):
     """One memory-tool command (``memory_20250818``): ``command`` and its parameters."""
 
     command: StrictStr
