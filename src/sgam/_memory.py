@@ -40,6 +40,7 @@ from ._write import (
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
 from .search.embedders import Embedder
+from .search.scope import about_revoked
 from .store import Backend, EpisodeRow, QueryFilter, Reader, WriteTransaction, open_backend
 
 if TYPE_CHECKING:
@@ -215,18 +216,27 @@ class Memory(Lifecycle):
         return [to_episode(row, sources)
                 for row, (_, sources) in zip(self.ledger.run_write(tenant, work, "add_episode"), items, strict=True)]
 
-    def episode(self, tenant: str, id: str) -> Episode | None:
-        """The episode if it can be read: recorded, not erased, not past its deadline."""
+    def episode(self, tenant: str, id: str, *, purpose: str | None = None) -> Episode | None:
+        """The episode if it can be read: recorded, not erased, not past its deadline, and
+        not about a subject whose consent is revoked (for ``purpose``, or every purpose)."""
+        scope = check_purpose(purpose)
         with self.ledger.read(check_tenant(tenant), "episode") as reader:
             row = reader.episode(check_name(id, "id"))
-            if row is None or not row.readable:
+            if row is None or not row.readable or _hidden(reader, [row], scope):
                 return None
             return to_episode(row, sources_of(reader, [row]).get(row.episode_id, ()))
 
-    def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
+    def episodes(
+        self, tenant: str, *, session: str | None = None, limit: int = 100, purpose: str | None = None,
+    ) -> list[Episode]:
+        """Up to ``limit`` readable episodes in recorded order (of a session: by time), less
+        those about a subject whose consent is revoked (for ``purpose``, or every purpose)."""
+        scope = check_purpose(purpose)
         with self.ledger.read(check_tenant(tenant), "episodes") as reader:
             rows = [row for row in reader.episodes(check_optional_name(session, "session"), _limit(limit))
                     if row.readable]
+            hidden = _hidden(reader, rows, scope)
+            rows = [row for row in rows if row.episode_id not in hidden]
             sources = sources_of(reader, rows)
         return [to_episode(row, sources.get(row.episode_id, ())) for row in rows]
 
@@ -586,3 +596,9 @@ def _limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_QUERY_LIMIT:
         raise ValidationError("limit", limit, f"must be an integer from 1 to {MAX_QUERY_LIMIT}")
     return limit
+
+
+def _hidden(reader: Reader, rows: list[EpisodeRow], purpose: str | None) -> set[str]:
+    """Ids of ``rows`` about a subject whose consent is revoked for ``purpose``."""
+    revoked = ConsentBook(reader.consents(None)).revoked_subjects(purpose)
+    return about_revoked(reader, [(row.episode_id, row.speaker, row.text) for row in rows], revoked)
