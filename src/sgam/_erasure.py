@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 from ._errors import NotFoundError, SgamError
+from ._item_keys import ledger_key
 from ._purpose import split_attribute
 from ._rules import KeyTimeline
 from ._secret import Digests
@@ -33,20 +34,27 @@ class Erased:
     episodes: int = 0
     keys: int = 0
     texts: int = 0
+    items: int = 0
+    """LangGraph store items expired with their history."""
+    documents: int = 0
+    """Document revisions expired or erased with the episode they name."""
 
     def add(self, other: Erased) -> None:
         self.operations += other.operations
         self.episodes += other.episodes
         self.keys += other.keys
         self.texts += other.texts
+        self.items += other.items
+        self.documents += other.documents
 
     @property
     def anything(self) -> bool:
-        return bool(self.operations or self.episodes or self.keys or self.texts)
+        return bool(self.operations or self.episodes or self.keys or self.texts or self.items or self.documents)
 
     def detail(self) -> str:
-        return json.dumps({"operations": self.operations, "episodes": self.episodes, "keys": self.keys,
-                           "texts": self.texts})
+        counts = {"operations": self.operations, "episodes": self.episodes, "keys": self.keys, "texts": self.texts}
+        counts.update({name: n for name, n in (("items", self.items), ("revisions", self.documents)) if n})
+        return json.dumps(counts)
 
 
 def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str | None, erased: Erased) -> None:
@@ -95,6 +103,22 @@ def forget_episode(
     txn.add_tombstones([digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
     erased = Erased(operations=removed, episodes=episodes, keys=len(keys))
     audit(txn, now, action, call, digests.of(txn.tenant, "episode", episode_id), erased)
+    return erased
+
+
+def forget_item(
+    txn: WriteTransaction, namespace: str, key: str, now: int, digests: Digests, call: str,
+    action: str = "forget_item",
+) -> Erased:
+    """Erase a LangGraph store item: every operation of its ledger key, the episodes that
+    carried their provenance (each put has its own), and its row and index entries."""
+    subject, attribute = ledger_key(namespace, key)
+    txn.lock_keys([(subject, attribute)])
+    erased = Erased()
+    for source in dict.fromkeys(op.source for op in txn.operations(subject, attribute)):
+        if txn.episode(source) is not None:  # else erased with a source it was derived from
+            erased.add(forget_episode(txn, source, now, digests, call, action))
+    erased.items = txn.delete_item(namespace, key)
     return erased
 
 

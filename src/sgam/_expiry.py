@@ -1,7 +1,8 @@
 """Deadlines, enforced: what is past its deadline at ``now`` is handled before anything
 reads or writes the tenant, so no read path can return it whether or not a purge ran.
 
-A deadline is a write's ``expires_at``, or an episode's recording time plus its class's
+A deadline is a write's ``expires_at`` (a LangGraph store item's deadline is that of
+every write of its key, and of its row), or an episode's recording time plus its class's
 ttl as the class stands now (redeclaring a class settles the tenant first, so a later,
 longer ttl never brings back what had already expired). Expiry reuses erasure: an
 expired write is an erased operation; an expired episode of an ``erase`` class is
@@ -10,9 +11,11 @@ erased with its derivatives; one of a ``keep_facts`` class loses its text.
 
 from __future__ import annotations
 
-from ._erasure import Erased, drop_text, erase_operations, forget_episode
+from ._erasure import Erased, drop_text, erase_operations, forget_episode, forget_item
 from ._secret import Digests
 from .store import Backend, WriteTransaction
+
+MAX_ITEMS = 1_000_000
 
 
 def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased:
@@ -21,6 +24,8 @@ def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Eras
     if not txn.lifecycle_due(now):
         return done
     txn.lock_lifecycle()
+    for item in txn.expired_items(now, MAX_ITEMS):
+        done.add(forget_item(txn, item.namespace, item.key, now, digests, call, action="expire_item"))
     due = txn.due_operations(now)
     if due:
         done.add(erase_operations(txn, due, now, call))

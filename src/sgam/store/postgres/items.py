@@ -139,11 +139,17 @@ class ItemWrites(ItemReads):
 
     def expired_items(self, now: int, limit: int) -> list[ItemRow]:
         rows = self._cur.execute(
-            f"SELECT {ITEM_COLUMNS} FROM store_items WHERE tenant = %s AND value IS NOT NULL "
+            f"SELECT {ITEM_COLUMNS} FROM store_items WHERE tenant = %s "
             "AND expires_at <= %s ORDER BY expires_at LIMIT %s",
             (self.tenant, Micros(now), limit),
         ).fetchall()
         return [_item(row) for row in rows]
+
+    def set_key_expiry(self, subject: str, attribute: str, expires_at: int | None) -> None:
+        self._cur.execute(
+            "UPDATE operations SET expires_at = %s WHERE tenant = %s AND subject = %s AND attribute = %s",
+            (micros(expires_at), self.tenant, subject, attribute),
+        )
 
     def insert_action(self, row: ActionRow) -> None:
         self._cur.execute(

@@ -49,8 +49,9 @@ class LifecycleReads:
     def lifecycle_due(self, now: int) -> bool:
         row = self._cur.execute(
             "SELECT EXISTS (SELECT 1 FROM operations WHERE tenant = %s AND expires_at <= %s) "
+            "OR EXISTS (SELECT 1 FROM store_items WHERE tenant = %s AND expires_at <= %s) "
             f"OR EXISTS ({_DUE_EPISODES})",
-            (self.tenant, Micros(now), Micros(now), self.tenant, Micros(now), self.tenant),
+            (self.tenant, Micros(now), self.tenant, Micros(now), Micros(now), self.tenant, Micros(now), self.tenant),
         ).fetchone()
         return bool(row and row[0])
 

@@ -44,8 +44,10 @@ class LifecycleReads:
         row = self._conn.execute(
             "SELECT EXISTS (SELECT 1 FROM operations INDEXED BY operations_by_deadline "
             "WHERE tenant = ? AND expires_at IS NOT NULL AND expires_at <= ?) "
+            "OR EXISTS (SELECT 1 FROM store_items INDEXED BY store_items_expiry "
+            "WHERE tenant = ? AND expires_at IS NOT NULL AND expires_at <= ?) "
             f"OR EXISTS (SELECT 1 FROM ({_DUE_EPISODES}))",
-            (self.tenant, now, now, self.tenant, now, self.tenant),
+            (self.tenant, now, self.tenant, now, now, self.tenant, now, self.tenant),
         ).fetchone()
         return bool(row[0])
 
