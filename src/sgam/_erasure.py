@@ -23,6 +23,7 @@ from ._purpose import split_attribute
 from ._rules import KeyTimeline
 from ._secret import Digests
 from ._values import canonical_json
+from .documents.lifecycle import forget_revisions
 from .store import AuditRow, WriteTransaction
 
 
@@ -81,8 +82,9 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
 def forget_episode(
     txn: WriteTransaction, episode_id: str, now: int, digests: Digests, call: str, action: str = "forget_episode",
 ) -> Erased:
-    """Erase the episode, every episode derived from it (transitively), and every
-    operation they sourced; re-derive each touched key from what remains of its log."""
+    """Erase the episode, every episode derived from it (transitively), every operation
+    they sourced and every document revision naming them (and those built on it);
+    re-derive each touched key from what remains of its log."""
     if txn.episode(episode_id) is None:
         raise NotFoundError(
             f"episode: no episode {episode_id!r} in tenant {txn.tenant!r}", field="episode", value=episode_id,
@@ -96,12 +98,13 @@ def forget_episode(
     }
     removed = sum(txn.delete_operations_of_source(doomed_id) for doomed_id in doomed)
     rederive(txn, keys, erased_values)
+    revisions = forget_revisions(txn, doomed)
     episodes = 0
     for doomed_id in doomed:
         txn.delete_extraction_records(doomed_id)
         episodes += txn.delete_episode(doomed_id)
     txn.add_tombstones([digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
-    erased = Erased(operations=removed, episodes=episodes, keys=len(keys))
+    erased = Erased(operations=removed, episodes=episodes, keys=len(keys), documents=revisions)
     audit(txn, now, action, call, digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
 

@@ -11,8 +11,9 @@ erased with its derivatives; one of a ``keep_facts`` class loses its text.
 
 from __future__ import annotations
 
-from ._erasure import Erased, drop_text, erase_operations, forget_episode, forget_item
+from ._erasure import Erased, audit, drop_text, erase_operations, forget_episode, forget_item
 from ._secret import Digests
+from .documents.lifecycle import expire_documents
 from .store import Backend, WriteTransaction
 
 MAX_ITEMS = 1_000_000
@@ -37,6 +38,11 @@ def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Eras
             done.add(forget_episode(txn, episode_id, now, digests, call, action="expire_episode"))
         elif row.readable:
             done.add(drop_text(txn, episode_id, now, digests, call))
+    revisions = expire_documents(txn, now)
+    if revisions:
+        expired = Erased(documents=revisions)
+        audit(txn, now, "expire_documents", call, None, expired)
+        done.add(expired)
     return done
 
 

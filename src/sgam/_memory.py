@@ -117,7 +117,8 @@ class Memory(Lifecycle):
         if self._documents is None:
             from .documents import Documents
 
-            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder, self.ledger.digests)
+            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder, self.ledger.digests,
+                                        self.ledger)
         return self._documents
 
     def close(self) -> None:
@@ -394,7 +395,7 @@ class Memory(Lifecycle):
             purpose=scope,
         )
         with self.ledger.read(tenant, "query") as reader:
-            book = ConsentBook(reader.consents(None))
+            book = ConsentBook(reader.revoking_consents())
             found = [to_assertion(tenant, v) for v in reader.query(flt) if book.allows(v.subject, scope)]
         if scope is None or flt.at is None:
             return found
@@ -451,7 +452,7 @@ class Memory(Lifecycle):
 
         with self.ledger.read(check_tenant(tenant), "extractions") as reader:
             rows = reader.extractions(check_optional_name(episode, "episode"), _limit(limit))
-            revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
+            revoked = ConsentBook(reader.revoking_consents()).revoked_subjects(None)
         return [Extraction.from_row(row).without_subjects(revoked) for row in rows]
 
     def extraction(self, tenant: str, extraction_id: int) -> Extraction:
@@ -467,7 +468,7 @@ class Memory(Lifecycle):
         if status is not None and status not in HELD_STATUSES:
             raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
         with self.ledger.read(check_tenant(tenant), "held") as reader:
-            book = ConsentBook(reader.consents(None))
+            book = ConsentBook(reader.revoking_consents())
             return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))
                     if book.allows(row.subject, None)]
 
@@ -600,5 +601,5 @@ def _limit(limit: int) -> int:
 
 def _hidden(reader: Reader, rows: list[EpisodeRow], purpose: str | None) -> set[str]:
     """Ids of ``rows`` about a subject whose consent is revoked for ``purpose``."""
-    revoked = ConsentBook(reader.consents(None)).revoked_subjects(purpose)
+    revoked = ConsentBook(reader.revoking_consents()).revoked_subjects(purpose)
     return about_revoked(reader, [(row.episode_id, row.speaker, row.text) for row in rows], revoked)

@@ -56,7 +56,7 @@ def gather_context(reader: Reader, episode: Episode) -> PromptContext:
     attributes = reader.attribute_schemas()
     words = _words(episode.text)
     at = to_micros(episode.at)
-    book = ConsentBook(reader.consents(None))
+    book = ConsentBook(reader.revoking_consents())
     facts: dict[int, Assertion] = {}
     for word in words[:MAX_SUBJECT_PROBES]:
         if not book.allows(word, None):

@@ -118,7 +118,7 @@ def timeline_keys(
     """The ledger keys to read for ``purpose``: a purpose timeline where it holds at
     ``at``, else the general one; other purposes' timelines never; no subject whose
     consent for the purpose is revoked."""
-    book = ConsentBook(reader.consents(None))
+    book = ConsentBook(reader.revoking_consents())
     chosen: dict[tuple[str, str], None] = {}
     for subject, stored in keys:
         attribute, scope = split_attribute(stored)

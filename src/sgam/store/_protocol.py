@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 from .._purpose import ConsentRow, ledger_attribute
 from .._rules import KeyView, Operation, Plan, Version
 from .._schema import AttributeSchema, MemoryTypeSchema
+from ._documents import DocumentStore
 
 T = TypeVar("T")
 
@@ -218,6 +219,10 @@ class LifecycleReads(Protocol):
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """The subject's consent statements, or (None) those of every subject that has any."""
         ...
+    def revoking_consents(self) -> list[ConsentRow]:
+        """The statements of every subject with a revoked one: all a ``ConsentBook`` needs
+        (a subject without a revoked statement is consented for every use)."""
+        ...
     def derivations(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(derived episode, source episode) edges whose derived side is in ``episode_ids``."""
         ...
@@ -283,6 +288,9 @@ class WriteTransaction(LifecycleWrites, Protocol):
     def memory_type(self, name: str) -> MemoryTypeSchema | None: ...
     def put_memory_type(self, schema: MemoryTypeSchema) -> None: ...
 
+    def document_store(self) -> DocumentStore:
+        """Document memory's tables, used with this unit of work as their handle."""
+        ...
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Announce every key a batch will touch before it touches any, so a backend that
         locks per key can take the locks at once in a deadlock-free order (and prefetch)."""

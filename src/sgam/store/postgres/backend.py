@@ -370,6 +370,12 @@ class PostgresWrite(_Scoped, ExtractionWrites, ItemWrites, LifecycleWrites):
 
     # one key --------------------------------------------------------------------------
 
+    def document_store(self) -> PostgresDocuments:
+        """Document memory's tables, for erasure and expiry inside this unit of work."""
+        from .documents import PostgresDocuments
+
+        return PostgresDocuments(lock_key)
+
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Lock every subject of a batch at once, then fetch each key's last transaction
         time and current versions in two statements instead of two per key."""

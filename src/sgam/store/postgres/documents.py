@@ -25,6 +25,7 @@ _REV = "doc_id, revision, path, op, content, author, episode, call_id, recorded_
 _CHUNK = "c.chunk_id, c.doc_id, c.revision, c.path, c.start_line, c.end_line, c.text"
 _UNDER = "path LIKE %s ESCAPE '\\'"
 _WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"
+_TTL = "c.ttl * interval '1 microsecond'"
 
 
 def _cur(handle: object) -> Cursor:
@@ -144,9 +145,10 @@ class PostgresDocuments:
     def insert(self, handle: object, row: DocumentRow) -> int:
         found = _cur(handle).execute(
             "INSERT INTO documents (tenant, path, live, revision, content, size, retention, source, reviewed_at, "
-            "created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING doc_id",
+            "created_at, updated_at, kept_since) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "RETURNING doc_id",
             (_tenant(handle), row.path, row.live, row.revision, row.content, row.size, row.retention, row.source,
-             micros(row.reviewed_at), Micros(row.created_at), Micros(row.updated_at)),
+             micros(row.reviewed_at), Micros(row.created_at), Micros(row.updated_at), Micros(row.created_at)),
         ).fetchone()
         assert found is not None
         return int(found[0])
@@ -186,6 +188,55 @@ class PostgresDocuments:
         cur.execute("DELETE FROM documents WHERE tenant = %s AND doc_id = ANY(%s::bigint[])",
                     (_tenant(handle), list(doc_ids)))
         return int(counted[0]) if counted else 0
+
+    # lifecycle
+
+    def document(self, handle: object, doc_id: int) -> DocumentRow | None:
+        row = _cur(handle).execute(
+            f"SELECT {_DOC} FROM documents WHERE tenant = %s AND doc_id = %s", (_tenant(handle), doc_id)
+        ).fetchone()
+        return _doc(row) if row else None
+
+    def due_documents(self, handle: object, now: int) -> list[tuple[int, int]]:
+        rows = _cur(handle).execute(
+            f"SELECT d.doc_id, %s - {_TTL} FROM retention_classes c JOIN documents d "
+            f"ON d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= %s - {_TTL} "
+            "WHERE c.tenant = %s AND c.ttl IS NOT NULL ORDER BY d.doc_id",
+            (Micros(now), Micros(now), _tenant(handle)),
+        ).fetchall()
+        return [(int(row[0]), int(row[1])) for row in rows]
+
+    def expire_revisions(self, handle: object, doc_id: int, cutoff: int) -> int:
+        cur, tenant = _cur(handle), _tenant(handle)
+        removed = cur.execute(
+            "DELETE FROM document_revisions WHERE tenant = %s AND doc_id = %s AND recorded_at <= %s RETURNING 1",
+            (tenant, doc_id, Micros(cutoff)),
+        ).fetchall()
+        left = cur.execute(
+            "UPDATE documents SET kept_since = (SELECT min(recorded_at) FROM document_revisions "
+            "WHERE tenant = %s AND doc_id = %s) WHERE tenant = %s AND doc_id = %s "
+            "AND EXISTS (SELECT 1 FROM document_revisions WHERE tenant = %s AND doc_id = %s) RETURNING 1",
+            (tenant, doc_id, tenant, doc_id, tenant, doc_id),
+        ).fetchall()
+        if not left:
+            cur.execute("DELETE FROM documents WHERE tenant = %s AND doc_id = %s", (tenant, doc_id))
+        return len(removed)
+
+    def revisions_naming(self, handle: object, episode_ids: Sequence[str]) -> list[tuple[int, int]]:
+        rows = _cur(handle).execute(
+            "SELECT doc_id, min(revision) FROM document_revisions WHERE tenant = %s AND episode = ANY(%s) "
+            "GROUP BY doc_id ORDER BY doc_id",
+            (_tenant(handle), list(episode_ids)),
+        ).fetchall()
+        return [(int(row[0]), int(row[1])) for row in rows]
+
+    def drop_revisions_from(self, handle: object, doc_id: int, revision: int) -> int:
+        return len(_cur(handle).execute(
+            "DELETE FROM document_revisions WHERE tenant = %s AND doc_id = %s AND revision >= %s RETURNING 1",
+            (_tenant(handle), doc_id, revision),
+        ).fetchall())
+
+    # search
 
     def keyword_chunks(self, handle: object, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:

@@ -28,6 +28,12 @@ _DUE_EPISODES = f"""
     WHERE c.tenant = %s AND c.ttl IS NOT NULL AND c.on_expiry = 'keep_facts'
 """
 
+_DUE_DOCUMENTS = f"""
+    SELECT 1 FROM retention_classes c
+    JOIN documents d ON d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= %s - {_TTL}
+    WHERE c.tenant = %s AND c.ttl IS NOT NULL
+"""
+
 
 def _retention(row: tuple[Any, ...]) -> RetentionRow:
     return RetentionRow(row[0], None if row[1] is None else int(row[1]), row[2], row[3])
@@ -50,8 +56,9 @@ class LifecycleReads:
         row = self._cur.execute(
             "SELECT EXISTS (SELECT 1 FROM operations WHERE tenant = %s AND expires_at <= %s) "
             "OR EXISTS (SELECT 1 FROM store_items WHERE tenant = %s AND expires_at <= %s) "
-            f"OR EXISTS ({_DUE_EPISODES})",
-            (self.tenant, Micros(now), self.tenant, Micros(now), Micros(now), self.tenant, Micros(now), self.tenant),
+            f"OR EXISTS ({_DUE_EPISODES}) OR EXISTS ({_DUE_DOCUMENTS})",
+            (self.tenant, Micros(now), self.tenant, Micros(now), Micros(now), self.tenant, Micros(now), self.tenant,
+             Micros(now), self.tenant),
         ).fetchone()
         return bool(row and row[0])
 
@@ -60,6 +67,14 @@ class LifecycleReads:
         rows = self._cur.execute(
             f"SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = %s {where}",
             (self.tenant, *params),
+        ).fetchall()
+        return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
+
+    def revoking_consents(self) -> list[ConsentRow]:
+        rows = self._cur.execute(
+            "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = %s AND subject IN "
+            "(SELECT subject FROM consents WHERE tenant = %s AND NOT granted)",
+            (self.tenant, self.tenant),
         ).fetchall()
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 

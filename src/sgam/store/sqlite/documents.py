@@ -119,9 +119,9 @@ class SQLiteDocuments:
     def insert(self, handle: object, row: DocumentRow) -> int:
         cursor = _conn(handle).execute(
             "INSERT INTO documents (tenant, path, live, revision, content, size, retention, source, "
-            "reviewed_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "reviewed_at, created_at, updated_at, kept_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (_tenant(handle), row.path, int(row.live), row.revision, row.content, row.size, row.retention,
-             row.source, row.reviewed_at, row.created_at, row.updated_at),
+             row.source, row.reviewed_at, row.created_at, row.updated_at, row.created_at),
         )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -160,6 +160,59 @@ class SQLiteDocuments:
             removed += int(count[0])
             conn.execute("DELETE FROM documents WHERE tenant = ? AND doc_id = ?", (_tenant(handle), doc_id))
         return removed
+
+    # lifecycle
+
+    def document(self, handle: object, doc_id: int) -> DocumentRow | None:
+        row = _conn(handle).execute(
+            f"SELECT {_DOC} FROM documents WHERE tenant = ? AND doc_id = ?", (_tenant(handle), doc_id)
+        ).fetchone()
+        return _doc(row) if row else None
+
+    def due_documents(self, handle: object, now: int) -> list[tuple[int, int]]:
+        rows = _conn(handle).execute(
+            "SELECT d.doc_id, ? - c.ttl FROM retention_classes c CROSS JOIN documents d INDEXED BY "
+            "documents_by_deadline WHERE c.tenant = ? AND c.ttl IS NOT NULL AND d.tenant = c.tenant "
+            "AND d.retention = c.name AND d.kept_since <= ? - c.ttl ORDER BY d.doc_id",
+            (now, _tenant(handle), now),
+        ).fetchall()
+        return [(int(row[0]), int(row[1])) for row in rows]
+
+    def expire_revisions(self, handle: object, doc_id: int, cutoff: int) -> int:
+        conn, tenant = _conn(handle), _tenant(handle)
+        removed = conn.execute(
+            "DELETE FROM document_revisions WHERE tenant = ? AND doc_id = ? AND recorded_at <= ?",
+            (tenant, doc_id, cutoff),
+        ).rowcount
+        oldest = conn.execute(
+            "SELECT min(recorded_at) FROM document_revisions WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
+        ).fetchone()[0]
+        if oldest is None:
+            conn.execute("DELETE FROM documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id))
+        else:
+            conn.execute("UPDATE documents SET kept_since = ? WHERE tenant = ? AND doc_id = ?",
+                         (oldest, tenant, doc_id))
+        return int(removed)
+
+    def revisions_naming(self, handle: object, episode_ids: Sequence[str]) -> list[tuple[int, int]]:
+        found: dict[int, int] = {}
+        for start in range(0, len(episode_ids), 500):
+            chunk = list(episode_ids[start:start + 500])
+            marks = ", ".join("?" * len(chunk))
+            for doc_id, revision in _conn(handle).execute(
+                f"SELECT doc_id, min(revision) FROM document_revisions WHERE tenant = ? AND episode IN ({marks}) "
+                "GROUP BY doc_id", (_tenant(handle), *chunk),
+            ):
+                found[int(doc_id)] = min(int(revision), found.get(int(doc_id), int(revision)))
+        return sorted(found.items())
+
+    def drop_revisions_from(self, handle: object, doc_id: int, revision: int) -> int:
+        return int(_conn(handle).execute(
+            "DELETE FROM document_revisions WHERE tenant = ? AND doc_id = ? AND revision >= ?",
+            (_tenant(handle), doc_id, revision),
+        ).rowcount)
+
+    # search
 
     def keyword_chunks(self, handle: object, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:

@@ -13,17 +13,26 @@ from .._protocol import AuditRow, ClassHoldings, RetentionRow
 
 # Episodes past their class deadline, per class: an erase class takes every episode (one
 # that lost its text through a source goes at its own deadline too); a keep_facts class
-# only those that still have their text. Both are index ranges that start at the oldest.
+# only those that still have their text. Both are index ranges that start at the oldest;
+# CROSS JOIN keeps the classes the outer loop (the planner would otherwise walk every
+# episode of the tenant and look its class up, which makes the probe linear).
 _DUE_EPISODES = """
     SELECT e.episode_id, c.on_expiry FROM retention_classes c
-    JOIN episodes e INDEXED BY episodes_by_retention
-      ON e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - c.ttl
+    CROSS JOIN episodes e INDEXED BY episodes_by_retention
     WHERE c.tenant = ? AND c.ttl IS NOT NULL AND c.on_expiry = 'erase'
+      AND e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - c.ttl
     UNION ALL
     SELECT e.episode_id, c.on_expiry FROM retention_classes c
-    JOIN episodes e INDEXED BY episodes_live_by_retention
-      ON e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - c.ttl AND e.lost_at IS NULL
+    CROSS JOIN episodes e INDEXED BY episodes_live_by_retention
     WHERE c.tenant = ? AND c.ttl IS NOT NULL AND c.on_expiry = 'keep_facts'
+      AND e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - c.ttl AND e.lost_at IS NULL
+"""
+
+# Documents whose oldest kept revision is past its class deadline: one probe per class.
+_DUE_DOCUMENTS = """
+    SELECT 1 FROM retention_classes c CROSS JOIN documents d INDEXED BY documents_by_deadline
+    WHERE c.tenant = ? AND c.ttl IS NOT NULL
+      AND d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= ? - c.ttl
 """
 
 
@@ -46,8 +55,8 @@ class LifecycleReads:
             "WHERE tenant = ? AND expires_at IS NOT NULL AND expires_at <= ?) "
             "OR EXISTS (SELECT 1 FROM store_items INDEXED BY store_items_expiry "
             "WHERE tenant = ? AND expires_at IS NOT NULL AND expires_at <= ?) "
-            f"OR EXISTS (SELECT 1 FROM ({_DUE_EPISODES}))",
-            (self.tenant, now, self.tenant, now, now, self.tenant, now, self.tenant),
+            f"OR EXISTS (SELECT 1 FROM ({_DUE_EPISODES})) OR EXISTS ({_DUE_DOCUMENTS})",
+            (self.tenant, now, self.tenant, now, self.tenant, now, self.tenant, now, self.tenant, now),
         ).fetchone()
         return bool(row[0])
 
@@ -56,6 +65,14 @@ class LifecycleReads:
         rows = self._conn.execute(
             f"SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? {where}",
             (self.tenant, *params),
+        ).fetchall()
+        return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
+
+    def revoking_consents(self) -> list[ConsentRow]:
+        rows = self._conn.execute(
+            "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject IN "
+            "(SELECT subject FROM consents WHERE tenant = ? AND granted = 0)",
+            (self.tenant, self.tenant),
         ).fetchall()
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 
@@ -179,7 +196,7 @@ class LifecycleWrites(LifecycleReads):
         )
 
     def due_episodes(self, now: int) -> list[tuple[str, str]]:
-        rows = self._conn.execute(_DUE_EPISODES, (now, self.tenant, now, self.tenant)).fetchall()
+        rows = self._conn.execute(_DUE_EPISODES, (self.tenant, now, self.tenant, now)).fetchall()
         return [(row[0], row[1]) for row in rows]
 
     def lose_text(self, episode_ids: Sequence[str], at: int) -> int:
@@ -221,7 +238,10 @@ def due_tenants(conn: sqlite3.Connection, now: int) -> list[str]:
         "SELECT tenant FROM operations WHERE expires_at IS NOT NULL AND expires_at <= ? "
         "UNION SELECT e.tenant FROM retention_classes c JOIN episodes e "
         "ON e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - c.ttl "
-        "WHERE c.ttl IS NOT NULL AND (e.lost_at IS NULL OR c.on_expiry = 'erase') ORDER BY 1",
-        (now, now),
+        "WHERE c.ttl IS NOT NULL AND (e.lost_at IS NULL OR c.on_expiry = 'erase') "
+        "UNION SELECT d.tenant FROM retention_classes c JOIN documents d "
+        "ON d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= ? - c.ttl WHERE c.ttl IS NOT NULL "
+        "UNION SELECT tenant FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY 1",
+        (now, now, now, now),
     ).fetchall()
     return [row[0] for row in rows]

@@ -495,3 +495,17 @@ MIGRATIONS.append(
     DROP TABLE erasures;
     """
 )
+
+MIGRATIONS.append(
+    # 7: documents inside the lifecycle. ``kept_since`` is when the document's oldest kept
+    # revision was recorded: plus its class's ttl it is the document's next deadline, so
+    # "is any document due" is one index probe per class. Revisions are found by the
+    # episode they name when that episode is erased.
+    """
+    ALTER TABLE documents ADD COLUMN kept_since INTEGER;
+    UPDATE documents SET kept_since = coalesce((SELECT min(r.recorded_at) FROM document_revisions r
+        WHERE r.tenant = documents.tenant AND r.doc_id = documents.doc_id), created_at);
+    CREATE INDEX documents_by_deadline ON documents (tenant, retention, kept_since);
+    CREATE INDEX document_revisions_by_episode ON document_revisions (tenant, episode) WHERE episode IS NOT NULL;
+    """
+)
