@@ -31,6 +31,7 @@ from .text import keywords
 
 CONTEXT_SEEDS = 30
 COVERAGE_DEPTH = 200
+PRESENT_DEPTH = 50  # the best candidates regrouped by statement for a present-tense question
 _DAY_MICROS = 86_400_000_000
 
 
@@ -76,9 +77,11 @@ def gather(
 ) -> Candidates:
     """Everything any of ``configs`` will rank, fetched once."""
     found = Candidates(question, keywords(question))
-    wants_keyword = [c for c in configs if c.keyword or _feedback(c)]
+    wants_keyword = [c for c in configs if c.keyword or _feedback(c) or c.session_doc_weight > 0]
     if wants_keyword and found.terms:
         depth = max(c.keyword_candidates for c in wants_keyword)
+        if any(c.session_doc_weight > 0 for c in configs):
+            depth = max(depth, COVERAGE_DEPTH)
         found.keyword = index.keyword_episodes(tenant, found.terms, flt, depth)
     wants_vector = [c for c in configs if c.vector]
     if wants_vector and embedder is not None:
@@ -95,7 +98,7 @@ def gather(
         found.rows.update((k, v) for k, v in index.episodes_by_key(tenant, sorted(wanted)).items()
                           if _allowed(v, flt))
     if any(c.session_doc_weight > 0 for c in configs) and found.terms:
-        found.coverage = _coverage(index, tenant, found, flt)
+        found.coverage = _coverage(found)
     return found
 
 
@@ -183,29 +186,16 @@ def _expand(index: SearchIndex, tenant: str, found: Candidates, config: SearchCo
     found.expanded[setting] = ranking
 
 
-def coverage_by_text(index: SearchIndex, tenant: str, found: Candidates, flt: SearchFilter
-                     ) -> dict[str | None, float]:
-    """Per-session coverage from one deeper keyword query: which question words each of
-    the top turns contains is read from its text (shared stem-like prefix)."""
-    keys = index.keyword_episodes(tenant, found.terms, flt, COVERAGE_DEPTH)
-    missing = [key for key in keys if key not in found.rows]
-    extra = index.episodes_by_key(tenant, missing) if missing else {}
-    rows = found.rows | extra
+def _coverage(found: Candidates) -> dict[str | None, float]:
+    """Per-session coverage of the question's words over the top keyword results: which
+    words each turn holds is read from its text (a shared stem-like prefix), so no query
+    per word is needed."""
     hits: dict[str, list[str | None]] = {term: [] for term in found.terms}
-    for key in keys:
-        if key in rows:
-            for term in matched_terms(rows[key].row.text, found.terms):
-                hits[term].append(rows[key].row.session)
-    return session_coverage(hits, COVERAGE_DEPTH)
-
-
-def _coverage(index: SearchIndex, tenant: str, found: Candidates, flt: SearchFilter) -> dict[str | None, float]:
-    """Per-session coverage of the question's words, from one keyword query per word."""
-    per_term = {term: index.keyword_episodes(tenant, [term], flt, COVERAGE_DEPTH) for term in found.terms}
-    unknown = {key for keys in per_term.values() for key in keys} - found.rows.keys()
-    extra = index.episodes_by_key(tenant, sorted(unknown)) if unknown else {}
-    session = {key: stored.row.session for key, stored in (found.rows | extra).items()}
-    hits = {term: [session[key] for key in keys if key in session] for term, keys in per_term.items()}
+    for key in found.keyword[:COVERAGE_DEPTH]:
+        stored = found.rows.get(key)
+        if stored is not None:
+            for term in matched_terms(stored.row.text, found.terms):
+                hits[term].append(stored.row.session)
     return session_coverage(hits, COVERAGE_DEPTH)
 
 
@@ -260,7 +250,7 @@ def _newest_first(scored: dict[int, float], rows: dict[int, StoredEpisode]) -> N
     Oslo": versions of one statement) hand their scores out again newest first: the
     group keeps its places in the ranking, and the latest version takes the best one."""
     groups: list[tuple[set[str], list[int]]] = []
-    for key in sorted(scored, key=lambda key: -scored[key]):
+    for key in sorted(scored, key=lambda key: (-scored[key], key))[:PRESENT_DEPTH]:
         words = word_set(rows[key].row.text)
         for first, members in groups:
             if same_statement(first, words):

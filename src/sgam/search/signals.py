@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from .text import STOPWORDS, keywords
 
@@ -64,18 +65,26 @@ def same_statement(first: set[str], second: set[str]) -> bool:
     return bool(union) and len(first & second) / union >= SAME_STATEMENT
 
 
+_SUFFIXES = ("ing", "ies", "ied", "ed", "es", "ly", "er", "s", "e", "y")
+
+
+@lru_cache(maxsize=1 << 16)
+def light_stem(word: str) -> str:
+    """One common English suffix off ("moved", "move" -> "mov"; "painting" -> "paint"):
+    enough to match a question's word in a turn without the index's full stemmer."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
 def matched_terms(text: str, terms: Sequence[str]) -> frozenset[str]:
-    """The question words a text contains, matched on a shared stem-like prefix
-    ("moved" matches "move", "painting" matches "paint")."""
-    tokens = word_set(text)
-    return frozenset(term for term in terms if any(_same_stem(term, token) for token in tokens))
-
-
-def _same_stem(term: str, token: str) -> bool:
-    if term == token:
-        return True
-    stem = min(len(term), max(4, len(token) - 3))
-    return len(term) >= 4 and len(token) >= 4 and term[:stem] == token[:stem]
+    """The question words a text contains, compared by their light stems."""
+    wanted: dict[str, list[str]] = {}
+    for term in terms:
+        wanted.setdefault(light_stem(term), []).append(term)
+    found = {term for token in word_set(text) for term in wanted.get(light_stem(token), ())}
+    return frozenset(found)
 
 
 def feedback_terms(texts: Sequence[str], question_terms: Sequence[str], count: int,
