@@ -71,7 +71,7 @@ class LifecycleReads:
     def revoking_consents(self) -> list[ConsentRow]:
         rows = self._conn.execute(
             "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject IN "
-            "(SELECT subject FROM consents WHERE tenant = ? AND granted = 0)",
+            "(SELECT subject FROM consents INDEXED BY consents_revoked WHERE tenant = ? AND granted = 0)",
             (self.tenant, self.tenant),
         ).fetchall()
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
