@@ -17,7 +17,7 @@ from ._errors import SgamError, ValidationError
 from ._ledger import Ledger
 from ._lifecycle import Lifecycle
 from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
-from ._purpose import ConsentBook, allowed, check_purpose, ledger_attribute
+from ._purpose import ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
@@ -395,7 +395,7 @@ class Memory(Lifecycle):
             purpose=scope,
         )
         with self.ledger.read(tenant, "query") as reader:
-            book = ConsentBook(reader.revoking_consents())
+            book = ConsentBook(reader.revoking_consents(consent_uses(scope)))
             found = [to_assertion(tenant, v) for v in reader.query(flt) if book.allows(v.subject, scope)]
         if scope is None or flt.at is None:
             return found
@@ -452,7 +452,7 @@ class Memory(Lifecycle):
 
         with self.ledger.read(check_tenant(tenant), "extractions") as reader:
             rows = reader.extractions(check_optional_name(episode, "episode"), _limit(limit))
-            revoked = ConsentBook(reader.revoking_consents()).revoked_subjects(None)
+            revoked = ConsentBook(reader.revoking_consents(consent_uses(None))).revoked_subjects(None)
         return [Extraction.from_row(row).without_subjects(revoked) for row in rows]
 
     def extraction(self, tenant: str, extraction_id: int) -> Extraction:
@@ -468,7 +468,7 @@ class Memory(Lifecycle):
         if status is not None and status not in HELD_STATUSES:
             raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
         with self.ledger.read(check_tenant(tenant), "held") as reader:
-            book = ConsentBook(reader.revoking_consents())
+            book = ConsentBook(reader.revoking_consents(consent_uses(None)))
             return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))
                     if book.allows(row.subject, None)]
 
@@ -601,5 +601,5 @@ def _limit(limit: int) -> int:
 
 def _hidden(reader: Reader, rows: list[EpisodeRow], purpose: str | None) -> set[str]:
     """Ids of ``rows`` about a subject whose consent is revoked for ``purpose``."""
-    revoked = ConsentBook(reader.revoking_consents()).revoked_subjects(purpose)
+    revoked = ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
     return about_revoked(reader, [(row.episode_id, row.speaker, row.text) for row in rows], revoked)

@@ -219,9 +219,10 @@ class LifecycleReads(Protocol):
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """The subject's consent statements, or (None) those of every subject that has any."""
         ...
-    def revoking_consents(self) -> list[ConsentRow]:
-        """The statements of every subject with a revoked one: all a ``ConsentBook`` needs
-        (a subject without a revoked statement is consented for every use)."""
+    def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
+        """The statements of every subject with a revoked one (among ``uses``, purposes
+        with '' for every purpose; None: any): all a ``ConsentBook`` for those uses needs,
+        since a subject without such a statement is consented."""
         ...
     def derivations(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(derived episode, source episode) edges whose derived side is in ``episode_ids``."""

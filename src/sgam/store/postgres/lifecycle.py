@@ -70,11 +70,12 @@ class LifecycleReads:
         ).fetchall()
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 
-    def revoking_consents(self) -> list[ConsentRow]:
+    def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
+        wanted = "" if uses is None else " AND purpose = ANY(%s)"
         rows = self._cur.execute(
             "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = %s AND subject IN "
-            "(SELECT subject FROM consents WHERE tenant = %s AND NOT granted)",
-            (self.tenant, self.tenant),
+            f"(SELECT subject FROM consents WHERE tenant = %s AND NOT granted{wanted})",
+            (self.tenant, self.tenant, *(() if uses is None else (list(uses),))),
         ).fetchall()
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 

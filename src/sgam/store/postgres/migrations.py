@@ -795,7 +795,7 @@ MIGRATIONS.append(
     CREATE INDEX documents_by_deadline ON documents (tenant, retention, kept_since);
     CREATE INDEX document_revisions_by_episode ON document_revisions (tenant, episode) WHERE episode IS NOT NULL;
     -- reads load the statements of subjects with a revoked one only, found here
-    CREATE INDEX consents_revoked ON consents (tenant, subject) WHERE NOT granted;
+    CREATE INDEX consents_revoked ON consents (tenant, purpose, subject) WHERE NOT granted;
 
     CREATE OR REPLACE FUNCTION sgam_due_tenants(p_now timestamptz)
     RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp

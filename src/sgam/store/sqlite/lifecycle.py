@@ -68,11 +68,12 @@ class LifecycleReads:
         ).fetchall()
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 
-    def revoking_consents(self) -> list[ConsentRow]:
+    def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
+        wanted = "" if uses is None else f" AND purpose IN ({', '.join('?' * len(uses))})"
         rows = self._conn.execute(
             "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject IN "
-            "(SELECT subject FROM consents INDEXED BY consents_revoked WHERE tenant = ? AND granted = 0)",
-            (self.tenant, self.tenant),
+            f"(SELECT subject FROM consents INDEXED BY consents_revoked WHERE tenant = ? AND granted = 0{wanted})",
+            (self.tenant, self.tenant, *(uses or ())),
         ).fetchall()
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 

@@ -509,6 +509,6 @@ MIGRATIONS.append(
     CREATE INDEX documents_by_deadline ON documents (tenant, retention, kept_since);
     CREATE INDEX document_revisions_by_episode ON document_revisions (tenant, episode) WHERE episode IS NOT NULL;
     -- reads load the statements of subjects with a revoked one only, found here
-    CREATE INDEX consents_revoked ON consents (tenant, subject) WHERE granted = 0;
+    CREATE INDEX consents_revoked ON consents (tenant, purpose, subject) WHERE granted = 0;
     """
 )
