@@ -28,10 +28,18 @@ _DUE_EPISODES = f"""
     WHERE c.tenant = %s AND c.ttl IS NOT NULL AND c.on_expiry = 'keep_facts'
 """
 
-_DUE_DOCUMENTS = f"""
+
+# The probe: per class with a ttl, the oldest episode (live ones for keep_facts) and the
+# oldest kept document revision, each the first entry of an index, against the cutoff.
+# (Joining episodes to classes instead lets the planner walk every episode of the tenant.)
+_CLASS_DUE = f"""
     SELECT 1 FROM retention_classes c
-    JOIN documents d ON d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= %s - {_TTL}
-    WHERE c.tenant = %s AND c.ttl IS NOT NULL
+    WHERE c.tenant = %s AND c.ttl IS NOT NULL AND %s - {_TTL} >= LEAST(
+        CASE WHEN c.on_expiry = 'erase'
+             THEN (SELECT min(e.recorded_at) FROM episodes e WHERE e.tenant = c.tenant AND e.retention = c.name)
+             ELSE (SELECT min(e.recorded_at) FROM episodes e
+                   WHERE e.tenant = c.tenant AND e.retention = c.name AND e.lost_at IS NULL) END,
+        (SELECT min(d.kept_since) FROM documents d WHERE d.tenant = c.tenant AND d.retention = c.name))
 """
 
 
@@ -56,9 +64,8 @@ class LifecycleReads:
         row = self._cur.execute(
             "SELECT EXISTS (SELECT 1 FROM operations WHERE tenant = %s AND expires_at <= %s) "
             "OR EXISTS (SELECT 1 FROM store_items WHERE tenant = %s AND expires_at <= %s) "
-            f"OR EXISTS ({_DUE_EPISODES}) OR EXISTS ({_DUE_DOCUMENTS})",
-            (self.tenant, Micros(now), self.tenant, Micros(now), Micros(now), self.tenant, Micros(now), self.tenant,
-             Micros(now), self.tenant),
+            f"OR EXISTS ({_CLASS_DUE})",
+            (self.tenant, Micros(now), self.tenant, Micros(now), self.tenant, Micros(now)),
         ).fetchone()
         return bool(row and row[0])
 
