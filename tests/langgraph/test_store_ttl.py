@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+from langgraph.store.base import GetOp, PutOp
+
 from sgam import Memory
 from sgam.langgraph import SgamStore
 
@@ -168,3 +171,23 @@ def test_sweeper_thread_starts_and_stops(items: SgamStore) -> None:
     assert thread.is_alive() and items.start_ttl_sweeper() is thread
     assert items.stop_ttl_sweeper(timeout=5)
     assert not thread.is_alive()
+
+
+def test_a_refresh_locks_its_keys_before_it_touches_a_row(
+    items: SgamStore, clock: object, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On PostgreSQL a TTL refresh updates rows; taking the subject locks first keeps a
+    refresh and a put of the same item from each holding what the other waits for."""
+    items.put(("lock",), "k", {"v": 1}, ttl=1)
+    write_class = type(items.memory.backend.run_write(TENANT, lambda txn: txn))
+    calls: list[str] = []
+    for name in ("lock_keys", "refresh_items"):
+        original = getattr(write_class, name)
+
+        def spy(self: object, *args: object, _name: str = name, _original: object = original) -> object:
+            calls.append(_name)
+            return _original(self, *args)  # type: ignore[operator]
+
+        monkeypatch.setattr(write_class, name, spy)
+    items.batch([GetOp(("lock",), "k", refresh_ttl=True), PutOp(("lock",), "other", {"v": 2})])
+    assert calls.index("lock_keys") < calls.index("refresh_items")
