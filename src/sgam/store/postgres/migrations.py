@@ -25,8 +25,8 @@ TENANT_TABLES = (
     "assertions", "extractions", "held_candidates", "extraction_jobs",
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
-    "documents", "document_revisions", "document_chunks", "document_vectors",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
+    "api_keys", "idempotency_keys",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -46,7 +46,7 @@ SEARCH_FUNCTIONS = (
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
 
 LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
-"""The purge's cross-tenant entry point: which tenants have something due (migration 8)."""
+"""The purge's cross-tenant entry point: which tenants have something due (migrations 8, 10)."""
 LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
@@ -782,7 +782,34 @@ MIGRATIONS.append(
 )
 
 MIGRATIONS.append(
-    # 9: documents inside the lifecycle. ``kept_since`` is when the document's oldest kept
+    # 9: the network surfaces: API keys (only a digest of the secret) and the responses of
+    # POST requests made with an Idempotency-Key, so a retried request does not act twice
+    """
+    CREATE TABLE api_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        key_id text NOT NULL,
+        scope text NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+        digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        revoked_at timestamptz,
+        PRIMARY KEY (tenant, key_id)
+    );
+
+    CREATE TABLE idempotency_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        idempotency_key text NOT NULL,
+        request_digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        status integer,
+        response text,
+        PRIMARY KEY (tenant, idempotency_key)
+    );
+    CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant, created_at);
+    """
+)
+
+MIGRATIONS.append(
+    # 10: documents inside the lifecycle. ``kept_since`` is when the document's oldest kept
     # revision was recorded: plus its class's ttl it is the document's next deadline, so
     # "is any document due" is one index probe per class. Revisions are found by the
     # episode they name when that episode is erased. The purge's tenant list also names
