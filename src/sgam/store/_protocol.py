@@ -15,6 +15,7 @@ from .._purpose import ConsentRow, ledger_attribute
 from .._rules import KeyView, Operation, Plan, Version
 from .._schema import AttributeSchema, MemoryTypeSchema
 from ._access import ApiKeyRow, IdempotencyRow
+from ._documents import DocumentStore
 
 T = TypeVar("T")
 
@@ -219,6 +220,11 @@ class LifecycleReads(Protocol):
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """The subject's consent statements, or (None) those of every subject that has any."""
         ...
+    def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
+        """The statements of every subject with a revoked one (among ``uses``, purposes
+        with '' for every purpose; None: any): all a ``ConsentBook`` for those uses needs,
+        since a subject without such a statement is consented."""
+        ...
     def derivations(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(derived episode, source episode) edges whose derived side is in ``episode_ids``."""
         ...
@@ -284,6 +290,9 @@ class WriteTransaction(LifecycleWrites, Protocol):
     def memory_type(self, name: str) -> MemoryTypeSchema | None: ...
     def put_memory_type(self, schema: MemoryTypeSchema) -> None: ...
 
+    def document_store(self) -> DocumentStore:
+        """Document memory's tables, used with this unit of work as their handle."""
+        ...
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Announce every key a batch will touch before it touches any, so a backend that
         locks per key can take the locks at once in a deadlock-free order (and prefetch)."""
@@ -368,7 +377,13 @@ class WriteTransaction(LifecycleWrites, Protocol):
     def delete_item(self, namespace: str, key: str) -> int:
         """Erasure: remove the item's row and index entries."""
         ...
-    def expired_items(self, now: int, limit: int) -> list[ItemRow]: ...
+    def expired_items(self, now: int, limit: int) -> list[ItemRow]:
+        """Rows (live or deleted) whose ``expires_at`` <= ``now``, soonest first."""
+        ...
+    def set_key_expiry(self, subject: str, attribute: str, expires_at: int | None) -> None:
+        """Set the deadline of every operation of a ledger key (an item's TTL covers its
+        whole history); None: no deadline."""
+        ...
 
     # action ledger
     def action(self, action_key: str) -> ActionRow | None: ...
