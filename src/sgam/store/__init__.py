@@ -18,6 +18,7 @@ from ._protocol import (
     ResidueHit,
     RetentionRow,
     WriteTransaction,
+    apply_plan,
 )
 from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
 from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
@@ -47,6 +48,7 @@ __all__ = [
     "SearchIndex",
     "StoredEpisode",
     "WriteTransaction",
+    "apply_plan",
     "fact_text",
     "migrate_store",
     "open_backend",
