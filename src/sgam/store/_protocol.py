@@ -16,6 +16,7 @@ from typing import Protocol
 from .._purpose import ConsentRow
 from .._rules import KeyView, Operation, Plan, Version
 from .._schema import AttributeSchema, MemoryTypeSchema
+from ._access import ApiKeyRow, IdempotencyRow
 from ._records import (
     ERROR_REDACTED,
     ActionRow,
@@ -33,6 +34,8 @@ from ._records import (
 
 __all__ = [
     "ERROR_REDACTED",
+    "AccessReads",
+    "AccessWrites",
     "ActionReads",
     "ActionRow",
     "ActionWrites",
@@ -323,18 +326,38 @@ class ActionWrites(Scope, Protocol):
         ...
 
 
+# the network surfaces: API keys and idempotent requests (rows in ``_access.py``) ------
+
+
+class AccessReads(Scope, Protocol):
+    def api_key(self, key_id: str) -> ApiKeyRow | None: ...
+    def api_keys(self) -> list[ApiKeyRow]: ...
+
+
+class AccessWrites(Scope, Protocol):
+    def api_key(self, key_id: str) -> ApiKeyRow | None: ...
+    def insert_api_key(self, row: ApiKeyRow) -> None: ...
+    def revoke_api_key(self, key_id: str, revoked_at: int) -> None: ...
+    def idempotency(self, key: str) -> IdempotencyRow | None: ...
+    def reserve_idempotency(self, key: str, request_digest: str, created_at: int) -> None: ...
+    def finish_idempotency(self, key: str, status: int, response: str) -> None: ...
+    def release_idempotency(self, key: str) -> None: ...
+    def expire_idempotency(self, before: int) -> None: ...
+
+
 # the whole ------------------------------------------------------------------------------
 
 
 class WriteTransaction(
     EpisodeWrites, SchemaWrites, LedgerWrites, ErasureWrites, ExtractionWrites, LifecycleWrites, ItemWrites,
-    ActionWrites, Protocol,
+    ActionWrites, AccessWrites, Protocol,
 ):
     """One tenant's write unit of work; everything it does commits or rolls back together."""
 
 
 class Reader(
-    EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, Protocol,
+    EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, AccessReads,
+    Protocol,
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 

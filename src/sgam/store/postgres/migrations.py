@@ -25,8 +25,8 @@ TENANT_TABLES = (
     "assertions", "extractions", "held_candidates", "extraction_jobs",
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
-    "documents", "document_revisions", "document_chunks", "document_vectors",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
+    "api_keys", "idempotency_keys",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -778,5 +778,32 @@ MIGRATIONS.append(
           AND (e.lost_at IS NULL OR c.on_expiry = 'erase')
     $$;
     REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
+    """
+)
+
+MIGRATIONS.append(
+    # 9: the network surfaces: API keys (only a digest of the secret) and the responses of
+    # POST requests made with an Idempotency-Key, so a retried request does not act twice
+    """
+    CREATE TABLE api_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        key_id text NOT NULL,
+        scope text NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+        digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        revoked_at timestamptz,
+        PRIMARY KEY (tenant, key_id)
+    );
+
+    CREATE TABLE idempotency_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        idempotency_key text NOT NULL,
+        request_digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        status integer,
+        response text,
+        PRIMARY KEY (tenant, idempotency_key)
+    );
+    CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant, created_at);
     """
 )

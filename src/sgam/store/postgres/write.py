@@ -13,6 +13,7 @@ from ..._rules import KeyTimeline, KeyView, Operation, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
+from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import EPISODE, KEY, LAST_RECORDED, OPERATION_FIELDS, SCHEMA_VERSION, KeyLookups, LedgerWrites
 from .._sql.session import Session
@@ -92,7 +93,7 @@ the version a transaction sees are still right for it; a transaction that change
 schema neither reads nor fills the cache."""
 
 
-class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
+class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:

@@ -16,6 +16,7 @@ from ..._rules import Operation, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, JobRow, ResidueHit
 from .._search import SearchIndex
+from .._sql.access import AccessReads, AccessWrites
 from .._sql.extraction import ExtractionReads, ExtractionWrites
 from .._sql.ledger import KeyLookups, LedgerReader, LedgerWrites
 from . import scan
@@ -53,7 +54,7 @@ _MISSING = object()
 CACHE_LIMIT = 4096
 
 
-class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
+class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -175,7 +176,7 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
             self._conn.executemany(_INSERT_VERSION, [_version_params(self.tenant, v) for v in versions])
 
 
-class SQLiteReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads):
+class SQLiteReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def __init__(self, conn: sqlite3.Connection, tenant: str) -> None:
