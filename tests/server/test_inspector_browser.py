@@ -55,6 +55,11 @@ def seed(memory: Memory, clock: ManualClock) -> None:
     memory.remember("acme", "e3", "2026-06-04T07:00:00Z", text, client=ScriptedClient.of([reply]),
                     policy=ExtractionPolicy())
     memory.add_episode("acme", "long", "2026-06-04T07:30:00Z", "x" * 3000)
+    memory.retention("acme", "chat", "P30D")
+    memory.add_episode("acme", "c1", "2026-06-04T07:40:00Z", "Small talk", retention="chat")
+    memory.consent("acme", "omar", False)
+    memory.documents.create("acme", "/memories/mira.md", "Mira\npassport due 2026-07-15\n")
+    memory.documents.str_replace("acme", "/memories/mira.md", "2026-07-15", "2026-06-30")
 
 
 @pytest.fixture
@@ -164,6 +169,17 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert "2026-06-30" not in browser.page_source
     shot(browser, "key-after-erasure")
 
+    follow(browser, browser.find_element(By.LINK_TEXT, "Lifecycle"))
+    chat = browser.find_element(By.CSS_SELECTOR, "tr[data-class='chat']").text
+    assert "P30D" in chat and "2026-07-04" in chat  # recorded 2026-06-04 08:00, kept 30 days
+    assert "omar" in browser.find_element(By.ID, "consents").text
+    shot(browser, "lifecycle")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Documents"))
+    follow(browser, browser.find_element(By.LINK_TEXT, "/memories/mira.md"))
+    assert "+passport due 2026-06-30" in browser.find_element(By.ID, "diff").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#revisions tbody tr")) == 2
+    shot(browser, "document")
+
     sign_in(browser, url, site["keys"]["other"])  # another tenant sees none of it
     assert "passport_deadline" not in browser.page_source
     browser.get(f"{url}{KEY}")
@@ -181,6 +197,11 @@ def test_phone_width_and_scopes(browser: WebDriver, site: dict[str, Any]) -> Non
     shot(browser, "key-phone")
     browser.get(f"{site['url']}/ui/episodes/long")  # a 3,000-character unbroken string wraps
     assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
+    browser.get(f"{site['url']}/ui/documents/file?path=/memories/mira.md")
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
+    browser.get(f"{site['url']}/ui/lifecycle")
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/ui/consent']")  # read scope: no form
     browser.get(f"{site['url']}/ui/review")
     assert "read-only key" in browser.page_source
     browser.get(f"{site['url']}/ui/erase")

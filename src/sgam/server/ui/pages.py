@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -30,6 +30,16 @@ from .timeline import draw, short_time
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.filters["short"] = short_time
+
+
+def key_url(subject: str, attribute: str) -> str:
+    """A key's page: by path, or by query when a name holds a '/' (a path cannot carry it)."""
+    if "/" in subject or "/" in attribute:
+        return "/ui/key?" + urlencode({"subject": subject, "attribute": attribute})
+    return f"/ui/keys/{quote(subject, safe='')}/{quote(attribute, safe='')}"
+
+
+TEMPLATES.env.globals["key_url"] = key_url
 OVERVIEW_ROWS = 10_000
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -167,6 +177,7 @@ def _key(memory: Memory, tenant: str, subject: str, attribute: str, at: str | No
     }
 
 
+@router.get("/key", response_class=HTMLResponse)
 @router.get("/keys/{subject}/{attribute}", response_class=HTMLResponse)
 async def key_page(request: Request, subject: str, attribute: str, at: str | None = None,
                    known_at: str | None = None) -> Response:
