@@ -17,7 +17,7 @@ from ._lifecycle import Lifecycle
 from ._memory_extraction import ExtractionCalls
 from ._memory_recall import RecallCalls
 from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
-from ._purpose import ConsentBook, allowed, check_purpose, ledger_attribute
+from ._purpose import ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
@@ -47,6 +47,7 @@ from ._write import (
 from .boundary.cursor import decode_cursor, encode_cursor
 from .search import SearchService, embedder_from_env
 from .search.embedders import Embedder
+from .search.scope import about_revoked
 from .store import Backend, EpisodeRow, QueryFilter, Reader, WriteTransaction, open_backend
 
 if TYPE_CHECKING:
@@ -219,18 +220,27 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         return [to_episode(row, sources)
                 for row, (_, sources) in zip(self.ledger.run_write(tenant, work, "add_episode"), items, strict=True)]
 
-    def episode(self, tenant: str, id: str) -> Episode | None:
-        """The episode if it can be read: recorded, not erased, not past its deadline."""
+    def episode(self, tenant: str, id: str, *, purpose: str | None = None) -> Episode | None:
+        """The episode if it can be read: recorded, not erased, not past its deadline, and
+        not about a subject whose consent is revoked (for ``purpose``, or every purpose)."""
+        scope = check_purpose(purpose)
         with self.ledger.read(check_tenant(tenant), "episode") as reader:
             row = reader.episode(check_name(id, "id"))
-            if row is None or not row.readable:
+            if row is None or not row.readable or _hidden(reader, [row], scope):
                 return None
             return to_episode(row, sources_of(reader, [row]).get(row.episode_id, ()))
 
-    def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
+    def episodes(
+        self, tenant: str, *, session: str | None = None, limit: int = 100, purpose: str | None = None,
+    ) -> list[Episode]:
+        """Up to ``limit`` readable episodes in recorded order (of a session: by time), less
+        those about a subject whose consent is revoked (for ``purpose``, or every purpose)."""
+        scope = check_purpose(purpose)
         with self.ledger.read(check_tenant(tenant), "episodes") as reader:
             rows = [row for row in reader.episodes(check_optional_name(session, "session"), check_limit(limit))
                     if row.readable]
+            hidden = _hidden(reader, rows, scope)
+            rows = [row for row in rows if row.episode_id not in hidden]
             sources = sources_of(reader, rows)
         return [to_episode(row, sources.get(row.episode_id, ())) for row in rows]
 
@@ -388,7 +398,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
             purpose=scope,
         )
         with self.ledger.read(tenant, "query") as reader:
-            book = ConsentBook(reader.consents(None))
+            book = ConsentBook(reader.revoking_consents(consent_uses(scope)))
             versions = reader.query(flt)
         last = versions[size - 1] if len(versions) > size else None
         following = None if last is None else encode_cursor(last.subject, last.attribute, last.valid_from)
@@ -422,3 +432,9 @@ def _batch(items: object, field: str) -> Iterable[Any]:
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise ValidationError(field, items, "must be a list (any iterable) of entries")
     return items
+
+
+def _hidden(reader: Reader, rows: list[EpisodeRow], purpose: str | None) -> set[str]:
+    """Ids of ``rows`` about a subject whose consent is revoked for ``purpose``."""
+    revoked = ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
+    return about_revoked(reader, [(row.episode_id, row.speaker, row.text) for row in rows], revoked)

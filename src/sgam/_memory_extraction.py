@@ -11,7 +11,7 @@ from ._convert import to_episode
 from ._errors import SgamError, ValidationError
 from ._ledger import Ledger
 from ._model import WriteResult
-from ._purpose import ConsentBook
+from ._purpose import ConsentBook, consent_uses
 from ._time import Moment
 from ._values import check_limit, check_name, check_optional_name, check_tenant
 from ._write import validate_episode
@@ -76,7 +76,7 @@ class ExtractionCalls:
 
         with self.ledger.read(check_tenant(tenant), "extractions") as reader:
             rows = reader.extractions(check_optional_name(episode, "episode"), check_limit(limit))
-            revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
+            revoked = ConsentBook(reader.revoking_consents(consent_uses(None))).revoked_subjects(None)
         return [Extraction.from_row(row).without_subjects(revoked) for row in rows]
 
     def extraction(self, tenant: str, extraction_id: int) -> Extraction:
@@ -92,7 +92,7 @@ class ExtractionCalls:
         if status is not None and status not in HELD_STATUSES:
             raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
         with self.ledger.read(check_tenant(tenant), "held") as reader:
-            book = ConsentBook(reader.consents(None))
+            book = ConsentBook(reader.revoking_consents(consent_uses(None)))
             return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, check_limit(limit))
                     if book.allows(row.subject, None)]
 

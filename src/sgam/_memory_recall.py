@@ -31,7 +31,7 @@ class RecallCalls:
             from .documents import Documents
 
             self._documents = Documents(self.ledger.backend, lambda: self.ledger.clock(),
-                                        self.ledger.search.embedder, self.ledger.digests)
+                                        self.ledger.search.embedder, self.ledger.digests, self.ledger)
         return self._documents
 
     def search(

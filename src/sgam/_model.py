@@ -127,6 +127,10 @@ class PurgeResult:
     episodes_removed: int
     texts_dropped: int
     keys_rederived: int
+    items_removed: int = 0
+    """LangGraph store items expired with their history."""
+    revisions_removed: int = 0
+    """Document revisions past their deadline."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from .._purpose import ConsentRow
 from .._rules import KeyView, Operation, Plan, Version
 from .._schema import AttributeSchema, MemoryTypeSchema
 from ._access import ApiKeyRow, IdempotencyRow
+from ._documents import DocumentStore
 from ._records import (
     ERROR_REDACTED,
     ActionRow,
@@ -41,6 +42,7 @@ __all__ = [
     "ActionWrites",
     "AuditRow",
     "ClassHoldings",
+    "DocumentAccess",
     "EpisodeReads",
     "EpisodeRow",
     "EpisodeWrites",
@@ -233,6 +235,11 @@ class LifecycleReads(Scope, Protocol):
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """The subject's consent statements, or (None) those of every subject that has any."""
         ...
+    def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
+        """The statements of every subject with a revoked one (among ``uses``, purposes
+        with '' for every purpose; None: any): all a ``ConsentBook`` for those uses needs,
+        since a subject without such a statement is consented."""
+        ...
     def derivations(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(derived episode, source episode) edges whose derived side is in ``episode_ids``."""
         ...
@@ -308,7 +315,13 @@ class ItemWrites(Scope, Protocol):
     def delete_item(self, namespace: str, key: str) -> int:
         """Erasure: remove the item's row and index entries."""
         ...
-    def expired_items(self, now: int, limit: int) -> list[ItemRow]: ...
+    def expired_items(self, now: int, limit: int) -> list[ItemRow]:
+        """Rows (live or deleted) whose ``expires_at`` <= ``now``, soonest first."""
+        ...
+    def set_key_expiry(self, subject: str, attribute: str, expires_at: int | None) -> None:
+        """Set the deadline of every operation of a ledger key (an item's TTL covers its
+        whole history); None: no deadline."""
+        ...
 
 
 # the action ledger ---------------------------------------------------------------------
@@ -323,6 +336,15 @@ class ActionWrites(Scope, Protocol):
     def insert_action(self, row: ActionRow) -> None: ...
     def update_action(self, row: ActionRow) -> None:
         """Store the status, result, error, attempts and finish time of ``row``."""
+        ...
+
+
+# document memory ----------------------------------------------------------------------
+
+
+class DocumentAccess(Scope, Protocol):
+    def document_store(self) -> DocumentStore:
+        """Document memory's tables, used with this unit of work as their handle."""
         ...
 
 
@@ -350,7 +372,7 @@ class AccessWrites(Scope, Protocol):
 
 class WriteTransaction(
     EpisodeWrites, SchemaWrites, LedgerWrites, ErasureWrites, ExtractionWrites, LifecycleWrites, ItemWrites,
-    ActionWrites, AccessWrites, Protocol,
+    ActionWrites, AccessWrites, DocumentAccess, Protocol,
 ):
     """One tenant's write unit of work; everything it does commits or rolls back together."""
 

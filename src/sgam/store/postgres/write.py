@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._rules import KeyTimeline, KeyView, Operation, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
@@ -21,6 +21,9 @@ from .adapters import Micros, MicrosArray
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
 from .session import Cursor, PostgresSession, native
+
+if TYPE_CHECKING:  # documents import nothing of the write unit of work at run time
+    from .documents import PostgresDocuments
 
 _INSERT_VERSIONS = (
     "INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
@@ -227,6 +230,12 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         super().put_memory_type(schema)
 
     # one key --------------------------------------------------------------------------
+
+    def document_store(self) -> PostgresDocuments:
+        """Document memory's tables, for erasure and expiry inside this unit of work."""
+        from .documents import PostgresDocuments
+
+        return PostgresDocuments(lock_key)
 
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Lock every subject of a batch at once, then fetch each key's last transaction

@@ -149,6 +149,12 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
 
+    def document_store(self) -> SQLiteDocuments:
+        """Document memory's tables, for erasure and expiry inside this unit of work."""
+        from .documents import SQLiteDocuments
+
+        return SQLiteDocuments()
+
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
         """Nothing to do: a lookup is a function call into the same process."""
 

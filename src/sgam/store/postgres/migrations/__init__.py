@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -48,11 +48,11 @@ SEARCH_FUNCTIONS = (
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
 
 LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
-"""The purge's cross-tenant entry point: which tenants have something due (migration 8)."""
-LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes")
+"""The purge's cross-tenant entry point: which tenants have something due (migrations 8, 10)."""
+LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
-MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09)]
+MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10)]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 
 

@@ -8,7 +8,7 @@ forbids overlapping current versions, and retired versions are immutable.
 
 from __future__ import annotations
 
-from . import v01, v02, v03, v04, v05, v06, v07
+from . import v01, v02, v03, v04, v05, v06, v07, v08
 
-MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07)]
+MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08)]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
