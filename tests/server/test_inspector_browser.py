@@ -27,6 +27,7 @@ from sgam.extraction import ExtractionPolicy, ScriptedClient
 from sgam.server import create_app
 
 from ..conftest import ManualClock
+from .accessibility import audit
 from .conftest import ServerThread, free_port
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
@@ -223,3 +224,24 @@ def test_phone_width_and_scopes(browser: WebDriver, site: dict[str, Any]) -> Non
     assert "read-only key" in browser.page_source
     browser.get(f"{site['url']}/ui/erase")
     assert "forbidden" in browser.page_source  # read scope cannot erase
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_page_passes_the_accessibility_audit(browser: WebDriver, site: dict[str, Any], width: int) -> None:
+    """Contrast, control names and a full keyboard walk, at desktop and phone width, on
+    every page kind (a held candidate, consent and erase forms included)."""
+    browser.set_window_size(width, 800 if width > 700 else 844)
+    url = site["url"]
+    browser.get(f"{url}/ui/sign-in")
+    assert audit(browser) == []
+    sign_in(browser, url, site["keys"]["admin"])
+    pages = ["/ui/", KEY, "/ui/episodes/e3", "/ui/episodes/s2", "/ui/review", "/ui/erase",
+             "/ui/erase?kind=episode&target=e2", "/ui/lifecycle", "/ui/documents",
+             "/ui/documents/file?path=/memories/mira.md", "/ui/episodes/missing"]
+    failures = {}
+    for page in pages:
+        browser.get(f"{url}{page}")
+        found = audit(browser)
+        if found:
+            failures[page] = found
+    assert failures == {}
