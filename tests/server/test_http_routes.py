@@ -133,3 +133,20 @@ def test_openapi_is_typed_and_names_no_tenant(served: Served) -> None:
     for name in bodies:
         assert "tenant" not in spec["components"]["schemas"][name]["properties"], name
         assert spec["components"]["schemas"][name].get("additionalProperties") is False, name
+
+
+def test_names_holding_a_slash_are_addressable(served: Served) -> None:
+    with served.client(scope="admin") as http:
+        assert http.post("/v1/episodes", json=episode("slack/C42/1700", "Team/alpha moved to Oslo")).status_code == 201
+        assert http.get("/v1/episodes/slack/C42/1700").json()["id"] == "slack/C42/1700"
+        assert http.get("/v1/episodes/slack%2FC42%2F1700").json()["id"] == "slack/C42/1700"
+        assert http.get("/v1/episodes/slack/C42").status_code == 404
+        fact = {"subject": "team/alpha", "attribute": "city", "value": "Oslo", "valid_from": T0,
+                "source": "slack/C42/1700"}
+        assert http.post("/v1/facts", json=fact).status_code == 201
+        assert http.put("/v1/consent/team/alpha", json={"granted": False}).json()["subject"] == "team/alpha"
+        assert http.get("/v1/consent/team/alpha").json() == {"subject": "team/alpha", "purpose": None,
+                                                             "consented": False}
+        assert http.delete("/v1/subjects/team/alpha").json()["operations_removed"] == 1
+        assert http.delete("/v1/episodes/slack/C42/1700").json()["episodes_removed"] == 1
+        assert http.get("/v1/episodes/slack/C42/1700").status_code == 404

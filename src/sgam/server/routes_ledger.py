@@ -44,12 +44,18 @@ async def add_episode(body: EpisodeIn, request: Request, caller: Writer) -> Resp
     return await once(request, caller, produce)
 
 
-@router.get("/episodes", response_model=list[Episode], tags=["episodes"], summary="List episodes")
-async def list_episodes(request: Request, caller: Reader, session: str | None = None, limit: int = 100) -> Response:
-    return reply(await memory_of(request).episodes(caller.tenant, session=session, limit=limit))
+@router.get("/episodes", response_model=list[Episode], tags=["episodes"],
+            summary="List episodes (of a session; or those made directly from ``derived_from``)")
+async def list_episodes(
+    request: Request, caller: Reader, session: str | None = None, limit: int = 100, derived_from: str | None = None,
+) -> Response:
+    memory = memory_of(request)
+    if derived_from is not None:
+        return reply(await memory.derived_episodes(caller.tenant, derived_from))
+    return reply(await memory.episodes(caller.tenant, session=session, limit=limit))
 
 
-@router.get("/episodes/{episode_id}", response_model=Episode, tags=["episodes"], summary="One episode")
+@router.get("/episodes/{episode_id:path}", response_model=Episode, tags=["episodes"], summary="One episode")
 async def get_episode(episode_id: str, request: Request, caller: Reader) -> Response:
     episode = await memory_of(request).episode(caller.tenant, episode_id)
     if episode is None:
@@ -57,19 +63,13 @@ async def get_episode(episode_id: str, request: Request, caller: Reader) -> Resp
     return reply(episode)
 
 
-@router.get("/episodes/{episode_id}/derived", response_model=list[Episode], tags=["episodes"],
-            summary="Episodes made directly from this one (erasing it reaches them)")
-async def derived_episodes(episode_id: str, request: Request, caller: Reader) -> Response:
-    return reply(await memory_of(request).derived_episodes(caller.tenant, episode_id))
-
-
-@router.delete("/episodes/{episode_id}", response_model=ForgetResult, tags=["erasure"],
+@router.delete("/episodes/{episode_id:path}", response_model=ForgetResult, tags=["erasure"],
                summary="Erase an episode and every operation it sourced (admin)")
 async def forget_episode(episode_id: str, request: Request, caller: Admin) -> Response:
     return reply(await memory_of(request).forget_episode(caller.tenant, episode_id))
 
 
-@router.delete("/subjects/{subject}", response_model=ForgetResult, tags=["erasure"],
+@router.delete("/subjects/{subject:path}", response_model=ForgetResult, tags=["erasure"],
                summary="Erase every assertion of a subject (admin)")
 async def forget_subject(subject: str, request: Request, caller: Admin) -> Response:
     return reply(await memory_of(request).forget_subject(caller.tenant, subject))

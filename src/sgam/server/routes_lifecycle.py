@@ -50,14 +50,14 @@ async def consents(request: Request, caller: Reader, subject: str | None = None)
     return reply(await memory_of(request).consents(caller.tenant, subject=subject))
 
 
-@router.get("/consent/{subject}", response_model=ConsentedOut, tags=["lifecycle"],
+@router.get("/consent/{subject:path}", response_model=ConsentedOut, tags=["lifecycle"],
             summary="Whether memory about the subject may be used now (for a purpose)")
 async def consented(subject: str, request: Request, caller: Reader, purpose: str | None = None) -> Response:
     allowed = await memory_of(request).consented(caller.tenant, subject, purpose=purpose)
     return reply({"subject": subject, "purpose": purpose, "consented": allowed})
 
 
-@router.put("/consent/{subject}", response_model=ConsentState, tags=["lifecycle"],
+@router.put("/consent/{subject:path}", response_model=ConsentState, tags=["lifecycle"],
             summary="Grant or revoke, from now on, the use of memory about a subject")
 async def consent(subject: str, body: ConsentIn, request: Request, caller: Writer) -> Response:
     return reply(await memory_of(request).consent(caller.tenant, subject, body.granted, purpose=body.purpose))
