@@ -81,6 +81,7 @@ class Lifecycle:
                 "on_expiry": "erase" if known is None else known.on_expiry,
                 "episodes": 0 if held is None else held.episodes,
                 "text_lost": 0 if held is None else held.text_lost,
+                "documents": 0 if held is None else held.documents,
                 "next_deadline": _next_deadline(known, held),
             })
         return {

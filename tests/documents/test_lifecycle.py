@@ -134,3 +134,26 @@ def test_forgetting_an_episode_restores_a_deletion_or_erases_when_the_path_is_ta
         assert [r.op for r in docs.history(T, "/memories/a.md")] == ["create", "delete"]
         assert docs.read(T, "/memories/b.md").content == "a new beta\n"  # the old b could not come back
         assert [r.content for r in docs.history(T, "/memories/b.md")] == ["a new beta\n"]
+
+
+def test_the_retention_report_counts_documents_and_their_deadlines(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock) as memory:
+        clock.set("2026-06-01T00:00:00+00:00")
+        memory.retention(T, "scratch", "P1D")
+        memory.documents.create(T, PATH, "first draft\n", retention="scratch")
+        memory.documents.create(T, "/memories/kept.md", "kept for good\n")
+        clock.advance(12 * 3600)
+        memory.documents.write(T, PATH, "second draft\n")
+        report = memory.retention_report(T)
+        held = {row["class"]: row for row in report["classes"]}
+        assert (held["scratch"]["documents"], held["scratch"]["episodes"]) == (1, 0)
+        assert held["default"]["documents"] == 1 and held["default"]["next_deadline"] is None
+        assert held["scratch"]["next_deadline"].isoformat() == "2026-06-02T00:00:00+00:00"
+        assert [(d["kind"], d["class"], d["at"].isoformat()) for d in report["next_deadlines"]] == [
+            ("document", "scratch", "2026-06-02T00:00:00+00:00")]
+        clock.advance(13 * 3600)  # revision 1 expired: the next deadline is revision 2's
+        held = {row["class"]: row for row in memory.retention_report(T)["classes"]}
+        assert held["scratch"]["next_deadline"].isoformat() == "2026-06-02T12:00:00+00:00"
+        clock.advance(12 * 3600)  # the last revision expired: the class holds no document
+        held = {row["class"]: row for row in memory.retention_report(T)["classes"]}
+        assert held["scratch"]["documents"] == 0 and held["scratch"]["next_deadline"] is None

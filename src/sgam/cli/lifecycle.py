@@ -19,11 +19,11 @@ def _show_class(found: Any) -> None:
 
 
 def _show_report(report: dict[str, Any]) -> None:
-    table = Table("class", "ttl", "on expiry", "episodes", "text lost", "next deadline")
+    table = Table("class", "ttl", "on expiry", "episodes", "text lost", "documents", "next deadline")
     for row in report["classes"]:
         deadline = row["next_deadline"]
         table.add_row(row["class"], row["ttl"] or "-", row["on_expiry"], str(row["episodes"]),
-                      str(row["text_lost"]), format_timestamp(deadline) if deadline else "-")
+                      str(row["text_lost"]), str(row["documents"]), format_timestamp(deadline) if deadline else "-")
     console.print(table)
     for item in report["next_deadlines"]:
         console.print(f"{format_timestamp(item['at'])}  {item['kind']}  {item['class'] or ''}")

@@ -178,6 +178,7 @@ class ClassHolding(BaseModel):
     on_expiry: str
     episodes: int
     text_lost: int
+    documents: int = Field(description="documents with a revision kept in this class")
     next_deadline: datetime | None
 
 

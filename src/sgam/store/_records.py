@@ -149,13 +149,14 @@ class AuditRow:
 
 @dataclass(frozen=True, slots=True)
 class ClassHoldings:
-    """What a retention class holds: live and text-less episodes, the oldest live one's
-    recording time (its deadline is that plus the ttl)."""
+    """What a retention class holds: live and text-less episodes, documents with kept
+    revisions, and the oldest recording time among them (its deadline is that plus the ttl)."""
 
     name: str
     episodes: int
     text_lost: int
     oldest_recorded_at: int | None
+    documents: int = 0
 
 
 @dataclass(frozen=True, slots=True)

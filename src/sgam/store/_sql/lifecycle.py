@@ -124,11 +124,17 @@ class LifecycleReads(Scoped):
 
     def class_holdings(self) -> list[ClassHoldings]:
         rows = self._db.rows(
-            "SELECT retention, count(*), count(lost_at), min(CASE WHEN lost_at IS NULL THEN recorded_at END) "
-            "FROM episodes WHERE tenant = ? GROUP BY retention ORDER BY retention",
-            (self.tenant,),
+            "SELECT retention, sum(episodes), sum(text_lost), min(oldest), sum(documents) FROM ("
+            " SELECT retention, count(*) - count(lost_at) AS episodes, count(lost_at) AS text_lost,"
+            "  min(CASE WHEN lost_at IS NULL THEN recorded_at END) AS oldest, 0 AS documents"
+            " FROM episodes WHERE tenant = ? GROUP BY retention"
+            " UNION ALL"
+            " SELECT retention, 0, 0, min(kept_since), count(*) FROM documents"
+            " WHERE tenant = ? AND kept_since IS NOT NULL GROUP BY retention"
+            ") AS held GROUP BY retention ORDER BY retention",
+            (self.tenant, self.tenant),
         )
-        return [ClassHoldings(row[0], int(row[1]) - int(row[2]), int(row[2]), row[3]) for row in rows]
+        return [ClassHoldings(row[0], int(row[1]), int(row[2]), row[3], int(row[4])) for row in rows]
 
     def next_deadlines(self, now: int, limit: int) -> list[tuple[str, str, int]]:
         at = self._db.moment(now)
@@ -142,8 +148,13 @@ class LifecycleReads(Scoped):
             " JOIN episodes e ON e.tenant = c.tenant AND e.retention = c.name"
             " WHERE c.tenant = ? AND c.ttl IS NOT NULL AND (e.lost_at IS NULL OR c.on_expiry = 'erase')"
             f"   AND e.recorded_at + {ttl} > ?"
+            " UNION ALL"
+            f" SELECT 'document', c.name, d.kept_since + {ttl} FROM retention_classes c"
+            " JOIN documents d ON d.tenant = c.tenant AND d.retention = c.name"
+            " WHERE c.tenant = ? AND c.ttl IS NOT NULL AND d.kept_since IS NOT NULL"
+            f"   AND d.kept_since + {ttl} > ?"
             ") AS d ORDER BY deadline LIMIT ?",
-            (self.tenant, at, self.tenant, at, limit),
+            (self.tenant, at, self.tenant, at, self.tenant, at, limit),
         )
         return [(row[0], row[1], row[2]) for row in rows]
 
