@@ -57,6 +57,16 @@ def test_episodes_schema_and_versions_are_listed(db: list[str]) -> None:
     assert code == 0 and '"Oslo"' in out and "█" in out
 
 
+def test_episodes_for_a_purpose_hide_what_consent_withholds(db: list[str]) -> None:
+    with Memory(db[1]) as memory:
+        memory.add_episode("acme", "o1", AT, "Ola likes tea.", speaker="ola")
+        memory.consent("acme", "mira", False, purpose="ads")
+    code, out, _ = run("episodes", *db, "--json")
+    assert code == 0 and [e["id"] for e in json.loads(out)] == ["e0", "e1", "e2", "o1"]
+    code, out, _ = run("episodes", *db, "--purpose", "ads", "--json")
+    assert code == 0 and [e["id"] for e in json.loads(out)] == ["o1"]
+
+
 def test_a_limit_that_cuts_the_list_is_said(db: list[str]) -> None:
     code, out, err = run("query", *db, "--all-times", "--limit", "1", "--json")
     assert code == 0 and len(json.loads(out)) == 1

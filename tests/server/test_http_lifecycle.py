@@ -93,6 +93,7 @@ def test_purpose_and_consent(served: Served) -> None:
         assert reader.get("/v1/consent/mira").json() == {"subject": "mira", "purpose": None, "consented": False}
         assert reader.get("/v1/facts/mira/answer_style").status_code == 404
         assert reader.get("/v1/facts").json()["items"] == []
+        assert reader.get("/v1/episodes").json() == [] and reader.get("/v1/episodes/e1").status_code == 404
         recalled = reader.post("/v1/recall", json={"question": "How does mira want answers? answer_style"}).json()
         assert recalled["facts"] == [] and "detailed" not in recalled["context"]
         denied = writer.post("/v1/facts", json={**fact("verbose"), "valid_from": "2026-06-02T00:00:00Z"})
@@ -103,6 +104,9 @@ def test_purpose_and_consent(served: Served) -> None:
         writer.put("/v1/consent/mira", json={"granted": True, "purpose": "slides"})
         assert reader.get("/v1/consent/mira", params={"purpose": "slides"}).json()["consented"] is True
         assert reader.get("/v1/facts/mira/answer_style", params={"purpose": "slides"}).json()["value"] == "short"
+        assert [e["id"] for e in reader.get("/v1/episodes", params={"purpose": "slides"}).json()] == ["e1"]
+        assert reader.get("/v1/episodes/e1", params={"purpose": "slides"}).status_code == 200
+        assert reader.get("/v1/episodes/e1").status_code == 404
         statements = reader.get("/v1/consent", params={"subject": "mira"}).json()
         assert [(s["purpose"], s["granted"]) for s in statements] == [(None, False), ("slides", True)]
         assert reader.get("/v1/audit").status_code == 200

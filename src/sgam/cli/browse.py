@@ -65,11 +65,14 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         session: Annotated[str | None, typer.Option(help="Only this conversation or run.")] = None,
         limit: LimitOption = 100,
+        purpose: Annotated[str | None, typer.Option(
+            help="The use they are read for: hides episodes about subjects whose consent is revoked for it.")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """The tenant's episodes, oldest first."""
-        run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.episodes(tenant, session=session, limit=n),
-                                                 "episodes"), show_episodes, create=False)
+        """The tenant's episodes, oldest first (less those about subjects whose consent is revoked)."""
+        run(db, as_json, lambda m: fetch_limited(
+            limit, lambda n: m.episodes(tenant, session=session, limit=n, purpose=purpose), "episodes"),
+            show_episodes, create=False)
 
     @app.command("schema")
     def schema(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:

@@ -20,6 +20,8 @@ from .models import AssertionPage, CorrectIn, DeclareIn, EpisodeIn, FactIn, Retr
 router = APIRouter(prefix="/v1")
 OptionalTime = Annotated[Timestamp | None, Query(description="RFC 3339 timestamp with a zone")]
 PurposeQuery = Annotated[str | None, Query(description="That purpose's timeline (falling back to the general one)")]
+UseQuery = Annotated[str | None, Query(
+    description="The use it is read for: episodes about a subject whose consent is revoked for it are hidden")]
 
 
 def reply(value: Any, status: int = 200) -> JSONResponse:
@@ -47,17 +49,18 @@ async def add_episode(body: EpisodeIn, request: Request, caller: Writer) -> Resp
 @router.get("/episodes", response_model=list[Episode], tags=["episodes"],
             summary="List episodes (of a session; or those made directly from ``derived_from``)")
 async def list_episodes(
-    request: Request, caller: Reader, session: str | None = None, limit: int = 100, derived_from: str | None = None,
+    request: Request, caller: Reader, purpose: UseQuery = None, session: str | None = None, limit: int = 100,
+    derived_from: str | None = None,
 ) -> Response:
     memory = memory_of(request)
     if derived_from is not None:
-        return reply(await memory.derived_episodes(caller.tenant, derived_from))
-    return reply(await memory.episodes(caller.tenant, session=session, limit=limit))
+        return reply(await memory.derived_episodes(caller.tenant, derived_from, purpose=purpose))
+    return reply(await memory.episodes(caller.tenant, session=session, limit=limit, purpose=purpose))
 
 
 @router.get("/episodes/{episode_id:path}", response_model=Episode, tags=["episodes"], summary="One episode")
-async def get_episode(episode_id: str, request: Request, caller: Reader) -> Response:
-    episode = await memory_of(request).episode(caller.tenant, episode_id)
+async def get_episode(episode_id: str, request: Request, caller: Reader, purpose: UseQuery = None) -> Response:
+    episode = await memory_of(request).episode(caller.tenant, episode_id, purpose=purpose)
     if episode is None:
         raise NotFoundError(f"no episode {episode_id!r}")
     return reply(episode)
