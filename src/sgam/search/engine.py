@@ -18,10 +18,10 @@ from .config import SearchConfig
 from .embedders import Embedder, embed_checked
 from .fusion import min_max, reciprocal_rank_fusion
 from .signals import (
+    TermMatcher,
     asks_about_present,
     asks_about_time,
     feedback_terms,
-    matched_terms,
     mentions_time,
     same_statement,
     session_coverage,
@@ -191,10 +191,11 @@ def _coverage(found: Candidates) -> dict[str | None, float]:
     words each turn holds is read from its text (a shared stem-like prefix), so no query
     per word is needed."""
     hits: dict[str, list[str | None]] = {term: [] for term in found.terms}
+    matcher = TermMatcher(found.terms)
     for key in found.keyword[:COVERAGE_DEPTH]:
         stored = found.rows.get(key)
         if stored is not None:
-            for term in matched_terms(stored.row.text, found.terms):
+            for term in matcher.matched(stored.row.text):
                 hits[term].append(stored.row.session)
     return session_coverage(hits, COVERAGE_DEPTH)
 
