@@ -8,10 +8,13 @@ import pytest
 
 from sgam import Memory
 from sgam.search import SearchConfig
+from sgam.search.embedders import embed_query
 from sgam.search.signals import (
+    TermMatcher,
     asks_about_present,
     asks_about_time,
     feedback_terms,
+    light_stem,
     mentions_time,
     same_statement,
     session_coverage,
@@ -49,6 +52,30 @@ def test_feedback_terms_come_from_top_documents_not_the_question() -> None:
     assert set(extra[:2]) == {"puppy", "beagle"} and "dog" not in extra
     assert feedback_terms(texts, ["beagle"], 0) == []
     assert "ann" not in feedback_terms(["ann ann ann likes tea"], [], 5, frozenset({"ann"}))
+
+
+@pytest.mark.parametrize("text", [
+    "Mira moved to Oslo; she MOVES often, loves moving and painted paintings.",
+    "A painter's studies: studied, studying, cities_and_city, plays played player's",
+    "Nothing here matches, not even the porch or the moo.",
+])
+def test_term_matcher_agrees_with_stemming_every_word(text: str) -> None:
+    terms = ["move", "painting", "study", "city", "play", "moose", "paint"]
+    wanted = {light_stem(term): [t for t in terms if light_stem(t) == light_stem(term)] for term in terms}
+    words = {w.lower() for w in text.replace("_", " ").replace("'", " ").replace(";", " ").split()}
+    words = {w.strip(".,:") for w in words}
+    expected = {term for word in words for term in wanted.get(light_stem(word), [])}
+    assert TermMatcher(terms).matched(text) == expected
+    assert TermMatcher([]).matched(text) == frozenset()
+
+
+def test_a_question_is_embedded_once_for_the_next_few_asks(hashing: Any) -> None:
+    first = embed_query(hashing, "where does Mira live now?")
+    calls = hashing.calls
+    again = embed_query(hashing, "where does Mira live now?")
+    assert again is first and hashing.calls == calls and not first.flags.writeable
+    embed_query(hashing, "where did Mira live before?")
+    assert hashing.calls == calls + 1
 
 
 def test_session_coverage_rewards_sessions_covering_more_words() -> None:

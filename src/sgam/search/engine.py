@@ -15,7 +15,7 @@ from datetime import datetime
 from .._time import from_micros
 from ..store import SearchFilter, SearchIndex, StoredEpisode
 from .config import SearchConfig
-from .embedders import Embedder, embed_checked
+from .embedders import Embedder, embed_query
 from .fusion import min_max, reciprocal_rank_fusion
 from .signals import (
     TermMatcher,
@@ -30,7 +30,7 @@ from .signals import (
 from .text import keywords
 
 CONTEXT_SEEDS = 30
-COVERAGE_DEPTH = 200
+COVERAGE_DEPTH = 100
 PRESENT_DEPTH = 50  # the best candidates regrouped by statement for a present-tense question
 _DAY_MICROS = 86_400_000_000
 
@@ -85,7 +85,7 @@ def gather(
         found.keyword = index.keyword_episodes(tenant, found.terms, flt, depth)
     wants_vector = [c for c in configs if c.vector]
     if wants_vector and embedder is not None:
-        vector = embed_checked(embedder, [question])[0]
+        vector = embed_query(embedder, question)
         found.vector = index.vector_episodes(tenant, embedder.name, vector, flt,
                                              max(c.vector_candidates for c in wants_vector))
     found.rows = index.episodes_by_key(tenant, list(dict.fromkeys(found.keyword + found.vector)))

@@ -8,7 +8,7 @@ from functools import partial
 from .._purpose import ConsentBook
 from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
-from .embedders import Embedder, Vectors, embed_checked
+from .embedders import Embedder, Vectors, embed_checked, embed_query
 from .engine import EvidenceHit, gather, hit, rank, search_evidence
 from .scope import in_scope
 from .text import check_question
@@ -88,7 +88,7 @@ class SearchService:
         among the facts as the ledger stood at ``known_at`` (default: now)."""
         if self.embedder is None:
             return []
-        vector = embed_checked(self.embedder, [question])[0]
+        vector = embed_query(self.embedder, question)
         found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit, known_at)
         return [(subject, attribute) for subject, attribute, score in found if score >= floor]
 
