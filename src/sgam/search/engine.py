@@ -15,6 +15,7 @@ from datetime import datetime
 from .._time import from_micros
 from ..store import SearchFilter, SearchIndex, StoredEpisode
 from .config import SearchConfig
+from .dates import TimeWindow, named_window
 from .embedders import Embedder, embed_query
 from .fusion import min_max, reciprocal_rank_fusion
 from .signals import (
@@ -60,6 +61,7 @@ class Candidates:
     expanded: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     rows: dict[int, StoredEpisode] = field(default_factory=dict)
     coverage: dict[str | None, float] = field(default_factory=dict)
+    window: TimeWindow | None = None
 
 
 def search_evidence(
@@ -67,16 +69,19 @@ def search_evidence(
     flt: SearchFilter, limit: int, now: int,
 ) -> list[EvidenceHit]:
     """The ``limit`` best episodes for ``question``; ``now`` anchors recency."""
-    found = gather(index, embedder, tenant, question, [config], flt)
+    found = gather(index, embedder, tenant, question, [config], flt, now)
     return [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
 
 
 def gather(
     index: SearchIndex, embedder: Embedder | None, tenant: str, question: str,
-    configs: Sequence[SearchConfig], flt: SearchFilter,
+    configs: Sequence[SearchConfig], flt: SearchFilter, now: int,
 ) -> Candidates:
-    """Everything any of ``configs`` will rank, fetched once."""
+    """Everything any of ``configs`` will rank, fetched once; ``now`` anchors relative
+    times in the question ("last year")."""
     found = Candidates(question, keywords(question))
+    if any(c.date_weight > 0 for c in configs):
+        found.window = named_window(question, now)
     wants_keyword = [c for c in configs if c.keyword or _feedback(c) or c.session_doc_weight > 0]
     if wants_keyword and found.terms:
         depth = max(c.keyword_candidates for c in wants_keyword)
@@ -140,6 +145,9 @@ def _add_bonuses(scored: dict[int, float], found: Candidates, rows: dict[int, St
     add(config.importance_weight, lambda s: _importance(s.row.metadata))
     if config.when_weight > 0 and asks_about_time(found.question):
         add(config.when_weight, lambda s: 1.0 if mentions_time(s.row.text) else 0.0)
+    window = found.window
+    if config.date_weight > 0 and window is not None:
+        add(config.date_weight, lambda s: 1.0 if window.holds(s.row.occurred_at) else 0.0)
 
 
 def _feedback(config: SearchConfig) -> bool:

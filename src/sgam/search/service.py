@@ -114,7 +114,7 @@ class SearchService:
         check_question(question)
         with self.backend.read(tenant) as reader:
             revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
-        found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt)
+        found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt, now)
         ranked = {name: [hit(found.rows[key], score) for key, score in rank(found, config, 2 * limit + 10, now)]
                   for name, config in configs.items()}
         with self.backend.read(tenant) as reader:
