@@ -172,7 +172,7 @@ def test_forget_subject_removes_the_error_that_quoted_its_reply(store_url: str) 
 
 def test_confirm_writes_and_resolves_in_one_transaction(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     from sgam import StoreError
-    from sgam.store.postgres.backend import PostgresWrite
+    from sgam.store.postgres.write import PostgresWrite
     from sgam.store.sqlite.backend import SQLiteWrite
 
     memory.declare("acme", "diagnosis", "string", sensitive=True)

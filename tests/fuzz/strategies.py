@@ -65,7 +65,7 @@ numbers = st.one_of(
 )
 wrong_types = st.one_of(
     st.none(), st.booleans(), st.binary(max_size=10), st.sets(st.integers(), max_size=3),
-    st.tuples(st.integers()), st.just(Opaque()), st.just(object()), st.just(len), st.just(Note),
+    st.tuples(st.integers()), st.builds(Opaque), st.just(object()), st.just(len), st.just(Note),
     st.just(datetime(2026, 6, 1)), st.just(datetime(2026, 6, 1).astimezone()),
     st.dictionaries(st.integers(), st.integers(), max_size=2), st.just([[]]), st.just({}),
 )

@@ -154,3 +154,9 @@ def test_a_named_date_lifts_the_turns_of_that_time(store_url: str, hashing: Any)
             assert {h.episode_id for h in memory.search(T, question, config=config, limit=3)} == week
         many = memory.search_many(T, question, {"dated": dated, "plain": SearchConfig()}, limit=5)
         assert many["dated"] == memory.search(T, question, config=dated, limit=5)
+
+
+def test_versions_of_one_statement_are_recognised() -> None:
+    assert same_statement(word_set("Mira moved to Lyon"), word_set("Mira moved to Oslo"))
+    assert not same_statement(word_set("Mira moved to Lyon"), word_set("Mira earns 90000 a year"))
+    assert not same_statement(set(), set())

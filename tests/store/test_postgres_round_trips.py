@@ -12,8 +12,9 @@ from tests.conftest import PostgresUrls
 from sgam import Memory, ValidationError
 from sgam._schema import AttributeSchema, ValueType
 from sgam._time import to_micros
+from sgam.store._sql.ledger import KeyLookups
 from sgam.store.postgres import PostgresBackend
-from sgam.store.postgres.backend import PostgresWrite, _Key
+from sgam.store.postgres.write import PostgresWrite, _Key
 
 DAY = 86_400_000_000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -36,7 +37,7 @@ def test_prefetched_lookups_answer_as_the_index_does(postgres: PostgresUrls, mon
             txn.prefetch_one("ann", "city", moment, "e1")
             prefetched = txn.key("ann", "city")
             assert isinstance(prefetched, _Key)
-            plain = _Key(txn._cur, "acme", "ann", "city")
+            plain = KeyLookups(txn._db, "acme", "ann", "city")
             for probe in (moment, moment + DAY):  # the named instant, and one it cannot answer
                 for strict in (False, True):
                     assert prefetched.floor(probe, strict=strict) == plain.floor(probe, strict=strict)

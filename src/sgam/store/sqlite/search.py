@@ -14,16 +14,18 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
-from .._search import SearchFilter, StoredEpisode, fact_text
+from .._search import SearchFilter, StoredEpisode
+from .._sql.search import assertions_without_vectors, filter_sql, visible
 from .errors import map_sqlite_errors
 from .fts import fts_query
+from .session import SQLiteSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
     from .backend import SQLiteBackend, SQLiteWrite
@@ -62,39 +64,6 @@ class _VectorCache:
         return self.prefix
 
 
-def _filter_sql(flt: SearchFilter, alias: str = "e") -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    if flt.since is not None:
-        clauses.append(f"{alias}.occurred_at >= ?")
-        params.append(flt.since)
-    if flt.until is not None:
-        clauses.append(f"{alias}.occurred_at <= ?")
-        params.append(flt.until)
-    if flt.known_at is not None:
-        clauses.append(f"{alias}.recorded_at <= ?")
-        params.append(flt.known_at)
-    for column, wanted in (("session", flt.session), ("speaker", flt.speaker)):
-        if wanted is not None:
-            clauses.append(f"{alias}.{column} = ?")
-            params.append(wanted)
-    for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
-        if wanted is not None:
-            clauses.append(
-                f"{alias}.episode_id IN (SELECT source FROM operations o WHERE o.tenant = {alias}.tenant "
-                f"AND o.{column} = ?)"
-            )
-            params.append(wanted)
-    return "".join(f" AND {clause}" for clause in clauses), params
-
-
-def _visible(known_at: int | None) -> tuple[str, tuple[int, ...]]:
-    """Versions of ``a`` current now, or as the ledger stood at ``known_at``."""
-    if known_at is None:
-        return "a.recorded_to IS NULL", ()
-    return "a.recorded_from <= ? AND (a.recorded_to IS NULL OR a.recorded_to > ?)", (known_at, known_at)
-
-
 class SQLiteSearch:
     """``SearchIndex`` over a ``SQLiteBackend``'s connection (same lock, same file)."""
 
@@ -102,6 +71,7 @@ class SQLiteSearch:
         self._backend = backend
         self._caches: dict[tuple[str, str], _VectorCache] = {}
         self._cache_lock = threading.Lock()
+        self._session = SQLiteSession(backend._conn)
 
     def _conn(self) -> sqlite3.Connection:
         return self._backend._conn
@@ -119,7 +89,7 @@ class SQLiteSearch:
     def keyword_episodes(self, tenant: str, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
         if not terms:
             return []
-        where, params = _filter_sql(flt)
+        where, params = filter_sql(flt, self._session)
         sql = (
             "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid "
             f"WHERE episodes_fts MATCH ? AND e.tenant = ?{where} "
@@ -158,8 +128,8 @@ class SQLiteSearch:
         if (flt.session is None and flt.speaker is None and flt.subject is None and flt.memory_type is None
                 and flt.known_at is None):
             return None
-        where, params = _filter_sql(SearchFilter(session=flt.session, speaker=flt.speaker, subject=flt.subject,
-                                                 memory_type=flt.memory_type, known_at=flt.known_at))
+        where, params = filter_sql(SearchFilter(session=flt.session, speaker=flt.speaker, subject=flt.subject,
+                                                memory_type=flt.memory_type, known_at=flt.known_at), self._session)
         rows = self._conn().execute(f"SELECT e.seq FROM episodes e WHERE e.tenant = ?{where}", (tenant, *params))
         return {int(row[0]) for row in rows}
 
@@ -225,13 +195,13 @@ class SQLiteSearch:
     ) -> list[tuple[str, str]]:
         if not terms:
             return []
-        visible, known = _visible(known_at)
+        visible_now, known = visible(known_at, self._session)
         sql = (
             "SELECT k.subject, k.attribute FROM ledger_keys_fts JOIN ledger_keys k "
             "ON k.key_id = ledger_keys_fts.rowid WHERE ledger_keys_fts MATCH ? AND k.tenant = ? "
             f"AND EXISTS (SELECT 1 FROM assertions a {'' if known else 'INDEXED BY assertions_current '}"
             "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
-            f"AND {visible} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
+            f"AND {visible_now} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
             "ORDER BY bm25(ledger_keys_fts) LIMIT ?"
         )
         query = fts_query(terms)
@@ -250,14 +220,7 @@ class SQLiteSearch:
 
     def assertions_without_vectors(self, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
         with self._backend._lock, map_sqlite_errors(self._backend.path):
-            rows = self._conn().execute(
-                "SELECT a.row_id, a.subject, a.attribute, a.value FROM assertions a "
-                "WHERE a.tenant = ? AND a.recorded_to IS NULL AND NOT EXISTS "
-                "(SELECT 1 FROM assertion_vectors v WHERE v.row_id = a.row_id AND v.model = ?) "
-                "ORDER BY a.row_id LIMIT ?",
-                (tenant, model, limit),
-            ).fetchall()
-        return [(int(r[0]), fact_text(r[1], r[2], r[3])) for r in rows]
+            return assertions_without_vectors(self._session, tenant, model, limit)
 
     def put_assertion_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
@@ -274,12 +237,12 @@ class SQLiteSearch:
     ) -> list[tuple[str, str, float]]:
         """A scan of the tenant's facts as they stood at ``known_at``: facts are far fewer
         than episodes."""
-        visible, known = _visible(known_at)
+        visible_now, known = visible(known_at, self._session)
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
                 "SELECT a.subject, a.attribute, v.vector FROM assertion_vectors v "
                 "JOIN assertions a ON a.row_id = v.row_id WHERE v.tenant = ? AND v.model = ? "
-                f"AND {visible} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)",
+                f"AND {visible_now} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)",
                 (tenant, model, *known, at, at),
             ).fetchall()
         if not rows:

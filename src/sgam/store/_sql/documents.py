@@ -1,0 +1,161 @@
+"""Document memory's statements that both backends share: looking documents and
+revisions up, and storing them. Each backend's ``DocumentStore`` builds on this and keeps
+what is its own: how a directory range is found and paths are ordered, row locks, the
+chunks' text index and the vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._documents import ChunkRow, DocumentRow, RevisionRow
+from .ledger import Scoped
+from .session import Session, chunks, in_list
+
+DOC = "doc_id, path, live, revision, content, size, retention, source, reviewed_at, created_at, updated_at"
+REV = "doc_id, revision, path, op, content, author, episode, call_id, recorded_at"
+CHUNK = "c.chunk_id, c.doc_id, c.revision, c.path, c.start_line, c.end_line, c.text"
+
+
+def scope(handle: object) -> tuple[Session, str]:
+    """The session and tenant of a read or unit of work handed to a ``DocumentStore``."""
+    assert isinstance(handle, Scoped), "a read or unit of work of this backend"
+    return handle._db, handle.tenant
+
+
+def doc_from_row(row: tuple[Any, ...]) -> DocumentRow:
+    values = list(row)
+    values[2] = bool(values[2])
+    return DocumentRow(*values)
+
+
+class PortableDocuments:
+    """The shared part of a ``DocumentStore``; ``ORDER`` is how paths sort (code points)."""
+
+    ORDER = "path"
+
+    if TYPE_CHECKING:  # each backend finds a directory's documents with its own index
+        def _under(self, directory: str) -> tuple[str, tuple[Any, ...]]: ...
+
+    def _live(self, handle: object, path: str, suffix: str = "") -> DocumentRow | None:
+        db, tenant = scope(handle)
+        row = db.row(f"SELECT {DOC} FROM documents WHERE tenant = ? AND path = ? AND live = {db.true}{suffix}",
+                     (tenant, path))
+        return doc_from_row(row) if row else None
+
+    def _live_under(self, handle: object, directory: str, suffix: str = "") -> list[DocumentRow]:
+        db, tenant = scope(handle)
+        where, params = self._under(directory)
+        rows = db.rows(f"SELECT {DOC} FROM documents WHERE tenant = ? AND live = {db.true} AND {where} "
+                       f"ORDER BY {self.ORDER}{suffix}", (tenant, *params))
+        return [doc_from_row(row) for row in rows]
+
+    def _scored(self, handle: object, sql: str, params: tuple[Any, ...], sign: float = 1.0) -> list[
+        tuple[ChunkRow, float]
+    ]:
+        """Chunks from ``sql`` selecting ``CHUNK`` then a score (times ``sign``: best first
+        is highest)."""
+        db, _ = scope(handle)
+        return [(ChunkRow(*row[:7]), sign * float(row[7])) for row in db.rows(sql, params)]
+
+    def live(self, handle: object, path: str) -> DocumentRow | None:
+        return self._live(handle, path)
+
+    def live_under(self, handle: object, directory: str) -> list[DocumentRow]:
+        """Live documents strictly below ``directory``, by path (content included)."""
+        return self._live_under(handle, directory)
+
+    def live_paths(self, handle: object, paths: Sequence[str]) -> set[str]:
+        db, tenant = scope(handle)
+        found: set[str] = set()
+        for chunk in chunks(paths):
+            rows = db.rows(f"SELECT path FROM documents WHERE tenant = ? AND live = {db.true} "
+                           f"AND {in_list('path', len(chunk))}", (tenant, *chunk))
+            found.update(str(row[0]) for row in rows)
+        return found
+
+    def has_under(self, handle: object, directory: str) -> bool:
+        db, tenant = scope(handle)
+        where, params = self._under(directory)
+        return db.row(f"SELECT 1 FROM documents WHERE tenant = ? AND live = {db.true} AND {where} LIMIT 1",
+                      (tenant, *params)) is not None
+
+    def last_deleted(self, handle: object, path: str) -> DocumentRow | None:
+        """The most recently deleted document whose last path was ``path``."""
+        db, tenant = scope(handle)
+        row = db.row(f"SELECT {DOC} FROM documents WHERE tenant = ? AND path = ? AND live = {db.false} "
+                     "ORDER BY updated_at DESC, doc_id DESC LIMIT 1", (tenant, path))
+        return doc_from_row(row) if row else None
+
+    def ever_at(self, handle: object, path: str) -> list[int]:
+        db, tenant = scope(handle)
+        rows = db.rows("SELECT DISTINCT doc_id FROM document_revisions WHERE tenant = ? AND path = ? ORDER BY doc_id",
+                       (tenant, path))
+        return [int(row[0]) for row in rows]
+
+    def revisions(self, handle: object, doc_id: int) -> list[RevisionRow]:
+        db, tenant = scope(handle)
+        rows = db.rows(f"SELECT {REV} FROM document_revisions WHERE tenant = ? AND doc_id = ? ORDER BY revision",
+                       (tenant, doc_id))
+        return [RevisionRow(*row) for row in rows]
+
+    def revision(self, handle: object, doc_id: int, revision: int) -> RevisionRow | None:
+        db, tenant = scope(handle)
+        row = db.row(f"SELECT {REV} FROM document_revisions WHERE tenant = ? AND doc_id = ? AND revision = ?",
+                     (tenant, doc_id, revision))
+        return RevisionRow(*row) if row else None
+
+    def all_live(self, handle: object) -> list[DocumentRow]:
+        db, tenant = scope(handle)
+        rows = db.rows(f"SELECT {DOC} FROM documents WHERE tenant = ? AND live = {db.true} ORDER BY {self.ORDER}",
+                       (tenant,))
+        return [doc_from_row(row) for row in rows]
+
+    def insert(self, handle: object, row: DocumentRow) -> int:
+        """Store a new document (``row.doc_id`` is ignored); its id."""
+        db, tenant = scope(handle)
+        return db.insert(
+            "INSERT INTO documents (tenant, path, live, revision, content, size, retention, source, reviewed_at, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (tenant, row.path, bool(row.live), row.revision, row.content, row.size, row.retention, row.source,
+             db.moment(row.reviewed_at), db.moment(row.created_at), db.moment(row.updated_at)),
+            "doc_id",
+        )
+
+    def update(self, handle: object, row: DocumentRow) -> None:
+        db, tenant = scope(handle)
+        db.run(
+            "UPDATE documents SET path = ?, live = ?, revision = ?, content = ?, size = ?, retention = ?, "
+            "source = ?, reviewed_at = ?, updated_at = ? WHERE tenant = ? AND doc_id = ?",
+            (row.path, bool(row.live), row.revision, row.content, row.size, row.retention, row.source,
+             db.moment(row.reviewed_at), db.moment(row.updated_at), tenant, row.doc_id),
+        )
+
+    def add_revision(self, handle: object, tenant: str, row: RevisionRow) -> None:
+        db, _ = scope(handle)
+        db.run(
+            f"INSERT INTO document_revisions (tenant, {REV}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (tenant, row.doc_id, row.revision, row.path, row.op, row.content, row.author, row.episode,
+             row.call_id, db.moment(row.recorded_at)),
+        )
+
+    def erase(self, handle: object, doc_ids: Sequence[int]) -> int:
+        """Delete documents with every revision, chunk and vector; how many revisions went."""
+        db, tenant = scope(handle)
+        removed = 0
+        for chunk in chunks(doc_ids):
+            ids = in_list("doc_id", len(chunk))
+            counted = db.row(f"SELECT count(*) FROM document_revisions WHERE tenant = ? AND {ids}", (tenant, *chunk))
+            removed += int(counted[0]) if counted else 0
+            db.run(f"DELETE FROM documents WHERE tenant = ? AND {ids}", (tenant, *chunk))
+        return removed
+
+    def chunks_without_vectors(self, handle: object, model: str, limit: int) -> list[ChunkRow]:
+        db, tenant = scope(handle)
+        rows = db.rows(
+            f"SELECT {CHUNK} FROM document_chunks c WHERE c.tenant = ? AND NOT EXISTS "
+            "(SELECT 1 FROM document_vectors v WHERE v.tenant = c.tenant AND v.chunk_id = c.chunk_id "
+            "AND v.model = ?) ORDER BY c.chunk_id LIMIT ?",
+            (tenant, model, limit),
+        )
+        return [ChunkRow(*row) for row in rows]

@@ -1,0 +1,277 @@
+"""The ledger's statements, written once: episodes, the operation log, assertion versions
+and the tenant's schema. Backends mix these into their reader and write unit of work and
+keep only what is their own (SQLite's cache, PostgreSQL's locks, prefetches and batched
+inserts), overriding a method and calling it through ``super()``."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..._purpose import ledger_attribute
+from ..._rules import Operation, Version
+from ..._schema import AttributeSchema, MemoryTypeSchema
+from .._protocol import EpisodeRow, QueryFilter
+from .._rows import (
+    ATTRIBUTE_SCHEMA_COLUMNS,
+    EPISODE_COLUMNS,
+    MEMORY_TYPE_COLUMNS,
+    OPERATION_COLUMNS,
+    VERSION_COLUMNS,
+    attribute_schema_from_row,
+    memory_type_from_row,
+    operation_from_row,
+    version_from_row,
+)
+from .session import Session
+
+KEY = "tenant = ? AND subject = ? AND attribute = ?"
+VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
+_CURRENT = f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current WHERE {KEY} AND recorded_to IS NULL"
+FLOOR = f"{_CURRENT} AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1"
+FLOOR_STRICT = f"{_CURRENT} AND valid_from < ? ORDER BY valid_from DESC LIMIT 1"
+CEILING = f"{_CURRENT} AND valid_from > ? ORDER BY valid_from LIMIT 1"
+CURRENT = f"{_CURRENT} ORDER BY valid_from"
+_FLOOR_KNOWN = (
+    f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key "
+    f"WHERE {KEY} AND valid_from <= ? AND {VISIBLE} ORDER BY valid_from DESC LIMIT 1"
+)
+_HISTORY_KNOWN = (
+    f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key WHERE {KEY} AND {VISIBLE} "
+    "ORDER BY valid_from"
+)
+EPISODE = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND episode_id = ?"
+LAST_RECORDED = f"SELECT recorded_at FROM operations WHERE {KEY} ORDER BY seq DESC LIMIT 1"
+SCHEMA_VERSION = "SELECT version FROM tenant_schema WHERE tenant = ?"
+OPERATION_FIELDS = (
+    "tenant, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, confidence, "
+    "schema_version, expires_at"
+)
+
+
+def timeline_clause(flt: QueryFilter, session: Session) -> tuple[str, list[Any]]:
+    """The SQL condition of a query's timelines: the general one (no separator in the
+    ledger attribute), plus ``flt.purpose``'s (the ledger attribute ends with separator +
+    purpose), narrowed to ``flt.attribute``."""
+    if flt.attribute is not None:
+        names = [ledger_attribute(flt.attribute, None)]
+        if flt.purpose is not None:
+            names.append(ledger_attribute(flt.attribute, flt.purpose))
+        return f"attribute IN ({', '.join('?' * len(names))})", list(names)
+    general = f"{session.find}(attribute, {session.char}(31)) = 0"
+    if flt.purpose is None:
+        return general, []
+    tail = ledger_attribute("", flt.purpose)
+    return f"({general} OR substr(attribute, length(attribute) - ? + 1) = ?)", [len(tail), tail]
+
+
+class KeyLookups:
+    """Index lookups over the current versions of one key (``KeyView``)."""
+
+    __slots__ = ("_db", "_params")
+
+    def __init__(self, db: Session, tenant: str, subject: str, attribute: str) -> None:
+        self._db = db
+        self._params = (tenant, subject, attribute)
+
+    def floor(self, moment: int, *, strict: bool = False) -> Version | None:
+        row = self._db.row(FLOOR_STRICT if strict else FLOOR, (*self._params, self._db.moment(moment)))
+        return version_from_row(row) if row else None
+
+    def ceiling(self, moment: int) -> Version | None:
+        row = self._db.row(CEILING, (*self._params, self._db.moment(moment)))
+        return version_from_row(row) if row else None
+
+
+class Scoped:
+    """A tenant's statements over one session: the base of every portable mix-in."""
+
+    def __init__(self, db: Session, tenant: str) -> None:
+        self._db = db
+        self.tenant = tenant
+
+
+class LedgerReads(Scoped):
+    """Reads the reader and the write unit of work share."""
+
+    def episode(self, episode_id: str) -> EpisodeRow | None:
+        row = self._db.row(EPISODE, (self.tenant, episode_id))
+        return EpisodeRow(*row) if row else None
+
+    def operations(self, subject: str, attribute: str) -> list[Operation]:
+        rows = self._db.rows(f"SELECT {OPERATION_COLUMNS} FROM operations WHERE {KEY} ORDER BY seq",
+                             (self.tenant, subject, attribute))
+        return [operation_from_row(row) for row in rows]
+
+    def _attribute_schema_rows(self, where: str, params: tuple[Any, ...]) -> list[AttributeSchema]:
+        rows = self._db.rows(f"SELECT {ATTRIBUTE_SCHEMA_COLUMNS} FROM attribute_schemas WHERE tenant = ? "
+                             f"{where} ORDER BY attribute", (self.tenant, *params))
+        return [attribute_schema_from_row(row) for row in rows]
+
+    def _memory_type_rows(self, where: str, params: tuple[Any, ...]) -> list[MemoryTypeSchema]:
+        rows = self._db.rows(f"SELECT {MEMORY_TYPE_COLUMNS} FROM memory_types WHERE tenant = ? {where} "
+                             "ORDER BY name", (self.tenant, *params))
+        return [memory_type_from_row(row) for row in rows]
+
+
+class LedgerReader(LedgerReads):
+    """The reader's ledger reads; each is one indexed statement."""
+
+    def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
+        moment = self._db.moment
+        if known_at is None:
+            row = self._db.row(FLOOR, (self.tenant, subject, attribute, moment(at)))
+        else:
+            row = self._db.row(_FLOOR_KNOWN, (self.tenant, subject, attribute, moment(at), moment(known_at),
+                                              moment(known_at)))
+        if row is None:
+            return None
+        version = version_from_row(row)
+        return version if version.holds_at(at) else None
+
+    def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
+        if known_at is None:
+            rows = self._db.rows(CURRENT, (self.tenant, subject, attribute))
+        else:
+            known = self._db.moment(known_at)
+            rows = self._db.rows(_HISTORY_KNOWN, (self.tenant, subject, attribute, known, known))
+        return [version_from_row(row) for row in rows]
+
+    def versions(self, subject: str, attribute: str) -> list[Version]:
+        rows = self._db.rows(f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {KEY} "
+                             "ORDER BY recorded_from, valid_from", (self.tenant, subject, attribute))
+        return [version_from_row(row) for row in rows]
+
+    def query(self, flt: QueryFilter) -> list[Version]:
+        moment = self._db.moment
+        clauses = ["tenant = ?"]
+        params: list[Any] = [self.tenant]
+        for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
+            if wanted is not None:
+                clauses.append(f"{column} = ?")
+                params.append(wanted)
+        clause, values = timeline_clause(flt, self._db)
+        clauses.append(clause)
+        params += values
+        if flt.known_at is None:
+            clauses.append("recorded_to IS NULL")
+        else:
+            clauses.append(VISIBLE)
+            params += [moment(flt.known_at), moment(flt.known_at)]
+        if flt.at is not None:
+            clauses.append("valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)")
+            params += [moment(flt.at), moment(flt.at)]
+        if flt.after is not None:
+            clauses.append("(subject, attribute, valid_from) > (?, ?, ?)")
+            params += [flt.after[0], flt.after[1], moment(flt.after[2])]
+        sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {' AND '.join(clauses)} "
+               "ORDER BY subject, attribute, valid_from LIMIT ?")
+        return [version_from_row(row) for row in self._db.rows(sql, (*params, flt.limit))]
+
+    def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
+        if session is None:
+            sql = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? ORDER BY seq LIMIT ?"
+            params: tuple[Any, ...] = (self.tenant, limit)
+        else:
+            sql = (f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND session = ? "
+                   "ORDER BY occurred_at, seq LIMIT ?")
+            params = (self.tenant, session, limit)
+        return [EpisodeRow(*row) for row in self._db.rows(sql, params)]
+
+    def attribute_schemas(self) -> list[AttributeSchema]:
+        return self._attribute_schema_rows("", ())
+
+    def memory_types(self) -> list[MemoryTypeSchema]:
+        return self._memory_type_rows("", ())
+
+
+class LedgerWrites(LedgerReads):
+    """The write unit of work's ledger statements; versions are inserted and retired by
+    the backend (``insert_versions``, ``retire``), which batches them its own way."""
+
+    if TYPE_CHECKING:  # each backend inserts versions its own way (executemany, unnest)
+        def insert_versions(self, versions: list[Version]) -> None: ...
+
+    def insert_episode(self, row: EpisodeRow) -> None:
+        moment = self._db.moment
+        self._db.run(
+            f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.tenant, row.episode_id, moment(row.occurred_at), moment(row.recorded_at), row.text,
+             row.speaker, row.kind, row.session, row.metadata, row.schema_version, row.retention,
+             moment(row.lost_at)),
+        )
+
+    def delete_episode(self, episode_id: str) -> int:
+        return self._db.count("DELETE FROM episodes WHERE tenant = ? AND episode_id = ?", (self.tenant, episode_id))
+
+    def _stored_schema_version(self) -> int:
+        row = self._db.row(SCHEMA_VERSION, (self.tenant,))
+        return int(row[0]) if row else 0
+
+    def bump_schema_version(self) -> int:
+        row = self._db.row(
+            "INSERT INTO tenant_schema AS t (tenant, version) VALUES (?, 1) "
+            "ON CONFLICT (tenant) DO UPDATE SET version = t.version + 1 RETURNING version",
+            (self.tenant,),
+        )
+        assert row is not None
+        return int(row[0])
+
+    def put_attribute_schema(self, schema: AttributeSchema) -> None:
+        self._db.run(
+            "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
+            "description, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (tenant, attribute) DO UPDATE SET value_type = excluded.value_type, "
+            "memory_type = excluded.memory_type, sensitive = excluded.sensitive, "
+            "description = excluded.description, schema_version = excluded.schema_version",
+            (self.tenant, schema.attribute, schema.value_type.value if schema.value_type else None,
+             schema.memory_type, bool(schema.sensitive), schema.description, schema.schema_version),
+        )
+
+    def put_memory_type(self, schema: MemoryTypeSchema) -> None:
+        self._db.run(
+            "INSERT INTO memory_types (tenant, name, json_schema, schema_version) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tenant, name) DO UPDATE SET json_schema = excluded.json_schema, "
+            "schema_version = excluded.schema_version",
+            (self.tenant, schema.name,
+             json.dumps(schema.json_schema) if schema.json_schema is not None else None,
+             schema.schema_version),
+        )
+
+    def current(self, subject: str, attribute: str) -> list[Version]:
+        """The current versions of a key, ordered by ``valid_from``."""
+        return [version_from_row(row) for row in self._db.rows(CURRENT, (self.tenant, subject, attribute))]
+
+    def last_recorded_at(self, subject: str, attribute: str) -> int | None:
+        row = self._db.row(LAST_RECORDED, (self.tenant, subject, attribute))
+        return int(row[0]) if row else None
+
+    def append_operation(self, op: Operation) -> int:
+        moment = self._db.moment
+        return self._db.insert(
+            f"INSERT INTO operations ({OPERATION_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.tenant, op.subject, op.attribute, op.kind.value, moment(op.valid_at), op.value, op.source,
+             moment(op.recorded_at), op.memory_type, op.confidence, op.schema_version, moment(op.expires_at)),
+            "seq",
+        )
+
+    def keys_of_subject(self, subject: str) -> list[tuple[str, str]]:
+        rows = self._db.rows("SELECT DISTINCT attribute FROM operations WHERE tenant = ? AND subject = ?",
+                             (self.tenant, subject))
+        return [(subject, row[0]) for row in rows]
+
+    def keys_of_source(self, episode_id: str) -> list[tuple[str, str]]:
+        rows = self._db.rows("SELECT DISTINCT subject, attribute FROM operations WHERE tenant = ? AND source = ?",
+                             (self.tenant, episode_id))
+        return [(row[0], row[1]) for row in rows]
+
+    def delete_operations_of_subject(self, subject: str) -> int:
+        return self._db.count("DELETE FROM operations WHERE tenant = ? AND subject = ?", (self.tenant, subject))
+
+    def delete_operations_of_source(self, episode_id: str) -> int:
+        return self._db.count("DELETE FROM operations WHERE tenant = ? AND source = ?", (self.tenant, episode_id))
+
+    def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
+        self._db.run(f"DELETE FROM assertions WHERE {KEY}", (self.tenant, subject, attribute))
+        if versions:
+            self.insert_versions(versions)

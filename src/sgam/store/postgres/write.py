@@ -1,0 +1,439 @@
+"""The PostgreSQL write unit of work: the portable ledger statements plus what is
+PostgreSQL's own: advisory locks per (tenant, subject), pipelined prefetches, batched
+retirements and ``unnest`` inserts (the backend module's docstring tells why).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..._rules import KeyTimeline, KeyView, Operation, Plan, Version
+from ..._schema import AttributeSchema, MemoryTypeSchema
+from .._protocol import EpisodeRow
+from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
+from .._sql.extraction import ExtractionWrites
+from .._sql.ledger import EPISODE, KEY, LAST_RECORDED, OPERATION_FIELDS, SCHEMA_VERSION, KeyLookups, LedgerWrites
+from .._sql.session import Session
+from .adapters import Micros, MicrosArray
+from .items import ItemWrites
+from .lifecycle import LifecycleWrites
+from .session import Cursor, PostgresSession, native
+
+_INSERT_VERSIONS = (
+    "INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
+    "valid_from, valid_to, recorded_from, recorded_to, source, confidence, schema_version, "
+    "supersedes, origin, closed_by) "
+    "SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], "
+    "%s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::text[], "
+    "%s::float8[], %s::int[], %s::bigint[], %s::text[], %s::text[])"
+)
+_INSERT_OPERATION = native(f"INSERT INTO operations ({OPERATION_FIELDS}, seq) VALUES ({', '.join('?' * 13)})")
+_NEXT_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
+# The two current versions starting last at or before an instant (a strict floor is one of
+# them) and the first after it: every lookup the rules make for one operation.
+_NEAR = native(
+    f"(SELECT 0, {VERSION_COLUMNS} FROM assertions WHERE {KEY} AND recorded_to IS NULL "
+    "AND valid_from <= ? ORDER BY valid_from DESC LIMIT 2) UNION ALL "
+    f"(SELECT 1, {VERSION_COLUMNS} FROM assertions WHERE {KEY} AND recorded_to IS NULL "
+    "AND valid_from > ? ORDER BY valid_from LIMIT 1)"
+)
+_INSERT_OPERATIONS = (
+    f"INSERT INTO operations ({OPERATION_FIELDS}, seq) SELECT %s, * FROM unnest("
+    "%s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::timestamptz[], "
+    "%s::text[], %s::float8[], %s::int[], %s::timestamptz[], %s::bigint[])"
+)
+
+
+def lock_key(tenant: str, subject: str) -> int:
+    """The advisory lock id of (tenant, subject): a stable signed 64-bit hash."""
+    digest = hashlib.blake2b(f"{tenant}\x1f{subject}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class LockOrderError(Exception):
+    """Internal: a second subject lock was taken by someone else; re-run holding all."""
+
+    def __init__(self, keys: list[int]) -> None:
+        super().__init__("subject lock taken out of order")
+        self.keys = keys
+
+
+Near = tuple[int, list[Version], Version | None]
+"""Prefetched around an instant: (instant, up to two floors latest first, the ceiling)."""
+
+
+class _Key(KeyLookups):
+    """``KeyLookups`` answered from the rows ``prefetch_one`` brought when they are about
+    the instant it named."""
+
+    __slots__ = ("_near",)
+
+    def __init__(self, db: Session, tenant: str, subject: str, attribute: str, near: Near | None) -> None:
+        super().__init__(db, tenant, subject, attribute)
+        self._near = near
+
+    def floor(self, moment: int, *, strict: bool = False) -> Version | None:
+        if self._near is not None and self._near[0] == moment:
+            return next((v for v in self._near[1] if not strict or v.valid_from < moment), None)
+        return super().floor(moment, strict=strict)
+
+    def ceiling(self, moment: int) -> Version | None:
+        if self._near is not None and self._near[0] == moment:
+            return self._near[2]
+        return super().ceiling(moment)
+
+
+SchemaCache = dict[str, tuple[int, dict[str, AttributeSchema | None], dict[str, MemoryTypeSchema | None]]]
+"""Per tenant: a schema version and the attribute schemas and memory types read at it.
+Every schema change bumps the tenant's version in its own transaction, so entries read at
+the version a transaction sees are still right for it; a transaction that changes the
+schema neither reads nor fills the cache."""
+
+
+class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
+    """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
+
+    def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
+        super().__init__(PostgresSession(cur), tenant)
+        self._cur = cur
+        self._schemas: SchemaCache = {} if schemas is None else schemas
+        self._version: int | None = None
+        self._schema_changed = False
+        self._near: dict[tuple[str, str], Near] = {}
+        self._seqs: list[int] = []
+        self._held: set[int] = set()
+        self._episodes: dict[str, EpisodeRow | None] = {}
+        self._attributes: dict[str, AttributeSchema | None] = {}
+        self._types: dict[str, MemoryTypeSchema | None] = {}
+        self._last: dict[tuple[str, str], int | None] = {}
+        self._current: dict[tuple[str, str], list[Version]] = {}
+        self._drop: list[int] = []
+        self._close: dict[int, list[int]] = {}
+        self._subjects: set[str] = set()
+        if prelock:
+            self._acquire(prelock, wait=True)
+
+    # locking --------------------------------------------------------------------------
+
+    def _acquire(self, keys: list[int], *, wait: bool) -> bool:
+        """Take ``keys`` in ascending order in one statement: waiting for each, or only
+        trying (then False if any is held elsewhere; those taken stay until rollback)."""
+        if wait:
+            self._cur.execute(
+                "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k", (keys,)
+            )
+        else:
+            row = self._cur.execute(
+                "SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(%s::bigint[]) AS k", (keys,)
+            ).fetchone()
+            if not row or not row[0]:
+                return False
+        self._held.update(keys)
+        return True
+
+    def _lock(self, subjects: Iterable[str]) -> None:
+        """Hold the advisory locks of ``subjects``; wait only while holding none."""
+        new = {s for s in subjects if s not in self._subjects}
+        if not new:
+            return
+        self._subjects |= new
+        wanted = sorted({lock_key(self.tenant, s) for s in new} - self._held)
+        if wanted and not self._acquire(wanted, wait=not self._held):
+            raise LockOrderError(sorted(self._held | set(wanted)))
+
+    # episodes and schema: looked up once per unit of work (a batch asks per fact) -------
+
+    def episode(self, episode_id: str) -> EpisodeRow | None:
+        if episode_id not in self._episodes:
+            self._episodes[episode_id] = super().episode(episode_id)
+        return self._episodes[episode_id]
+
+    def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
+        wanted = [i for i in dict.fromkeys(episode_ids) if i not in self._episodes]
+        if not wanted:
+            return
+        rows = self._cur.execute(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND episode_id = ANY(%s::text[])",
+            (self.tenant, wanted),
+        ).fetchall()
+        found = {row[1]: EpisodeRow(*row) for row in rows}
+        self._episodes.update((i, found.get(i)) for i in wanted)
+
+    def insert_episode(self, row: EpisodeRow) -> None:
+        self._episodes.pop(row.episode_id, None)
+        super().insert_episode(row)
+
+    def delete_episode(self, episode_id: str) -> int:
+        self._episodes.pop(episode_id, None)
+        return super().delete_episode(episode_id)
+
+    def schema_version(self) -> int:
+        if self._version is None:
+            self._version = self._stored_schema_version()
+        return self._version
+
+    def _shared_schemas(
+        self,
+    ) -> tuple[dict[str, AttributeSchema | None], dict[str, MemoryTypeSchema | None]] | None:
+        """The cross-transaction cache at this transaction's schema version (None once
+        this transaction changed the schema: what it reads may never commit)."""
+        if self._schema_changed:
+            return None
+        version = self.schema_version()
+        entry = self._schemas.get(self.tenant)
+        if entry is None or entry[0] != version:
+            entry = (version, {}, {})
+            self._schemas[self.tenant] = entry
+        return entry[1], entry[2]
+
+    def bump_schema_version(self) -> int:
+        self._version = super().bump_schema_version()
+        self._schema_changed = True
+        return self._version
+
+    def attribute_schema(self, attribute: str) -> AttributeSchema | None:
+        if attribute not in self._attributes:
+            shared = self._shared_schemas()
+            if shared is not None and attribute in shared[0]:
+                self._attributes[attribute] = shared[0][attribute]
+            else:
+                found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+                self._attributes[attribute] = found[0] if found else None
+                if shared is not None:
+                    shared[0][attribute] = self._attributes[attribute]
+        return self._attributes[attribute]
+
+    def put_attribute_schema(self, schema: AttributeSchema) -> None:
+        self._attributes.pop(schema.attribute, None)
+        super().put_attribute_schema(schema)
+
+    def memory_type(self, name: str) -> MemoryTypeSchema | None:
+        if name not in self._types:
+            shared = self._shared_schemas()
+            if shared is not None and name in shared[1]:
+                self._types[name] = shared[1][name]
+            else:
+                found = self._memory_type_rows("AND name = ?", (name,))
+                self._types[name] = found[0] if found else None
+                if shared is not None:
+                    shared[1][name] = self._types[name]
+        return self._types[name]
+
+    def put_memory_type(self, schema: MemoryTypeSchema) -> None:
+        self._types.pop(schema.name, None)
+        super().put_memory_type(schema)
+
+    # one key --------------------------------------------------------------------------
+
+    def lock_keys(self, keys: list[tuple[str, str]]) -> None:
+        """Lock every subject of a batch at once, then fetch each key's last transaction
+        time and current versions in two statements instead of two per key."""
+        self._lock(subject for subject, _ in keys)
+        self.flush()
+        subjects, attributes = [k[0] for k in keys], [k[1] for k in keys]
+        last = self._ask(
+            "SELECT k.s, k.a, (SELECT recorded_at FROM operations o WHERE o.tenant = %s "
+            "AND o.subject = k.s AND o.attribute = k.a ORDER BY seq DESC LIMIT 1) "
+            "FROM unnest(%s::text[], %s::text[]) AS k(s, a)",
+            (self.tenant, subjects, attributes),
+        )
+        current = self._ask(
+            f"SELECT {VERSION_COLUMNS} FROM unnest(%s::text[], %s::text[]) AS k(s, a) "
+            "JOIN assertions ON tenant = %s AND subject = k.s AND attribute = k.a "
+            "AND recorded_to IS NULL ORDER BY subject, attribute, valid_from",
+            (subjects, attributes, self.tenant),
+        )
+        self._last.update(((row[0], row[1]), row[2]) for row in last.fetchall())
+        found: dict[tuple[str, str], list[Version]] = {key: [] for key in keys}
+        for row in current.fetchall():
+            found[(row[2], row[3])].append(version_from_row(row))
+        self._current.update(found)
+
+    def _ask(self, statement: str, params: tuple[Any, ...]) -> Cursor:
+        """Send a lookup on a cursor of its own without waiting: in pipeline mode, the
+        first fetch then brings back the results of every lookup sent, in one round trip."""
+        cur = self._cur.connection.cursor(binary=True)
+        cur.execute(statement, params)
+        return cur
+
+    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+        """Lock the subject, then ask in one round trip for everything a one-operation
+        unit of work looks up: schema version, source episode, the key's last change, the
+        versions around ``moment`` and the operation's sequence number."""
+        self._lock([subject])
+        self.flush()
+        key = (subject, attribute)
+        version = None if self._version is not None else self._ask(native(SCHEMA_VERSION), (self.tenant,))
+        episode = None if source in self._episodes else self._ask(native(EPISODE), (self.tenant, source))
+        last = self._ask(native(LAST_RECORDED), (self.tenant, subject, attribute))
+        near = self._ask(_NEAR, (self.tenant, subject, attribute, Micros(moment)) * 2)
+        seq = self._ask(_NEXT_SEQ, ())
+        if version is not None:
+            row = version.fetchone()
+            self._version = int(row[0]) if row else 0
+        if episode is not None:
+            row = episode.fetchone()
+            self._episodes[source] = EpisodeRow(*row) if row else None
+        row = last.fetchone()
+        self._last[key] = int(row[0]) if row else None
+        rows = near.fetchall()
+        floors = [version_from_row(r[1:]) for r in rows if r[0] == 0]
+        ceiling = next((version_from_row(r[1:]) for r in rows if r[0] == 1), None)
+        self._near[key] = (moment, floors, ceiling)
+        row = seq.fetchone()
+        assert row is not None
+        self._seqs.append(int(row[0]))
+
+    def _forget_cached(self, subject: str, attribute: str) -> None:
+        self._current.pop((subject, attribute), None)
+        self._last.pop((subject, attribute), None)
+        self._near.pop((subject, attribute), None)
+
+    def key(self, subject: str, attribute: str) -> KeyView:
+        """From the current versions ``lock_keys`` loaded if it did, else index lookups
+        (answered from ``prefetch_one``'s rows when they are about the same instant)."""
+        self._lock([subject])
+        self.flush()
+        loaded = self._current.pop((subject, attribute), None)
+        near = self._near.pop((subject, attribute), None)
+        if loaded is not None:
+            return KeyTimeline(loaded)
+        return _Key(self._db, self.tenant, subject, attribute, near)
+
+    def current(self, subject: str, attribute: str) -> list[Version]:
+        self._lock([subject])
+        cached = self._current.pop((subject, attribute), None)
+        if cached is not None:
+            return cached
+        self.flush()
+        return super().current(subject, attribute)
+
+    def operations(self, subject: str, attribute: str) -> list[Operation]:
+        self._lock([subject])
+        return super().operations(subject, attribute)
+
+    def last_recorded_at(self, subject: str, attribute: str) -> int | None:
+        self._lock([subject])
+        if (subject, attribute) in self._last:
+            return self._last[(subject, attribute)]
+        return super().last_recorded_at(subject, attribute)
+
+    def retire(self, versions: list[Version], recorded_at: int) -> None:
+        """Queue the change; ``flush`` sends every queued retirement in two statements
+        before anything reads or inserts versions (a batch retires per key)."""
+        for version in versions:
+            self._current.pop((version.subject, version.attribute), None)
+            self._near.pop((version.subject, version.attribute), None)
+            assert version.row_id is not None
+            if version.recorded_from == recorded_at:
+                self._drop.append(version.row_id)
+            else:
+                self._close.setdefault(recorded_at, []).append(version.row_id)
+
+    def flush(self) -> None:
+        if self._drop:
+            self._cur.execute(
+                "DELETE FROM assertions WHERE tenant = %s AND row_id = ANY(%s::bigint[])",
+                (self.tenant, self._drop),
+            )
+            self._drop = []
+        for recorded_at, row_ids in self._close.items():
+            self._cur.execute(
+                "UPDATE assertions SET recorded_to = %s WHERE tenant = %s AND row_id = ANY(%s::bigint[])",
+                (Micros(recorded_at), self.tenant, row_ids),
+            )
+        self._close = {}
+
+    def insert_versions(self, versions: list[Version]) -> None:
+        if not versions:
+            return
+        self._lock({v.subject for v in versions})
+        for version in versions:
+            self._current.pop((version.subject, version.attribute), None)
+            self._near.pop((version.subject, version.attribute), None)
+        self.flush()
+        self._cur.execute(_INSERT_VERSIONS, (
+            self.tenant,
+            [v.assertion_id for v in versions], [v.subject for v in versions],
+            [v.attribute for v in versions], [v.value for v in versions],
+            [v.memory_type for v in versions], MicrosArray(v.valid_from for v in versions),
+            MicrosArray(v.valid_to for v in versions), MicrosArray(v.recorded_from for v in versions),
+            MicrosArray(v.recorded_to for v in versions), [v.source for v in versions],
+            [v.confidence for v in versions], [v.schema_version for v in versions],
+            [v.supersedes for v in versions], [v.origin.value for v in versions],
+            [v.closed_by for v in versions],
+        ))
+
+    def append_operation(self, op: Operation) -> int:
+        self._lock([op.subject])
+        self._last.pop((op.subject, op.attribute), None)
+        if not self._seqs:
+            return super().append_operation(op)
+        seq = self._seqs.pop(0)  # drawn by prefetch_one: the insert needs no round trip of its own
+        self._cur.execute(_INSERT_OPERATION, (
+            self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
+            op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
+            None if op.expires_at is None else Micros(op.expires_at), seq,
+        ))
+        return seq
+
+    def append_operations(self, ops: list[Operation]) -> list[int]:
+        """Draw the sequence numbers first (ascending, so they follow the list), then
+        insert every row in one statement."""
+        if not ops:
+            return []
+        self._lock({op.subject for op in ops})
+        for op in ops:
+            self._last.pop((op.subject, op.attribute), None)
+        rows = self._cur.execute(
+            "SELECT nextval(pg_get_serial_sequence('operations', 'seq')) FROM generate_series(1, %s)",
+            (len(ops),),
+        ).fetchall()
+        seqs = sorted(int(row[0]) for row in rows)
+        self._cur.execute(_INSERT_OPERATIONS, (
+            self.tenant, [op.subject for op in ops], [op.attribute for op in ops],
+            [op.kind.value for op in ops], MicrosArray(op.valid_at for op in ops),
+            [op.value for op in ops], [op.source for op in ops],
+            MicrosArray(op.recorded_at for op in ops), [op.memory_type for op in ops],
+            [op.confidence for op in ops], [op.schema_version for op in ops],
+            MicrosArray(op.expires_at for op in ops), seqs,
+        ))
+        return seqs
+
+    def apply(self, plan: Plan, recorded_at: int) -> None:
+        self.retire(plan.retire, recorded_at)
+        self.insert_versions(plan.add)
+
+    # erasure --------------------------------------------------------------------------
+
+    def keys_of_subject(self, subject: str) -> list[tuple[str, str]]:
+        self._lock([subject])
+        return super().keys_of_subject(subject)
+
+    def keys_of_source(self, episode_id: str) -> list[tuple[str, str]]:
+        """Lock the episode first: that waits for writers citing it and keeps new ones out,
+        so the keys found here are all the keys it sourced."""
+        self._cur.execute(
+            "SELECT 1 FROM episodes WHERE tenant = %s AND episode_id = %s FOR UPDATE",
+            (self.tenant, episode_id),
+        )
+        keys = super().keys_of_source(episode_id)
+        self._lock(subject for subject, _ in keys)
+        return keys
+
+    def delete_operations_of_subject(self, subject: str) -> int:
+        self._lock([subject])
+        self._last.clear()
+        return super().delete_operations_of_subject(subject)
+
+    def delete_operations_of_source(self, episode_id: str) -> int:
+        self._last.clear()
+        return super().delete_operations_of_source(episode_id)
+
+    def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
+        self._lock([subject])
+        self._forget_cached(subject, attribute)
+        self.flush()
+        super().replace_versions(subject, attribute, versions)
