@@ -4,12 +4,12 @@ VENV ?= .venv
 STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
 
-.PHONY: demo test lint bench
+.PHONY: demo test lint bench browser
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev,embeddings]'
+	$(VENV)/bin/pip install --quiet -e '.[dev,embeddings,server]'
 	touch $(STAMP)
 
 # The demo needs sgam and its run-time dependencies only, not the test tools.
@@ -22,7 +22,15 @@ $(DEMO_STAMP): pyproject.toml
 demo: $(DEMO_STAMP)
 	$(VENV)/bin/sgam demo
 
-test: $(STAMP)
+# The web inspector's tests drive Debian's chromium and chromedriver (same package
+# version); as root, install them when missing.
+browser:
+	@command -v chromedriver >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+	  { apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null; }; }; } || \
+	  { echo "the browser tests need Debian's chromium and chromium-driver: apt-get install chromium chromium-driver"; exit 1; }
+
+test: $(STAMP) browser
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest

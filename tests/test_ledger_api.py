@@ -150,7 +150,7 @@ def test_query_filters_and_paging(mem: Memory) -> None:
     assert {a.attribute for a in mem.query(T, memory_type="preference")} == {"colour"}
     assert mem.query(T, at="2026-05-01T00:00:00Z") == []
     page = mem.query(T, limit=4)
-    rest = mem.query(T, limit=4, after=page[-1])
+    rest = mem.query(T, limit=4, cursor=page.next_cursor)
     assert [(a.subject, a.attribute) for a in page + rest] == [
         (s, a) for s in "abc" for a in ("colour", "size")]
     assert mem.query(T, known_at="2026-06-01T00:00:00Z") == []

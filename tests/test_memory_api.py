@@ -161,20 +161,22 @@ def test_query_filters(memory: Memory, clock: ManualClock) -> None:
     assert memory.query("globex") == []
 
 
-def test_query_pages_with_after(memory: Memory, clock: ManualClock) -> None:
+def test_query_pages_with_opaque_cursors(memory: Memory, clock: ManualClock) -> None:
     populate(memory, clock)
     everything = memory.query("acme", all_times=True)
-    assert len(everything) == 6
+    assert len(everything) == 6 and everything.next_cursor is None
     pages: list[Any] = []
-    after = None
+    cursor = None
     while True:
-        page = memory.query("acme", all_times=True, limit=2, after=after)
-        if not page:
-            break
-        assert len(page) <= 2
+        page = memory.query("acme", all_times=True, limit=2, cursor=cursor)
+        assert len(page) == 2
         pages.extend(page)
-        after = page[-1]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+        assert isinstance(cursor, str) and "mira" not in cursor
     assert pages == everything
+    assert memory.query("acme", all_times=True, limit=6).next_cursor is None
 
 
 @pytest.mark.parametrize("limit", [0, -1, 10_001, True, 2.5])

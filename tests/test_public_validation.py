@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from sgam import Memory, SgamError
+from sgam.boundary import encode_cursor
 
 AT = "2026-01-01T00:00:00Z"
 NAIVE = datetime(2026, 1, 1)
@@ -51,7 +52,9 @@ CALLS: dict[str, Callable[[Memory], Any]] = {
     "get known_at naive": lambda m: m.get("t", "mira", "city", known_at=NAIVE),
     "get subject huge": lambda m: m.get("t", "x" * 1_000_000, "city"),
     "history known_at int": lambda m: m.history("t", "mira", "city", known_at=5),  # type: ignore[arg-type]
-    "query after str": lambda m: m.query("t", after="x"),  # type: ignore[arg-type]
+    "query cursor not a cursor": lambda m: m.query("t", cursor="x"),
+    "query cursor of another shape": lambda m: m.query("t", cursor=encode_cursor("a", 1)),
+    "query cursor not a str": lambda m: m.query("t", cursor=7),  # type: ignore[arg-type]
     "query all_times str": lambda m: m.query("t", all_times="yes"),  # type: ignore[arg-type]
     "query limit 0": lambda m: m.query("t", limit=0),
     "extractions episode int": lambda m: m.extractions("t", episode=5),  # type: ignore[arg-type]

@@ -350,15 +350,16 @@ class LedgerMachine(RuleBasedStateMachine):
         self._check_query(self.touched, knowns[-1])
 
     def _check_query(self, tenant: str, known: datetime | None) -> None:
-        """``query`` over every valid time, paged three at a time with ``after``."""
+        """``query`` over every valid time, paged three at a time with cursors."""
         want = [(s.start, s.end, s.value, s.source) for subject in SUBJECTS for attribute in ATTRIBUTES
                 for s in self.model.spans(tenant, subject, attribute, known)]
         pages: list[Assertion] = []
+        cursor: str | None = None
         while True:
-            page = self.memory.query(tenant, all_times=True, known_at=known, limit=3,
-                                     after=pages[-1] if pages else None)
+            page = self.memory.query(tenant, all_times=True, known_at=known, limit=3, cursor=cursor)
             pages.extend(page)
-            if len(page) < 3:
+            cursor = page.next_cursor
+            if cursor is None:
                 break
         assert [answer(a) for a in pages] == want, (tenant, known)
         assert [(a.subject, a.attribute) for a in pages] == sorted((a.subject, a.attribute) for a in pages)

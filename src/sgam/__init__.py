@@ -1,6 +1,7 @@
 """sgam: schema-guided agent memory — typed, bitemporal, tenant-scoped facts with provenance."""
 
 from ._actions import Action, Reconciled
+from ._async import AsyncMemory
 from ._errors import (
     ActionInDoubt,
     BusyError,
@@ -15,7 +16,7 @@ from ._errors import (
     ValidationError,
 )
 from ._memory import DEFAULT_URL, Memory
-from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
+from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
 from ._rules import Effect
 from ._schema import AttributeSchema, MemoryTypeSchema, ValueType
 from .recall import Citation, RecallItem, RecallResult
@@ -28,6 +29,7 @@ __all__ = [
     "Action",
     "ActionInDoubt",
     "Assertion",
+    "AsyncMemory",
     "AttributeSchema",
     "BusyError",
     "Citation",
@@ -45,6 +47,7 @@ __all__ = [
     "ModelError",
     "NotFoundError",
     "OpenAIEmbedder",
+    "Page",
     "RecallItem",
     "RecallResult",
     "Reconciled",

@@ -18,10 +18,12 @@ from functools import partial
 from typing import Any
 
 from ._errors import NotFoundError, SgamError
+from ._item_keys import ledger_key
 from ._purpose import split_attribute
 from ._rules import KeyTimeline
 from ._secret import Digests
 from ._values import canonical_json
+from .documents.lifecycle import forget_revisions
 from .store import AuditRow, WriteTransaction
 
 
@@ -33,20 +35,27 @@ class Erased:
     episodes: int = 0
     keys: int = 0
     texts: int = 0
+    items: int = 0
+    """LangGraph store items expired with their history."""
+    documents: int = 0
+    """Document revisions expired or erased with the episode they name."""
 
     def add(self, other: Erased) -> None:
         self.operations += other.operations
         self.episodes += other.episodes
         self.keys += other.keys
         self.texts += other.texts
+        self.items += other.items
+        self.documents += other.documents
 
     @property
     def anything(self) -> bool:
-        return bool(self.operations or self.episodes or self.keys or self.texts)
+        return bool(self.operations or self.episodes or self.keys or self.texts or self.items or self.documents)
 
     def detail(self) -> str:
-        return json.dumps({"operations": self.operations, "episodes": self.episodes, "keys": self.keys,
-                           "texts": self.texts})
+        counts = {"operations": self.operations, "episodes": self.episodes, "keys": self.keys, "texts": self.texts}
+        counts.update({name: n for name, n in (("items", self.items), ("revisions", self.documents)) if n})
+        return json.dumps(counts)
 
 
 def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str | None, erased: Erased) -> None:
@@ -73,8 +82,9 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
 def forget_episode(
     txn: WriteTransaction, episode_id: str, now: int, digests: Digests, call: str, action: str = "forget_episode",
 ) -> Erased:
-    """Erase the episode, every episode derived from it (transitively), and every
-    operation they sourced; re-derive each touched key from what remains of its log."""
+    """Erase the episode, every episode derived from it (transitively), every operation
+    they sourced and every document revision naming them (and those built on it);
+    re-derive each touched key from what remains of its log."""
     if txn.episode(episode_id) is None:
         raise NotFoundError(
             f"episode: no episode {episode_id!r} in tenant {txn.tenant!r}", field="episode", value=episode_id,
@@ -88,13 +98,30 @@ def forget_episode(
     }
     removed = sum(txn.delete_operations_of_source(doomed_id) for doomed_id in doomed)
     rederive(txn, keys, erased_values)
+    revisions = forget_revisions(txn, doomed)
     episodes = 0
     for doomed_id in doomed:
         txn.delete_extraction_records(doomed_id)
         episodes += txn.delete_episode(doomed_id)
     txn.add_tombstones([digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
-    erased = Erased(operations=removed, episodes=episodes, keys=len(keys))
+    erased = Erased(operations=removed, episodes=episodes, keys=len(keys), documents=revisions)
     audit(txn, now, action, call, digests.of(txn.tenant, "episode", episode_id), erased)
+    return erased
+
+
+def forget_item(
+    txn: WriteTransaction, namespace: str, key: str, now: int, digests: Digests, call: str,
+    action: str = "forget_item",
+) -> Erased:
+    """Erase a LangGraph store item: every operation of its ledger key, the episodes that
+    carried their provenance (each put has its own), and its row and index entries."""
+    subject, attribute = ledger_key(namespace, key)
+    txn.lock_keys([(subject, attribute)])
+    erased = Erased()
+    for source in dict.fromkeys(op.source for op in txn.operations(subject, attribute)):
+        if txn.episode(source) is not None:  # else erased with a source it was derived from
+            erased.add(forget_episode(txn, source, now, digests, call, action))
+    erased.items = txn.delete_item(namespace, key)
     return erased
 
 

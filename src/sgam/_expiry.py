@@ -1,7 +1,8 @@
 """Deadlines, enforced: what is past its deadline at ``now`` is handled before anything
 reads or writes the tenant, so no read path can return it whether or not a purge ran.
 
-A deadline is a write's ``expires_at``, or an episode's recording time plus its class's
+A deadline is a write's ``expires_at`` (a LangGraph store item's deadline is that of
+every write of its key, and of its row), or an episode's recording time plus its class's
 ttl as the class stands now (redeclaring a class settles the tenant first, so a later,
 longer ttl never brings back what had already expired). Expiry reuses erasure: an
 expired write is an erased operation; an expired episode of an ``erase`` class is
@@ -10,9 +11,12 @@ erased with its derivatives; one of a ``keep_facts`` class loses its text.
 
 from __future__ import annotations
 
-from ._erasure import Erased, drop_text, erase_operations, forget_episode
+from ._erasure import Erased, audit, drop_text, erase_operations, forget_episode, forget_item
 from ._secret import Digests
+from .documents.lifecycle import expire_documents
 from .store import Backend, WriteTransaction
+
+MAX_ITEMS = 1_000_000
 
 
 def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased:
@@ -21,6 +25,8 @@ def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Eras
     if not txn.lifecycle_due(now):
         return done
     txn.lock_lifecycle()
+    for item in txn.expired_items(now, MAX_ITEMS):
+        done.add(forget_item(txn, item.namespace, item.key, now, digests, call, action="expire_item"))
     due = txn.due_operations(now)
     if due:
         done.add(erase_operations(txn, due, now, call))
@@ -32,6 +38,11 @@ def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Eras
             done.add(forget_episode(txn, episode_id, now, digests, call, action="expire_episode"))
         elif row.readable:
             done.add(drop_text(txn, episode_id, now, digests, call))
+    revisions = expire_documents(txn, now)
+    if revisions:
+        expired = Erased(documents=revisions)
+        audit(txn, now, "expire_documents", call, None, expired)
+        done.add(expired)
     return done
 
 

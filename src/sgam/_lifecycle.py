@@ -135,7 +135,8 @@ class Lifecycle:
         short leaves whole tenants done or untouched, and running it again finishes."""
         scope = None if tenant is None else check_tenant(tenant)
         visited, total = purge(self.ledger.backend, self.ledger.digests, self.ledger.now(), scope)
-        return PurgeResult(visited, total.operations, total.episodes, total.texts, total.keys)
+        return PurgeResult(visited, total.operations, total.episodes, total.texts, total.keys, total.items,
+                           total.documents)
 
     def residue(self, tenant: str, text: str) -> Residue:
         """Every table, index and stored reply of the tenant (and, on SQLite, the database

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
-from ._actions import Action, Reconciled, actions, once
 from ._convert import sources_of, to_assertion, to_episode
 from ._erasure import Erased, forget_episode, forget_subject
-from ._errors import SgamError, ValidationError
+from ._errors import ValidationError
 from ._ledger import Ledger
 from ._lifecycle import Lifecycle
-from ._model import Assertion, Episode, Fact, ForgetResult, WriteResult
-from ._purpose import ConsentBook, allowed, check_purpose, ledger_attribute
+from ._memory_extraction import ExtractionCalls
+from ._memory_recall import RecallCalls
+from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
+from ._purpose import ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
@@ -27,8 +27,15 @@ from ._schema import (
     parse_value_type,
 )
 from ._secret import Digests
-from ._time import Clock, optional_micros, parse_timestamp, to_micros, utc_now
-from ._values import MAX_METADATA_BYTES, check_name, check_optional_name, check_tenant, check_text
+from ._time import Clock, Moment, moment_micros, optional_micros, utc_now
+from ._values import (
+    MAX_METADATA_BYTES,
+    check_limit,
+    check_name,
+    check_optional_name,
+    check_tenant,
+    check_text,
+)
 from ._write import (
     PendingOp,
     WriteService,
@@ -37,21 +44,18 @@ from ._write import (
     validate_episode,
     validate_op,
 )
-from .recall import RecallResult, recall
-from .search import EvidenceHit, SearchConfig, SearchFilter, SearchService, embedder_from_env, resolve_config
+from .boundary.cursor import decode_cursor, encode_cursor
+from .search import SearchService, embedder_from_env
 from .search.embedders import Embedder
+from .search.scope import about_revoked
 from .store import Backend, EpisodeRow, QueryFilter, Reader, WriteTransaction, open_backend
 
 if TYPE_CHECKING:
     from .documents import Documents
-    from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
 
 DEFAULT_URL = "sqlite:///./sgam.db"
 MAX_BATCH = 100_000
-MAX_QUERY_LIMIT = 10_000
-HELD_STATUSES = ("open", "confirmed", "rejected", "promoted")
 
-Moment = datetime | str
 
 
 def default_url() -> str:
@@ -68,27 +72,37 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-class Memory(Lifecycle):
+class Memory(Lifecycle, ExtractionCalls, RecallCalls):
     """A bitemporal, tenant-scoped memory ledger.
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
     ``postgresql://`` URLs open the server backend. ``clock`` supplies transaction time;
-    replays and tests pass a fixed one. ``embedder`` (default: ``SGAM_EMBEDDER``, else
-    none) adds vector search to keyword search. ``erasure_key`` keys the digests of
-    erasure records and tombstones (default: see ``sgam._secret``).
+    replays and tests pass a fixed one. ``embedder`` (default none: keyword search only)
+    adds vector search. ``erasure_key`` keys the digests of erasure records and tombstones
+    (default: see ``sgam._secret``). The constructor takes no configuration from the
+    environment; ``from_env`` does, for processes configured that way (the CLI, ``sgam serve``).
     """
 
     def __init__(
         self, url: str | None = None, *, clock: Clock = utc_now, backend: Backend | None = None,
         embedder: Embedder | None = None, erasure_key: bytes | None = None,
     ) -> None:
-        store = backend if backend is not None else open_backend(url if url is not None else default_url())
+        store = backend if backend is not None else open_backend(url if url is not None else DEFAULT_URL)
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
-        self.ledger = Ledger(
-            store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
-            SearchService(store, embedder if embedder is not None else embedder_from_env()),
-        )
+        self.ledger = Ledger(store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
+                             SearchService(store, embedder))
         self._documents: Documents | None = None
+
+    @classmethod
+    def from_env(
+        cls, url: str | None = None, *, clock: Clock = utc_now, embedder: Embedder | None = None,
+        erasure_key: bytes | None = None,
+    ) -> Memory:
+        """A ``Memory`` configured by the environment where an argument is not given: the
+        URL from ``SGAM_DATABASE_URL`` (else ``sqlite:///./sgam.db``), the embedder from
+        ``SGAM_EMBEDDER`` (else none)."""
+        chosen = embedder if embedder is not None else embedder_from_env()
+        return cls(url if url is not None else default_url(), clock=clock, embedder=chosen, erasure_key=erasure_key)
 
     @property
     def backend(self) -> Backend:
@@ -109,15 +123,6 @@ class Memory(Lifecycle):
     @clock.setter
     def clock(self, clock: Clock) -> None:
         self._writes.clock = clock
-
-    @property
-    def documents(self) -> Documents:
-        """Document memory: each tenant's files under /memories, with revisions (``sgam.documents``)."""
-        if self._documents is None:
-            from .documents import Documents
-
-            self._documents = Documents(self.backend, lambda: self.clock(), self._search.embedder, self.ledger.digests)
-        return self._documents
 
     def close(self) -> None:
         self.backend.close()
@@ -215,18 +220,27 @@ class Memory(Lifecycle):
         return [to_episode(row, sources)
                 for row, (_, sources) in zip(self.ledger.run_write(tenant, work, "add_episode"), items, strict=True)]
 
-    def episode(self, tenant: str, id: str) -> Episode | None:
-        """The episode if it can be read: recorded, not erased, not past its deadline."""
+    def episode(self, tenant: str, id: str, *, purpose: str | None = None) -> Episode | None:
+        """The episode if it can be read: recorded, not erased, not past its deadline, and
+        not about a subject whose consent is revoked (for ``purpose``, or every purpose)."""
+        scope = check_purpose(purpose)
         with self.ledger.read(check_tenant(tenant), "episode") as reader:
             row = reader.episode(check_name(id, "id"))
-            if row is None or not row.readable:
+            if row is None or not row.readable or _hidden(reader, [row], scope):
                 return None
             return to_episode(row, sources_of(reader, [row]).get(row.episode_id, ()))
 
-    def episodes(self, tenant: str, *, session: str | None = None, limit: int = 100) -> list[Episode]:
+    def episodes(
+        self, tenant: str, *, session: str | None = None, limit: int = 100, purpose: str | None = None,
+    ) -> list[Episode]:
+        """Up to ``limit`` readable episodes in recorded order (of a session: by time), less
+        those about a subject whose consent is revoked (for ``purpose``, or every purpose)."""
+        scope = check_purpose(purpose)
         with self.ledger.read(check_tenant(tenant), "episodes") as reader:
-            rows = [row for row in reader.episodes(check_optional_name(session, "session"), _limit(limit))
+            rows = [row for row in reader.episodes(check_optional_name(session, "session"), check_limit(limit))
                     if row.readable]
+            hidden = _hidden(reader, rows, scope)
+            rows = [row for row in rows if row.episode_id not in hidden]
             sources = sources_of(reader, rows)
         return [to_episode(row, sources.get(row.episode_id, ())) for row in rows]
 
@@ -361,16 +375,17 @@ class Memory(Lifecycle):
     def query(
         self, tenant: str, *, subject: str | None = None, attribute: str | None = None,
         memory_type: str | None = None, at: Moment | None = None, known_at: Moment | None = None,
-        all_times: bool = False, limit: int = 100, after: Assertion | None = None, purpose: str | None = None,
-    ) -> list[Assertion]:
-        """Assertions of the tenant holding at ``at`` (default now), filtered; with
-        ``all_times`` every valid interval. Pages by passing the last result as ``after``.
+        all_times: bool = False, limit: int = 100, cursor: str | None = None, purpose: str | None = None,
+    ) -> Page[Assertion]:
+        """Assertions of the tenant holding at ``at`` (default now), filtered, ordered by
+        subject, attribute and valid_from; with ``all_times`` every valid interval. The
+        page's ``next_cursor`` (None on the last page) passed as ``cursor`` continues it.
         ``purpose`` reads as ``get`` does: that timeline over the general one."""
         check_tenant(tenant)
         if not isinstance(all_times, bool):
             raise ValidationError("all_times", all_times, "must be true or false")
-        if after is not None and not isinstance(after, Assertion):
-            raise ValidationError("after", after, "must be an Assertion returned by query")
+        after = None if cursor is None else decode_cursor(cursor, (str, str, int))
+        size = check_limit(limit)
         scope = check_purpose(purpose)
         flt = QueryFilter(
             subject=check_optional_name(subject, "subject"),
@@ -378,186 +393,23 @@ class Memory(Lifecycle):
             memory_type=check_optional_name(memory_type, "memory_type"),
             at=None if all_times else self._moment(at, "at"),
             known_at=optional_micros(known_at, "known_at"),
-            after=None if after is None else (
-                after.subject, ledger_attribute(after.attribute, after.purpose), to_micros(after.valid_from)),
-            limit=_limit(limit),
+            after=after,
+            limit=size + 1,
             purpose=scope,
         )
         with self.ledger.read(tenant, "query") as reader:
-            book = ConsentBook(reader.consents(None))
-            found = [to_assertion(tenant, v) for v in reader.query(flt) if book.allows(v.subject, scope)]
-        if scope is None or flt.at is None:
-            return found
-        scoped = {(a.subject, a.attribute) for a in found if a.purpose is not None}
-        return [a for a in found if a.purpose is not None or (a.subject, a.attribute) not in scoped]
-
-    # extraction (the work is in sgam.extraction; these are its entry points) ----------
-
-    def remember(
-        self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
-        kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
-        extract: bool = True, client: ModelClient | None = None, policy: ExtractionPolicy | None = None,
-        retention: str = "default",
-    ) -> Remembered:
-        """Record an episode, then extract facts from it now (``extract=True``) or queue it
-        for ``sgam worker`` in the same transaction as the episode (``extract=False``)."""
-        from .extraction import Remembered
-
-        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
-
-        def record(txn: WriteTransaction) -> EpisodeRow:
-            stored = self._writes.add_episode(txn, row)
-            if not extract:
-                txn.enqueue_job(stored.episode_id, self._writes.now())
-            return stored
-
-        episode = to_episode(self.ledger.run_write(tenant, record, "remember"))
-        if not extract:
-            return Remembered(episode, None, True)
-        try:
-            extraction = self.extract(tenant, episode.id, client=client, policy=policy)
-        except SgamError as exc:
-            if exc.kind != "model":
-                raise
-            raise type(exc)(  # the model could not answer: say where the episode is and what comes next
-                f"episode {episode.id!r} is recorded and queued for extraction: run `sgam worker` once the "
-                f"model answers. Extraction now failed: {exc.message}", field=exc.field, value=exc.value,
-            ) from exc
-        return Remembered(episode, extraction, False)
-
-    def extract(
-        self, tenant: str, episode: str, *, client: ModelClient | None = None,
-        policy: ExtractionPolicy | None = None,
-    ) -> Extraction:
-        """Run extraction on a recorded episode (default model and policy from the
-        environment); the record stays inspectable through ``extractions``."""
-        from .extraction import extract
-
-        return extract(self.ledger, check_tenant(tenant), check_name(episode, "episode"), client=client, policy=policy)
-
-    def extractions(self, tenant: str, *, episode: str | None = None, limit: int = 100) -> list[Extraction]:
-        """Extraction records, newest first: raw replies, decisions and their reasons."""
-        from .extraction import Extraction
-
-        with self.ledger.read(check_tenant(tenant), "extractions") as reader:
-            rows = reader.extractions(check_optional_name(episode, "episode"), _limit(limit))
-            revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
-        return [Extraction.from_row(row).without_subjects(revoked) for row in rows]
-
-    def extraction(self, tenant: str, extraction_id: int) -> Extraction:
-        """One extraction record by id (NotFoundError if the tenant has none such)."""
-        from .extraction import get_extraction
-
-        return get_extraction(self.ledger, check_tenant(tenant), extraction_id)
-
-    def held(self, tenant: str, *, status: str | None = "open", limit: int = 100) -> list[HeldCandidate]:
-        """Candidates held back (pending confirmation or buffered as weak signals)."""
-        from .extraction import HeldCandidate
-
-        if status is not None and status not in HELD_STATUSES:
-            raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
-        with self.ledger.read(check_tenant(tenant), "held") as reader:
-            book = ConsentBook(reader.consents(None))
-            return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, _limit(limit))
-                    if book.allows(row.subject, None)]
-
-    def confirm(self, tenant: str, held_id: int) -> WriteResult:
-        """Confirm a held candidate: it is written now, sourced from its episode."""
-        from .extraction import confirm
-
-        return confirm(self.ledger, check_tenant(tenant), held_id)
-
-    def reject(self, tenant: str, held_id: int) -> HeldCandidate:
-        """Reject a held candidate: it is never written."""
-        from .extraction import reject
-
-        return reject(self.ledger, check_tenant(tenant), held_id)
-
-    # actions --------------------------------------------------------------------------
-
-    def once(
-        self, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
-        reconcile: Callable[[str], Reconciled | None] | None = None,
-    ) -> Any:
-        """Call ``call(action_key)`` at most once per tenant and key: the intent is
-        committed first, the outcome after; a retry returns the recorded result; an
-        intent without outcome raises ``ActionInDoubt`` unless ``reconcile`` settles it."""
-        return once(self.ledger, tenant, action_key, request, call, reconcile=reconcile)
-
-    def actions(self, tenant: str, *, status: str | None = None, limit: int = 100) -> list[Action]:
-        """Recorded actions in the order they began (``status``: in_doubt or done)."""
-        return actions(self.ledger, tenant, status, _limit(limit))
-
-    # recall ---------------------------------------------------------------------------
-
-    def search(
-        self, tenant: str, question: str, *, limit: int = 10, config: SearchConfig | str | None = None,
-        since: Moment | None = None, until: Moment | None = None, session: str | None = None,
-        speaker: str | None = None, subject: str | None = None, memory_type: str | None = None,
-        purpose: str | None = None,
-    ) -> list[EvidenceHit]:
-        """Episodes that may be evidence for ``question``: keyword and vector candidates
-        fused by RRF and scored (``config``: a ``SearchConfig`` or a preset name). Nothing
-        about a subject whose consent (for ``purpose``) is revoked; an episode and the
-        episodes derived from it count as one source."""
-        check_tenant(tenant)
-        scope = check_purpose(purpose)
-        flt = SearchFilter(
-            since=optional_micros(since, "since"), until=optional_micros(until, "until"),
-            session=check_optional_name(session, "session"),
-            speaker=check_optional_name(speaker, "speaker"),
-            subject=check_optional_name(subject, "subject"),
-            memory_type=check_optional_name(memory_type, "memory_type"),
-        )
-        with self.ledger.read(tenant, "search"):
-            pass
-        return self._search.search(tenant, question, config=resolve_config(config), flt=flt,
-                                   limit=_limit(limit), now=self._moment(None, "now"), purpose=scope)
-
-    def search_many(
-        self, tenant: str, question: str, configs: Mapping[str, SearchConfig | str], *, limit: int = 10,
-    ) -> dict[str, list[EvidenceHit]]:
-        """``search`` under each named configuration, the index asked once: how evaluations
-        compare settings on exactly the results a user would get."""
-        check_tenant(tenant)
-        if not isinstance(configs, Mapping) or not configs or not all(isinstance(n, str) for n in configs):
-            raise ValidationError("configs", configs, "must be a non-empty mapping of names to configurations")
-        resolved = {name: resolve_config(config) for name, config in configs.items()}
-        with self.ledger.read(tenant, "search"):
-            pass
-        return self._search.search_many(tenant, question, configs=resolved, flt=SearchFilter(),
-                                        limit=_limit(limit), now=self._moment(None, "now"))
-
-    def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
-        """Give vectors to the tenant's episodes recorded before this embedder was set (and
-        to facts still without one); returns how many episodes were embedded (0 without an
-        embedder)."""
-        done = self._search.backfill(check_tenant(tenant), _limit(batch))
-        self._search.index_facts(tenant)
-        return done
-
-    def recall(
-        self, tenant: str, question: str, *, at: Moment | None = None, known_at: Moment | None = None,
-        budget: int = 1000, config: SearchConfig | str | None = None, purpose: str | None = None,
-    ) -> RecallResult:
-        """The smallest cited context for ``question`` within ``budget`` tokens: the exact
-        state of the keys it names (valid at ``at``, as recorded by ``known_at``, for
-        ``purpose``), then passages of documents (only without ``known_at``) and evidence
-        recorded by ``known_at``, quoted as data; nothing about a subject whose consent is
-        revoked, nothing past its deadline. It writes only to complete an expiry that is
-        due, so a recall with a past ``known_at`` gives the same context later as long as
-        nothing of it has expired."""
-        check_tenant(tenant)
-        scope = check_purpose(purpose)
-        moment = self._moment(at, "at")
-        known = optional_micros(known_at, "known_at")
-        with self.ledger.read(tenant, "recall"):
-            pass
-        return recall(self._search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
-                      known_at=known, documents=self.documents.passages, purpose=scope)
+            book = ConsentBook(reader.revoking_consents(consent_uses(scope)))
+            versions = reader.query(flt)
+        last = versions[size - 1] if len(versions) > size else None
+        following = None if last is None else encode_cursor(last.subject, last.attribute, last.valid_from)
+        found = [to_assertion(tenant, v) for v in versions[:size] if book.allows(v.subject, scope)]
+        if scope is not None and flt.at is not None:
+            scoped = {(a.subject, a.attribute) for a in found if a.purpose is not None}
+            found = [a for a in found if a.purpose is not None or (a.subject, a.attribute) not in scoped]
+        return Page(found, following)
 
     def _moment(self, value: Moment | None, field: str) -> int:
-        return to_micros(self.clock() if value is None else parse_timestamp(value, field))
+        return moment_micros(self.clock, value, field)
 
 
 def _episode_row(index: int, item: Mapping[str, Any], tenant: str) -> tuple[EpisodeRow, tuple[str, ...]]:
@@ -582,7 +434,7 @@ def _batch(items: object, field: str) -> Iterable[Any]:
     return items
 
 
-def _limit(limit: int) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_QUERY_LIMIT:
-        raise ValidationError("limit", limit, f"must be an integer from 1 to {MAX_QUERY_LIMIT}")
-    return limit
+def _hidden(reader: Reader, rows: list[EpisodeRow], purpose: str | None) -> set[str]:
+    """Ids of ``rows`` about a subject whose consent is revoked for ``purpose``."""
+    revoked = ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
+    return about_revoked(reader, [(row.episode_id, row.speaker, row.text) for row in rows], revoked)

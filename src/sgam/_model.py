@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from ._rules import Effect
+
+T = TypeVar("T")
+
+
+class Page(list[T]):
+    """One page of results (a list); ``next_cursor`` continues after its last item, and
+    is None when no result follows. Cursors are opaque: pass them back unchanged."""
+
+    def __init__(self, items: list[T], next_cursor: str | None = None) -> None:
+        super().__init__(items)
+        self.next_cursor = next_cursor
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +127,10 @@ class PurgeResult:
     episodes_removed: int
     texts_dropped: int
     keys_rederived: int
+    items_removed: int = 0
+    """LangGraph store items expired with their history."""
+    revisions_removed: int = 0
+    """Document revisions past their deadline."""
 
 
 @dataclass(frozen=True, slots=True)

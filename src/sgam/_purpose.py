@@ -50,6 +50,12 @@ class ConsentRow:
     seq: int
 
 
+def consent_uses(purpose: str | None) -> tuple[str, ...]:
+    """The statements that can decide a use for ``purpose``: every purpose's, and the
+    purpose's own (a ``ConsentBook`` for that use needs no other subject)."""
+    return (EVERY_PURPOSE,) if purpose is None else (EVERY_PURPOSE, purpose)
+
+
 def allowed(rows: Iterable[ConsentRow], purpose: str | None) -> bool:
     """Whether a use for ``purpose`` (None: without purpose) is consented, given the
     subject's statements."""

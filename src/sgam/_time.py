@@ -13,6 +13,8 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from ._errors import ValidationError
 
 Clock = Callable[[], datetime]
+Moment = datetime | str
+"""An instant as a datetime or an RFC 3339 string (``Z`` or an offset)."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RFC3339 = re.compile(
@@ -104,3 +106,8 @@ def is_rfc3339(value: str) -> bool:
     except ValidationError:
         return False
     return True
+
+
+def moment_micros(clock: Clock, value: object | None, field: str) -> int:
+    """``value`` in microseconds, or the clock's now when it is None."""
+    return to_micros(clock() if value is None else parse_timestamp(value, field))

@@ -19,6 +19,7 @@ MAX_TEXT_BYTES = 256 * 1024
 MAX_METADATA_BYTES = 16 * 1024
 MAX_NAME_LENGTH = 256
 MAX_VALUE_DEPTH = 100
+MAX_QUERY_LIMIT = 10_000
 
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -156,3 +157,10 @@ def check_confidence(value: object) -> float:
     if not 0 <= value <= 1:  # compared before float(): a huge int would overflow it
         raise ValidationError("confidence", value, "must be a number from 0 to 1")
     return float(value)
+
+
+def check_limit(limit: int, field: str = "limit") -> int:
+    """How many results a call may ask for: an integer from 1 to ``MAX_QUERY_LIMIT``."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_QUERY_LIMIT:
+        raise ValidationError(field, limit, f"must be an integer from 1 to {MAX_QUERY_LIMIT}")
+    return limit

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+from langgraph.store.base import GetOp, PutOp
+
 from sgam import Memory
 from sgam.langgraph import SgamStore
 
+from ..conftest import ManualClock, Store
 from .conftest import TENANT
 
 
@@ -72,39 +76,94 @@ def test_ttl_config_defaults(memory: Memory, clock: object) -> None:
         assert refreshing.get(("r",), "k") is not None  # refresh_on_read defaults to True
 
 
-def test_expired_then_written_again_keeps_exact_history(items: SgamStore, clock: object) -> None:
-    first = items.put(("h",), "k", {"v": 1}, ttl=1)
-    assert first is None
-    created = items.get(("h",), "k").created_at  # type: ignore[union-attr]
-    clock.advance(120)  # type: ignore[attr-defined]
-    items.put(("h",), "k", {"v": 2})
-    again = items.get(("h",), "k")
-    assert again is not None and again.created_at > created
-    history = items.history(("h",), "k")
-    assert [v.value for v in history] == [{"v": 1}, {"v": 2}]
-    assert history[0].valid_to == created + timedelta(minutes=1)
-    items.put(("h",), "gone", {"v": 1}, ttl=1)
+def test_an_expired_item_goes_with_its_history(items: SgamStore, memory: Memory, clock: object) -> None:
+    ns = ("h",)
+    items.put(ns, "k", {"v": 1})
+    items.put(ns, "k", {"v": 2}, ttl=1)
+    items.put(ns, "other", {"v": 3})
+    assert [v.value for v in items.history(ns, "k")] == [{"v": 1}, {"v": 2}]
+    subject = '["h"]'
+    assert memory.get(TENANT, subject, "k") is not None
     clock.advance(61)  # type: ignore[attr-defined]
-    items.delete(("h",), "gone")  # deleting what already expired is no error
-    assert items.history(("h",), "gone")[0].valid_to is not None
+    # the ledger settles the deadline before any read: value, history and provenance go
+    assert memory.get(TENANT, subject, "k") is None and memory.history(TENANT, subject, "k") == []
+    assert items.get(ns, "k") is None and items.history(ns, "k") == []
+    assert [e.text for e in memory.episodes(TENANT)] == ['LangGraph store put ["h"] other']
+    assert items.get(ns, "other") is not None
+    items.put(ns, "k", {"v": 4})
+    assert [v.value for v in items.history(ns, "k")] == [{"v": 4}]
+    assert items.get(ns, "k").created_at == items.get(ns, "k").updated_at  # type: ignore[union-attr]
+    actions = {entry.action for entry in memory.audit(TENANT)}
+    assert "expire_item" in actions
 
 
-def test_sweep_closes_expired_items_in_the_ledger(items: SgamStore, clock: object) -> None:
+def test_a_put_without_ttl_lifts_the_deadline_of_the_history(items: SgamStore, clock: object) -> None:
+    ns = ("lift",)
+    items.put(ns, "k", {"v": 1}, ttl=1)
+    items.put(ns, "k", {"v": 2})
+    clock.advance(120)  # type: ignore[attr-defined]
+    assert items.get(ns, "k").value == {"v": 2}  # type: ignore[union-attr]
+    assert [v.value for v in items.history(ns, "k")] == [{"v": 1}, {"v": 2}]
+
+
+def test_a_refresh_moves_the_deadline_of_the_whole_history(items: SgamStore, memory: Memory, clock: object) -> None:
+    ns = ("r",)
+    items.put(ns, "k", {"v": 1}, ttl=1)
+    items.put(ns, "k", {"v": 2}, ttl=1)
+    clock.advance(50)  # type: ignore[attr-defined]
+    assert items.get(ns, "k", refresh_ttl=True) is not None
+    clock.advance(50)  # type: ignore[attr-defined]  # past the first deadline, within the refreshed one
+    assert [v.value for v in items.history(ns, "k")] == [{"v": 1}, {"v": 2}]
+    assert memory.get(TENANT, '["r"]', "k") is not None
+    assert memory.get(TENANT, '["r"]', "k", at="2026-06-01T00:00:00Z") is None  # the ledger's own read
+    clock.advance(11)  # type: ignore[attr-defined]
+    assert items.history(ns, "k") == [] and memory.get(TENANT, '["r"]', "k") is None
+
+
+def test_a_deleted_item_keeps_its_deadline(items: SgamStore, clock: object) -> None:
+    ns = ("d",)
+    items.put(ns, "k", {"v": 1}, ttl=1)
+    items.delete(ns, "k")
+    [version] = items.history(ns, "k")
+    assert version.valid_to is not None
+    clock.advance(61)  # type: ignore[attr-defined]
+    assert items.history(ns, "k") == []
+    items.delete(ns, "k")  # deleting what already expired is no error
+
+
+def test_purge_removes_expired_items_physically(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock) as memory:
+        items = SgamStore(memory, tenant=TENANT)
+        items.put(("vault",), "qx7-ttl-key", {"secret": "zz9-plural-z-alpha"}, ttl=1)
+        items.put(("vault",), "kept", {"note": "stays"})
+        assert memory.residue(TENANT, "zz9-plural-z-alpha").found
+        clock.advance(61)
+        result = memory.purge()  # no read ran since the deadline
+        assert (result.tenants, result.items_removed) == (1, 1)
+        for needle in ("zz9-plural-z-alpha", "qx7-ttl-key"):
+            assert not memory.residue(TENANT, needle).found, needle
+        assert items.get(("vault",), "kept") is not None
+        assert memory.purge().items_removed == 0
+
+
+def test_sweep_purges_expired_items(items: SgamStore, memory: Memory, clock: object) -> None:
     for i in range(3):
         items.put(("s",), f"k{i}", {"v": i}, ttl=1)
     items.put(("s",), "keep", {"v": 9})
-    put_at = items.get(("s",), "k0").updated_at  # type: ignore[union-attr]
     assert items.sweep_ttl() == 0
-    at_expiry = put_at + timedelta(minutes=1)
-    assert items.get(("s",), "k0", at=at_expiry - timedelta(seconds=1)) is not None
     clock.advance(90)  # type: ignore[attr-defined]
-    assert items.get(("s",), "k0", at=at_expiry) is None  # as-of reads honour expiry before a sweep too
     assert items.sweep_ttl() == 3
     assert items.sweep_ttl() == 0
     assert [i.key for i in items.search(("s",))] == ["keep"]
-    assert items.history(("s",), "k0")[0].valid_to == at_expiry
-    assert items.get(("s",), "k0", at=at_expiry - timedelta(seconds=1)).value == {"v": 0}  # type: ignore[union-attr]
-    assert items.get(("s",), "k0", at=at_expiry) is None
+    assert items.history(("s",), "k0") == []
+
+
+def test_as_of_reads_honour_the_deadline(items: SgamStore, clock: object) -> None:
+    items.put(("a",), "k", {"v": 0}, ttl=1)
+    put_at = items.get(("a",), "k").updated_at  # type: ignore[union-attr]
+    at_expiry = put_at + timedelta(minutes=1)
+    assert items.get(("a",), "k", at=at_expiry - timedelta(seconds=1)) is not None
+    assert items.get(("a",), "k", at=at_expiry) is None
 
 
 def test_sweeper_thread_starts_and_stops(items: SgamStore) -> None:
@@ -112,3 +171,23 @@ def test_sweeper_thread_starts_and_stops(items: SgamStore) -> None:
     assert thread.is_alive() and items.start_ttl_sweeper() is thread
     assert items.stop_ttl_sweeper(timeout=5)
     assert not thread.is_alive()
+
+
+def test_a_refresh_locks_its_keys_before_it_touches_a_row(
+    items: SgamStore, clock: object, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On PostgreSQL a TTL refresh updates rows; taking the subject locks first keeps a
+    refresh and a put of the same item from each holding what the other waits for."""
+    items.put(("lock",), "k", {"v": 1}, ttl=1)
+    write_class = type(items.memory.backend.run_write(TENANT, lambda txn: txn))
+    calls: list[str] = []
+    for name in ("lock_keys", "refresh_items"):
+        original = getattr(write_class, name)
+
+        def spy(self: object, *args: object, _name: str = name, _original: object = original) -> object:
+            calls.append(_name)
+            return _original(self, *args)  # type: ignore[operator]
+
+        monkeypatch.setattr(write_class, name, spy)
+    items.batch([GetOp(("lock",), "k", refresh_ttl=True), PutOp(("lock",), "other", {"v": 2})])
+    assert calls.index("lock_keys") < calls.index("refresh_items")

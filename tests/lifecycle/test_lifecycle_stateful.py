@@ -1,11 +1,13 @@
 """Random sequences of lifecycle operations against ``Memory`` and an independent model.
 
-The model shares no code with sgam: it keeps the accepted writes and the episodes, and
-recomputes every answer by replaying the surviving writes with the rules of
-spec/replay.md (refused ones are skipped, as after an erasure); it applies deadlines,
-derivations, tombstones, purpose fallback and consent as the Lifecycle section states
-them. After every step reads (``get`` per purpose at several instants) and episode
-existence must agree, and refused steps must fail with the model's error kind.
+The model shares no code with sgam: it keeps the accepted operations (writes,
+retractions, corrections) and the episodes, and recomputes every answer by replaying
+the surviving operations with the rules of spec/replay.md (one that finds nothing to act
+on in the replay is skipped, as after an erasure); it applies deadlines, derivations,
+tombstones, purpose fallback, consent, erasure of a subject and redeclared classes as
+the Lifecycle section states them. After every step reads (``get`` per purpose at
+several instants), episode existence and episode visibility under consent must agree,
+and refused steps must fail with the model's error kind.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from sgam import Memory, SgamError
 from tests.conftest import BACKENDS, PostgresUrls, truncate_all
@@ -32,20 +34,27 @@ SUBJECTS = ("ann", "bob")
 PURPOSES = (None, "slides")
 CLASSES = {"default": (None, "erase"), "short": (timedelta(hours=2), "erase"),
            "notes": (timedelta(hours=3), "keep_facts")}
+TTLS = (None, 1, 2, 3, 6)
 START = datetime(2026, 6, 1, tzinfo=UTC)
 STARTS = tuple(START + timedelta(days=d) for d in (-3, -2, -1, 0))
 PROBES = tuple(START + timedelta(days=d, hours=h) for d in (-4, -3, -2, -1, 0) for h in (0, 12))
+SOURCES = ("e1", "e1", "e2", "e3")  # mostly the seeded episodes: most changes then apply
+RETRACT_AT = (*(start + timedelta(hours=12) for start in STARTS), STARTS[1])
 VALUES = ("x", "y", "z")
 
 
 @dataclass
 class Write:
+    """An accepted operation: ``kind`` write (``start``, ``value``), retract (at
+    ``start``) or correct (the assertion starting at ``start`` reads ``value``)."""
+
     subject: str
     purpose: str | None
     start: datetime
     value: str
     source: str
     expires: datetime | None
+    kind: str = "write"
 
 
 @dataclass
@@ -63,6 +72,7 @@ class Model:
     reserved: set[str] = field(default_factory=set)
     writes: list[Write] = field(default_factory=list)
     consent: list[tuple[str, str | None, bool]] = field(default_factory=list)
+    classes: dict[str, tuple[timedelta | None, str]] = field(default_factory=lambda: dict(CLASSES))
 
     # deadlines ----------------------------------------------------------------------
 
@@ -72,7 +82,7 @@ class Model:
             state = self.episodes.get(episode_id)
             if state is None:
                 continue
-            ttl, on_expiry = CLASSES[state.retention]
+            ttl, on_expiry = self.classes[state.retention]
             if ttl is None or state.recorded + ttl > self.now:
                 continue
             if on_expiry == "erase":
@@ -100,6 +110,16 @@ class Model:
         state = self.episodes.get(episode_id)
         return state is not None and not state.lost
 
+    def visible(self, episode_id: str) -> bool:
+        """Readable, and not the source of an operation about a subject whose consent is
+        revoked (a read without purpose: the every-purpose statement decides)."""
+        return self.readable(episode_id) and all(
+            self.allows(w.subject, None) for w in self.writes if w.source == episode_id)
+
+    def forget_subject(self, subject: str) -> None:
+        self.writes = [w for w in self.writes if w.subject != subject]
+        self.consent = [c for c in self.consent if c[0] != subject]
+
     # consent ------------------------------------------------------------------------
 
     def allows(self, subject: str, purpose: str | None) -> bool:
@@ -123,6 +143,18 @@ class Model:
 
     @staticmethod
     def _apply(spans: list[list[Any]], w: Write) -> bool:
+        if w.kind == "retract":
+            for span in spans:
+                if span[0] < w.start and (span[1] is None or w.start < span[1]):
+                    span[1] = w.start
+                    return True
+            return False
+        if w.kind == "correct":
+            for span in spans:
+                if span[0] == w.start:
+                    span[2] = w.value
+                    return True
+            return False
         for span in spans:
             if span[0] == w.start:
                 return span[2] == w.value
@@ -165,6 +197,16 @@ class LifecycleMachine(RuleBasedStateMachine):
             if name != "default":
                 self.memory.retention(T, name, f"PT{int(ttl.total_seconds()) // 3600}H" if ttl else None,
                                       on_expiry=on_expiry)
+
+    @initialize()
+    def seed(self) -> None:
+        """Two readable episodes and a value per subject, so that retractions,
+        corrections and erasures have something to act on from the first step."""
+        self.add_episode("e1", "default", set())
+        self.add_episode("e2", "short", set())
+        for subject, source in zip(SUBJECTS, ("e1", "e2"), strict=True):
+            self.write(subject, None, STARTS[0], "x", source, None)
+        self.write("ann", "slides", STARTS[1], "y", "e1", None)
 
     def teardown(self) -> None:
         self.memory.close()
@@ -222,6 +264,51 @@ class LifecycleMachine(RuleBasedStateMachine):
         self._expect(kind, lambda: self.memory.write(T, subject, "x", value, start, source, purpose=purpose,
                                                      expires_at=deadline))
 
+    @rule(subject=st.sampled_from(SUBJECTS), purpose=st.sampled_from(PURPOSES), start=st.sampled_from(RETRACT_AT),
+          source=st.sampled_from(SOURCES))
+    def retract(self, subject: str, purpose: str | None, start: datetime, source: str) -> None:
+        self._change("retract", subject, purpose, start, "", source)
+
+    @rule(subject=st.sampled_from(SUBJECTS), purpose=st.sampled_from(PURPOSES), start=st.sampled_from(STARTS),
+          value=st.sampled_from(VALUES), source=st.sampled_from(SOURCES))
+    def correct(self, subject: str, purpose: str | None, start: datetime, value: str, source: str) -> None:
+        self._change("correct", subject, purpose, start, value, source)
+
+    def _change(self, kind: str, subject: str, purpose: str | None, start: datetime, value: str, source: str) -> None:
+        m = self.model
+        m.settle()
+        new = Write(subject, purpose, start, value, source, None, kind)
+        expected: str | None
+        if not m.allows(subject, purpose):
+            expected = "denied"
+        elif not m.readable(source):
+            expected = "not_found"
+        elif m.timeline(subject, purpose, new)[1]:
+            expected = "not_found"
+        else:
+            expected = None
+            m.writes.append(new)
+        if kind == "retract":
+            self._expect(expected, lambda: self.memory.retract(T, subject, "x", start, source, purpose=purpose))
+        else:
+            self._expect(expected, lambda: self.memory.correct(T, subject, "x", start, value, source,
+                                                               purpose=purpose))
+
+    @rule(subject=st.sampled_from(SUBJECTS))
+    def forget_subject(self, subject: str) -> None:
+        self.model.settle()
+        self.model.forget_subject(subject)
+        self.memory.forget_subject(T, subject)
+
+    @rule(name=st.sampled_from(tuple(CLASSES)), hours=st.sampled_from(TTLS),
+          on_expiry=st.sampled_from(("erase", "keep_facts")))
+    def redeclare(self, name: str, hours: int | None, on_expiry: str) -> None:
+        m = self.model
+        m.settle()  # at the class as it stood: a longer ttl never brings anything back
+        m.classes[name] = (None if hours is None else timedelta(hours=hours), on_expiry)
+        m.settle()
+        self.memory.retention(T, name, None if hours is None else f"PT{hours}H", on_expiry=on_expiry)
+
     @rule(episode=st.sampled_from(EPISODES))
     def forget_episode(self, episode: str) -> None:
         m = self.model
@@ -242,7 +329,8 @@ class LifecycleMachine(RuleBasedStateMachine):
         m = self.model
         m.settle()
         for episode in EPISODES:
-            assert (self.memory.episode(T, episode) is not None) == m.readable(episode), episode
+            assert (self.memory.ledger.episode(T, episode) is not None) == m.readable(episode), episode
+            assert (self.memory.episode(T, episode) is not None) == m.visible(episode), episode
         for subject in SUBJECTS:
             for purpose in (*PURPOSES, "report"):
                 for at in PROBES:

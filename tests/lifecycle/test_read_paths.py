@@ -89,3 +89,27 @@ def test_expired_text_leaves_search_and_episode_lists(store: Store, clock: Manua
         assert memory.episodes(T) == [] and memory.episode(T, "t1") is None
         assert memory.get(T, "quokka", "drink").source == "t1"  # type: ignore[union-attr]
         assert store.count("SELECT count(*) FROM episodes WHERE text LIKE '%quokka%'") == 0
+
+
+def test_revoked_consent_hides_episodes_about_the_subject(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock) as memory:
+        clock.set("2026-06-02T00:00:00+00:00")
+        _seed(memory)
+        memory.add_episode(T, "n1", "2026-06-01T09:20:00Z", "Lunch with Mira on Friday.")
+        everything = ["m1", "o1", "x1", "n1"]
+        assert [e.id for e in memory.episodes(T)] == everything
+        memory.consent(T, "mira", False, purpose="slides")
+        assert [e.id for e in memory.episodes(T)] == everything
+        assert memory.episode(T, "m1") is not None
+        assert [e.id for e in memory.episodes(T, purpose="slides")] == ["o1", "x1"]
+        assert memory.episode(T, "m1", purpose="slides") is None
+        memory.consent(T, "mira", False)
+        # m1 sourced a write about mira and is spoken by her; n1 names her as a word
+        assert [e.id for e in memory.episodes(T)] == ["o1", "x1"]
+        assert [e.id for e in memory.episodes(T, purpose="report")] == ["o1", "x1"]
+        assert memory.episode(T, "m1") is None and memory.episode(T, "n1") is None
+        assert memory.episode(T, "o1") is not None
+        assert memory.ledger.episode(T, "m1") is not None  # revoking erases nothing
+        memory.consent(T, "mira", True)
+        assert [e.id for e in memory.episodes(T)] == everything
+        assert memory.episode(T, "m1") is not None

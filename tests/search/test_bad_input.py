@@ -83,7 +83,7 @@ def test_missing_model_path_and_bad_spec(tmp_path: Any) -> None:
 def test_env_embedder_with_missing_model_fails_clearly(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SGAM_EMBEDDER", "model2vec:/no/such/model")
     with pytest.raises(ValidationError, match="model_path"):
-        Memory(store_url)
+        Memory.from_env(store_url)
 
 
 @pytest.mark.skipif(not MODEL_DIR.is_dir(), reason="shared static model not present")

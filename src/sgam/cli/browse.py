@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from .._memory import MAX_QUERY_LIMIT
 from .._model import Assertion, Episode
 from .._schema import AttributeSchema, MemoryTypeSchema
+from .._values import MAX_QUERY_LIMIT
 from .output import DbOption, JsonOption, TenantOption, console, errors, run
 from .tables import cell, compact_time, json_value, print_table
 from .timeline import timeline_table

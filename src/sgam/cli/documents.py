@@ -12,11 +12,12 @@ from rich.markup import escape
 from .._errors import SgamError, ValidationError
 from .._memory import Memory
 from .._time import format_timestamp
+from ..boundary import status_of
 from ..documents import Document, DocumentHit, Provenance
 from ..documents.sync import ImportResult, export, import_directory
 from ..documents.text import decode_file, view_lines
 from ..documents.tool import format_size, numbered
-from .output import EXIT_CODES, DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
+from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 
 PathArg = Annotated[str, typer.Argument(help="A path under /memories, e.g. /memories/notes.md.")]
 RevisionOption = Annotated[int | None, typer.Option(
@@ -213,7 +214,7 @@ def register(app: typer.Typer) -> None:
         else:
             _show_import(result)
         if result.conflicts:
-            raise typer.Exit(EXIT_CODES["conflict"])
+            raise typer.Exit(status_of("conflict").exit_status)
 
 
 def _number(text: str) -> int:

@@ -7,11 +7,12 @@ from typing import Annotated, Any
 import typer
 
 from .._errors import SgamError
+from ..boundary import status_of
 from ..extraction import Extraction, HeldCandidate, Remembered, Worker
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, read_text
 from .ledger import show_result
-from .output import EXIT_CODES, DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
+from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 from .tables import compact_time, json_value, print_table
 
 IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
@@ -190,4 +191,4 @@ def register(app: typer.Typer) -> None:
                           highlight=False, soft_wrap=True)
             if stats.failed:
                 console.print("see why with `sgam extractions list`", highlight=False, markup=False)
-        raise typer.Exit(EXIT_CODES["model"] if stats.failed else 0)
+        raise typer.Exit(status_of("model").exit_status if stats.failed else 0)

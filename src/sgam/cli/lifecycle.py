@@ -37,7 +37,8 @@ def _show_consent(state: Any) -> None:
 
 def _show_purge(result: Any) -> None:
     console.print(f"purged {result.tenants} tenant(s): {result.operations_removed} operations, "
-                  f"{result.episodes_removed} episodes, {result.texts_dropped} texts; "
+                  f"{result.episodes_removed} episodes, {result.texts_dropped} texts, {result.items_removed} "
+                  f"store items, {result.revisions_removed} document revisions; "
                   f"{result.keys_rederived} keys re-derived")
 
 

@@ -14,6 +14,7 @@ import typer
 
 from .._errors import SgamError
 from ..store import migrate_store
+from .output import fail
 
 
 def migrate_url(url: str, grant_to: list[str], vector_dimensions: list[int] | None = None) -> int:
@@ -39,8 +40,7 @@ def register(app: typer.Typer) -> None:
         try:
             version = migrate_url(db, grant or [], vector_dims)
         except SgamError as exc:
-            typer.echo(f"error ({exc.kind}): {exc.message}", err=True)
-            raise typer.Exit(2 if exc.kind == "validation" else 6) from None
+            fail(exc)
         typer.echo(f"schema version {version}")
 
     @app.command("compact")

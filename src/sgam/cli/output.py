@@ -1,13 +1,10 @@
-"""Shared CLI plumbing: the database option, JSON rendering and error exit statuses."""
+"""Shared CLI plumbing: the database option, JSON printing and error exit statuses
+(the encoding and the kind → status table live in ``sgam.boundary``, shared by every surface)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, is_dataclass
-from datetime import datetime
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,22 +14,9 @@ from rich.markup import escape
 
 from .._errors import NotFoundError, SgamError
 from .._memory import Memory, default_url
-from .._time import format_timestamp
 from .._values import storable_text
+from ..boundary import dumps, exit_status
 from ..store.sqlite import sqlite_path
-
-EXIT_CODES: dict[str, int] = {
-    "validation": 3,
-    "not_found": 4,
-    "conflict": 5,
-    "action_in_doubt": 5,
-    "store": 6,
-    "busy": 6,
-    "unsafe_database": 6,
-    "schema_version": 6,
-    "model": 7,
-    "denied": 8,
-}
 
 console = Console()
 errors = Console(stderr=True)
@@ -44,41 +28,27 @@ TenantOption = Annotated[str, typer.Option("--tenant", "-t", envvar="SGAM_TENANT
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
-def jsonable(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return format_timestamp(value)
-    if isinstance(value, Enum):
-        return value.value
-    if is_dataclass(value) and not isinstance(value, type):
-        return {k: jsonable(v) for k, v in asdict(value).items()}
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return value
-
-
 def json_text(value: Any) -> str:
     """JSON for a terminal or a pipe: non-ASCII text as it is, but a lone surrogate (from a
     file's escapes, or undecodable bytes of a shell argument) as its escape, which stays
     valid JSON and can always be written out."""
-    return storable_text(json.dumps(value, ensure_ascii=False, indent=2))
+    return storable_text(dumps(value, indent=2))
 
 
 def print_json(value: Any) -> None:
-    typer.echo(json_text(jsonable(value)))
+    typer.echo(json_text(value))
 
 
 @contextmanager
 def open_memory(db: str | None, as_json: bool = False, *, create: bool = True, **options: Any) -> Iterator[Memory]:
-    """Open the store (``options`` go to ``Memory``) and turn sgam errors into a message
-    and the error's exit status. With ``create=False`` (reads) a missing SQLite file is
-    an error instead of a new, empty database."""
+    """Open the store (``Memory.from_env``; ``options`` go to it) and turn sgam errors into
+    a message and the error's exit status. With ``create=False`` (reads) a missing SQLite
+    file is an error instead of a new, empty database."""
     try:
         url = default_url() if db is None else db
         if not create:
             require_existing(url)
-        with Memory(url, **options) as memory:
+        with Memory.from_env(url, **options) as memory:
             yield memory
     except SgamError as exc:
         fail(exc, as_json)
@@ -98,7 +68,7 @@ def require_existing(url: str) -> None:
 
 def fail(exc: SgamError, as_json: bool = False) -> None:
     report_error(exc, as_json)
-    raise typer.Exit(EXIT_CODES.get(exc.kind, 1))
+    raise typer.Exit(exit_status(exc))
 
 
 def report_error(exc: SgamError, as_json: bool = False) -> None:

@@ -10,7 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from .._errors import SgamError, ValidationError
-from .._memory import MAX_QUERY_LIMIT, Memory
+from .._memory import Memory
+from .._values import MAX_QUERY_LIMIT
 from ..eval import evaluate_locomo, evaluate_longmemeval
 from ..recall import RecallResult
 from ..search import PRESETS, embedder_from_env, load_embedder

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import ConflictError, NotFoundError, SgamError, ValidationError
 from .._secret import Digests
@@ -41,6 +41,9 @@ from ._model import Document, DocumentHit, Entry, Revision
 from .paths import ROOT, ancestors, check_path, is_within
 from .text import check_content, chunks, edit_lines
 
+if TYPE_CHECKING:
+    from .._ledger import Ledger
+
 T = TypeVar("T")
 RECALL_PASSAGES = 5
 _UNSET: Any = object()
@@ -51,13 +54,16 @@ class Documents:
 
     def __init__(
         self, backend: Backend, clock: Callable[[], datetime], embedder: Embedder | None = None,
-        digests: Digests | None = None,
+        digests: Digests | None = None, ledger: Ledger | None = None,
     ) -> None:
         self.backend = backend
         self._clock = clock
         self.embedder = embedder
         self._digests = digests if digests is not None else Digests(backend.url)
         self._store: DocumentStore | None = None
+        self._ledger = ledger
+        """With the ledger service (as ``Memory.documents`` has it), every read and change
+        first settles the tenant's deadlines, documents' included."""
 
     @property
     def store(self) -> DocumentStore:
@@ -154,12 +160,14 @@ class Documents:
         check_tenant(tenant)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise ValidationError("limit", limit, "must be an integer from 1 to 1000")
+        self._settle(tenant)
         return search_documents(self.backend, self.store, self.embedder, tenant, query, limit=limit)
 
     def passages(self, tenant: str, question: str, vector_floor: float) -> list[DocumentHit]:
         """What ``recall`` cites: the few best passages, vector-only ones above ``vector_floor``."""
         from .search import search_documents
 
+        self._settle(tenant)
         return search_documents(self.backend, self.store, self.embedder, tenant, question, limit=RECALL_PASSAGES,
                                 vector_floor=vector_floor)
 
@@ -402,7 +410,14 @@ class Documents:
     # helpers --------------------------------------------------------------------------
 
     def _read(self, tenant: str) -> AbstractContextManager[Any]:
+        if self._ledger is not None:
+            return self._ledger.read(check_tenant(tenant), "documents")
         return self.backend.read(check_tenant(tenant))
+
+    def _settle(self, tenant: str) -> None:
+        """Before a read that opens its own scopes (search): nothing past its deadline."""
+        with self._read(tenant):
+            pass
 
     def _run(self, tenant: str, work: Callable[[Any], T]) -> T:
         """One unit of work, serialised with the tenant's other document writes."""
@@ -412,7 +427,10 @@ class Documents:
             self.store.begin(txn)
             return work(txn)
 
-        result = self.backend.run_write(tenant, serialised)
+        if self._ledger is not None:
+            result = self._ledger.run_write(tenant, serialised, "documents")
+        else:
+            result = self.backend.run_write(tenant, serialised)
         try:
             self.index(tenant)
         except SgamError:

@@ -15,7 +15,7 @@ from typing import Any
 
 from .._convert import to_assertion
 from .._model import Assertion, Episode
-from .._purpose import ConsentBook
+from .._purpose import ConsentBook, consent_uses
 from .._schema import AttributeSchema
 from .._time import format_timestamp, to_micros
 from ..store import QueryFilter, Reader
@@ -56,7 +56,7 @@ def gather_context(reader: Reader, episode: Episode) -> PromptContext:
     attributes = reader.attribute_schemas()
     words = _words(episode.text)
     at = to_micros(episode.at)
-    book = ConsentBook(reader.consents(None))
+    book = ConsentBook(reader.revoking_consents(consent_uses(None)))
     facts: dict[int, Assertion] = {}
     for word in words[:MAX_SUBJECT_PROBES]:
         if not book.allows(word, None):

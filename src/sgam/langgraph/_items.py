@@ -6,9 +6,12 @@ Each put or delete of an item is a ledger operation on the key ``(subject, attri
 state that listing and search read, changed in the same transaction. So history, as-of
 reads and erasure are the ledger's, and current reads are index lookups.
 
-Expiry: an item whose ``expires_at`` has passed is never returned — every read filters on
-it, whether or not a sweep has run. When an expired item is next written, or swept, its
-ledger value is retracted at the instant it expired, so history shows when it ended.
+Expiry: an item's deadline (``expires_at``, from its TTL) is also the deadline of every
+operation of its key, so the ledger settles it as it settles any deadline: before the
+next unit of work or read of the tenant, or by ``Memory.purge()``, the item is erased
+with its history and provenance episodes. Reads filter on ``expires_at`` as well, so
+nothing expired is returned in between. A TTL refresh (LangGraph's ``refresh_ttl``) is a
+write that moves the deadline on purpose; sgam's own reads never move one.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from .._erasure import forget_episode
+from .._erasure import forget_item
 from .._errors import ValidationError
+from .._expiry import purge
+from .._item_keys import ledger_key
 from .._ledger import Ledger
 from .._model import ForgetResult
 from .._rules import OpKind
@@ -163,55 +168,65 @@ class ItemService:
     def apply(
         self, writes: Sequence[ItemWrite], refresh: Sequence[tuple[str, str]], provenance: dict[str, str],
     ) -> None:
-        """Refresh the TTL of items just read, then apply the puts, in one transaction."""
+        """Refresh the TTL of items just read, then apply the puts, in one transaction.
+
+        Every key's lock is taken before any row is touched (a refresh updates rows), so a
+        refresh and a put of the same item cannot wait for each other. An item's deadline
+        is that of every operation of its key: the ledger erases it with its history."""
         service = self.ledger.writes
 
         def work(txn: WriteTransaction) -> None:
             now = self.now()
+            written = [(subject_of(w.namespace), attribute_of(w.key)) for w in writes]
+            keys = list(dict.fromkeys([ledger_key(namespace, key) for namespace, key in refresh] + written))
+            if keys:
+                txn.lock_keys(keys)
             if refresh:
                 txn.refresh_items(refresh, now)
+                for row in txn.items(refresh):
+                    if row.value is not None and row.expires_at is not None:
+                        txn.set_key_expiry(*ledger_key(row.namespace, row.key), row.expires_at)
             if not writes:
                 return
-            txn.lock_keys([(subject_of(w.namespace), attribute_of(w.key)) for w in writes])
             rows = {(row.namespace, row.key): row for row in txn.items([(joined(w.namespace), w.key) for w in writes])}
             pending: list[PendingOp] = []
-            for write in writes:
-                pending.extend(self._plan(txn, write, rows.get((joined(write.namespace), write.key)), now, provenance))
+            deadlines: dict[tuple[str, str], int | None] = {}
+            for write, key in zip(writes, written, strict=True):
+                ops, deadline = self._plan(txn, write, rows.get((joined(write.namespace), write.key)), now, provenance)
+                if ops:
+                    pending.extend(ops)
+                    deadlines[key] = deadline
             if pending:
                 service.apply_batch(txn, pending)
+            for (subject, attribute), deadline in deadlines.items():
+                txn.set_key_expiry(subject, attribute, deadline)
 
         self.ledger.run_write(self.tenant, work)
 
     def _plan(
         self, txn: WriteTransaction, write: ItemWrite, row: ItemRow | None, now: int, provenance: dict[str, str],
-    ) -> list[PendingOp]:
+    ) -> tuple[list[PendingOp], int | None]:
+        """The operations of one put or delete and the item's deadline after it. The unit
+        of work settled every expired item first, so ``row`` is live, deleted or absent."""
         at = now if row is None else max(now, row.updated_at + 1)
-        alive = row is not None and row.value is not None
-        expired_at = row.expires_at if alive and row is not None and row.expires_at is not None \
-            and row.expires_at <= at else None
+        alive = row is not None and _live(row, now)
         if write.value is None and not alive:
-            return []
+            return [], None
         subject, attribute = subject_of(write.namespace), attribute_of(write.key)
         source = self._episode(txn, write, at, provenance)
-        ops: list[PendingOp] = []
-        if expired_at is not None:
-            ops.append(_op(OpKind.RETRACT, subject, attribute, expired_at, source))
         namespace = joined(write.namespace)
         if write.value is None:
             assert row is not None
-            if expired_at is None:
-                ops.append(_op(OpKind.RETRACT, subject, attribute, at, source))
-            txn.put_item(ItemRow(self.tenant, namespace, write.key, None, row.created_at, at, None, None,
+            txn.put_item(ItemRow(self.tenant, namespace, write.key, None, row.created_at, at, row.expires_at, None,
                                  None, None, None))
-            return ops
-        ops.append(_op(OpKind.WRITE, subject, attribute, at, source, write.value))
-        created = row.created_at if alive and row is not None and expired_at is None else at
+            return [_op(OpKind.RETRACT, subject, attribute, at, source)], row.expires_at
+        created = row.created_at if alive and row is not None else at
         expires = None if write.ttl_minutes is None else at + int(write.ttl_minutes * MINUTE)
         txn.put_item(ItemRow(
             self.tenant, namespace, write.key, canonical_json(write.value), created, at, expires,
             write.ttl_minutes, write.indexed.text, write.indexed.vectors, write.indexed.dims,
         ))
-        return ops
+        return [_op(OpKind.WRITE, subject, attribute, at, source, write.value)], expires
 
     def _episode(self, txn: WriteTransaction, write: ItemWrite, at: int, provenance: dict[str, str]) -> str:
         """The episode a put is sourced from: what happened, and which run did it."""
@@ -225,31 +240,11 @@ class ItemService:
         )
         return self.ledger.writes.add_episode(txn, row).episode_id
 
-    def sweep(self, limit: int = 1000) -> int:
-        """Retract expired items in the ledger (at the instant they expired) and drop
-        their values from the items table; returns how many were swept."""
-        service = self.ledger.writes
-
-        def work(txn: WriteTransaction) -> int:
-            now = self.now()
-            expired = txn.expired_items(now, limit)
-            if not expired:
-                return 0
-            txn.lock_keys([(subject_of(split(r.namespace)), attribute_of(r.key)) for r in expired])
-            pending: list[PendingOp] = []
-            for row in expired:
-                namespace = split(row.namespace)
-                assert row.expires_at is not None
-                write = ItemWrite(namespace, row.key, None, None, Indexed(None))
-                source = self._episode(txn, write, max(now, row.updated_at + 1), {"reason": "expired"})
-                pending.append(_op(OpKind.RETRACT, subject_of(namespace), attribute_of(row.key), row.expires_at,
-                                   source))
-                txn.put_item(ItemRow(self.tenant, row.namespace, row.key, None, row.created_at,
-                                     max(now, row.updated_at + 1), None, None, None, None, None))
-            service.apply_batch(txn, pending)
-            return len(expired)
-
-        return self.ledger.run_write(self.tenant, work)
+    def sweep(self) -> int:
+        """Purge the tenant's expired items with their history now; how many went. Reads
+        never need it, and any unit of work or ``Memory.purge()`` does the same."""
+        _, erased = purge(self.ledger.backend, self.ledger.digests, self.now(), self.tenant)
+        return erased.items
 
     # history, as-of reads, erasure ----------------------------------------------------
 
@@ -288,20 +283,10 @@ class ItemService:
 
     def forget(self, namespace: tuple[str, ...], key: str) -> ForgetResult:
         """Erase every version of the item, its provenance episodes and its index entries."""
-        subject, attribute = subject_of(namespace), attribute_of(key)
 
         def work(txn: WriteTransaction) -> tuple[int, int, int]:
-            now = self.now()
-            txn.lock_keys([(subject, attribute)])
-            sources = list(dict.fromkeys(op.source for op in txn.operations(subject, attribute)))
-            removed = episodes = 0
-            for source in sources:
-                if txn.episode(source) is None:
-                    continue  # erased with a source it was derived from, earlier in this loop
-                erased = forget_episode(txn, source, now, self.ledger.digests, "store_forget")
-                removed, episodes = removed + erased.operations, episodes + erased.episodes
-            txn.delete_item(joined(namespace), key)
-            return removed, episodes, 1 if sources else 0
+            erased = forget_item(txn, joined(namespace), key, self.now(), self.ledger.digests, "store_forget")
+            return erased.operations, erased.episodes, 1 if erased.episodes else 0
 
         counts = self.ledger.run_write(self.tenant, work)
         self.ledger.backend.purge_residue()

@@ -10,13 +10,16 @@ prefix of labels is a prefix of text.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from langgraph.store.base import InvalidNamespaceError, MatchCondition
 
 from .._errors import ValidationError
+from .._item_keys import attribute_of as attribute_of
+from .._item_keys import joined as joined
+from .._item_keys import split as split
+from .._item_keys import subject_of as subject_of
 from .._values import MAX_NAME_LENGTH
 
 
@@ -63,22 +66,6 @@ def check_key(key: object) -> str:
     if len(attribute_of(key)) > MAX_NAME_LENGTH:
         raise ValidationError("key", key, f"longer than {MAX_NAME_LENGTH} characters when stored")
     return key
-
-
-def joined(namespace: Sequence[str]) -> str:
-    return ".".join(namespace)
-
-
-def split(text: str) -> tuple[str, ...]:
-    return tuple(text.split("."))
-
-
-def subject_of(namespace: Sequence[str]) -> str:
-    return json.dumps(list(namespace), ensure_ascii=False, separators=(",", ":"))
-
-
-def attribute_of(key: str) -> str:
-    return json.dumps(key, ensure_ascii=False)[1:-1]
 
 
 def literal_prefix(prefix: Sequence[str]) -> str | None:

@@ -250,11 +250,10 @@ class SgamStore(BaseStore):
         return self._items.forget(check_namespace(namespace, public=False), check_key(key))
 
     def sweep_ttl(self) -> int:
-        """Close expired items in the ledger; returns how many. Reads never needed it."""
-        total = 0
-        while swept := self._items.sweep():
-            total += swept
-        return total
+        """Purge expired items with their history now; returns how many. Reads never
+        needed it: the ledger settles deadlines before every unit of work and read, and
+        ``Memory.purge()`` (``sgam purge``, the worker) does it for every tenant."""
+        return self._items.sweep()
 
     async def asweep_ttl(self) -> int:
         return await asyncio.to_thread(self.sweep_ttl)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .._errors import ValidationError
-from .._purpose import ConsentBook, ledger_attribute, split_attribute
+from .._purpose import ConsentBook, consent_uses, ledger_attribute, split_attribute
 from .._rules import Version
 from .._time import from_micros
 from .._values import load_value
@@ -118,7 +118,7 @@ def timeline_keys(
     """The ledger keys to read for ``purpose``: a purpose timeline where it holds at
     ``at``, else the general one; other purposes' timelines never; no subject whose
     consent for the purpose is revoked."""
-    book = ConsentBook(reader.consents(None))
+    book = ConsentBook(reader.revoking_consents(consent_uses(purpose)))
     chosen: dict[tuple[str, str], None] = {}
     for subject, stored in keys:
         attribute, scope = split_attribute(stored)

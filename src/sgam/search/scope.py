@@ -10,7 +10,7 @@ returned: a summary never corroborates the message it summarises.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..store import Reader
 from .engine import EvidenceHit
@@ -42,8 +42,25 @@ def in_scope(reader: Reader, hits: list[EvidenceHit], revoked: set[str]) -> list
 
 
 def names_any(hit: EvidenceHit, subjects: Iterable[str]) -> bool:
-    text = f"{hit.speaker or ''}\n{hit.text}".casefold()
-    return any(re.search(rf"(?<!\w){re.escape(subject.casefold())}(?!\w)", text) for subject in subjects)
+    return mentions(hit.speaker, hit.text, subjects)
+
+
+def mentions(speaker: str | None, text: str, subjects: Iterable[str]) -> bool:
+    """Whether a subject is the speaker or a word of the text (case-insensitive)."""
+    folded = f"{speaker or ''}\n{text}".casefold()
+    return any(re.search(rf"(?<!\w){re.escape(subject.casefold())}(?!\w)", folded) for subject in subjects)
+
+
+def about_revoked(reader: Reader, episodes: Sequence[tuple[str, str | None, str]], revoked: set[str]) -> set[str]:
+    """The ids among ``episodes`` (id, speaker, text) that are about a ``revoked`` subject:
+    they sourced an operation of it, or name it. Episode reads leave them out as search does."""
+    if not revoked or not episodes:
+        return set()
+    sourced: dict[str, set[str]] = {}
+    for episode_id, subject in reader.sourced_subjects([e[0] for e in episodes]):
+        sourced.setdefault(episode_id, set()).add(subject)
+    return {episode_id for episode_id, speaker, text in episodes
+            if sourced.get(episode_id, set()) & revoked or mentions(speaker, text, revoked)}
 
 
 def lineage_roots(reader: Reader, episode_ids: list[str]) -> dict[str, set[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 
-from .._purpose import ConsentBook
+from .._purpose import ConsentBook, consent_uses
 from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked, embed_query
@@ -100,7 +100,7 @@ class SearchService:
         ``limit`` so that what the scope removes leaves ``limit`` to return."""
         check_question(question)
         with self.backend.read(tenant) as reader:
-            revoked = ConsentBook(reader.consents(None)).revoked_subjects(purpose)
+            revoked = ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
         hits = search_evidence(self.index, self.embedder, tenant, question, config, flt, 2 * limit + 10, now)
         with self.backend.read(tenant) as reader:
             return in_scope(reader, hits, revoked)[:limit]
@@ -113,7 +113,7 @@ class SearchService:
         result equals what ``search`` returns with that configuration."""
         check_question(question)
         with self.backend.read(tenant) as reader:
-            revoked = ConsentBook(reader.consents(None)).revoked_subjects(None)
+            revoked = ConsentBook(reader.revoking_consents(consent_uses(None))).revoked_subjects(None)
         found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt, now)
         ranked = {name: [hit(found.rows[key], score) for key, score in rank(found, config, 2 * limit + 10, now)]
                   for name, config in configs.items()}

@@ -116,9 +116,10 @@ class PortableDocuments:
         db, tenant = scope(handle)
         return db.insert(
             "INSERT INTO documents (tenant, path, live, revision, content, size, retention, source, reviewed_at, "
-            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "created_at, updated_at, kept_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (tenant, row.path, bool(row.live), row.revision, row.content, row.size, row.retention, row.source,
-             db.moment(row.reviewed_at), db.moment(row.created_at), db.moment(row.updated_at)),
+             db.moment(row.reviewed_at), db.moment(row.created_at), db.moment(row.updated_at),
+             db.moment(row.created_at)),
             "doc_id",
         )
 
@@ -149,6 +150,52 @@ class PortableDocuments:
             removed += int(counted[0]) if counted else 0
             db.run(f"DELETE FROM documents WHERE tenant = ? AND {ids}", (tenant, *chunk))
         return removed
+
+    # lifecycle (inside ``run_write``, after ``begin``)
+
+    def document(self, handle: object, doc_id: int) -> DocumentRow | None:
+        db, tenant = scope(handle)
+        row = db.row(f"SELECT {DOC} FROM documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id))
+        return doc_from_row(row) if row else None
+
+    def due_documents(self, handle: object, now: int) -> list[tuple[int, int]]:
+        db, tenant = scope(handle)
+        rows = db.rows(
+            f"SELECT d.doc_id, c.ttl FROM retention_classes c JOIN documents d INDEXED BY documents_by_deadline "
+            f"ON d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= ? - {db.span('c.ttl')} "
+            "WHERE c.tenant = ? AND c.ttl IS NOT NULL ORDER BY d.doc_id",
+            (db.moment(now), tenant),
+        )
+        return [(int(row[0]), now - int(row[1])) for row in rows]
+
+    def expire_revisions(self, handle: object, doc_id: int, cutoff: int) -> int:
+        db, tenant = scope(handle)
+        removed = db.count("DELETE FROM document_revisions WHERE tenant = ? AND doc_id = ? AND recorded_at <= ?",
+                           (tenant, doc_id, db.moment(cutoff)))
+        oldest = db.row("SELECT min(recorded_at) FROM document_revisions WHERE tenant = ? AND doc_id = ?",
+                        (tenant, doc_id))
+        if oldest is None or oldest[0] is None:
+            db.run("DELETE FROM documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id))
+        else:
+            db.run("UPDATE documents SET kept_since = ? WHERE tenant = ? AND doc_id = ?",
+                   (db.moment(int(oldest[0])), tenant, doc_id))
+        return removed
+
+    def revisions_naming(self, handle: object, episode_ids: Sequence[str]) -> list[tuple[int, int]]:
+        db, tenant = scope(handle)
+        found: dict[int, int] = {}
+        for chunk in chunks(episode_ids):
+            for doc_id, revision in db.rows(
+                f"SELECT doc_id, min(revision) FROM document_revisions WHERE tenant = ? "
+                f"AND {in_list('episode', len(chunk))} GROUP BY doc_id", (tenant, *chunk),
+            ):
+                found[int(doc_id)] = min(int(revision), found.get(int(doc_id), int(revision)))
+        return sorted(found.items())
+
+    def drop_revisions_from(self, handle: object, doc_id: int, revision: int) -> int:
+        db, tenant = scope(handle)
+        return db.count("DELETE FROM document_revisions WHERE tenant = ? AND doc_id = ? AND revision >= ?",
+                        (tenant, doc_id, revision))
 
     def chunks_without_vectors(self, handle: object, model: str, limit: int) -> list[ChunkRow]:
         db, tenant = scope(handle)

@@ -62,11 +62,15 @@ class ItemWrites(ItemReads):
 
     def expired_items(self, now: int, limit: int) -> list[ItemRow]:
         rows = self._db.rows(
-            f"SELECT {ITEM_COLUMNS} FROM store_items WHERE tenant = ? AND value IS NOT NULL "
-            "AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+            f"SELECT {ITEM_COLUMNS} FROM store_items INDEXED BY store_items_expiry WHERE tenant = ? "
+            "AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?",
             (self.tenant, self._db.moment(now), limit),
         )
         return [item_from_row(row) for row in rows]
+
+    def set_key_expiry(self, subject: str, attribute: str, expires_at: int | None) -> None:
+        self._db.run("UPDATE operations SET expires_at = ? WHERE tenant = ? AND subject = ? AND attribute = ?",
+                     (self._db.moment(expires_at), self.tenant, subject, attribute))
 
     def insert_action(self, row: ActionRow) -> None:
         moment = self._db.moment

@@ -35,6 +35,24 @@ def _due_episodes(db: Session) -> str:
 """
 
 
+def _class_due(db: Session) -> str:
+    """Whether a class with a ttl holds something past its deadline: its oldest episode
+    (live ones for keep_facts) and its oldest kept document revision, each the first entry
+    of an index, against the cutoff. A join of episodes to classes would let a planner
+    walk every episode of the tenant instead."""
+    cutoff = f"? - {db.span('c.ttl')}"
+    return f"""
+    SELECT 1 FROM retention_classes c
+    WHERE c.tenant = ? AND c.ttl IS NOT NULL AND ({cutoff} >= CASE WHEN c.on_expiry = 'erase'
+        THEN (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_by_retention
+              WHERE e.tenant = c.tenant AND e.retention = c.name)
+        ELSE (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_live_by_retention
+              WHERE e.tenant = c.tenant AND e.retention = c.name AND e.lost_at IS NULL) END
+      OR {cutoff} >= (SELECT min(d.kept_since) FROM documents d INDEXED BY documents_by_deadline
+              WHERE d.tenant = c.tenant AND d.retention = c.name))
+"""
+
+
 def _retention(row: tuple[Any, ...]) -> RetentionRow:
     return RetentionRow(row[0], None if row[1] is None else int(row[1]), row[2], row[3])
 
@@ -60,8 +78,10 @@ class LifecycleReads(Scoped):
         row = self._db.row(
             "SELECT EXISTS (SELECT 1 FROM operations INDEXED BY operations_by_deadline "
             "WHERE tenant = ? AND expires_at IS NOT NULL AND expires_at <= ?) "
-            f"OR EXISTS (SELECT 1 FROM ({_due_episodes(self._db)}) AS due)",
-            (self.tenant, at, at, self.tenant, at, self.tenant),
+            "OR EXISTS (SELECT 1 FROM store_items INDEXED BY store_items_expiry "
+            "WHERE tenant = ? AND expires_at IS NOT NULL AND expires_at <= ?) "
+            f"OR EXISTS ({_class_due(self._db)})",
+            (self.tenant, at, self.tenant, at, self.tenant, at, at),
         )
         return bool(row and row[0])
 
@@ -70,6 +90,16 @@ class LifecycleReads(Scoped):
         rows = self._db.rows(
             f"SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? {where}",
             (self.tenant, *params),
+        )
+        return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
+
+    def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
+        wanted = "" if uses is None else f" AND {in_list('purpose', len(uses))}"
+        rows = self._db.rows(
+            "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject IN "
+            f"(SELECT subject FROM consents INDEXED BY consents_revoked WHERE tenant = ? "
+            f"AND granted = {self._db.false}{wanted})",
+            (self.tenant, self.tenant, *(uses or ())),
         )
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 

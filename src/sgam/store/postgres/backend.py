@@ -37,6 +37,7 @@ from psycopg_pool import ConnectionPool
 from ..._errors import StoreError
 from ..._values import check_tenant
 from .._protocol import JobRow, ResidueHit
+from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from . import scan
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads):
+class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def __init__(self, cur: Cursor, tenant: str) -> None:

@@ -1,7 +1,7 @@
 """PostgreSQL's own part of the lifecycle: subjects are locked (as the ledger's writes lock
 them) before their operations are deleted, expiry passes of a tenant are serialised by an
 advisory lock, and ``due_tenants`` asks the owner's ``sgam_due_tenants`` function
-(migration 8) for tenant names only. The tenant-scoped statements are portable
+(migrations 8, 10) for tenant names only. The tenant-scoped statements are portable
 (``store/_sql/lifecycle.py``) and run under the tenant's RLS policy."""
 
 from __future__ import annotations

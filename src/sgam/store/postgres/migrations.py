@@ -25,8 +25,8 @@ TENANT_TABLES = (
     "assertions", "extractions", "held_candidates", "extraction_jobs",
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
-    "documents", "document_revisions", "document_chunks", "document_vectors",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
+    "api_keys", "idempotency_keys",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -46,8 +46,8 @@ SEARCH_FUNCTIONS = (
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
 
 LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
-"""The purge's cross-tenant entry point: which tenants have something due (migration 8)."""
-LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes")
+"""The purge's cross-tenant entry point: which tenants have something due (migrations 8, 10)."""
+LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
 MIGRATIONS: list[str] = [
@@ -776,6 +776,70 @@ MIGRATIONS.append(
         WHERE c.ttl IS NOT NULL
           AND e.recorded_at + c.ttl * interval '1 microsecond' <= p_now
           AND (e.lost_at IS NULL OR c.on_expiry = 'erase')
+    $$;
+    REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
+    """
+)
+
+MIGRATIONS.append(
+    # 9: the network surfaces: API keys (only a digest of the secret) and the responses of
+    # POST requests made with an Idempotency-Key, so a retried request does not act twice
+    """
+    CREATE TABLE api_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        key_id text NOT NULL,
+        scope text NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+        digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        revoked_at timestamptz,
+        PRIMARY KEY (tenant, key_id)
+    );
+
+    CREATE TABLE idempotency_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        idempotency_key text NOT NULL,
+        request_digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        status integer,
+        response text,
+        PRIMARY KEY (tenant, idempotency_key)
+    );
+    CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant, created_at);
+    """
+)
+
+MIGRATIONS.append(
+    # 10: documents inside the lifecycle. ``kept_since`` is when the document's oldest kept
+    # revision was recorded: plus its class's ttl it is the document's next deadline, so
+    # "is any document due" is one index probe per class. Revisions are found by the
+    # episode they name when that episode is erased. The purge's tenant list also names
+    # tenants with due documents or expired LangGraph store items.
+    """
+    ALTER TABLE documents ADD COLUMN kept_since timestamptz;
+    UPDATE documents d SET kept_since = coalesce((SELECT min(r.recorded_at) FROM document_revisions r
+        WHERE r.tenant = d.tenant AND r.doc_id = d.doc_id), d.created_at);
+    ALTER TABLE documents ALTER COLUMN kept_since SET NOT NULL;
+    CREATE INDEX documents_by_deadline ON documents (tenant, retention, kept_since);
+    CREATE INDEX document_revisions_by_episode ON document_revisions (tenant, episode) WHERE episode IS NOT NULL;
+    -- reads load the statements of subjects with a revoked one only, found here
+    CREATE INDEX consents_revoked ON consents (tenant, purpose, subject) WHERE NOT granted;
+
+    CREATE OR REPLACE FUNCTION sgam_due_tenants(p_now timestamptz)
+    RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT tenant FROM @SCHEMA@.operations WHERE expires_at <= p_now
+        UNION
+        SELECT e.tenant FROM @SCHEMA@.episodes e
+        JOIN @SCHEMA@.retention_classes c ON c.tenant = e.tenant AND c.name = e.retention
+        WHERE c.ttl IS NOT NULL
+          AND e.recorded_at + c.ttl * interval '1 microsecond' <= p_now
+          AND (e.lost_at IS NULL OR c.on_expiry = 'erase')
+        UNION
+        SELECT d.tenant FROM @SCHEMA@.documents d
+        JOIN @SCHEMA@.retention_classes c ON c.tenant = d.tenant AND c.name = d.retention
+        WHERE c.ttl IS NOT NULL AND d.kept_since + c.ttl * interval '1 microsecond' <= p_now
+        UNION
+        SELECT tenant FROM @SCHEMA@.store_items WHERE expires_at <= p_now
     $$;
     REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
     """

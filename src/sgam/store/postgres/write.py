@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._rules import KeyTimeline, KeyView, Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
+from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import EPISODE, KEY, LAST_RECORDED, OPERATION_FIELDS, SCHEMA_VERSION, KeyLookups, LedgerWrites
 from .._sql.session import Session
@@ -20,6 +21,9 @@ from .adapters import Micros, MicrosArray
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
 from .session import Cursor, PostgresSession, native
+
+if TYPE_CHECKING:  # documents import nothing of the write unit of work at run time
+    from .documents import PostgresDocuments
 
 _INSERT_VERSIONS = (
     "INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
@@ -92,7 +96,7 @@ the version a transaction sees are still right for it; a transaction that change
 schema neither reads nor fills the cache."""
 
 
-class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
+class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
@@ -226,6 +230,12 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites)
         super().put_memory_type(schema)
 
     # one key --------------------------------------------------------------------------
+
+    def document_store(self) -> PostgresDocuments:
+        """Document memory's tables, for erasure and expiry inside this unit of work."""
+        from .documents import PostgresDocuments
+
+        return PostgresDocuments(lock_key)
 
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Lock every subject of a batch at once, then fetch each key's last transaction

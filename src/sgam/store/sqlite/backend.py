@@ -16,6 +16,7 @@ from ..._rules import Operation, Plan, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, JobRow, ResidueHit
 from .._search import SearchIndex
+from .._sql.access import AccessReads, AccessWrites
 from .._sql.extraction import ExtractionReads, ExtractionWrites
 from .._sql.ledger import KeyLookups, LedgerReader, LedgerWrites
 from . import scan
@@ -53,7 +54,7 @@ _MISSING = object()
 CACHE_LIMIT = 4096
 
 
-class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
+class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -148,6 +149,12 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
 
+    def document_store(self) -> SQLiteDocuments:
+        """Document memory's tables, for erasure and expiry inside this unit of work."""
+        from .documents import SQLiteDocuments
+
+        return SQLiteDocuments()
+
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
         """Nothing to do: a lookup is a function call into the same process."""
 
@@ -180,7 +187,7 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites):
             self._conn.executemany(_INSERT_VERSION, [_version_params(self.tenant, v) for v in versions])
 
 
-class SQLiteReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads):
+class SQLiteReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def __init__(self, conn: sqlite3.Connection, tenant: str) -> None:

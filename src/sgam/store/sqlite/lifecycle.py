@@ -37,7 +37,10 @@ def due_tenants(conn: sqlite3.Connection, now: int) -> list[str]:
         "SELECT tenant FROM operations WHERE expires_at IS NOT NULL AND expires_at <= ? "
         "UNION SELECT e.tenant FROM retention_classes c JOIN episodes e "
         "ON e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - c.ttl "
-        "WHERE c.ttl IS NOT NULL AND (e.lost_at IS NULL OR c.on_expiry = 'erase') ORDER BY 1",
-        (now, now),
+        "WHERE c.ttl IS NOT NULL AND (e.lost_at IS NULL OR c.on_expiry = 'erase') "
+        "UNION SELECT d.tenant FROM retention_classes c JOIN documents d "
+        "ON d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= ? - c.ttl WHERE c.ttl IS NOT NULL "
+        "UNION SELECT tenant FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY 1",
+        (now, now, now, now),
     ).fetchall()
     return [row[0] for row in rows]

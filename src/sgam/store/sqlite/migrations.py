@@ -495,3 +495,47 @@ MIGRATIONS.append(
     DROP TABLE erasures;
     """
 )
+
+MIGRATIONS.append(
+    # 7: the network surfaces: API keys (only a digest of the secret) and the responses of
+    # POST requests made with an Idempotency-Key, so a retried request does not act twice
+    """
+    CREATE TABLE api_keys (
+        tenant TEXT NOT NULL CHECK (tenant <> ''),
+        key_id TEXT NOT NULL,
+        scope TEXT NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+        digest TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        PRIMARY KEY (tenant, key_id)
+    );
+
+    CREATE TABLE idempotency_keys (
+        tenant TEXT NOT NULL CHECK (tenant <> ''),
+        idempotency_key TEXT NOT NULL,
+        request_digest TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        status INTEGER,
+        response TEXT,
+        PRIMARY KEY (tenant, idempotency_key)
+    );
+    CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant, created_at);
+    """
+)
+
+MIGRATIONS.append(
+    # 8: documents inside the lifecycle. ``kept_since`` is when the document's oldest kept
+    # revision was recorded: plus its class's ttl it is the document's next deadline, so
+    # "is any document due" is one index probe per class. Revisions are found by the
+    # episode they name when that episode is erased; subjects with a revoked consent
+    # statement by a partial index.
+    """
+    ALTER TABLE documents ADD COLUMN kept_since INTEGER;
+    UPDATE documents SET kept_since = coalesce((SELECT min(r.recorded_at) FROM document_revisions r
+        WHERE r.tenant = documents.tenant AND r.doc_id = documents.doc_id), created_at);
+    CREATE INDEX documents_by_deadline ON documents (tenant, retention, kept_since);
+    CREATE INDEX document_revisions_by_episode ON document_revisions (tenant, episode) WHERE episode IS NOT NULL;
+    -- reads load the statements of subjects with a revoked one only, found here
+    CREATE INDEX consents_revoked ON consents (tenant, purpose, subject) WHERE granted = 0;
+    """
+)

@@ -1,0 +1,124 @@
+"""``Memory``'s entry points to extraction (the work is in ``sgam.extraction``) and to
+actions run at most once (``_actions``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._actions import Action, Reconciled, actions, once
+from ._convert import to_episode
+from ._errors import SgamError, ValidationError
+from ._ledger import Ledger
+from ._model import WriteResult
+from ._purpose import ConsentBook, consent_uses
+from ._time import Moment
+from ._values import check_limit, check_name, check_optional_name, check_tenant
+from ._write import validate_episode
+from .store import EpisodeRow, WriteTransaction
+
+if TYPE_CHECKING:
+    from .extraction import Extraction, ExtractionPolicy, HeldCandidate, ModelClient, Remembered
+
+HELD_STATUSES = ("open", "confirmed", "rejected", "promoted")
+
+
+class ExtractionCalls:
+    """Mixed into ``Memory``; works through its ledger service."""
+
+    ledger: Ledger
+
+    def remember(
+        self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
+        kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
+        extract: bool = True, client: ModelClient | None = None, policy: ExtractionPolicy | None = None,
+        retention: str = "default",
+    ) -> Remembered:
+        """Record an episode, then extract facts from it now (``extract=True``) or queue it
+        for ``sgam worker`` in the same transaction as the episode (``extract=False``)."""
+        from .extraction import Remembered
+
+        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
+
+        def record(txn: WriteTransaction) -> EpisodeRow:
+            stored = self.ledger.writes.add_episode(txn, row)
+            if not extract:
+                txn.enqueue_job(stored.episode_id, self.ledger.writes.now())
+            return stored
+
+        episode = to_episode(self.ledger.run_write(tenant, record, "remember"))
+        if not extract:
+            return Remembered(episode, None, True)
+        try:
+            extraction = self.extract(tenant, episode.id, client=client, policy=policy)
+        except SgamError as exc:
+            if exc.kind != "model":
+                raise
+            raise type(exc)(  # the model could not answer: say where the episode is and what comes next
+                f"episode {episode.id!r} is recorded and queued for extraction: run `sgam worker` once the "
+                f"model answers. Extraction now failed: {exc.message}", field=exc.field, value=exc.value,
+            ) from exc
+        return Remembered(episode, extraction, False)
+
+    def extract(
+        self, tenant: str, episode: str, *, client: ModelClient | None = None,
+        policy: ExtractionPolicy | None = None,
+    ) -> Extraction:
+        """Run extraction on a recorded episode (default model and policy from the
+        environment); the record stays inspectable through ``extractions``."""
+        from .extraction import extract
+
+        return extract(self.ledger, check_tenant(tenant), check_name(episode, "episode"), client=client, policy=policy)
+
+    def extractions(self, tenant: str, *, episode: str | None = None, limit: int = 100) -> list[Extraction]:
+        """Extraction records, newest first: raw replies, decisions and their reasons."""
+        from .extraction import Extraction
+
+        with self.ledger.read(check_tenant(tenant), "extractions") as reader:
+            rows = reader.extractions(check_optional_name(episode, "episode"), check_limit(limit))
+            revoked = ConsentBook(reader.revoking_consents(consent_uses(None))).revoked_subjects(None)
+        return [Extraction.from_row(row).without_subjects(revoked) for row in rows]
+
+    def extraction(self, tenant: str, extraction_id: int) -> Extraction:
+        """One extraction record by id (NotFoundError if the tenant has none such)."""
+        from .extraction import get_extraction
+
+        return get_extraction(self.ledger, check_tenant(tenant), extraction_id)
+
+    def held(self, tenant: str, *, status: str | None = "open", limit: int = 100) -> list[HeldCandidate]:
+        """Candidates held back (pending confirmation or buffered as weak signals)."""
+        from .extraction import HeldCandidate
+
+        if status is not None and status not in HELD_STATUSES:
+            raise ValidationError("status", status, f"must be one of {', '.join(HELD_STATUSES)} or None")
+        with self.ledger.read(check_tenant(tenant), "held") as reader:
+            book = ConsentBook(reader.revoking_consents(consent_uses(None)))
+            return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, check_limit(limit))
+                    if book.allows(row.subject, None)]
+
+    def confirm(self, tenant: str, held_id: int) -> WriteResult:
+        """Confirm a held candidate: it is written now, sourced from its episode."""
+        from .extraction import confirm
+
+        return confirm(self.ledger, check_tenant(tenant), held_id)
+
+    def reject(self, tenant: str, held_id: int) -> HeldCandidate:
+        """Reject a held candidate: it is never written."""
+        from .extraction import reject
+
+        return reject(self.ledger, check_tenant(tenant), held_id)
+
+    # actions --------------------------------------------------------------------------
+
+    def once(
+        self, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
+        reconcile: Callable[[str], Reconciled | None] | None = None,
+    ) -> Any:
+        """Call ``call(action_key)`` at most once per tenant and key: the intent is
+        committed first, the outcome after; a retry returns the recorded result; an
+        intent without outcome raises ``ActionInDoubt`` unless ``reconcile`` settles it."""
+        return once(self.ledger, tenant, action_key, request, call, reconcile=reconcile)
+
+    def actions(self, tenant: str, *, status: str | None = None, limit: int = 100) -> list[Action]:
+        """Recorded actions in the order they began (``status``: in_doubt or done)."""
+        return actions(self.ledger, tenant, status, check_limit(limit))

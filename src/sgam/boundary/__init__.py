@@ -1,0 +1,23 @@
+"""The one boundary every surface (CLI, HTTP, MCP, LangGraph, web) crosses.
+
+Results leave as JSON through ``to_json``; an error's ``kind`` maps to one exit status and
+one HTTP status in ``ERROR_STATUSES``; ``query`` pages with opaque ``cursor`` strings. Nothing
+here imports a surface or ``Memory``, so every surface shares the same answers.
+"""
+
+from .cursor import decode_cursor, encode_cursor
+from .encode import dumps, to_json
+from .statuses import ERROR_STATUSES, ErrorStatus, exit_status, http_status, problem, status_of
+
+__all__ = [
+    "ERROR_STATUSES",
+    "ErrorStatus",
+    "decode_cursor",
+    "dumps",
+    "encode_cursor",
+    "exit_status",
+    "http_status",
+    "problem",
+    "status_of",
+    "to_json",
+]

@@ -1,0 +1,36 @@
+"""Result → JSON: the one encoding of sgam's records on every surface."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields, is_dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel
+
+from .._time import format_timestamp
+
+
+def to_json(value: Any) -> Any:
+    """``value`` as plain JSON data: records become objects, timestamps RFC 3339 UTC
+    strings, enums their value; the keys of a record are its field names."""
+    if isinstance(value, datetime):
+        return format_timestamp(value)
+    if isinstance(value, Enum):
+        return value.value
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, BaseModel):
+        return to_json(value.model_dump(mode="json"))
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    return value
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """``to_json(value)`` as text (UTF-8 left as is, not escaped)."""
+    return json.dumps(to_json(value), ensure_ascii=False, indent=indent)

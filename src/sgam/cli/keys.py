@@ -1,0 +1,57 @@
+"""``sgam keys create|list|revoke``: API keys for the HTTP API and the MCP server."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .._time import format_timestamp
+from ..access import ApiKey, IssuedKey, create_key, list_keys, revoke_key
+from .output import DbOption, JsonOption, TenantOption, console, run
+
+ScopeOption = Annotated[str, typer.Option("--scope", help="read, write (includes read) or admin (includes write).")]
+
+
+def show_issued(issued: IssuedKey) -> None:
+    console.print(f"key {issued.id} for tenant {issued.tenant} (scope {issued.scope}); shown once, store it now:",
+                  highlight=False, markup=False)
+    typer.echo(issued.key)
+
+
+def show_keys(keys: list[ApiKey]) -> None:
+    table = Table("id", "scope", "created", "revoked")
+    for key in keys:
+        table.add_row(key.id, key.scope, format_timestamp(key.created_at),
+                      format_timestamp(key.revoked_at) if key.revoked_at else "")
+    console.print(table)
+
+
+def show_revoked(key: ApiKey) -> None:
+    console.print(f"key {key.id} revoked", highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    keys = typer.Typer(help="API keys: each names one tenant and a scope; only a digest is stored.",
+                       no_args_is_help=True)
+    app.add_typer(keys, name="keys")
+
+    @keys.command("create")
+    def create(tenant: TenantOption, scope: ScopeOption = "read", db: DbOption = None,
+               as_json: JsonOption = False) -> None:
+        """Create a key for a tenant and print it once."""
+        run(db, as_json, lambda m: create_key(m, tenant, scope), show_issued)
+
+    @keys.command("list")
+    def list_command(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
+        """The tenant's keys (never their secrets)."""
+        run(db, as_json, lambda m: list_keys(m, tenant), show_keys)
+
+    @keys.command("revoke")
+    def revoke(key_id: Annotated[str, typer.Argument(metavar="ID", help="The key's id (from create or list).")],
+               db: DbOption = None, as_json: JsonOption = False) -> None:
+        """Revoke a key; requests with it fail from the next one on."""
+        run(db, as_json, lambda m: revoke_key(m, key_id), show_revoked)
+
+

@@ -1,0 +1,97 @@
+"""``sgam serve`` (HTTP API and MCP over streamable HTTP) and ``sgam mcp`` (MCP on stdio).
+
+Both need the ``server`` extra (``pip install 'sgam[server]'``); without it they say so.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from .._errors import SgamError, ValidationError
+from .output import DbOption, errors, fail
+
+LOOPBACK = "127.0.0.1"
+
+
+def _model_configured() -> bool:
+    return bool(os.environ.get("SGAM_LLM_BASE_URL") and os.environ.get("SGAM_LLM_MODEL"))
+
+
+def _need_server_extra() -> None:
+    try:
+        import fastapi  # noqa: F401
+        import mcp  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        errors.print(f"error: {exc.name} is missing; install the server extra: pip install 'sgam[server]'",
+                     highlight=False, markup=False)
+        raise typer.Exit(2) from None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("serve")
+    def serve(
+        host: Annotated[str, typer.Option(help="Interface to bind (loopback by default; put a TLS proxy in front "
+                                               "before binding anything else).")] = LOOPBACK,
+        port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+        db: DbOption = None,
+        max_body: Annotated[int, typer.Option(help="Largest request body accepted, in bytes.")] = 1_048_576,
+        public_url: Annotated[str | None, typer.Option(
+            help="URL clients use to reach the server (behind a proxy); default http://HOST:PORT.")] = None,
+        allowed_host: Annotated[list[str] | None, typer.Option(
+            help="Extra Host header the MCP endpoint accepts, e.g. memory.example.com (repeatable).")] = None,
+        workers: Annotated[int, typer.Option(help="Store calls in flight at once.")] = 8,
+    ) -> None:
+        """Serve the HTTP API under /v1 and MCP at /mcp; every request needs an API key."""
+        _need_server_extra()
+        import uvicorn
+
+        from .._async import AsyncMemory
+        from ..server import create_app
+
+        try:
+            memory = AsyncMemory.from_env(db, workers=workers)
+        except SgamError as exc:
+            fail(exc)
+            return
+        application = create_app(memory, max_body=max_body, extract=_model_configured(),
+                                 public_url=public_url or f"http://{host}:{port}", allowed_hosts=allowed_host)
+        try:
+            uvicorn.run(application, host=host, port=port, log_level="info", server_header=False)
+        finally:
+            memory.memory.close()
+
+    @app.command("mcp")
+    def mcp_command(
+        tenant: Annotated[str, typer.Option("--tenant", "-t", envvar="SGAM_TENANT",
+                                            help="The tenant every tool acts for.")],
+        scope: Annotated[str, typer.Option(help="read, write or admin (admin adds the forget tool).")] = "write",
+        db: DbOption = None,
+    ) -> None:
+        """Serve MCP on stdin/stdout for a local assistant, for one tenant."""
+        _need_server_extra()
+        import anyio
+
+        from .._async import AsyncMemory
+        from .._values import check_tenant
+        from ..access import SCOPES
+        from ..server import build_mcp, fixed_caller
+
+        try:
+            check_tenant(tenant)
+            chosen = next((s for s in SCOPES if s == scope), None)
+            if chosen is None:
+                raise ValidationError("scope", scope, f"must be one of {', '.join(SCOPES)}")
+            memory = AsyncMemory.from_env(db)
+        except SgamError as exc:
+            fail(exc)
+            return
+        server = build_mcp(memory, fixed_caller(tenant, chosen), erasure=chosen == "admin",
+                           extract=_model_configured())
+        try:
+            anyio.run(server.run_stdio_async)
+        finally:
+            memory.memory.close()

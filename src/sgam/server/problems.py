@@ -1,0 +1,157 @@
+"""Errors leave the HTTP API as RFC 9457 problem documents, statuses from the boundary.
+
+Every failure — an sgam error, a body FastAPI could not parse or validate, an unknown
+route, a body over the size limit, a bug — becomes ``application/problem+json`` carrying
+sgam's error ``kind``. A bug answers 500 with a fixed text: no traceback leaves.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .._errors import NotFoundError, SgamError, ValidationError
+from ..boundary import problem
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("sgam.server")
+
+
+class MalformedRequest(SgamError):
+    """The body is not JSON (or not UTF-8) at all (HTTP 400)."""
+
+    kind = "malformed"
+
+
+class TooLarge(SgamError):
+    """The body is larger than the server accepts (HTTP 413)."""
+
+    kind = "too_large"
+
+
+class RouteError(SgamError):
+    """An HTTP-level refusal (unknown route, wrong method) carrying its own status."""
+
+    kind = "route"
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def problem_response(error: SgamError, instance: str | None = None, headers: dict[str, str] | None = None
+                     ) -> JSONResponse:
+    document = problem(error, instance=instance)
+    if isinstance(error, RouteError):
+        document.update(status=error.status, title=error.message)
+    return JSONResponse(document, status_code=document["status"], media_type=PROBLEM_JSON, headers=headers)
+
+
+def _validation_error(exc: RequestValidationError) -> SgamError:
+    errors = exc.errors()
+    first: dict[str, Any] = errors[0] if errors else {}
+    if first.get("type") == "json_invalid":
+        return MalformedRequest("request body is not valid JSON")
+    location = [str(part) for part in first.get("loc", ())]
+    if location and location[0] in ("body", "query", "path", "header"):
+        location = location[1:]
+    field = location[0] if location else "body"  # bodies are flat; deeper parts name union arms
+    message = str(first.get("msg", "invalid request"))
+    if first.get("type") == "extra_forbidden":
+        message = "unknown field"
+    if first.get("type") == "missing":
+        message = "is required"
+    value = first.get("input") if first.get("type") != "missing" else None
+    return ValidationError(field, value, message)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every failure into a problem document."""
+
+    @app.exception_handler(SgamError)
+    async def sgam_error(request: Request, exc: SgamError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.kind == "unauthenticated" else None
+        return problem_response(exc, request.url.path, headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return problem_response(_validation_error(exc), request.url.path)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            return problem_response(NotFoundError(f"no route {request.url.path}"), request.url.path)
+        if exc.status_code == 400:
+            return problem_response(MalformedRequest("request body could not be parsed"), request.url.path)
+        return problem_response(RouteError(exc.status_code, str(exc.detail)), request.url.path)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return problem_response(SgamError("internal error; the server log has the details"), request.url.path)
+
+
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with 413 before the route reads them,
+    whether announced by ``Content-Length`` or streamed in chunks."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or ()).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(scope, send)
+            return
+        seen = 0
+        overflowed = answered = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen, overflowed
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    overflowed = True
+                    raise _Overflow
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            # Whatever the app answers to a body it could not finish reading, the caller
+            # gets the 413 instead.
+            nonlocal answered
+            if overflowed:
+                if not answered and message["type"] == "http.response.start":
+                    answered = True
+                    await self._refuse(scope, send)
+                return
+            answered = answered or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, guarded_send)
+        except _Overflow:
+            if not answered:
+                await self._refuse(scope, send)
+
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        error = TooLarge(f"request body larger than {self.limit} bytes")
+        body = json.dumps(problem(error, instance=scope.get("path"))).encode()
+        headers = [(b"content-type", PROBLEM_JSON.encode()), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _Overflow(Exception):
+    """Raised inside the app when the streamed body passes the limit."""

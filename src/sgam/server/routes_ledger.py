@@ -1,0 +1,146 @@
+"""Routes over the ledger: episodes, facts (write, get, history, query), retract,
+correct, erasure and the schema. Thin: parse, call ``AsyncMemory``, encode."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, Response
+
+from .._errors import NotFoundError
+from .._model import Assertion, Episode, ForgetResult, WriteResult
+from .._rules import Effect
+from .._schema import AttributeSchema
+from ..boundary import to_json
+from .auth import Admin, Reader, Writer, memory_of
+from .idempotency import once
+from .models import AssertionPage, CorrectIn, DeclareIn, EpisodeIn, FactIn, RetractIn, Timestamp
+
+router = APIRouter(prefix="/v1")
+OptionalTime = Annotated[Timestamp | None, Query(description="RFC 3339 timestamp with a zone")]
+PurposeQuery = Annotated[str | None, Query(description="That purpose's timeline (falling back to the general one)")]
+
+
+def reply(value: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(to_json(value), status_code=status)
+
+
+def write_reply(result: WriteResult) -> JSONResponse:
+    """201 when the write put a new assertion in force; 200 when it only corroborated one."""
+    return reply(result, 200 if result.effect is Effect.CORROBORATED else 201)
+
+
+@router.post("/episodes", status_code=201, response_model=Episode, tags=["episodes"],
+             summary="Record an episode (re-recording the same content is a no-op)")
+async def add_episode(body: EpisodeIn, request: Request, caller: Writer) -> Response:
+    async def produce() -> Response:
+        episode = await memory_of(request).add_episode(
+            caller.tenant, body.id, body.at, body.text, speaker=body.speaker, kind=body.kind,
+            session=body.session, metadata=body.metadata, retention=body.retention,
+            derived_from=body.derived_from)
+        return reply(episode, 201)
+
+    return await once(request, caller, produce)
+
+
+@router.get("/episodes", response_model=list[Episode], tags=["episodes"], summary="List episodes")
+async def list_episodes(request: Request, caller: Reader, session: str | None = None, limit: int = 100) -> Response:
+    return reply(await memory_of(request).episodes(caller.tenant, session=session, limit=limit))
+
+
+@router.get("/episodes/{episode_id}", response_model=Episode, tags=["episodes"], summary="One episode")
+async def get_episode(episode_id: str, request: Request, caller: Reader) -> Response:
+    episode = await memory_of(request).episode(caller.tenant, episode_id)
+    if episode is None:
+        raise NotFoundError(f"no episode {episode_id!r}")
+    return reply(episode)
+
+
+@router.delete("/episodes/{episode_id}", response_model=ForgetResult, tags=["erasure"],
+               summary="Erase an episode and every operation it sourced (admin)")
+async def forget_episode(episode_id: str, request: Request, caller: Admin) -> Response:
+    return reply(await memory_of(request).forget_episode(caller.tenant, episode_id))
+
+
+@router.delete("/subjects/{subject}", response_model=ForgetResult, tags=["erasure"],
+               summary="Erase every assertion of a subject (admin)")
+async def forget_subject(subject: str, request: Request, caller: Admin) -> Response:
+    return reply(await memory_of(request).forget_subject(caller.tenant, subject))
+
+
+@router.post("/facts", status_code=201, response_model=WriteResult, tags=["facts"],
+             responses={200: {"model": WriteResult, "description": "Corroborated: the same value already held"}},
+             summary="Write a fact (201: a new assertion is in force; 200: it corroborated the one holding)")
+async def write_fact(body: FactIn, request: Request, caller: Writer) -> Response:
+    async def produce() -> Response:
+        return write_reply(await memory_of(request).write(
+            caller.tenant, body.subject, body.attribute, body.value, body.valid_from, body.source,
+            memory_type=body.memory_type, confidence=body.confidence, purpose=body.purpose,
+            expires_at=body.expires_at))
+
+    return await once(request, caller, produce)
+
+
+@router.get("/facts", response_model=AssertionPage, tags=["facts"],
+            summary="Query assertions, one page at a time (opaque cursors)")
+async def query_facts(
+    request: Request, caller: Reader, subject: str | None = None, attribute: str | None = None,
+    memory_type: str | None = None, at: OptionalTime = None, known_at: OptionalTime = None,
+    all_times: bool = False, limit: int = 100, cursor: str | None = None, purpose: PurposeQuery = None,
+) -> Response:
+    page = await memory_of(request).query(
+        caller.tenant, subject=subject, attribute=attribute, memory_type=memory_type, at=at,
+        known_at=known_at, all_times=all_times, limit=limit, cursor=cursor, purpose=purpose)
+    return reply({"items": list(page), "next_cursor": page.next_cursor})
+
+
+@router.get("/facts/{subject}/{attribute}", response_model=Assertion, tags=["facts"],
+            summary="The assertion holding at `at` as known at `known_at` (404 when none)")
+async def get_fact(subject: str, attribute: str, request: Request, caller: Reader,
+                   at: OptionalTime = None, known_at: OptionalTime = None, purpose: PurposeQuery = None) -> Response:
+    found = await memory_of(request).get(caller.tenant, subject, attribute, at=at, known_at=known_at,
+                                         purpose=purpose)
+    if found is None:
+        raise NotFoundError(f"nothing holds for {subject!r}.{attribute!r} then")
+    return reply(found)
+
+
+@router.get("/facts/{subject}/{attribute}/history", response_model=list[Assertion], tags=["facts"],
+            summary="Every assertion of a key as known at `known_at`, by valid_from")
+async def fact_history(subject: str, attribute: str, request: Request, caller: Reader,
+                       known_at: OptionalTime = None, purpose: PurposeQuery = None) -> Response:
+    return reply(await memory_of(request).history(caller.tenant, subject, attribute, known_at=known_at,
+                                                  purpose=purpose))
+
+
+@router.post("/retract", response_model=WriteResult, tags=["facts"],
+             summary="Say the value holding at `at` stopped holding then")
+async def retract(body: RetractIn, request: Request, caller: Writer) -> Response:
+    async def produce() -> Response:
+        return reply(await memory_of(request).retract(caller.tenant, body.subject, body.attribute, body.at,
+                                                      body.source, purpose=body.purpose))
+
+    return await once(request, caller, produce)
+
+
+@router.post("/correct", response_model=WriteResult, tags=["facts"],
+             summary="Replace the value of the assertion starting at `valid_from`")
+async def correct(body: CorrectIn, request: Request, caller: Writer) -> Response:
+    async def produce() -> Response:
+        return reply(await memory_of(request).correct(
+            caller.tenant, body.subject, body.attribute, body.valid_from, body.value, body.source,
+            confidence=body.confidence, purpose=body.purpose))
+
+    return await once(request, caller, produce)
+
+
+@router.post("/schema/attributes", status_code=201, response_model=AttributeSchema, tags=["schema"],
+             summary="Declare an attribute's value type (admin)")
+async def declare(body: DeclareIn, request: Request, caller: Admin) -> Response:
+    async def produce() -> Response:
+        return reply(await memory_of(request).declare(
+            caller.tenant, body.attribute, body.value_type, memory_type=body.memory_type,
+            sensitive=body.sensitive, description=body.description), 201)
+
+    return await once(request, caller, produce)

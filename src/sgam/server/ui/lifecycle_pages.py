@@ -1,0 +1,52 @@
+"""The inspector's lifecycle page: retention classes with what they hold and their next
+deadlines, and consent per subject, which a write key can grant or revoke (CSRF-checked,
+like every form). Nothing here shows content: the report and the consent book hold none."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from ..._errors import ValidationError
+from ..._memory import Memory
+from ...access import Principal
+from .pages import _checked_csrf, _guarded, _memory, _page
+from .sessions import Session
+
+router = APIRouter(prefix="/ui", include_in_schema=False)
+DEADLINES = 20
+
+
+def _lifecycle(memory: Memory, tenant: str) -> dict[str, Any]:
+    report = memory.retention_report(tenant, deadlines=DEADLINES)
+    declared = {c.name: c for c in memory.retention_classes(tenant)}
+    by_subject: dict[str, list[Any]] = {}
+    for state in memory.consents(tenant):
+        by_subject.setdefault(state.subject, []).append(state)
+    return {"classes": report["classes"], "deadlines": report["next_deadlines"], "now": report["now"],
+            "declared": declared, "consents": sorted(by_subject.items())}
+
+
+@router.get("/lifecycle", response_class=HTMLResponse)
+async def lifecycle_page(request: Request) -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        data = await _memory(request).call(_lifecycle, principal.tenant)
+        return _page(request, "lifecycle.html", session, principal, **data)
+
+    return await _guarded(request, "read", render)
+
+
+@router.post("/consent")
+async def consent(request: Request, subject: str = Form(""), purpose: str = Form(""), decision: str = Form(""),
+                  csrf: str = Form("")) -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        _checked_csrf(session, csrf)
+        if decision not in ("grant", "revoke"):
+            raise ValidationError("decision", decision, "must be grant or revoke")
+        await _memory(request).consent(principal.tenant, subject.strip(), decision == "grant",
+                                       purpose=purpose.strip() or None)
+        return RedirectResponse("/ui/lifecycle", status_code=303)
+
+    return await _guarded(request, "write", render)

@@ -1,0 +1,308 @@
+"""The inspector's pages under ``/ui``: server-rendered HTML over the same keys as the API.
+
+Sign-in takes an API key and opens a session; read scope looks, write scope confirms and
+rejects held candidates, admin scope erases (after a preview). The tenant comes from the
+session's key only. Everything stored is untrusted data: templates escape all of it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from ..._async import AsyncMemory
+from ..._errors import SgamError, ValidationError
+from ..._memory import Memory
+from ..._time import parse_timestamp, utc_now
+from ...access import AuthenticationError, Principal, Scope, authenticate, principal_of
+from ...boundary import http_status
+from .preview import preview_erasure
+from .sessions import COOKIE, Session, Sessions
+from .timeline import draw, short_time
+
+TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+TEMPLATES.env.filters["short"] = short_time
+
+
+def key_url(subject: str, attribute: str) -> str:
+    """A key's page: by path, or by query when a name holds a '/' (a path cannot carry it)."""
+    if "/" in subject or "/" in attribute:
+        return "/ui/key?" + urlencode({"subject": subject, "attribute": attribute})
+    return f"/ui/keys/{quote(subject, safe='')}/{quote(attribute, safe='')}"
+
+
+TEMPLATES.env.globals["key_url"] = key_url
+OVERVIEW_ROWS = 10_000
+
+router = APIRouter(prefix="/ui", include_in_schema=False)
+sessions = Sessions()
+
+
+class SignInRequired(Exception):
+    """No live session: the browser goes to the sign-in page."""
+
+
+def _memory(request: Request) -> AsyncMemory:
+    memory: AsyncMemory = request.app.state.memory
+    return memory
+
+
+async def _caller(request: Request, needed: Scope = "read") -> tuple[Session, Principal]:
+    session = sessions.get(request.cookies.get(COOKIE))
+    if session is None:
+        raise SignInRequired
+    principal = await _memory(request).call(principal_of, session.key_id)
+    if principal is None:  # the key was revoked: its sessions end with it
+        sessions.close(session.id)
+        raise SignInRequired
+    principal.require(needed)
+    return session, principal
+
+
+def _page(request: Request, template: str, session: Session | None, principal: Principal | None,
+          status: int = 200, **context: Any) -> HTMLResponse:
+    return TEMPLATES.TemplateResponse(
+        request, template, {"session": session, "principal": principal, **context}, status_code=status,
+        headers={"Content-Security-Policy": "default-src 'self'; style-src 'self'; img-src 'self' data:; "
+                 "form-action 'self'; frame-ancestors 'none'", "X-Content-Type-Options": "nosniff",
+                 "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
+
+
+async def _guarded(request: Request, needed: Scope,
+                   render: Callable[[Session, Principal], Awaitable[Response]]) -> Response:
+    """Run a page for a signed-in caller of ``needed`` scope; sgam errors become an error page."""
+    try:
+        session, principal = await _caller(request, needed)
+    except SignInRequired:
+        return RedirectResponse(f"/ui/sign-in?next={quote(str(request.url.path))}", status_code=303)
+    except SgamError as exc:
+        return _page(request, "error.html", None, None, http_status(exc), error=exc)
+    try:
+        return await render(session, principal)
+    except SgamError as exc:
+        return _page(request, "error.html", session, principal, http_status(exc), error=exc)
+
+
+def _checked_csrf(session: Session, token: str) -> None:
+    if not session.csrf_ok(token):
+        raise ValidationError("csrf", "<hidden>", "the form is stale or forged: reload the page and try again")
+
+
+def _moment(value: str | None, field: str) -> datetime | None:
+    return None if not value else parse_timestamp(value, field)
+
+
+# sign-in --------------------------------------------------------------------------------
+
+@router.get("/sign-in", response_class=HTMLResponse)
+async def sign_in_form(request: Request, next: str = "/ui/") -> Response:
+    return _page(request, "sign_in.html", None, None, next=_local(next))
+
+
+@router.post("/sign-in")
+async def sign_in(request: Request, key: str = Form(max_length=600), next: str = Form("/ui/")) -> Response:
+    try:
+        principal = await _memory(request).call(authenticate, key.strip())
+    except AuthenticationError as exc:
+        return _page(request, "sign_in.html", None, None, 401, next=_local(next), error=exc)
+    session = sessions.open(principal.key_id)
+    response = RedirectResponse(_local(next), status_code=303)
+    response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", path="/ui",
+                        secure=request.url.scheme == "https", max_age=8 * 3600)
+    return response
+
+
+@router.post("/sign-out")
+async def sign_out(request: Request, csrf: str = Form("")) -> Response:
+    session = sessions.get(request.cookies.get(COOKIE))
+    if session is not None and session.csrf_ok(csrf):
+        sessions.close(session.id)
+    response = RedirectResponse("/ui/sign-in", status_code=303)
+    response.delete_cookie(COOKIE, path="/ui")
+    return response
+
+
+def _local(target: str) -> str:
+    """Only paths of the inspector itself: never an open redirect."""
+    return target if target.startswith("/ui/") and not target.startswith("//") and "\\" not in target else "/ui/"
+
+
+# overview -------------------------------------------------------------------------------
+
+def _overview(memory: Memory, tenant: str, question: str | None) -> dict[str, Any]:
+    facts = memory.query(tenant, all_times=True, limit=OVERVIEW_ROWS)
+    keys = Counter((a.subject, a.attribute) for a in facts)
+    return {
+        "keys": sorted(keys.items()),
+        "truncated": len(facts) == OVERVIEW_ROWS,
+        "subjects": sorted(Counter(a.subject for a in facts).items()),
+        "episodes": memory.episodes(tenant, limit=20),
+        "held": memory.held(tenant, limit=50),
+        "question": question or "",
+        "hits": memory.search(tenant, question, limit=10) if question else [],
+    }
+
+
+@router.get("/", response_class=HTMLResponse)
+async def overview(request: Request, q: str | None = None) -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        data = await _memory(request).call(_overview, principal.tenant, q)
+        return _page(request, "overview.html", session, principal, **data)
+
+    return await _guarded(request, "read", render)
+
+
+# a key's timeline ----------------------------------------------------------------------
+
+def _key(memory: Memory, tenant: str, subject: str, attribute: str, at: str | None,
+         known_at: str | None) -> dict[str, Any]:
+    versions = memory.versions(tenant, subject, attribute)
+    now = memory.clock()
+    at_moment, known_moment = _moment(at, "at"), _moment(known_at, "known_at")
+    return {
+        "subject": subject, "attribute": attribute, "versions": versions, "timeline": draw(versions, now),
+        "at": at or "", "known_at": known_at or "",
+        "held_at": memory.get(tenant, subject, attribute, at=at_moment) if at_moment else None,
+        "believed_at": (memory.get(tenant, subject, attribute, at=at_moment or now, known_at=known_moment)
+                        if known_moment else None),
+        "asked": bool(at_moment or known_moment), "now": now,
+    }
+
+
+@router.get("/key", response_class=HTMLResponse)
+@router.get("/keys/{subject}/{attribute}", response_class=HTMLResponse)
+async def key_page(request: Request, subject: str, attribute: str, at: str | None = None,
+                   known_at: str | None = None) -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        data = await _memory(request).call(_key, principal.tenant, subject, attribute, at, known_at)
+        return _page(request, "key.html", session, principal, **data)
+
+    return await _guarded(request, "read", render)
+
+
+# an episode ------------------------------------------------------------------------------
+
+def _episode(memory: Memory, tenant: str, episode_id: str, quote_text: str | None) -> dict[str, Any] | None:
+    episode = memory.episode(tenant, episode_id)
+    if episode is None:
+        return None
+    extractions = memory.extractions(tenant, episode=episode_id, limit=50)
+    quotes = {quote_text} if quote_text else set()
+    for extraction in extractions:
+        for decision in extraction.decisions:
+            evidence = decision.candidate.get("evidence")
+            if isinstance(evidence, str) and evidence and evidence in episode.text:
+                quotes.add(evidence)
+    written = memory.query(tenant, all_times=True, limit=OVERVIEW_ROWS)
+    return {"episode": episode, "extractions": extractions, "parts": _highlighted(episode.text, quotes),
+            "facts": [a for a in written if a.source == episode_id]}
+
+
+def _highlighted(text: str, quotes: set[str]) -> list[tuple[str, bool]]:
+    """The text cut into (piece, is_evidence) so the template can mark quotes safely."""
+    marks = [False] * len(text)
+    for quoted in quotes:
+        start = text.find(quoted)
+        while start >= 0 and quoted:
+            for i in range(start, start + len(quoted)):
+                marks[i] = True
+            start = text.find(quoted, start + len(quoted))
+    parts: list[tuple[str, bool]] = []
+    for char, marked in zip(text, marks, strict=True):
+        if parts and parts[-1][1] == marked:
+            parts[-1] = (parts[-1][0] + char, marked)
+        else:
+            parts.append((char, marked))
+    return parts
+
+
+@router.get("/episodes/{episode_id}", response_class=HTMLResponse)
+async def episode_page(request: Request, episode_id: str, quote: str | None = None) -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        data = await _memory(request).call(_episode, principal.tenant, episode_id, quote)
+        if data is None:
+            return _page(request, "error.html", session, principal, 404,
+                         error=SgamError(f"no episode {episode_id!r} in this tenant"))
+        return _page(request, "episode.html", session, principal, **data)
+
+    return await _guarded(request, "read", render)
+
+
+# review -----------------------------------------------------------------------------------
+
+@router.get("/review", response_class=HTMLResponse)
+async def review(request: Request) -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        held = await _memory(request).held(principal.tenant, limit=200)
+        return _page(request, "review.html", session, principal, held=held)
+
+    return await _guarded(request, "read", render)
+
+
+@router.post("/review/{held_id}/{decision}")
+async def decide(request: Request, held_id: int, decision: str, csrf: str = Form("")) -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        _checked_csrf(session, csrf)
+        if decision == "confirm":
+            await _memory(request).confirm(principal.tenant, held_id)
+        elif decision == "reject":
+            await _memory(request).reject(principal.tenant, held_id)
+        else:
+            raise ValidationError("decision", decision, "must be confirm or reject")
+        return RedirectResponse("/ui/review", status_code=303)
+
+    return await _guarded(request, "write", render)
+
+
+# erasure ---------------------------------------------------------------------------------
+
+def _target(kind: str, target: str) -> tuple[str, str]:
+    if kind not in ("subject", "episode"):
+        raise ValidationError("kind", kind, "must be subject or episode")
+    if not target.strip():
+        raise ValidationError("target", target, "name the subject or episode to erase")
+    return kind, target.strip()
+
+
+def _preview(memory: Memory, tenant: str, kind: str, target: str) -> Any:
+    if kind == "episode" and memory.episode(tenant, target) is None:
+        from ..._errors import NotFoundError
+
+        raise NotFoundError(f"no episode {target!r} in this tenant", field="episode", value=target)
+    return preview_erasure(memory, tenant, kind, target)
+
+
+@router.get("/erase", response_class=HTMLResponse)
+async def erase_preview(request: Request, kind: str = "subject", target: str = "") -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        if not target:
+            return _page(request, "erase.html", session, principal, preview=None, kind=kind, target="")
+        checked_kind, checked = _target(kind, target)
+        preview = await _memory(request).call(_preview, principal.tenant, checked_kind, checked)
+        return _page(request, "erase.html", session, principal, preview=preview, kind=checked_kind, target=checked)
+
+    return await _guarded(request, "admin", render)
+
+
+@router.post("/erase")
+async def erase(request: Request, kind: str = Form(""), target: str = Form(""), csrf: str = Form("")) -> Response:
+    async def render(session: Session, principal: Principal) -> Response:
+        _checked_csrf(session, csrf)
+        checked_kind, checked = _target(kind, target)
+        memory = _memory(request)
+        if checked_kind == "subject":
+            result = await memory.forget_subject(principal.tenant, checked)
+        else:
+            result = await memory.forget_episode(principal.tenant, checked)
+        return _page(request, "erased.html", session, principal, kind=checked_kind, target=checked, result=result,
+                     when=utc_now())
+
+    return await _guarded(request, "admin", render)

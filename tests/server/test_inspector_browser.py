@@ -1,0 +1,208 @@
+"""The web inspector in a real headless Chromium: the passport story end to end.
+
+Chromium and chromedriver come from Debian's packages (``make test`` installs them when
+missing and it may); without them these tests fail, never skip. Screenshots of each page
+land in ``tests/artifacts/screenshots/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+from sgam import AsyncMemory, Memory
+from sgam.access import create_key
+from sgam.extraction import ExtractionPolicy, ScriptedClient
+from sgam.server import create_app
+
+from ..conftest import ManualClock
+from .conftest import ServerThread, free_port
+
+SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+KEY = "/ui/keys/mira/passport_deadline"
+
+
+def seed(memory: Memory, clock: ManualClock) -> None:
+    """The passport story: e1 then e2 a week apart, the older e0 recorded late, and a
+    sensitive candidate held for review."""
+    clock.set("2026-06-01T09:00:05+00:00")
+    memory.declare("acme", "passport_deadline", "date")
+    memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z",
+                       "Mira prefers concise answers. Her passport deadline is 2026-07-15.", speaker="mira")
+    memory.write("acme", "mira", "passport_deadline", "2026-07-15", "2026-06-01T09:00:00Z", "e1")
+    clock.set("2026-06-03T10:00:05+00:00")
+    memory.add_episode("acme", "e2", "2026-06-03T10:00:00Z", "Mira corrected the deadline. It is now 2026-06-30.")
+    memory.write("acme", "mira", "passport_deadline", "2026-06-30", "2026-06-03T10:00:00Z", "e2")
+    clock.set("2026-06-04T08:00:00+00:00")
+    memory.add_episode("acme", "e0", "2026-05-30T08:00:00Z", "Mira's passport deadline is 2026-08-01.")
+    memory.write("acme", "mira", "passport_deadline", "2026-08-01", "2026-05-30T08:00:00Z", "e0")
+    memory.declare("acme", "diagnosis", "string", sensitive=True)
+    text = 'Mira was diagnosed with asthma. <script>alert(1)</script>" onmouseover="x'
+    reply = {"updates": [{"evidence": "Mira was diagnosed with asthma.", "subject": "mira",
+                          "attribute": "diagnosis", "current_value": None, "change": "new", "value": "asthma",
+                          "valid_from": None, "confidence": 0.9}]}
+    memory.remember("acme", "e3", "2026-06-04T07:00:00Z", text, client=ScriptedClient.of([reply]),
+                    policy=ExtractionPolicy())
+    memory.add_episode("acme", "long", "2026-06-04T07:30:00Z", "x" * 3000)
+    memory.retention("acme", "chat", "P30D")
+    memory.add_episode("acme", "c1", "2026-06-04T07:40:00Z", "Small talk", retention="chat")
+    memory.consent("acme", "omar", False)
+    memory.documents.create("acme", "/memories/mira.md", "Mira\npassport due 2026-07-15\n")
+    memory.documents.str_replace("acme", "/memories/mira.md", "2026-07-15", "2026-06-30")
+
+
+@pytest.fixture
+def browser() -> Iterator[WebDriver]:
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    assert chromium and driver, "Debian's chromium and chromium-driver must be installed (make test installs them)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1280,800"):
+        options.add_argument(flag)
+    chrome = webdriver.Chrome(service=Service(driver), options=options)
+    chrome.set_page_load_timeout(60)
+    try:
+        yield chrome
+    finally:
+        chrome.quit()
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    clock = ManualClock()
+    with Memory(f"sqlite:///{tmp_path / 'ui.db'}", clock=clock) as memory:
+        seed(memory, clock)
+        keys = {name: create_key(memory, tenant, scope).key
+                for name, tenant, scope in (("admin", "acme", "admin"), ("read", "acme", "read"),
+                                            ("other", "globex", "admin"))}
+        port = free_port()
+        app = create_app(AsyncMemory(memory, workers=2), public_url=f"http://127.0.0.1:{port}")
+        with ServerThread(app, port):
+            yield {"url": f"http://127.0.0.1:{port}", "keys": keys, "memory": memory}
+
+
+def shot(browser: WebDriver, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / f"{name}.png"))
+
+
+def follow(browser: WebDriver, element: WebElement) -> None:
+    """Click a link or a submit button and wait until the next page has replaced this one
+    (a click returns before the navigation it starts has finished)."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(browser, 60).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def sign_in(browser: WebDriver, url: str, key: str) -> None:
+    browser.delete_all_cookies()
+    browser.get(f"{url}/ui/sign-in")
+    browser.find_element(By.ID, "key").send_keys(key)
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "form.stack button"))
+
+
+def states(browser: WebDriver) -> list[str]:
+    return [g.get_attribute("data-state") or "" for g in browser.find_elements(By.CSS_SELECTOR, "g.version")]
+
+
+def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any]) -> None:
+    url = site["url"]
+    browser.get(f"{url}/ui/")
+    assert "/ui/sign-in" in browser.current_url  # no session, no page
+    shot(browser, "sign-in")
+    sign_in(browser, url, site["keys"]["admin"])
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Overview"
+    assert "passport_deadline" in browser.page_source
+    assert browser.execute_script("return document.querySelectorAll('script').length") == 0  # stored <script> inert
+    assert "<script>alert(1)</script>" in browser.find_element(By.TAG_NAME, "main").text
+    shot(browser, "overview")
+
+    follow(browser, browser.find_element(By.LINK_TEXT, "passport_deadline"))
+    assert browser.current_url.endswith(KEY)
+    assert states(browser).count("current") == 1
+    assert len([s for s in states(browser) if s != "superseded"]) == 3  # e0, e1 (ended by e2), e2
+    current = browser.find_element(By.CSS_SELECTOR, "g.version.current text.barlabel").text
+    assert "2026-06-30" in current and "current" in current
+    browser.find_element(By.ID, "at").send_keys("2026-06-02T00:00:00Z")
+    browser.find_element(By.ID, "known_at").send_keys("2026-06-02T00:00:00Z")
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "form.reader button"))
+    assert '"2026-07-15"' in browser.find_element(By.ID, "held-at").text
+    assert '"2026-07-15"' in browser.find_element(By.ID, "believed-at").text
+    shot(browser, "key-timeline")
+
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "table.versions a[href='/ui/episodes/e2']"))
+    assert "corrected the deadline" in browser.find_element(By.CSS_SELECTOR, ".episode-text").text
+    shot(browser, "episode")
+
+    browser.get(f"{url}/ui/episodes/e3")
+    assert browser.find_element(By.TAG_NAME, "mark").text == "Mira was diagnosed with asthma."
+    browser.get(f"{url}/ui/review")
+    shot(browser, "review")
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label^='Confirm candidate']"))
+    assert "Nothing is waiting" in browser.page_source
+    assert site["memory"].get("acme", "mira", "diagnosis").value == "asthma"
+
+    browser.get(f"{url}/ui/erase?kind=episode&target=e2")
+    assert browser.find_element(By.ID, "count-episodes").text.startswith("1 ")
+    assert "2026-07-15" in browser.find_element(By.CSS_SELECTOR, ".preview table").text
+    assert site["memory"].episode("acme", "e2") is not None  # a preview erases nothing
+    shot(browser, "erase-preview")
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "button.danger"))
+    assert "is gone" in browser.find_element(By.TAG_NAME, "main").text
+    browser.get(f"{url}{KEY}")
+    current = browser.find_element(By.CSS_SELECTOR, "g.version.current text.barlabel").text
+    assert "2026-07-15" in current  # the neighbour holds again
+    assert "2026-06-30" not in browser.page_source
+    shot(browser, "key-after-erasure")
+
+    follow(browser, browser.find_element(By.LINK_TEXT, "Lifecycle"))
+    chat = browser.find_element(By.CSS_SELECTOR, "tr[data-class='chat']").text
+    assert "P30D" in chat and "2026-07-04" in chat  # recorded 2026-06-04 08:00, kept 30 days
+    assert "omar" in browser.find_element(By.ID, "consents").text
+    shot(browser, "lifecycle")
+    follow(browser, browser.find_element(By.LINK_TEXT, "Documents"))
+    follow(browser, browser.find_element(By.LINK_TEXT, "/memories/mira.md"))
+    assert "+passport due 2026-06-30" in browser.find_element(By.ID, "diff").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#revisions tbody tr")) == 2
+    shot(browser, "document")
+
+    sign_in(browser, url, site["keys"]["other"])  # another tenant sees none of it
+    assert "passport_deadline" not in browser.page_source
+    browser.get(f"{url}{KEY}")
+    assert states(browser) == []
+    browser.get(f"{url}/ui/episodes/e1")
+    assert "no episode" in browser.page_source and "Mira" not in browser.page_source
+
+
+def test_phone_width_and_scopes(browser: WebDriver, site: dict[str, Any]) -> None:
+    browser.set_window_size(390, 844)
+    sign_in(browser, site["url"], site["keys"]["read"])
+    browser.get(f"{site['url']}{KEY}")
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
+    shot(browser, "key-phone")
+    browser.get(f"{site['url']}/ui/episodes/long")  # a 3,000-character unbroken string wraps
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
+    browser.get(f"{site['url']}/ui/documents/file?path=/memories/mira.md")
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
+    browser.get(f"{site['url']}/ui/lifecycle")
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
+    assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/ui/consent']")  # read scope: no form
+    browser.get(f"{site['url']}/ui/review")
+    assert "read-only key" in browser.page_source
+    browser.get(f"{site['url']}/ui/erase")
+    assert "forbidden" in browser.page_source  # read scope cannot erase

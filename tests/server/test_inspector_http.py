@@ -1,0 +1,77 @@
+"""The inspector's security rules over plain HTTP, on both backends: sessions from keys,
+CSRF on every form, the tenant only from the session, no open redirect."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+
+from sgam.access import revoke_key
+
+from .conftest import Served
+
+
+@contextmanager
+def signed_in(served: Served, tenant: str = "acme", scope: str = "admin") -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=served.url, timeout=30) as client:
+        response = client.post("/ui/sign-in", data={"key": served.keys[(tenant, scope)], "next": "/ui/"})
+        assert response.status_code == 303 and response.headers["location"] == "/ui/"
+        cookie = response.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/ui" in cookie
+        yield client
+
+
+def csrf_of(client: httpx.Client, path: str = "/ui/review") -> str:
+    page = client.get(path).text
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found
+    return found.group(1)
+
+
+def test_pages_need_a_session_and_a_valid_key(served: Served) -> None:
+    with httpx.Client(base_url=served.url, timeout=30) as anonymous:
+        response = anonymous.get("/ui/")
+        assert response.status_code == 303 and response.headers["location"].startswith("/ui/sign-in")
+        refused = anonymous.post("/ui/sign-in", data={"key": "sgam_nope.x.y"})
+        assert refused.status_code == 401 and "set-cookie" not in refused.headers
+        assert "revoked API key" in refused.text
+        away = anonymous.post("/ui/sign-in", data={"key": served.keys[("acme", "read")], "next": "//evil.example/"})
+        assert away.headers["location"] == "/ui/"  # never an open redirect
+
+
+def test_forms_without_the_csrf_token_change_nothing(served: Served) -> None:
+    served.memory.add_episode("acme", "e1", "2026-06-01T00:00:00Z", "Mira lives in Oslo")
+    with signed_in(served) as client:
+        forged = client.post("/ui/erase", data={"kind": "episode", "target": "e1", "csrf": "guess"})
+        assert forged.status_code == 422 and "stale or forged" in forged.text
+        assert served.memory.episode("acme", "e1") is not None
+        done = client.post("/ui/erase", data={"kind": "episode", "target": "e1", "csrf": csrf_of(client)})
+        assert done.status_code == 200 and served.memory.episode("acme", "e1") is None
+
+
+def test_the_tenant_comes_from_the_session_only(served: Served) -> None:
+    served.memory.add_episode("globex", "g1", "2026-06-01T00:00:00Z", "globex secret <b>bold</b>")
+    served.memory.add_episode("acme", "a1", "2026-06-01T00:00:00Z", "<script>alert(1)</script>")
+    with signed_in(served, "acme") as client:
+        assert client.get("/ui/episodes/g1").status_code == 404
+        assert "globex secret" not in client.get("/ui/?q=secret").text
+        page = client.get("/ui/episodes/a1").text
+        assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+        preview = client.get("/ui/erase?kind=episode&target=g1")
+        assert preview.status_code == 404 and served.memory.episode("globex", "g1") is not None
+
+
+def test_scopes_and_revocation_apply_to_sessions(served: Served) -> None:
+    with signed_in(served, "acme", "read") as reader:
+        assert reader.get("/ui/erase").status_code == 403
+        denied = reader.post("/ui/review/1/confirm", data={"csrf": csrf_of(reader)})
+        assert denied.status_code == 403
+    with signed_in(served, "acme", "write") as writer:
+        assert writer.get("/ui/").status_code == 200
+        key = served.keys[("acme", "write")].removeprefix("sgam_")
+        revoke_key(served.memory, ".".join(key.split(".")[:2]))
+        after = writer.get("/ui/")
+        assert after.status_code == 303 and after.headers["location"].startswith("/ui/sign-in")

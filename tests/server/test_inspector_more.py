@@ -1,0 +1,91 @@
+"""The inspector's lifecycle and document pages over plain HTTP, on both backends:
+retention classes with their next deadlines, consent per subject (a write key records it,
+CSRF-checked), documents with revisions and diffs; the tenant only from the session."""
+
+from __future__ import annotations
+
+import re
+
+from sgam.documents import Provenance
+
+from ..conftest import ManualClock
+from .conftest import Served
+from .test_inspector_http import csrf_of, signed_in
+
+
+def test_retention_and_consent(served_at: Served, clock: ManualClock) -> None:
+    memory = served_at.memory
+    memory.retention("acme", "chat", "P7D")
+    memory.add_episode("acme", "e1", "2026-06-30T09:00:00Z", "Mira said hi", retention="chat")
+    memory.consent("acme", "omar", False)
+    memory.consent("acme", "mira", False, purpose="ads")
+    with signed_in(served_at, "acme", "read") as reader:
+        page = reader.get("/ui/lifecycle")
+        assert page.status_code == 200
+        chat = re.search(r'<tr data-class="chat">(.*?)</tr>', page.text, re.S)
+        assert chat and "P7D" in chat.group(1) and "2026-07-08" in chat.group(1)
+        assert "(built in)" in re.search(r'<tr data-class="default">(.*?)</tr>', page.text, re.S).group(1)
+        assert re.search(r'id="deadlines".*2026-07-08', page.text, re.S)
+        consents = re.search(r'<table id="consents">(.*?)</table>', page.text, re.S).group(1)
+        assert "omar" in consents and "revoked for every purpose" in consents
+        assert "revoked for purpose <code>ads</code>" in consents
+        assert 'action="/ui/consent"' not in page.text  # a read key cannot record consent
+        assert reader.post("/ui/consent", data={"subject": "omar", "decision": "grant",
+                                                "csrf": csrf_of(reader, "/ui/lifecycle")}).status_code == 403
+    with signed_in(served_at, "acme", "write") as writer:
+        token = csrf_of(writer, "/ui/lifecycle")
+        forged = writer.post("/ui/consent", data={"subject": "omar", "decision": "grant", "csrf": "guess"})
+        assert forged.status_code == 422 and memory.consented("acme", "omar") is False
+        bad = writer.post("/ui/consent", data={"subject": "omar", "decision": "maybe", "csrf": token})
+        assert bad.status_code == 422
+        done = writer.post("/ui/consent", data={"subject": "omar", "decision": "grant", "purpose": "",
+                                                "csrf": token})
+        assert done.status_code == 303 and memory.consented("acme", "omar") is True
+        assert "granted for every purpose" in writer.get("/ui/lifecycle").text
+    clock.advance(8 * 24 * 3600)
+    with signed_in(served_at, "acme", "read") as reader:
+        chat = re.search(r'<tr data-class="chat">(.*?)</tr>', reader.get("/ui/lifecycle").text, re.S)
+        assert chat and "<td>0</td>" in chat.group(1)  # expired: the class holds nothing now
+    with signed_in(served_at, "globex", "admin") as other:
+        page = other.get("/ui/lifecycle").text
+        assert "omar" not in page and 'data-class="chat"' not in page
+
+
+def test_documents_revisions_and_diffs(served: Served) -> None:
+    docs = served.memory.documents
+    docs.create("acme", "/memories/mira.md", "Mira\nlives in Rome\n", by=Provenance("mira", "e7"))
+    docs.str_replace("acme", "/memories/mira.md", "Rome", "Oslo <script>x</script>", by=Provenance("memory-tool"))
+    docs.create("acme", "/memories/gone.md", "temporary")
+    docs.delete("acme", "/memories/gone.md")
+    docs.create("globex", "/memories/secret.md", "globex only")
+    with signed_in(served, "acme", "read") as reader:
+        listing = reader.get("/ui/documents").text
+        assert "/memories/mira.md" in listing and "gone.md" not in listing and "secret.md" not in listing
+        page = reader.get("/ui/documents/file", params={"path": "/memories/mira.md"})
+        assert page.status_code == 200
+        assert "<script>x" not in page.text and "Oslo &lt;script&gt;x&lt;/script&gt;" in page.text
+        diff = re.search(r'<pre class="diff" id="diff">(.*?)</pre>', page.text, re.S).group(1)
+        assert '<span class="del">-lives in Rome</span>' in diff and '<span class="add">+lives in Oslo' in diff
+        revisions = re.search(r'<table id="revisions">(.*?)</table>', page.text, re.S).group(1)
+        assert revisions.index("memory-tool") < revisions.index("mira")  # newest first
+        assert 'href="/ui/episodes/e7"' in revisions
+        same = reader.get("/ui/documents/file", params={"path": "/memories/mira.md", "old": 1, "new": 1})
+        assert "No differences." in same.text
+        assert reader.get("/ui/documents/file", params={"path": "/memories/mira.md", "old": 9}).status_code == 404
+        deleted = reader.get("/ui/documents/file", params={"path": "/memories/gone.md"})
+        assert deleted.status_code == 200 and 'id="deleted"' in deleted.text
+        assert reader.get("/ui/documents/file", params={"path": "/memories/secret.md"}).status_code == 404
+        assert reader.get("/ui/documents/file", params={"path": "/etc/passwd"}).status_code == 422
+
+
+def test_keys_whose_names_hold_a_slash(served: Served) -> None:
+    served.memory.add_episode("acme", "e1", "2026-06-01T00:00:00Z", "Team alpha is led by Mira")
+    served.memory.write("acme", "team/alpha", "lead/name", "Mira", "2026-06-01T00:00:00Z", "e1")
+    with signed_in(served, "acme", "read") as reader:
+        link = re.search(r'href="(/ui/key\?[^"]+)"', reader.get("/ui/").text)
+        assert link and link.group(1) == "/ui/key?subject=team%2Falpha&amp;attribute=lead%2Fname"
+        page = reader.get("/ui/key", params={"subject": "team/alpha", "attribute": "lead/name"})
+        assert page.status_code == 200 and 'data-state="current"' in page.text
+        asked = reader.get("/ui/key", params={"subject": "team/alpha", "attribute": "lead/name",
+                                             "at": "2026-06-02T00:00:00Z"})
+        assert re.search(r'id="held-at".*Mira', asked.text, re.S)
