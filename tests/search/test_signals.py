@@ -145,13 +145,18 @@ def test_a_named_date_lifts_the_turns_of_that_time(store_url: str, hashing: Any)
         memory.add_episodes(T, [
             {"id": f"d{day}", "at": f"2023-05-{day:02d}T18:00:00Z", "text": "Nate cooked pasta with friends",
              "speaker": "nate", "session": f"s{day}"} for day in range(1, 29, 3)
+        ] + [  # weaker matches, so that relevance (min-max normalised) has its floor outside the pasta turns
+            {"id": f"r{day}", "at": f"2023-05-{day:02d}T20:00:00Z", "text": "Nate went for a run in the park",
+             "speaker": "nate", "session": f"r{day}"} for day in range(1, 29, 3)
         ])
         question = "What did Nate cook on 16 May, 2023?"
-        week = {"d16", "d19", "d22"}  # the day named and the week in which it gets mentioned
+        # the day named and the week in which it gets mentioned
+        week = {f"{kind}{day}" for kind in "dr" for day in (16, 19, 22)}
         plain = [h.episode_id for h in memory.search(T, question, config=SearchConfig(), limit=3)]
-        assert set(plain) != week
+        assert not set(plain) <= week
         for config in (dated, "default"):
-            assert {h.episode_id for h in memory.search(T, question, config=config, limit=3)} == week
+            top = [h.episode_id for h in memory.search(T, question, config=config, limit=3)]
+            assert set(top) <= week and top[0] in {"d16", "d19", "d22"}, config
         many = memory.search_many(T, question, {"dated": dated, "plain": SearchConfig()}, limit=5)
         assert many["dated"] == memory.search(T, question, config=dated, limit=5)
 
