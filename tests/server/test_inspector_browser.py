@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from sgam import AsyncMemory, Memory
@@ -99,12 +99,22 @@ def shot(browser: WebDriver, name: str) -> None:
     browser.save_screenshot(str(SHOTS / f"{name}.png"))
 
 
+def detached(element: WebElement) -> bool:
+    """Whether the page holding ``element`` is gone. Chromium reports a node of a replaced
+    page either as stale or as "does not belong to the document"; both mean it is gone."""
+    try:
+        element.is_enabled()
+    except WebDriverException:
+        return True
+    return False
+
+
 def follow(browser: WebDriver, element: WebElement) -> None:
     """Click a link or a submit button and wait until the next page has replaced this one
     (a click returns before the navigation it starts has finished)."""
     page = browser.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(browser, 60).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, 60).until(lambda _: detached(page))
     WebDriverWait(browser, 60).until(lambda b: b.execute_script("return document.readyState") == "complete")
 
 

@@ -10,12 +10,14 @@ when the next revision or an erasure replaces it."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from ..search.embedders import Embedder, embed_checked, embed_query
 from ..search.fusion import reciprocal_rank_fusion
 from ..search.text import check_question, keywords
-from ..store import Backend, ChunkRow, DocumentStore
+from ..store import Backend, ChunkRow, DocumentStore, WriteTransaction
 from ._model import DocumentHit
 
 CANDIDATES = 50
@@ -47,7 +49,9 @@ def index_vectors(backend: Backend, store: DocumentStore, embedder: Embedder | N
     return done
 
 
-def _put(store: DocumentStore, model: str, items: list[Any], txn: Any) -> None:
+def _put(
+    store: DocumentStore, model: str, items: list[tuple[int, npt.NDArray[np.float32]]], txn: WriteTransaction,
+) -> None:
     store.put_vectors(txn, model, items)
 
 

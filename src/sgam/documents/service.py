@@ -22,7 +22,7 @@ from .._secret import Digests
 from .._time import parse_timestamp, to_micros
 from .._values import check_optional_name, check_tenant
 from ..search.embedders import Embedder
-from ..store import AuditRow, Backend, DocumentRow, DocumentStore, RevisionRow
+from ..store import AuditRow, Backend, DocumentRow, DocumentStore, Reader, RevisionRow, WriteTransaction
 from ._checks import (
     ANONYMOUS,
     DEFAULT_RETENTION,
@@ -198,7 +198,7 @@ class Documents:
         if path == ROOT:
             raise ConflictError(f"File {path} already exists", field="path", value=path)
 
-        def work(txn: Any) -> DocumentRow:
+        def work(txn: WriteTransaction) -> DocumentRow:
             row = self.store.lock(txn, path)
             if row is None:
                 if expected not in (None, 0):
@@ -230,7 +230,7 @@ class Documents:
         if old == "":
             raise tool_error("old_str", old, "No replacement was performed, old_str must not be empty.")
 
-        def work(txn: Any) -> tuple[DocumentRow, int]:
+        def work(txn: WriteTransaction) -> tuple[DocumentRow, int]:
             row = self._lock_file(txn, path)
             check_revision(row, expected)
             content = row.content or ""
@@ -262,7 +262,7 @@ class Documents:
         if isinstance(line, bool) or not isinstance(line, int):
             raise ValidationError("insert_line", line, "must be an integer")
 
-        def work(txn: Any) -> DocumentRow:
+        def work(txn: WriteTransaction) -> DocumentRow:
             row = self._lock_file(txn, path)
             check_revision(row, expected)
             lines = edit_lines(row.content or "")
@@ -286,7 +286,7 @@ class Documents:
         if path == ROOT:
             raise tool_error("path", path, "Cannot delete the /memories directory itself")
 
-        def work(txn: Any) -> list[str]:
+        def work(txn: WriteTransaction) -> list[str]:
             row = self.store.lock(txn, path)
             rows = [row] if row is not None else self.store.lock_under(txn, path)
             if not rows:
@@ -313,7 +313,7 @@ class Documents:
         if new == ROOT:
             raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
 
-        def work(txn: Any) -> list[tuple[str, str]]:
+        def work(txn: WriteTransaction) -> list[tuple[str, str]]:
             if self.store.lock(txn, new) is not None or self.store.has_under(txn, new):
                 raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
             row = self.store.lock(txn, old)
@@ -343,7 +343,7 @@ class Documents:
         path, by, expected = check_path(path), by.checked(), check_expected(expected_revision)
         number = revision_number(revision)
 
-        def work(txn: Any) -> DocumentRow:
+        def work(txn: WriteTransaction) -> DocumentRow:
             row = self.store.lock(txn, path)
             if row is None:
                 row = self.store.last_deleted(txn, path)
@@ -377,7 +377,7 @@ class Documents:
         if retention is not _UNSET:
             changes["retention"] = check_retention(retention)
 
-        def work(txn: Any) -> DocumentRow:
+        def work(txn: WriteTransaction) -> DocumentRow:
             row = self.store.lock(txn, path)
             if row is None:
                 raise not_found(path)
@@ -393,7 +393,7 @@ class Documents:
         Returns how many revisions were removed."""
         path = check_path(path)
 
-        def work(txn: Any) -> int:
+        def work(txn: WriteTransaction) -> int:
             doc_ids = self.store.ever_at(txn, path)
             if not doc_ids:
                 raise not_found(path)
@@ -409,7 +409,7 @@ class Documents:
 
     # helpers --------------------------------------------------------------------------
 
-    def _read(self, tenant: str) -> AbstractContextManager[Any]:
+    def _read(self, tenant: str) -> AbstractContextManager[Reader]:
         if self._ledger is not None:
             return self._ledger.read(check_tenant(tenant), "documents")
         return self.backend.read(check_tenant(tenant))
@@ -419,11 +419,11 @@ class Documents:
         with self._read(tenant):
             pass
 
-    def _run(self, tenant: str, work: Callable[[Any], T]) -> T:
+    def _run(self, tenant: str, work: Callable[[WriteTransaction], T]) -> T:
         """One unit of work, serialised with the tenant's other document writes."""
         check_tenant(tenant)
 
-        def serialised(txn: Any) -> T:
+        def serialised(txn: WriteTransaction) -> T:
             self.store.begin(txn)
             return work(txn)
 
@@ -444,7 +444,7 @@ class Documents:
 
         return index_vectors(self.backend, self.store, self.embedder, check_tenant(tenant))
 
-    def _lock_file(self, txn: Any, path: str) -> DocumentRow:
+    def _lock_file(self, txn: WriteTransaction, path: str) -> DocumentRow:
         row = self.store.lock(txn, path)
         if row is None:
             if self.store.has_under(txn, path) or path == ROOT:
@@ -452,13 +452,14 @@ class Documents:
             raise not_found(path)
         return row
 
-    def _check_parents(self, txn: Any, path: str, action: str) -> None:
+    def _check_parents(self, txn: WriteTransaction, path: str, action: str) -> None:
         files = self.store.live_paths(txn, ancestors(path))
         if files:
             raise ConflictError(f"{action}: {min(files)} is a file", field="path", value=path)
 
     def _commit(
-        self, txn: Any, row: DocumentRow | None, path: str, content: str | None, op: str, by: Provenance, *,
+        self, txn: WriteTransaction, row: DocumentRow | None, path: str, content: str | None, op: str,
+        by: Provenance, *,
         source: str | None = None, retention: str = DEFAULT_RETENTION,
     ) -> DocumentRow:
         now = self._now()

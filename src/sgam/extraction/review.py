@@ -7,7 +7,7 @@ from .._ledger import Ledger
 from .._model import WriteResult
 from .._values import load_value
 from .._write import Applied
-from ..store import HeldRow, Reader, WriteTransaction
+from ..store import ExtractionReads, ExtractionWrites, HeldRow, WriteTransaction
 from .policy import candidate_op
 from .records import HeldCandidate
 
@@ -18,7 +18,7 @@ def _check_id(held_id: object) -> int:
     return held_id
 
 
-def _open(scope: Reader | WriteTransaction, held_id: int) -> HeldRow:
+def _open(scope: ExtractionReads | ExtractionWrites, held_id: int) -> HeldRow:
     tenant = scope.tenant
     row = scope.held(held_id)
     if row is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .._errors import ValidationError
 from .._purpose import ConsentBook, consent_uses, ledger_attribute, split_attribute
@@ -12,7 +12,7 @@ from .._rules import Version
 from .._time import from_micros
 from .._values import load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
-from ..store import Reader
+from ..store import EpisodeReads, LedgerReads, Reader
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
 
@@ -29,6 +29,10 @@ SIMILAR_KEYS = 3
 SIMILARITY_FLOOR = 0.5  # cosine; below it a fact is a guess, not something the question names
 SUPERSEDED_PER_KEY = 2
 EVIDENCE_LIMIT = 30
+
+
+class Facts(EpisodeReads, LedgerReads, Protocol):
+    """What recall reads of a fact: its versions and the episode that sourced it."""
 
 
 def check_budget(budget: object) -> int:
@@ -130,7 +134,7 @@ def timeline_keys(
     return list(chosen)
 
 
-def _key_items(reader: Reader, subject: str, attribute: str, at: int, known_at: int | None) -> list[RecallItem]:
+def _key_items(reader: Facts, subject: str, attribute: str, at: int, known_at: int | None) -> list[RecallItem]:
     """The version holding at ``at``, the few it replaced in valid time, and the value a
     correction replaced (if any), the latter marked superseded; all as of ``known_at``."""
     history = [v for v in reader.history(subject, attribute, known_at) if v.valid_from <= at]
@@ -148,7 +152,7 @@ def _key_items(reader: Reader, subject: str, attribute: str, at: int, known_at: 
     return items
 
 
-def _fact(reader: Reader, version: Version, *, superseded: bool, score: float) -> RecallItem:
+def _fact(reader: Facts, version: Version, *, superseded: bool, score: float) -> RecallItem:
     episode = reader.episode(version.source)
     value = load_value(version.value)
     attribute, _ = split_attribute(version.attribute)

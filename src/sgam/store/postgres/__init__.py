@@ -7,11 +7,13 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any
 
+from .._backend import Backend
 from .backend import PostgresBackend
 from .install import migrate, temporary_database
 
 
-def open_store(url: str, **options: Any) -> PostgresBackend:
+def open_store(url: str, **options: Any) -> Backend:
+    """Typed as ``Backend`` so that the type checker holds the backend to the whole contract."""
     return PostgresBackend(url, **options)
 
 

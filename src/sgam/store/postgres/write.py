@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._rules import KeyTimeline, KeyView, Operation, Plan, Version
+from ..._rules import KeyTimeline, KeyView, Operation, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
@@ -411,10 +411,6 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             MicrosArray(op.expires_at for op in ops), seqs,
         ))
         return seqs
-
-    def apply(self, plan: Plan, recorded_at: int) -> None:
-        self.retire(plan.retire, recorded_at)
-        self.insert_versions(plan.add)
 
     # erasure --------------------------------------------------------------------------
 

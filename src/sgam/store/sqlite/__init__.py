@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._errors import ValidationError
+from .._backend import Backend
 from .backend import SQLiteBackend
 
 
@@ -20,7 +21,8 @@ def sqlite_path(url: str) -> str:
     return url[len(prefix):]
 
 
-def open_store(url: str, **options: Any) -> SQLiteBackend:
+def open_store(url: str, **options: Any) -> Backend:
+    """Typed as ``Backend`` so that the type checker holds the backend to the whole contract."""
     return SQLiteBackend(sqlite_path(url), **options)
 
 

@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
-from ..._rules import Operation, Plan, Version
+from ..._rules import Operation, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, JobRow, ResidueHit
 from .._search import SearchIndex
@@ -174,11 +174,6 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
              for i, op in enumerate(ops)],
         )
         return list(range(first, first + len(ops)))
-
-    def apply(self, plan: Plan, recorded_at: int) -> None:
-        self.retire(plan.retire, recorded_at)
-        if plan.add:
-            self.insert_versions(plan.add)
 
     def insert_versions(self, versions: list[Version]) -> None:
         if len(versions) == 1:

@@ -8,8 +8,8 @@ wrote, 20% recalls. Prints throughput, p50/p99 per operation, errors (any unexpe
 status or transport error) and lost acknowledged writes: every write the server answered
 201 is read back afterwards through the library, at its valid_from, and must hold its value.
 
-    python bench/http.py                       # both backends, 16 clients, 30 s each
-    python bench/http.py --backend sqlite --seconds 10
+    python bench/http_service.py                       # both backends, 16 clients, 30 s each
+    python bench/http_service.py --backend sqlite --seconds 10
 """
 
 from __future__ import annotations

@@ -1,0 +1,179 @@
+"""The rows a backend stores and returns: plain data, no behaviour beyond comparing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class EpisodeRow:
+    tenant: str
+    episode_id: str
+    occurred_at: int
+    recorded_at: int
+    text: str
+    speaker: str | None
+    kind: str
+    session: str | None
+    metadata: str
+    schema_version: int
+    retention: str = "default"
+    lost_at: int | None = None
+    """When the episode lost its text by expiry (keep_facts); None while it is readable."""
+
+    def same_content(self, other: EpisodeRow) -> bool:
+        return (
+            self.occurred_at, self.text, self.speaker, self.kind, self.session, self.metadata, self.retention
+        ) == (other.occurred_at, other.text, other.speaker, other.kind, other.session, other.metadata,
+              other.retention)
+
+    @property
+    def readable(self) -> bool:
+        return self.lost_at is None
+
+
+# An error message may quote the reply it failed on, so it leaves with the reply.
+ERROR_REDACTED = "detail removed by an erasure"
+
+
+@dataclass(slots=True)
+class ExtractionRow:
+    """One extraction attempt of an episode: the raw reply and every decision (JSON list)."""
+
+    tenant: str
+    episode_id: str
+    attempt: int
+    recorded_at: int
+    status: str
+    error: str | None
+    model: str | None
+    raw_reply: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: float | None
+    decisions: str
+    seq: int = 0
+
+
+@dataclass(slots=True)
+class HeldRow:
+    """A candidate held back: ``pending`` confirmation or ``buffered`` as a weak signal."""
+
+    tenant: str
+    episode_id: str
+    hold: str
+    status: str
+    subject: str
+    attribute: str
+    change: str
+    value: str
+    valid_from: int
+    confidence: float
+    stated: bool
+    evidence: str
+    created_at: int
+    resolved_at: int | None = None
+    seq: int = 0
+
+
+@dataclass(slots=True)
+class JobRow:
+    """A queued extraction of one episode; the lease makes a killed worker's job reclaimable."""
+
+    tenant: str
+    episode_id: str
+    status: str
+    enqueued_at: int
+    attempts: int
+    lease_owner: str | None
+    lease_expires: int | None
+    last_error: str | None
+    seq: int = 0
+
+
+@dataclass(slots=True)
+class ItemRow:
+    """The current state of one LangGraph store item; ``value`` None once deleted (the
+    row then keeps only the instant of its last change). The ledger keeps its history."""
+
+    tenant: str
+    namespace: str
+    key: str
+    value: str | None
+    created_at: int
+    updated_at: int
+    expires_at: int | None
+    ttl_minutes: float | None
+    index_text: str | None
+    vectors: bytes | None
+    dims: int | None
+
+
+@dataclass(slots=True)
+class ActionRow:
+    """An external call made at most once: its intent, then its outcome (``done``)."""
+
+    tenant: str
+    action_key: str
+    request: str
+    status: str
+    result: str | None
+    error: str | None
+    attempts: int
+    started_at: int
+    finished_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionRow:
+    """A declared retention class; ``ttl`` in microseconds, None to keep until erased."""
+
+    name: str
+    ttl: int | None
+    on_expiry: str
+    declared_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    """One lifecycle event of a tenant, without content: ``target`` is a keyed digest."""
+
+    at: int
+    action: str
+    call: str
+    target: str | None
+    rows: int
+    detail: str
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ClassHoldings:
+    """What a retention class holds: live and text-less episodes, the oldest live one's
+    recording time (its deadline is that plus the ttl)."""
+
+    name: str
+    episodes: int
+    text_lost: int
+    oldest_recorded_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ResidueHit:
+    """A place where a searched string still appears, and how often."""
+
+    place: str
+    matches: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueryFilter:
+    subject: str | None = None
+    attribute: str | None = None
+    memory_type: str | None = None
+    at: int | None = None
+    known_at: int | None = None
+    after: tuple[str, str, int] | None = None
+    limit: int = 100
+    purpose: str | None = None
+    """None: the general timeline only; a name: the general timeline and that purpose's."""

@@ -1,0 +1,109 @@
+"""PostgreSQL schema as an ordered list of migrations, applied under an advisory lock.
+
+Every table carries ``tenant`` first in its primary key, unique constraints and foreign
+keys, so the schema can be distributed by tenant on Citus without change. Times are
+``timestamptz`` (microsecond precision, the protocol's resolution). Values are kept as
+the canonical JSON text the rules compare (``value``) with a generated ``jsonb`` copy
+for SQL users: jsonb rewrites numbers (``1e+20`` comes back as ``100000000000000000000``),
+so the text, not the jsonb, is the authority.
+
+The database guards the ledger's invariants itself: CHECKs forbid empty intervals, an
+exclusion constraint forbids two current versions of a key overlapping in valid time,
+a partial unique index allows one current version per key start, and a trigger makes
+retired versions immutable. Row-level security (``ENABLE`` and ``FORCE``) on every
+table admits only rows of the tenant set for the transaction in ``sgam.tenant``.
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10
+
+MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
+
+TENANT_TABLES = (
+    "tenant_schema", "attribute_schemas", "memory_types", "episodes", "operations",
+    "assertions", "extractions", "held_candidates", "extraction_jobs",
+    "ledger_keys", "episode_vectors", "assertion_vectors",
+    "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
+    "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
+    "api_keys", "idempotency_keys",
+)
+"""Every table holding tenant rows; each gets the same RLS policy and the app grants."""
+
+WORKER_FUNCTIONS = (
+    "sgam_claim_jobs(text, timestamptz, timestamptz, integer, text)",
+    "sgam_count_jobs(timestamptz, text)",
+)
+"""The only cross-tenant entry points: the extraction worker's queue (migration 2)."""
+
+INDEX_FUNCTIONS = ("sgam_vector_index(integer)",)
+"""Owner-run DDL the app role may trigger: the HNSW index of a new dimension (migration 3)."""
+
+SEARCH_FUNCTIONS = (
+    "sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)",
+)
+"""Owner-run full-text search of the caller's tenant (migration 6): under the app role's
+policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
+
+LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
+"""The purge's cross-tenant entry point: which tenants have something due (migrations 8, 10)."""
+LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
+"""Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
+
+MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10)]
+"""Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
+
+
+def rls_statements() -> list[sql.SQL | sql.Composed]:
+    """ENABLE and FORCE row-level security with one tenant policy per table; re-run after
+    every migration so a table added later cannot be left open."""
+    statements: list[sql.SQL | sql.Composed] = []
+    for table in TENANT_TABLES:
+        name = sql.Identifier(table)
+        statements += [
+            sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(name),
+            sql.SQL("ALTER TABLE {} FORCE ROW LEVEL SECURITY").format(name),
+            sql.SQL("DROP POLICY IF EXISTS tenant_isolation ON {}").format(name),
+            sql.SQL(
+                "CREATE POLICY tenant_isolation ON {} "
+                "USING (tenant = current_setting('sgam.tenant', true)) "
+                "WITH CHECK (tenant = current_setting('sgam.tenant', true))"
+            ).format(name),
+        ]
+    statements += [
+        sql.SQL("DROP POLICY IF EXISTS jobs_worker ON extraction_jobs"),
+        sql.SQL("CREATE POLICY jobs_worker ON extraction_jobs TO CURRENT_USER USING (true) WITH CHECK (true)"),
+        sql.SQL("DROP POLICY IF EXISTS search_owner ON episodes"),
+        sql.SQL("CREATE POLICY search_owner ON episodes FOR SELECT TO CURRENT_USER USING (true)"),
+    ]
+    for table in LIFECYCLE_TABLES:
+        name = sql.Identifier(table)
+        statements += [
+            sql.SQL("DROP POLICY IF EXISTS lifecycle_sweep ON {}").format(name),
+            sql.SQL("CREATE POLICY lifecycle_sweep ON {} FOR SELECT TO CURRENT_USER USING (true)").format(name),
+        ]
+    migrations = sql.Identifier("sgam_migrations")
+    statements += [
+        sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(migrations),
+        sql.SQL("ALTER TABLE {} FORCE ROW LEVEL SECURITY").format(migrations),
+        sql.SQL("DROP POLICY IF EXISTS readable ON {}").format(migrations),
+        sql.SQL("CREATE POLICY readable ON {} FOR SELECT USING (true)").format(migrations),
+    ]
+    return statements
+
+
+def grant_statements(role: str, schema: str) -> list[sql.Composed]:
+    """What the application role may do: DML on tenant tables, read the version table.
+    It owns nothing, so RLS applies to it and it cannot alter a policy."""
+    who = sql.Identifier(role)
+    tables = sql.SQL(", ").join(sql.Identifier(t) for t in TENANT_TABLES)
+    return [
+        sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), who),
+        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, who),
+        sql.SQL("GRANT SELECT ON sgam_migrations TO {}").format(who),
+        sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), who),
+        *(sql.SQL("GRANT EXECUTE ON FUNCTION {}.{} TO {}").format(sql.Identifier(schema), sql.SQL(f), who)
+          for f in (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS)),
+    ]

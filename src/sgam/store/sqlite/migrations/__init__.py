@@ -1,0 +1,14 @@
+"""SQLite schema as an ordered list of migrations; ``setup`` applies the missing ones.
+
+Times are INTEGER microseconds since the epoch (UTC); NULL ends mean "open". The
+database guards the ledger's invariants itself: CHECKs forbid empty or inverted
+intervals, a partial unique index allows one current version per key start, a trigger
+forbids overlapping current versions, and retired versions are immutable.
+"""
+
+from __future__ import annotations
+
+from . import v01, v02, v03, v04, v05, v06, v07, v08
+
+MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08)]
+"""Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
