@@ -121,9 +121,17 @@ def follow(browser: WebDriver, element: WebElement) -> None:
     WebDriverWait(browser, 60).until(lambda b: b.execute_script("return document.readyState") == "complete")
 
 
+def visit(browser: WebDriver, url: str) -> None:
+    """Open ``url`` and wait until its page is rendered: under load Chromium can answer a
+    read of the page before the new document exists, and an empty page passes every
+    "is not shown" check."""
+    browser.get(url)
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.TAG_NAME, "h1"))
+
+
 def sign_in(browser: WebDriver, url: str, key: str) -> None:
     browser.delete_all_cookies()
-    browser.get(f"{url}/ui/sign-in")
+    visit(browser, f"{url}/ui/sign-in")
     browser.find_element(By.ID, "key").send_keys(key)
     follow(browser, browser.find_element(By.CSS_SELECTOR, "form.stack button"))
 
@@ -134,7 +142,7 @@ def states(browser: WebDriver) -> list[str]:
 
 def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any]) -> None:
     url = site["url"]
-    browser.get(f"{url}/ui/")
+    visit(browser, f"{url}/ui/")
     assert "/ui/sign-in" in browser.current_url  # no session, no page
     shot(browser, "sign-in")
     sign_in(browser, url, site["keys"]["admin"])
@@ -165,15 +173,15 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert "Summary: the passport deadline" in browser.find_element(By.CSS_SELECTOR, ".episode-text").text
     assert browser.find_element(By.CSS_SELECTOR, lineage).text == "e2"
 
-    browser.get(f"{url}/ui/episodes/e3")
+    visit(browser, f"{url}/ui/episodes/e3")
     assert browser.find_element(By.TAG_NAME, "mark").text == "Mira was diagnosed with asthma."
-    browser.get(f"{url}/ui/review")
+    visit(browser, f"{url}/ui/review")
     shot(browser, "review")
     follow(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label^='Confirm candidate']"))
     assert "Nothing is waiting" in browser.page_source
     assert site["memory"].get("acme", "mira", "diagnosis").value == "asthma"
 
-    browser.get(f"{url}/ui/erase?kind=episode&target=e2")
+    visit(browser, f"{url}/ui/erase?kind=episode&target=e2")
     assert browser.find_element(By.ID, "count-episodes").text.startswith("2 ")  # e2 and its summary
     assert "2026-07-15" in browser.find_element(By.CSS_SELECTOR, ".preview table").text
     assert site["memory"].episode("acme", "e2") is not None  # a preview erases nothing
@@ -181,7 +189,7 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     follow(browser, browser.find_element(By.CSS_SELECTOR, "button.danger"))
     assert "is gone" in browser.find_element(By.TAG_NAME, "main").text
     assert site["memory"].episode("acme", "s2") is None
-    browser.get(f"{url}{KEY}")
+    visit(browser, f"{url}{KEY}")
     current = browser.find_element(By.CSS_SELECTOR, "g.version.current text.barlabel").text
     assert "2026-07-15" in current  # the neighbour holds again
     assert "2026-06-30" not in browser.page_source
@@ -200,29 +208,29 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
 
     sign_in(browser, url, site["keys"]["other"])  # another tenant sees none of it
     assert "passport_deadline" not in browser.page_source
-    browser.get(f"{url}{KEY}")
+    visit(browser, f"{url}{KEY}")
     assert states(browser) == []
-    browser.get(f"{url}/ui/episodes/e1")
+    visit(browser, f"{url}/ui/episodes/e1")
     assert "no episode" in browser.page_source and "Mira" not in browser.page_source
 
 
 def test_phone_width_and_scopes(browser: WebDriver, site: dict[str, Any]) -> None:
     browser.set_window_size(390, 844)
     sign_in(browser, site["url"], site["keys"]["read"])
-    browser.get(f"{site['url']}{KEY}")
+    visit(browser, f"{site['url']}{KEY}")
     width = browser.execute_script("return document.documentElement.scrollWidth")
     assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width}px)"
     shot(browser, "key-phone")
-    browser.get(f"{site['url']}/ui/episodes/long")  # a 3,000-character unbroken string wraps
+    visit(browser, f"{site['url']}/ui/episodes/long")  # a 3,000-character unbroken string wraps
     assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
-    browser.get(f"{site['url']}/ui/documents/file?path=/memories/mira.md")
+    visit(browser, f"{site['url']}/ui/documents/file?path=/memories/mira.md")
     assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
-    browser.get(f"{site['url']}/ui/lifecycle")
+    visit(browser, f"{site['url']}/ui/lifecycle")
     assert browser.execute_script("return document.documentElement.scrollWidth") <= 391
     assert not browser.find_elements(By.CSS_SELECTOR, "form[action='/ui/consent']")  # read scope: no form
-    browser.get(f"{site['url']}/ui/review")
+    visit(browser, f"{site['url']}/ui/review")
     assert "read-only key" in browser.page_source
-    browser.get(f"{site['url']}/ui/erase")
+    visit(browser, f"{site['url']}/ui/erase")
     assert "forbidden" in browser.page_source  # read scope cannot erase
 
 
@@ -232,7 +240,7 @@ def test_every_page_passes_the_accessibility_audit(browser: WebDriver, site: dic
     every page kind (a held candidate, consent and erase forms included)."""
     browser.set_window_size(width, 800 if width > 700 else 844)
     url = site["url"]
-    browser.get(f"{url}/ui/sign-in")
+    visit(browser, f"{url}/ui/sign-in")
     assert audit(browser) == []
     sign_in(browser, url, site["keys"]["admin"])
     pages = ["/ui/", KEY, "/ui/episodes/e3", "/ui/episodes/s2", "/ui/review", "/ui/erase",
@@ -240,7 +248,7 @@ def test_every_page_passes_the_accessibility_audit(browser: WebDriver, site: dic
              "/ui/documents/file?path=/memories/mira.md", "/ui/episodes/missing"]
     failures = {}
     for page in pages:
-        browser.get(f"{url}{page}")
+        visit(browser, f"{url}{page}")
         found = audit(browser)
         if found:
             failures[page] = found
