@@ -235,3 +235,37 @@ def test_attribute_vocabulary_matches_by_stem_and_description() -> None:
     assert asks_about(["working"], "employer", attribute_vocabulary("employer"))
     squad = attribute_vocabulary("team", "the squad she plays handball with")
     assert asks_about(["squads"], "team", squad) and not asks_about(["live"], "team", squad)
+
+
+def test_the_turns_a_relevant_fact_was_read_from_lead_the_evidence(store_url: str) -> None:
+    with Memory(store_url) as memory:
+        memory.add_episodes(T, [
+            {"id": f"n{i}", "at": f"2024-01-{i + 1:02d}T09:00:00Z", "speaker": "mira", "session": "s1",
+             "text": f"Mira said the office was loud again today, note {i}"} for i in range(25)
+        ] + [
+            {"id": "old", "at": "2023-01-01T09:00:00Z", "speaker": "mira", "text": "Settled into the Lyon flat at last"},
+            {"id": "lease", "at": "2024-02-01T09:00:00Z", "speaker": "mira",
+             "text": "Signed the lease on a flat in Porto today"},
+            {"id": "later", "at": "2024-09-01T09:00:00Z", "speaker": "bob",
+             "text": "Back in January mira told me she had already picked Porto"},
+        ])
+        memory.write(T, "mira", "city", "Lyon", "2023-01-01T09:00:00Z", "old")
+        memory.write(T, "mira", "city", "Porto", "2024-02-01T09:00:00Z", "lease")
+        question = "Where does Mira live?"
+        searched = [h.episode_id for h in memory.search(T, question, limit=5)]
+        assert "lease" not in searched and "old" not in searched  # no word of theirs is in the question
+
+        def evidence(**kwargs: Any) -> list[str]:
+            result = memory.recall(T, question, budget=4000, **kwargs)
+            return [item.citation.episode_id for item in result.items if item.kind == "evidence"]
+
+        assert evidence()[:2] == ["lease", "old"]  # the current fact's source, then the replaced one's
+        # at a past time: the fact then current, and never a turn that had not happened yet
+        assert evidence(at="2023-06-01T00:00:00Z")[0] == "old"
+        assert "lease" not in evidence(at="2023-06-01T00:00:00Z")
+        # a source recorded after valid time `at` is not evidence at `at`
+        memory.write(T, "mira", "city", "Porto", "2024-01-15T00:00:00Z", "later")
+        assert "later" not in evidence(at="2024-01-20T00:00:00Z")
+        # a question about something else pulls nothing up
+        office = memory.recall(T, "How loud is the office?", budget=4000)
+        assert [i.citation.episode_id for i in office.items if i.kind == "evidence"][0].startswith("n")

@@ -101,6 +101,10 @@ def test_search_many_equals_search_under_each_config(store_url: str, hashing: An
     configs = {
         "keyword": SearchConfig(vector=False),
         "context": SearchConfig(neighbour_weight=0.5, session_doc_weight=1.0, speaker_weight=0.1),
+        # session coverage reads what each configuration ranks: keyword only, or with feedback
+        "keyword-context": SearchConfig(vector=False, session_doc_weight=1.0),
+        "feedback-context": SearchConfig(session_doc_weight=1.0, feedback_terms=4, feedback_weight=0.5,
+                                         feedback_docs=2),
         "feedback": SearchConfig(feedback_terms=4, feedback_weight=0.5, feedback_docs=2),
         "present": SearchConfig(present_first=True, when_weight=0.2),
         "dated": SearchConfig(date_weight=1.0),

@@ -14,6 +14,7 @@ from ..search import SearchConfig, SearchFilter, SearchService, check_question, 
 from ..store import EpisodeReads, LedgerReads, Reader
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
+from .sources import sources_first
 from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 
 if TYPE_CHECKING:
@@ -67,6 +68,13 @@ def recall(
                  for item in _key_items(reader, subject, attribute, at, known_at)]
     hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
                          limit=EVIDENCE_LIMIT, now=at, purpose=purpose)
+    sources = [item.citation.episode_id for item in sorted(facts, key=lambda item: item.superseded)
+               if item.citation.episode_id is not None]
+    if sources:  # the turns the facts shown were read from lead the evidence
+        with search.backend.read(tenant) as reader:
+            revoked = ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
+            hits = sources_first(reader, hits, sources, at=at, known_at=known_at, revoked=revoked,
+                                 limit=EVIDENCE_LIMIT)
     evidence = [
         RecallItem("evidence", hit.text, Citation(hit.episode_id, hit.at, hit.speaker), hit.score,
                    session=hit.session)

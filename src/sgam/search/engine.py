@@ -60,7 +60,7 @@ class Candidates:
     vector: list[int] = field(default_factory=list)
     expanded: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     rows: dict[int, StoredEpisode] = field(default_factory=dict)
-    coverage: dict[str | None, float] = field(default_factory=dict)
+    coverage: dict[tuple[int, tuple[int, int] | None], dict[str | None, float]] = field(default_factory=dict)
     window: TimeWindow | None = None
 
 
@@ -102,8 +102,9 @@ def gather(
     if wanted:
         found.rows.update((k, v) for k, v in index.episodes_by_key(tenant, sorted(wanted)).items()
                           if _allowed(v, flt))
-    if any(c.session_doc_weight > 0 for c in configs) and found.terms:
-        found.coverage = _coverage(found)
+    if found.terms:
+        for reads in {_coverage_reads(found, c) for c in configs if c.session_doc_weight > 0}:
+            found.coverage[reads] = _coverage(found, *reads)
     return found
 
 
@@ -118,7 +119,8 @@ def rank(found: Candidates, config: SearchConfig, limit: int, now: int) -> list[
         for key in _seeds(found, config):
             rows.update((near, found.rows[near]) for near in (key - 1, key + 1) if near in found.rows)
     if config.neighbour_weight > 0 or config.session_weight > 0 or config.session_doc_weight > 0:
-        relevance = min_max(_in_context(base, rows, config, found.coverage))
+        coverage = found.coverage.get(_coverage_reads(found, config), {})
+        relevance = min_max(_in_context(base, rows, config, coverage))
     else:
         relevance = base
     scored = {key: config.relevance_weight * value for key, value in relevance.items()}
@@ -194,13 +196,25 @@ def _expand(index: SearchIndex, tenant: str, found: Candidates, config: SearchCo
     found.expanded[setting] = ranking
 
 
-def _coverage(found: Candidates) -> dict[str | None, float]:
-    """Per-session coverage of the question's words over the top keyword results: which
-    words each turn holds is read from its text (a shared stem-like prefix), so no query
-    per word is needed."""
+def _coverage_reads(found: Candidates, config: SearchConfig) -> tuple[int, tuple[int, int] | None]:
+    """Which rankings a configuration's session coverage reads besides the top keyword
+    results: how many vector candidates, and which feedback expansion (if any)."""
+    depth = min(config.vector_candidates, len(found.vector)) if config.vector else 0
+    return depth, (config.feedback_docs, config.feedback_terms) if _feedback(config) else None
+
+
+def _coverage(found: Candidates, vector_depth: int, feedback: tuple[int, int] | None) -> dict[str | None, float]:
+    """Per-session coverage of the question's words over the turns the configuration
+    ranks: the top keyword results, its vector candidates (turns close in meaning that
+    also hold some of the words) and its feedback-expanded ranking. Which words each turn
+    holds is read from its text (a shared stem-like prefix), so no query per word is
+    needed."""
+    keys = found.keyword[:COVERAGE_DEPTH] + found.vector[:vector_depth]
+    if feedback is not None:
+        keys += found.expanded.get(feedback, [])
     hits: dict[str, list[str | None]] = {term: [] for term in found.terms}
     matcher = TermMatcher(found.terms)
-    for key in found.keyword[:COVERAGE_DEPTH]:
+    for key in dict.fromkeys(keys):
         stored = found.rows.get(key)
         if stored is not None:
             for term in matcher.matched(stored.row.text):
