@@ -213,7 +213,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
 
         def work(txn: WriteTransaction) -> list[EpisodeRow]:
             txn.prefetch_episodes([row.episode_id for row in rows])
-            stored = [self._writes.add_episode(txn, row, sources) for row, sources in items]
+            stored = self._writes.add_episodes(txn, items)
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored
 

@@ -6,6 +6,7 @@ inserts), overriding a method and calling it through ``super()``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._purpose import ledger_attribute
@@ -192,13 +193,13 @@ class LedgerWrites(LedgerReads):
     if TYPE_CHECKING:  # each backend inserts versions its own way (executemany, unnest)
         def insert_versions(self, versions: list[Version]) -> None: ...
 
-    def insert_episode(self, row: EpisodeRow) -> None:
+    def insert_episodes(self, rows: Sequence[EpisodeRow]) -> None:
         moment = self._db.moment
-        self._db.run(
+        self._db.run_many(
             f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.tenant, row.episode_id, moment(row.occurred_at), moment(row.recorded_at), row.text,
-             row.speaker, row.kind, row.session, row.metadata, row.schema_version, row.retention,
-             moment(row.lost_at)),
+            [(row.tenant, row.episode_id, moment(row.occurred_at), moment(row.recorded_at), row.text,
+              row.speaker, row.kind, row.session, row.metadata, row.schema_version, row.retention,
+              moment(row.lost_at)) for row in rows],
         )
 
     def delete_episode(self, episode_id: str) -> int:

@@ -168,9 +168,10 @@ class LifecycleWrites(LifecycleReads):
                                "source_id", episode_ids)
         return sorted({row[0] for row in rows})
 
-    def tombstoned(self, digest: str) -> bool:
-        return self._db.row("SELECT 1 FROM tombstones WHERE tenant = ? AND digest = ?",
-                            (self.tenant, digest)) is not None
+    def tombstoned_among(self, digests: Sequence[str]) -> set[str]:
+        rows = self._in_chunks("SELECT digest FROM tombstones WHERE tenant = ?", "digest",
+                               list(dict.fromkeys(digests)))
+        return {str(row[0]) for row in rows}
 
     def add_tombstones(self, digests: Sequence[str]) -> None:
         if digests:

@@ -20,7 +20,7 @@ from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode
 from .._sql.search import assertions_without_vectors, filter_sql, visible
-from .adapters import Micros, micros
+from .adapters import Floats, Micros, micros
 from .session import PostgresSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
@@ -44,11 +44,6 @@ def _dimension(vector: npt.NDArray[np.float32]) -> int:
     return int(vector.shape[0])
 
 
-def _floats(vector: npt.NDArray[np.float32]) -> list[float]:
-    values: list[float] = np.asarray(vector, dtype=np.float32).astype(np.float64).tolist()
-    return values
-
-
 def _hnsw_settings(db: PostgresSession, limit: int) -> None:
     """Let the HNSW scan go on past filtered-out rows (other tenants, models, times) in
     exact distance order; search at least as wide as the result."""
@@ -60,7 +55,7 @@ def _put_vectors(txn: WriteTransaction, table: str, key: str, rows: str, model: 
                  items: dict[Any, npt.NDArray[np.float32]]) -> None:
     """Insert or replace vectors of ``model`` into ``table`` (named with its columns up to
     the model's, which ``rows`` selects from ``e`` or ``a`` joined on ``key = i.id``): one
-    statement per dimension slicing one flat array, after making sure the dimension has
+    statement per dimension slicing one flat binary ``real[]``, after making sure the dimension has
     its HNSW index (an owner-run function; a catalog lookup once the index exists, asked
     every time because the transaction that created it may roll back)."""
     db = cast("PostgresWrite", txn)._db
@@ -70,11 +65,11 @@ def _put_vectors(txn: WriteTransaction, table: str, key: str, rows: str, model: 
         ids = list(group)
         db.run(
             f"INSERT INTO {table} SELECT {rows}, ?, {dims}, "
-            f"((?::float8[])[(i.n - 1) * {dims} + 1 : i.n * {dims}])::vector "
+            f"((?::real[])[(i.n - 1) * {dims} + 1 : i.n * {dims}])::vector "
             f"FROM unnest(?::{'text' if key == 'episode_id' else 'bigint'}[]) WITH ORDINALITY AS i(id, n) "
             f"JOIN {'episodes e' if key == 'episode_id' else 'assertions a'} ON tenant = ? AND {key} = i.id "
             f"ON CONFLICT (tenant, {key}, model) DO UPDATE SET dims = excluded.dims, embedding = excluded.embedding",
-            (model, [x for k in ids for x in _floats(group[k])], ids, txn.tenant),
+            (model, Floats([group[k] for k in ids]), ids, txn.tenant),
         )
 
 
@@ -128,8 +123,8 @@ class PostgresSearchIndex:
             nearest = db.rows(
                 f"SELECT v.seq FROM episode_vectors v{join} "
                 f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims}{where} "
-                f"ORDER BY v.embedding::vector({dims}) <=> ?::float8[]::vector({dims}) LIMIT ?",
-                (tenant, model, *params, _floats(vector), limit),
+                f"ORDER BY v.embedding::vector({dims}) <=> ?::real[]::vector({dims}) LIMIT ?",
+                (tenant, model, *params, Floats(vector), limit),
             )
         return [int(row[0]) for row in nearest]
 
@@ -177,8 +172,8 @@ class PostgresSearchIndex:
         known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         dims = _dimension(vector)
-        distance = f"v.embedding::vector({dims}) <=> ?::float8[]::vector({dims})"
-        floats = _floats(vector)
+        distance = f"v.embedding::vector({dims}) <=> ?::real[]::vector({dims})"
+        floats = Floats(vector)
         with self._read(tenant) as db:
             visible_then, known = visible(known_at, db)
             _hnsw_settings(db, limit)

@@ -49,6 +49,12 @@ _INSERT_OPERATIONS = (
     "%s::text[], %s::float8[], %s::int[], %s::timestamptz[], %s::bigint[])"
 )
 
+_INSERT_EPISODES = (
+    f"INSERT INTO episodes ({EPISODE_COLUMNS}) SELECT %s, * FROM unnest(%s::text[], %s::timestamptz[], "
+    "%s::timestamptz[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::text[], "
+    "%s::timestamptz[])"
+)
+
 
 def lock_key(tenant: str, subject: str) -> int:
     """The advisory lock id of (tenant, subject): a stable signed 64-bit hash."""
@@ -165,9 +171,16 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         found = {row[1]: EpisodeRow(*row) for row in rows}
         self._episodes.update((i, found.get(i)) for i in wanted)
 
-    def insert_episode(self, row: EpisodeRow) -> None:
-        self._episodes.pop(row.episode_id, None)
-        super().insert_episode(row)
+    def insert_episodes(self, rows: Sequence[EpisodeRow]) -> None:
+        """One statement for the batch (``unnest`` of one array per column)."""
+        for row in rows:
+            self._episodes.pop(row.episode_id, None)
+        self._cur.execute(_INSERT_EPISODES, (
+            self.tenant, [r.episode_id for r in rows], MicrosArray([r.occurred_at for r in rows]),
+            MicrosArray([r.recorded_at for r in rows]), [r.text for r in rows], [r.speaker for r in rows],
+            [r.kind for r in rows], [r.session for r in rows], [r.metadata for r in rows],
+            [r.schema_version for r in rows], [r.retention for r in rows], MicrosArray([r.lost_at for r in rows]),
+        ))
 
     def delete_episode(self, episode_id: str) -> int:
         self._episodes.pop(episode_id, None)
