@@ -38,6 +38,18 @@ def _tsquery(terms: Sequence[str]) -> str:
     return "(SELECT " + " || ".join("plainto_tsquery('english', ?)" for _ in terms) + ")"
 
 
+_KEYS_SHARING_A_LEXEME = (
+    "SELECT DISTINCT t.key_id FROM ledger_key_terms t WHERE t.tenant = ? AND t.lexeme = ANY(ARRAY(SELECT l.lexeme "
+    "FROM unnest(?::text[]) AS w(term), unnest(tsvector_to_array(to_tsvector('english', w.term))) AS l(lexeme)))"
+)
+"""Keys with a lexeme of some term (migration 11): text equality is leakproof, so under
+RLS this is an index range of ``ledger_key_terms``, and every key matching ``@@`` is
+among them. ``matching_keys`` reads each by primary key, ranks them, then probes their
+versions in rank order until it has ``limit``. The ``OFFSET 0`` and ``LIMIT 1`` fences
+keep that shape: the planner cannot estimate ``= ANY`` of a computed array, guesses
+hundreds of keys, and would otherwise scan every key and every version of the tenant."""
+
+
 def _dimension(vector: npt.NDArray[np.float32]) -> int:
     if vector.ndim != 1 or vector.shape[0] < 1:
         raise ValidationError("vector", f"shape {vector.shape}", "must be one non-empty row")
@@ -144,12 +156,16 @@ class PostgresSearchIndex:
         with self._read(tenant) as db:
             visible_then, known = visible(known_at, db)
             matched = db.rows(
-                f"SELECT k.subject, k.attribute FROM ledger_keys k, {_tsquery(terms)} AS q(query) "
-                "WHERE k.tenant = ? AND k.search @@ q.query AND EXISTS (SELECT 1 FROM assertions a "
-                "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
-                f"AND {visible_then} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
-                "ORDER BY ts_rank_cd(k.search, q.query, 1) DESC, k.key_id LIMIT ?",
-                (*terms, tenant, *known, Micros(at), Micros(at), limit),
+                "SELECT r.subject, r.attribute FROM (SELECT k.key_id, k.subject, k.attribute, "
+                f"ts_rank_cd(k.search, q.query, 1) AS rank FROM ({_KEYS_SHARING_A_LEXEME}) AS c, "
+                f"{_tsquery(terms)} AS q(query), LATERAL (SELECT k.key_id, k.subject, k.attribute, k.search "
+                "FROM ledger_keys k WHERE k.tenant = ? AND k.key_id = c.key_id OFFSET 0) AS k "
+                "WHERE k.search @@ q.query ORDER BY rank DESC, k.key_id OFFSET 0) AS r, "
+                "LATERAL (SELECT 1 FROM assertions a WHERE a.tenant = ? AND a.subject = r.subject "
+                f"AND a.attribute = r.attribute AND {visible_then} AND a.valid_from <= ? "
+                "AND (a.valid_to IS NULL OR a.valid_to > ?) LIMIT 1) AS v "
+                "ORDER BY r.rank DESC, r.key_id LIMIT ?",
+                (tenant, list(terms), *terms, tenant, tenant, *known, Micros(at), Micros(at), limit),
             )
         return [(str(r[0]), str(r[1])) for r in matched]
 

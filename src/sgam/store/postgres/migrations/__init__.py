@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -28,7 +28,7 @@ TENANT_TABLES = (
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
-    "api_keys", "idempotency_keys",
+    "api_keys", "idempotency_keys", "ledger_key_terms",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -52,7 +52,7 @@ LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
 LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
-MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10)]
+MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11)]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 
 
