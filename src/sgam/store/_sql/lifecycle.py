@@ -104,6 +104,11 @@ class LifecycleReads(Scoped):
                                "episode_id", episode_ids)
         return [(row[0], row[1]) for row in rows]
 
+    def derived_of(self, episode_ids: Sequence[str]) -> list[str]:
+        rows = self._in_chunks("SELECT episode_id FROM episode_derivations WHERE tenant = ?",
+                               "source_id", episode_ids)
+        return sorted({row[0] for row in rows})
+
     def sourced_subjects(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:
         rows = self._in_chunks("SELECT DISTINCT source, subject FROM operations WHERE tenant = ?",
                                "source", episode_ids)
@@ -162,11 +167,6 @@ class LifecycleWrites(LifecycleReads):
         if sources:
             self._db.run_many("INSERT INTO episode_derivations (tenant, episode_id, source_id) VALUES (?, ?, ?)",
                               [(self.tenant, episode_id, source) for source in sources])
-
-    def derived_of(self, episode_ids: Sequence[str]) -> list[str]:
-        rows = self._in_chunks("SELECT episode_id FROM episode_derivations WHERE tenant = ?",
-                               "source_id", episode_ids)
-        return sorted({row[0] for row in rows})
 
     def tombstoned_among(self, digests: Sequence[str]) -> set[str]:
         rows = self._in_chunks("SELECT digest FROM tombstones WHERE tenant = ?", "digest",
