@@ -14,7 +14,7 @@ goes through the ledger, purge or no purge, and reading never moves a deadline.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -69,10 +69,16 @@ class Ledger:
         return result
 
     @contextmanager
-    def read(self, tenant: str, call: str = "read") -> Iterator[Reader]:
-        """A read scope of the tenant in which nothing is past its deadline at ``now``."""
+    def read(
+        self, tenant: str, call: str = "read", ahead: Sequence[Callable[[Reader], object]] = (),
+    ) -> Iterator[Reader]:
+        """A read scope of the tenant in which nothing is past its deadline at ``now``.
+        ``ahead``: reads the scope will make, which a backend may send with the deadline
+        probe (``Reader.prefetch``)."""
         now = self.now()
         with self.backend.read(tenant) as reader:
+            if ahead:
+                reader.prefetch(ahead)
             if not reader.lifecycle_due(now):
                 yield reader
                 return

@@ -10,7 +10,7 @@ of several calls (``apply_plan``) are plain functions here, not methods every ba
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from .._purpose import ConsentRow
@@ -386,3 +386,7 @@ class Reader(
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 
     def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]: ...
+    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
+        """A hint: ``calls`` will run in this read. A backend with round trips may send
+        the first statement of each now, to travel with the next one it waits for."""
+        ...

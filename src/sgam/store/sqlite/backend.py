@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import Operation, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow, JobRow, ResidueHit
+from .._protocol import EpisodeRow, JobRow, Reader, ResidueHit
 from .._search import SearchIndex
 from .._sql.access import AccessReads, AccessWrites
 from .._sql.extraction import ExtractionReads, ExtractionWrites
@@ -188,6 +188,9 @@ class SQLiteReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, Acc
     def __init__(self, conn: sqlite3.Connection, tenant: str) -> None:
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
+
+    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
+        """Nothing to send ahead: a statement is a function call into the same process."""
 
 
 class _ReadScope(AbstractContextManager[SQLiteReader]):
