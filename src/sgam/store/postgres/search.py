@@ -99,8 +99,10 @@ class PostgresSearchIndex:
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
     ) -> None:
-        _put_vectors(txn, "episode_vectors (tenant, episode_id, seq, model, dims, embedding)", "episode_id",
-                     "e.tenant, e.episode_id, e.seq", model, dict(items))
+        _put_vectors(txn, "episode_vectors (tenant, episode_id, seq, occurred_at, recorded_at, session, speaker, "
+                     "model, dims, embedding)", "episode_id",
+                     "e.tenant, e.episode_id, e.seq, e.occurred_at, e.recorded_at, e.session, e.speaker", model,
+                     dict(items))
 
     def put_assertion_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
@@ -129,11 +131,10 @@ class PostgresSearchIndex:
     ) -> list[int]:
         dims = _dimension(vector)
         with self._read(tenant) as db:
-            where, params = filter_sql(flt, db)
-            join = "" if not where else " JOIN episodes e ON e.tenant = v.tenant AND e.episode_id = v.episode_id"
+            where, params = filter_sql(flt, db, "v")  # the vector row holds its episode's filter columns
             _hnsw_settings(db, limit)
             nearest = db.rows(
-                f"SELECT v.seq FROM episode_vectors v{join} "
+                "SELECT v.seq FROM episode_vectors v "
                 f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims}{where} "
                 f"ORDER BY v.embedding::vector({dims}) <=> ?::real[]::vector({dims}) LIMIT ?",
                 (tenant, model, *params, Floats(vector), limit),
