@@ -140,3 +140,11 @@ def test_upgrade_to_version_12_copies_the_episode_columns_onto_stored_vectors(
     with Memory(app, embedder=TwoDimensions()) as memory:
         hits = memory.search("globex", "tea", session="s2", config=SearchConfig(keyword=False))
         assert [hit.episode_id for hit in hits] == ["g2"]
+
+
+def test_the_keyword_index_keeps_its_pending_list_short(postgres: PostgresUrls) -> None:
+    """A bulk ingest must not leave megabytes of unmerged GIN entries that turn every
+    keyword search into a sequential scan until autovacuum runs (migration 13)."""
+    with psycopg.connect(postgres.admin) as conn:
+        row = conn.execute("SELECT reloptions FROM pg_class WHERE relname = 'episodes_search'").fetchone()
+    assert row is not None and "gin_pending_list_limit=128" in row[0]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -52,7 +52,9 @@ LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
 LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
-MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12)]
+MIGRATIONS: list[str] = [
+    version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13)
+]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 
 
