@@ -16,6 +16,8 @@ table admits only rows of the tenant set for the transaction in ``sgam.tenant``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from psycopg import sql
 
 from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13
@@ -58,11 +60,12 @@ MIGRATIONS: list[str] = [
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 
 
-def rls_statements() -> list[sql.SQL | sql.Composed]:
+def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.Composed]:
     """ENABLE and FORCE row-level security with one tenant policy per table; re-run after
-    every migration so a table added later cannot be left open."""
+    every migration so a table added later cannot be left open. ``tables``: the tenant
+    tables the applied versions created (all of them once the schema is current)."""
     statements: list[sql.SQL | sql.Composed] = []
-    for table in TENANT_TABLES:
+    for table in tables:
         name = sql.Identifier(table)
         statements += [
             sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(name),
@@ -96,11 +99,11 @@ def rls_statements() -> list[sql.SQL | sql.Composed]:
     return statements
 
 
-def grant_statements(role: str, schema: str) -> list[sql.Composed]:
+def grant_statements(role: str, schema: str, present: Sequence[str] = TENANT_TABLES) -> list[sql.Composed]:
     """What the application role may do: DML on tenant tables, read the version table.
     It owns nothing, so RLS applies to it and it cannot alter a policy."""
     who = sql.Identifier(role)
-    tables = sql.SQL(", ").join(sql.Identifier(t) for t in TENANT_TABLES)
+    tables = sql.SQL(", ").join(sql.Identifier(t) for t in present)
     return [
         sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), who),
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, who),
