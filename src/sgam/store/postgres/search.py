@@ -19,8 +19,8 @@ from ..._errors import ValidationError
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode
-from .._sql.search import assertions_without_vectors, filter_sql, visible
-from .adapters import Micros, micros
+from .._sql.search import assertions_without_vectors, filter_sql, holding
+from .adapters import micros
 from .session import PostgresSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
@@ -147,14 +147,13 @@ class PostgresSearchIndex:
         if not terms:
             return []
         with self._read(tenant) as db:
-            visible_then, known = visible(known_at, db)
+            holds, held = holding(known_at, at, db)
             matched = db.rows(
                 f"SELECT k.subject, k.attribute FROM ledger_keys k, {_tsquery(terms)} AS q(query) "
                 "WHERE k.tenant = ? AND k.search @@ q.query AND EXISTS (SELECT 1 FROM assertions a "
-                "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
-                f"AND {visible_then} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
+                f"WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute AND {holds}) "
                 "ORDER BY ts_rank_cd(k.search, q.query, 1) DESC, k.key_id LIMIT ?",
-                (*terms, tenant, *known, Micros(at), Micros(at), limit),
+                (*terms, tenant, *held, limit),
             )
         return [(str(r[0]), str(r[1])) for r in matched]
 
@@ -180,15 +179,14 @@ class PostgresSearchIndex:
         distance = f"v.embedding::vector({dims}) <=> ?::float8[]::vector({dims})"
         floats = _floats(vector)
         with self._read(tenant) as db:
-            visible_then, known = visible(known_at, db)
+            holds, held = holding(known_at, at, db)
             _hnsw_settings(db, limit)
             nearest = db.rows(
                 f"SELECT a.subject, a.attribute, 1 - ({distance}) FROM assertion_vectors v "
                 "JOIN assertions a ON a.tenant = v.tenant AND a.row_id = v.row_id "
-                f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {visible_then} "
-                "AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) "
+                f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {holds} "
                 f"ORDER BY {distance} LIMIT ?",
-                (floats, tenant, model, *known, Micros(at), Micros(at), floats, limit),
+                (floats, tenant, model, *held, floats, limit),
             )
         return [(str(r[0]), str(r[1]), float(r[2])) for r in nearest]
 

@@ -9,14 +9,23 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._rules import KeyTimeline, KeyView, Operation, Version
+from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
-from .._sql.ledger import EPISODE, KEY, LAST_RECORDED, OPERATION_FIELDS, SCHEMA_VERSION, KeyLookups, LedgerWrites
-from .._sql.session import Session
+from .._sql.ledger import (
+    EPISODE,
+    LAST_RECORDED,
+    NEAR,
+    OPERATION_FIELDS,
+    SCHEMA_VERSION,
+    KeyLookups,
+    LedgerWrites,
+    Near,
+    near_from_rows,
+)
 from .adapters import Micros, MicrosArray
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
@@ -35,14 +44,7 @@ _INSERT_VERSIONS = (
 )
 _INSERT_OPERATION = native(f"INSERT INTO operations ({OPERATION_FIELDS}, seq) VALUES ({', '.join('?' * 13)})")
 _NEXT_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
-# The two current versions starting last at or before an instant (a strict floor is one of
-# them) and the first after it: every lookup the rules make for one operation.
-_NEAR = native(
-    f"(SELECT 0, {VERSION_COLUMNS} FROM assertions WHERE {KEY} AND recorded_to IS NULL "
-    "AND valid_from <= ? ORDER BY valid_from DESC LIMIT 2) UNION ALL "
-    f"(SELECT 1, {VERSION_COLUMNS} FROM assertions WHERE {KEY} AND recorded_to IS NULL "
-    "AND valid_from > ? ORDER BY valid_from LIMIT 1)"
-)
+_NEAR = native(NEAR)
 _INSERT_OPERATIONS = (
     f"INSERT INTO operations ({OPERATION_FIELDS}, seq) SELECT %s, * FROM unnest("
     "%s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::timestamptz[], "
@@ -64,31 +66,6 @@ class LockOrderError(Exception):
         self.keys = keys
 
 
-Near = tuple[int, list[Version], Version | None]
-"""Prefetched around an instant: (instant, up to two floors latest first, the ceiling)."""
-
-
-class _Key(KeyLookups):
-    """``KeyLookups`` answered from the rows ``prefetch_one`` brought when they are about
-    the instant it named."""
-
-    __slots__ = ("_near",)
-
-    def __init__(self, db: Session, tenant: str, subject: str, attribute: str, near: Near | None) -> None:
-        super().__init__(db, tenant, subject, attribute)
-        self._near = near
-
-    def floor(self, moment: int, *, strict: bool = False) -> Version | None:
-        if self._near is not None and self._near[0] == moment:
-            return next((v for v in self._near[1] if not strict or v.valid_from < moment), None)
-        return super().floor(moment, strict=strict)
-
-    def ceiling(self, moment: int) -> Version | None:
-        if self._near is not None and self._near[0] == moment:
-            return self._near[2]
-        return super().ceiling(moment)
-
-
 SchemaCache = dict[str, tuple[int, dict[str, AttributeSchema | None], dict[str, MemoryTypeSchema | None]]]
 """Per tenant: a schema version and the attribute schemas and memory types read at it.
 Every schema change bumps the tenant's version in its own transaction, so entries read at
@@ -105,7 +82,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._schemas: SchemaCache = {} if schemas is None else schemas
         self._version: int | None = None
         self._schema_changed = False
-        self._near: dict[tuple[str, str], Near] = {}
+        self._near: dict[tuple[str, str], tuple[int, Near]] = {}
         self._seqs: list[int] = []
         self._held: set[int] = set()
         self._episodes: dict[str, EpisodeRow | None] = {}
@@ -259,7 +236,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         found: dict[tuple[str, str], list[Version]] = {key: [] for key in keys}
         for row in current.fetchall():
             found[(row[2], row[3])].append(version_from_row(row))
-        self._current.update(found)
+        self._current.update((key, ended_all(versions)) for key, versions in found.items())
 
     def _ask(self, statement: str, params: tuple[Any, ...]) -> Cursor:
         """Send a lookup on a cursor of its own without waiting: in pipeline mode, the
@@ -288,10 +265,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             self._episodes[source] = EpisodeRow(*row) if row else None
         row = last.fetchone()
         self._last[key] = int(row[0]) if row else None
-        rows = near.fetchall()
-        floors = [version_from_row(r[1:]) for r in rows if r[0] == 0]
-        ceiling = next((version_from_row(r[1:]) for r in rows if r[0] == 1), None)
-        self._near[key] = (moment, floors, ceiling)
+        self._near[key] = (moment, near_from_rows(near.fetchall()))
         row = seq.fetchone()
         assert row is not None
         self._seqs.append(int(row[0]))
@@ -310,7 +284,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         near = self._near.pop((subject, attribute), None)
         if loaded is not None:
             return KeyTimeline(loaded)
-        return _Key(self._db, self.tenant, subject, attribute, near)
+        return KeyLookups(self._db, self.tenant, subject, attribute, near)
 
     def current(self, subject: str, attribute: str) -> list[Version]:
         self._lock([subject])
