@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..._purpose import ConsentRow
 from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
@@ -26,6 +27,7 @@ from .._sql.ledger import (
     Near,
     near_from_rows,
 )
+from .._sql.lifecycle import CONSENTS, consent_from_row
 from .adapters import Micros, MicrosArray
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
@@ -44,6 +46,7 @@ _INSERT_VERSIONS = (
 )
 _INSERT_OPERATION = native(f"INSERT INTO operations ({OPERATION_FIELDS}, seq) VALUES ({', '.join('?' * 13)})")
 _NEXT_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
+_CONSENTS = native(CONSENTS)
 _NEAR = native(NEAR)
 _INSERT_OPERATIONS = (
     f"INSERT INTO operations ({OPERATION_FIELDS}, seq) SELECT %s, * FROM unnest("
@@ -93,6 +96,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._drop: list[int] = []
         self._close: dict[int, list[int]] = {}
         self._subjects: set[str] = set()
+        self._consents: dict[str, list[ConsentRow]] = {}
         if prelock:
             self._acquire(prelock, wait=True)
 
@@ -248,7 +252,8 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
         """Lock the subject, then ask in one round trip for everything a one-operation
         unit of work looks up: schema version, source episode, the key's last change, the
-        versions around ``moment`` and the operation's sequence number."""
+        versions around ``moment``, the subject's consent statements and the operation's
+        sequence number."""
         self._lock([subject])
         self.flush()
         key = (subject, attribute)
@@ -257,6 +262,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         last = self._ask(native(LAST_RECORDED), (self.tenant, subject, attribute))
         near = self._ask(_NEAR, (self.tenant, subject, attribute, Micros(moment)) * 2)
         seq = self._ask(_NEXT_SEQ, ())
+        consents = None if subject in self._consents else self._ask(_CONSENTS, (self.tenant, subject))
         if version is not None:
             row = version.fetchone()
             self._version = int(row[0]) if row else 0
@@ -269,6 +275,23 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         row = seq.fetchone()
         assert row is not None
         self._seqs.append(int(row[0]))
+        if consents is not None:
+            self._consents[subject] = [consent_from_row(row) for row in consents.fetchall()]
+
+    def consents(self, subject: str | None) -> list[ConsentRow]:
+        """The subject's statements as ``prefetch_one`` brought them in its round trip, if
+        it did (read after the subject's lock, where a separate query read them before)."""
+        if subject is not None and subject in self._consents:
+            return self._consents[subject]
+        return super().consents(subject)
+
+    def put_consent(self, subject: str, purpose: str, granted: bool, at: int) -> None:
+        self._consents.pop(subject, None)
+        super().put_consent(subject, purpose, granted, at)
+
+    def delete_consents_of_subject(self, subject: str) -> int:
+        self._consents.pop(subject, None)
+        return super().delete_consents_of_subject(subject)
 
     def _forget_cached(self, subject: str, attribute: str) -> None:
         self._current.pop((subject, attribute), None)

@@ -21,7 +21,7 @@ from .._rows import VERSION_COLUMNS, version_from_row
 from .._search import SearchIndex
 from .._sql.access import AccessReads, AccessWrites
 from .._sql.extraction import ExtractionReads, ExtractionWrites
-from .._sql.ledger import KeyLookups, LedgerReader, LedgerWrites
+from .._sql.ledger import NEAR, KeyLookups, LedgerReader, LedgerWrites, Near, near_from_rows
 from . import scan
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import claim_jobs, count_jobs
@@ -48,6 +48,12 @@ _PAIR = "json_extract(k.value, '$[0]') AS s, json_extract(k.value, '$[1]') AS a"
 _LAST_OF_KEYS = (
     "SELECT s, a, (SELECT recorded_at FROM operations o INDEXED BY operations_by_key WHERE o.tenant = ? "
     f"AND o.subject = s AND o.attribute = a ORDER BY o.seq DESC LIMIT 1) FROM (SELECT {_PAIR} FROM json_each(?) k)"
+)
+# What a one-operation unit of work looks up about its key, in one statement: ``NEAR``
+# (side 0 and 1) and the key's last change (side 2, in the second column).
+_KEY_STATE = (
+    f"{NEAR} UNION ALL SELECT * FROM (SELECT 2, recorded_at{', NULL' * 15} FROM operations "
+    "INDEXED BY operations_by_key WHERE tenant = ? AND subject = ? AND attribute = ? ORDER BY seq DESC LIMIT 1) AS l"
 )
 _CURRENT_OF_KEYS = (
     f"SELECT {', '.join('v.' + column.strip() for column in VERSION_COLUMNS.split(','))} "
@@ -85,6 +91,7 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
         self._cache = cache
         self._last: dict[tuple[str, str], int | None] = {}
         self._current: dict[tuple[str, str], list[Version]] = {}
+        self._near: dict[tuple[str, str], tuple[int, Near]] = {}
 
     def _remember(self, key: tuple[str, str, str], value: Any) -> None:
         if len(self._cache) >= CACHE_LIMIT:
@@ -152,6 +159,7 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
     def retire(self, versions: list[Version], recorded_at: int) -> None:
         for version in versions:
             self._current.pop((version.subject, version.attribute), None)
+            self._near.pop((version.subject, version.attribute), None)
         if len(versions) == 1:
             version = versions[0]
             if version.recorded_from == recorded_at:
@@ -190,6 +198,7 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
 
     def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
         self._current.pop((subject, attribute), None)
+        self._near.pop((subject, attribute), None)
         super().replace_versions(subject, attribute, versions)
 
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
@@ -223,14 +232,19 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
         return SQLiteDocuments()
 
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
-        """Nothing to do: a lookup is a function call into the same process."""
+        """The key's versions around ``moment`` and its last change in one statement (the
+        schema and the source come from the cache)."""
+        key = (self.tenant, subject, attribute)
+        rows = self._conn.execute(_KEY_STATE, (*key, moment, *key, moment, *key)).fetchall()
+        self._near[(subject, attribute)] = (moment, near_from_rows([r for r in rows if r[0] != 2]))
+        self._last[(subject, attribute)] = next((r[1] for r in rows if r[0] == 2), None)
 
     def key(self, subject: str, attribute: str) -> KeyView:
         """From the current versions ``lock_keys`` loaded if it did, else index lookups."""
         loaded = self._current.pop((subject, attribute), None)
         if loaded is not None:
             return KeyTimeline(loaded)
-        return KeyLookups(self._db, self.tenant, subject, attribute)
+        return KeyLookups(self._db, self.tenant, subject, attribute, self._near.pop((subject, attribute), None))
 
     def append_operations(self, ops: list[Operation]) -> list[int]:
         """Batch insert; sequence numbers are assigned in order."""
@@ -251,6 +265,7 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
     def insert_versions(self, versions: list[Version]) -> None:
         for version in versions:
             self._current.pop((version.subject, version.attribute), None)
+            self._near.pop((version.subject, version.attribute), None)
         if len(versions) == 1:
             self._conn.execute(_INSERT_VERSION, _version_params(self.tenant, versions[0]))
         else:
