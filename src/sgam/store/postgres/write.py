@@ -6,7 +6,7 @@ retirements and ``unnest`` inserts (the backend module's docstring tells why).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._purpose import ConsentRow
@@ -97,6 +97,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._close: dict[int, list[int]] = {}
         self._subjects: set[str] = set()
         self._consents: dict[str, list[ConsentRow]] = {}
+        self._pending: Callable[[], None] | None = None
         if prelock:
             self._acquire(prelock, wait=True)
 
@@ -120,6 +121,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
 
     def _lock(self, subjects: Iterable[str]) -> None:
         """Hold the advisory locks of ``subjects``; wait only while holding none."""
+        self._receive()
         new = {s for s in subjects if s not in self._subjects}
         if not new:
             return
@@ -131,6 +133,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
     # episodes and schema: looked up once per unit of work (a batch asks per fact) -------
 
     def episode(self, episode_id: str) -> EpisodeRow | None:
+        self._receive()
         if episode_id not in self._episodes:
             self._episodes[episode_id] = super().episode(episode_id)
         return self._episodes[episode_id]
@@ -147,14 +150,17 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._episodes.update((i, found.get(i)) for i in wanted)
 
     def insert_episode(self, row: EpisodeRow) -> None:
+        self._receive()
         self._episodes.pop(row.episode_id, None)
         super().insert_episode(row)
 
     def delete_episode(self, episode_id: str) -> int:
+        self._receive()
         self._episodes.pop(episode_id, None)
         return super().delete_episode(episode_id)
 
     def schema_version(self) -> int:
+        self._receive()
         if self._version is None:
             self._version = self._stored_schema_version()
         return self._version
@@ -250,10 +256,11 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         return cur
 
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
-        """Lock the subject, then ask in one round trip for everything a one-operation
-        unit of work looks up: schema version, source episode, the key's last change, the
-        versions around ``moment``, the subject's consent statements and the operation's
-        sequence number."""
+        """Lock the subject, then ask for everything a one-operation unit of work looks up:
+        schema version, source episode, the key's last change, the versions around
+        ``moment``, the subject's consent statements and the operation's sequence number.
+        Nothing waits here: the answers arrive with the next statement whose result is read
+        (the deadline check of the unit of work), in the same round trip."""
         self._lock([subject])
         self.flush()
         key = (subject, attribute)
@@ -263,24 +270,42 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         near = self._ask(_NEAR, (self.tenant, subject, attribute, Micros(moment)) * 2)
         seq = self._ask(_NEXT_SEQ, ())
         consents = None if subject in self._consents else self._ask(_CONSENTS, (self.tenant, subject))
-        if version is not None:
-            row = version.fetchone()
-            self._version = int(row[0]) if row else 0
-        if episode is not None:
-            row = episode.fetchone()
-            self._episodes[source] = EpisodeRow(*row) if row else None
-        row = last.fetchone()
-        self._last[key] = int(row[0]) if row else None
-        self._near[key] = (moment, near_from_rows(near.fetchall()))
-        row = seq.fetchone()
-        assert row is not None
-        self._seqs.append(int(row[0]))
-        if consents is not None:
-            self._consents[subject] = [consent_from_row(row) for row in consents.fetchall()]
+
+        def receive() -> None:
+            if version is not None:
+                row = version.fetchone()
+                self._version = int(row[0]) if row else 0
+            if episode is not None:
+                row = episode.fetchone()
+                self._episodes[source] = EpisodeRow(*row) if row else None
+            row = last.fetchone()
+            self._last[key] = int(row[0]) if row else None
+            self._near[key] = (moment, near_from_rows(near.fetchall()))
+            row = seq.fetchone()
+            assert row is not None
+            self._seqs.append(int(row[0]))
+            if consents is not None:
+                self._consents[subject] = [consent_from_row(row) for row in consents.fetchall()]
+
+        self._pending = receive
+
+    def _receive(self) -> None:
+        """Take in what ``prefetch_one`` asked for, before anything reads or drops what it
+        caches; the first read that waits for the server brings it along."""
+        if self._pending is not None:
+            receive, self._pending = self._pending, None
+            receive()
+
+    def lifecycle_due(self, now: int) -> bool:
+        """Asked after ``prefetch_one`` when the ledger prefetches first: one round trip for both."""
+        due = super().lifecycle_due(now)
+        self._receive()
+        return due
 
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """The subject's statements as ``prefetch_one`` brought them in its round trip, if
         it did (read after the subject's lock, where a separate query read them before)."""
+        self._receive()
         if subject is not None and subject in self._consents:
             return self._consents[subject]
         return super().consents(subject)
@@ -330,6 +355,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
     def retire(self, versions: list[Version], recorded_at: int) -> None:
         """Queue the change; ``flush`` sends every queued retirement in two statements
         before anything reads or inserts versions (a batch retires per key)."""
+        self._receive()
         for version in versions:
             self._current.pop((version.subject, version.attribute), None)
             self._near.pop((version.subject, version.attribute), None)
