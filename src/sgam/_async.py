@@ -93,6 +93,7 @@ class AsyncMemory:
     add_episodes = _twin(Memory.add_episodes)
     episode = _twin(Memory.episode)
     episodes = _twin(Memory.episodes)
+    derived_episodes = _twin(Memory.derived_episodes)
     write = _twin(Memory.write)
     write_many = _twin(Memory.write_many)
     retract = _twin(Memory.retract)

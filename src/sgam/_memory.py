@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from ._convert import sources_of, to_assertion, to_episode
 from ._erasure import Erased, forget_episode, forget_subject
-from ._errors import ValidationError
+from ._errors import NotFoundError, ValidationError
 from ._ledger import Ledger
 from ._lifecycle import Lifecycle
 from ._memory_extraction import ExtractionCalls
@@ -239,6 +239,20 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         with self.ledger.read(check_tenant(tenant), "episodes") as reader:
             rows = [row for row in reader.episodes(check_optional_name(session, "session"), check_limit(limit))
                     if row.readable]
+            hidden = _hidden(reader, rows, scope)
+            rows = [row for row in rows if row.episode_id not in hidden]
+            sources = sources_of(reader, rows)
+        return [to_episode(row, sources.get(row.episode_id, ())) for row in rows]
+
+    def derived_episodes(self, tenant: str, id: str, *, purpose: str | None = None) -> list[Episode]:
+        """The readable episodes made directly from episode ``id`` (a summary of it, say):
+        what erasing or expiring ``id`` reaches next. NotFoundError if ``id`` cannot be read."""
+        scope = check_purpose(purpose)
+        with self.ledger.read(check_tenant(tenant), "derived_episodes") as reader:
+            source = reader.episode(check_name(id, "id"))
+            if source is None or not source.readable or _hidden(reader, [source], scope):
+                raise NotFoundError(f"no episode {id!r}", field="id", value=id)
+            rows = [row for row in map(reader.episode, reader.derived_of([id])) if row is not None and row.readable]
             hidden = _hidden(reader, rows, scope)
             rows = [row for row in rows if row.episode_id not in hidden]
             sources = sources_of(reader, rows)

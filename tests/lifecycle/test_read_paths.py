@@ -3,7 +3,9 @@ query, search, recall, episodes, extraction records and held candidates."""
 
 from __future__ import annotations
 
-from sgam import Memory
+import pytest
+
+from sgam import Memory, NotFoundError
 
 from ..conftest import HashingEmbedder, ManualClock, Store
 
@@ -75,6 +77,31 @@ def test_an_episode_and_its_derivatives_count_as_one_source(store: Store, clock:
         assert len({"raw", "sum", "note"} & set(ids)) == 1
         assert memory.episode(T, "note") is not None
         assert memory.episode(T, "note").derived_from == ("sum",)  # type: ignore[union-attr]
+        assert [e.id for e in memory.derived_episodes(T, "raw")] == ["sum"]
+        assert [e.id for e in memory.derived_episodes(T, "sum")] == ["note"]
+        assert memory.derived_episodes(T, "note") == []
+        with pytest.raises(NotFoundError) as missing:
+            memory.derived_episodes(T, "nope")
+        assert missing.value.field == "id" and missing.value.value == "nope"
+
+
+def test_derived_episodes_hide_what_cannot_be_read(store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock) as memory:
+        clock.set("2026-06-02T00:00:00+00:00")
+        memory.retention(T, "brief", "PT1H")
+        memory.add_episode(T, "raw", "2026-06-02T00:00:00Z", "The team met on Monday.")
+        memory.add_episode(T, "short", "2026-06-02T00:00:00Z", "Met Monday.", derived_from=["raw"],
+                           retention="brief")
+        memory.add_episode(T, "about", "2026-06-02T00:00:00Z", "Omar chaired the meeting.", speaker="omar",
+                           derived_from=["raw"])
+        assert [e.id for e in memory.derived_episodes(T, "raw")] == ["about", "short"]
+        memory.consent(T, "omar", False)
+        assert [e.id for e in memory.derived_episodes(T, "raw")] == ["short"]
+        clock.advance(2 * 3600)
+        assert memory.derived_episodes(T, "raw") == []
+        memory.forget_episode(T, "raw")
+        with pytest.raises(NotFoundError):
+            memory.derived_episodes(T, "raw")
 
 
 def test_expired_text_leaves_search_and_episode_lists(store: Store, clock: ManualClock) -> None:

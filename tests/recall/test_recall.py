@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sgam import Memory
 from sgam.recall import Citation, RecallItem, estimate_tokens
 from sgam.recall.render import CLOSE, OPEN, frame_tokens, pack
+from sgam.recall.vocabulary import asks_about, attribute_vocabulary
 
 from ..conftest import ManualClock, Store
 
@@ -190,3 +191,47 @@ def test_recall_reads_and_never_writes(store: Store) -> None:
         memory.recall(T, "Which tea should I buy for her?", budget=500)
         memory.recall(T, "Which tea should I buy for her?", known_at="2024-01-01T00:00:00Z", budget=500)
         assert _all_rows(store) == rows
+
+
+def test_a_question_asks_about_an_attribute_without_naming_it(store_url: str) -> None:
+    cities = ["Lyon", "Porto", "Oslo", "Riga", "Graz", "Turin", "Ghent", "Bern", "Cork", "Bilbao", "Krakow",
+              "Tartu", "Split", "Aarhus"]
+    with Memory(store_url) as memory:
+        memory.declare(T, "salary", "integer", sensitive=True)
+        memory.declare(T, "team", "string", description="the squad she plays handball with")
+        memory.add_episodes(T, [
+            {"id": f"m{i}", "at": f"20{10 + i}-03-01T10:00:00Z", "text": f"Mira moved to {city}", "speaker": "mira"}
+            for i, city in enumerate(cities)
+        ] + [{"id": "pay", "at": "2024-01-01T00:00:00Z", "text": "Mira earns 90000 at Acme", "speaker": "mira"}])
+        for i, city in enumerate(cities):
+            memory.write(T, "mira", "city", city, f"20{10 + i}-03-01T10:00:00Z", f"m{i}")
+        for attribute, value in (("salary", 90000), ("employer", "Acme"), ("birthday", "1990-04-02"),
+                                 ("team", "Riga Wolves"), ("shoe_size", 38)):
+            memory.write(T, "mira", attribute, value, "2024-01-01T00:00:00Z", "pay")
+
+        def facts(question: str) -> list[tuple[str, Any, bool]]:
+            result = memory.recall(T, question, budget=4000)
+            return [(f.attribute, f.value, f.superseded) for f in result.items if f.kind == "fact"]
+
+        lives = memory.recall(T, "Where does Mira live?", budget=4000)
+        assert [(f.attribute, f.value, f.superseded) for f in lives.items if f.kind == "fact"] == [
+            ("city", "Aarhus", False), ("city", "Split", True), ("city", "Tartu", True)]
+        moves = [i.citation.episode_id for i in lives.items if i.kind == "evidence"]
+        assert moves[:3] == ["m13", "m12", "m11"]
+        assert facts("Who does Mira work for?") == [("employer", "Acme", False)]
+        assert facts("When was Mira born?") == [("birthday", "1990-04-02", False)]
+        assert facts("Which squad does Mira play with?") == [("team", "Riga Wolves", False)]  # its description
+        # a sensitive attribute needs its own name: "earn" does not reach mira.salary
+        assert facts("How much does Mira earn?") == []
+        assert facts("What is Mira's salary?") == [("salary", 90000, False)]
+        assert facts("What shoes does Mira wear?") == [("shoe_size", 38, False)]
+        assert facts("Which car does Mira drive?") == []
+
+
+def test_attribute_vocabulary_matches_by_stem_and_description() -> None:
+    city = attribute_vocabulary("home_city")
+    assert asks_about(["lives"], "home_city", city) and asks_about(["cities"], "home_city", city)
+    assert not asks_about(["car"], "employer", attribute_vocabulary("employer"))
+    assert asks_about(["working"], "employer", attribute_vocabulary("employer"))
+    squad = attribute_vocabulary("team", "the squad she plays handball with")
+    assert asks_about(["squads"], "team", squad) and not asks_about(["live"], "team", squad)

@@ -8,10 +8,13 @@ import pytest
 
 from sgam import Memory
 from sgam.search import SearchConfig
+from sgam.search.embedders import embed_query
 from sgam.search.signals import (
+    TermMatcher,
     asks_about_present,
     asks_about_time,
     feedback_terms,
+    light_stem,
     mentions_time,
     same_statement,
     session_coverage,
@@ -51,6 +54,30 @@ def test_feedback_terms_come_from_top_documents_not_the_question() -> None:
     assert "ann" not in feedback_terms(["ann ann ann likes tea"], [], 5, frozenset({"ann"}))
 
 
+@pytest.mark.parametrize("text", [
+    "Mira moved to Oslo; she MOVES often, loves moving and painted paintings.",
+    "A painter's studies: studied, studying, cities_and_city, plays played player's",
+    "Nothing here matches, not even the porch or the moo.",
+])
+def test_term_matcher_agrees_with_stemming_every_word(text: str) -> None:
+    terms = ["move", "painting", "study", "city", "play", "moose", "paint"]
+    wanted = {light_stem(term): [t for t in terms if light_stem(t) == light_stem(term)] for term in terms}
+    words = {w.lower() for w in text.replace("_", " ").replace("'", " ").replace(";", " ").split()}
+    words = {w.strip(".,:") for w in words}
+    expected = {term for word in words for term in wanted.get(light_stem(word), [])}
+    assert TermMatcher(terms).matched(text) == expected
+    assert TermMatcher([]).matched(text) == frozenset()
+
+
+def test_a_question_is_embedded_once_for_the_next_few_asks(hashing: Any) -> None:
+    first = embed_query(hashing, "where does Mira live now?")
+    calls = hashing.calls
+    again = embed_query(hashing, "where does Mira live now?")
+    assert again is first and hashing.calls == calls and not first.flags.writeable
+    embed_query(hashing, "where did Mira live before?")
+    assert hashing.calls == calls + 1
+
+
 def test_session_coverage_rewards_sessions_covering_more_words() -> None:
     hits = {"violin": ["s1", "s2"], "lessons": ["s1", "s3", "s3"]}
     scores = session_coverage(hits, 200)
@@ -76,10 +103,12 @@ def test_search_many_equals_search_under_each_config(store_url: str, hashing: An
         "context": SearchConfig(neighbour_weight=0.5, session_doc_weight=1.0, speaker_weight=0.1),
         "feedback": SearchConfig(feedback_terms=4, feedback_weight=0.5, feedback_docs=2),
         "present": SearchConfig(present_first=True, when_weight=0.2),
+        "dated": SearchConfig(date_weight=1.0),
     }
     with Memory(store_url, embedder=hashing) as memory:
         _conversation(memory)
-        for question in ("When do the violin lessons start?", "What does Ann play?", "bread"):
+        for question in ("When do the violin lessons start?", "What does Ann play?", "bread",
+                         "What did Bob bake in February 2024?"):
             many = memory.search_many(T, question, configs, limit=10)
             for name, config in configs.items():
                 assert many[name] == memory.search(T, question, config=config, limit=10)
@@ -107,7 +136,31 @@ def test_present_question_ranks_the_newest_move_first(store_url: str) -> None:
             ids = [h.episode_id for h in memory.search(T, "Where does Mira live?", config=preset, limit=10)]
             assert ids[:3] == ["m13", "m12", "m11"], preset
         past = [h.episode_id for h in memory.search(T, "Where did Mira live in 2011?", config="default")]
-        assert past[0] != "m13"
+        assert past[0] == "m1"
+
+
+def test_a_named_date_lifts_the_turns_of_that_time(store_url: str, hashing: Any) -> None:
+    dated = SearchConfig(date_weight=1.0)
+    with Memory(store_url, embedder=hashing) as memory:
+        memory.add_episodes(T, [
+            {"id": f"d{day}", "at": f"2023-05-{day:02d}T18:00:00Z", "text": "Nate cooked pasta with friends",
+             "speaker": "nate", "session": f"s{day}"} for day in range(1, 29, 3)
+        ] + [  # weaker matches, so that relevance (min-max normalised) has its floor outside the pasta turns
+            {"id": f"r{day}", "at": f"2023-05-{day:02d}T20:00:00Z", "text": "Nate went for a run in the park",
+             "speaker": "nate", "session": f"r{day}"} for day in range(1, 29, 3)
+        ])
+        question = "What did Nate cook on 16 May, 2023?"
+        # the day named and the week in which it gets mentioned
+        week = {f"{kind}{day}" for kind in "dr" for day in (16, 19, 22)}
+        plain = [h.episode_id for h in memory.search(T, question, config=SearchConfig(), limit=3)]
+        assert not set(plain) <= week
+        # Which turn of the week leads is left to relevance: identical texts make identical
+        # vectors, among which an approximate index (pgvector's HNSW) may return only some.
+        for config in (dated, "default"):
+            top = [h.episode_id for h in memory.search(T, question, config=config, limit=3)]
+            assert set(top) <= week, config
+        many = memory.search_many(T, question, {"dated": dated, "plain": SearchConfig()}, limit=5)
+        assert many["dated"] == memory.search(T, question, config=dated, limit=5)
 
 
 def test_versions_of_one_statement_are_recognised() -> None:

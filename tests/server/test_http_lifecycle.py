@@ -34,6 +34,9 @@ def test_retention_deadlines_purge_audit_residue(served_at: Served, clock: Manua
         summary = writer.post("/v1/episodes", json={"id": "s1", "at": AT, "text": "A summary of e1.",
                                                     "derived_from": ["e1"]})
         assert summary.status_code == 201 and summary.json()["derived_from"] == ["e1"]
+        assert [e["id"] for e in reader.get("/v1/episodes/e1/derived").json()] == ["s1"]
+        assert reader.get("/v1/episodes/s1/derived").json() == []
+        assert reader.get("/v1/episodes/nope/derived").status_code == 404
         writer.post("/v1/episodes", json={"id": "e2", "at": AT, "text": "Mira prefers short answers."})
         kept = writer.post("/v1/facts", json={**fact("short"), "source": "e2"})
         assert kept.status_code == 201

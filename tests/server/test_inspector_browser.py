@@ -44,6 +44,8 @@ def seed(memory: Memory, clock: ManualClock) -> None:
     clock.set("2026-06-03T10:00:05+00:00")
     memory.add_episode("acme", "e2", "2026-06-03T10:00:00Z", "Mira corrected the deadline. It is now 2026-06-30.")
     memory.write("acme", "mira", "passport_deadline", "2026-06-30", "2026-06-03T10:00:00Z", "e2")
+    memory.add_episode("acme", "s2", "2026-06-03T11:00:00Z", "Summary: the passport deadline moved to June 30.",
+                       derived_from=["e2"])
     clock.set("2026-06-04T08:00:00+00:00")
     memory.add_episode("acme", "e0", "2026-05-30T08:00:00Z", "Mira's passport deadline is 2026-08-01.")
     memory.write("acme", "mira", "passport_deadline", "2026-08-01", "2026-05-30T08:00:00Z", "e0")
@@ -157,6 +159,10 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     follow(browser, browser.find_element(By.CSS_SELECTOR, "table.versions a[href='/ui/episodes/e2']"))
     assert "corrected the deadline" in browser.find_element(By.CSS_SELECTOR, ".episode-text").text
     shot(browser, "episode")
+    lineage = "section[aria-labelledby='lineage-h'] a"
+    follow(browser, browser.find_element(By.CSS_SELECTOR, f"{lineage}[href='/ui/episodes/s2']"))
+    assert "Summary: the passport deadline" in browser.find_element(By.CSS_SELECTOR, ".episode-text").text
+    assert browser.find_element(By.CSS_SELECTOR, lineage).text == "e2"
 
     browser.get(f"{url}/ui/episodes/e3")
     assert browser.find_element(By.TAG_NAME, "mark").text == "Mira was diagnosed with asthma."
@@ -167,12 +173,13 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert site["memory"].get("acme", "mira", "diagnosis").value == "asthma"
 
     browser.get(f"{url}/ui/erase?kind=episode&target=e2")
-    assert browser.find_element(By.ID, "count-episodes").text.startswith("1 ")
+    assert browser.find_element(By.ID, "count-episodes").text.startswith("2 ")  # e2 and its summary
     assert "2026-07-15" in browser.find_element(By.CSS_SELECTOR, ".preview table").text
     assert site["memory"].episode("acme", "e2") is not None  # a preview erases nothing
     shot(browser, "erase-preview")
     follow(browser, browser.find_element(By.CSS_SELECTOR, "button.danger"))
     assert "is gone" in browser.find_element(By.TAG_NAME, "main").text
+    assert site["memory"].episode("acme", "s2") is None
     browser.get(f"{url}{KEY}")
     current = browser.find_element(By.CSS_SELECTOR, "g.version.current text.barlabel").text
     assert "2026-07-15" in current  # the neighbour holds again

@@ -89,3 +89,22 @@ def test_keys_whose_names_hold_a_slash(served: Served) -> None:
         asked = reader.get("/ui/key", params={"subject": "team/alpha", "attribute": "lead/name",
                                              "at": "2026-06-02T00:00:00Z"})
         assert re.search(r'id="held-at".*Mira', asked.text, re.S)
+
+
+def test_an_episode_page_shows_what_it_was_made_from_and_into(served: Served) -> None:
+    memory = served.memory
+    memory.add_episode("acme", "chat/1", "2026-06-01T00:00:00Z", "Mira: the launch moves to March 3.")
+    memory.add_episode("acme", "sum/<b>", "2026-06-01T01:00:00Z", "Summary: launch on March 3.",
+                       derived_from=["chat/1"])
+    memory.add_episode("globex", "theirs", "2026-06-01T01:00:00Z", "not acme's", derived_from=[])
+    with signed_in(served, "acme", "read") as reader:
+        raw = reader.get("/ui/episodes/chat/1")
+        assert raw.status_code == 200
+        lineage = re.search(r'<section aria-labelledby="lineage-h">(.*?)</section>', raw.text, re.S).group(1)
+        assert "no other episode (original)" in lineage
+        assert 'href="/ui/episodes/sum/%3Cb%3E"' in lineage and "<code>sum/&lt;b&gt;</code>" in lineage
+        summary = reader.get("/ui/episodes/sum/%3Cb%3E")
+        assert summary.status_code == 200 and "<b>" not in summary.text.split("<main", 1)[1]
+        lineage = re.search(r'<section aria-labelledby="lineage-h">(.*?)</section>', summary.text, re.S).group(1)
+        assert 'href="/ui/episodes/chat/1"' in lineage and "Made into: no episode." in lineage
+        assert reader.get("/ui/episodes/theirs").status_code == 404

@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from ..search.embedders import Embedder, embed_checked
+from ..search.embedders import Embedder, embed_checked, embed_query
 from ..search.fusion import reciprocal_rank_fusion
 from ..search.text import check_question, keywords
 from ..store import Backend, ChunkRow, DocumentStore, WriteTransaction
@@ -63,7 +63,7 @@ def search_documents(
     below that cosine (recall uses it: without a keyword match, closeness must be real)."""
     check_question(query)
     terms = keywords(query)
-    vector = None if embedder is None else embed_checked(embedder, [query])[0]
+    vector = None if embedder is None else embed_query(embedder, query)
     with backend.read(tenant) as reader:
         by_keyword = store.keyword_chunks(reader, terms, CANDIDATES) if terms else []
         by_vector = [] if vector is None or embedder is None else store.vector_chunks(

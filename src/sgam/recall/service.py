@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from .._errors import ValidationError
@@ -15,6 +14,7 @@ from ..search import SearchConfig, SearchFilter, SearchService, check_question, 
 from ..store import EpisodeReads, LedgerReads, Reader
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
+from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 
 if TYPE_CHECKING:
     from ..documents import DocumentHit
@@ -51,12 +51,15 @@ def recall(
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
-    keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES, known_at), terms)
-    named = bool(keys)
-    if not keys:  # the question names no key: fall back to the facts closest in meaning
-        keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
     with search.backend.read(tenant) as reader:
-        sensitive = {schema.attribute for schema in reader.attribute_schemas() if schema.sensitive}
+        schemas = reader.attribute_schemas()
+        sensitive = {schema.attribute for schema in schemas if schema.sensitive}
+        descriptions = {schema.attribute: schema.description for schema in schemas if schema.description}
+        keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES, known_at), terms,
+                         descriptions)
+        named = bool(keys)
+        if not keys:  # the question names no key: fall back to the facts closest in meaning
+            keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
         keys = [key for key in keys
                 if split_attribute(key[1])[0] not in sensitive or (named and _names_attribute(key, terms))]
         keys = timeline_keys(reader, keys, purpose, at, known_at)
@@ -81,35 +84,36 @@ def recall(
     return RecallResult(question, kept, text, tokens, budget, len(ordered) - len(kept))
 
 
-def _covers(term: str, token: str) -> bool:
-    """Stemming-agnostic word match: 'cities' covers 'city', 'moved' covers 'move'."""
-    stem = min(len(term), max(3, len(token) - 2))
-    return term == token or (len(term) >= 3 and len(token) >= 3 and term[:stem] == token[:stem])
-
-
-def _tokens(part: str) -> list[str]:
-    return re.findall(r"[^\W_]+", part.lower())
-
-
 def _names_attribute(key: tuple[str, str], terms: list[str]) -> bool:
-    return any(_covers(term, token) for term in terms for token in _tokens(key[1]))
+    """The question names the attribute itself (what a sensitive attribute needs)."""
+    return names_any(terms, tokens(key[1]))
 
 
-def best_keys(keys: list[tuple[str, str]], terms: list[str]) -> list[tuple[str, str]]:
+def best_keys(
+    keys: list[tuple[str, str]], terms: list[str], descriptions: Mapping[str, str] | None = None,
+) -> list[tuple[str, str]]:
     """Keep the keys that name the most question words. Index ranks (BM25, ts_rank) weigh
     words by rarity among *rows*, so a subject alone can outrank subject + attribute.
 
     A key must also be what the question asks about: when the question has words beyond
-    the subject's name ("where does Mira *live*"), a key matching the name alone
-    (``mira.salary``) is not relevant; a question naming only the subject gets its keys."""
+    the subject's name ("where does Mira *live*"), those words must be in the attribute's
+    vocabulary (its name, its declared description, the words it is commonly asked with:
+    "live" asks about ``city``), so ``mira.salary`` is not relevant; a question naming
+    only the subject gets its keys."""
+    described = descriptions or {}
+
+    def asked(key: tuple[str, str], words: list[str]) -> bool:
+        attribute = split_attribute(key[1])[0]
+        return asks_about(words, key[1], attribute_vocabulary(attribute, described.get(attribute)))
+
     def coverage(key: tuple[str, str]) -> int:
-        tokens = [t for part in key for t in _tokens(part)]
-        return sum(any(_covers(term, token) for token in tokens) for term in terms)
+        subject = tokens(key[0])
+        return sum(names_any([term], subject) or asked(key, [term]) for term in terms)
 
     def relevant(key: tuple[str, str]) -> bool:
-        subject = _tokens(key[0])
-        beyond = [t for t in terms if not any(_covers(t, token) for token in subject)]
-        return not beyond or _names_attribute(key, beyond)
+        subject = tokens(key[0])
+        beyond = [t for t in terms if not names_any([t], subject)]
+        return not beyond or asked(key, beyond)
 
     scored = [(coverage(key), index, key) for index, key in enumerate(keys) if relevant(key)]
     best = max((score for score, _, _ in scored), default=0)

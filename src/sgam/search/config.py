@@ -41,6 +41,9 @@ class SearchConfig(BaseModel):
         "matching the same question words is ordered newest first, so the latest state leads.")
     when_weight: float = Field(
         default=0.0, ge=0, description="For a question asking when: bonus for turns that place an event in time.")
+    date_weight: float = Field(
+        default=0.0, ge=0, description="For a question naming a time ('on 9 November, 2022', 'in January 2022', "
+        "'last year'): bonus for turns inside that window (from the named time to a week after it).")
     relevance_weight: float = Field(default=1.0, ge=0)
     recency_weight: float = Field(default=0.0, ge=0)
     recency_half_life_days: float = Field(default=30.0, gt=0)
@@ -52,10 +55,11 @@ class SearchConfig(BaseModel):
 # BM25's vote; k=20 lets the top ranks count; a turn inherits 0.7 of its best adjacent
 # turn's relevance and its session's coverage of the question's words (the session read
 # as one document); turns that place an event in time answer "when" questions; the
-# speaker the question names gets a small bonus. A question about the present orders
+# speaker the question names gets a small bonus; turns inside the time the question names
+# ("on 9 November, 2022", "last year") get a full one. A question about the present orders
 # evidence that matches the same words newest first (present_first).
 _CONTEXT = {"vector_weight": 0.5, "rrf_k": 20.0, "neighbour_weight": 0.7, "speaker_weight": 0.1,
-            "session_doc_weight": 1.0, "when_weight": 0.3, "present_first": True}
+            "session_doc_weight": 1.0, "when_weight": 0.3, "date_weight": 1.0, "present_first": True}
 PRESETS: dict[str, SearchConfig] = {
     "keyword": SearchConfig(vector=False),
     "vector": SearchConfig(keyword=False),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -65,6 +67,31 @@ def embed_checked(embedder: Embedder, texts: Sequence[str]) -> Vectors:
     norms[norms == 0] = 1.0
     unit: Vectors = (array / norms).astype(np.float32)
     return unit
+
+
+QUERY_CACHE = 32
+_queries: OrderedDict[tuple[int, str], tuple[Embedder, Vectors]] = OrderedDict()
+_queries_lock = threading.Lock()
+
+
+def embed_query(embedder: Embedder, text: str) -> Vectors:
+    """One question's unit vector, remembered for the next few questions: a recall asks
+    for the same question's vector three times (facts, episodes, documents). Entries keep
+    their embedder alive, so a key's ``id`` always names the same object; the vector is
+    read-only because callers share it."""
+    key = (id(embedder), text)
+    with _queries_lock:
+        entry = _queries.get(key)
+        if entry is not None and entry[0] is embedder:
+            _queries.move_to_end(key)
+            return entry[1]
+    vector: Vectors = embed_checked(embedder, [text])[0]
+    vector.setflags(write=False)
+    with _queries_lock:
+        _queries[key] = (embedder, vector)
+        while len(_queries) > QUERY_CACHE:
+            _queries.popitem(last=False)
+    return vector
 
 
 class Model2VecEmbedder:

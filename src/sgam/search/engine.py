@@ -15,13 +15,14 @@ from datetime import datetime
 from .._time import from_micros
 from ..store import SearchFilter, SearchIndex, StoredEpisode
 from .config import SearchConfig
-from .embedders import Embedder, embed_checked
+from .dates import TimeWindow, named_window
+from .embedders import Embedder, embed_query
 from .fusion import min_max, reciprocal_rank_fusion
 from .signals import (
+    TermMatcher,
     asks_about_present,
     asks_about_time,
     feedback_terms,
-    matched_terms,
     mentions_time,
     same_statement,
     session_coverage,
@@ -30,7 +31,7 @@ from .signals import (
 from .text import keywords
 
 CONTEXT_SEEDS = 30
-COVERAGE_DEPTH = 200
+COVERAGE_DEPTH = 100
 PRESENT_DEPTH = 50  # the best candidates regrouped by statement for a present-tense question
 _DAY_MICROS = 86_400_000_000
 
@@ -60,6 +61,7 @@ class Candidates:
     expanded: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     rows: dict[int, StoredEpisode] = field(default_factory=dict)
     coverage: dict[str | None, float] = field(default_factory=dict)
+    window: TimeWindow | None = None
 
 
 def search_evidence(
@@ -67,16 +69,19 @@ def search_evidence(
     flt: SearchFilter, limit: int, now: int,
 ) -> list[EvidenceHit]:
     """The ``limit`` best episodes for ``question``; ``now`` anchors recency."""
-    found = gather(index, embedder, tenant, question, [config], flt)
+    found = gather(index, embedder, tenant, question, [config], flt, now)
     return [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
 
 
 def gather(
     index: SearchIndex, embedder: Embedder | None, tenant: str, question: str,
-    configs: Sequence[SearchConfig], flt: SearchFilter,
+    configs: Sequence[SearchConfig], flt: SearchFilter, now: int,
 ) -> Candidates:
-    """Everything any of ``configs`` will rank, fetched once."""
+    """Everything any of ``configs`` will rank, fetched once; ``now`` anchors relative
+    times in the question ("last year")."""
     found = Candidates(question, keywords(question))
+    if any(c.date_weight > 0 for c in configs):
+        found.window = named_window(question, now)
     wants_keyword = [c for c in configs if c.keyword or _feedback(c) or c.session_doc_weight > 0]
     if wants_keyword and found.terms:
         depth = max(c.keyword_candidates for c in wants_keyword)
@@ -85,7 +90,7 @@ def gather(
         found.keyword = index.keyword_episodes(tenant, found.terms, flt, depth)
     wants_vector = [c for c in configs if c.vector]
     if wants_vector and embedder is not None:
-        vector = embed_checked(embedder, [question])[0]
+        vector = embed_query(embedder, question)
         found.vector = index.vector_episodes(tenant, embedder.name, vector, flt,
                                              max(c.vector_candidates for c in wants_vector))
     found.rows = index.episodes_by_key(tenant, list(dict.fromkeys(found.keyword + found.vector)))
@@ -140,6 +145,9 @@ def _add_bonuses(scored: dict[int, float], found: Candidates, rows: dict[int, St
     add(config.importance_weight, lambda s: _importance(s.row.metadata))
     if config.when_weight > 0 and asks_about_time(found.question):
         add(config.when_weight, lambda s: 1.0 if mentions_time(s.row.text) else 0.0)
+    window = found.window
+    if config.date_weight > 0 and window is not None:
+        add(config.date_weight, lambda s: 1.0 if window.holds(s.row.occurred_at) else 0.0)
 
 
 def _feedback(config: SearchConfig) -> bool:
@@ -191,10 +199,11 @@ def _coverage(found: Candidates) -> dict[str | None, float]:
     words each turn holds is read from its text (a shared stem-like prefix), so no query
     per word is needed."""
     hits: dict[str, list[str | None]] = {term: [] for term in found.terms}
+    matcher = TermMatcher(found.terms)
     for key in found.keyword[:COVERAGE_DEPTH]:
         stored = found.rows.get(key)
         if stored is not None:
-            for term in matched_terms(stored.row.text, found.terms):
+            for term in matcher.matched(stored.row.text):
                 hits[term].append(stored.row.session)
     return session_coverage(hits, COVERAGE_DEPTH)
 

@@ -8,7 +8,7 @@ from functools import partial
 from .._purpose import ConsentBook, consent_uses
 from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
-from .embedders import Embedder, Vectors, embed_checked
+from .embedders import Embedder, Vectors, embed_checked, embed_query
 from .engine import EvidenceHit, gather, hit, rank, search_evidence
 from .scope import in_scope
 from .text import check_question
@@ -88,7 +88,7 @@ class SearchService:
         among the facts as the ledger stood at ``known_at`` (default: now)."""
         if self.embedder is None:
             return []
-        vector = embed_checked(self.embedder, [question])[0]
+        vector = embed_query(self.embedder, question)
         found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit, known_at)
         return [(subject, attribute) for subject, attribute, score in found if score >= floor]
 
@@ -114,7 +114,7 @@ class SearchService:
         check_question(question)
         with self.backend.read(tenant) as reader:
             revoked = ConsentBook(reader.revoking_consents(consent_uses(None))).revoked_subjects(None)
-        found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt)
+        found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt, now)
         ranked = {name: [hit(found.rows[key], score) for key, score in rank(found, config, 2 * limit + 10, now)]
                   for name, config in configs.items()}
         with self.backend.read(tenant) as reader:

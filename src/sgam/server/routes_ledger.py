@@ -57,6 +57,12 @@ async def get_episode(episode_id: str, request: Request, caller: Reader) -> Resp
     return reply(episode)
 
 
+@router.get("/episodes/{episode_id}/derived", response_model=list[Episode], tags=["episodes"],
+            summary="Episodes made directly from this one (erasing it reaches them)")
+async def derived_episodes(episode_id: str, request: Request, caller: Reader) -> Response:
+    return reply(await memory_of(request).derived_episodes(caller.tenant, episode_id))
+
+
 @router.delete("/episodes/{episode_id}", response_model=ForgetResult, tags=["erasure"],
                summary="Erase an episode and every operation it sourced (admin)")
 async def forget_episode(episode_id: str, request: Request, caller: Admin) -> Response:

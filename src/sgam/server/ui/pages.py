@@ -203,7 +203,8 @@ def _episode(memory: Memory, tenant: str, episode_id: str, quote_text: str | Non
                 quotes.add(evidence)
     written = memory.query(tenant, all_times=True, limit=OVERVIEW_ROWS)
     return {"episode": episode, "extractions": extractions, "parts": _highlighted(episode.text, quotes),
-            "facts": [a for a in written if a.source == episode_id]}
+            "facts": [a for a in written if a.source == episode_id],
+            "derived": memory.derived_episodes(tenant, episode_id)}
 
 
 def _highlighted(text: str, quotes: set[str]) -> list[tuple[str, bool]]:
@@ -224,7 +225,7 @@ def _highlighted(text: str, quotes: set[str]) -> list[tuple[str, bool]]:
     return parts
 
 
-@router.get("/episodes/{episode_id}", response_class=HTMLResponse)
+@router.get("/episodes/{episode_id:path}", response_class=HTMLResponse)
 async def episode_page(request: Request, episode_id: str, quote: str | None = None) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
         data = await _memory(request).call(_episode, principal.tenant, episode_id, quote)

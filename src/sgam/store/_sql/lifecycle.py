@@ -16,18 +16,22 @@ from .session import Session, chunks, in_list
 def _due_episodes(db: Session) -> str:
     """Episodes past their class deadline, per class: an erase class takes every episode
     (one that lost its text through a source goes at its own deadline too); a keep_facts
-    class only those that still have their text. Both are index ranges from the oldest."""
+    class only those that still have their text. Both are index ranges from the oldest.
+
+    ``CROSS JOIN`` keeps the (few) classes as SQLite's outer loop: without statistics its
+    planner otherwise walks every episode of the tenant first (44 ms per call at 100k
+    episodes). The join's conditions sit in ``WHERE``, which both dialects accept."""
     ttl = db.span("c.ttl")
     return f"""
     SELECT e.episode_id, c.on_expiry FROM retention_classes c
-    JOIN episodes e INDEXED BY episodes_by_retention
-      ON e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - {ttl}
-    WHERE c.tenant = ? AND c.ttl IS NOT NULL AND c.on_expiry = 'erase'
+    CROSS JOIN episodes e INDEXED BY episodes_by_retention
+    WHERE e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - {ttl}
+      AND c.tenant = ? AND c.ttl IS NOT NULL AND c.on_expiry = 'erase'
     UNION ALL
     SELECT e.episode_id, c.on_expiry FROM retention_classes c
-    JOIN episodes e INDEXED BY episodes_live_by_retention
-      ON e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - {ttl} AND e.lost_at IS NULL
-    WHERE c.tenant = ? AND c.ttl IS NOT NULL AND c.on_expiry = 'keep_facts'
+    CROSS JOIN episodes e INDEXED BY episodes_live_by_retention
+    WHERE e.tenant = c.tenant AND e.retention = c.name AND e.recorded_at <= ? - {ttl} AND e.lost_at IS NULL
+      AND c.tenant = ? AND c.ttl IS NOT NULL AND c.on_expiry = 'keep_facts'
 """
 
 
@@ -108,6 +112,11 @@ class LifecycleReads(Scoped):
                                "episode_id", episode_ids)
         return [(row[0], row[1]) for row in rows]
 
+    def derived_of(self, episode_ids: Sequence[str]) -> list[str]:
+        rows = self._in_chunks("SELECT episode_id FROM episode_derivations WHERE tenant = ?",
+                               "source_id", episode_ids)
+        return sorted({row[0] for row in rows})
+
     def sourced_subjects(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:
         rows = self._in_chunks("SELECT DISTINCT source, subject FROM operations WHERE tenant = ?",
                                "source", episode_ids)
@@ -166,11 +175,6 @@ class LifecycleWrites(LifecycleReads):
         if sources:
             self._db.run_many("INSERT INTO episode_derivations (tenant, episode_id, source_id) VALUES (?, ?, ?)",
                               [(self.tenant, episode_id, source) for source in sources])
-
-    def derived_of(self, episode_ids: Sequence[str]) -> list[str]:
-        rows = self._in_chunks("SELECT episode_id FROM episode_derivations WHERE tenant = ?",
-                               "source_id", episode_ids)
-        return sorted({row[0] for row in rows})
 
     def tombstoned(self, digest: str) -> bool:
         return self._db.row("SELECT 1 FROM tombstones WHERE tenant = ? AND digest = ?",
