@@ -183,8 +183,14 @@ class WriteService:
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         plan(op, txn.key(op.subject, op.attribute))
 
-    def apply_one(self, txn: WriteTransaction, pending: PendingOp) -> Applied:
-        txn.prefetch_one(pending.subject, pending.attribute, pending.valid_at, pending.source)
+    @staticmethod
+    def prefetch(txn: WriteTransaction, pending: PendingOp) -> None:
+        txn.prefetch_one(pending.subject, pending.ledger_attribute, pending.valid_at, pending.source)
+
+    def apply_one(self, txn: WriteTransaction, pending: PendingOp, *, prefetched: bool = False) -> Applied:
+        """``prefetched``: the caller has already called ``prefetch`` in this unit of work."""
+        if not prefetched:
+            self.prefetch(txn, pending)
         op = self.prepare(txn, pending, txn.schema_version())
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         op.seq = txn.append_operation(op)

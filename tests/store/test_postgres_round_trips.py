@@ -14,7 +14,7 @@ from sgam._schema import AttributeSchema, ValueType
 from sgam._time import to_micros
 from sgam.store._sql.ledger import KeyLookups
 from sgam.store.postgres import PostgresBackend
-from sgam.store.postgres.write import PostgresWrite, _Key
+from sgam.store.postgres.write import PostgresWrite
 
 DAY = 86_400_000_000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -36,7 +36,7 @@ def test_prefetched_lookups_answer_as_the_index_does(postgres: PostgresUrls, mon
         def compare(txn: PostgresWrite) -> None:
             txn.prefetch_one("ann", "city", moment, "e1")
             prefetched = txn.key("ann", "city")
-            assert isinstance(prefetched, _Key)
+            assert isinstance(prefetched, KeyLookups) and prefetched._near is not None
             plain = KeyLookups(txn._db, "acme", "ann", "city")
             for probe in (moment, moment + DAY):  # the named instant, and one it cannot answer
                 for strict in (False, True):

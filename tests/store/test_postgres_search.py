@@ -115,11 +115,11 @@ def test_upgrade_from_version_2_indexes_existing_keys(owned: tuple[str, str], mo
         assert [hit.episode_id for hit in memory.search("acme", "Ann moved")] == ["e1"]
 
 
-def test_upgrade_to_version_12_copies_the_episode_columns_onto_stored_vectors(
+def test_upgrade_to_version_13_copies_the_episode_columns_onto_stored_vectors(
     owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:11])
+    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:12])
     migrate(owner, grant_to=["sgam_test_upgrade_app"])
     with psycopg.connect(owner) as conn:
         conn.execute("SELECT set_config('sgam.tenant', 'globex', true)")
@@ -144,7 +144,7 @@ def test_upgrade_to_version_12_copies_the_episode_columns_onto_stored_vectors(
 
 def test_the_keyword_index_keeps_its_pending_list_short(postgres: PostgresUrls) -> None:
     """A bulk ingest must not leave megabytes of unmerged GIN entries that turn every
-    keyword search into a sequential scan until autovacuum runs (migration 13)."""
+    keyword search into a sequential scan until autovacuum runs (migration 14)."""
     with psycopg.connect(postgres.admin) as conn:
         row = conn.execute("SELECT reloptions FROM pg_class WHERE relname = 'episodes_search'").fetchone()
     assert row is not None and "gin_pending_list_limit=128" in row[0]

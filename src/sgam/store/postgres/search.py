@@ -19,8 +19,8 @@ from ..._errors import ValidationError
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode
-from .._sql.search import assertions_without_vectors, filter_sql, visible
-from .adapters import Floats, Micros, micros
+from .._sql.search import assertions_without_vectors, filter_sql, holding
+from .adapters import Floats, micros
 from .session import PostgresSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
@@ -42,7 +42,7 @@ _KEYS_SHARING_A_LEXEME = (
     "SELECT DISTINCT t.key_id FROM ledger_key_terms t WHERE t.tenant = ? AND t.lexeme = ANY(ARRAY(SELECT l.lexeme "
     "FROM unnest(?::text[]) AS w(term), unnest(tsvector_to_array(to_tsvector('english', w.term))) AS l(lexeme)))"
 )
-"""Keys with a lexeme of some term (migration 11): text equality is leakproof, so under
+"""Keys with a lexeme of some term (migration 12): text equality is leakproof, so under
 RLS this is an index range of ``ledger_key_terms``, and every key matching ``@@`` is
 among them. ``matching_keys`` reads each by primary key, ranks them, then probes their
 versions in rank order until it has ``limit``. The ``OFFSET 0`` and ``LIMIT 1`` fences
@@ -155,7 +155,7 @@ class PostgresSearchIndex:
         if not terms:
             return []
         with self._read(tenant) as db:
-            visible_then, known = visible(known_at, db)
+            holds, held = holding(known_at, at, db)
             matched = db.rows(
                 "SELECT r.subject, r.attribute FROM (SELECT k.key_id, k.subject, k.attribute, "
                 f"ts_rank_cd(k.search, q.query, 1) AS rank FROM ({_KEYS_SHARING_A_LEXEME}) AS c, "
@@ -163,10 +163,9 @@ class PostgresSearchIndex:
                 "FROM ledger_keys k WHERE k.tenant = ? AND k.key_id = c.key_id OFFSET 0) AS k "
                 "WHERE k.search @@ q.query ORDER BY rank DESC, k.key_id OFFSET 0) AS r, "
                 "LATERAL (SELECT 1 FROM assertions a WHERE a.tenant = ? AND a.subject = r.subject "
-                f"AND a.attribute = r.attribute AND {visible_then} AND a.valid_from <= ? "
-                "AND (a.valid_to IS NULL OR a.valid_to > ?) LIMIT 1) AS v "
+                f"AND a.attribute = r.attribute AND {holds} LIMIT 1) AS v "
                 "ORDER BY r.rank DESC, r.key_id LIMIT ?",
-                (tenant, list(terms), *terms, tenant, tenant, *known, Micros(at), Micros(at), limit),
+                (tenant, list(terms), *terms, tenant, tenant, *held, limit),
             )
         return [(str(r[0]), str(r[1])) for r in matched]
 
@@ -192,15 +191,14 @@ class PostgresSearchIndex:
         distance = f"v.embedding::vector({dims}) <=> ?::real[]::vector({dims})"
         floats = Floats(vector)
         with self._read(tenant) as db:
-            visible_then, known = visible(known_at, db)
+            holds, held = holding(known_at, at, db)
             _hnsw_settings(db, limit)
             nearest = db.rows(
                 f"SELECT a.subject, a.attribute, 1 - ({distance}) FROM assertion_vectors v "
                 "JOIN assertions a ON a.tenant = v.tenant AND a.row_id = v.row_id "
-                f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {visible_then} "
-                "AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) "
+                f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {holds} "
                 f"ORDER BY {distance} LIMIT ?",
-                (floats, tenant, model, *known, Micros(at), Micros(at), floats, limit),
+                (floats, tenant, model, *held, floats, limit),
             )
         return [(str(r[0]), str(r[1]), float(r[2])) for r in nearest]
 

@@ -7,11 +7,12 @@ the canonical JSON text the rules compare (``value``) with a generated ``jsonb``
 for SQL users: jsonb rewrites numbers (``1e+20`` comes back as ``100000000000000000000``),
 so the text, not the jsonb, is the authority.
 
-The database guards the ledger's invariants itself: CHECKs forbid empty intervals, an
-exclusion constraint forbids two current versions of a key overlapping in valid time,
-a partial unique index allows one current version per key start, and a trigger makes
-retired versions immutable. Row-level security (``ENABLE`` and ``FORCE``) on every
-table admits only rows of the tenant set for the transaction in ``sgam.tenant``.
+The database guards the ledger's invariants itself: CHECKs forbid empty intervals, a
+partial unique index allows one current version per key start (a version ends, at the
+latest, where the next one starts: see version 11), a trigger refuses a current version
+stored to run past the next one's start, and another makes retired versions immutable.
+Row-level security (``ENABLE`` and ``FORCE``) on every table admits only rows of the
+tenant set for the transaction in ``sgam.tenant``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -55,7 +56,7 @@ LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", 
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
 MIGRATIONS: list[str] = [
-    version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13)
+    version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14)
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 
