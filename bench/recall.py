@@ -1,27 +1,33 @@
 """Recall benchmark: ingest rate (with embeddings) and query latency at 10k and 100k episodes.
 
     .venv/bin/python bench/recall.py [--sizes 10000 100000] [--model PATH] [--json]
-    .venv/bin/python bench/recall.py --backend postgres [--db ADMIN_URL]   # default: embedded
+    .venv/bin/python bench/recall.py --backend postgres [--db ADMIN_URL] [--hnsw]   # default: embedded
 
 On PostgreSQL each size runs in a freshly emptied ``sgam_bench`` database as an
 application role (row-level security in force), set up as ``postgres_ledger.py`` does.
+``--hnsw`` lets the owner index the model's dimension (``sgam migrate --vector-dims``),
+so vectors are searched through pgvector's HNSW index instead of an exact scan.
 
 Episodes are synthetic sentences of 12-30 words drawn with a Zipf law from the model's
 own word list (so embeddings and BM25 see realistic term statistics); queries are 3-8
 words drawn the same way. Ingest uses ``Memory.add_episodes`` in batches of 1,000;
 latency is measured on ``Memory.search`` (default preset, limit 10) and ``Memory.recall``
-(budget 1,000) on a warm process, p50 and p99 over the query set.
+(budget 1,000) on a warm process, p50 and p99 over the query set. ``vector_recall_at_10``
+is the share of the exact top 10 (float32 cosine over every episode, in numpy) that the
+backend's vector channel returns, over ``--recall-queries`` questions.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +36,7 @@ import numpy as np
 from sgam import Memory
 from sgam.search import Model2VecEmbedder
 from sgam.search.text import STOPWORDS
+from sgam.store import SearchFilter
 
 # The static model beside the checkout, where present; --model points elsewhere.
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "shared" / "models" / "minilm-l6-static-256"
@@ -62,7 +69,25 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def run_size(size: int, words: list[str], embedder: Model2VecEmbedder, queries: int, url: str) -> dict[str, Any]:
+def vector_recall(memory: Memory, embedder: Model2VecEmbedder, texts: list[str], speakers: list[str],
+                  questions: list[str]) -> float:
+    """Mean share of the exact top 10 that the store's vector channel returns."""
+    stored = embedder.embed([f"{speakers[i % 4]}: {text}" for i, text in enumerate(texts)])
+    stored /= np.linalg.norm(stored, axis=1, keepdims=True)
+    index = memory._search.index
+    shares = []
+    for question in questions:
+        vector = embedder.embed([question])[0]
+        vector /= np.linalg.norm(vector)
+        exact = {f"e{i}" for i in np.argsort(-(stored @ vector))[:10]}
+        keys = index.vector_episodes(TENANT, embedder.name, vector.astype(np.float32), SearchFilter(), 10)
+        found = {row.row.episode_id for row in index.episodes_by_key(TENANT, keys).values()}
+        shares.append(len(exact & found) / 10)
+    return round(float(np.mean(shares)), 3)
+
+
+def run_size(size: int, words: list[str], embedder: Model2VecEmbedder, queries: int, url: str,
+             recall_queries: int) -> dict[str, Any]:
     rng = np.random.default_rng(size)
     texts = sentences(words, size, 12, 30, rng)
     speakers = ["ann", "bob", "cy", "dee"]
@@ -86,11 +111,13 @@ def run_size(size: int, words: list[str], embedder: Model2VecEmbedder, queries: 
             t2 = time.perf_counter()
             search_ms.append((t1 - t0) * 1000)
             recall_ms.append((t2 - t1) * 1000)
+        at_10 = vector_recall(memory, embedder, texts, speakers, questions[:recall_queries]) if recall_queries else None
     return {
         "episodes": size,
         "ingest_episodes_per_s": round(size / ingest),
         "search_ms": {"p50": round(statistics.median(search_ms), 2), "p99": round(percentile(search_ms, 0.99), 2)},
         "recall_ms": {"p50": round(statistics.median(recall_ms), 2), "p99": round(percentile(recall_ms, 0.99), 2)},
+        "vector_recall_at_10": at_10,
     }
 
 
@@ -102,30 +129,45 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--db", help="PostgreSQL admin URL (default: an embedded server)")
+    parser.add_argument("--hnsw", action="store_true", help="PostgreSQL: HNSW index on the model's dimension")
+    parser.add_argument("--recall-queries", type=int, default=50,
+                        help="questions for vector recall@10 against an exact scan (0: skip)")
     args = parser.parse_args()
+    load_at_start = os.getloadavg()[0]
     if not args.model.is_dir():
         sys.exit(f"no static model at {args.model}; pass --model PATH (a Model2Vec folder)")
     embedder = Model2VecEmbedder(args.model)
     words = vocabulary(args.model)
     if args.backend == "postgres":
-        from postgres_ledger import prepare, reset, start_server
+        from postgres_ledger import APP_ROLE, prepare, reset, start_server
+
+        from sgam.store.postgres import migrate
 
         admin, app = prepare(args.db or start_server())
+        if args.hnsw:
+            migrate(admin, grant_to=[APP_ROLE], vector_dimensions=[int(embedder.embed(["x"]).shape[1])])
         results = []
         for size in args.sizes:
             reset(admin)
-            results.append(run_size(size, words, embedder, args.queries, app))
+            results.append(run_size(size, words, embedder, args.queries, app, args.recall_queries))
     else:
         with tempfile.TemporaryDirectory(prefix="sgam-bench-") as folder:
-            results = [run_size(size, words, embedder, args.queries, f"sqlite:///{Path(folder) / f'recall-{size}.db'}")
-                       for size in args.sizes]
+            results = [run_size(size, words, embedder, args.queries, f"sqlite:///{Path(folder) / f'recall-{size}.db'}",
+                                args.recall_queries) for size in args.sizes]
+    machine = {"when": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC", "python": sys.version.split()[0],
+               "cpus": os.cpu_count(), "load_average_start": round(load_at_start, 2),
+               "load_average_end": round(os.getloadavg()[0], 2)}
     if args.json:
-        print(json.dumps({"backend": args.backend, "model": embedder.name, "results": results}))
+        print(json.dumps({"backend": args.backend, "hnsw": args.hnsw, "model": embedder.name, "results": results,
+                          "machine": machine}))
     else:
         for r in results:
             print(f"{r['episodes']:>7} episodes  ingest {r['ingest_episodes_per_s']:>6}/s  "
                   f"search p50 {r['search_ms']['p50']} ms p99 {r['search_ms']['p99']} ms  "
-                  f"recall p50 {r['recall_ms']['p50']} ms p99 {r['recall_ms']['p99']} ms")
+                  f"recall p50 {r['recall_ms']['p50']} ms p99 {r['recall_ms']['p99']} ms  "
+                  f"vector recall@10 {r['vector_recall_at_10']}")
+        print(f"{machine['when']}, {machine['cpus']} CPUs, load average {machine['load_average_start']} at start, "
+              f"{machine['load_average_end']} at end")
 
 
 if __name__ == "__main__":

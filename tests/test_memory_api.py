@@ -187,6 +187,8 @@ def test_query_limit_is_validated(memory: Memory, limit: Any) -> None:
 
 
 def test_versions_are_the_full_bitemporal_record(memory: Memory, clock: ManualClock) -> None:
+    """A superseding write appends one version, which ends the one it replaces (Paris keeps
+    its recording time); a correction retires the version it corrects."""
     seed(memory)
     created = memory.write("acme", "mira", "city", "Paris", T1, "e1")
     t_created = clock.now
@@ -200,8 +202,7 @@ def test_versions_are_the_full_bitemporal_record(memory: Memory, clock: ManualCl
     summary = [(v.value, v.valid_from.isoformat(), v.valid_to and v.valid_to.isoformat(),
                 v.recorded_at, v.superseded_at, v.origin) for v in versions]
     assert summary == [
-        ("Paris", "2026-06-01T00:00:00+00:00", None, t_created, t_superseded, "write"),
-        ("Paris", "2026-06-01T00:00:00+00:00", "2026-06-10T00:00:00+00:00", t_superseded, None, "write"),
+        ("Paris", "2026-06-01T00:00:00+00:00", "2026-06-10T00:00:00+00:00", t_created, None, "write"),
         ("Rome", "2026-06-10T00:00:00+00:00", None, t_superseded, t_corrected, "write"),
         ("Milan", "2026-06-10T00:00:00+00:00", None, t_corrected, None, "correct"),
     ]
@@ -209,7 +210,9 @@ def test_versions_are_the_full_bitemporal_record(memory: Memory, clock: ManualCl
     assert superseding.assertion.supersedes == created.assertion.id
     assert corrected.effect is Effect.CORRECTED
     assert corrected.assertion is not None and corrected.assertion.supersedes == superseding.assertion.id
-    assert versions[1].closed_by == "e1"
+    assert versions[0].closed_by == "e1"
+    paris_then = memory.get("acme", "mira", "city", at=T2, known_at=t_created)
+    assert paris_then is not None and paris_then.value == "Paris" and paris_then.valid_to is None
     assert memory.versions("globex", "mira", "city") == []
 
 

@@ -14,7 +14,7 @@ goes through the ledger, purge or no purge, and reading never moves a deadline.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -53,13 +53,19 @@ class Ledger:
     def digests(self) -> Digests:
         return self.writes.digests
 
-    def run_write(self, tenant: str, work: Callable[[WriteTransaction], T], call: str = "write") -> T:
+    def run_write(
+        self, tenant: str, work: Callable[[WriteTransaction], T], call: str = "write",
+        prefetch: Callable[[WriteTransaction], None] | None = None,
+    ) -> T:
         """``work`` in one transaction that first settles the tenant's deadlines; after an
         expiry the residue goes as after an erasure (``call`` names the caller in the
-        audit log)."""
+        audit log). ``prefetch`` asks for what ``work`` will look up before the deadline
+        check, so that a backend may bring both in one round trip."""
         settled: list[Erased] = []
 
         def unit(txn: WriteTransaction) -> T:
+            if prefetch is not None:
+                prefetch(txn)
             settled[:] = [settle(txn, self.now(), self.digests, call)]  # a retried unit starts over
             return work(txn)
 
@@ -69,10 +75,16 @@ class Ledger:
         return result
 
     @contextmanager
-    def read(self, tenant: str, call: str = "read") -> Iterator[Reader]:
-        """A read scope of the tenant in which nothing is past its deadline at ``now``."""
+    def read(
+        self, tenant: str, call: str = "read", ahead: Sequence[Callable[[Reader], object]] = (),
+    ) -> Iterator[Reader]:
+        """A read scope of the tenant in which nothing is past its deadline at ``now``.
+        ``ahead``: reads the scope will make, which a backend may send with the deadline
+        probe (``Reader.prefetch``)."""
         now = self.now()
         with self.backend.read(tenant) as reader:
+            if ahead:
+                reader.prefetch(ahead)
             if not reader.lifecycle_due(now):
                 yield reader
                 return
@@ -82,7 +94,8 @@ class Ledger:
 
     def apply(self, tenant: str, pending: PendingOp) -> WriteResult:
         """One validated operation in its own transaction."""
-        applied = self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending))
+        applied = self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending, prefetched=True),
+                                 prefetch=lambda txn: self.writes.prefetch(txn, pending))
         self.index_facts(tenant)
         return self.result(tenant, applied)
 

@@ -213,7 +213,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
 
         def work(txn: WriteTransaction) -> list[EpisodeRow]:
             txn.prefetch_episodes([row.episode_id for row in rows])
-            stored = [self._writes.add_episode(txn, row, sources) for row, sources in items]
+            stored = self._writes.add_episodes(txn, items)
             self._search.store_vectors(txn, rows, stored, vectors)
             return stored
 
@@ -352,12 +352,16 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         scope = check_purpose(purpose)
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
-        with self.ledger.read(tenant, "get") as reader:
+
+        def general(reader: Reader) -> Version | None:
+            return reader.get(subject, attribute, moment, known)
+
+        with self.ledger.read(tenant, "get", ahead=[lambda reader: reader.consents(subject), general]) as reader:
             if not allowed(reader.consents(subject), scope):
                 return None
             version = None if scope is None else reader.get(subject, ledger_attribute(attribute, scope), moment, known)
             if version is None:
-                version = reader.get(subject, attribute, moment, known)
+                version = general(reader)
         return None if version is None else to_assertion(tenant, version)
 
     def history(

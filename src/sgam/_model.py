@@ -41,7 +41,9 @@ class Episode:
 @dataclass(frozen=True, slots=True)
 class Assertion:
     """One version of a fact: ``subject.attribute = value`` over ``[valid_from, valid_to)``,
-    as the ledger recorded it from ``recorded_at`` until ``superseded_at``."""
+    as the ledger recorded it from ``recorded_at`` until ``superseded_at``. ``valid_to``
+    and ``closed_by`` are as the ledger stood when read: a version written later that
+    starts inside this one ends it there (and closes it) without superseding it."""
 
     id: int
     tenant: str

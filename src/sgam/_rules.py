@@ -7,6 +7,11 @@ makes "as if the erased operations had never been recorded" exact.
 Times are integer microseconds (UTC). A *version* is one row of the bitemporal table:
 an assertion's value over ``[valid_from, valid_to)`` as recorded over
 ``[recorded_from, recorded_to)``; *current* versions have ``recorded_to is None``.
+
+A stored ``valid_to`` is an upper bound: a version ends where it was stored to end or
+where the next version of its key (as recorded at the same instant) starts, whichever
+comes first (``ended``). So an ordinary write, which closes the version holding at its
+start, is a single appended row; only corrections, retractions and erasures retire rows.
 """
 
 from __future__ import annotations
@@ -78,13 +83,58 @@ class Version:
 
 
 class KeyView(Protocol):
-    """Index lookups over the current versions of one key."""
+    """Index lookups over the current versions of one key, ends derived (``ended``)."""
 
     def floor(self, moment: int, *, strict: bool = False) -> Version | None:
         """The current version with the greatest ``valid_from`` <= (or <) ``moment``."""
 
     def ceiling(self, moment: int) -> Version | None:
         """The current version with the smallest ``valid_from`` > ``moment``."""
+
+
+def ended(version: Version, following: Version | None) -> Version:
+    """``version`` as it reads when ``following`` is the next version of its key visible
+    at the same recorded instant (``cut`` by it)."""
+    return version if following is None else cut(version, following.valid_from, following.source)
+
+
+def cut(version: Version, start: int, source: str) -> Version:
+    """``version`` followed by a version starting at ``start`` from episode ``source``:
+    cut there if that comes before its stored end, and then closed by ``source``."""
+    if version.valid_to is not None and version.valid_to <= start:
+        return version
+    return Version(
+        version.assertion_id, version.subject, version.attribute, version.value,
+        version.valid_from, start, version.recorded_from, version.recorded_to, version.source,
+        version.memory_type, version.confidence, version.schema_version, version.supersedes,
+        version.origin, source, version.row_id,
+    )
+
+
+def ended_all(versions: list[Version]) -> list[Version]:
+    """Versions of one key visible at one instant, ordered by ``valid_from``, as they read."""
+    return [ended(v, versions[i + 1] if i + 1 < len(versions) else None) for i, v in enumerate(versions)]
+
+
+def as_last_seen(versions: list[Version]) -> list[Version]:
+    """Every stored version of one key (any order), each as it read at the last instant
+    it was visible: its end derived from the versions visible then. Keys hold few
+    versions; this serves the full-history read, not the hot path."""
+    result: list[Version] = []
+    for version in versions:
+        last = version.recorded_to
+        following: Version | None = None
+        for other in versions:
+            if other.valid_from <= version.valid_from:
+                continue
+            if last is None:
+                visible = other.recorded_to is None
+            else:
+                visible = other.recorded_from < last and (other.recorded_to is None or other.recorded_to >= last)
+            if visible and (following is None or other.valid_from < following.valid_from):
+                following = other
+        result.append(ended(version, following))
+    return result
 
 
 @dataclass(slots=True)
@@ -156,9 +206,8 @@ def _plan_write(op: Operation, view: KeyView) -> Plan:
     if holder is not None and holder.holds_at(start):
         if holder.value == op.value:
             return Plan(Effect.CORROBORATED, [], [])
-        closed = _shortened(holder, start, op)
-        new = _new_version(op, start, holder.valid_to, holder.assertion_id)
-        return Plan(Effect.SUPERSEDED, [holder], [closed, new])
+        # The holder is not touched: the new version starting inside it ends it (``ended``).
+        return Plan(Effect.SUPERSEDED, [], [_new_version(op, start, holder.valid_to, holder.assertion_id)])
     following = view.ceiling(start)
     end = following.valid_from if following is not None else None
     return Plan(Effect.CREATED, [], [_new_version(op, start, end, None)])
@@ -197,23 +246,30 @@ def _instant(micros: int) -> str:
 
 
 class KeyTimeline:
-    """One key's versions in memory: re-derivation after erasure and batch ingest."""
+    """One key's versions in memory: re-derivation after erasure and batch ingest. It
+    holds rows as they are stored (``current``, ``all_versions``) and answers lookups
+    with their ends derived, as the database does."""
 
     def __init__(self, current: list[Version] | None = None) -> None:
         self._current: list[Version] = sorted(current or [], key=lambda v: v.valid_from)
         self._starts: list[int] = [v.valid_from for v in self._current]
         self.retired: list[Version] = []
 
+    def _at(self, index: int) -> Version | None:
+        if index < 0 or index >= len(self._current):
+            return None
+        following = self._current[index + 1] if index + 1 < len(self._current) else None
+        return ended(self._current[index], following)
+
     def floor(self, moment: int, *, strict: bool = False) -> Version | None:
-        index = (bisect.bisect_left if strict else bisect.bisect_right)(self._starts, moment) - 1
-        return self._current[index] if index >= 0 else None
+        return self._at((bisect.bisect_left if strict else bisect.bisect_right)(self._starts, moment) - 1)
 
     def ceiling(self, moment: int) -> Version | None:
-        index = bisect.bisect_right(self._starts, moment)
-        return self._current[index] if index < len(self._current) else None
+        return self._at(bisect.bisect_right(self._starts, moment))
 
     @property
     def current(self) -> list[Version]:
+        """The current rows as stored (the objects passed in are kept, not copied)."""
         return list(self._current)
 
     def apply(self, op: Operation) -> Plan:
@@ -241,6 +297,6 @@ class KeyTimeline:
         return refused
 
     def all_versions(self) -> list[Version]:
-        """Every version that was ever visible, retired ones included; a version replaced
-        at the very instant it was recorded was never visible and is not kept."""
+        """Every row to store, retired ones included; a version replaced at the very
+        instant it was recorded was never visible and is not kept."""
         return self.retired + self._current

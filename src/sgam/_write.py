@@ -9,7 +9,7 @@ that all-or-nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
@@ -183,8 +183,14 @@ class WriteService:
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         plan(op, txn.key(op.subject, op.attribute))
 
-    def apply_one(self, txn: WriteTransaction, pending: PendingOp) -> Applied:
-        txn.prefetch_one(pending.subject, pending.attribute, pending.valid_at, pending.source)
+    @staticmethod
+    def prefetch(txn: WriteTransaction, pending: PendingOp) -> None:
+        txn.prefetch_one(pending.subject, pending.ledger_attribute, pending.valid_at, pending.source)
+
+    def apply_one(self, txn: WriteTransaction, pending: PendingOp, *, prefetched: bool = False) -> Applied:
+        """``prefetched``: the caller has already called ``prefetch`` in this unit of work."""
+        if not prefetched:
+            self.prefetch(txn, pending)
         op = self.prepare(txn, pending, txn.schema_version())
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         op.seq = txn.append_operation(op)
@@ -246,42 +252,66 @@ class WriteService:
     def add_episode(self, txn: WriteTransaction, row: EpisodeRow, derived_from: tuple[str, ...] = ()) -> EpisodeRow:
         """Record an episode of a declared class, made from readable episodes. An id that
         was erased or lost its text stays reserved (tombstone): a stale copy is refused."""
+        return self.add_episodes(txn, [(row, derived_from)])[0]
+
+    def add_episodes(
+        self, txn: WriteTransaction, items: Sequence[tuple[EpisodeRow, tuple[str, ...]]],
+    ) -> list[EpisodeRow]:
+        """``add_episode`` for each item in order (the stored row per item), with one
+        tombstone lookup for the batch and the new rows inserted together: per-episode
+        statements were most of an ingest's round trips. An id repeated in the batch, or a
+        ``derived_from`` naming an earlier episode of it, is answered from the batch."""
+        erased = txn.tombstoned_among([self.digests.of(txn.tenant, "episode", row.episode_id) for row, _ in items])
+        added: dict[str, tuple[EpisodeRow, tuple[str, ...]]] = {}
+        stored = [self._admit(txn, row, derived_from, erased, added) for row, derived_from in items]
+        if added:
+            txn.insert_episodes([row for row, _ in added.values()])
+        for row, derived_from in added.values():
+            if derived_from:
+                txn.insert_derivations(row.episode_id, derived_from)
+        return stored
+
+    def _admit(
+        self, txn: WriteTransaction, row: EpisodeRow, derived_from: tuple[str, ...], erased: set[str],
+        added: dict[str, tuple[EpisodeRow, tuple[str, ...]]],
+    ) -> EpisodeRow:
+        """The stored episode ``row`` stands for, after the checks; a new one joins ``added``."""
         if row.retention != DEFAULT_CLASS and txn.retention_class(row.retention) is None:
             raise NotFoundError(
                 f"retention: no retention class {row.retention!r} in tenant {txn.tenant!r}",
                 field="retention", value=row.retention,
             )
         for source in derived_from:
-            found = txn.episode(source)
+            found = added[source][0] if source in added else txn.episode(source)
             if found is None or not found.readable:
                 raise NotFoundError(
                     f"derived_from: no readable episode {source!r} in tenant {txn.tenant!r}",
                     field="derived_from", value=source,
                 )
-        existing = txn.episode(row.episode_id)
+        earlier = added.get(row.episode_id)
+        existing = earlier[0] if earlier is not None else txn.episode(row.episode_id)
         if existing is not None:
             if not existing.readable:
                 raise ConflictError(
                     f"episode id {row.episode_id!r} lost its text by expiry; the id stays reserved",
                     field="id", value=row.episode_id,
                 )
-            sources = {source for _, source in txn.derivations([row.episode_id])}
+            sources = (set(earlier[1]) if earlier is not None
+                       else {source for _, source in txn.derivations([row.episode_id])})
             if existing.same_content(row) and sources == set(derived_from):
                 return existing
             raise ConflictError(
                 f"episode id {row.episode_id!r} is already recorded with other content",
                 field="id", value=row.episode_id,
             )
-        if txn.tombstoned(self.digests.of(txn.tenant, "episode", row.episode_id)):
+        if self.digests.of(txn.tenant, "episode", row.episode_id) in erased:
             raise ConflictError(
                 f"episode id {row.episode_id!r} was erased; the id stays reserved so a stale copy is not "
                 "ingested again", field="id", value=row.episode_id,
             )
         row.schema_version = txn.schema_version()
         row.recorded_at = self.now()
-        txn.insert_episode(row)
-        if derived_from:
-            txn.insert_derivations(row.episode_id, derived_from)
+        added[row.episode_id] = (row, derived_from)
         return row
 
     def declare(self, txn: WriteTransaction, schema: AttributeSchema) -> AttributeSchema:

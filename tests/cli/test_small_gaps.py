@@ -50,9 +50,9 @@ def test_episodes_schema_and_versions_are_listed(db: list[str]) -> None:
         ("city", "string", "profile")]
     code, out, _ = run("versions", *db, "mira", "city", "--json")
     records = json.loads(out)
-    assert code == 0 and len(records) == 3  # Paris as first recorded, Paris shortened, Oslo
-    assert {(r["value"], r["superseded_at"] is None) for r in records} == {
-        ("Paris", False), ("Paris", True), ("Oslo", True)}
+    assert code == 0 and len(records) == 2  # Paris, ended where Oslo starts; Oslo
+    assert {(r["value"], r["superseded_at"] is None, r["valid_to"] is None) for r in records} == {
+        ("Paris", True, False), ("Oslo", True, True)}
     code, out, _ = run("versions", *db, "mira", "city", "--timeline")
     assert code == 0 and '"Oslo"' in out and "█" in out
 

@@ -100,4 +100,4 @@ def test_the_demo_timeline_fits_80_columns_without_cutting_values(columns: str |
     assert_whole(timeline, '"2026-07-15"', '"2026-06-30"', '"2026-08-01"')
     assert max(len(line) for line in timeline.splitlines()) <= 80
     rows = [line for line in timeline.splitlines() if line.startswith('"2026-')]
-    assert len(rows) == 8  # four versions: one text row and one bar row each, none folded
+    assert len(rows) == 6  # three versions: one text row and one bar row each, none folded

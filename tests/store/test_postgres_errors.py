@@ -63,7 +63,8 @@ def test_retryable_errors_are_retried_then_busy(postgres: PostgresUrls) -> None:
 
 
 def test_database_invariants_back_the_rules(postgres: PostgresUrls) -> None:
-    """Even a buggy caller cannot store overlapping current versions or edit history."""
+    """Even a buggy caller cannot store a current version running past the next one's
+    start, two current versions with one start, or edit history."""
     with psycopg.connect(postgres.app) as conn:
         conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
         insert = ("INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
@@ -71,7 +72,8 @@ def test_database_invariants_back_the_rules(postgres: PostgresUrls) -> None:
                   "origin) VALUES ('acme', %s, 'k', 'a', '1', 'fact', %s, %s, now() - interval '1 day', "
                   "%s, 'e', 1, 0, 'write')")
         conn.execute(insert, (1, "2026-01-01Z", "2026-03-01Z", None))
-        for bad in ((2, "2026-02-01Z", None, None), (3, "2026-01-01Z", "2026-01-01Z", None)):
+        for bad in ((2, "2025-12-01Z", None, None), (4, "2025-12-01Z", "2026-01-02Z", None),
+                    (3, "2026-01-01Z", "2026-01-01Z", None), (5, "2026-01-01Z", "2026-02-01Z", None)):
             with pytest.raises(psycopg.IntegrityError) as caught, conn.transaction():
                 conn.execute(insert, bad)
             with pytest.raises(ConflictError):

@@ -14,7 +14,7 @@ from sgam._schema import AttributeSchema, ValueType
 from sgam._time import to_micros
 from sgam.store._sql.ledger import KeyLookups
 from sgam.store.postgres import PostgresBackend
-from sgam.store.postgres.write import PostgresWrite, _Key
+from sgam.store.postgres.write import PostgresWrite
 
 DAY = 86_400_000_000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -36,7 +36,7 @@ def test_prefetched_lookups_answer_as_the_index_does(postgres: PostgresUrls, mon
         def compare(txn: PostgresWrite) -> None:
             txn.prefetch_one("ann", "city", moment, "e1")
             prefetched = txn.key("ann", "city")
-            assert isinstance(prefetched, _Key)
+            assert isinstance(prefetched, KeyLookups) and prefetched._near is not None
             plain = KeyLookups(txn._db, "acme", "ann", "city")
             for probe in (moment, moment + DAY):  # the named instant, and one it cannot answer
                 for strict in (False, True):
@@ -87,3 +87,33 @@ def test_a_read_holds_its_tenant_for_every_statement_and_no_longer(postgres: Pos
             row = conn.execute("SELECT current_setting('sgam.tenant', true)").fetchone()
             assert row is not None and row[0] in (None, "")
             assert conn.execute("SELECT count(*) FROM assertions").fetchone() == (0,)
+
+
+def test_a_read_sent_ahead_answers_as_asked_and_leaves_the_connection_clean(postgres: PostgresUrls) -> None:
+    backend = PostgresBackend(postgres.app, min_size=1, max_size=1)
+    with Memory(backend=backend) as memory:
+        _versions_at(memory)
+        assert memory.get("acme", "ann", "city").value == "Lima"  # type: ignore[union-attr]
+        assert memory.get("acme", "ann", "city", at=datetime(2026, 4, 1, tzinfo=UTC)).value == "Rome"  # type: ignore[union-attr]
+        assert memory.get("acme", "ann", "country") is None
+        with backend.read("acme") as reader:
+            reader.prefetch([lambda r: r.get("ann", "city", to_micros(datetime(2026, 2, 1, tzinfo=UTC)), None),
+                             lambda r: r.history("ann", "nothing", None)])
+            assert reader.history("ann", "city", None)[0].value == '"Oslo"'  # not what was sent ahead
+            found = reader.get("ann", "city", to_micros(datetime(2026, 2, 1, tzinfo=UTC)), None)
+            assert found is not None and found.value == '"Oslo"'
+            assert reader.get("ann", "city", to_micros(datetime(2026, 2, 1, tzinfo=UTC)), None) == found
+        with backend._pool.connection() as conn:
+            row = conn.execute("SELECT current_setting('sgam.tenant', true)").fetchone()
+            assert row is not None and row[0] in (None, "")
+            assert conn.execute("SELECT count(*) FROM assertions").fetchone() == (0,)
+
+
+def test_a_fact_past_its_deadline_is_not_answered_from_a_read_sent_ahead(postgres: PostgresUrls) -> None:
+    clock_now = [datetime(2026, 6, 1, tzinfo=UTC)]
+    with Memory(postgres.app, clock=lambda: clock_now[0]) as memory:
+        memory.add_episode("acme", "e1", T0, "Ann's city")
+        memory.write("acme", "ann", "city", "Oslo", T0, "e1", expires_at=datetime(2026, 7, 1, tzinfo=UTC))
+        assert memory.get("acme", "ann", "city") is not None
+        clock_now[0] = datetime(2026, 7, 2, tzinfo=UTC)
+        assert memory.get("acme", "ann", "city") is None

@@ -113,3 +113,38 @@ def test_upgrade_from_version_2_indexes_existing_keys(owned: tuple[str, str], mo
                             ).fetchone() == (1,)
     with Memory(app) as memory:
         assert [hit.episode_id for hit in memory.search("acme", "Ann moved")] == ["e1"]
+
+
+def test_upgrade_to_version_13_copies_the_episode_columns_onto_stored_vectors(
+    owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    owner, app = owned
+    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:12])
+    migrate(owner, grant_to=["sgam_test_upgrade_app"])
+    with psycopg.connect(owner) as conn:
+        conn.execute("SELECT set_config('sgam.tenant', 'globex', true)")
+        for episode_id, text, session in (("g1", "green tea", "s1"), ("g2", "tea time", "s2")):
+            seq = conn.execute(
+                "INSERT INTO episodes (tenant, episode_id, occurred_at, recorded_at, text, speaker, kind, session, "
+                "metadata, schema_version) VALUES ('globex', %s, '2024-01-01Z', '2024-01-02Z', %s, 'ann', 'message', "
+                "%s, '{}', 0) RETURNING seq", (episode_id, text, session)).fetchone()
+            assert seq is not None
+            conn.execute("INSERT INTO episode_vectors (tenant, episode_id, seq, model, dims, embedding) "
+                         "VALUES ('globex', %s, %s, 'test:two', 2, '[1,0]')", (episode_id, seq[0]))
+    monkeypatch.undo()
+    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
+    with psycopg.connect(owner) as conn:
+        conn.execute("SELECT set_config('sgam.tenant', 'globex', true)")
+        assert conn.execute("SELECT episode_id, session, speaker, occurred_at = '2024-01-01Z' FROM episode_vectors "
+                            "ORDER BY episode_id").fetchall() == [("g1", "s1", "ann", True), ("g2", "s2", "ann", True)]
+    with Memory(app, embedder=TwoDimensions()) as memory:
+        hits = memory.search("globex", "tea", session="s2", config=SearchConfig(keyword=False))
+        assert [hit.episode_id for hit in hits] == ["g2"]
+
+
+def test_the_keyword_index_keeps_its_pending_list_short(postgres: PostgresUrls) -> None:
+    """A bulk ingest must not leave megabytes of unmerged GIN entries that turn every
+    keyword search into a sequential scan until autovacuum runs (migration 14)."""
+    with psycopg.connect(postgres.admin) as conn:
+        row = conn.execute("SELECT reloptions FROM pg_class WHERE relname = 'episodes_search'").fetchone()
+    assert row is not None and "gin_pending_list_limit=128" in row[0]

@@ -29,9 +29,26 @@ def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
     connection.close()
 
 
-def test_overlapping_current_versions_are_refused(conn: sqlite3.Connection) -> None:
-    with pytest.raises(sqlite3.IntegrityError, match="overlap"):
-        conn.execute(INSERT, (1_800_000_000_000_000, None, 1, None))
+def test_a_current_version_running_past_the_next_start_is_refused(conn: sqlite3.Connection) -> None:
+    start = conn.execute("SELECT valid_from FROM assertions").fetchone()[0]
+    for end in (None, start + 1):
+        with pytest.raises(sqlite3.IntegrityError, match="past the start of the next one"):
+            conn.execute(INSERT, (start - 10, end, 1, None))
+    conn.execute(INSERT, (start - 10, start, 1, None))
+
+
+def test_a_version_starting_inside_another_ends_it(tmp_path: Path) -> None:
+    """One holder per instant without an overlap check: a version's end is derived from
+    the next start, so an appended version ends the one it starts inside."""
+    with Memory(f"sqlite:///{tmp_path / 'cut.db'}") as memory:
+        memory.add_episode("acme", "e1", "2026-01-01T00:00:00Z", "Mira lives in Oslo, since 2026.")
+        memory.write("acme", "mira", "city", "Oslo", "2026-01-01T00:00:00Z", "e1")
+        with sqlite3.connect(tmp_path / "cut.db") as raw:
+            raw.execute(INSERT, (1_800_000_000_000_000, None, 1, None))
+        oslo = memory.get("acme", "mira", "city", at="2026-06-01T00:00:00Z")
+        rome = memory.get("acme", "mira", "city", at="2027-06-01T00:00:00Z")
+        assert oslo is not None and oslo.value == "Oslo" and oslo.valid_to is not None
+        assert rome is not None and rome.value == "Rome" and rome.valid_from == oslo.valid_to
 
 
 def test_equal_start_for_two_current_versions_is_refused(conn: sqlite3.Connection) -> None:

@@ -6,10 +6,11 @@ inserts), overriding a method and calling it through ``super()``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._purpose import ledger_attribute
-from ..._rules import Operation, Version
+from ..._rules import Operation, Version, as_last_seen, cut, ended, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, QueryFilter
 from .._rows import (
@@ -28,18 +29,26 @@ from .session import Session
 KEY = "tenant = ? AND subject = ? AND attribute = ?"
 VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
 _CURRENT = f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current WHERE {KEY} AND recorded_to IS NULL"
-FLOOR = f"{_CURRENT} AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1"
-FLOOR_STRICT = f"{_CURRENT} AND valid_from < ? ORDER BY valid_from DESC LIMIT 1"
-CEILING = f"{_CURRENT} AND valid_from > ? ORDER BY valid_from LIMIT 1"
 CURRENT = f"{_CURRENT} ORDER BY valid_from"
-_FLOOR_KNOWN = (
-    f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key "
-    f"WHERE {KEY} AND valid_from <= ? AND {VISIBLE} ORDER BY valid_from DESC LIMIT 1"
+# A version's end is derived from the next version of its key (``_rules.ended``), so every
+# point lookup brings its neighbour too: the floor(s) of an instant and the version(s)
+# after it, two index probes in one statement. ``side`` tells them apart.
+NEAR = (
+    f"SELECT * FROM (SELECT 0 AS side, {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+    f"WHERE {KEY} AND recorded_to IS NULL AND valid_from <= ? ORDER BY valid_from DESC LIMIT 2) AS f "
+    f"UNION ALL SELECT * FROM (SELECT 1 AS side, {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
+    f"WHERE {KEY} AND recorded_to IS NULL AND valid_from > ? ORDER BY valid_from LIMIT 2) AS c"
 )
-_HISTORY_KNOWN = (
-    f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key WHERE {KEY} AND {VISIBLE} "
-    "ORDER BY valid_from"
+_GET = (
+    f"SELECT * FROM ({_CURRENT} AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1) AS f "
+    f"UNION ALL SELECT * FROM ({_CURRENT} AND valid_from > ? ORDER BY valid_from LIMIT 1) AS c"
 )
+_KNOWN = f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key WHERE {KEY} AND {VISIBLE}"
+_GET_KNOWN = (
+    f"SELECT * FROM ({_KNOWN} AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1) AS f "
+    f"UNION ALL SELECT * FROM ({_KNOWN} AND valid_from > ? ORDER BY valid_from LIMIT 1) AS c"
+)
+_HISTORY_KNOWN = f"{_KNOWN} ORDER BY valid_from"
 EPISODE = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND episode_id = ?"
 LAST_RECORDED = f"SELECT recorded_at FROM operations WHERE {KEY} ORDER BY seq DESC LIMIT 1"
 SCHEMA_VERSION = "SELECT version FROM tenant_schema WHERE tenant = ?"
@@ -65,22 +74,69 @@ def timeline_clause(flt: QueryFilter, session: Session) -> tuple[str, list[Any]]
     return f"({general} OR substr(attribute, length(attribute) - ? + 1) = ?)", [len(tail), tail]
 
 
+def next_clause(alias: str, visible: str) -> str:
+    """SQL true when a version of ``alias``'s key, visible as ``visible`` says (written
+    over the alias ``n``), starts after ``alias`` and at or before a bound instant: then
+    ``alias`` no longer holds at that instant (its end is derived, ``_rules.ended``)."""
+    return (f"NOT EXISTS (SELECT 1 FROM assertions n WHERE n.tenant = {alias}.tenant "
+            f"AND n.subject = {alias}.subject AND n.attribute = {alias}.attribute AND {visible} "
+            f"AND n.valid_from > {alias}.valid_from AND n.valid_from <= ?)")
+
+
+Near = tuple[list[Version], list[Version]]
+"""Around an instant: up to two current versions starting at or before it (latest
+first) and up to two starting after it (earliest first), as stored."""
+
+
+def near_from_rows(rows: list[tuple[Any, ...]]) -> Near:
+    """Split ``NEAR``'s rows (``side`` first) into floors and ceilings."""
+    floors = [version_from_row(r[1:]) for r in rows if r[0] == 0]
+    ceilings = [version_from_row(r[1:]) for r in rows if r[0] == 1]
+    floors.sort(key=lambda v: -v.valid_from)
+    ceilings.sort(key=lambda v: v.valid_from)
+    return floors, ceilings
+
+
+def near_floor(near: Near, moment: int, strict: bool) -> Version | None:
+    floors, ceilings = near
+    first = ceilings[0] if ceilings else None
+    if not floors:
+        return None
+    if not strict or floors[0].valid_from < moment:
+        return ended(floors[0], first)
+    return ended(floors[1], floors[0]) if len(floors) > 1 else None
+
+
+def near_ceiling(near: Near) -> Version | None:
+    ceilings = near[1]
+    if not ceilings:
+        return None
+    return ended(ceilings[0], ceilings[1] if len(ceilings) > 1 else None)
+
+
 class KeyLookups:
-    """Index lookups over the current versions of one key (``KeyView``)."""
+    """Index lookups over the current versions of one key (``KeyView``): one ``NEAR``
+    statement per instant asked about, ends derived from the neighbours it brings."""
 
-    __slots__ = ("_db", "_params")
+    __slots__ = ("_db", "_near", "_params")
 
-    def __init__(self, db: Session, tenant: str, subject: str, attribute: str) -> None:
+    def __init__(self, db: Session, tenant: str, subject: str, attribute: str,
+                 near: tuple[int, Near] | None = None) -> None:
         self._db = db
         self._params = (tenant, subject, attribute)
+        self._near = near
+
+    def _around(self, moment: int) -> Near:
+        if self._near is None or self._near[0] != moment:
+            at = self._db.moment(moment)
+            self._near = (moment, near_from_rows(self._db.rows(NEAR, (*self._params, at, *self._params, at))))
+        return self._near[1]
 
     def floor(self, moment: int, *, strict: bool = False) -> Version | None:
-        row = self._db.row(FLOOR_STRICT if strict else FLOOR, (*self._params, self._db.moment(moment)))
-        return version_from_row(row) if row else None
+        return near_floor(self._around(moment), moment, strict)
 
     def ceiling(self, moment: int) -> Version | None:
-        row = self._db.row(CEILING, (*self._params, self._db.moment(moment)))
-        return version_from_row(row) if row else None
+        return near_ceiling(self._around(moment))
 
 
 class Scoped:
@@ -119,14 +175,22 @@ class LedgerReader(LedgerReads):
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
         moment = self._db.moment
+        key = (self.tenant, subject, attribute)
         if known_at is None:
-            row = self._db.row(FLOOR, (self.tenant, subject, attribute, moment(at)))
+            rows = self._db.rows(_GET, (*key, moment(at), *key, moment(at)))
         else:
-            row = self._db.row(_FLOOR_KNOWN, (self.tenant, subject, attribute, moment(at), moment(known_at),
-                                              moment(known_at)))
-        if row is None:
+            known = (moment(known_at), moment(known_at))
+            rows = self._db.rows(_GET_KNOWN, (*key, *known, moment(at), *key, *known, moment(at)))
+        found = following = None
+        for row in rows:
+            version = version_from_row(row)
+            if version.valid_from <= at:
+                found = version
+            else:
+                following = version
+        if found is None:
             return None
-        version = version_from_row(row)
+        version = ended(found, following)
         return version if version.holds_at(at) else None
 
     def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
@@ -135,12 +199,13 @@ class LedgerReader(LedgerReads):
         else:
             known = self._db.moment(known_at)
             rows = self._db.rows(_HISTORY_KNOWN, (self.tenant, subject, attribute, known, known))
-        return [version_from_row(row) for row in rows]
+        return ended_all([version_from_row(row) for row in rows])
 
     def versions(self, subject: str, attribute: str) -> list[Version]:
+        """Every stored version, each with its end as it read while it was visible."""
         rows = self._db.rows(f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {KEY} "
                              "ORDER BY recorded_from, valid_from", (self.tenant, subject, attribute))
-        return [version_from_row(row) for row in rows]
+        return as_last_seen([version_from_row(row) for row in rows])
 
     def query(self, flt: QueryFilter) -> list[Version]:
         moment = self._db.moment
@@ -155,18 +220,29 @@ class LedgerReader(LedgerReads):
         params += values
         if flt.known_at is None:
             clauses.append("recorded_to IS NULL")
+            visible, known = "n.recorded_to IS NULL", []
         else:
             clauses.append(VISIBLE)
-            params += [moment(flt.known_at), moment(flt.known_at)]
+            known = [moment(flt.known_at), moment(flt.known_at)]
+            params += known
+            visible = "n.recorded_from <= ? AND (n.recorded_to IS NULL OR n.recorded_to > ?)"
         if flt.at is not None:
-            clauses.append("valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)")
-            params += [moment(flt.at), moment(flt.at)]
+            clauses.append(f"valid_from <= ? AND (valid_to IS NULL OR valid_to > ?) AND {next_clause('a', visible)}")
+            params += [moment(flt.at), moment(flt.at), *known, moment(flt.at)]
         if flt.after is not None:
             clauses.append("(subject, attribute, valid_from) > (?, ?, ?)")
             params += [flt.after[0], flt.after[1], moment(flt.after[2])]
-        sql = (f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {' AND '.join(clauses)} "
-               "ORDER BY subject, attribute, valid_from LIMIT ?")
-        return [version_from_row(row) for row in self._db.rows(sql, (*params, flt.limit))]
+        following = (f"FROM assertions n WHERE n.tenant = a.tenant AND n.subject = a.subject "
+                     f"AND n.attribute = a.attribute AND {visible} AND n.valid_from > a.valid_from "
+                     "ORDER BY n.valid_from LIMIT 1")
+        sql = (f"SELECT {VERSION_COLUMNS}, (SELECT n.valid_from {following}) AS next_from, "
+               f"(SELECT n.source {following}) AS next_source FROM assertions a WHERE {' AND '.join(clauses)} "
+               "ORDER BY a.subject, a.attribute, a.valid_from LIMIT ?")
+        found: list[Version] = []
+        for row in self._db.rows(sql, (*known, *known, *params, flt.limit)):
+            version = version_from_row(row)
+            found.append(version if row[-2] is None else cut(version, row[-2], row[-1]))
+        return found
 
     def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
         if session is None:
@@ -192,13 +268,13 @@ class LedgerWrites(LedgerReads):
     if TYPE_CHECKING:  # each backend inserts versions its own way (executemany, unnest)
         def insert_versions(self, versions: list[Version]) -> None: ...
 
-    def insert_episode(self, row: EpisodeRow) -> None:
+    def insert_episodes(self, rows: Sequence[EpisodeRow]) -> None:
         moment = self._db.moment
-        self._db.run(
+        self._db.run_many(
             f"INSERT INTO episodes ({EPISODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.tenant, row.episode_id, moment(row.occurred_at), moment(row.recorded_at), row.text,
-             row.speaker, row.kind, row.session, row.metadata, row.schema_version, row.retention,
-             moment(row.lost_at)),
+            [(row.tenant, row.episode_id, moment(row.occurred_at), moment(row.recorded_at), row.text,
+              row.speaker, row.kind, row.session, row.metadata, row.schema_version, row.retention,
+              moment(row.lost_at)) for row in rows],
         )
 
     def delete_episode(self, episode_id: str) -> int:
@@ -239,8 +315,8 @@ class LedgerWrites(LedgerReads):
         )
 
     def current(self, subject: str, attribute: str) -> list[Version]:
-        """The current versions of a key, ordered by ``valid_from``."""
-        return [version_from_row(row) for row in self._db.rows(CURRENT, (self.tenant, subject, attribute))]
+        """The current versions of a key, ordered by ``valid_from``, ends derived."""
+        return ended_all([version_from_row(row) for row in self._db.rows(CURRENT, (self.tenant, subject, attribute))])
 
     def last_recorded_at(self, subject: str, attribute: str) -> int | None:
         row = self._db.row(LAST_RECORDED, (self.tenant, subject, attribute))

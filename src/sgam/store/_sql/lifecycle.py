@@ -58,6 +58,11 @@ def _retention(row: tuple[Any, ...]) -> RetentionRow:
 
 
 _RETENTION = "SELECT name, ttl, on_expiry, declared_at FROM retention_classes WHERE tenant = ?"
+CONSENTS = "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject = ?"
+
+
+def consent_from_row(row: tuple[Any, ...]) -> ConsentRow:
+    return ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4])
 
 
 class LifecycleReads(Scoped):
@@ -86,12 +91,11 @@ class LifecycleReads(Scoped):
         return bool(row and row[0])
 
     def consents(self, subject: str | None) -> list[ConsentRow]:
-        where, params = ("AND subject = ?", (subject,)) if subject is not None else ("", ())
-        rows = self._db.rows(
-            f"SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? {where}",
-            (self.tenant, *params),
-        )
-        return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
+        if subject is not None:
+            return [consent_from_row(row) for row in self._db.rows(CONSENTS, (self.tenant, subject))]
+        rows = self._db.rows("SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ?",
+                             (self.tenant,))
+        return [consent_from_row(row) for row in rows]
 
     def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
         wanted = "" if uses is None else f" AND {in_list('purpose', len(uses))}"
@@ -183,9 +187,10 @@ class LifecycleWrites(LifecycleReads):
             self._db.run_many("INSERT INTO episode_derivations (tenant, episode_id, source_id) VALUES (?, ?, ?)",
                               [(self.tenant, episode_id, source) for source in sources])
 
-    def tombstoned(self, digest: str) -> bool:
-        return self._db.row("SELECT 1 FROM tombstones WHERE tenant = ? AND digest = ?",
-                            (self.tenant, digest)) is not None
+    def tombstoned_among(self, digests: Sequence[str]) -> set[str]:
+        rows = self._in_chunks("SELECT digest FROM tombstones WHERE tenant = ?", "digest",
+                               list(dict.fromkeys(digests)))
+        return {str(row[0]) for row in rows}
 
     def add_tombstones(self, digests: Sequence[str]) -> None:
         if digests:

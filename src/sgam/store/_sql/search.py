@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._search import SearchFilter, fact_text
+from .ledger import next_clause
 from .session import Session
 
 
@@ -38,6 +39,16 @@ def visible(known_at: int | None, db: Session) -> tuple[str, tuple[Any, ...]]:
     if known_at is None:
         return "a.recorded_to IS NULL", ()
     return "a.recorded_from <= ? AND (a.recorded_to IS NULL OR a.recorded_to > ?)", (db.moment(known_at),) * 2
+
+
+def holding(known_at: int | None, at: int, db: Session) -> tuple[str, tuple[Any, ...]]:
+    """Versions of ``a`` visible as ``visible`` says that hold at valid time ``at``: begun
+    by then, before their stored end, and not ended by a later version of their key
+    visible at the same instant (a version ends where the next one starts)."""
+    seen, known = visible(known_at, db)
+    later = seen.replace("a.", "n.")
+    return (f"{seen} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) AND {next_clause('a', later)}",
+            (*known, db.moment(at), db.moment(at), *known, db.moment(at)))
 
 
 def assertions_without_vectors(db: Session, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:

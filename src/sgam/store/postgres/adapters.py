@@ -1,5 +1,5 @@
 """Exact, cheap conversion between protocol times (int microseconds since the Unix epoch,
-UTC) and ``timestamptz``.
+UTC) and ``timestamptz``, and of embedding vectors to binary ``real[]``.
 
 PostgreSQL's binary ``timestamptz`` *is* an int64 of microseconds, counted from
 2000-01-01 UTC. Sending and reading it in binary is a shift by a constant: no
@@ -13,6 +13,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import psycopg
 from psycopg.abc import Buffer
 from psycopg.adapt import Dumper, Loader
@@ -25,6 +27,8 @@ _ARRAY_HEADER = struct.Struct(">iiiii")
 _TIMESTAMPTZ = psycopg.postgres.types["timestamptz"]
 _TIMESTAMPTZ_OID = _TIMESTAMPTZ.oid
 _TIMESTAMPTZ_ARRAY_OID = _TIMESTAMPTZ.array_oid
+_FLOAT4 = psycopg.postgres.types["float4"]
+_FLOAT4_ELEMENT = np.dtype([("length", ">i4"), ("value", ">f4")])
 
 
 class Micros(int):
@@ -41,6 +45,31 @@ class MicrosArray(list[int | None]):
     """A column of optional times for ``unnest``, sent as a ``timestamptz[]``."""
 
     __slots__ = ()
+
+
+class Floats:
+    """Vectors (any shape, float32) sent as one flat binary ``real[]``: numpy writes the
+    wire format directly. Formatting floats as text cost 2 ms per 1,000 values, which
+    made vectors most of an ingest."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: npt.ArrayLike) -> None:
+        self.values = np.ascontiguousarray(values, dtype=np.float32).reshape(-1)
+
+
+class FloatsDumper(Dumper):
+    """Binary one-dimensional ``real[]`` without nulls: header, then (length 4, value) pairs."""
+
+    format = Format.BINARY
+    oid = _FLOAT4.array_oid
+
+    def dump(self, obj: Any) -> Buffer | None:
+        values: npt.NDArray[np.float32] = obj.values
+        elements = np.empty(values.shape[0], dtype=_FLOAT4_ELEMENT)
+        elements["length"] = 4
+        elements["value"] = values
+        return _ARRAY_HEADER.pack(1, 0, _FLOAT4.oid, values.shape[0], 1) + elements.tobytes()
 
 
 class MicrosDumper(Dumper):
@@ -73,7 +102,9 @@ class MicrosLoader(Loader):
 
 
 def configure(conn: psycopg.Connection[Any]) -> None:
-    """Pool hook: teach a new connection the ``Micros`` <-> ``timestamptz`` mapping."""
+    """Pool hook: teach a new connection the ``Micros`` <-> ``timestamptz`` mapping and
+    the ``Floats`` dumper."""
     conn.adapters.register_dumper(Micros, MicrosDumper)
     conn.adapters.register_dumper(MicrosArray, MicrosArrayDumper)
+    conn.adapters.register_dumper(Floats, FloatsDumper)
     conn.adapters.register_loader("timestamptz", MicrosLoader)

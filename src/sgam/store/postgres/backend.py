@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,10 +36,11 @@ from psycopg_pool import ConnectionPool
 
 from ..._errors import StoreError
 from ..._values import check_tenant
-from .._protocol import JobRow, ResidueHit
+from .._protocol import JobRow, Reader, ResidueHit
 from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
+from .._sql.session import Params
 from . import scan
 from .adapters import configure
 from .connect import connect
@@ -51,7 +52,7 @@ from .items import ItemReads
 from .lifecycle import LifecycleReads, due_tenants
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
-from .session import Cursor, PostgresSession
+from .session import Cursor, PostgresSession, native
 from .write import LockOrderError, PostgresWrite, SchemaCache, lock_key
 
 if TYPE_CHECKING:
@@ -65,8 +66,54 @@ class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, A
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def __init__(self, cur: Cursor, tenant: str) -> None:
-        super().__init__(PostgresSession(cur), tenant)
+        self._session = PostgresSession(cur)
+        super().__init__(self._session, tenant)
         self._cur = cur
+
+    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
+        """Send the first statement of each call now, each on a cursor of its own; the
+        read's next wait (the deadline probe) brings their rows back in the same round
+        trip, and the call, when it runs, takes them instead of asking again. A read
+        that becomes a write first (a deadline was due) simply never uses them."""
+        for call in calls:
+            recorder = PostgresReader(self._cur, self.tenant)
+            recorder._db = _Recorder(self._cur)
+            try:
+                call(recorder)
+            except _Recorded as first:
+                if first.sql is not None:
+                    cur = self._cur.connection.cursor(binary=True)
+                    cur.execute(native(first.sql), first.params)
+                    self._session.ahead[(first.sql, first.params)] = cur
+            except Exception:  # noqa: BLE001 - a hint never fails a read: the call raises it when it runs
+                continue
+
+
+class _Recorded(Exception):
+    """Internal: the first statement a call would run (None: one that reads no rows)."""
+
+    def __init__(self, sql: str | None, params: Params = ()) -> None:
+        self.sql = sql
+        self.params = tuple(params)
+
+
+class _Recorder(PostgresSession):
+    """A session that runs nothing: it stops a call at its first statement."""
+
+    def _run(self, sql: str, params: Params) -> Cursor:
+        raise _Recorded(sql, params)
+
+    def run(self, sql: str, params: Params = ()) -> None:
+        raise _Recorded(None)
+
+    def run_many(self, sql: str, params: Iterable[Params]) -> None:
+        raise _Recorded(None)
+
+    def count(self, sql: str, params: Params = ()) -> int:
+        raise _Recorded(None)
+
+    def insert(self, sql: str, params: Params, key: str) -> int:
+        raise _Recorded(None)
 
 
 POSTGRES_RESIDUE = (

@@ -17,13 +17,9 @@ import numpy.typing as npt
 
 from .._documents import Chunk, ChunkRow, DocumentRow
 from .._sql.documents import CHUNK, PortableDocuments, scope
+from .adapters import Floats
 
 _WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"
-
-
-def _floats(vector: npt.NDArray[np.float32]) -> list[float]:
-    values: list[float] = np.asarray(vector, dtype=np.float32).astype(np.float64).tolist()
-    return values
 
 
 class PostgresDocuments(PortableDocuments):
@@ -75,14 +71,13 @@ class PostgresDocuments(PortableDocuments):
     def put_vectors(self, handle: object, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]) -> None:
         db, tenant = scope(handle)
         for chunk_id, vector in items:
-            values = _floats(vector)
             db.run(
                 "INSERT INTO document_vectors (tenant, chunk_id, model, dims, embedding) "
-                "SELECT tenant, chunk_id, ?, ?, ?::float8[]::vector FROM document_chunks "
+                "SELECT tenant, chunk_id, ?, ?, ?::real[]::vector FROM document_chunks "
                 "WHERE tenant = ? AND chunk_id = ? "
                 "ON CONFLICT (tenant, chunk_id, model) DO UPDATE "
                 "SET dims = excluded.dims, embedding = excluded.embedding",
-                (model, len(values), values, tenant, chunk_id),
+                (model, int(np.asarray(vector).shape[0]), Floats(vector), tenant, chunk_id),
             )
 
     def vector_chunks(
@@ -91,8 +86,8 @@ class PostgresDocuments(PortableDocuments):
         dims = int(vector.shape[0])
         return self._scored(
             handle,
-            f"SELECT {CHUNK}, 1 - (v.embedding::vector({dims}) <=> ?::float8[]::vector({dims})) AS score "
+            f"SELECT {CHUNK}, 1 - (v.embedding::vector({dims}) <=> ?::real[]::vector({dims})) AS score "
             "FROM document_vectors v JOIN document_chunks c ON c.tenant = v.tenant AND c.chunk_id = v.chunk_id "
             f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} ORDER BY score DESC LIMIT ?",
-            (_floats(vector), scope(handle)[1], model, limit),
+            (Floats(vector), scope(handle)[1], model, limit),
         )

@@ -19,8 +19,8 @@ from ..._errors import ValidationError
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode
-from .._sql.search import assertions_without_vectors, filter_sql, visible
-from .adapters import Micros, micros
+from .._sql.search import assertions_without_vectors, filter_sql, holding
+from .adapters import Floats, micros
 from .session import PostgresSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
@@ -38,15 +38,22 @@ def _tsquery(terms: Sequence[str]) -> str:
     return "(SELECT " + " || ".join("plainto_tsquery('english', ?)" for _ in terms) + ")"
 
 
+_KEYS_SHARING_A_LEXEME = (
+    "SELECT DISTINCT t.key_id FROM ledger_key_terms t WHERE t.tenant = ? AND t.lexeme = ANY(ARRAY(SELECT l.lexeme "
+    "FROM unnest(?::text[]) AS w(term), unnest(tsvector_to_array(to_tsvector('english', w.term))) AS l(lexeme)))"
+)
+"""Keys with a lexeme of some term (migration 12): text equality is leakproof, so under
+RLS this is an index range of ``ledger_key_terms``, and every key matching ``@@`` is
+among them. ``matching_keys`` reads each by primary key, ranks them, then probes their
+versions in rank order until it has ``limit``. The ``OFFSET 0`` and ``LIMIT 1`` fences
+keep that shape: the planner cannot estimate ``= ANY`` of a computed array, guesses
+hundreds of keys, and would otherwise scan every key and every version of the tenant."""
+
+
 def _dimension(vector: npt.NDArray[np.float32]) -> int:
     if vector.ndim != 1 or vector.shape[0] < 1:
         raise ValidationError("vector", f"shape {vector.shape}", "must be one non-empty row")
     return int(vector.shape[0])
-
-
-def _floats(vector: npt.NDArray[np.float32]) -> list[float]:
-    values: list[float] = np.asarray(vector, dtype=np.float32).astype(np.float64).tolist()
-    return values
 
 
 def _hnsw_settings(db: PostgresSession, limit: int) -> None:
@@ -60,7 +67,7 @@ def _put_vectors(txn: WriteTransaction, table: str, key: str, rows: str, model: 
                  items: dict[Any, npt.NDArray[np.float32]]) -> None:
     """Insert or replace vectors of ``model`` into ``table`` (named with its columns up to
     the model's, which ``rows`` selects from ``e`` or ``a`` joined on ``key = i.id``): one
-    statement per dimension slicing one flat array, after making sure the dimension has
+    statement per dimension slicing one flat binary ``real[]``, after making sure the dimension has
     its HNSW index (an owner-run function; a catalog lookup once the index exists, asked
     every time because the transaction that created it may roll back)."""
     db = cast("PostgresWrite", txn)._db
@@ -70,11 +77,11 @@ def _put_vectors(txn: WriteTransaction, table: str, key: str, rows: str, model: 
         ids = list(group)
         db.run(
             f"INSERT INTO {table} SELECT {rows}, ?, {dims}, "
-            f"((?::float8[])[(i.n - 1) * {dims} + 1 : i.n * {dims}])::vector "
+            f"((?::real[])[(i.n - 1) * {dims} + 1 : i.n * {dims}])::vector "
             f"FROM unnest(?::{'text' if key == 'episode_id' else 'bigint'}[]) WITH ORDINALITY AS i(id, n) "
             f"JOIN {'episodes e' if key == 'episode_id' else 'assertions a'} ON tenant = ? AND {key} = i.id "
             f"ON CONFLICT (tenant, {key}, model) DO UPDATE SET dims = excluded.dims, embedding = excluded.embedding",
-            (model, [x for k in ids for x in _floats(group[k])], ids, txn.tenant),
+            (model, Floats([group[k] for k in ids]), ids, txn.tenant),
         )
 
 
@@ -92,8 +99,10 @@ class PostgresSearchIndex:
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
     ) -> None:
-        _put_vectors(txn, "episode_vectors (tenant, episode_id, seq, model, dims, embedding)", "episode_id",
-                     "e.tenant, e.episode_id, e.seq", model, dict(items))
+        _put_vectors(txn, "episode_vectors (tenant, episode_id, seq, occurred_at, recorded_at, session, speaker, "
+                     "model, dims, embedding)", "episode_id",
+                     "e.tenant, e.episode_id, e.seq, e.occurred_at, e.recorded_at, e.session, e.speaker", model,
+                     dict(items))
 
     def put_assertion_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
@@ -122,14 +131,13 @@ class PostgresSearchIndex:
     ) -> list[int]:
         dims = _dimension(vector)
         with self._read(tenant) as db:
-            where, params = filter_sql(flt, db)
-            join = "" if not where else " JOIN episodes e ON e.tenant = v.tenant AND e.episode_id = v.episode_id"
+            where, params = filter_sql(flt, db, "v")  # the vector row holds its episode's filter columns
             _hnsw_settings(db, limit)
             nearest = db.rows(
-                f"SELECT v.seq FROM episode_vectors v{join} "
+                "SELECT v.seq FROM episode_vectors v "
                 f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims}{where} "
-                f"ORDER BY v.embedding::vector({dims}) <=> ?::float8[]::vector({dims}) LIMIT ?",
-                (tenant, model, *params, _floats(vector), limit),
+                f"ORDER BY v.embedding::vector({dims}) <=> ?::real[]::vector({dims}) LIMIT ?",
+                (tenant, model, *params, Floats(vector), limit),
             )
         return [int(row[0]) for row in nearest]
 
@@ -147,14 +155,17 @@ class PostgresSearchIndex:
         if not terms:
             return []
         with self._read(tenant) as db:
-            visible_then, known = visible(known_at, db)
+            holds, held = holding(known_at, at, db)
             matched = db.rows(
-                f"SELECT k.subject, k.attribute FROM ledger_keys k, {_tsquery(terms)} AS q(query) "
-                "WHERE k.tenant = ? AND k.search @@ q.query AND EXISTS (SELECT 1 FROM assertions a "
-                "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
-                f"AND {visible_then} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
-                "ORDER BY ts_rank_cd(k.search, q.query, 1) DESC, k.key_id LIMIT ?",
-                (*terms, tenant, *known, Micros(at), Micros(at), limit),
+                "SELECT r.subject, r.attribute FROM (SELECT k.key_id, k.subject, k.attribute, "
+                f"ts_rank_cd(k.search, q.query, 1) AS rank FROM ({_KEYS_SHARING_A_LEXEME}) AS c, "
+                f"{_tsquery(terms)} AS q(query), LATERAL (SELECT k.key_id, k.subject, k.attribute, k.search "
+                "FROM ledger_keys k WHERE k.tenant = ? AND k.key_id = c.key_id OFFSET 0) AS k "
+                "WHERE k.search @@ q.query ORDER BY rank DESC, k.key_id OFFSET 0) AS r, "
+                "LATERAL (SELECT 1 FROM assertions a WHERE a.tenant = ? AND a.subject = r.subject "
+                f"AND a.attribute = r.attribute AND {holds} LIMIT 1) AS v "
+                "ORDER BY r.rank DESC, r.key_id LIMIT ?",
+                (tenant, list(terms), *terms, tenant, tenant, *held, limit),
             )
         return [(str(r[0]), str(r[1])) for r in matched]
 
@@ -177,18 +188,17 @@ class PostgresSearchIndex:
         known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         dims = _dimension(vector)
-        distance = f"v.embedding::vector({dims}) <=> ?::float8[]::vector({dims})"
-        floats = _floats(vector)
+        distance = f"v.embedding::vector({dims}) <=> ?::real[]::vector({dims})"
+        floats = Floats(vector)
         with self._read(tenant) as db:
-            visible_then, known = visible(known_at, db)
+            holds, held = holding(known_at, at, db)
             _hnsw_settings(db, limit)
             nearest = db.rows(
                 f"SELECT a.subject, a.attribute, 1 - ({distance}) FROM assertion_vectors v "
                 "JOIN assertions a ON a.tenant = v.tenant AND a.row_id = v.row_id "
-                f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {visible_then} "
-                "AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) "
+                f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {holds} "
                 f"ORDER BY {distance} LIMIT ?",
-                (floats, tenant, model, *known, Micros(at), Micros(at), floats, limit),
+                (floats, tenant, model, *held, floats, limit),
             )
         return [(str(r[0]), str(r[1]), float(r[2])) for r in nearest]
 

@@ -33,9 +33,11 @@ def native(sql: str) -> str:
 
 
 class PostgresSession:
-    """``Session`` over one cursor of a tenant-scoped transaction or read."""
+    """``Session`` over one cursor of a tenant-scoped transaction or read. ``ahead`` holds
+    statements already sent on cursors of their own (``PostgresReader.prefetch``): a
+    ``rows``/``row`` call with the same text and parameters takes that cursor's result."""
 
-    __slots__ = ("cur",)
+    __slots__ = ("ahead", "cur")
 
     find = "strpos"
     char = "chr"
@@ -44,12 +46,23 @@ class PostgresSession:
 
     def __init__(self, cur: Cursor) -> None:
         self.cur = cur
+        self.ahead: dict[tuple[str, tuple[Any, ...]], Cursor] = {}
+
+    def _run(self, sql: str, params: Params) -> Cursor:
+        if self.ahead:
+            try:
+                sent = self.ahead.pop((sql, tuple(params)), None)
+            except TypeError:  # an unhashable (list) parameter: never sent ahead
+                sent = None
+            if sent is not None:
+                return sent
+        return self.cur.execute(native(sql), params)
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
-        return self.cur.execute(native(sql), params).fetchall()
+        return self._run(sql, params).fetchall()
 
     def row(self, sql: str, params: Params = ()) -> Row | None:
-        return self.cur.execute(native(sql), params).fetchone()
+        return self._run(sql, params).fetchone()
 
     def run(self, sql: str, params: Params = ()) -> None:
         self.cur.execute(native(sql), params)

@@ -6,17 +6,28 @@ retirements and ``unnest`` inserts (the backend module's docstring tells why).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._rules import KeyTimeline, KeyView, Operation, Version
+from ..._purpose import ConsentRow
+from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
-from .._sql.ledger import EPISODE, KEY, LAST_RECORDED, OPERATION_FIELDS, SCHEMA_VERSION, KeyLookups, LedgerWrites
-from .._sql.session import Session
+from .._sql.ledger import (
+    EPISODE,
+    LAST_RECORDED,
+    NEAR,
+    OPERATION_FIELDS,
+    SCHEMA_VERSION,
+    KeyLookups,
+    LedgerWrites,
+    Near,
+    near_from_rows,
+)
+from .._sql.lifecycle import CONSENTS, consent_from_row
 from .adapters import Micros, MicrosArray
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
@@ -35,18 +46,18 @@ _INSERT_VERSIONS = (
 )
 _INSERT_OPERATION = native(f"INSERT INTO operations ({OPERATION_FIELDS}, seq) VALUES ({', '.join('?' * 13)})")
 _NEXT_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
-# The two current versions starting last at or before an instant (a strict floor is one of
-# them) and the first after it: every lookup the rules make for one operation.
-_NEAR = native(
-    f"(SELECT 0, {VERSION_COLUMNS} FROM assertions WHERE {KEY} AND recorded_to IS NULL "
-    "AND valid_from <= ? ORDER BY valid_from DESC LIMIT 2) UNION ALL "
-    f"(SELECT 1, {VERSION_COLUMNS} FROM assertions WHERE {KEY} AND recorded_to IS NULL "
-    "AND valid_from > ? ORDER BY valid_from LIMIT 1)"
-)
+_CONSENTS = native(CONSENTS)
+_NEAR = native(NEAR)
 _INSERT_OPERATIONS = (
     f"INSERT INTO operations ({OPERATION_FIELDS}, seq) SELECT %s, * FROM unnest("
     "%s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::timestamptz[], "
     "%s::text[], %s::float8[], %s::int[], %s::timestamptz[], %s::bigint[])"
+)
+
+_INSERT_EPISODES = (
+    f"INSERT INTO episodes ({EPISODE_COLUMNS}) SELECT %s, * FROM unnest(%s::text[], %s::timestamptz[], "
+    "%s::timestamptz[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::text[], "
+    "%s::timestamptz[])"
 )
 
 
@@ -62,31 +73,6 @@ class LockOrderError(Exception):
     def __init__(self, keys: list[int]) -> None:
         super().__init__("subject lock taken out of order")
         self.keys = keys
-
-
-Near = tuple[int, list[Version], Version | None]
-"""Prefetched around an instant: (instant, up to two floors latest first, the ceiling)."""
-
-
-class _Key(KeyLookups):
-    """``KeyLookups`` answered from the rows ``prefetch_one`` brought when they are about
-    the instant it named."""
-
-    __slots__ = ("_near",)
-
-    def __init__(self, db: Session, tenant: str, subject: str, attribute: str, near: Near | None) -> None:
-        super().__init__(db, tenant, subject, attribute)
-        self._near = near
-
-    def floor(self, moment: int, *, strict: bool = False) -> Version | None:
-        if self._near is not None and self._near[0] == moment:
-            return next((v for v in self._near[1] if not strict or v.valid_from < moment), None)
-        return super().floor(moment, strict=strict)
-
-    def ceiling(self, moment: int) -> Version | None:
-        if self._near is not None and self._near[0] == moment:
-            return self._near[2]
-        return super().ceiling(moment)
 
 
 SchemaCache = dict[str, tuple[int, dict[str, AttributeSchema | None], dict[str, MemoryTypeSchema | None]]]
@@ -105,7 +91,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._schemas: SchemaCache = {} if schemas is None else schemas
         self._version: int | None = None
         self._schema_changed = False
-        self._near: dict[tuple[str, str], Near] = {}
+        self._near: dict[tuple[str, str], tuple[int, Near]] = {}
         self._seqs: list[int] = []
         self._held: set[int] = set()
         self._episodes: dict[str, EpisodeRow | None] = {}
@@ -116,6 +102,8 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._drop: list[int] = []
         self._close: dict[int, list[int]] = {}
         self._subjects: set[str] = set()
+        self._consents: dict[str, list[ConsentRow]] = {}
+        self._pending: Callable[[], None] | None = None
         if prelock:
             self._acquire(prelock, wait=True)
 
@@ -139,6 +127,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
 
     def _lock(self, subjects: Iterable[str]) -> None:
         """Hold the advisory locks of ``subjects``; wait only while holding none."""
+        self._receive()
         new = {s for s in subjects if s not in self._subjects}
         if not new:
             return
@@ -150,6 +139,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
     # episodes and schema: looked up once per unit of work (a batch asks per fact) -------
 
     def episode(self, episode_id: str) -> EpisodeRow | None:
+        self._receive()
         if episode_id not in self._episodes:
             self._episodes[episode_id] = super().episode(episode_id)
         return self._episodes[episode_id]
@@ -165,15 +155,25 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         found = {row[1]: EpisodeRow(*row) for row in rows}
         self._episodes.update((i, found.get(i)) for i in wanted)
 
-    def insert_episode(self, row: EpisodeRow) -> None:
-        self._episodes.pop(row.episode_id, None)
-        super().insert_episode(row)
+    def insert_episodes(self, rows: Sequence[EpisodeRow]) -> None:
+        """One statement for the batch (``unnest`` of one array per column)."""
+        self._receive()
+        for row in rows:
+            self._episodes.pop(row.episode_id, None)
+        self._cur.execute(_INSERT_EPISODES, (
+            self.tenant, [r.episode_id for r in rows], MicrosArray([r.occurred_at for r in rows]),
+            MicrosArray([r.recorded_at for r in rows]), [r.text for r in rows], [r.speaker for r in rows],
+            [r.kind for r in rows], [r.session for r in rows], [r.metadata for r in rows],
+            [r.schema_version for r in rows], [r.retention for r in rows], MicrosArray([r.lost_at for r in rows]),
+        ))
 
     def delete_episode(self, episode_id: str) -> int:
+        self._receive()
         self._episodes.pop(episode_id, None)
         return super().delete_episode(episode_id)
 
     def schema_version(self) -> int:
+        self._receive()
         if self._version is None:
             self._version = self._stored_schema_version()
         return self._version
@@ -259,7 +259,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         found: dict[tuple[str, str], list[Version]] = {key: [] for key in keys}
         for row in current.fetchall():
             found[(row[2], row[3])].append(version_from_row(row))
-        self._current.update(found)
+        self._current.update((key, ended_all(versions)) for key, versions in found.items())
 
     def _ask(self, statement: str, params: tuple[Any, ...]) -> Cursor:
         """Send a lookup on a cursor of its own without waiting: in pipeline mode, the
@@ -269,9 +269,11 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         return cur
 
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
-        """Lock the subject, then ask in one round trip for everything a one-operation
-        unit of work looks up: schema version, source episode, the key's last change, the
-        versions around ``moment`` and the operation's sequence number."""
+        """Lock the subject, then ask for everything a one-operation unit of work looks up:
+        schema version, source episode, the key's last change, the versions around
+        ``moment``, the subject's consent statements and the operation's sequence number.
+        Nothing waits here: the answers arrive with the next statement whose result is read
+        (the deadline check of the unit of work), in the same round trip."""
         self._lock([subject])
         self.flush()
         key = (subject, attribute)
@@ -280,21 +282,54 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         last = self._ask(native(LAST_RECORDED), (self.tenant, subject, attribute))
         near = self._ask(_NEAR, (self.tenant, subject, attribute, Micros(moment)) * 2)
         seq = self._ask(_NEXT_SEQ, ())
-        if version is not None:
-            row = version.fetchone()
-            self._version = int(row[0]) if row else 0
-        if episode is not None:
-            row = episode.fetchone()
-            self._episodes[source] = EpisodeRow(*row) if row else None
-        row = last.fetchone()
-        self._last[key] = int(row[0]) if row else None
-        rows = near.fetchall()
-        floors = [version_from_row(r[1:]) for r in rows if r[0] == 0]
-        ceiling = next((version_from_row(r[1:]) for r in rows if r[0] == 1), None)
-        self._near[key] = (moment, floors, ceiling)
-        row = seq.fetchone()
-        assert row is not None
-        self._seqs.append(int(row[0]))
+        consents = None if subject in self._consents else self._ask(_CONSENTS, (self.tenant, subject))
+
+        def receive() -> None:
+            if version is not None:
+                row = version.fetchone()
+                self._version = int(row[0]) if row else 0
+            if episode is not None:
+                row = episode.fetchone()
+                self._episodes[source] = EpisodeRow(*row) if row else None
+            row = last.fetchone()
+            self._last[key] = int(row[0]) if row else None
+            self._near[key] = (moment, near_from_rows(near.fetchall()))
+            row = seq.fetchone()
+            assert row is not None
+            self._seqs.append(int(row[0]))
+            if consents is not None:
+                self._consents[subject] = [consent_from_row(row) for row in consents.fetchall()]
+
+        self._pending = receive
+
+    def _receive(self) -> None:
+        """Take in what ``prefetch_one`` asked for, before anything reads or drops what it
+        caches; the first read that waits for the server brings it along."""
+        if self._pending is not None:
+            receive, self._pending = self._pending, None
+            receive()
+
+    def lifecycle_due(self, now: int) -> bool:
+        """Asked after ``prefetch_one`` when the ledger prefetches first: one round trip for both."""
+        due = super().lifecycle_due(now)
+        self._receive()
+        return due
+
+    def consents(self, subject: str | None) -> list[ConsentRow]:
+        """The subject's statements as ``prefetch_one`` brought them in its round trip, if
+        it did (read after the subject's lock, where a separate query read them before)."""
+        self._receive()
+        if subject is not None and subject in self._consents:
+            return self._consents[subject]
+        return super().consents(subject)
+
+    def put_consent(self, subject: str, purpose: str, granted: bool, at: int) -> None:
+        self._consents.pop(subject, None)
+        super().put_consent(subject, purpose, granted, at)
+
+    def delete_consents_of_subject(self, subject: str) -> int:
+        self._consents.pop(subject, None)
+        return super().delete_consents_of_subject(subject)
 
     def _forget_cached(self, subject: str, attribute: str) -> None:
         self._current.pop((subject, attribute), None)
@@ -310,7 +345,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         near = self._near.pop((subject, attribute), None)
         if loaded is not None:
             return KeyTimeline(loaded)
-        return _Key(self._db, self.tenant, subject, attribute, near)
+        return KeyLookups(self._db, self.tenant, subject, attribute, near)
 
     def current(self, subject: str, attribute: str) -> list[Version]:
         self._lock([subject])
@@ -333,6 +368,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
     def retire(self, versions: list[Version], recorded_at: int) -> None:
         """Queue the change; ``flush`` sends every queued retirement in two statements
         before anything reads or inserts versions (a batch retires per key)."""
+        self._receive()
         for version in versions:
             self._current.pop((version.subject, version.attribute), None)
             self._near.pop((version.subject, version.attribute), None)

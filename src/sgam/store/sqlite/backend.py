@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import threading
@@ -12,13 +13,15 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
-from ..._rules import Operation, Version
+from ..._purpose import ConsentRow
+from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow, JobRow, ResidueHit
+from .._protocol import EpisodeRow, JobRow, Reader, ResidueHit
+from .._rows import VERSION_COLUMNS, version_from_row
 from .._search import SearchIndex
 from .._sql.access import AccessReads, AccessWrites
 from .._sql.extraction import ExtractionReads, ExtractionWrites
-from .._sql.ledger import KeyLookups, LedgerReader, LedgerWrites
+from .._sql.ledger import NEAR, KeyLookups, LedgerReader, LedgerWrites, Near, near_from_rows
 from . import scan
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import claim_jobs, count_jobs
@@ -39,6 +42,25 @@ _INSERT_VERSION = (
     "supersedes, origin, closed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _RETIRE_VERSION = "UPDATE assertions SET recorded_to = ? WHERE row_id = ?"
+# A batch's keys arrive as one JSON array of [subject, attribute] pairs: one statement
+# loads every key's last change, one every key's current versions.
+_PAIR = "json_extract(k.value, '$[0]') AS s, json_extract(k.value, '$[1]') AS a"
+_LAST_OF_KEYS = (
+    "SELECT s, a, (SELECT recorded_at FROM operations o INDEXED BY operations_by_key WHERE o.tenant = ? "
+    f"AND o.subject = s AND o.attribute = a ORDER BY o.seq DESC LIMIT 1) FROM (SELECT {_PAIR} FROM json_each(?) k)"
+)
+# What a one-operation unit of work looks up about its key, in one statement: ``NEAR``
+# (side 0 and 1) and the key's last change (side 2, in the second column).
+_KEY_STATE = (
+    f"{NEAR} UNION ALL SELECT * FROM (SELECT 2, recorded_at{', NULL' * 15} FROM operations "
+    "INDEXED BY operations_by_key WHERE tenant = ? AND subject = ? AND attribute = ? ORDER BY seq DESC LIMIT 1) AS l"
+)
+_CURRENT_OF_KEYS = (
+    f"SELECT {', '.join('v.' + column.strip() for column in VERSION_COLUMNS.split(','))} "
+    f"FROM (SELECT {_PAIR} FROM json_each(?) k) AS keys CROSS JOIN assertions v INDEXED BY assertions_current "
+    "ON v.tenant = ? AND v.subject = keys.s AND v.attribute = keys.a AND v.recorded_to IS NULL "
+    "ORDER BY v.subject, v.attribute, v.valid_from"
+)
 _DELETE_VERSION = "DELETE FROM assertions WHERE row_id = ?"
 
 
@@ -67,6 +89,9 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
+        self._last: dict[tuple[str, str], int | None] = {}
+        self._current: dict[tuple[str, str], list[Version]] = {}
+        self._near: dict[tuple[str, str], tuple[int, Near]] = {}
 
     def _remember(self, key: tuple[str, str, str], value: Any) -> None:
         if len(self._cache) >= CACHE_LIMIT:
@@ -132,6 +157,9 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
         super().put_memory_type(schema)
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:
+        for version in versions:
+            self._current.pop((version.subject, version.attribute), None)
+            self._near.pop((version.subject, version.attribute), None)
         if len(versions) == 1:
             version = versions[0]
             if version.recorded_from == recorded_at:
@@ -146,8 +174,56 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
         if retired:
             self._conn.executemany(_RETIRE_VERSION, retired)
 
+    def consents(self, subject: str | None) -> list[ConsentRow]:
+        """Most tenants state no consent at all: that is remembered (one probe), so a
+        write asks about its subject only in a tenant that has statements."""
+        def load() -> bool:
+            return self._db.row("SELECT 1 FROM consents WHERE tenant = ? LIMIT 1", (self.tenant,)) is not None
+
+        if subject is not None and not self._cached(("consents", self.tenant, ""), load):
+            return []
+        return super().consents(subject)
+
+    def put_consent(self, subject: str, purpose: str, granted: bool, at: int) -> None:
+        self._cache.pop(("consents", self.tenant, ""), None)
+        super().put_consent(subject, purpose, granted, at)
+
+    def delete_operations_of_subject(self, subject: str) -> int:
+        self._last.clear()
+        return super().delete_operations_of_subject(subject)
+
+    def delete_operations_of_source(self, episode_id: str) -> int:
+        self._last.clear()
+        return super().delete_operations_of_source(episode_id)
+
+    def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
+        self._current.pop((subject, attribute), None)
+        self._near.pop((subject, attribute), None)
+        super().replace_versions(subject, attribute, versions)
+
     def lock_keys(self, keys: list[tuple[str, str]]) -> None:
-        """Nothing to do: ``BEGIN IMMEDIATE`` already holds the whole database."""
+        """``BEGIN IMMEDIATE`` already holds the whole database: load every key's last
+        change and current versions in two statements instead of two per key."""
+        pairs = json.dumps(keys)
+        for subject, attribute, last in self._conn.execute(_LAST_OF_KEYS, (self.tenant, pairs)):
+            self._last[(subject, attribute)] = last
+        found: dict[tuple[str, str], list[Version]] = {key: [] for key in keys}
+        for row in self._conn.execute(_CURRENT_OF_KEYS, (pairs, self.tenant)):
+            found[(row[2], row[3])].append(version_from_row(row))
+        self._current.update((key, ended_all(versions)) for key, versions in found.items())
+
+    def last_recorded_at(self, subject: str, attribute: str) -> int | None:
+        if (subject, attribute) in self._last:
+            return self._last[(subject, attribute)]
+        return super().last_recorded_at(subject, attribute)
+
+    def current(self, subject: str, attribute: str) -> list[Version]:
+        loaded = self._current.pop((subject, attribute), None)
+        return loaded if loaded is not None else super().current(subject, attribute)
+
+    def append_operation(self, op: Operation) -> int:
+        self._last.pop((op.subject, op.attribute), None)
+        return super().append_operation(op)
 
     def document_store(self) -> SQLiteDocuments:
         """Document memory's tables, for erasure and expiry inside this unit of work."""
@@ -156,13 +232,24 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
         return SQLiteDocuments()
 
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
-        """Nothing to do: a lookup is a function call into the same process."""
+        """The key's versions around ``moment`` and its last change in one statement (the
+        schema and the source come from the cache)."""
+        key = (self.tenant, subject, attribute)
+        rows = self._conn.execute(_KEY_STATE, (*key, moment, *key, moment, *key)).fetchall()
+        self._near[(subject, attribute)] = (moment, near_from_rows([r for r in rows if r[0] != 2]))
+        self._last[(subject, attribute)] = next((r[1] for r in rows if r[0] == 2), None)
 
-    def key(self, subject: str, attribute: str) -> KeyLookups:
-        return KeyLookups(self._db, self.tenant, subject, attribute)
+    def key(self, subject: str, attribute: str) -> KeyView:
+        """From the current versions ``lock_keys`` loaded if it did, else index lookups."""
+        loaded = self._current.pop((subject, attribute), None)
+        if loaded is not None:
+            return KeyTimeline(loaded)
+        return KeyLookups(self._db, self.tenant, subject, attribute, self._near.pop((subject, attribute), None))
 
     def append_operations(self, ops: list[Operation]) -> list[int]:
         """Batch insert; sequence numbers are assigned in order."""
+        for op in ops:
+            self._last.pop((op.subject, op.attribute), None)
         row = self._conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'operations'").fetchone()
         first = (row[0] if row else 0) + 1
         self._conn.executemany(
@@ -176,6 +263,9 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
         return list(range(first, first + len(ops)))
 
     def insert_versions(self, versions: list[Version]) -> None:
+        for version in versions:
+            self._current.pop((version.subject, version.attribute), None)
+            self._near.pop((version.subject, version.attribute), None)
         if len(versions) == 1:
             self._conn.execute(_INSERT_VERSION, _version_params(self.tenant, versions[0]))
         else:
@@ -188,6 +278,9 @@ class SQLiteReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, Acc
     def __init__(self, conn: sqlite3.Connection, tenant: str) -> None:
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
+
+    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
+        """Nothing to send ahead: a statement is a function call into the same process."""
 
 
 class _ReadScope(AbstractContextManager[SQLiteReader]):

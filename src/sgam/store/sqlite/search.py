@@ -22,7 +22,7 @@ import numpy.typing as npt
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode
-from .._sql.search import assertions_without_vectors, filter_sql, visible
+from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .errors import map_sqlite_errors
 from .fts import fts_query
 from .session import SQLiteSession
@@ -195,18 +195,17 @@ class SQLiteSearch:
     ) -> list[tuple[str, str]]:
         if not terms:
             return []
-        visible_now, known = visible(known_at, self._session)
+        holds, held = holding(known_at, at, self._session)
         sql = (
             "SELECT k.subject, k.attribute FROM ledger_keys_fts JOIN ledger_keys k "
             "ON k.key_id = ledger_keys_fts.rowid WHERE ledger_keys_fts MATCH ? AND k.tenant = ? "
-            f"AND EXISTS (SELECT 1 FROM assertions a {'' if known else 'INDEXED BY assertions_current '}"
-            "WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute "
-            f"AND {visible_now} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)) "
+            f"AND EXISTS (SELECT 1 FROM assertions a {'' if known_at is not None else 'INDEXED BY assertions_current '}"
+            f"WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute AND {holds}) "
             "ORDER BY bm25(ledger_keys_fts) LIMIT ?"
         )
         query = fts_query(terms)
         with self._backend._lock, map_sqlite_errors(self._backend.path):
-            rows = self._conn().execute(sql, (query, tenant, *known, at, at, limit * 4)).fetchall()
+            rows = self._conn().execute(sql, (query, tenant, *held, limit * 4)).fetchall()
         return list(dict.fromkeys((str(r[0]), str(r[1])) for r in rows))[:limit]
 
     def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
@@ -237,13 +236,12 @@ class SQLiteSearch:
     ) -> list[tuple[str, str, float]]:
         """A scan of the tenant's facts as they stood at ``known_at``: facts are far fewer
         than episodes."""
-        visible_now, known = visible(known_at, self._session)
+        holds, held = holding(known_at, at, self._session)
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
                 "SELECT a.subject, a.attribute, v.vector FROM assertion_vectors v "
-                "JOIN assertions a ON a.row_id = v.row_id WHERE v.tenant = ? AND v.model = ? "
-                f"AND {visible_now} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?)",
-                (tenant, model, *known, at, at),
+                f"JOIN assertions a ON a.row_id = v.row_id WHERE v.tenant = ? AND v.model = ? AND {holds}",
+                (tenant, model, *held),
             ).fetchall()
         if not rows:
             return []

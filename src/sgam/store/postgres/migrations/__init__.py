@@ -7,18 +7,21 @@ the canonical JSON text the rules compare (``value``) with a generated ``jsonb``
 for SQL users: jsonb rewrites numbers (``1e+20`` comes back as ``100000000000000000000``),
 so the text, not the jsonb, is the authority.
 
-The database guards the ledger's invariants itself: CHECKs forbid empty intervals, an
-exclusion constraint forbids two current versions of a key overlapping in valid time,
-a partial unique index allows one current version per key start, and a trigger makes
-retired versions immutable. Row-level security (``ENABLE`` and ``FORCE``) on every
-table admits only rows of the tenant set for the transaction in ``sgam.tenant``.
+The database guards the ledger's invariants itself: CHECKs forbid empty intervals, a
+partial unique index allows one current version per key start (a version ends, at the
+latest, where the next one starts: see version 11), a trigger refuses a current version
+stored to run past the next one's start, and another makes retired versions immutable.
+Row-level security (``ENABLE`` and ``FORCE``) on every table admits only rows of the
+tenant set for the transaction in ``sgam.tenant``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -28,7 +31,7 @@ TENANT_TABLES = (
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
-    "api_keys", "idempotency_keys",
+    "api_keys", "idempotency_keys", "ledger_key_terms",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -52,15 +55,18 @@ LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
 LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
-MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10)]
+MIGRATIONS: list[str] = [
+    version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14)
+]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 
 
-def rls_statements() -> list[sql.SQL | sql.Composed]:
+def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.Composed]:
     """ENABLE and FORCE row-level security with one tenant policy per table; re-run after
-    every migration so a table added later cannot be left open."""
+    every migration so a table added later cannot be left open. ``tables``: the tenant
+    tables the applied versions created (all of them once the schema is current)."""
     statements: list[sql.SQL | sql.Composed] = []
-    for table in TENANT_TABLES:
+    for table in tables:
         name = sql.Identifier(table)
         statements += [
             sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(name),
@@ -94,11 +100,11 @@ def rls_statements() -> list[sql.SQL | sql.Composed]:
     return statements
 
 
-def grant_statements(role: str, schema: str) -> list[sql.Composed]:
+def grant_statements(role: str, schema: str, present: Sequence[str] = TENANT_TABLES) -> list[sql.Composed]:
     """What the application role may do: DML on tenant tables, read the version table.
     It owns nothing, so RLS applies to it and it cannot alter a policy."""
     who = sql.Identifier(role)
-    tables = sql.SQL(", ").join(sql.Identifier(t) for t in TENANT_TABLES)
+    tables = sql.SQL(", ").join(sql.Identifier(t) for t in present)
     return [
         sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), who),
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, who),

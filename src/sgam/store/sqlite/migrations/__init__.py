@@ -2,13 +2,15 @@
 
 Times are INTEGER microseconds since the epoch (UTC); NULL ends mean "open". The
 database guards the ledger's invariants itself: CHECKs forbid empty or inverted
-intervals, a partial unique index allows one current version per key start, a trigger
-forbids overlapping current versions, and retired versions are immutable.
+intervals, a partial unique index allows one current version per key start (a version
+ends, at the latest, where the next one starts: see version 9), a trigger refuses a
+current version stored to run past the next one's start, and retired versions are
+immutable.
 """
 
 from __future__ import annotations
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09
 
-MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08)]
+MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09)]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""

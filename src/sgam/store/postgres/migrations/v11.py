@@ -1,0 +1,41 @@
+"""PostgreSQL schema, version 11."""
+
+# Assertion versions end where the next version of their key starts. A stored
+# ``valid_to`` is now an upper bound: a version's end is the earlier of it and the start
+# of the next version of its key visible at the same recorded instant, so an ordinary
+# write appends one row instead of retiring the version it closes and inserting a
+# shortened copy. Rows written before this version carry exact ends, which read the same
+# under the new rule: nothing is rewritten.
+#
+# The guards, in the new layout:
+# - one holder per instant: the partial unique index ``assertions_current`` gives every
+#   current version of a key its own start, and an end is never later than the next
+#   start, so two current versions cannot both hold at an instant. The exclusion
+#   constraint on stored ranges would refuse every ordinary write now and goes; the
+#   trigger below refuses a current version stored to end past the start of the next
+#   one (the only direction in which a write may not overlap).
+# - no inverted or empty intervals: the CHECKs of version 1 on the stored ends; a
+#   derived end is the start of a later version, after the version's own start.
+# - immutable retired versions, and current versions changed only by retiring them:
+#   ``assertions_retired_are_immutable`` of version 1, unchanged.
+
+SCRIPT = """
+    ALTER TABLE assertions DROP CONSTRAINT assertions_current_no_overlap;
+
+    CREATE FUNCTION sgam_end_before_next() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        IF NEW.recorded_to IS NULL AND EXISTS (
+            SELECT 1 FROM @SCHEMA@.assertions
+            WHERE tenant = NEW.tenant AND subject = NEW.subject AND attribute = NEW.attribute
+              AND recorded_to IS NULL AND valid_from > NEW.valid_from
+              AND (NEW.valid_to IS NULL OR valid_from < NEW.valid_to)
+        ) THEN
+            RAISE EXCEPTION 'sgam invariant: a current assertion would run past the start of the next one'
+                USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER assertions_end_before_next BEFORE INSERT ON assertions
+        FOR EACH ROW EXECUTE FUNCTION sgam_end_before_next();
+    """
