@@ -243,7 +243,8 @@ def test_the_turns_a_relevant_fact_was_read_from_lead_the_evidence(store_url: st
             {"id": f"n{i}", "at": f"2024-01-{i + 1:02d}T09:00:00Z", "speaker": "mira", "session": "s1",
              "text": f"Mira said the office was loud again today, note {i}"} for i in range(25)
         ] + [
-            {"id": "old", "at": "2023-01-01T09:00:00Z", "speaker": "mira", "text": "Settled into the Lyon flat at last"},
+            {"id": "old", "at": "2023-01-01T09:00:00Z", "speaker": "mira",
+             "text": "Settled into the Lyon flat at last"},
             {"id": "lease", "at": "2024-02-01T09:00:00Z", "speaker": "mira",
              "text": "Signed the lease on a flat in Porto today"},
             {"id": "later", "at": "2024-09-01T09:00:00Z", "speaker": "bob",
