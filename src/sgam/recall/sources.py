@@ -7,8 +7,8 @@ with the question ("Signed the lease on a flat in Porto today"): search alone wo
 it low or not at all. So the source turns of the facts recall shows come first, in the
 facts' order (current versions, then the versions they replaced); a source that search
 did not return is read from the ledger under the same limits as search (it occurred by
-``at``, was recorded by ``known_at``, still has its text) and the same scope (revoked consent, one episode per
-lineage)."""
+``at``, was recorded by ``known_at``, is still readable) and the same scope (revoked
+consent, one episode per lineage)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def sources_first(
             lead.append(returned[episode_id])
             continue
         row = reader.episode(episode_id)
-        if (row is None or row.lost_at is not None or row.occurred_at > at
+        if (row is None or not row.readable or row.occurred_at > at
                 or (known_at is not None and row.recorded_at > known_at)):
             continue
         lead.append(EvidenceHit(row.episode_id, from_micros(row.occurred_at), row.speaker, row.session, row.text,
