@@ -18,7 +18,7 @@ from .errors import map_postgres_errors
 
 ERASED_TABLES = (
     "episodes", "operations", "assertions", "ledger_keys", "ledger_key_terms", "episode_vectors", "assertion_vectors",
-    "extractions", "held_candidates", "extraction_jobs",
+    "episode_vector_heads", "extractions", "held_candidates", "extraction_jobs",
     "documents", "document_revisions", "document_chunks", "document_vectors",
     "episode_derivations", "consents",
 )

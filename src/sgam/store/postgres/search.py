@@ -8,6 +8,7 @@ trigger (ledger keys) in the erasing transaction. See docs/recall.md ("PostgreSQ
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
@@ -29,6 +30,22 @@ if TYPE_CHECKING:  # the backend imports this module when asked for its index
 
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector's HNSW limit for ``vector``; larger vectors are still searched, exactly."""
+
+HEADS_FROM_EPISODES = 20_000
+"""From this many episodes in a tenant, an episode vector search without an HNSW index
+ranks the vectors' heads first (migration 16); below it one exact scan is as cheap."""
+HEAD_MIN_DIMENSIONS = 64
+"""Vectors shorter than this have no head: their exact scan is already narrow."""
+HEAD_CANDIDATES = 1_000
+"""Candidates ranked exactly after the heads pass (at least 20 per result asked)."""
+HEADS_RECHECK_SECONDS = 60.0
+"""How long a search index trusts its reading of whether a tenant is large."""
+
+
+def head_dimensions(dims: int) -> int | None:
+    """The head of a vector: the first three eighths of its unit-length copy (as the
+    migration 16 trigger cuts it); None below ``HEAD_MIN_DIMENSIONS``."""
+    return dims * 3 // 8 if dims >= HEAD_MIN_DIMENSIONS else None
 
 
 
@@ -90,6 +107,7 @@ class PostgresSearchIndex:
 
     def __init__(self, backend: PostgresBackend) -> None:
         self._backend = backend
+        self._heads: dict[tuple[str, int], tuple[bool, float]] = {}
 
     @contextmanager
     def _read(self, tenant: str) -> Iterator[PostgresSession]:
@@ -129,17 +147,53 @@ class PostgresSearchIndex:
     def vector_episodes(
         self, tenant: str, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
     ) -> list[int]:
+        """The ``limit`` nearest episodes by cosine distance: exact, or pgvector's HNSW
+        where the dimension has an index; in a tenant of ``HEADS_FROM_EPISODES`` or more
+        without one, the exact ranking of the candidates a pass over the vectors' heads
+        (migration 16) found."""
         dims = _dimension(vector)
+        floats = Floats(vector)
+        distance = f"v.embedding::vector({dims}) <=> ?::real[]::vector({dims})"
         with self._read(tenant) as db:
             where, params = filter_sql(flt, db, "v")  # the vector row holds its episode's filter columns
             _hnsw_settings(db, limit)
-            nearest = db.rows(
-                "SELECT v.seq FROM episode_vectors v "
-                f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims}{where} "
-                f"ORDER BY v.embedding::vector({dims}) <=> ?::real[]::vector({dims}) LIMIT ?",
-                (tenant, model, *params, Floats(vector), limit),
-            )
+            head = self._head(db, tenant, dims)
+            if head is None:
+                nearest = db.rows(
+                    "SELECT v.seq FROM episode_vectors v "
+                    f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims}{where} ORDER BY {distance} LIMIT ?",
+                    (tenant, model, *params, floats, limit),
+                )
+            else:
+                head_where, head_params = filter_sql(flt, db, "h")
+                nearest = db.rows(
+                    "SELECT v.seq FROM (SELECT h.episode_id FROM episode_vector_heads h "
+                    f"WHERE h.tenant = ? AND h.model = ? AND h.dims = {dims}{head_where} "
+                    f"ORDER BY h.head <#> subvector(l2_normalize(?::real[]::vector({dims})), 1, {head})::halfvec "
+                    "LIMIT ?) AS c JOIN episode_vectors v ON v.tenant = ? AND v.episode_id = c.episode_id "
+                    f"AND v.model = ? ORDER BY {distance} LIMIT ?",
+                    (tenant, model, *head_params, floats, max(HEAD_CANDIDATES, 20 * limit), tenant, model, floats,
+                     limit),
+                )
         return [int(row[0]) for row in nearest]
+
+    def _head(self, db: PostgresSession, tenant: str, dims: int) -> int | None:
+        """The head length to search ``dims``-dimension vectors of ``tenant`` by, or None
+        for one exact scan: small tenants (the episode tally of migration 15), short
+        vectors and dimensions with an HNSW index. Remembered for ``HEADS_RECHECK_SECONDS``;
+        a stale answer only picks the slower of two ways to the same ranking."""
+        head = head_dimensions(dims)
+        if head is None:
+            return None
+        known = self._heads.get((tenant, dims))
+        now = time.monotonic()
+        if known is None or known[1] < now:
+            found = db.row(
+                "SELECT (SELECT coalesce(sum(episodes), 0) FROM episode_counts WHERE tenant = ?) >= ? "
+                "AND to_regclass(?) IS NULL", (tenant, HEADS_FROM_EPISODES, f"episode_vectors_hnsw_{dims}"))
+            known = (found is not None and bool(found[0]), now + HEADS_RECHECK_SECONDS)
+            self._heads[(tenant, dims)] = known
+        return head if known[0] else None
 
     def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         if not keys:
