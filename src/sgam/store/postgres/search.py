@@ -40,6 +40,8 @@ HEAD_CANDIDATES = 1_000
 """Candidates ranked exactly after the heads pass (at least 20 per result asked)."""
 HEADS_RECHECK_SECONDS = 60.0
 """How long a search index trusts its reading of whether a tenant is large."""
+HEADS_REMEMBERED = 4_096
+"""Readings kept per search index (one per tenant and dimension searched)."""
 
 
 def head_dimensions(dims: int) -> int | None:
@@ -192,6 +194,8 @@ class PostgresSearchIndex:
                 "SELECT (SELECT coalesce(sum(episodes), 0) FROM episode_counts WHERE tenant = ?) >= ? "
                 "AND to_regclass(?) IS NULL", (tenant, HEADS_FROM_EPISODES, f"episode_vectors_hnsw_{dims}"))
             known = (found is not None and bool(found[0]), now + HEADS_RECHECK_SECONDS)
+            if len(self._heads) >= HEADS_REMEMBERED:
+                self._heads.clear()  # many tenants: forget them all rather than grow
             self._heads[(tenant, dims)] = known
         return head if known[0] else None
 
