@@ -272,13 +272,14 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
         backend._lock.acquire()
         conn = backend._conn
         try:
-            with map_sqlite_errors(backend.path):
-                if not conn.in_transaction:  # a read inside a unit of work shares its snapshot
-                    conn.execute("BEGIN")
-                    self._began = True
-                backend._check_data_version()
-        except BaseException:
+            if not conn.in_transaction:  # a read inside a unit of work shares its snapshot
+                conn.execute("BEGIN")
+                self._began = True
+            backend._check_data_version()
+        except BaseException as exc:
             self._end()
+            if isinstance(exc, sqlite3.Error):
+                raise sgam_error(exc, backend.path) from exc
             raise
         return SQLiteReader(conn, self._tenant, backend._cache)
 
@@ -293,11 +294,12 @@ class _ReadScope(AbstractContextManager[SQLiteReader]):
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         try:
-            with map_sqlite_errors(self._backend.path):
-                self._end()
-        finally:
-            if isinstance(exc, sqlite3.Error):
-                raise sgam_error(exc, self._backend.path) from exc
+            self._end()
+        except sqlite3.Error as ended:
+            if exc is None:
+                raise sgam_error(ended, self._backend.path) from ended
+        if isinstance(exc, sqlite3.Error):
+            raise sgam_error(exc, self._backend.path) from exc
 
 
 class SQLiteBackend:
