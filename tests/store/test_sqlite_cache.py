@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 from langgraph.store.base import PutOp
+from tests.conftest import ManualClock
 
 from sgam import Memory
 from sgam.langgraph import SgamStore
-
-from tests.conftest import ManualClock
 
 T = "acme"
 HOUR = 3600
