@@ -9,7 +9,9 @@ from sgam.store.sqlite.search import (
     PER_RESULT,
     PREFIX_CANDIDATES,
     PREFIX_ROWS,
+    _appended,
     _best,
+    _columns,
     _dot,
     _prefix_candidates,
     _VectorCache,
@@ -73,3 +75,24 @@ def test_prefix_pass_never_offers_masked_rows(limit: int, share: int) -> None:
 def test_a_limit_the_first_pass_cannot_narrow_scans_everything() -> None:
     cache = _cache(PREFIX_ROWS + 5_000)
     assert _prefix_candidates(cache, cache.matrix[3], None, len(cache.keys) // PER_RESULT + 1) is None
+
+
+def test_prefix_columns_are_the_leading_dimensions_by_dimension() -> None:
+    cache = _cache(PREFIX_ROWS + 2_500)
+    columns = cache.prefix_columns()
+    assert columns is not None and columns.flags["C_CONTIGUOUS"]
+    assert np.array_equal(columns, cache.matrix[:, :64].T)
+    assert np.array_equal(_columns(cache.matrix[:3_000], 64, block=7), cache.matrix[:3_000, :64].T)
+
+
+def test_appended_rows_extend_the_prefix_as_a_rebuild_would() -> None:
+    cache = _cache(PREFIX_ROWS + 2_500)
+    more = _cache(300, seed=9).matrix
+    columns = cache.prefix_columns()
+    extended = _appended(columns, more)
+    grown = _VectorCache(2, np.arange(len(cache.keys) + 300, dtype=np.int64),
+                         np.zeros(len(cache.keys) + 300, dtype=np.int64), np.vstack([cache.matrix, more]), extended)
+    assert extended is not None and grown.prefix_columns() is extended
+    assert np.array_equal(extended, _columns(grown.matrix, 64))
+    assert _appended(None, more) is None
+    assert _appended(columns, more[:0]) is columns
