@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -31,7 +31,7 @@ TENANT_TABLES = (
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
-    "api_keys", "idempotency_keys", "ledger_key_terms",
+    "api_keys", "idempotency_keys", "ledger_key_terms", "episode_counts",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -56,7 +56,7 @@ LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", 
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
 MIGRATIONS: list[str] = [
-    version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14)
+    version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15)
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 
@@ -84,6 +84,11 @@ def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.
         sql.SQL("DROP POLICY IF EXISTS search_owner ON episodes"),
         sql.SQL("CREATE POLICY search_owner ON episodes FOR SELECT TO CURRENT_USER USING (true)"),
     ]
+    if "episode_counts" in tables:
+        statements += [
+            sql.SQL("DROP POLICY IF EXISTS search_owner ON episode_counts"),
+            sql.SQL("CREATE POLICY search_owner ON episode_counts FOR SELECT TO CURRENT_USER USING (true)"),
+        ]
     for table in LIFECYCLE_TABLES:
         name = sql.Identifier(table)
         statements += [
