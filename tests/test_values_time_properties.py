@@ -49,6 +49,12 @@ def test_equal_json_values_have_one_canonical_text(value: Any, rng: random.Rando
     assert canonical_json(json.loads(json.dumps(value))) == text
 
 
+@given(st.text() | json_values)
+def test_a_stored_value_reads_back_as_the_parser_reads_it(value: Any) -> None:
+    text = canonical_json(value)
+    assert load_value(text) == json.loads(text)
+
+
 @given(st.floats(allow_nan=False, allow_infinity=False).filter(float.is_integer))
 def test_an_integral_float_is_the_same_json_value_as_the_integer(number: float) -> None:
     assert canonical_json(number) == canonical_json(int(number))

@@ -3,6 +3,9 @@ purpose, times from microseconds)."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+from typing import Any
+
 from ._model import Assertion, Episode
 from ._purpose import split_attribute
 from ._rules import Version
@@ -11,27 +14,27 @@ from ._values import load_value
 from ._write import load_metadata
 from .store import EpisodeRow, LifecycleReads
 
+_ASSERTION_SLOTS = tuple(getattr(Assertion, field.name).__set__ for field in fields(Assertion))
+
+
+def _assertion(*values: Any) -> Assertion:
+    """``Assertion(*values)`` without the frozen dataclass's ``object.__setattr__`` per
+    field, which costs as much as the rest of a point read's conversion: each slot's own
+    setter, in field order (every field, so nothing is left unset)."""
+    made = object.__new__(Assertion)
+    for assign, value in zip(_ASSERTION_SLOTS, values, strict=True):
+        assign(made, value)
+    return made
+
 
 def to_assertion(tenant: str, version: Version) -> Assertion:
     attribute, purpose = split_attribute(version.attribute)
-    return Assertion(
-        id=version.assertion_id,
-        tenant=tenant,
-        subject=version.subject,
-        attribute=attribute,
-        value=load_value(version.value),
-        memory_type=version.memory_type,
-        valid_from=from_micros(version.valid_from),
-        valid_to=None if version.valid_to is None else from_micros(version.valid_to),
-        recorded_at=from_micros(version.recorded_from),
-        superseded_at=None if version.recorded_to is None else from_micros(version.recorded_to),
-        source=version.source,
-        confidence=version.confidence,
-        schema_version=version.schema_version,
-        supersedes=version.supersedes,
-        origin=version.origin.value,
-        closed_by=version.closed_by,
-        purpose=purpose,
+    return _assertion(
+        version.assertion_id, tenant, version.subject, attribute, load_value(version.value), version.memory_type,
+        from_micros(version.valid_from), None if version.valid_to is None else from_micros(version.valid_to),
+        from_micros(version.recorded_from), None if version.recorded_to is None else from_micros(version.recorded_to),
+        version.source, version.confidence, version.schema_version, version.supersedes, version.origin.value,
+        version.closed_by, purpose,
     )
 
 

@@ -14,8 +14,9 @@ goes through the ledger, purge or no purge, and reading never moves a deadline.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import TypeVar
 
 from ._convert import to_assertion, to_episode
@@ -74,23 +75,13 @@ class Ledger:
             self.backend.purge_residue()
         return result
 
-    @contextmanager
     def read(
         self, tenant: str, call: str = "read", ahead: Sequence[Callable[[Reader], object]] = (),
-    ) -> Iterator[Reader]:
+    ) -> AbstractContextManager[Reader]:
         """A read scope of the tenant in which nothing is past its deadline at ``now``.
         ``ahead``: reads the scope will make, which a backend may send with the deadline
         probe (``Reader.prefetch``)."""
-        now = self.now()
-        with self.backend.read(tenant) as reader:
-            if ahead:
-                reader.prefetch(ahead)
-            if not reader.lifecycle_due(now):
-                yield reader
-                return
-        self.run_write(tenant, lambda txn: None, call)
-        with self.backend.read(tenant) as reader:
-            yield reader
+        return _SettledRead(self, tenant, call, ahead)
 
     def apply(self, tenant: str, pending: PendingOp) -> WriteResult:
         """One validated operation in its own transaction."""
@@ -124,3 +115,44 @@ class Ledger:
     def attribute_schemas(self, tenant: str) -> list[AttributeSchema]:
         with self.read(tenant) as reader:
             return reader.attribute_schemas()
+
+
+class _SettledRead(AbstractContextManager[Reader]):
+    """``Ledger.read``: the backend's read scope, entered again after settling the
+    tenant's deadlines in a write when the first look finds something due (a class
+    rather than ``@contextmanager``: every read goes through it)."""
+
+    __slots__ = ("_ahead", "_call", "_ledger", "_scope", "_tenant")
+
+    def __init__(self, ledger: Ledger, tenant: str, call: str, ahead: Sequence[Callable[[Reader], object]]) -> None:
+        self._ledger = ledger
+        self._tenant = tenant
+        self._call = call
+        self._ahead = ahead
+        self._scope: AbstractContextManager[Reader] | None = None
+
+    def __enter__(self) -> Reader:
+        ledger, tenant = self._ledger, self._tenant
+        now = ledger.now()
+        scope = ledger.backend.read(tenant)
+        reader = scope.__enter__()
+        try:
+            if self._ahead:
+                reader.prefetch(self._ahead)
+            due = reader.lifecycle_due(now)
+        except BaseException as exc:
+            scope.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        if due:
+            scope.__exit__(None, None, None)
+            ledger.run_write(tenant, lambda txn: None, self._call)
+            scope = ledger.backend.read(tenant)
+            reader = scope.__enter__()
+        self._scope = scope
+        return reader
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        assert self._scope is not None
+        return self._scope.__exit__(kind, exc, tb)

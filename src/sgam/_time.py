@@ -78,7 +78,7 @@ def to_micros(moment: datetime) -> int:
 
 
 def from_micros(micros: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=micros)
+    return _EPOCH + timedelta(0, 0, micros)  # positional: the keyword form is slower
 
 
 def optional_micros(value: object, field: str) -> int | None:

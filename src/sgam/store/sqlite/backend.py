@@ -13,7 +13,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
-from ..._purpose import ConsentRow
 from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, JobRow, Reader, ResidueHit
@@ -23,6 +22,7 @@ from .._sql.access import AccessReads, AccessWrites
 from .._sql.extraction import ExtractionReads, ExtractionWrites
 from .._sql.ledger import NEAR, KeyLookups, LedgerReader, LedgerWrites, Near, near_from_rows
 from . import scan
+from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors, sgam_error
 from .extraction import claim_jobs, count_jobs
 from .items import ItemReads, ItemWrites
@@ -72,11 +72,7 @@ def _version_params(tenant: str, v: Version) -> tuple[Any, ...]:
     )
 
 
-_MISSING = object()
-CACHE_LIMIT = 4096
-
-
-class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
+class SQLiteWrite(TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -85,25 +81,13 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
     and episode changes update it as they happen.
     """
 
-    def __init__(self, conn: sqlite3.Connection, tenant: str, cache: dict[tuple[str, str, str], Any]) -> None:
+    def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache) -> None:
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
         self._last: dict[tuple[str, str], int | None] = {}
         self._current: dict[tuple[str, str], list[Version]] = {}
         self._near: dict[tuple[str, str], tuple[int, Near]] = {}
-
-    def _remember(self, key: tuple[str, str, str], value: Any) -> None:
-        if len(self._cache) >= CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[key] = value
-
-    def _cached(self, key: tuple[str, str, str], load: Callable[[], Any]) -> Any:
-        found = self._cache.get(key, _MISSING)
-        if found is _MISSING:
-            found = load()
-            self._remember(key, found)
-        return found
 
     def episode(self, episode_id: str) -> EpisodeRow | None:
         key = ("episode", self.tenant, episode_id)
@@ -173,20 +157,6 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
             self._conn.executemany(_DELETE_VERSION, deleted)
         if retired:
             self._conn.executemany(_RETIRE_VERSION, retired)
-
-    def consents(self, subject: str | None) -> list[ConsentRow]:
-        """Most tenants state no consent at all: that is remembered (one probe), so a
-        write asks about its subject only in a tenant that has statements."""
-        def load() -> bool:
-            return self._db.row("SELECT 1 FROM consents WHERE tenant = ? LIMIT 1", (self.tenant,)) is not None
-
-        if subject is not None and not self._cached(("consents", self.tenant, ""), load):
-            return []
-        return super().consents(subject)
-
-    def put_consent(self, subject: str, purpose: str, granted: bool, at: int) -> None:
-        self._cache.pop(("consents", self.tenant, ""), None)
-        super().put_consent(subject, purpose, granted, at)
 
     def delete_operations_of_subject(self, subject: str) -> int:
         self._last.clear()
@@ -272,38 +242,64 @@ class SQLiteWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, A
             self._conn.executemany(_INSERT_VERSION, [_version_params(self.tenant, v) for v in versions])
 
 
-class SQLiteReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
+class SQLiteReader(TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
-    def __init__(self, conn: sqlite3.Connection, tenant: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache) -> None:
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
+        self._cache = cache
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
 
 
 class _ReadScope(AbstractContextManager[SQLiteReader]):
-    """Holds the connection lock around a read and maps driver errors on the way out
-    (a class rather than ``@contextmanager``: reads are short and this is on every one)."""
+    """A read holds the connection lock and one read transaction, so that every statement
+    of the read sees one snapshot, the one the connection's cache was checked against
+    (a class rather than ``@contextmanager``: reads are short and this is on every one).
+    Driver errors are mapped on the way out."""
 
-    __slots__ = ("_lock", "_path", "_reader")
+    __slots__ = ("_backend", "_began", "_tenant")
 
-    def __init__(self, lock: threading.RLock, reader: SQLiteReader, path: str) -> None:
-        self._lock = lock
-        self._reader = reader
-        self._path = path
+    def __init__(self, backend: SQLiteBackend, tenant: str) -> None:
+        self._backend = backend
+        self._tenant = tenant
+        self._began = False
 
     def __enter__(self) -> SQLiteReader:
-        self._lock.acquire()
-        return self._reader
+        backend = self._backend
+        backend._lock.acquire()
+        conn = backend._conn
+        try:
+            if not conn.in_transaction:  # a read inside a unit of work shares its snapshot
+                conn.execute("BEGIN")
+                self._began = True
+            backend._check_data_version()
+        except BaseException as exc:
+            self._end()
+            if isinstance(exc, sqlite3.Error):
+                raise sgam_error(exc, backend.path) from exc
+            raise
+        return SQLiteReader(conn, self._tenant, backend._cache)
+
+    def _end(self) -> None:
+        try:
+            if self._began and self._backend._conn.in_transaction:
+                self._backend._conn.execute("COMMIT")
+        finally:
+            self._backend._lock.release()
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._lock.release()
+        try:
+            self._end()
+        except sqlite3.Error as ended:
+            if exc is None:
+                raise sgam_error(ended, self._backend.path) from ended
         if isinstance(exc, sqlite3.Error):
-            raise sgam_error(exc, self._path) from exc
+            raise sgam_error(exc, self._backend.path) from exc
 
 
 class SQLiteBackend:
@@ -316,7 +312,7 @@ class SQLiteBackend:
         self._busy_timeout = busy_timeout
         self._residue: str | None = None
         self._lock = threading.RLock()
-        self._cache: dict[tuple[str, str, str], Any] = {}
+        self._cache: Cache = {}
         self._data_version = -1
         with map_sqlite_errors(self.path):
             self._conn = sqlite3.connect(
@@ -355,6 +351,8 @@ class SQLiteBackend:
                 )
 
         self.run_write("_", migrate)
+        with map_sqlite_errors(self.path):
+            watch(self._conn, self._cache)
 
     def schema_version(self) -> int:
         with self._lock, map_sqlite_errors(self.path):
@@ -378,10 +376,7 @@ class SQLiteBackend:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            data_version = conn.execute("PRAGMA data_version").fetchone()[0]
-            if data_version != self._data_version:  # another connection committed
-                self._cache.clear()
-                self._data_version = data_version
+            self._check_data_version()
             result = work(SQLiteWrite(conn, tenant, self._cache))
             conn.execute("COMMIT")
         except BaseException:
@@ -393,6 +388,14 @@ class SQLiteBackend:
             self._retry_checkpoint()
         return result
 
+    def _check_data_version(self) -> None:
+        """Inside a transaction: forget what the cache holds if another connection has
+        committed since it was last checked."""
+        data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        if data_version != self._data_version:
+            self._cache.clear()
+            self._data_version = data_version
+
     def _retry_checkpoint(self) -> None:
         """Try again, without waiting, to empty the WAL an erasure left behind; a failure
         here must not fail (or re-run) the write that has just committed."""
@@ -402,7 +405,7 @@ class SQLiteBackend:
             pass
 
     def read(self, tenant: str) -> _ReadScope:
-        return _ReadScope(self._lock, SQLiteReader(self._conn, tenant), self.path)
+        return _ReadScope(self, tenant)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove the copies SQLite keeps outside live rows (see
