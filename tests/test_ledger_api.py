@@ -198,3 +198,23 @@ def test_values_round_trip_exactly(mem: Memory, value: Any) -> None:
     assert got is not None and got.value == value
     assert type(got.value) is type(value) or isinstance(value, float)  # 1e20 may come back as int
     assert mem.write(T, "k", "v", value, D1, "e2").effect is Effect.CORROBORATED
+
+
+def test_a_batch_into_a_long_history_reads_as_the_same_writes_one_by_one(memory: Memory) -> None:
+    """A batch loads only the versions around the earliest instant it writes per key;
+    what it decides must be what the writes would decide one at a time."""
+    for tenant in ("single", "batch"):
+        memory.add_episode(tenant, "e", "2025-01-01T00:00:00Z", "history")
+        for month in range(1, 10):
+            memory.write(tenant, "mira", "city", f"c{month}", f"2025-{month:02d}-01T00:00:00Z", "e")
+    facts = [("2025-05-20T00:00:00Z", "w"), ("2025-07-01T00:00:00Z", "c7"), ("2025-04-15T00:00:00Z", "x"),
+             ("2025-11-01T00:00:00Z", "z"), ("2025-05-01T00:00:00Z", "c5")]
+    single = [memory.write("single", "mira", "city", value, at, "e").effect for at, value in facts]
+    batch = memory.write_many("batch", [Fact("mira", "city", value, at, "e") for at, value in facts])
+    assert [result.effect for result in batch] == single
+
+    def timeline(tenant: str) -> list[tuple[Any, ...]]:
+        return [(a.value, a.valid_from, a.valid_to, a.closed_by) for a in memory.history(tenant, "mira", "city")]
+
+    assert timeline("batch") == timeline("single")
+    assert len(timeline("batch")) == 12

@@ -212,7 +212,7 @@ class WriteService:
         by_key: dict[tuple[str, str], list[int]] = {}
         for index, op in enumerate(ops):
             by_key.setdefault((op.subject, op.attribute), []).append(index)
-        txn.lock_keys(list(by_key))
+        txn.lock_keys(list(by_key), [min(ops[index].valid_at for index in indexes) for indexes in by_key.values()])
         recorded_at = self.now()
         for subject, attribute in by_key:
             last = txn.last_recorded_at(subject, attribute)

@@ -125,9 +125,13 @@ class LedgerReads(Scope, Protocol):
 class LedgerWrites(Scope, Protocol):
     """A write's index lookups and row changes; ``apply_plan`` below combines two of them."""
 
-    def lock_keys(self, keys: list[tuple[str, str]]) -> None:
+    def lock_keys(self, keys: list[tuple[str, str]], since: list[int] | None = None) -> None:
         """Announce every key a batch will touch before it touches any, so a backend that
-        locks per key can take the locks at once in a deadlock-free order (and prefetch)."""
+        locks per key can take the locks at once in a deadlock-free order (and prefetch).
+        ``since``: per key, the earliest instant the batch will ask about; ``current`` may
+        then hold only the versions from the second one starting at or before it on (all
+        that the rules consult at that instant or later) instead of the key's whole
+        timeline."""
         ...
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
         """A one-operation unit of work names its key, instant and source before any lookup,

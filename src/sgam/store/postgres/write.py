@@ -237,9 +237,10 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
 
         return PostgresDocuments(lock_key)
 
-    def lock_keys(self, keys: list[tuple[str, str]]) -> None:
+    def lock_keys(self, keys: list[tuple[str, str]], since: list[int] | None = None) -> None:
         """Lock every subject of a batch at once, then fetch each key's last transaction
-        time and current versions in two statements instead of two per key."""
+        time and current versions in two statements instead of two per key (every current
+        version: ``since`` is not used here)."""
         self._lock(subject for subject, _ in keys)
         self.flush()
         subjects, attributes = [k[0] for k in keys], [k[1] for k in keys]

@@ -55,10 +55,24 @@ _KEY_STATE = (
     f"{NEAR} UNION ALL SELECT * FROM (SELECT 2, recorded_at{', NULL' * 15} FROM operations "
     "INDEXED BY operations_by_key WHERE tenant = ? AND subject = ? AND attribute = ? ORDER BY seq DESC LIMIT 1) AS l"
 )
+_VERSION_OF_V = ", ".join("v." + column.strip() for column in VERSION_COLUMNS.split(","))
 _CURRENT_OF_KEYS = (
-    f"SELECT {', '.join('v.' + column.strip() for column in VERSION_COLUMNS.split(','))} "
+    f"SELECT {_VERSION_OF_V} "
     f"FROM (SELECT {_PAIR} FROM json_each(?) k) AS keys CROSS JOIN assertions v INDEXED BY assertions_current "
     "ON v.tenant = ? AND v.subject = keys.s AND v.attribute = keys.a AND v.recorded_to IS NULL "
+    "ORDER BY v.subject, v.attribute, v.valid_from"
+)
+# The same for a batch that names, per key, the earliest instant it will look up ([subject,
+# attribute, instant] triples): only the versions from the second one starting at or before
+# that instant on, which is all the rules can ask about at that instant or later.
+_WINDOW_OF_KEYS = (
+    f"SELECT {_VERSION_OF_V} "
+    f"FROM (SELECT {_PAIR}, json_extract(k.value, '$[2]') AS m FROM json_each(?) k) AS keys "
+    "CROSS JOIN assertions v INDEXED BY assertions_current "
+    "ON v.tenant = ? AND v.subject = keys.s AND v.attribute = keys.a AND v.recorded_to IS NULL "
+    "AND v.valid_from >= coalesce((SELECT f.valid_from FROM assertions f INDEXED BY assertions_current "
+    "WHERE f.tenant = v.tenant AND f.subject = keys.s AND f.attribute = keys.a AND f.recorded_to IS NULL "
+    "AND f.valid_from <= keys.m ORDER BY f.valid_from DESC LIMIT 1 OFFSET 1), -9223372036854775808) "
     "ORDER BY v.subject, v.attribute, v.valid_from"
 )
 _DELETE_VERSION = "DELETE FROM assertions WHERE row_id = ?"
@@ -171,14 +185,20 @@ class SQLiteWrite(TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, Life
         self._near.pop((subject, attribute), None)
         super().replace_versions(subject, attribute, versions)
 
-    def lock_keys(self, keys: list[tuple[str, str]]) -> None:
+    def lock_keys(self, keys: list[tuple[str, str]], since: list[int] | None = None) -> None:
         """``BEGIN IMMEDIATE`` already holds the whole database: load every key's last
-        change and current versions in two statements instead of two per key."""
+        change and current versions (from ``since`` on) in two statements instead of two
+        per key."""
         pairs = json.dumps(keys)
         for subject, attribute, last in self._conn.execute(_LAST_OF_KEYS, (self.tenant, pairs)):
             self._last[(subject, attribute)] = last
         found: dict[tuple[str, str], list[Version]] = {key: [] for key in keys}
-        for row in self._conn.execute(_CURRENT_OF_KEYS, (pairs, self.tenant)):
+        if since is None:
+            rows = self._conn.execute(_CURRENT_OF_KEYS, (pairs, self.tenant))
+        else:
+            triples = json.dumps([(s, a, m) for (s, a), m in zip(keys, since, strict=True)])
+            rows = self._conn.execute(_WINDOW_OF_KEYS, (triples, self.tenant))
+        for row in rows:
             found[(row[2], row[3])].append(version_from_row(row))
         self._current.update((key, ended_all(versions)) for key, versions in found.items())
 
