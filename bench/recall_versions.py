@@ -106,7 +106,7 @@ def measure(old: Path, size: int, queries: int, model: Path) -> dict[str, Any]:
                 if process.stdin is not None:
                     process.stdin.close()
                 process.wait()
-    return {"episodes": size, "queries": queries, "old": str(old), **{
+    return {"episodes": size, "queries": queries, "old_src": str(old), "load_average": round(os.getloadavg()[0], 2), **{
         name: {kind: {"p50": round(statistics.median(values), 2), "p99": round(percentile(values, 0.99), 2)}
                for kind, values in timing.items()} for name, timing in timings.items()}}
 

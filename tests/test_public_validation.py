@@ -32,6 +32,9 @@ CALLS: dict[str, Callable[[Memory], Any]] = {
     "add_episodes int": lambda m: m.add_episodes("t", 5),  # type: ignore[arg-type]
     "add_episodes str": lambda m: m.add_episodes("t", "abc"),  # type: ignore[arg-type]
     "episode id int": lambda m: m.episode("t", 5),  # type: ignore[arg-type]
+    "extract client bool": lambda m: m.extract("t", "e1", client=False),  # type: ignore[arg-type]
+    "extract policy int": lambda m: m.extract("t", "e1", policy=3),  # type: ignore[arg-type]
+    "remember client str": lambda m: m.remember("t", "e9", AT, "x", client="gpt"),  # type: ignore[arg-type]
     "episodes session int": lambda m: m.episodes("t", session=5),  # type: ignore[arg-type]
     "episodes limit str": lambda m: m.episodes("t", limit="5"),  # type: ignore[arg-type]
     "write value nan": lambda m: m.write("t", "mira", "c", float("nan"), AT, "e1"),

@@ -38,6 +38,7 @@ class ExtractionCalls:
         for ``sgam worker`` in the same transaction as the episode (``extract=False``)."""
         from .extraction import Remembered
 
+        _check_model_arguments(client, policy)
         row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
 
         def record(txn: WriteTransaction) -> EpisodeRow:
@@ -68,6 +69,7 @@ class ExtractionCalls:
         environment); the record stays inspectable through ``extractions``."""
         from .extraction import extract
 
+        _check_model_arguments(client, policy)
         return extract(self.ledger, check_tenant(tenant), check_name(episode, "episode"), client=client, policy=policy)
 
     def extractions(self, tenant: str, *, episode: str | None = None, limit: int = 100) -> list[Extraction]:
@@ -122,3 +124,13 @@ class ExtractionCalls:
     def actions(self, tenant: str, *, status: str | None = None, limit: int = 100) -> list[Action]:
         """Recorded actions in the order they began (``status``: in_doubt or done)."""
         return actions(self.ledger, tenant, status, check_limit(limit))
+
+
+def _check_model_arguments(client: object, policy: object) -> None:
+    """A client answers ``complete(request)``; a policy is an ``ExtractionPolicy``."""
+    from .extraction import ExtractionPolicy
+
+    if client is not None and not callable(getattr(client, "complete", None)):
+        raise ValidationError("client", client, "must be a model client (with complete(request)) or None")
+    if policy is not None and not isinstance(policy, ExtractionPolicy):
+        raise ValidationError("policy", policy, "must be an ExtractionPolicy or None")

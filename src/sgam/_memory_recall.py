@@ -4,6 +4,7 @@ question, both read through the ledger service (deadlines settled first)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ._errors import ValidationError
@@ -12,7 +13,8 @@ from ._purpose import check_purpose
 from ._time import Moment, moment_micros, optional_micros
 from ._values import check_limit, check_optional_name, check_tenant
 from .recall import RecallResult, recall
-from .search import EvidenceHit, SearchConfig, SearchFilter, resolve_config
+from .search import EvidenceHit, SearchConfig, SearchFilter, check_question, resolve_config
+from .search.service import revoked_subjects
 
 if TYPE_CHECKING:
     from .documents import Documents
@@ -53,10 +55,12 @@ class RecallCalls:
             subject=check_optional_name(subject, "subject"),
             memory_type=check_optional_name(memory_type, "memory_type"),
         )
-        with self.ledger.read(tenant, "search"):
-            pass
-        return self.ledger.search.search(tenant, question, config=resolve_config(config), flt=flt,
-                                         limit=check_limit(limit), now=self.ledger.now(), purpose=scope)
+        resolved, checked = resolve_config(config), check_limit(limit)
+        check_question(question)
+        with self.ledger.read(tenant, "search") as reader:
+            revoked = revoked_subjects(reader, scope)
+        return self.ledger.search.search(tenant, question, config=resolved, flt=flt, limit=checked,
+                                         now=self.ledger.now(), purpose=scope, revoked=revoked)
 
     def search_many(
         self, tenant: str, question: str, configs: Mapping[str, SearchConfig | str], *, limit: int = 10,
@@ -95,7 +99,6 @@ class RecallCalls:
         scope = check_purpose(purpose)
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
-        with self.ledger.read(tenant, "recall"):
-            pass
         return recall(self.ledger.search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
-                      known_at=known, documents=self.documents.passages, purpose=scope)
+                      known_at=known, documents=partial(self.documents.passages, settled=True), purpose=scope,
+                      read=lambda: self.ledger.read(tenant, "recall"))

@@ -163,11 +163,13 @@ class Documents:
         self._settle(tenant)
         return search_documents(self.backend, self.store, self.embedder, tenant, query, limit=limit)
 
-    def passages(self, tenant: str, question: str, vector_floor: float) -> list[DocumentHit]:
-        """What ``recall`` cites: the few best passages, vector-only ones above ``vector_floor``."""
+    def passages(self, tenant: str, question: str, vector_floor: float, *, settled: bool = False) -> list[DocumentHit]:
+        """What ``recall`` cites: the few best passages, vector-only ones above ``vector_floor``.
+        ``settled``: the caller has just settled the tenant's deadlines (recall has)."""
         from .search import search_documents
 
-        self._settle(tenant)
+        if not settled:
+            self._settle(tenant)
         return search_documents(self.backend, self.store, self.embedder, tenant, question, limit=RECALL_PASSAGES,
                                 vector_floor=vector_floor)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
 from .._errors import ValidationError
@@ -11,6 +12,7 @@ from .._rules import Version
 from .._time import from_micros
 from .._values import load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
+from ..search.scope import in_scope
 from ..store import EpisodeReads, LedgerReads, Reader
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
@@ -46,13 +48,17 @@ def check_budget(budget: object) -> int:
 def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
     known_at: int | None = None, documents: DocumentSearch | None = None, purpose: str | None = None,
+    read: Callable[[], AbstractContextManager[Reader]] | None = None,
 ) -> RecallResult:
     """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
-    recorded by then, so a recall with ``known_at`` can be reproduced later."""
+    recorded by then, so a recall with ``known_at`` can be reproduced later. ``read``
+    opens the scope the facts are read in (``Ledger.read`` settles deadlines first; by
+    default the backend's). The consent book is read once, with the facts, and scopes the
+    evidence too."""
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
-    with search.backend.read(tenant) as reader:
+    with (search.backend.read(tenant) if read is None else read()) as reader:
         schemas = reader.attribute_schemas()
         sensitive = {schema.attribute for schema in schemas if schema.sensitive}
         descriptions = {schema.attribute: schema.description for schema in schemas if schema.description}
@@ -63,16 +69,18 @@ def recall(
             keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
         keys = [key for key in keys
                 if split_attribute(key[1])[0] not in sensitive or (named and _names_attribute(key, terms))]
-        keys = timeline_keys(reader, keys, purpose, at, known_at)
+        book = ConsentBook(reader.revoking_consents(consent_uses(purpose)))
+        keys = timeline_keys(reader, keys, purpose, at, known_at, book)
         facts = [item for subject, attribute in keys
                  for item in _key_items(reader, subject, attribute, at, known_at)]
-    hits = search.search(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
-                         limit=EVIDENCE_LIMIT, now=at, purpose=purpose)
+    revoked = book.revoked_subjects(purpose)
+    ranked = search.ranked(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
+                           limit=EVIDENCE_LIMIT, now=at)
     sources = [item.citation.episode_id for item in sorted(facts, key=lambda item: item.superseded)
                if item.citation.episode_id is not None]
-    if sources:  # the turns the facts shown were read from lead the evidence
-        with search.backend.read(tenant) as reader:
-            revoked = ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
+    with search.backend.read(tenant) as reader:
+        hits = in_scope(reader, ranked, revoked)[:EVIDENCE_LIMIT]
+        if sources:  # the turns the facts shown were read from lead the evidence
             hits = sources_first(reader, hits, sources, at=at, known_at=known_at, revoked=revoked,
                                  limit=EVIDENCE_LIMIT)
     evidence = [
@@ -129,12 +137,12 @@ def best_keys(
 
 
 def timeline_keys(
-    reader: Reader, keys: list[tuple[str, str]], purpose: str | None, at: int, known_at: int | None = None,
+    reader: Reader, keys: list[tuple[str, str]], purpose: str | None, at: int, known_at: int | None,
+    book: ConsentBook,
 ) -> list[tuple[str, str]]:
     """The ledger keys to read for ``purpose``: a purpose timeline where it holds at
     ``at``, else the general one; other purposes' timelines never; no subject whose
-    consent for the purpose is revoked."""
-    book = ConsentBook(reader.revoking_consents(consent_uses(purpose)))
+    consent for the purpose is revoked (``book``: the consent statements for it)."""
     chosen: dict[tuple[str, str], None] = {}
     for subject, stored in keys:
         attribute, scope = split_attribute(stored)

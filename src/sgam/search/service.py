@@ -6,12 +6,17 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 
 from .._purpose import ConsentBook, consent_uses
-from ..store import Backend, EpisodeRow, SearchFilter, SearchIndex, WriteTransaction
+from ..store import Backend, EpisodeRow, Reader, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked, embed_query
 from .engine import EvidenceHit, gather, hit, rank, search_evidence
 from .scope import in_scope
 from .text import check_question
+
+
+def revoked_subjects(reader: Reader, purpose: str | None) -> set[str]:
+    """The subjects nothing may be said about for ``purpose``: their consent is revoked."""
+    return ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
 
 
 def embedding_text(row: EpisodeRow) -> str:
@@ -94,16 +99,26 @@ class SearchService:
 
     def search(
         self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int,
-        purpose: str | None = None,
+        purpose: str | None = None, revoked: set[str] | None = None,
     ) -> list[EvidenceHit]:
-        """Ranked evidence in the caller's scope (``scope.in_scope``): ranked deeper than
-        ``limit`` so that what the scope removes leaves ``limit`` to return."""
+        """Ranked evidence in the caller's scope (``scope.in_scope``). ``revoked``: the
+        subjects whose consent for ``purpose`` is revoked, when the caller has read them
+        already (else they are read here)."""
         check_question(question)
-        with self.backend.read(tenant) as reader:
-            revoked = ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
-        hits = search_evidence(self.index, self.embedder, tenant, question, config, flt, 2 * limit + 10, now)
+        if revoked is None:
+            with self.backend.read(tenant) as reader:
+                revoked = revoked_subjects(reader, purpose)
+        hits = self.ranked(tenant, question, config=config, flt=flt, limit=limit, now=now)
         with self.backend.read(tenant) as reader:
             return in_scope(reader, hits, revoked)[:limit]
+
+    def ranked(
+        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int,
+    ) -> list[EvidenceHit]:
+        """Evidence before scope, ranked deeper than ``limit`` so that what ``in_scope``
+        removes leaves ``limit`` to return."""
+        check_question(question)
+        return search_evidence(self.index, self.embedder, tenant, question, config, flt, 2 * limit + 10, now)
 
     def search_many(
         self, tenant: str, question: str, *, configs: Mapping[str, SearchConfig], flt: SearchFilter, limit: int,
@@ -113,7 +128,7 @@ class SearchService:
         result equals what ``search`` returns with that configuration."""
         check_question(question)
         with self.backend.read(tenant) as reader:
-            revoked = ConsentBook(reader.revoking_consents(consent_uses(None))).revoked_subjects(None)
+            revoked = revoked_subjects(reader, None)
         found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt, now)
         ranked = {name: [hit(found.rows[key], score) for key, score in rank(found, config, 2 * limit + 10, now)]
                   for name, config in configs.items()}

@@ -4,8 +4,8 @@ a table, cached in process per tenant and reloaded when the tenant's generation 
 Why brute force: the stdlib ``sqlite3`` cannot load sqlite-vec, and an exact scan of
 100k x 256 float32 takes ~10 ms with numpy while needing no second index whose deletions
 could drift from the ledger (see docs/recall.md for the measurements). Large tenants are
-scanned in two passes: the leading dimensions of every vector pick candidates, which are
-then ranked exactly (``PREFIX_ROWS`` and below).
+scanned in passes: the leading dimensions of every vector pick candidates, more of their
+dimensions narrow them, and the rest are ranked exactly (``PREFIX_ROWS`` and below).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -31,18 +31,32 @@ if TYPE_CHECKING:  # the backend imports this module when asked for its index
     from .backend import SQLiteBackend, SQLiteWrite
 
 _CHUNK = 500
+WHOLE_FILE_RETRY = 100
+"""Keyword queries of a tenant that join every match after its whole-file read fell short
+(``SQLiteSearch.keyword_episodes``) before the next whole-file attempt."""
+_TENANTS_REMEMBERED = 10_000
 
 PREFIX_ROWS = 20_000
 """From this many vectors of a tenant on, a search scans a prefix of every vector first
 and ranks only the best of that pass exactly. Model2Vec-style static models keep their
 dimensions in PCA order, so the leading dimensions carry most of the variance."""
-PREFIX_SHARE = 3 / 8
-"""The share of dimensions the first pass reads (96 of 256). At 100k episodes of the
-recall benchmark it kept recall@10 against the exact scan at 0.994 (recall@50 0.978) with
-1,000 candidates, at about a third of the exact scan's CPU; 64 dimensions needed 2,000
-candidates for 0.978@10 (bench/README.md, "Vector search")."""
-PREFIX_CANDIDATES = 1_000
-"""Candidates ranked exactly after the prefix pass (at least 20 per result asked)."""
+PREFIX_SHARE = 1 / 4
+"""The share of dimensions the first pass reads: 64 of 256, 26 MB at 100k rows."""
+PREFIX_CANDIDATES = 4_000
+"""Rows the first pass keeps for the exact ranking (at least ``PER_RESULT`` per result
+asked). At 100k episodes of the recall benchmark, 64 dimensions and 4,000 candidates kept
+recall@10 against the exact scan at 0.99 and recall@50 at 0.98 (docs/recall.md, "Vector
+index choice")."""
+PER_RESULT = 80
+
+
+def _dot(matrix: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """``matrix @ vector`` on the calling thread. numpy hands ``@`` to a multi-threaded BLAS
+    whose workers spin while they wait: on a busy machine a scan then waits for a worker
+    whose core another process holds (a tail several times the median), and it keeps a
+    second core busy for a product one core does nearly as fast."""
+    product: npt.NDArray[np.float32] = np.einsum("ij,j->i", matrix, vector)
+    return product
 
 
 @dataclass
@@ -53,15 +67,25 @@ class _VectorCache:
     matrix: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     prefix: npt.NDArray[np.float32] | None = None
 
-    def prefix_matrix(self) -> npt.NDArray[np.float32] | None:
-        """The leading dimensions of every row, contiguous (built on first use), or None
-        while the tenant is small enough for the exact scan alone."""
+    def prefix_columns(self) -> npt.NDArray[np.float32] | None:
+        """The leading dimensions of every row, one contiguous row per dimension (built on
+        first use), or None while the tenant is small enough for the exact scan alone.
+        Stored by dimension because the product then runs along contiguous memory: a
+        fifth faster than by row on one core."""
         rows, dims = self.matrix.shape
-        if rows < PREFIX_ROWS or dims < 64:
+        width = int(dims * PREFIX_SHARE)
+        if rows < PREFIX_ROWS or width < 64:  # a narrower first pass was never measured
             return None
-        if self.prefix is None or self.prefix.shape[0] != rows:
-            self.prefix = np.ascontiguousarray(self.matrix[:, : int(dims * PREFIX_SHARE)])
+        if self.prefix is None or self.prefix.shape != (width, rows):
+            self.prefix = _columns(self.matrix, width)
         return self.prefix
+
+    def spans(self, flt: SearchFilter) -> bool:
+        """Whether ``flt``'s time range holds every cached row (no mask needed for it)."""
+        if not len(self.times):
+            return True
+        return ((flt.since is None or flt.since <= int(self.times.min()))
+                and (flt.until is None or flt.until >= int(self.times.max())))
 
 
 class SQLiteSearch:
@@ -72,6 +96,7 @@ class SQLiteSearch:
         self._caches: dict[tuple[str, str], _VectorCache] = {}
         self._cache_lock = threading.Lock()
         self._session = SQLiteSession(backend._conn)
+        self._joined_next: dict[str, int] = {}
 
     def _conn(self) -> sqlite3.Connection:
         return self._backend._conn
@@ -87,17 +112,54 @@ class SQLiteSearch:
         )
 
     def keyword_episodes(self, tenant: str, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
+        """BM25 over the file's full-text index (ties by row), the tenant's episodes only.
+
+        Read whole-file first: the index's best ``limit`` matches of every tenant, then which
+        of them are the tenant's and pass the filter. When ``limit`` of them do (or the file
+        has no more matches), they are exactly the tenant's best, and no match outside the
+        top was joined to its episode row: at 100k episodes that join was half of the
+        query. Otherwise the tenant holds too small a share of the matches, and the query
+        joins every match; the tenant's next ``WHOLE_FILE_RETRY`` queries then do so at once."""
         if not terms:
             return []
+        query = fts_query(terms)
         where, params = filter_sql(flt, self._session)
-        sql = (
-            "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid "
-            f"WHERE episodes_fts MATCH ? AND e.tenant = ?{where} "
-            "ORDER BY bm25(episodes_fts, 0.3, 1.0) LIMIT ?"
-        )
         with self._backend._lock, map_sqlite_errors(self._backend.path):
-            rows = self._conn().execute(sql, (fts_query(terms), tenant, *params, limit)).fetchall()
+            if limit <= _CHUNK and self._joined_next.get(tenant, 0) <= 0:
+                found = self._whole_file_first(tenant, query, where, params, limit)
+                if found is not None:
+                    return found
+                if len(self._joined_next) >= _TENANTS_REMEMBERED:
+                    self._joined_next.clear()
+                self._joined_next[tenant] = WHOLE_FILE_RETRY
+            elif limit <= _CHUNK:
+                self._joined_next[tenant] -= 1
+            rows = self._conn().execute(
+                "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid "
+                f"WHERE episodes_fts MATCH ? AND e.tenant = ?{where} "
+                "ORDER BY bm25(episodes_fts, 0.3, 1.0), e.seq LIMIT ?",
+                (query, tenant, *params, limit),
+            ).fetchall()
         return [int(row[0]) for row in rows]
+
+    def _whole_file_first(
+        self, tenant: str, query: str, where: str, params: list[Any], limit: int,
+    ) -> list[int] | None:
+        """The tenant's best ``limit`` matches if the file's best ``limit`` hold them, else None."""
+        conn = self._conn()
+        ranked = [int(row[0]) for row in conn.execute(
+            "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? "
+            "ORDER BY bm25(episodes_fts, 0.3, 1.0), rowid LIMIT ?", (query, limit),
+        )]
+        if not ranked:
+            return []
+        mine = {int(row[0]) for row in conn.execute(
+            f"SELECT e.seq FROM episodes e WHERE e.seq IN ({', '.join('?' * len(ranked))}) AND +e.tenant = ?{where}",
+            (*ranked, tenant, *params),
+        )}
+        if len(mine) < limit and len(ranked) == limit:
+            return None
+        return [key for key in ranked if key in mine]
 
     def vector_episodes(
         self, tenant: str, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
@@ -108,7 +170,7 @@ class SQLiteSearch:
         if cache.matrix.shape[0] == 0 or cache.matrix.shape[1] != vector.shape[0]:
             return []
         mask: npt.NDArray[np.bool_] | None = None
-        if flt.since is not None or flt.until is not None or allowed is not None:
+        if not cache.spans(flt) or allowed is not None:
             mask = np.ones(len(cache.keys), dtype=bool)
             if flt.since is not None:
                 mask &= cache.times >= flt.since
@@ -117,7 +179,7 @@ class SQLiteSearch:
             if allowed is not None:
                 mask &= np.isin(cache.keys, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
         rows = _prefix_candidates(cache, vector, mask, limit)
-        scores = (cache.matrix if rows is None else cache.matrix[rows]) @ vector
+        scores = _dot(cache.matrix if rows is None else np.take(cache.matrix, rows, axis=0), vector)
         if mask is not None:
             scores = np.where(mask if rows is None else mask[rows], scores, -np.inf)
         top = _best(scores, limit)
@@ -152,11 +214,13 @@ class SQLiteSearch:
                 cache = _VectorCache()
                 fresh = self._load(tenant, model, 0)
             keys, times, matrix = fresh
+            prefix = None
             if len(cache.keys):
                 keys = np.concatenate([cache.keys, keys])
                 times = np.concatenate([cache.times, times])
+                prefix = _appended(cache.prefix, matrix)
                 matrix = np.vstack([cache.matrix, matrix]) if len(matrix) else cache.matrix
-            cache = _VectorCache(generation, keys, times, matrix)
+            cache = _VectorCache(generation, keys, times, matrix, prefix)
             self._caches[(tenant, model)] = cache
             return cache
 
@@ -263,17 +327,38 @@ def _best(scores: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.intp]:
     return result
 
 
+def _columns(matrix: npt.NDArray[np.float32], width: int, block: int = 1_024) -> npt.NDArray[np.float32]:
+    """The leading ``width`` dimensions of every row, one contiguous row per dimension.
+    Copied a block of rows at a time: a whole-matrix transpose strides through memory and
+    took 33 ms at 100k rows, in blocks 13 ms."""
+    columns = np.empty((width, matrix.shape[0]), dtype=np.float32)
+    for start in range(0, matrix.shape[0], block):
+        columns[:, start:start + block] = matrix[start:start + block, :width].T
+    return columns
+
+
+def _appended(prefix: npt.NDArray[np.float32] | None, rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32] | None:
+    """``prefix`` extended by the columns of appended ``rows`` (3-7 ms at 100k, against a
+    rebuild's 13 ms), or None to build it on the next search."""
+    if prefix is None or not len(rows):
+        return prefix
+    if rows.shape[1] < prefix.shape[0]:
+        return None
+    return np.concatenate([prefix, rows[:, : prefix.shape[0]].T], axis=1)
+
+
 def _prefix_candidates(
     cache: _VectorCache, vector: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_] | None, limit: int,
 ) -> npt.NDArray[np.intp] | None:
-    """Rows worth an exact score, picked by the prefix pass; None means score them all."""
-    prefix = cache.prefix_matrix()
-    wanted = max(PREFIX_CANDIDATES, 20 * limit)
+    """Rows worth an exact score, picked by the pass over leading dimensions (in row
+    order); None means score them all."""
+    prefix = cache.prefix_columns()
+    wanted = max(PREFIX_CANDIDATES, PER_RESULT * limit)
     if prefix is None or wanted >= len(cache.keys):
         return None
-    rough = prefix @ vector[: prefix.shape[1]]
+    rough: npt.NDArray[np.float32] = np.einsum("ji,j->i", prefix, vector[: prefix.shape[0]])
     if mask is not None:
         rough = np.where(mask, rough, -np.inf)
-    rows: npt.NDArray[np.intp] = np.argpartition(-rough, wanted - 1)[:wanted]
-    return np.sort(rows)
-
+    cut = len(rough) - wanted
+    rows: npt.NDArray[np.intp] = np.sort(np.argpartition(rough, cut)[cut:])
+    return rows
