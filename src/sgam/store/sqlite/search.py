@@ -4,8 +4,8 @@ a table, cached in process per tenant and reloaded when the tenant's generation 
 Why brute force: the stdlib ``sqlite3`` cannot load sqlite-vec, and an exact scan of
 100k x 256 float32 takes ~10 ms with numpy while needing no second index whose deletions
 could drift from the ledger (see docs/recall.md for the measurements). Large tenants are
-scanned in passes: the leading dimensions of every vector pick candidates, more of their
-dimensions narrow them, and the rest are ranked exactly (``PREFIX_ROWS`` and below).
+scanned in two passes: the leading dimensions of every vector pick candidates, which are
+then ranked exactly (``PREFIX_ROWS`` and below).
 """
 
 from __future__ import annotations
