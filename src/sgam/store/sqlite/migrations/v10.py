@@ -13,10 +13,17 @@
 #   still checks each version's type. A write that keeps its key's type only probes it.
 #   When the last version of a key with a type is deleted (erasure, expiry), the row
 #   goes too, so no name outlives the rows that held it.
+#
+# Every write asks when its key last changed (transaction time never runs backwards
+# within a key): ``operations_by_key`` now carries ``recorded_at``, so the answer comes
+# from the index alone instead of a random read of the operation log's table.
 
 SCRIPT = """
     DROP INDEX assertions_current_by_attribute;
     DROP INDEX assertions_current_by_type;
+
+    DROP INDEX operations_by_key;
+    CREATE INDEX operations_by_key ON operations (tenant, subject, attribute, seq, recorded_at);
 
     CREATE UNIQUE INDEX ledger_keys_by_attribute ON ledger_keys (tenant, attribute, subject);
 
