@@ -220,18 +220,15 @@ class LedgerReader(LedgerReads):
 
     def query(self, flt: QueryFilter) -> list[Version]:
         moment = self._db.moment
-        source, key = self._query_source(flt)
-        clauses = [f"{key}.tenant = ?"]
-        params: list[Any] = [self.tenant]
+        source, key, narrowing, params = self._query_source(flt)
+        clauses = [f"{key}.tenant = ?", *narrowing]
+        params = [self.tenant, *params]
         if flt.subject is not None:
             clauses.append(f"{key}.subject = ?")
             params.append(flt.subject)
         if flt.memory_type is not None:
             clauses.append("a.memory_type = ?")
             params.append(flt.memory_type)
-            if key == "t":
-                clauses.append("t.memory_type = ?")
-                params.append(flt.memory_type)
         clause, values = timeline_clause(flt, self._db, f"{key}.attribute")
         clauses.append(clause)
         params += values
@@ -268,10 +265,11 @@ class LedgerReader(LedgerReads):
             found.append(version if row[-2] is None else cut(version, row[-2], row[-1]))
         return found
 
-    def _query_source(self, flt: QueryFilter) -> tuple[str, str]:
-        """The FROM clause of ``query`` (the versions are ``a``) and the alias whose
-        tenant, subject and attribute its filters name: here the versions themselves."""
-        return "assertions a", "a"
+    def _query_source(self, flt: QueryFilter) -> tuple[str, str, list[str], list[Any]]:
+        """The FROM clause of ``query`` (the versions are ``a``), the alias whose tenant,
+        subject and attribute its filters name (here the versions themselves), and any
+        condition, with its parameters, that the source adds."""
+        return "assertions a", "a", [], []
 
     def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
         if session is None:

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._protocol import QueryFilter, Reader
 from .._sql.access import AccessReads
@@ -33,19 +33,21 @@ class SQLiteReader(TenantMemory, LedgerReader, ExtractionReads, ItemReads, Lifec
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
 
-    def _query_source(self, flt: QueryFilter) -> tuple[str, str]:
+    def _query_source(self, flt: QueryFilter) -> tuple[str, str, list[str], list[Any]]:
         """Without a subject, a filter by memory type or by attribute walks the tenant's
         keys that have it (``ledger_key_types``, ``ledger_keys``: written once per key,
         not on every version), in subject order, then each key's versions."""
         if flt.subject is not None or (flt.memory_type is None and flt.attribute is None):
             return super()._query_source(flt)
         versions = "assertions_current" if flt.known_at is None else "assertions_by_key"
-        key = "t" if flt.memory_type is not None else "k"
-        keys = "ledger_key_types t" if key == "t" else "ledger_keys k INDEXED BY ledger_keys_by_attribute"
+        if flt.memory_type is not None:
+            key, keys, narrowing, params = "t", "ledger_key_types t", ["t.memory_type = ?"], [flt.memory_type]
+        else:
+            key, keys, narrowing, params = "k", "ledger_keys k INDEXED BY ledger_keys_by_attribute", [], []
         # ``+``: SQLite would otherwise carry a page's lower bound on the key's subject
         # over to the versions and seek them by that range instead of by the key.
         return (f"{keys} CROSS JOIN assertions a INDEXED BY {versions} ON a.tenant = {key}.tenant "
-                f"AND a.subject = +{key}.subject AND a.attribute = {key}.attribute"), key
+                f"AND a.subject = +{key}.subject AND a.attribute = {key}.attribute"), key, narrowing, params
 
 
 class ReadScope(AbstractContextManager[SQLiteReader]):
