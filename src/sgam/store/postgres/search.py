@@ -21,7 +21,7 @@ from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import SearchFilter, StoredEpisode
 from .._sql.search import assertions_without_vectors, filter_sql, holding
-from .adapters import Floats, micros
+from .adapters import Floats, micros, query_vector
 from .session import PostgresSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
@@ -155,7 +155,7 @@ class PostgresSearchIndex:
         (migration 16) found."""
         dims = _dimension(vector)
         floats = Floats(vector)
-        distance = f"v.embedding::vector({dims}) <=> ?::real[]::vector({dims})"
+        distance = f"v.embedding::vector({dims}) <=> {query_vector(dims)}"
         with self._read(tenant) as db:
             where, params = filter_sql(flt, db, "v")  # the vector row holds its episode's filter columns
             _hnsw_settings(db, limit)
@@ -171,7 +171,8 @@ class PostgresSearchIndex:
                 nearest = db.rows(
                     "SELECT v.seq FROM (SELECT h.episode_id FROM episode_vector_heads h "
                     f"WHERE h.tenant = ? AND h.model = ? AND h.dims = {dims}{head_where} "
-                    f"ORDER BY h.head <#> subvector(l2_normalize(?::real[]::vector({dims})), 1, {head})::halfvec "
+                    f"ORDER BY h.head <#> (SELECT subvector(l2_normalize(?::real[]::vector({dims})), 1, {head})"
+                    "::halfvec) "
                     "LIMIT ?) AS c JOIN episode_vectors v ON v.tenant = ? AND v.episode_id = c.episode_id "
                     f"AND v.model = ? ORDER BY {distance} LIMIT ?",
                     (tenant, model, *head_params, floats, max(HEAD_CANDIDATES, 20 * limit), tenant, model, floats,
@@ -246,7 +247,7 @@ class PostgresSearchIndex:
         known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         dims = _dimension(vector)
-        distance = f"v.embedding::vector({dims}) <=> ?::real[]::vector({dims})"
+        distance = f"v.embedding::vector({dims}) <=> {query_vector(dims)}"
         floats = Floats(vector)
         with self._read(tenant) as db:
             holds, held = holding(known_at, at, db)
