@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .._time import from_micros
-from ..store import SearchFilter, SearchIndex, StoredEpisode
+from ..store import KeywordQuery, SearchFilter, SearchIndex, StoredEpisode, VectorQuery
 from .config import SearchConfig
 from .dates import TimeWindow, named_window
 from .embedders import Embedder, embed_query
@@ -82,18 +82,18 @@ def gather(
     found = Candidates(question, keywords(question))
     if any(c.date_weight > 0 for c in configs):
         found.window = named_window(question, now)
+    by_keyword = by_vector = None
     wants_keyword = [c for c in configs if c.keyword or _feedback(c) or c.session_doc_weight > 0]
     if wants_keyword and found.terms:
         depth = max(c.keyword_candidates for c in wants_keyword)
         if any(c.session_doc_weight > 0 for c in configs):
             depth = max(depth, COVERAGE_DEPTH)
-        found.keyword = index.keyword_episodes(tenant, found.terms, flt, depth)
+        by_keyword = KeywordQuery(found.terms, depth)
     wants_vector = [c for c in configs if c.vector]
     if wants_vector and embedder is not None:
-        vector = embed_query(embedder, question)
-        found.vector = index.vector_episodes(tenant, embedder.name, vector, flt,
-                                             max(c.vector_candidates for c in wants_vector))
-    found.rows = index.episodes_by_key(tenant, list(dict.fromkeys(found.keyword + found.vector)))
+        by_vector = VectorQuery(embedder.name, embed_query(embedder, question),
+                                max(c.vector_candidates for c in wants_vector))
+    found.keyword, found.vector, found.rows = index.candidate_episodes(tenant, flt, by_keyword, by_vector)
     for config in configs:
         if _feedback(config):
             _expand(index, tenant, found, config, flt)
