@@ -61,8 +61,12 @@ def word_set(text: str) -> set[str]:
 def same_statement(first: set[str], second: set[str]) -> bool:
     """Two texts that share most of their words (Jaccard >= 0.5) are versions of one
     statement: "Mira moved to Lyon" / "Mira moved to Oslo"."""
-    union = len(first | second)
-    return bool(union) and len(first & second) / union >= SAME_STATEMENT
+    shorter, longer = sorted((len(first), len(second)))
+    if shorter < SAME_STATEMENT * longer:  # the overlap is at most the shorter set
+        return False
+    shared = len(first & second)
+    union = shorter + longer - shared
+    return bool(union) and shared / union >= SAME_STATEMENT
 
 
 _SUFFIXES = ("ing", "ies", "ied", "ed", "es", "ly", "er", "s", "e", "y")
