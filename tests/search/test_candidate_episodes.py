@@ -13,7 +13,7 @@ from sgam.search import SearchConfig
 from sgam.search.embedders import embed_query
 from sgam.store import KeywordQuery, SearchFilter, VectorQuery, one_by_one
 
-from ..conftest import Store
+from ..conftest import PostgresUrls, Store
 
 T = "acme"
 FILTERS = [SearchFilter(), SearchFilter(session="s1"), SearchFilter(until=1_704_300_000_000_000),
@@ -61,3 +61,16 @@ def test_an_erased_episode_is_no_candidate(store: Store, hashing: Any) -> None:
                                          VectorQuery(hashing.name, embed_query(hashing, "tortoise Zebulon"), 40))
         assert all(stored.row.episode_id != "e3" for stored in found.rows.values())
         assert found.keyword and found.vector
+
+
+def test_one_pooled_connection_is_enough(postgres: PostgresUrls, hashing: Any) -> None:
+    """PostgreSQL reads the two channels on two connections at once, but never holds one
+    while waiting for another: with a pool of one, the channels take turns."""
+    from sgam.store.postgres import PostgresBackend
+
+    with Memory(postgres.app, embedder=hashing) as memory:
+        _seed(memory)
+        expected = [hit.episode_id for hit in memory.search(T, "tea kettles passport", limit=20)]
+    with Memory(backend=PostgresBackend(postgres.app, max_size=1), embedder=hashing) as memory:
+        assert [hit.episode_id for hit in memory.search(T, "tea kettles passport", limit=20)] == expected
+        assert expected
