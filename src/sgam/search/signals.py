@@ -92,6 +92,7 @@ class TermMatcher:
         wanted: dict[str, list[str]] = {}
         for term in terms:
             wanted.setdefault(light_stem(term), []).append(term)
+        self._stems = tuple(wanted)
         self._forms: dict[str, frozenset[str]] = {}
         for stem, named in wanted.items():
             for form in (stem, *(stem + suffix for suffix in _SUFFIXES)):
@@ -99,7 +100,10 @@ class TermMatcher:
                     self._forms[form] = self._forms.get(form, frozenset()) | frozenset(named)
 
     def matched(self, text: str) -> frozenset[str]:
-        present = self._forms.keys() & _WORD.findall(text.lower())
+        lowered = text.lower()
+        if not any(stem in lowered for stem in self._stems):  # every form begins with its stem
+            return frozenset()
+        present = self._forms.keys() & _WORD.findall(lowered)
         if not present:
             return frozenset()
         return frozenset().union(*(self._forms[form] for form in present))
