@@ -55,6 +55,28 @@ def test_a_stored_value_reads_back_as_the_parser_reads_it(value: Any) -> None:
     assert load_value(text) == json.loads(text)
 
 
+texts_with_surrogates = st.lists(
+    st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr)), max_size=40).map("".join)
+
+
+@given(texts_with_surrogates, st.integers(min_value=2, max_value=120))
+def test_a_string_value_is_its_json_text_within_the_byte_limit(text: str, limit: int) -> None:
+    """Strings take a shorter path than other values; it must agree with the general rule:
+    the JSON text if it fits in ``limit`` bytes and is valid Unicode, else an error."""
+    try:
+        expected: str | None = json.dumps(text, ensure_ascii=False)
+        fits = len(expected.encode()) <= limit
+    except UnicodeEncodeError:
+        expected, fits = None, False
+    try:
+        found: str | None = canonical_json(text, limit=limit)
+    except ValidationError:
+        found = None
+    assert found == (expected if fits else None)
+    wrapped = canonical_json([text], limit=limit + 2) if fits else None
+    assert wrapped is None or wrapped == f"[{found}]"
+
+
 @given(st.floats(allow_nan=False, allow_infinity=False).filter(float.is_integer))
 def test_an_integral_float_is_the_same_json_value_as_the_integer(number: float) -> None:
     assert canonical_json(number) == canonical_json(int(number))

@@ -101,6 +101,8 @@ def canonical_json(value: Any, field: str = "value", limit: int = MAX_VALUE_BYTE
 
     Bounded: at most ``MAX_VALUE_DEPTH`` levels and ``limit`` bytes, checked while
     walking, so a huge or deep value costs no more than the limit before it is refused."""
+    if type(value) is str and len(value) <= (limit - 2) // 6:  # fits however it escapes: the common case
+        return json.dumps(_encodable(value, field), ensure_ascii=False)
     normalised = _normalise(value, field, _Budget(limit), limit)
     try:
         text = json.dumps(normalised, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

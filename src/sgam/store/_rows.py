@@ -36,6 +36,12 @@ HELD_COLUMNS = (
 )
 JOB_COLUMNS = "tenant, episode_id, status, enqueued_at, attempts, lease_owner, lease_expires, last_error, seq"
 
+
+def version_columns_of(alias: str) -> str:
+    """``VERSION_COLUMNS`` of the table named ``alias`` in a join."""
+    return ", ".join(f"{alias}.{column.strip()}" for column in VERSION_COLUMNS.split(","))
+
+
 _OP_KINDS: dict[str, OpKind] = {kind.value: kind for kind in OpKind}
 
 

@@ -22,12 +22,21 @@ from .._rows import (
     attribute_schema_from_row,
     memory_type_from_row,
     operation_from_row,
+    version_columns_of,
     version_from_row,
 )
 from .session import Session
 
 KEY = "tenant = ? AND subject = ? AND attribute = ?"
-VISIBLE = "recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)"
+
+
+def visible(alias: str = "") -> str:
+    """SQL true when a version (of the table ``alias``) was visible at a transaction time
+    given twice."""
+    column = f"{alias}." if alias else ""
+    return f"{column}recorded_from <= ? AND ({column}recorded_to IS NULL OR {column}recorded_to > ?)"
+
+
 _CURRENT = f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current WHERE {KEY} AND recorded_to IS NULL"
 CURRENT = f"{_CURRENT} ORDER BY valid_from"
 # A version's end is derived from the next version of its key (``_rules.ended``), so every
@@ -43,7 +52,7 @@ GET = (
     f"SELECT * FROM ({_CURRENT} AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1) AS f "
     f"UNION ALL SELECT * FROM ({_CURRENT} AND valid_from > ? ORDER BY valid_from LIMIT 1) AS c"
 )
-_KNOWN = f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key WHERE {KEY} AND {VISIBLE}"
+_KNOWN = f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key WHERE {KEY} AND {visible()}"
 GET_KNOWN = (
     f"SELECT * FROM ({_KNOWN} AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1) AS f "
     f"UNION ALL SELECT * FROM ({_KNOWN} AND valid_from > ? ORDER BY valid_from LIMIT 1) AS c"
@@ -58,28 +67,30 @@ OPERATION_FIELDS = (
 )
 
 
-def timeline_clause(flt: QueryFilter, session: Session) -> tuple[str, list[Any]]:
-    """The SQL condition of a query's timelines: the general one (no separator in the
-    ledger attribute), plus ``flt.purpose``'s (the ledger attribute ends with separator +
-    purpose), narrowed to ``flt.attribute``."""
+def timeline_clause(flt: QueryFilter, session: Session, column: str = "attribute") -> tuple[str, list[Any]]:
+    """The SQL condition, on the ledger attribute ``column``, of a query's timelines: the
+    general one (no separator in the ledger attribute), plus ``flt.purpose``'s (the
+    ledger attribute ends with separator + purpose), narrowed to ``flt.attribute``."""
     if flt.attribute is not None:
         names = [ledger_attribute(flt.attribute, None)]
         if flt.purpose is not None:
             names.append(ledger_attribute(flt.attribute, flt.purpose))
-        return f"attribute IN ({', '.join('?' * len(names))})", list(names)
-    general = f"{session.find}(attribute, {session.char}(31)) = 0"
+        if len(names) == 1:
+            return f"{column} = ?", names
+        return f"{column} IN (?, ?)", names
+    general = f"{session.find}({column}, {session.char}(31)) = 0"
     if flt.purpose is None:
         return general, []
     tail = ledger_attribute("", flt.purpose)
-    return f"({general} OR substr(attribute, length(attribute) - ? + 1) = ?)", [len(tail), tail]
+    return f"({general} OR substr({column}, length({column}) - ? + 1) = ?)", [len(tail), tail]
 
 
-def next_clause(alias: str, visible: str) -> str:
-    """SQL true when a version of ``alias``'s key, visible as ``visible`` says (written
+def next_clause(alias: str, seen: str) -> str:
+    """SQL true when a version of ``alias``'s key, visible as ``seen`` says (written
     over the alias ``n``), starts after ``alias`` and at or before a bound instant: then
     ``alias`` no longer holds at that instant (its end is derived, ``_rules.ended``)."""
     return (f"NOT EXISTS (SELECT 1 FROM assertions n WHERE n.tenant = {alias}.tenant "
-            f"AND n.subject = {alias}.subject AND n.attribute = {alias}.attribute AND {visible} "
+            f"AND n.subject = {alias}.subject AND n.attribute = {alias}.attribute AND {seen} "
             f"AND n.valid_from > {alias}.valid_from AND n.valid_from <= ?)")
 
 
@@ -209,40 +220,58 @@ class LedgerReader(LedgerReads):
 
     def query(self, flt: QueryFilter) -> list[Version]:
         moment = self._db.moment
-        clauses = ["tenant = ?"]
+        source, key = self._query_source(flt)
+        clauses = [f"{key}.tenant = ?"]
         params: list[Any] = [self.tenant]
-        for column, wanted in (("subject", flt.subject), ("memory_type", flt.memory_type)):
-            if wanted is not None:
-                clauses.append(f"{column} = ?")
-                params.append(wanted)
-        clause, values = timeline_clause(flt, self._db)
+        if flt.subject is not None:
+            clauses.append(f"{key}.subject = ?")
+            params.append(flt.subject)
+        if flt.memory_type is not None:
+            clauses.append("a.memory_type = ?")
+            params.append(flt.memory_type)
+            if key == "t":
+                clauses.append("t.memory_type = ?")
+                params.append(flt.memory_type)
+        clause, values = timeline_clause(flt, self._db, f"{key}.attribute")
         clauses.append(clause)
         params += values
         if flt.known_at is None:
-            clauses.append("recorded_to IS NULL")
-            visible, known = "n.recorded_to IS NULL", []
+            clauses.append("a.recorded_to IS NULL")
+            seen, known = "n.recorded_to IS NULL", []
         else:
-            clauses.append(VISIBLE)
+            clauses.append(visible("a"))
             known = [moment(flt.known_at), moment(flt.known_at)]
             params += known
-            visible = "n.recorded_from <= ? AND (n.recorded_to IS NULL OR n.recorded_to > ?)"
+            seen = visible("n")
         if flt.at is not None:
-            clauses.append(f"valid_from <= ? AND (valid_to IS NULL OR valid_to > ?) AND {next_clause('a', visible)}")
+            clauses.append(f"a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) "
+                           f"AND {next_clause('a', seen)}")
             params += [moment(flt.at), moment(flt.at), *known, moment(flt.at)]
         if flt.after is not None:
-            clauses.append("(subject, attribute, valid_from) > (?, ?, ?)")
-            params += [flt.after[0], flt.after[1], moment(flt.after[2])]
+            subject, attribute, valid_from = flt.after
+            if key == "a":
+                clauses.append("(a.subject, a.attribute, a.valid_from) > (?, ?, ?)")
+                params += [subject, attribute, moment(valid_from)]
+            else:  # the key's part alone, so that the key table's index seeks to it
+                clauses.append(f"({key}.subject, {key}.attribute) >= (?, ?) "
+                               f"AND (({key}.subject, {key}.attribute) > (?, ?) OR a.valid_from > ?)")
+                params += [subject, attribute, subject, attribute, moment(valid_from)]
         following = (f"FROM assertions n WHERE n.tenant = a.tenant AND n.subject = a.subject "
-                     f"AND n.attribute = a.attribute AND {visible} AND n.valid_from > a.valid_from "
+                     f"AND n.attribute = a.attribute AND {seen} AND n.valid_from > a.valid_from "
                      "ORDER BY n.valid_from LIMIT 1")
-        sql = (f"SELECT {VERSION_COLUMNS}, (SELECT n.valid_from {following}) AS next_from, "
-               f"(SELECT n.source {following}) AS next_source FROM assertions a WHERE {' AND '.join(clauses)} "
-               "ORDER BY a.subject, a.attribute, a.valid_from LIMIT ?")
+        sql = (f"SELECT {version_columns_of('a')}, (SELECT n.valid_from {following}) AS next_from, "
+               f"(SELECT n.source {following}) AS next_source FROM {source} WHERE {' AND '.join(clauses)} "
+               f"ORDER BY {key}.subject, {key}.attribute, a.valid_from LIMIT ?")
         found: list[Version] = []
         for row in self._db.rows(sql, (*known, *known, *params, flt.limit)):
             version = version_from_row(row)
             found.append(version if row[-2] is None else cut(version, row[-2], row[-1]))
         return found
+
+    def _query_source(self, flt: QueryFilter) -> tuple[str, str]:
+        """The FROM clause of ``query`` (the versions are ``a``) and the alias whose
+        tenant, subject and attribute its filters name: here the versions themselves."""
+        return "assertions a", "a"
 
     def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
         if session is None:

@@ -134,3 +134,11 @@ def configure(conn: psycopg.Connection[Any]) -> None:
     conn.adapters.register_dumper(Texts, TextsDumper)
     conn.adapters.register_dumper(Floats, FloatsDumper)
     conn.adapters.register_loader("timestamptz", MicrosLoader)
+
+
+def query_vector(dims: int) -> str:
+    """The question's vector as a one-time subquery: evaluated once per execution. Bare,
+    ``?::real[]::vector(n)`` is a per-row expression in a prepared statement's generic plan
+    (which PostgreSQL picks after five executions): 10,000 casts of the question made a
+    10k-episode scan take 18 ms instead of 6 ms."""
+    return f"(SELECT ?::real[]::vector({dims}))"

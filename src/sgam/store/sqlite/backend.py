@@ -8,26 +8,25 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow, JobRow, Reader, ResidueHit
-from .._rows import VERSION_COLUMNS, version_from_row
+from .._protocol import EpisodeRow, JobRow, ResidueHit
+from .._rows import version_columns_of, version_from_row
 from .._search import SearchIndex
-from .._sql.access import AccessReads, AccessWrites
-from .._sql.extraction import ExtractionReads, ExtractionWrites
-from .._sql.ledger import NEAR, KeyLookups, LedgerReader, LedgerWrites, Near, near_from_rows
+from .._sql.access import AccessWrites
+from .._sql.extraction import ExtractionWrites
+from .._sql.ledger import NEAR, KeyLookups, LedgerWrites, Near, near_from_rows
 from . import scan
 from .cache import Cache, TenantMemory, watch
-from .errors import map_sqlite_errors, sgam_error
+from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
-from .items import ItemReads, ItemWrites
-from .lifecycle import LifecycleReads, LifecycleWrites, due_tenants
+from .items import ItemWrites
+from .lifecycle import LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
+from .reader import ReadScope
 from .residue import checkpoint, merge_full_text
 from .session import SQLiteSession
 
@@ -55,7 +54,7 @@ _KEY_STATE = (
     f"{NEAR} UNION ALL SELECT * FROM (SELECT 2, recorded_at{', NULL' * 15} FROM operations "
     "INDEXED BY operations_by_key WHERE tenant = ? AND subject = ? AND attribute = ? ORDER BY seq DESC LIMIT 1) AS l"
 )
-_VERSION_OF_V = ", ".join("v." + column.strip() for column in VERSION_COLUMNS.split(","))
+_VERSION_OF_V = version_columns_of("v")
 _CURRENT_OF_KEYS = (
     f"SELECT {_VERSION_OF_V} "
     f"FROM (SELECT {_PAIR} FROM json_each(?) k) AS keys CROSS JOIN assertions v INDEXED BY assertions_current "
@@ -262,66 +261,6 @@ class SQLiteWrite(TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, Life
             self._conn.executemany(_INSERT_VERSION, [_version_params(self.tenant, v) for v in versions])
 
 
-class SQLiteReader(TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
-    """Tenant-scoped reads (``Reader``); each is one indexed statement."""
-
-    def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache) -> None:
-        super().__init__(SQLiteSession(conn), tenant)
-        self._conn = conn
-        self._cache = cache
-
-    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
-        """Nothing to send ahead: a statement is a function call into the same process."""
-
-
-class _ReadScope(AbstractContextManager[SQLiteReader]):
-    """A read holds the connection lock and one read transaction, so that every statement
-    of the read sees one snapshot, the one the connection's cache was checked against
-    (a class rather than ``@contextmanager``: reads are short and this is on every one).
-    Driver errors are mapped on the way out."""
-
-    __slots__ = ("_backend", "_began", "_tenant")
-
-    def __init__(self, backend: SQLiteBackend, tenant: str) -> None:
-        self._backend = backend
-        self._tenant = tenant
-        self._began = False
-
-    def __enter__(self) -> SQLiteReader:
-        backend = self._backend
-        backend._lock.acquire()
-        conn = backend._conn
-        try:
-            if not conn.in_transaction:  # a read inside a unit of work shares its snapshot
-                conn.execute("BEGIN")
-                self._began = True
-            backend._check_data_version()
-        except BaseException as exc:
-            self._end()
-            if isinstance(exc, sqlite3.Error):
-                raise sgam_error(exc, backend.path) from exc
-            raise
-        return SQLiteReader(conn, self._tenant, backend._cache)
-
-    def _end(self) -> None:
-        try:
-            if self._began and self._backend._conn.in_transaction:
-                self._backend._conn.execute("COMMIT")
-        finally:
-            self._backend._lock.release()
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        try:
-            self._end()
-        except sqlite3.Error as ended:
-            if exc is None:
-                raise sgam_error(ended, self._backend.path) from ended
-        if isinstance(exc, sqlite3.Error):
-            raise sgam_error(exc, self._backend.path) from exc
-
-
 class SQLiteBackend:
     """One SQLite file in WAL mode; one connection per backend, serialised by a lock."""
 
@@ -424,8 +363,8 @@ class SQLiteBackend:
         except sqlite3.Error:
             pass
 
-    def read(self, tenant: str) -> _ReadScope:
-        return _ReadScope(self, tenant)
+    def read(self, tenant: str) -> ReadScope:
+        return ReadScope(self, tenant)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove the copies SQLite keeps outside live rows (see

@@ -1,0 +1,96 @@
+"""SQLite reads: the tenant's reader and the one-snapshot scope every read runs in."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from .._protocol import QueryFilter, Reader
+from .._sql.access import AccessReads
+from .._sql.extraction import ExtractionReads
+from .._sql.ledger import LedgerReader
+from .cache import Cache, TenantMemory
+from .errors import sgam_error
+from .items import ItemReads
+from .lifecycle import LifecycleReads
+from .session import SQLiteSession
+
+if TYPE_CHECKING:
+    from .backend import SQLiteBackend
+
+
+class SQLiteReader(TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
+    """Tenant-scoped reads (``Reader``); each is one indexed statement."""
+
+    def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache) -> None:
+        super().__init__(SQLiteSession(conn), tenant)
+        self._conn = conn
+        self._cache = cache
+
+    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
+        """Nothing to send ahead: a statement is a function call into the same process."""
+
+    def _query_source(self, flt: QueryFilter) -> tuple[str, str]:
+        """Without a subject, a filter by memory type or by attribute walks the tenant's
+        keys that have it (``ledger_key_types``, ``ledger_keys``: written once per key,
+        not on every version), in subject order, then each key's versions."""
+        if flt.subject is not None or (flt.memory_type is None and flt.attribute is None):
+            return super()._query_source(flt)
+        versions = "assertions_current" if flt.known_at is None else "assertions_by_key"
+        key = "t" if flt.memory_type is not None else "k"
+        keys = "ledger_key_types t" if key == "t" else "ledger_keys k INDEXED BY ledger_keys_by_attribute"
+        # ``+``: SQLite would otherwise carry a page's lower bound on the key's subject
+        # over to the versions and seek them by that range instead of by the key.
+        return (f"{keys} CROSS JOIN assertions a INDEXED BY {versions} ON a.tenant = {key}.tenant "
+                f"AND a.subject = +{key}.subject AND a.attribute = {key}.attribute"), key
+
+
+class ReadScope(AbstractContextManager[SQLiteReader]):
+    """A read holds the connection lock and one read transaction, so that every statement
+    of the read sees one snapshot, the one the connection's cache was checked against
+    (a class rather than ``@contextmanager``: reads are short and this is on every one).
+    Driver errors are mapped on the way out."""
+
+    __slots__ = ("_backend", "_began", "_tenant")
+
+    def __init__(self, backend: SQLiteBackend, tenant: str) -> None:
+        self._backend = backend
+        self._tenant = tenant
+        self._began = False
+
+    def __enter__(self) -> SQLiteReader:
+        backend = self._backend
+        backend._lock.acquire()
+        conn = backend._conn
+        try:
+            if not conn.in_transaction:  # a read inside a unit of work shares its snapshot
+                conn.execute("BEGIN")
+                self._began = True
+            backend._check_data_version()
+        except BaseException as exc:
+            self._end()
+            if isinstance(exc, sqlite3.Error):
+                raise sgam_error(exc, backend.path) from exc
+            raise
+        return SQLiteReader(conn, self._tenant, backend._cache)
+
+    def _end(self) -> None:
+        try:
+            if self._began and self._backend._conn.in_transaction:
+                self._backend._conn.execute("COMMIT")
+        finally:
+            self._backend._lock.release()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            self._end()
+        except sqlite3.Error as ended:
+            if exc is None:
+                raise sgam_error(ended, self._backend.path) from ended
+        if isinstance(exc, sqlite3.Error):
+            raise sgam_error(exc, self._backend.path) from exc
