@@ -51,10 +51,11 @@ from .extraction import claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
 from .items import ItemReads
 from .lifecycle import LifecycleReads, due_tenants
+from .lookups import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
-from .session import Answered, Cursor, PostgresSession, native
-from .write import LockOrderError, PostgresWrite, SchemaCache, lock_key
+from .session import SET_TENANT, Answered, Cursor, PostgresSession, ScopedSession, native
+from .write import PostgresWrite, SchemaCache
 
 if TYPE_CHECKING:
     from .documents import PostgresDocuments
@@ -77,14 +78,14 @@ class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, A
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
-        self._session = _ReadSession(self)
+        self._session = ScopedSession(lambda: self._cur)
         super().__init__(self._session, tenant)
 
     @property
     def _cur(self) -> Cursor:
         """The read's cursor inside its pipeline, the tenant set (started on first use)."""
         if self._started is None:
-            return self._start(_SET_TENANT, (self.tenant,))
+            return self._start(SET_TENANT, (self.tenant,))
         return self._started
 
     def _start(self, first: str, params: tuple[Any, ...]) -> Cursor:
@@ -150,7 +151,6 @@ class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, A
         return False
 
 
-_SET_TENANT = "SELECT set_config('sgam.tenant', %s, true)"
 _ENTER = "SELECT part FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
 _POINT_READS = (
     "SELECT * FROM sgam_point_reads(%s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
@@ -191,20 +191,6 @@ def _point_call(tenant: str, now: int, planned: list[tuple[str, tuple[Any, ...]]
         else:
             return None
     return (tenant, Micros(now), consents, subjects, attributes, ats, knowns)
-
-
-class _ReadSession(PostgresSession):
-    """The reader's session: statements run on the reader's cursor, which starts the
-    read's transaction when the first of them runs."""
-
-    __slots__ = ("_reader",)
-
-    def __init__(self, reader: PostgresReader) -> None:  # noqa: D107 - no cursor until the first statement
-        self.ahead = {}
-        self._reader = reader
-
-    def _cursor(self) -> Cursor:
-        return self._reader._cur
 
 
 class _Recorded(Exception):
@@ -313,11 +299,9 @@ class PostgresBackend:
 
     def _attempt(self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int]) -> T:
         with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
-            cur = conn.cursor(binary=True)
-            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-            txn = PostgresWrite(cur, tenant, prelock, self._schemas)
+            txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
             result = work(txn)
-            txn.flush()
+            txn.finish()
             return result
 
     @contextmanager

@@ -6,7 +6,7 @@ pipeline has no row count to give."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import psycopg
@@ -15,6 +15,9 @@ from .._sql.session import Params, Row
 from .adapters import Micros
 
 Cursor = psycopg.Cursor[tuple[Any, ...]]
+
+SET_TENANT = "SELECT set_config('sgam.tenant', %s, true)"
+"""The first statement of a tenant's transaction: row-level security admits its rows."""
 
 _HINT = re.compile(r"\s+INDEXED BY \w+")
 _NATIVE: dict[str, str] = {}
@@ -104,3 +107,17 @@ class PostgresSession:
     @staticmethod
     def moment(value: int | None) -> Any:
         return None if value is None else Micros(value)
+
+
+class ScopedSession(PostgresSession):
+    """A session that asks its owner for the cursor before every statement, so that the
+    owner sends first what must go first (the tenant, lookups it deferred)."""
+
+    __slots__ = ("_source",)
+
+    def __init__(self, source: Callable[[], Cursor]) -> None:  # noqa: D107 - no cursor of its own
+        self.ahead = {}
+        self._source = source
+
+    def _cursor(self) -> Cursor:
+        return self._source()

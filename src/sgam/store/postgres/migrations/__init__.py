@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -63,9 +63,14 @@ READ_FUNCTIONS = (
 """Run as the caller, under its tenant policy: the deadline probe, and a point read's
 probe, consents and versions in one statement (migration 17)."""
 
+WRITE_FUNCTIONS = (
+    "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
+)
+"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18)."""
+
 MIGRATIONS: list[str] = [
     version.SCRIPT
-    for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17)
+    for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18)
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 
@@ -135,4 +140,5 @@ def grant_statements(
 def app_functions() -> tuple[str, ...]:
     """Every function the application role may execute, as the lists stand now (tests of
     old layouts narrow them)."""
-    return (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS, *READ_FUNCTIONS)
+    return (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS, *READ_FUNCTIONS,
+            *WRITE_FUNCTIONS)
