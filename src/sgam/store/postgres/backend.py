@@ -17,8 +17,8 @@ serialisation failures and integrity races are retried with backoff; ``BusyError
 after the last retry.
 
 A unit of work runs in pipeline mode (only reads whose rows the rules need wait for a
-round trip) with server-side prepared statements from the first execution: a one-fact
-write is about ten short statements, and planning each every time halved throughput.
+round trip) with server-side prepared statements from the first execution (planning each
+every time halved throughput); a one-fact write is two statements (``lookups.py``).
 Retirements are queued and sent as one UPDATE (and one DELETE) before anything reads or
 inserts versions, so a batch touching a thousand keys does not send a thousand UPDATEs.
 """
