@@ -356,10 +356,14 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         def general(reader: Reader) -> Version | None:
             return reader.get(subject, attribute, moment, known)
 
-        with self.ledger.read(tenant, "get", ahead=[lambda reader: reader.consents(subject), general]) as reader:
+        def scoped(reader: Reader) -> Version | None:
+            return None if scope is None else reader.get(subject, ledger_attribute(attribute, scope), moment, known)
+
+        ahead = [lambda reader: reader.consents(subject), scoped, general]
+        with self.ledger.read(tenant, "get", ahead=ahead) as reader:
             if not allowed(reader.consents(subject), scope):
                 return None
-            version = None if scope is None else reader.get(subject, ledger_attribute(attribute, scope), moment, known)
+            version = scoped(reader)
             if version is None:
                 version = general(reader)
         return None if version is None else to_assertion(tenant, version)

@@ -7,7 +7,8 @@ import threading
 from tests.conftest import PostgresUrls
 
 from sgam.store.postgres import PostgresBackend
-from sgam.store.postgres.write import LockOrderError, PostgresWrite
+from sgam.store.postgres.lookups import LockOrderError
+from sgam.store.postgres.write import PostgresWrite
 
 
 def test_out_of_order_lock_reruns_the_work_with_every_lock(postgres: PostgresUrls) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .._time import from_micros
-from ..store import SearchFilter, SearchIndex, StoredEpisode
+from ..store import EpisodeRow, KeywordQuery, SearchFilter, SearchIndex, StoredEpisode, VectorQuery
 from .config import SearchConfig
 from .dates import TimeWindow, named_window
 from .embedders import Embedder, embed_query
@@ -82,18 +82,18 @@ def gather(
     found = Candidates(question, keywords(question))
     if any(c.date_weight > 0 for c in configs):
         found.window = named_window(question, now)
+    by_keyword = by_vector = None
     wants_keyword = [c for c in configs if c.keyword or _feedback(c) or c.session_doc_weight > 0]
     if wants_keyword and found.terms:
         depth = max(c.keyword_candidates for c in wants_keyword)
         if any(c.session_doc_weight > 0 for c in configs):
             depth = max(depth, COVERAGE_DEPTH)
-        found.keyword = index.keyword_episodes(tenant, found.terms, flt, depth)
+        by_keyword = KeywordQuery(found.terms, depth)
     wants_vector = [c for c in configs if c.vector]
     if wants_vector and embedder is not None:
-        vector = embed_query(embedder, question)
-        found.vector = index.vector_episodes(tenant, embedder.name, vector, flt,
-                                             max(c.vector_candidates for c in wants_vector))
-    found.rows = index.episodes_by_key(tenant, list(dict.fromkeys(found.keyword + found.vector)))
+        by_vector = VectorQuery(embedder.name, embed_query(embedder, question),
+                                max(c.vector_candidates for c in wants_vector))
+    found.keyword, found.vector, found.rows = index.candidate_episodes(tenant, flt, by_keyword, by_vector)
     for config in configs:
         if _feedback(config):
             _expand(index, tenant, found, config, flt)
@@ -134,22 +134,30 @@ def rank(found: Candidates, config: SearchConfig, limit: int, now: int) -> list[
 def _add_bonuses(scored: dict[int, float], found: Candidates, rows: dict[int, StoredEpisode],
                  config: SearchConfig, now: int) -> None:
     """Speaker, recency, importance, present-tense and time bonuses, each only when its
-    weight is set (they are the per-row part of ranking, so skipped work counts)."""
-    def add(weight: float, value: Callable[[StoredEpisode], float]) -> None:
-        if weight > 0:
-            for key in scored:
-                scored[key] += weight * value(rows[key])
-
+    weight is set (they are the per-row part of ranking, so skipped work counts). Each
+    row's bonuses are added in that order, in one pass over the rows."""
     named = set(found.terms)
     speakers = {name: _speaker_named(name, named) for name in {s.row.speaker for s in rows.values()}}
-    add(config.speaker_weight, lambda s: speakers[s.row.speaker])
-    add(config.recency_weight, lambda s: _recency(s.row.occurred_at, now, config.recency_half_life_days))
-    add(config.importance_weight, lambda s: _importance(s.row.metadata))
+    window = found.window if config.date_weight > 0 else None
+    bonuses: list[tuple[float, Callable[[EpisodeRow], float]]] = []
+    if config.speaker_weight > 0:
+        bonuses.append((config.speaker_weight, lambda row: speakers[row.speaker]))
+    if config.recency_weight > 0:
+        half_life = config.recency_half_life_days
+        bonuses.append((config.recency_weight, lambda row: _recency(row.occurred_at, now, half_life)))
+    if config.importance_weight > 0:
+        bonuses.append((config.importance_weight, lambda row: _importance(row.metadata)))
     if config.when_weight > 0 and asks_about_time(found.question):
-        add(config.when_weight, lambda s: 1.0 if mentions_time(s.row.text) else 0.0)
-    window = found.window
-    if config.date_weight > 0 and window is not None:
-        add(config.date_weight, lambda s: 1.0 if window.holds(s.row.occurred_at) else 0.0)
+        bonuses.append((config.when_weight, lambda row: 1.0 if mentions_time(row.text) else 0.0))
+    if window is not None:
+        bonuses.append((config.date_weight, lambda row: 1.0 if window.holds(row.occurred_at) else 0.0))
+    if not bonuses:
+        return
+    for key, score in scored.items():
+        row = rows[key].row
+        for weight, value in bonuses:
+            score += weight * value(row)
+        scored[key] = score
 
 
 def _feedback(config: SearchConfig) -> bool:
@@ -238,16 +246,18 @@ def _in_context(
     session_score = min_max(sessions) if len(sessions) > 1 else dict.fromkeys(sessions, 0.0)
     covered = min_max(coverage) if len(coverage) > 1 else dict.fromkeys(coverage, 0.0)
     scores: dict[int, float] = {}
+    neighbour_weight, session_weight, doc_weight = config.neighbour_weight, config.session_weight, \
+        config.session_doc_weight
     for key, stored in rows.items():
         session = stored.row.session
-        near = max(
-            (base.get(other, 0.0) for other in (key - 1, key + 1)
-             if other in rows and rows[other].row.session == session),
-            default=0.0,
-        )
-        scores[key] = (base.get(key, 0.0) + config.neighbour_weight * near
-                       + config.session_weight * session_score.get(session, 0.0)
-                       + config.session_doc_weight * covered.get(session, 0.0))
+        near = 0.0  # relevance is in [0, 1], so this is the best adjacent turn's, or 0 without one
+        for other in (key - 1, key + 1):
+            adjacent = rows.get(other)
+            if adjacent is not None and adjacent.row.session == session:
+                near = max(near, base.get(other, 0.0))
+        scores[key] = (base.get(key, 0.0) + neighbour_weight * near
+                       + session_weight * session_score.get(session, 0.0)
+                       + doc_weight * covered.get(session, 0.0))
     return scores
 
 

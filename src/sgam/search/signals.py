@@ -61,8 +61,12 @@ def word_set(text: str) -> set[str]:
 def same_statement(first: set[str], second: set[str]) -> bool:
     """Two texts that share most of their words (Jaccard >= 0.5) are versions of one
     statement: "Mira moved to Lyon" / "Mira moved to Oslo"."""
-    union = len(first | second)
-    return bool(union) and len(first & second) / union >= SAME_STATEMENT
+    shorter, longer = sorted((len(first), len(second)))
+    if shorter < SAME_STATEMENT * longer:  # the overlap is at most the shorter set
+        return False
+    shared = len(first & second)
+    union = shorter + longer - shared
+    return bool(union) and shared / union >= SAME_STATEMENT
 
 
 _SUFFIXES = ("ing", "ies", "ied", "ed", "es", "ly", "er", "s", "e", "y")
@@ -88,6 +92,7 @@ class TermMatcher:
         wanted: dict[str, list[str]] = {}
         for term in terms:
             wanted.setdefault(light_stem(term), []).append(term)
+        self._stems = tuple(wanted)
         self._forms: dict[str, frozenset[str]] = {}
         for stem, named in wanted.items():
             for form in (stem, *(stem + suffix for suffix in _SUFFIXES)):
@@ -95,7 +100,10 @@ class TermMatcher:
                     self._forms[form] = self._forms.get(form, frozenset()) | frozenset(named)
 
     def matched(self, text: str) -> frozenset[str]:
-        present = self._forms.keys() & _WORD.findall(text.lower())
+        lowered = text.lower()
+        if not any(stem in lowered for stem in self._stems):  # every form begins with its stem
+            return frozenset()
+        present = self._forms.keys() & _WORD.findall(lowered)
         if not present:
             return frozenset()
         return frozenset().union(*(self._forms[form] for form in present))

@@ -36,7 +36,16 @@ from ._protocol import (
     apply_plan,
 )
 from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
-from ._search import SearchFilter, SearchIndex, StoredEpisode, fact_text
+from ._search import (
+    CandidateEpisodes,
+    KeywordQuery,
+    SearchFilter,
+    SearchIndex,
+    StoredEpisode,
+    VectorQuery,
+    fact_text,
+    one_by_one,
+)
 
 __all__ = [
     "ActionReads",
@@ -58,11 +67,13 @@ __all__ = [
     "ExtractionReads",
     "ExtractionRow",
     "ExtractionWrites",
+    "CandidateEpisodes",
     "HeldRow",
     "ItemReads",
     "ItemRow",
     "ItemWrites",
     "JobRow",
+    "KeywordQuery",
     "LedgerReads",
     "LedgerWrites",
     "LifecycleReads",
@@ -77,10 +88,12 @@ __all__ = [
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",
+    "VectorQuery",
     "WriteTransaction",
     "apply_plan",
     "fact_text",
     "migrate_store",
+    "one_by_one",
     "open_backend",
     "temporary_store",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -37,8 +37,31 @@ class StoredEpisode:
     row: EpisodeRow
 
 
+class KeywordQuery(NamedTuple):
+    """A keyword channel to rank: the question's terms and how many keys to return."""
+
+    terms: Sequence[str]
+    limit: int
+
+
+class VectorQuery(NamedTuple):
+    """A vector channel to rank: the embedder's name, the question's vector, how many keys."""
+
+    model: str
+    vector: npt.NDArray[np.float32]
+    limit: int
+
+
+class CandidateEpisodes(NamedTuple):
+    """Both channels' rankings (best first) and the rows of every key in either."""
+
+    keyword: list[int]
+    vector: list[int]
+    rows: dict[int, StoredEpisode]
+
+
 class SearchIndex(Protocol):
-    """The search part of a backend: nine methods, all tenant-scoped.
+    """The search part of a backend: ten methods, all tenant-scoped.
 
     Every read must see only what the ledger holds now: an erased episode or assertion is
     gone from each of them in the transaction that erased it."""
@@ -61,6 +84,14 @@ class SearchIndex(Protocol):
 
     def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         """The rows behind keys; keys no longer in the ledger are simply absent."""
+        ...
+
+    def candidate_episodes(
+        self, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
+    ) -> CandidateEpisodes:
+        """What ``keyword_episodes`` and ``vector_episodes`` return for the channels asked
+        (an empty ranking for one not asked), and ``episodes_by_key`` of their union: asked
+        together, so that a backend may overlap them (``one_by_one`` does not)."""
         ...
 
     def matching_keys(
@@ -90,6 +121,17 @@ class SearchIndex(Protocol):
     ) -> list[tuple[str, str, float]]:
         """(subject, attribute, cosine) of keys holding a current version at ``at``, best first."""
         ...
+
+
+def one_by_one(
+    index: SearchIndex, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
+) -> CandidateEpisodes:
+    """``SearchIndex.candidate_episodes`` as its three reads, one after the other."""
+    by_keyword = [] if keyword is None else index.keyword_episodes(tenant, keyword.terms, flt, keyword.limit)
+    by_vector = [] if vector is None else index.vector_episodes(tenant, vector.model, vector.vector, flt,
+                                                                vector.limit)
+    rows = index.episodes_by_key(tenant, list(dict.fromkeys(by_keyword + by_vector)))
+    return CandidateEpisodes(by_keyword, by_vector, rows)
 
 
 def fact_text(subject: str, attribute: str, value: str) -> str:

@@ -48,12 +48,12 @@ NEAR = (
     f"UNION ALL SELECT * FROM (SELECT 1 AS side, {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current "
     f"WHERE {KEY} AND recorded_to IS NULL AND valid_from > ? ORDER BY valid_from LIMIT 2) AS c"
 )
-_GET = (
+GET = (
     f"SELECT * FROM ({_CURRENT} AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1) AS f "
     f"UNION ALL SELECT * FROM ({_CURRENT} AND valid_from > ? ORDER BY valid_from LIMIT 1) AS c"
 )
 _KNOWN = f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_by_key WHERE {KEY} AND {visible()}"
-_GET_KNOWN = (
+GET_KNOWN = (
     f"SELECT * FROM ({_KNOWN} AND valid_from <= ? ORDER BY valid_from DESC LIMIT 1) AS f "
     f"UNION ALL SELECT * FROM ({_KNOWN} AND valid_from > ? ORDER BY valid_from LIMIT 1) AS c"
 )
@@ -188,10 +188,10 @@ class LedgerReader(LedgerReads):
         moment = self._db.moment
         key = (self.tenant, subject, attribute)
         if known_at is None:
-            rows = self._db.rows(_GET, (*key, moment(at), *key, moment(at)))
+            rows = self._db.rows(GET, (*key, moment(at), *key, moment(at)))
         else:
             known = (moment(known_at), moment(known_at))
-            rows = self._db.rows(_GET_KNOWN, (*key, *known, moment(at), *key, *known, moment(at)))
+            rows = self._db.rows(GET_KNOWN, (*key, *known, moment(at), *key, *known, moment(at)))
         found = following = None
         for row in rows:
             version = version_from_row(row)

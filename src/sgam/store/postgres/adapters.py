@@ -27,6 +27,7 @@ _ARRAY_HEADER = struct.Struct(">iiiii")
 _TIMESTAMPTZ = psycopg.postgres.types["timestamptz"]
 _TIMESTAMPTZ_OID = _TIMESTAMPTZ.oid
 _TIMESTAMPTZ_ARRAY_OID = _TIMESTAMPTZ.array_oid
+_TEXT = psycopg.postgres.types["text"]
 _FLOAT4 = psycopg.postgres.types["float4"]
 _FLOAT4_ELEMENT = np.dtype([("length", ">i4"), ("value", ">f4")])
 
@@ -43,6 +44,13 @@ def micros(value: int | None) -> Micros | None:
 
 class MicrosArray(list[int | None]):
     """A column of optional times for ``unnest``, sent as a ``timestamptz[]``."""
+
+    __slots__ = ()
+
+
+class Texts(list[str | None]):
+    """Optional strings sent as one binary ``text[]``, without the driver's inspection of
+    every element to choose an array type (most of a point read's parameter cost)."""
 
     __slots__ = ()
 
@@ -93,6 +101,23 @@ class MicrosArrayDumper(Dumper):
         return b"".join(parts)
 
 
+class TextsDumper(Dumper):
+    """Binary one-dimensional ``text[]``: header, then each element's length and UTF-8."""
+
+    format = Format.BINARY
+    oid = _TEXT.array_oid
+
+    def dump(self, obj: Any) -> Buffer | None:
+        parts = [_ARRAY_HEADER.pack(1, int(None in obj), _TEXT.oid, len(obj), 1)]
+        for item in obj:
+            if item is None:
+                parts.append(_INT32.pack(-1))
+            else:
+                data = item.encode()
+                parts += (_INT32.pack(len(data)), data)
+        return b"".join(parts)
+
+
 class MicrosLoader(Loader):
     format = Format.BINARY
 
@@ -103,8 +128,17 @@ class MicrosLoader(Loader):
 
 def configure(conn: psycopg.Connection[Any]) -> None:
     """Pool hook: teach a new connection the ``Micros`` <-> ``timestamptz`` mapping and
-    the ``Floats`` dumper."""
+    the ``Texts`` and ``Floats`` dumpers."""
     conn.adapters.register_dumper(Micros, MicrosDumper)
     conn.adapters.register_dumper(MicrosArray, MicrosArrayDumper)
+    conn.adapters.register_dumper(Texts, TextsDumper)
     conn.adapters.register_dumper(Floats, FloatsDumper)
     conn.adapters.register_loader("timestamptz", MicrosLoader)
+
+
+def query_vector(dims: int) -> str:
+    """The question's vector as a one-time subquery: evaluated once per execution. Bare,
+    ``?::real[]::vector(n)`` is a per-row expression in a prepared statement's generic plan
+    (which PostgreSQL picks after five executions): 10,000 casts of the question made a
+    10k-episode scan take 18 ms instead of 6 ms."""
+    return f"(SELECT ?::real[]::vector({dims}))"

@@ -17,8 +17,8 @@ serialisation failures and integrity races are retried with backoff; ``BusyError
 after the last retry.
 
 A unit of work runs in pipeline mode (only reads whose rows the rules need wait for a
-round trip) with server-side prepared statements from the first execution: a one-fact
-write is about ten short statements, and planning each every time halved throughput.
+round trip) with server-side prepared statements from the first execution (planning each
+every time halved throughput); a one-fact write is two statements (``lookups.py``).
 Retirements are queued and sent as one UPDATE (and one DELETE) before anything reads or
 inserts versions, so a batch touching a thousand keys does not send a thousand UPDATEs.
 """
@@ -28,7 +28,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
@@ -39,10 +39,11 @@ from ..._values import check_tenant
 from .._protocol import JobRow, Reader, ResidueHit
 from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
-from .._sql.ledger import LedgerReader
-from .._sql.session import Params
+from .._sql.ledger import GET, GET_KNOWN, LedgerReader
+from .._sql.lifecycle import CONSENTS
+from .._sql.session import Params, Row
 from . import scan
-from .adapters import configure
+from .adapters import Micros, MicrosArray, Texts, configure
 from .connect import connect
 from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
@@ -50,10 +51,11 @@ from .extraction import claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
 from .items import ItemReads
 from .lifecycle import LifecycleReads, due_tenants
+from .lookups import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
-from .session import Cursor, PostgresSession, native
-from .write import LockOrderError, PostgresWrite, SchemaCache, lock_key
+from .session import SET_TENANT, Answered, Cursor, PostgresSession, ScopedSession, native
+from .write import PostgresWrite, SchemaCache
 
 if TYPE_CHECKING:
     from .documents import PostgresDocuments
@@ -63,30 +65,132 @@ T = TypeVar("T")
 
 
 class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
-    """Tenant-scoped reads (``Reader``); each is one indexed statement."""
+    """Tenant-scoped reads (``Reader``); each is one indexed statement.
 
-    def __init__(self, cur: Cursor, tenant: str) -> None:
-        self._session = PostgresSession(cur)
+    The read's transaction starts with its first statement, which sets the tenant: a
+    pipeline whose statements run in one implicit transaction until its closing Sync.
+    A read that names its statements first (``prefetch``) and then asks the deadline
+    probe, as a point read does, is one statement instead, outside any pipeline:
+    ``sgam_point_reads`` sets the tenant, probes, and answers those statements."""
+
+    def __init__(self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack) -> None:
+        self._conn = conn
+        self._scope = scope
+        self._started: Cursor | None = None
+        self._planned: list[tuple[str, tuple[Any, ...]]] = []
+        self._session = ScopedSession(lambda: self._cur)
         super().__init__(self._session, tenant)
-        self._cur = cur
+
+    @property
+    def _cur(self) -> Cursor:
+        """The read's cursor inside its pipeline, the tenant set (started on first use)."""
+        if self._started is None:
+            return self._start(SET_TENANT, (self.tenant,))
+        return self._started
+
+    def _start(self, first: str, params: tuple[Any, ...]) -> Cursor:
+        """Open the pipeline, send ``first`` (which sets the tenant), then what was planned."""
+        self._scope.enter_context(self._conn.pipeline())
+        cur = self._conn.cursor(binary=True)
+        cur.execute(first, params)
+        self._started = cur
+        planned, self._planned = self._planned, []
+        for sql, args in planned:
+            sent = self._conn.cursor(binary=True)
+            sent.execute(native(sql), args)
+            self._session.ahead[(sql, args)] = sent
+        return cur
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
-        """Send the first statement of each call now, each on a cursor of its own; the
-        read's next wait (the deadline probe) brings their rows back in the same round
-        trip, and the call, when it runs, takes them instead of asking again. A read
-        that becomes a write first (a deadline was due) simply never uses them."""
+        """Note the first statement of each call. Asked before the deadline probe, they
+        are answered with it (``lifecycle_due``); otherwise they are sent now, each on a
+        cursor of its own, to come back with the read's next wait. The call, when it
+        runs, takes those rows instead of asking again; a read that becomes a write first
+        (a deadline was due) never uses them."""
         for call in calls:
-            recorder = PostgresReader(self._cur, self.tenant)
-            recorder._db = _Recorder(self._cur)
+            recorder = PostgresReader(self._conn, self.tenant, self._scope)
+            recorder._db = _Recorder()
             try:
                 call(recorder)
             except _Recorded as first:
                 if first.sql is not None:
-                    cur = self._cur.connection.cursor(binary=True)
-                    cur.execute(native(first.sql), first.params)
-                    self._session.ahead[(first.sql, first.params)] = cur
+                    self._planned.append((first.sql, first.params))
             except Exception:  # noqa: BLE001 - a hint never fails a read: the call raises it when it runs
                 continue
+        if self._started is not None and self._planned:
+            planned, self._planned = self._planned, []
+            for sql, args in planned:
+                sent = self._conn.cursor(binary=True)
+                sent.execute(native(sql), args)
+                self._session.ahead[(sql, args)] = sent
+
+    def lifecycle_due(self, now: int) -> bool:
+        """The first statement of a read sets the tenant and probes in one: alone, with
+        every planned statement answered, when ``sgam_point_reads`` can answer them all;
+        else as the pipeline's first statement."""
+        if self._started is not None:
+            return super().lifecycle_due(now)
+        point = _point_call(self.tenant, now, self._planned)
+        if point is None:
+            rows = self._start(_ENTER, (self.tenant, Micros(now))).fetchall()
+            return bool(rows)
+        planned, self._planned = self._planned, []
+        rows = self._conn.cursor(binary=True).execute(_POINT_READS, point).fetchall()
+        if rows and rows[0][0] == 0:
+            return True
+        answers: dict[tuple[str, tuple[Any, ...]], list[Row]] = {key: [] for key in planned}
+        for row in rows:
+            if row[0] == 1:
+                key = (CONSENTS, (self.tenant, row[4]))
+                if key in answers:
+                    answers[key].append((row[4], *row[18:22]))
+            else:
+                answers[planned[row[1] - 1]].append(row[2:18])
+        for key, found in answers.items():
+            self._session.ahead[key] = Answered(found)
+        return False
+
+
+_ENTER = "SELECT part FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
+_POINT_READS = (
+    "SELECT * FROM sgam_point_reads(%s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
+    "%s::timestamptz[])"
+)
+
+
+def _point_call(tenant: str, now: int, planned: list[tuple[str, tuple[Any, ...]]]) -> tuple[Any, ...] | None:
+    """``sgam_point_reads``'s arguments answering every ``planned`` statement: consent
+    statements of a subject and point lookups of a key, current or at a transaction time;
+    None if one of them is something else (or nothing is planned). A lookup's item number
+    is its place in ``planned``, so every planned statement is an item: consents too,
+    which the function answers by subject instead."""
+    if not planned:
+        return None
+    consents = Texts()
+    subjects = Texts()
+    attributes = Texts()
+    ats = MicrosArray()
+    knowns = MicrosArray()
+    for sql, params in planned:
+        if sql == CONSENTS and params[0] == tenant:
+            consents.append(params[1])
+            subjects.append(None)
+            attributes.append(None)
+            ats.append(None)
+            knowns.append(None)
+        elif sql == GET and params[0] == tenant:
+            subjects.append(params[1])
+            attributes.append(params[2])
+            ats.append(params[3])
+            knowns.append(None)
+        elif sql == GET_KNOWN and params[0] == tenant:
+            subjects.append(params[1])
+            attributes.append(params[2])
+            ats.append(params[5])
+            knowns.append(params[3])
+        else:
+            return None
+    return (tenant, Micros(now), consents, subjects, attributes, ats, knowns)
 
 
 class _Recorded(Exception):
@@ -99,6 +203,9 @@ class _Recorded(Exception):
 
 class _Recorder(PostgresSession):
     """A session that runs nothing: it stops a call at its first statement."""
+
+    def __init__(self) -> None:  # noqa: D107 - no cursor: nothing runs
+        self.ahead = {}
 
     def _run(self, sql: str, params: Params) -> Cursor:
         raise _Recorded(sql, params)
@@ -192,11 +299,9 @@ class PostgresBackend:
 
     def _attempt(self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int]) -> T:
         with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
-            cur = conn.cursor(binary=True)
-            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-            txn = PostgresWrite(cur, tenant, prelock, self._schemas)
+            txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
             result = work(txn)
-            txn.flush()
+            txn.finish()
             return result
 
     @contextmanager
@@ -204,12 +309,11 @@ class PostgresBackend:
         """A read is the implicit transaction of one pipeline on an autocommit connection:
         every statement until the pipeline's closing Sync runs in one transaction, so the
         transaction-local tenant holds for all of them and ends with it. No BEGIN/COMMIT
-        to send: a point read measured 1.7-1.9x faster than in an explicit transaction."""
+        to send: a point read measured 1.7-1.9x faster than in an explicit transaction.
+        A point read is one statement, its own transaction (``PostgresReader``)."""
         check_tenant(tenant)
-        with map_postgres_errors(), self._pool.connection() as conn, conn.pipeline():
-            cur = conn.cursor(binary=True)
-            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-            yield PostgresReader(cur, tenant)
+        with map_postgres_errors(), self._pool.connection() as conn, ExitStack() as scope:
+            yield PostgresReader(conn, tenant, scope)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """Nothing can be done synchronously, so the residue is reported. Erased rows are

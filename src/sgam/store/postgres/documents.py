@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from .._documents import Chunk, ChunkRow, DocumentRow
 from .._sql.documents import CHUNK, PortableDocuments, scope
-from .adapters import Floats
+from .adapters import Floats, query_vector
 
 _WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"
 
@@ -86,7 +86,7 @@ class PostgresDocuments(PortableDocuments):
         dims = int(vector.shape[0])
         return self._scored(
             handle,
-            f"SELECT {CHUNK}, 1 - (v.embedding::vector({dims}) <=> ?::real[]::vector({dims})) AS score "
+            f"SELECT {CHUNK}, 1 - (v.embedding::vector({dims}) <=> {query_vector(dims)}) AS score "
             "FROM document_vectors v JOIN document_chunks c ON c.tenant = v.tenant AND c.chunk_id = v.chunk_id "
             f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} ORDER BY score DESC LIMIT ?",
             (Floats(vector), scope(handle)[1], model, limit),

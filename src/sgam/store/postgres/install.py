@@ -21,7 +21,7 @@ from psycopg import sql
 from ..._errors import SchemaVersionError, ValidationError
 from .connect import connect
 from .errors import map_postgres_errors
-from .migrations import MIGRATION_LOCK, MIGRATIONS, TENANT_TABLES, grant_statements, rls_statements
+from .migrations import MIGRATION_LOCK, MIGRATIONS, TENANT_TABLES, app_functions, grant_statements, rls_statements
 
 _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS sgam_migrations "
@@ -72,8 +72,9 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
             present = _present(conn, TENANT_TABLES)
             for statement in rls_statements(present):
                 conn.execute(statement)
+            functions = _present_functions(conn, app_functions())
             for role in grant_to:
-                for statement in grant_statements(role, schema, present):
+                for statement in grant_statements(role, schema, present, functions):
                     conn.execute(statement)
             for dims in dimensions:
                 conn.execute("INSERT INTO vector_dimensions (dims) VALUES (%s) ON CONFLICT DO NOTHING", (dims,))
@@ -85,6 +86,13 @@ def _present(conn: psycopg.Connection[Any], tables: Sequence[str]) -> list[str]:
     upgrade is stopped at an earlier version (tests of old layouts do that)."""
     found = conn.execute("SELECT t FROM unnest(%s::text[]) AS t WHERE to_regclass(quote_ident(t)) IS NOT NULL",
                          (list(tables),)).fetchall()
+    return [str(row[0]) for row in found]
+
+
+def _present_functions(conn: psycopg.Connection[Any], signatures: Sequence[str]) -> list[str]:
+    """The functions of ``signatures`` that exist (fewer when an upgrade is stopped early)."""
+    found = conn.execute("SELECT f FROM unnest(%s::text[]) AS f WHERE to_regprocedure(f) IS NOT NULL",
+                         (list(signatures),)).fetchall()
     return [str(row[0]) for row in found]
 
 

@@ -2,7 +2,8 @@
 them) before their operations are deleted, expiry passes of a tenant are serialised by an
 advisory lock, and ``due_tenants`` asks the owner's ``sgam_due_tenants`` function
 (migrations 8, 10) for tenant names only. The tenant-scoped statements are portable
-(``store/_sql/lifecycle.py``) and run under the tenant's RLS policy."""
+(``store/_sql/lifecycle.py``) and run under the tenant's RLS policy; the deadline probe
+asks ``sgam_lifecycle_due`` (migration 17), the same question in one server function."""
 
 from __future__ import annotations
 
@@ -13,9 +14,17 @@ from .._sql import lifecycle
 from .adapters import Micros
 from .session import Cursor
 
+_DUE = "SELECT sgam_lifecycle_due(?, ?)"
+"""The deadline probe: the portable statement's question, asked of the server function
+that ``sgam_point_reads`` asks too (migration 17), so PostgreSQL defines it once."""
+
 
 class LifecycleReads(lifecycle.LifecycleReads):
-    """The portable lifecycle reads, as they are."""
+    """The portable lifecycle reads; the deadline probe through its server function."""
+
+    def lifecycle_due(self, now: int) -> bool:
+        row = self._db.row(_DUE, (self.tenant, self._db.moment(now)))
+        return bool(row and row[0])
 
 
 class LifecycleWrites(lifecycle.LifecycleWrites):
@@ -24,6 +33,10 @@ class LifecycleWrites(lifecycle.LifecycleWrites):
     _lock: Callable[[Iterable[str]], None]
     _episodes: dict[str, EpisodeRow | None]
     _last: dict[tuple[str, str], int | None]
+
+    def lifecycle_due(self, now: int) -> bool:
+        row = self._db.row(_DUE, (self.tenant, self._db.moment(now)))
+        return bool(row and row[0])
 
     def lock_lifecycle(self) -> None:
         """One expiry pass per tenant at a time: a second waits, then finds the work done.

@@ -8,8 +8,10 @@ trigger (ledger keys) in the erasing transaction. See docs/recall.md ("PostgreSQ
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
@@ -19,9 +21,9 @@ import numpy.typing as npt
 from ..._errors import ValidationError
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
-from .._search import SearchFilter, StoredEpisode
+from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery
 from .._sql.search import assertions_without_vectors, filter_sql, holding
-from .adapters import Floats, micros
+from .adapters import Floats, micros, query_vector
 from .session import PostgresSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
@@ -42,6 +44,20 @@ HEADS_RECHECK_SECONDS = 60.0
 """How long a search index trusts its reading of whether a tenant is large."""
 HEADS_REMEMBERED = 4_096
 """Readings kept per search index (one per tenant and dimension searched)."""
+CHANNEL_WORKERS = 8
+"""Threads (per process, shared by every index) that read a search's vector channel
+while the caller reads its keyword channel, each on a pooled connection of its own."""
+
+_workers: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _channel_workers() -> ThreadPoolExecutor:
+    """The process's channel threads, made on first use and again in a forked child
+    (which inherits the executor but not its threads)."""
+    global _workers
+    if _workers is None or _workers[0] != os.getpid():
+        _workers = (os.getpid(), ThreadPoolExecutor(CHANNEL_WORKERS, thread_name_prefix="sgam-search"))
+    return _workers[1]
 
 
 def head_dimensions(dims: int) -> int | None:
@@ -67,6 +83,34 @@ among them. ``matching_keys`` reads each by primary key, ranks them, then probes
 versions in rank order until it has ``limit``. The ``OFFSET 0`` and ``LIMIT 1`` fences
 keep that shape: the planner cannot estimate ``= ANY`` of a computed array, guesses
 hundreds of keys, and would otherwise scan every key and every version of the tenant."""
+
+
+_KEYWORD = "sgam_keyword_episodes(?::text[], ?::integer, ?, ?, ?, ?, ?, ?, ?)"
+_ROWS_OF_R = (f"LEFT JOIN LATERAL (SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND seq = r.seq "
+              "OFFSET 0) AS e ON TRUE ORDER BY r.n")
+"""Each ranked key ``r.seq`` (in rank order ``r.n``) with its episode's row. The ``OFFSET
+0`` keeps the row lookup a subquery the planner cannot merge into the join: merged, it
+guessed a function's thousand rows and hashed every episode of the tenant (50 ms at
+10k); kept, it is one index probe per ranked key."""
+
+_RankedRows = tuple[list[int], dict[int, StoredEpisode]]
+
+
+def _keyword_params(terms: Sequence[str], flt: SearchFilter, limit: int) -> tuple[Any, ...]:
+    return (list(terms), limit, micros(flt.since), micros(flt.until), flt.session, flt.speaker, flt.subject,
+            flt.memory_type, micros(flt.known_at))
+
+
+def _ranked_rows(found: Sequence[Sequence[Any]]) -> _RankedRows:
+    """Keys in rank order, and the rows of those still stored (``tenant`` is never NULL)."""
+    keys: list[int] = []
+    rows: dict[int, StoredEpisode] = {}
+    for row in found:
+        key = int(row[0])
+        keys.append(key)
+        if row[1] is not None:
+            rows[key] = StoredEpisode(key, EpisodeRow(*row[1:]))
+    return keys, rows
 
 
 def _dimension(vector: npt.NDArray[np.float32]) -> int:
@@ -139,12 +183,18 @@ class PostgresSearchIndex:
         if not terms:
             return []
         with self._read(tenant) as db:
-            ranked = db.rows(
-                "SELECT s FROM sgam_keyword_episodes(?::text[], ?::integer, ?, ?, ?, ?, ?, ?, ?) AS s",
-                (list(terms), limit, micros(flt.since), micros(flt.until), flt.session, flt.speaker,
-                 flt.subject, flt.memory_type, micros(flt.known_at)),
-            )
+            ranked = db.rows(f"SELECT s FROM {_KEYWORD} AS s", _keyword_params(terms, flt, limit))
         return [int(row[0]) for row in ranked]
+
+    def _keyword_rows(self, tenant: str, flt: SearchFilter, query: KeywordQuery) -> _RankedRows:
+        """``keyword_episodes`` and the rows behind it, in one statement."""
+        if not query.terms:
+            return [], {}
+        with self._read(tenant) as db:
+            return _ranked_rows(db.rows(
+                f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
+                (*_keyword_params(query.terms, flt, query.limit), tenant),
+            ))
 
     def vector_episodes(
         self, tenant: str, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
@@ -153,31 +203,41 @@ class PostgresSearchIndex:
         where the dimension has an index; in a tenant of ``HEADS_FROM_EPISODES`` or more
         without one, the exact ranking of the candidates a pass over the vectors' heads
         (migration 16) found."""
-        dims = _dimension(vector)
-        floats = Floats(vector)
-        distance = f"v.embedding::vector({dims}) <=> ?::real[]::vector({dims})"
         with self._read(tenant) as db:
-            where, params = filter_sql(flt, db, "v")  # the vector row holds its episode's filter columns
-            _hnsw_settings(db, limit)
-            head = self._head(db, tenant, dims)
-            if head is None:
-                nearest = db.rows(
-                    "SELECT v.seq FROM episode_vectors v "
-                    f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims}{where} ORDER BY {distance} LIMIT ?",
-                    (tenant, model, *params, floats, limit),
-                )
-            else:
-                head_where, head_params = filter_sql(flt, db, "h")
-                nearest = db.rows(
-                    "SELECT v.seq FROM (SELECT h.episode_id FROM episode_vector_heads h "
-                    f"WHERE h.tenant = ? AND h.model = ? AND h.dims = {dims}{head_where} "
-                    f"ORDER BY h.head <#> subvector(l2_normalize(?::real[]::vector({dims})), 1, {head})::halfvec "
-                    "LIMIT ?) AS c JOIN episode_vectors v ON v.tenant = ? AND v.episode_id = c.episode_id "
-                    f"AND v.model = ? ORDER BY {distance} LIMIT ?",
-                    (tenant, model, *head_params, floats, max(HEAD_CANDIDATES, 20 * limit), tenant, model, floats,
-                     limit),
-                )
+            nearest = db.rows(*self._nearest(db, tenant, VectorQuery(model, vector, limit), flt))
         return [int(row[0]) for row in nearest]
+
+    def _vector_rows(self, tenant: str, flt: SearchFilter, query: VectorQuery) -> _RankedRows:
+        """``vector_episodes`` and the rows behind it, in one statement."""
+        with self._read(tenant) as db:
+            sql, params = self._nearest(db, tenant, query, flt)
+            return _ranked_rows(db.rows(
+                f"SELECT r.seq, e.* FROM (SELECT c.seq, row_number() OVER () AS n FROM ({sql}) AS c) AS r "
+                f"{_ROWS_OF_R}", (*params, tenant),
+            ))
+
+    def _nearest(self, db: PostgresSession, tenant: str, query: VectorQuery,
+                 flt: SearchFilter) -> tuple[str, tuple[Any, ...]]:
+        """The statement ranking episode keys (``seq``) by distance to the query's vector,
+        after setting up the HNSW scan for it (see ``vector_episodes``)."""
+        dims = _dimension(query.vector)
+        floats = Floats(query.vector)
+        distance = f"v.embedding::vector({dims}) <=> {query_vector(dims)}"
+        where, params = filter_sql(flt, db, "v")  # the vector row holds its episode's filter columns
+        _hnsw_settings(db, query.limit)
+        head = self._head(db, tenant, dims)
+        if head is None:
+            return ("SELECT v.seq FROM episode_vectors v "
+                    f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims}{where} ORDER BY {distance} LIMIT ?",
+                    (tenant, query.model, *params, floats, query.limit))
+        head_where, head_params = filter_sql(flt, db, "h")
+        return ("SELECT v.seq FROM (SELECT h.episode_id FROM episode_vector_heads h "
+                f"WHERE h.tenant = ? AND h.model = ? AND h.dims = {dims}{head_where} "
+                f"ORDER BY h.head <#> (SELECT subvector(l2_normalize(?::real[]::vector({dims})), 1, {head})"
+                "::halfvec) LIMIT ?) AS c JOIN episode_vectors v ON v.tenant = ? AND v.episode_id = c.episode_id "
+                f"AND v.model = ? ORDER BY {distance} LIMIT ?",
+                (tenant, query.model, *head_params, floats, max(HEAD_CANDIDATES, 20 * query.limit), tenant,
+                 query.model, floats, query.limit))
 
     def _head(self, db: PostgresSession, tenant: str, dims: int) -> int | None:
         """The head length to search ``dims``-dimension vectors of ``tenant`` by, or None
@@ -198,6 +258,29 @@ class PostgresSearchIndex:
                 self._heads.clear()  # many tenants: forget them all rather than grow
             self._heads[(tenant, dims)] = known
         return head if known[0] else None
+
+    def candidate_episodes(
+        self, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
+    ) -> CandidateEpisodes:
+        """Each channel is one statement that returns its ranking with the rows behind it.
+        With both, they run at once on two pooled connections: the vector channel (the
+        exact scan is the longer read) in a worker thread, the keyword channel here. Each
+        read is its own tenant-scoped transaction, as when they run one after the other;
+        neither waits for a connection while holding one, so a busy pool only queues them."""
+        pending = None
+        if keyword is not None and vector is not None:
+            pending = _channel_workers().submit(self._vector_rows, tenant, flt, vector)
+        try:
+            by_keyword, rows = ([], {}) if keyword is None else self._keyword_rows(tenant, flt, keyword)
+            by_vector, vector_rows = ([], {}) if vector is None or pending is not None else \
+                self._vector_rows(tenant, flt, vector)
+        finally:
+            if pending is not None:
+                wait([pending])
+        if pending is not None:
+            by_vector, vector_rows = pending.result()
+        rows.update(vector_rows)
+        return CandidateEpisodes(by_keyword, by_vector, rows)
 
     def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         if not keys:
@@ -246,7 +329,7 @@ class PostgresSearchIndex:
         known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         dims = _dimension(vector)
-        distance = f"v.embedding::vector({dims}) <=> ?::real[]::vector({dims})"
+        distance = f"v.embedding::vector({dims}) <=> {query_vector(dims)}"
         floats = Floats(vector)
         with self._read(tenant) as db:
             holds, held = holding(known_at, at, db)

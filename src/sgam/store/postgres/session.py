@@ -6,7 +6,7 @@ pipeline has no row count to give."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import psycopg
@@ -15,6 +15,9 @@ from .._sql.session import Params, Row
 from .adapters import Micros
 
 Cursor = psycopg.Cursor[tuple[Any, ...]]
+
+SET_TENANT = "SELECT set_config('sgam.tenant', %s, true)"
+"""The first statement of a tenant's transaction: row-level security admits its rows."""
 
 _HINT = re.compile(r"\s+INDEXED BY \w+")
 _NATIVE: dict[str, str] = {}
@@ -32,10 +35,26 @@ def native(sql: str) -> str:
     return found
 
 
+class Answered:
+    """Rows a statement would return, already at hand (answered by a server function)."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: list[Row]) -> None:
+        self._rows = rows
+
+    def fetchall(self) -> list[Row]:
+        return self._rows
+
+    def fetchone(self) -> Row | None:
+        return self._rows[0] if self._rows else None
+
+
 class PostgresSession:
     """``Session`` over one cursor of a tenant-scoped transaction or read. ``ahead`` holds
-    statements already sent on cursors of their own (``PostgresReader.prefetch``): a
-    ``rows``/``row`` call with the same text and parameters takes that cursor's result."""
+    statements already sent on cursors of their own, or already answered
+    (``PostgresReader.prefetch``): a ``rows``/``row`` call with the same text and
+    parameters takes that result instead of running the statement."""
 
     __slots__ = ("ahead", "cur")
 
@@ -46,9 +65,9 @@ class PostgresSession:
 
     def __init__(self, cur: Cursor) -> None:
         self.cur = cur
-        self.ahead: dict[tuple[str, tuple[Any, ...]], Cursor] = {}
+        self.ahead: dict[tuple[str, tuple[Any, ...]], Cursor | Answered] = {}
 
-    def _run(self, sql: str, params: Params) -> Cursor:
+    def _run(self, sql: str, params: Params) -> Cursor | Answered:
         if self.ahead:
             try:
                 sent = self.ahead.pop((sql, tuple(params)), None)
@@ -56,7 +75,7 @@ class PostgresSession:
                 sent = None
             if sent is not None:
                 return sent
-        return self.cur.execute(native(sql), params)
+        return self._cursor().execute(native(sql), params)
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
         return self._run(sql, params).fetchall()
@@ -64,17 +83,21 @@ class PostgresSession:
     def row(self, sql: str, params: Params = ()) -> Row | None:
         return self._run(sql, params).fetchone()
 
+    def _cursor(self) -> Cursor:
+        """The cursor statements run on (a read starts its transaction here, lazily)."""
+        return self.cur
+
     def run(self, sql: str, params: Params = ()) -> None:
-        self.cur.execute(native(sql), params)
+        self._cursor().execute(native(sql), params)
 
     def run_many(self, sql: str, params: Iterable[Params]) -> None:
-        self.cur.executemany(native(sql), params)
+        self._cursor().executemany(native(sql), params)
 
     def count(self, sql: str, params: Params = ()) -> int:
-        return len(self.cur.execute(native(f"{sql} RETURNING 1"), params).fetchall())
+        return len(self._cursor().execute(native(f"{sql} RETURNING 1"), params).fetchall())
 
     def insert(self, sql: str, params: Params, key: str) -> int:
-        row = self.cur.execute(native(f"{sql} RETURNING {key}"), params).fetchone()
+        row = self._cursor().execute(native(f"{sql} RETURNING {key}"), params).fetchone()
         assert row is not None
         return int(row[0])
 
@@ -84,3 +107,17 @@ class PostgresSession:
     @staticmethod
     def moment(value: int | None) -> Any:
         return None if value is None else Micros(value)
+
+
+class ScopedSession(PostgresSession):
+    """A session that asks its owner for the cursor before every statement, so that the
+    owner sends first what must go first (the tenant, lookups it deferred)."""
+
+    __slots__ = ("_source",)
+
+    def __init__(self, source: Callable[[], Cursor]) -> None:  # noqa: D107 - no cursor of its own
+        self.ahead = {}
+        self._source = source
+
+    def _cursor(self) -> Cursor:
+        return self._source()

@@ -1,11 +1,11 @@
 """The PostgreSQL write unit of work: the portable ledger statements plus what is
-PostgreSQL's own: advisory locks per (tenant, subject), pipelined prefetches, batched
-retirements and ``unnest`` inserts (the backend module's docstring tells why).
+PostgreSQL's own: advisory locks per (tenant, subject), a one-fact write's lookups in one
+statement (``lookups.py``), batched retirements and ``unnest`` inserts (``inserts.py``;
+the backend module's docstring tells why).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,63 +16,16 @@ from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
-from .._sql.ledger import (
-    EPISODE,
-    LAST_RECORDED,
-    NEAR,
-    OPERATION_FIELDS,
-    SCHEMA_VERSION,
-    KeyLookups,
-    LedgerWrites,
-    Near,
-    near_from_rows,
-)
-from .._sql.lifecycle import CONSENTS, consent_from_row
+from .._sql.ledger import KeyLookups, LedgerWrites, Near
+from . import inserts
 from .adapters import Micros, MicrosArray
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
-from .session import Cursor, PostgresSession, native
+from .lookups import LockOrderError, Lookups, lock_key
+from .session import SET_TENANT, Cursor, ScopedSession
 
 if TYPE_CHECKING:  # documents import nothing of the write unit of work at run time
     from .documents import PostgresDocuments
-
-_INSERT_VERSIONS = (
-    "INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
-    "valid_from, valid_to, recorded_from, recorded_to, source, confidence, schema_version, "
-    "supersedes, origin, closed_by) "
-    "SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], "
-    "%s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::text[], "
-    "%s::float8[], %s::int[], %s::bigint[], %s::text[], %s::text[])"
-)
-_INSERT_OPERATION = native(f"INSERT INTO operations ({OPERATION_FIELDS}, seq) VALUES ({', '.join('?' * 13)})")
-_NEXT_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
-_CONSENTS = native(CONSENTS)
-_NEAR = native(NEAR)
-_INSERT_OPERATIONS = (
-    f"INSERT INTO operations ({OPERATION_FIELDS}, seq) SELECT %s, * FROM unnest("
-    "%s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::timestamptz[], "
-    "%s::text[], %s::float8[], %s::int[], %s::timestamptz[], %s::bigint[])"
-)
-
-_INSERT_EPISODES = (
-    f"INSERT INTO episodes ({EPISODE_COLUMNS}) SELECT %s, * FROM unnest(%s::text[], %s::timestamptz[], "
-    "%s::timestamptz[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::text[], "
-    "%s::timestamptz[])"
-)
-
-
-def lock_key(tenant: str, subject: str) -> int:
-    """The advisory lock id of (tenant, subject): a stable signed 64-bit hash."""
-    digest = hashlib.blake2b(f"{tenant}\x1f{subject}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
-
-
-class LockOrderError(Exception):
-    """Internal: a second subject lock was taken by someone else; re-run holding all."""
-
-    def __init__(self, keys: list[int]) -> None:
-        super().__init__("subject lock taken out of order")
-        self.keys = keys
 
 
 SchemaCache = dict[str, tuple[int, dict[str, AttributeSchema | None], dict[str, MemoryTypeSchema | None]]]
@@ -86,8 +39,11 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
-        super().__init__(PostgresSession(cur), tenant)
-        self._cur = cur
+        super().__init__(ScopedSession(lambda: self._cur), tenant)
+        self._raw = cur
+        self._entered = False
+        self._deferred: Lookups | None = None
+        self._queued: tuple[Any, ...] | None = None
         self._schemas: SchemaCache = {} if schemas is None else schemas
         self._version: int | None = None
         self._schema_changed = False
@@ -103,9 +59,30 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._close: dict[int, list[int]] = {}
         self._subjects: set[str] = set()
         self._consents: dict[str, list[ConsentRow]] = {}
-        self._pending: Callable[[], None] | None = None
+        self._pending: Callable[[], bool | None] | None = None
         if prelock:
             self._acquire(prelock, wait=True)
+
+    @property
+    def _cur(self) -> Cursor:
+        """The unit of work's cursor, once what must go before any statement has gone:
+        the tenant (or the lookups ``prefetch_one`` deferred, which set it) and an
+        operation waiting to travel with its version."""
+        if self._deferred is not None:
+            self._send_lookups(None)
+        elif not self._entered:
+            self._raw.execute(SET_TENANT, (self.tenant,))
+            self._entered = True
+        if self._queued is not None:
+            queued, self._queued = self._queued, None
+            self._raw.execute(inserts.OPERATION, queued)
+        return self._raw
+
+    def finish(self) -> None:
+        """Send what is still queued (retirements, an operation) before the commit."""
+        self.flush()
+        if self._queued is not None:
+            self._cur  # noqa: B018 - reading it sends the queued operation
 
     # locking --------------------------------------------------------------------------
 
@@ -160,7 +137,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._receive()
         for row in rows:
             self._episodes.pop(row.episode_id, None)
-        self._cur.execute(_INSERT_EPISODES, (
+        self._cur.execute(inserts.EPISODES, (
             self.tenant, [r.episode_id for r in rows], MicrosArray([r.occurred_at for r in rows]),
             MicrosArray([r.recorded_at for r in rows]), [r.text for r in rows], [r.speaker for r in rows],
             [r.kind for r in rows], [r.session for r in rows], [r.metadata for r in rows],
@@ -270,48 +247,71 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         return cur
 
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
-        """Lock the subject, then ask for everything a one-operation unit of work looks up:
+        """Name everything a one-operation unit of work looks up: the subject's lock, then
         schema version, source episode, the key's last change, the versions around
         ``moment``, the subject's consent statements and the operation's sequence number.
-        Nothing waits here: the answers arrive with the next statement whose result is read
-        (the deadline check of the unit of work), in the same round trip."""
-        self._lock([subject])
+        Nothing is sent yet: the ledger asks the deadline probe next, and the lookups go
+        with it as one statement (``lookups.py``); anything sent first takes them along,
+        without the probe."""
+        self._receive()
         self.flush()
-        key = (subject, attribute)
-        version = None if self._version is not None else self._ask(native(SCHEMA_VERSION), (self.tenant,))
-        episode = None if source in self._episodes else self._ask(native(EPISODE), (self.tenant, source))
-        last = self._ask(native(LAST_RECORDED), (self.tenant, subject, attribute))
-        near = self._ask(_NEAR, (self.tenant, subject, attribute, Micros(moment)) * 2)
-        seq = self._ask(_NEXT_SEQ, ())
-        consents = None if subject in self._consents else self._ask(_CONSENTS, (self.tenant, subject))
+        locks: list[int] = []
+        if subject not in self._subjects:
+            self._subjects.add(subject)
+            key = lock_key(self.tenant, subject)
+            locks = [] if key in self._held else [key]
+        self._deferred = Lookups(
+            self.tenant, subject, attribute, moment, None if source in self._episodes else source, locks,
+            not self._held, self._version is None, subject not in self._consents,
+        )
 
-        def receive() -> None:
-            if version is not None:
-                row = version.fetchone()
-                self._version = int(row[0]) if row else 0
-            if episode is not None:
-                row = episode.fetchone()
-                self._episodes[source] = EpisodeRow(*row) if row else None
-            row = last.fetchone()
-            self._last[key] = int(row[0]) if row else None
-            self._near[key] = (moment, near_from_rows(near.fetchall()))
-            row = seq.fetchone()
-            assert row is not None
-            self._seqs.append(int(row[0]))
-            if consents is not None:
-                self._consents[subject] = [consent_from_row(row) for row in consents.fetchall()]
+    def _send_lookups(self, now: int | None) -> None:
+        """Send the deferred lookups (with the probe at ``now`` if given) on a cursor of
+        their own; ``_receive`` takes the answer in."""
+        lookups, self._deferred = self._deferred, None
+        assert lookups is not None
+        cur = self._raw.connection.cursor(binary=True)
+        lookups.send(cur, now)
+        self._entered = True
+
+        def receive() -> bool | None:
+            found = lookups.receive(cur)
+            if found.refused:
+                raise LockOrderError(sorted(self._held | set(lookups.locks)))
+            self._held.update(lookups.locks)
+            key = (lookups.subject, lookups.attribute)
+            if lookups.version:
+                self._version = found.version
+            if lookups.source is not None:
+                self._episodes[lookups.source] = found.episode
+            self._last[key] = found.last
+            self._near[key] = (lookups.moment, found.near)
+            self._seqs.append(found.seq)
+            if lookups.consents:
+                self._consents[lookups.subject] = found.consents
+            return found.due
 
         self._pending = receive
 
-    def _receive(self) -> None:
+    def _receive(self) -> bool | None:
         """Take in what ``prefetch_one`` asked for, before anything reads or drops what it
-        caches; the first read that waits for the server brings it along."""
-        if self._pending is not None:
-            receive, self._pending = self._pending, None
-            receive()
+        caches; the first read that waits for the server brings it along. Returns the
+        probe's answer if the lookups carried it."""
+        if self._deferred is not None:
+            self._send_lookups(None)
+        if self._pending is None:
+            return None
+        receive, self._pending = self._pending, None
+        return receive()
 
     def lifecycle_due(self, now: int) -> bool:
-        """Asked after ``prefetch_one`` when the ledger prefetches first: one round trip for both."""
+        """Asked after ``prefetch_one`` when the ledger prefetches first: the probe goes
+        in the lookups' statement, one round trip for both."""
+        if self._deferred is not None:
+            self._send_lookups(now)
+            due = self._receive()
+            assert due is not None
+            return due
         due = super().lifecycle_due(now)
         self._receive()
         return due
@@ -401,7 +401,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             self._current.pop((version.subject, version.attribute), None)
             self._near.pop((version.subject, version.attribute), None)
         self.flush()
-        self._cur.execute(_INSERT_VERSIONS, (
+        columns = (
             self.tenant,
             [v.assertion_id for v in versions], [v.subject for v in versions],
             [v.attribute for v in versions], [v.value for v in versions],
@@ -411,7 +411,12 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             [v.confidence for v in versions], [v.schema_version for v in versions],
             [v.supersedes for v in versions], [v.origin.value for v in versions],
             [v.closed_by for v in versions],
-        ))
+        )
+        if self._queued is None:
+            self._cur.execute(inserts.VERSIONS, columns)
+            return
+        queued, self._queued = self._queued, None  # the operation and its versions: one statement
+        self._cur.execute(inserts.OPERATION_AND_VERSIONS, (*queued, *columns))
 
     def append_operation(self, op: Operation) -> int:
         self._lock([op.subject])
@@ -419,11 +424,12 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         if not self._seqs:
             return super().append_operation(op)
         seq = self._seqs.pop(0)  # drawn by prefetch_one: the insert needs no round trip of its own
-        self._cur.execute(_INSERT_OPERATION, (
+        self._cur  # noqa: B018 - an operation queued earlier goes first
+        self._queued = (
             self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
             None if op.expires_at is None else Micros(op.expires_at), seq,
-        ))
+        )
         return seq
 
     def append_operations(self, ops: list[Operation]) -> list[int]:
@@ -439,7 +445,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             (len(ops),),
         ).fetchall()
         seqs = sorted(int(row[0]) for row in rows)
-        self._cur.execute(_INSERT_OPERATIONS, (
+        self._cur.execute(inserts.OPERATIONS, (
             self.tenant, [op.subject for op in ops], [op.attribute for op in ops],
             [op.kind.value for op in ops], MicrosArray(op.valid_at for op in ops),
             [op.value for op in ops], [op.source for op in ops],

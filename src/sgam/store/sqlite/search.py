@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from .._protocol import EpisodeRow, WriteTransaction
 from .._rows import EPISODE_COLUMNS
-from .._search import SearchFilter, StoredEpisode
+from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery, one_by_one
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .errors import map_sqlite_errors
 from .fts import fts_query
@@ -253,6 +253,12 @@ class SQLiteSearch:
                 for row in rows:
                     found[int(row[0])] = StoredEpisode(int(row[0]), EpisodeRow(*row[1:]))
         return found
+
+    def candidate_episodes(
+        self, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
+    ) -> CandidateEpisodes:
+        """One after the other: every read holds the connection's lock anyway."""
+        return one_by_one(self, tenant, flt, keyword, vector)
 
     def matching_keys(
         self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None

@@ -1,0 +1,31 @@
+"""The write unit of work's inserts: one statement per batch (``unnest`` of one array per
+column), and a one-fact write's operation together with its version in one statement."""
+
+from __future__ import annotations
+
+from .._rows import EPISODE_COLUMNS
+from .._sql.ledger import OPERATION_FIELDS
+from .session import native
+
+VERSIONS = (
+    "INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
+    "valid_from, valid_to, recorded_from, recorded_to, source, confidence, schema_version, "
+    "supersedes, origin, closed_by) "
+    "SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], "
+    "%s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::timestamptz[], %s::text[], "
+    "%s::float8[], %s::int[], %s::bigint[], %s::text[], %s::text[])"
+)
+OPERATION = native(f"INSERT INTO operations ({OPERATION_FIELDS}, seq) VALUES ({', '.join('?' * 13)})")
+OPERATION_AND_VERSIONS = f"WITH operation AS ({OPERATION}) {VERSIONS}"
+"""An operation and the versions it adds: the two inserts of an ordinary write, sent as
+one statement (a data-modifying ``WITH`` runs whether or not the query reads it)."""
+OPERATIONS = (
+    f"INSERT INTO operations ({OPERATION_FIELDS}, seq) SELECT %s, * FROM unnest("
+    "%s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::timestamptz[], "
+    "%s::text[], %s::float8[], %s::int[], %s::timestamptz[], %s::bigint[])"
+)
+EPISODES = (
+    f"INSERT INTO episodes ({EPISODE_COLUMNS}) SELECT %s, * FROM unnest(%s::text[], %s::timestamptz[], "
+    "%s::timestamptz[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::text[], "
+    "%s::timestamptz[])"
+)
