@@ -18,7 +18,7 @@ from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import KeyLookups, LedgerWrites, Near
 from . import inserts
-from .adapters import Micros, MicrosArray
+from .adapters import Micros, MicrosArray, micros
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
 from .lookups import LockOrderError, Lookups, lock_key
@@ -401,6 +401,14 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             self._current.pop((version.subject, version.attribute), None)
             self._near.pop((version.subject, version.attribute), None)
         self.flush()
+        queued, self._queued = self._queued, None  # the operation and its versions: one statement
+        if len(versions) == 1:
+            row = self._version_row(versions[0])
+            if queued is None:
+                self._cur.execute(inserts.VERSION, row)
+            else:
+                self._cur.execute(inserts.OPERATION_AND_VERSION, (*queued, *row))
+            return
         columns = (
             self.tenant,
             [v.assertion_id for v in versions], [v.subject for v in versions],
@@ -412,11 +420,17 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             [v.supersedes for v in versions], [v.origin.value for v in versions],
             [v.closed_by for v in versions],
         )
-        if self._queued is None:
+        if queued is None:
             self._cur.execute(inserts.VERSIONS, columns)
-            return
-        queued, self._queued = self._queued, None  # the operation and its versions: one statement
-        self._cur.execute(inserts.OPERATION_AND_VERSIONS, (*queued, *columns))
+        else:
+            self._cur.execute(inserts.OPERATION_AND_VERSIONS, (*queued, *columns))
+
+    def _version_row(self, v: Version) -> tuple[Any, ...]:
+        return (
+            self.tenant, v.assertion_id, v.subject, v.attribute, v.value, v.memory_type, Micros(v.valid_from),
+            micros(v.valid_to), Micros(v.recorded_from), micros(v.recorded_to), v.source, v.confidence,
+            v.schema_version, v.supersedes, v.origin.value, v.closed_by,
+        )
 
     def append_operation(self, op: Operation) -> int:
         self._lock([op.subject])
