@@ -343,7 +343,9 @@ def load(variant: Variant, n: int, cap: float | None, result: Result) -> datetim
     """Bulk-load then write one by one; returns a transaction time from mid-ingest."""
     sample = min(SAMPLE, n // 2)
     stream = workload(n)
-    middle = -(-(n - sample) // BATCH) // 2  # batches are generated lazily: no N-sized list
+    # the mark goes before the middle batch (batches are generated lazily: no N-sized
+    # list); with a single batch, after it, so that known_at reads find what it wrote
+    middle = max(1, -(-(n - sample) // BATCH) // 2)
     marks: list[datetime] = []
 
     def ingest_steps() -> Iterator[Callable[[], int]]:
