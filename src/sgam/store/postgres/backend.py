@@ -94,12 +94,16 @@ class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, A
         cur = self._conn.cursor(binary=True)
         cur.execute(first, params)
         self._started = cur
+        self._send_planned()
+        return cur
+
+    def _send_planned(self) -> None:
+        """Send each planned statement on a cursor of its own; its call takes the rows."""
         planned, self._planned = self._planned, []
         for sql, args in planned:
             sent = self._conn.cursor(binary=True)
             sent.execute(native(sql), args)
             self._session.ahead[(sql, args)] = sent
-        return cur
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Note the first statement of each call. Asked before the deadline probe, they
@@ -117,12 +121,8 @@ class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, A
                     self._planned.append((first.sql, first.params))
             except Exception:  # noqa: BLE001 - a hint never fails a read: the call raises it when it runs
                 continue
-        if self._started is not None and self._planned:
-            planned, self._planned = self._planned, []
-            for sql, args in planned:
-                sent = self._conn.cursor(binary=True)
-                sent.execute(native(sql), args)
-                self._session.ahead[(sql, args)] = sent
+        if self._started is not None:
+            self._send_planned()
 
     def lifecycle_due(self, now: int) -> bool:
         """The first statement of a read sets the tenant and probes in one: alone, with

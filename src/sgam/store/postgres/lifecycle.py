@@ -27,16 +27,12 @@ class LifecycleReads(lifecycle.LifecycleReads):
         return bool(row and row[0])
 
 
-class LifecycleWrites(lifecycle.LifecycleWrites):
-    """Lifecycle changes inside a READ COMMITTED unit of work."""
+class LifecycleWrites(LifecycleReads, lifecycle.LifecycleWrites):
+    """Lifecycle changes inside a READ COMMITTED unit of work (the probe: as a read's)."""
 
     _lock: Callable[[Iterable[str]], None]
     _episodes: dict[str, EpisodeRow | None]
     _last: dict[tuple[str, str], int | None]
-
-    def lifecycle_due(self, now: int) -> bool:
-        row = self._db.row(_DUE, (self.tenant, self._db.moment(now)))
-        return bool(row and row[0])
 
     def lock_lifecycle(self) -> None:
         """One expiry pass per tenant at a time: a second waits, then finds the work done.

@@ -442,7 +442,7 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._queued = (
             self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
-            None if op.expires_at is None else Micros(op.expires_at), seq,
+            micros(op.expires_at), seq,
         )
         return seq
 
