@@ -1,20 +1,21 @@
 # The two set-up commands of the README: `make demo` and `make test`.
 # Each creates .venv and installs sgam with what it needs on first use.
 VENV ?= .venv
+PYTHON ?= python3
 STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
 
 .PHONY: demo test lint bench browser
 
 $(STAMP): pyproject.toml
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev,embeddings,server]'
 	touch $(STAMP)
 
 # The demo needs sgam and its run-time dependencies only, not the test tools.
 $(DEMO_STAMP): pyproject.toml
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e .
 	touch $(DEMO_STAMP)
@@ -23,11 +24,14 @@ demo: $(DEMO_STAMP)
 	$(VENV)/bin/sgam demo
 
 # The web inspector's tests drive Debian's chromium and chromedriver (same package
-# version); as root, install them when missing.
+# version); as root, install them when missing. Another process holding the dpkg lock
+# (an unattended upgrade on a fresh machine) is waited for, up to APT_LOCK_WAIT seconds.
+APT_LOCK_WAIT ?= 600
+APT_GET := apt-get -o DPkg::Lock::Timeout=$(APT_LOCK_WAIT) -y -q
 browser:
 	@command -v chromedriver >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
-	  { apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 || \
-	    { apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null; }; }; } || \
+	  { $(APT_GET) install chromium chromium-driver >/dev/null 2>&1 || \
+	    { $(APT_GET) update >/dev/null && $(APT_GET) install chromium chromium-driver >/dev/null; }; }; } || \
 	  { echo "the browser tests need Debian's chromium and chromium-driver: apt-get install chromium chromium-driver"; exit 1; }
 
 test: $(STAMP) browser
