@@ -39,6 +39,8 @@ class Erased:
     """LangGraph store items expired with their history."""
     documents: int = 0
     """Document revisions expired or erased with the episode they name."""
+    threads: int = 0
+    """Checkpoint threads erased whole (by name, or as threads about an erased subject)."""
 
     def add(self, other: Erased) -> None:
         self.operations += other.operations
@@ -47,14 +49,17 @@ class Erased:
         self.texts += other.texts
         self.items += other.items
         self.documents += other.documents
+        self.threads += other.threads
 
     @property
     def anything(self) -> bool:
-        return bool(self.operations or self.episodes or self.keys or self.texts or self.items or self.documents)
+        return bool(self.operations or self.episodes or self.keys or self.texts or self.items or self.documents
+                    or self.threads)
 
     def detail(self) -> str:
         counts = {"operations": self.operations, "episodes": self.episodes, "keys": self.keys, "texts": self.texts}
-        counts.update({name: n for name, n in (("items", self.items), ("revisions", self.documents)) if n})
+        counts.update({name: n for name, n in (("items", self.items), ("revisions", self.documents),
+                                               ("threads", self.threads)) if n})
         return json.dumps(counts)
 
 
@@ -74,8 +79,21 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
     _redact_extractions_of_subject(txn, subject)
     for key_subject, attribute in keys:
         txn.replace_versions(key_subject, attribute, [])
-    erased = Erased(operations=removed, keys=len(keys))
+    checkpoints = txn.checkpoints()
+    threads = checkpoints.threads_naming(subject)
+    for thread_id in threads:
+        checkpoints.delete_thread(thread_id)
+    erased = Erased(operations=removed, keys=len(keys), threads=len(threads))
     audit(txn, now, "forget_subject", call, digests.of(txn.tenant, "subject", subject), erased)
+    return erased
+
+
+def forget_thread(txn: WriteTransaction, thread_id: str, now: int, digests: Digests, call: str) -> Erased:
+    """Erase a checkpoint thread whole: every checkpoint, pending write and subject link.
+    The audit entry names it by a keyed digest, like every erased target."""
+    gone = txn.checkpoints().delete_thread(thread_id)
+    erased = Erased(threads=1 if gone else 0)
+    audit(txn, now, "forget_thread", call, digests.of(txn.tenant, "thread", thread_id), erased)
     return erased
 
 

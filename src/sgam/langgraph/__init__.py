@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._items import ItemVersion
 from ._namespace import NamespaceError
+from .checkpoint import SgamSaver
 from .store import SgamStore
 
-__all__ = ["ItemVersion", "NamespaceError", "SgamStore"]
+__all__ = ["ItemVersion", "NamespaceError", "SgamSaver", "SgamStore"]

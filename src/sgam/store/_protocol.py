@@ -11,7 +11,7 @@ of several calls (``apply_plan``) are plain functions here, not methods every ba
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .._purpose import ConsentRow
 from .._rules import KeyView, Operation, Plan, Version
@@ -32,6 +32,9 @@ from ._records import (
     ResidueHit,
     RetentionRow,
 )
+
+if TYPE_CHECKING:
+    from ._sql.checkpoints import CheckpointRecords
 
 __all__ = [
     "ERROR_REDACTED",
@@ -373,19 +376,28 @@ class AccessWrites(Scope, Protocol):
     def expire_idempotency(self, before: int) -> None: ...
 
 
+# checkpoint memory ----------------------------------------------------------------------
+
+
+class CheckpointCapability(Scope, Protocol):
+    def checkpoints(self) -> CheckpointRecords:
+        """The tenant's LangGraph checkpoints in this unit of work or read."""
+        ...
+
+
 # the whole ------------------------------------------------------------------------------
 
 
 class WriteTransaction(
     EpisodeWrites, SchemaWrites, LedgerWrites, ErasureWrites, ExtractionWrites, LifecycleWrites, ItemWrites,
-    ActionWrites, AccessWrites, DocumentAccess, Protocol,
+    ActionWrites, AccessWrites, DocumentAccess, CheckpointCapability, Protocol,
 ):
     """One tenant's write unit of work; everything it does commits or rolls back together."""
 
 
 class Reader(
     EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, AccessReads,
-    Protocol,
+    CheckpointCapability, Protocol,
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 

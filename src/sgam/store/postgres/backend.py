@@ -49,6 +49,7 @@ from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
+from .._sql.checkpoints import CheckpointAccess
 from .items import ItemReads
 from .lifecycle import LifecycleReads, due_tenants
 from .lookups import LockOrderError, lock_key
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
+class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, CheckpointAccess):
     """Tenant-scoped reads (``Reader``); each is one indexed statement.
 
     The read's transaction starts with its first statement, which sets the tenant: a

@@ -19,12 +19,14 @@ Cursor = psycopg.Cursor[tuple[Any, ...]]
 def scan_tables(cur: Cursor, tables: Sequence[str], needles: Sequence[str]) -> list[ResidueHit]:
     hits: list[ResidueHit] = []
     for table in tables:
-        columns = [row[0] for row in cur.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
-            "AND table_name = %s ORDER BY ordinal_position", (table,)).fetchall()]
+        columns = cur.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = %s ORDER BY ordinal_position", (table,)).fetchall()
+        # bytea (serialized checkpoints) as text is hex: search its bytes for the needle's UTF-8
         tests = [
-            sql.SQL("strpos({}::text, %s) > 0").format(sql.Identifier(column))
-            for column in columns for _ in needles
+            sql.SQL("position(convert_to(%s, 'UTF8') in {}) > 0" if kind == "bytea" else "strpos({}::text, %s) > 0")
+            .format(sql.Identifier(column))
+            for column, kind in columns for _ in needles
         ]
         if not tests:
             continue

@@ -19,6 +19,7 @@ from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import KeyLookups, LedgerWrites, Near
 from . import inserts
 from .adapters import Micros, MicrosArray, micros
+from .._sql.checkpoints import CheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
 from .lookups import LockOrderError, Lookups, lock_key
@@ -35,7 +36,7 @@ the version a transaction sees are still right for it; a transaction that change
 schema neither reads nor fills the cache."""
 
 
-class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
+class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, CheckpointAccess):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:

@@ -23,6 +23,7 @@ from . import scan
 from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
+from .._sql.checkpoints import CheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
@@ -85,7 +86,9 @@ def _version_params(tenant: str, v: Version) -> tuple[Any, ...]:
     )
 
 
-class SQLiteWrite(TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
+class SQLiteWrite(
+    TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, CheckpointAccess,
+):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across

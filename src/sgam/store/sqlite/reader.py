@@ -14,6 +14,7 @@ from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from .cache import Cache, TenantMemory
 from .errors import sgam_error
+from .._sql.checkpoints import CheckpointAccess
 from .items import ItemReads
 from .lifecycle import LifecycleReads
 from .session import SQLiteSession
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
     from .backend import SQLiteBackend
 
 
-class SQLiteReader(TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
+class SQLiteReader(
+    TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, CheckpointAccess,
+):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache) -> None:

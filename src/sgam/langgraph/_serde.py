@@ -1,0 +1,73 @@
+"""The checkpoint serializer: LangGraph's msgpack, restricted to safe or declared types.
+
+A checkpoint blob is code waiting to run: LangGraph's default serializer imports and
+calls whatever type a blob names. sgam's saver refuses that by default, as LangGraph's
+advisory asks (``LANGGRAPH_STRICT_MSGPACK``): only LangGraph's own safe types (messages,
+``Send``, ``Interrupt``, ``Command``, dates, UUIDs, ...) and the types a saver declares
+are rebuilt. LangGraph itself would hand a blocked value back as raw data; here a blocked
+type is an error, at ``put`` (so nothing that could not be read back is stored) and at
+read (a blob written by another, laxer writer)."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.serde.event_hooks import SerdeEvent, register_serde_event_listener
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+from .._errors import ValidationError
+
+_BLOCKED_KINDS = frozenset({"msgpack_blocked", "msgpack_method_blocked"})
+_blocked: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("sgam_serde_blocked", default=None)
+
+
+def _listen(event: SerdeEvent) -> None:
+    seen = _blocked.get()
+    if seen is not None and event.get("kind") in _BLOCKED_KINDS:
+        seen.append(".".join(str(event.get(part)) for part in ("module", "name") if event.get(part)))
+
+
+register_serde_event_listener(_listen)
+
+
+@contextmanager
+def _watch() -> Iterator[list[str]]:
+    seen: list[str] = []
+    token = _blocked.set(seen)
+    try:
+        yield seen
+    finally:
+        _blocked.reset(token)
+
+
+class StrictSerializer(SerializerProtocol):
+    """``JsonPlusSerializer`` without pickle, whose msgpack rebuilds only safe types and
+    ``allowed`` ones (``(module, name)`` pairs or the classes themselves)."""
+
+    def __init__(self, allowed: Iterable[tuple[str, ...] | type] = ()) -> None:
+        declared = list(allowed)
+        self._inner = JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=declared or None)
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        kind, data = self._inner.dumps_typed(obj)
+        self._load(kind, data, "value")
+        return kind, data
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        return self._load(data[0], data[1], "stored value")
+
+    def _load(self, kind: str, data: bytes, what: str) -> Any:
+        if kind == "pickle":
+            raise ValidationError("checkpoint", what, "must not be a pickle: the saver rebuilds no pickled data")
+        with _watch() as blocked:
+            value = self._inner.loads_typed((kind, data))
+        if blocked:
+            names = ", ".join(sorted(set(blocked)))
+            raise ValidationError(
+                "checkpoint", names,
+                "holds a type the strict serializer does not rebuild; declare it with SgamSaver(allowed_types=...)")
+        return value

@@ -1,0 +1,264 @@
+"""The statements of checkpoint memory (``SgamSaver``, LangGraph's checkpointer), written
+once for both backends.
+
+A checkpoint is stored whole: its channel values travel inside its own serialized body,
+not in blobs shared between checkpoints. So every checkpoint can be read, copied, pruned
+or erased on its own, a pruned history never leaves a survivor that needs a deleted row,
+and an erasure is a deletion of rows, with nothing shared left to collect. Bodies are the
+serializer's bytes; the rows carry only what addressing, listing and erasure need."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .ledger import Scoped
+from .session import CHUNK
+
+CHECKPOINT_COLUMNS = (
+    "thread_id, checkpoint_ns, checkpoint_id, parent_id, run_id, kind, body, metadata_kind, metadata, created_at"
+)
+WRITE_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, kind, body, task_path"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointRow:
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    parent_id: str | None
+    run_id: str | None
+    kind: str
+    body: bytes
+    metadata_kind: str
+    metadata: bytes
+    created_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointWriteRow:
+    """One pending write of a task, addressed like LangGraph addresses it."""
+
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    task_id: str
+    idx: int
+    channel: str
+    kind: str
+    body: bytes
+    task_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadRow:
+    """A thread of the tenant: its retention class and its newest checkpoint's instant."""
+
+    thread_id: str
+    retention: str
+    checkpoints: int
+    last_at: int | None
+
+
+def _checkpoint(row: Sequence[Any]) -> CheckpointRow:
+    values = list(row)
+    values[6], values[8] = bytes(values[6]), bytes(values[8])
+    return CheckpointRow(*values)
+
+
+def _write(row: Sequence[Any]) -> CheckpointWriteRow:
+    values = list(row)
+    values[7] = bytes(values[7])
+    return CheckpointWriteRow(*values)
+
+
+def _instant(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+class CheckpointRecords(Scoped):
+    """A tenant's checkpoints inside one read or one write unit of work."""
+
+    # reads --------------------------------------------------------------------------
+
+    def checkpoint(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str | None) -> CheckpointRow | None:
+        """The checkpoint with that id, or the thread's newest in the namespace."""
+        if checkpoint_id is not None:
+            row = self._db.row(
+                f"SELECT {CHECKPOINT_COLUMNS} FROM checkpoints WHERE tenant = ? AND thread_id = ? "
+                "AND checkpoint_ns = ? AND checkpoint_id = ?", (self.tenant, thread_id, checkpoint_ns, checkpoint_id))
+        else:
+            row = self._db.row(
+                f"SELECT {CHECKPOINT_COLUMNS} FROM checkpoints WHERE tenant = ? AND thread_id = ? "
+                "AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1", (self.tenant, thread_id, checkpoint_ns))
+        return _checkpoint(row) if row else None
+
+    def checkpoints(
+        self, thread_id: str | None, checkpoint_ns: str | None, checkpoint_id: str | None, before: str | None,
+        limit: int | None,
+    ) -> list[CheckpointRow]:
+        """Newest first (checkpoint ids grow with time), each filter optional."""
+        where = ["tenant = ?"]
+        params: list[Any] = [self.tenant]
+        for column, value in (("thread_id", thread_id), ("checkpoint_ns", checkpoint_ns),
+                              ("checkpoint_id", checkpoint_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if before is not None:
+            where.append("checkpoint_id < ?")
+            params.append(before)
+        tail = ""
+        if limit is not None:
+            tail = " LIMIT ?"
+            params.append(limit)
+        rows = self._db.rows(
+            f"SELECT {CHECKPOINT_COLUMNS} FROM checkpoints WHERE {' AND '.join(where)} "
+            f"ORDER BY checkpoint_id DESC, thread_id, checkpoint_ns{tail}", params)
+        return [_checkpoint(row) for row in rows]
+
+    def writes(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> list[CheckpointWriteRow]:
+        rows = self._db.rows(
+            f"SELECT {WRITE_COLUMNS} FROM checkpoint_writes WHERE tenant = ? AND thread_id = ? "
+            "AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_path, task_id, idx",
+            (self.tenant, thread_id, checkpoint_ns, checkpoint_id))
+        return [_write(row) for row in rows]
+
+    def threads(self, limit: int) -> list[ThreadRow]:
+        rows = self._db.rows(
+            "SELECT t.thread_id, t.retention, count(c.checkpoint_id), max(c.created_at) FROM checkpoint_threads t "
+            "LEFT JOIN checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
+            "WHERE t.tenant = ? GROUP BY t.thread_id, t.retention ORDER BY t.thread_id LIMIT ?",
+            (self.tenant, self.tenant, limit))
+        return [ThreadRow(str(r[0]), str(r[1]), int(r[2]), _instant(r[3])) for r in rows]
+
+    def thread(self, thread_id: str) -> ThreadRow | None:
+        row = self._db.row(
+            "SELECT t.thread_id, t.retention, count(c.checkpoint_id), max(c.created_at) FROM checkpoint_threads t "
+            "LEFT JOIN checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
+            "WHERE t.tenant = ? AND t.thread_id = ? GROUP BY t.thread_id, t.retention",
+            (self.tenant, self.tenant, thread_id))
+        return ThreadRow(str(row[0]), str(row[1]), int(row[2]), _instant(row[3])) if row else None
+
+    def thread_subjects(self, thread_id: str) -> list[str]:
+        rows = self._db.rows("SELECT subject FROM checkpoint_subjects WHERE tenant = ? AND thread_id = ? "
+                             "ORDER BY subject", (self.tenant, thread_id))
+        return [str(row[0]) for row in rows]
+
+    def threads_naming(self, subject: str) -> list[str]:
+        rows = self._db.rows("SELECT thread_id FROM checkpoint_subjects WHERE tenant = ? AND subject = ? "
+                             "ORDER BY thread_id", (self.tenant, subject))
+        return [str(row[0]) for row in rows]
+
+    # writes -------------------------------------------------------------------------
+
+    def put_checkpoint(self, row: CheckpointRow, retention: str, subjects: Sequence[str]) -> None:
+        """Store a checkpoint (a second put of one id replaces it), registering its thread
+        under ``retention`` the first time and the subjects it names."""
+        self._db.run(
+            "INSERT INTO checkpoint_threads (tenant, thread_id, retention) VALUES (?, ?, ?) "
+            "ON CONFLICT (tenant, thread_id) DO NOTHING", (self.tenant, row.thread_id, retention))
+        self._db.run(
+            f"INSERT INTO checkpoints (tenant, {CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET "
+            "parent_id = excluded.parent_id, run_id = excluded.run_id, kind = excluded.kind, body = excluded.body, "
+            "metadata_kind = excluded.metadata_kind, metadata = excluded.metadata, created_at = excluded.created_at",
+            (self.tenant, row.thread_id, row.checkpoint_ns, row.checkpoint_id, row.parent_id, row.run_id, row.kind,
+             row.body, row.metadata_kind, row.metadata, self._db.moment(row.created_at)))
+        if subjects:
+            self._db.run_many(
+                "INSERT INTO checkpoint_subjects (tenant, subject, thread_id) VALUES (?, ?, ?) "
+                "ON CONFLICT (tenant, subject, thread_id) DO NOTHING",
+                [(self.tenant, subject, row.thread_id) for subject in dict.fromkeys(subjects)])
+
+    def set_retention(self, thread_id: str, retention: str) -> bool:
+        return self._db.count("UPDATE checkpoint_threads SET retention = ? WHERE tenant = ? AND thread_id = ?",
+                              (retention, self.tenant, thread_id)) > 0
+
+    def put_writes(self, rows: Sequence[CheckpointWriteRow], replace: bool) -> None:
+        """Store a task's writes; ``replace``: a later write of the same slot wins (the
+        special channels: errors, interrupts), else the first one stays."""
+        conflict = ("DO UPDATE SET channel = excluded.channel, kind = excluded.kind, body = excluded.body, "
+                    "task_path = excluded.task_path" if replace else "DO NOTHING")
+        self._db.run_many(
+            f"INSERT INTO checkpoint_writes (tenant, {WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            f"ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx) {conflict}",
+            [(self.tenant, r.thread_id, r.checkpoint_ns, r.checkpoint_id, r.task_id, r.idx, r.channel, r.kind,
+              r.body, r.task_path) for r in rows])
+
+    def delete_thread(self, thread_id: str) -> int:
+        """Every row of the thread; how many checkpoints went."""
+        scope = (self.tenant, thread_id)
+        self._db.run("DELETE FROM checkpoint_writes WHERE tenant = ? AND thread_id = ?", scope)
+        self._db.run("DELETE FROM checkpoint_subjects WHERE tenant = ? AND thread_id = ?", scope)
+        self._db.run("DELETE FROM checkpoint_threads WHERE tenant = ? AND thread_id = ?", scope)
+        return self._db.count("DELETE FROM checkpoints WHERE tenant = ? AND thread_id = ?", scope)
+
+    def delete_runs(self, run_ids: Sequence[str]) -> int:
+        """The checkpoints the runs made and their pending writes."""
+        gone = 0
+        for start in range(0, len(run_ids), CHUNK):
+            chunk = list(run_ids[start:start + CHUNK])
+            marks = ", ".join("?" * len(chunk))
+            rows = self._db.rows(
+                f"SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints WHERE tenant = ? "
+                f"AND run_id IN ({marks})", (self.tenant, *chunk))
+            for thread_id, checkpoint_ns, checkpoint_id in rows:
+                self._delete_one(str(thread_id), str(checkpoint_ns), str(checkpoint_id))
+                gone += 1
+        return gone
+
+    def keep_latest(self, thread_id: str) -> int:
+        """Prune the thread to the newest checkpoint of each namespace, with its pending
+        writes: what a resume reads. The survivor's parent link is cut where the parent
+        went. How many checkpoints went."""
+        newest = self._db.rows(
+            "SELECT checkpoint_ns, max(checkpoint_id) FROM checkpoints WHERE tenant = ? AND thread_id = ? "
+            "GROUP BY checkpoint_ns", (self.tenant, thread_id))
+        gone = 0
+        for checkpoint_ns, checkpoint_id in newest:
+            scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
+            self._db.run("DELETE FROM checkpoint_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+                         "AND checkpoint_id <> ?", scope)
+            gone += self._db.count("DELETE FROM checkpoints WHERE tenant = ? AND thread_id = ? "
+                                   "AND checkpoint_ns = ? AND checkpoint_id <> ?", scope)
+            self._db.run("UPDATE checkpoints SET parent_id = NULL WHERE tenant = ? AND thread_id = ? "
+                         "AND checkpoint_ns = ? AND checkpoint_id = ? AND parent_id IS NOT NULL", scope)
+        return gone
+
+    def copy_thread(self, source: str, target: str) -> int:
+        """Every checkpoint and pending write of ``source`` under ``target`` (replacing
+        what ``target`` has at the same addresses); how many checkpoints were copied."""
+        if source == target:
+            return 0
+        self.delete_thread(target)
+        self._db.run(
+            "INSERT INTO checkpoint_threads (tenant, thread_id, retention) SELECT tenant, ?, retention "
+            "FROM checkpoint_threads WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
+        self._db.run(
+            "INSERT INTO checkpoint_subjects (tenant, subject, thread_id) SELECT tenant, subject, ? "
+            "FROM checkpoint_subjects WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
+        self._db.run(
+            f"INSERT INTO checkpoint_writes (tenant, {WRITE_COLUMNS}) SELECT tenant, ?, checkpoint_ns, "
+            "checkpoint_id, task_id, idx, channel, kind, body, task_path FROM checkpoint_writes "
+            "WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
+        return self._db.count(
+            f"INSERT INTO checkpoints (tenant, {CHECKPOINT_COLUMNS}) SELECT tenant, ?, checkpoint_ns, checkpoint_id, "
+            "parent_id, run_id, kind, body, metadata_kind, metadata, created_at FROM checkpoints "
+            "WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
+
+    def _delete_one(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> None:
+        scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
+        self._db.run("DELETE FROM checkpoint_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+                     "AND checkpoint_id = ?", scope)
+        self._db.run("DELETE FROM checkpoints WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+                     "AND checkpoint_id = ?", scope)
+
+
+class CheckpointAccess(Scoped):
+    """Checkpoint memory over the same session: a read or a write unit of work hands out
+    its checkpoints as one capability instead of carrying every statement itself."""
+
+    def checkpoints(self) -> CheckpointRecords:
+        return CheckpointRecords(self._db, self.tenant)
