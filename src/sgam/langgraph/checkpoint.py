@@ -169,7 +169,8 @@ class SgamSaver(BaseCheckpointSaver[str]):
     ) -> None:
         thread_id, checkpoint_ns, checkpoint_id = _thread(config)
         if checkpoint_id is None:
-            raise ValidationError("checkpoint_id", None, "pending writes belong to a checkpoint: configurable.checkpoint_id")
+            raise ValidationError("checkpoint_id", None,
+                                  "pending writes belong to a checkpoint: configurable.checkpoint_id")
         special: list[CheckpointWriteRow] = []
         regular: list[CheckpointWriteRow] = []
         for position, (channel, value) in enumerate(writes):

@@ -38,6 +38,7 @@ from ..._errors import StoreError
 from ..._values import check_tenant
 from .._protocol import JobRow, Reader, ResidueHit
 from .._sql.access import AccessReads
+from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import GET, GET_KNOWN, LedgerReader
 from .._sql.lifecycle import CONSENTS
@@ -49,7 +50,6 @@ from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate
-from .._sql.checkpoints import CheckpointAccess
 from .items import ItemReads
 from .lifecycle import LifecycleReads, due_tenants
 from .lookups import LockOrderError, lock_key

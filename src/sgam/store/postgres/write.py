@@ -15,11 +15,11 @@ from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
+from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import KeyLookups, LedgerWrites, Near
 from . import inserts
 from .adapters import Micros, MicrosArray, micros
-from .._sql.checkpoints import CheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
 from .lookups import LockOrderError, Lookups, lock_key

@@ -17,13 +17,13 @@ from .._protocol import EpisodeRow, JobRow, ResidueHit
 from .._rows import version_columns_of, version_from_row
 from .._search import SearchIndex
 from .._sql.access import AccessWrites
+from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import NEAR, KeyLookups, LedgerWrites, Near, near_from_rows
 from . import scan
 from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
-from .._sql.checkpoints import CheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from .._protocol import QueryFilter, Reader
 from .._sql.access import AccessReads
+from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from .cache import Cache, TenantMemory
 from .errors import sgam_error
-from .._sql.checkpoints import CheckpointAccess
 from .items import ItemReads
 from .lifecycle import LifecycleReads
 from .session import SQLiteSession
