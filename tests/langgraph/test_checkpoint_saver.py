@@ -1,0 +1,161 @@
+"""``SgamSaver`` beyond LangGraph's conformance suite: tenants, the strict serializer,
+bad input, erasure and retention, and a real graph interrupted, pruned and resumed."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import TypedDict
+
+import pytest
+from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command, interrupt
+
+from sgam import Memory, NotFoundError, ValidationError
+from sgam.langgraph import SgamSaver
+
+from ..conftest import Store
+
+MARKER = "zq-checkpoint-marker-8841"
+
+
+@dataclasses.dataclass
+class Draft:
+    title: str
+
+
+class State(TypedDict):
+    topic: str
+    draft: str
+    published: bool
+
+
+def _graph(saver: SgamSaver) -> object:
+    def draft(state: State) -> dict[str, str]:
+        return {"draft": f"report on {state['topic']}"}
+
+    def approve(state: State) -> dict[str, str]:
+        decision = interrupt({"draft": state["draft"]})
+        return {"draft": f"{state['draft']} ({decision})"}
+
+    def publish(state: State) -> dict[str, bool]:
+        return {"published": True}
+
+    builder = StateGraph(State)
+    builder.add_node("draft", draft)
+    builder.add_node("approve", approve)
+    builder.add_node("publish", publish)
+    builder.add_edge(START, "draft")
+    builder.add_edge("draft", "approve")
+    builder.add_edge("approve", "publish")
+    builder.add_edge("publish", END)
+    return builder.compile(checkpointer=saver)
+
+
+def _config(thread: str, **metadata: object) -> dict[str, object]:
+    return {"configurable": {"thread_id": thread}, "metadata": metadata}
+
+
+def _put(saver: SgamSaver, thread: str, value: object) -> dict[str, object]:
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = {"notes": value}
+    return saver.put(_config(thread), checkpoint, {"source": "input", "step": -1}, {})  # type: ignore[arg-type]
+
+
+def test_a_thread_of_another_tenant_is_not_readable_even_by_its_id(memory: Memory) -> None:
+    acme, globex = SgamSaver(memory, tenant="acme"), SgamSaver(memory, tenant="globex")
+    stored = _put(acme, "t-1", "acme's notes")
+    assert acme.get_tuple(stored) is not None  # type: ignore[arg-type]
+    assert globex.get_tuple(stored) is None  # type: ignore[arg-type]
+    assert globex.get_tuple(_config("t-1")) is None  # type: ignore[arg-type]
+    assert list(globex.list(None)) == []
+    globex.delete_thread("t-1")
+    globex.prune(["t-1"], strategy="delete")
+    assert acme.get_tuple(stored) is not None  # type: ignore[arg-type]
+
+
+def test_the_strict_serializer_refuses_undeclared_types_and_stores_nothing(memory: Memory) -> None:
+    saver = SgamSaver(memory, tenant="acme")
+    with pytest.raises(ValidationError) as refused:
+        _put(saver, "t-1", Draft("q3"))
+    assert "Draft" in str(refused.value)
+    assert saver.get_tuple(_config("t-1")) is None  # type: ignore[arg-type]
+    declared = SgamSaver(memory, tenant="acme", allowed_types=[Draft])
+    _put(declared, "t-1", Draft("q3"))
+    found = declared.get_tuple(_config("t-1"))  # type: ignore[arg-type]
+    assert found is not None and found.checkpoint["channel_values"]["notes"] == Draft("q3")
+    with pytest.raises(ValidationError):  # a reader that does not declare it refuses the stored blob
+        saver.get_tuple(_config("t-1"))  # type: ignore[arg-type]
+
+
+def test_bad_configs_are_refused(memory: Memory) -> None:
+    saver = SgamSaver(memory, tenant="acme")
+    for config in ({}, {"configurable": {}}, {"configurable": {"thread_id": ""}}):
+        with pytest.raises(ValidationError) as refused:
+            saver.get_tuple(config)  # type: ignore[arg-type]
+        assert refused.value.field == "thread_id"
+    with pytest.raises(ValidationError):
+        saver.put_writes(_config("t-1"), [("ch", 1)], "task")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        saver.prune("t-1", strategy="keep_latest")
+    with pytest.raises(ValidationError):
+        saver.prune(["t-1"], strategy="shrink")
+    with pytest.raises(NotFoundError):
+        saver.forget_thread("never-ran")
+    checkpoint = empty_checkpoint()
+    with pytest.raises(NotFoundError):  # a retention class the tenant never declared
+        saver.put(_config("t-2", retention="fortnight"), checkpoint, {}, {})  # type: ignore[arg-type]
+    assert list(saver.list(None)) == []
+
+
+def test_forget_thread_leaves_no_residue_and_audits_without_content(memory: Memory) -> None:
+    saver = SgamSaver(memory, tenant="acme")
+    stored = _put(saver, "t-1", f"the client said {MARKER}")
+    saver.put_writes(stored, [("notes", f"pending {MARKER}")], "task-1")  # type: ignore[arg-type]
+    assert memory.residue("acme", MARKER).found
+    saver.forget_thread("t-1")
+    assert saver.get_tuple(_config("t-1")) is None  # type: ignore[arg-type]
+    assert not memory.residue("acme", MARKER).found, memory.residue("acme", MARKER)
+    entries = memory.audit("acme")
+    assert [entry.action for entry in entries][-1] == "forget_thread"
+    assert all(MARKER not in repr(entry) and "t-1" not in repr(entry) for entry in entries)
+
+
+def test_forget_subject_erases_the_threads_that_name_it(memory: Memory) -> None:
+    saver = SgamSaver(memory, tenant="acme")
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = {"notes": f"Mira said {MARKER}"}
+    saver.put(_config("about-mira", subjects=["mira"]), checkpoint, {}, {})  # type: ignore[arg-type]
+    _put(saver, "unrelated", "nothing personal")
+    memory.forget_subject("acme", "mira")
+    assert saver.get_tuple(_config("about-mira")) is None  # type: ignore[arg-type]
+    assert saver.get_tuple(_config("unrelated")) is not None  # type: ignore[arg-type]
+    assert not memory.residue("acme", MARKER).found
+
+
+def test_an_interrupted_run_pruned_midway_resumes_to_the_end(store: Store) -> None:
+    with SgamSaver.from_url(store.url, tenant="acme") as saver:
+        graph = _graph(saver)
+        config = {"configurable": {"thread_id": f"report-{uuid.uuid4()}"}}
+        first = graph.invoke({"topic": "q3", "draft": "", "published": False}, config)  # type: ignore[attr-defined]
+        assert "__interrupt__" in first
+        snapshot = graph.get_state(config)  # type: ignore[attr-defined]
+        assert snapshot.next == ("approve",)
+        history = list(saver.list(config))  # type: ignore[arg-type]
+        assert len(history) >= 3
+        saver.prune([config["configurable"]["thread_id"]], strategy="keep_latest")
+        assert len(list(saver.list(config))) == 1  # type: ignore[arg-type]
+        assert graph.get_state(config).next == ("approve",)  # type: ignore[attr-defined]
+        done = graph.invoke(Command(resume="approved"), config)  # type: ignore[attr-defined]
+        assert done["published"] is True and done["draft"] == "report on q3 (approved)"
+
+
+def test_update_state_then_resume(store: Store) -> None:
+    with SgamSaver.from_url(store.url, tenant="acme") as saver:
+        graph = _graph(saver)
+        config = {"configurable": {"thread_id": f"report-{uuid.uuid4()}"}}
+        graph.invoke({"topic": "q4", "draft": "", "published": False}, config)  # type: ignore[attr-defined]
+        graph.update_state(config, {"topic": "q4", "draft": "edited by hand"})  # type: ignore[attr-defined]
+        done = graph.invoke(Command(resume="ok"), config)  # type: ignore[attr-defined]
+        assert done["draft"] == "edited by hand (ok)" and done["published"] is True
