@@ -159,3 +159,29 @@ def test_update_state_then_resume(store: Store) -> None:
         graph.update_state(config, {"topic": "q4", "draft": "edited by hand"})  # type: ignore[attr-defined]
         done = graph.invoke(Command(resume="ok"), config)  # type: ignore[attr-defined]
         assert done["draft"] == "edited by hand (ok)" and done["published"] is True
+
+
+def test_retention_prunes_old_history_keeps_runs_resumable_and_erases_expired_threads(
+    memory: Memory, clock: object,
+) -> None:
+    memory.retention("acme", "runs", "P1D")
+    memory.retention("acme", "drafts", "P1D", on_expiry="keep_facts")
+    saver = SgamSaver(memory, tenant="acme", retention="runs")
+    graph = _graph(saver)
+    live = {"configurable": {"thread_id": "live"}}
+    graph.invoke({"topic": "q1", "draft": "", "published": False}, live)  # type: ignore[attr-defined]
+    kept = {"configurable": {"thread_id": "kept"}, "metadata": {"retention": "drafts"}}
+    graph.invoke({"topic": "q2", "draft": "", "published": False}, kept)  # type: ignore[attr-defined]
+    clock.advance(2 * 86_400)  # type: ignore[attr-defined]
+    expired = {"configurable": {"thread_id": "expired"}}
+    graph.invoke({"topic": "old", "draft": "", "published": False}, expired)  # type: ignore[attr-defined]
+    clock.advance(2 * 86_400)  # type: ignore[attr-defined]
+    graph.invoke(Command(resume="yes"), live)  # type: ignore[attr-defined]
+    outcome = saver.apply_retention()
+    assert set(outcome["erased"]) == {"expired"}
+    assert set(outcome["pruned"]) == {"live", "kept"}
+    assert saver.get_tuple(expired) is None  # type: ignore[arg-type]
+    assert graph.get_state(kept).next == ("approve",)  # type: ignore[attr-defined]
+    done = graph.invoke(Command(resume="fine"), kept)  # type: ignore[attr-defined]
+    assert done["published"] is True
+    assert len(list(saver.list(live))) == 1  # type: ignore[arg-type]

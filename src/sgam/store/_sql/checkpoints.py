@@ -53,11 +53,12 @@ class CheckpointWriteRow:
 
 @dataclass(frozen=True, slots=True)
 class ThreadRow:
-    """A thread of the tenant: its retention class and its newest checkpoint's instant."""
+    """A thread of the tenant: its retention class and when its checkpoints were stored."""
 
     thread_id: str
     retention: str
     checkpoints: int
+    first_at: int | None
     last_at: int | None
 
 
@@ -75,6 +76,10 @@ def _write(row: Sequence[Any]) -> CheckpointWriteRow:
 
 def _instant(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+def _thread(row: Sequence[Any]) -> ThreadRow:
+    return ThreadRow(str(row[0]), str(row[1]), int(row[2]), _instant(row[3]), _instant(row[4]))
 
 
 class CheckpointRecords(Scoped):
@@ -127,19 +132,21 @@ class CheckpointRecords(Scoped):
 
     def threads(self, limit: int) -> list[ThreadRow]:
         rows = self._db.rows(
-            "SELECT t.thread_id, t.retention, count(c.checkpoint_id), max(c.created_at) FROM checkpoint_threads t "
+            "SELECT t.thread_id, t.retention, count(c.checkpoint_id), min(c.created_at), max(c.created_at) "
+            "FROM checkpoint_threads t "
             "LEFT JOIN checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
             "WHERE t.tenant = ? GROUP BY t.thread_id, t.retention ORDER BY t.thread_id LIMIT ?",
             (self.tenant, self.tenant, limit))
-        return [ThreadRow(str(r[0]), str(r[1]), int(r[2]), _instant(r[3])) for r in rows]
+        return [_thread(row) for row in rows]
 
     def thread(self, thread_id: str) -> ThreadRow | None:
         row = self._db.row(
-            "SELECT t.thread_id, t.retention, count(c.checkpoint_id), max(c.created_at) FROM checkpoint_threads t "
+            "SELECT t.thread_id, t.retention, count(c.checkpoint_id), min(c.created_at), max(c.created_at) "
+            "FROM checkpoint_threads t "
             "LEFT JOIN checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
             "WHERE t.tenant = ? AND t.thread_id = ? GROUP BY t.thread_id, t.retention",
             (self.tenant, self.tenant, thread_id))
-        return ThreadRow(str(row[0]), str(row[1]), int(row[2]), _instant(row[3])) if row else None
+        return _thread(row) if row else None
 
     def thread_subjects(self, thread_id: str) -> list[str]:
         rows = self._db.rows("SELECT subject FROM checkpoint_subjects WHERE tenant = ? AND thread_id = ? "
