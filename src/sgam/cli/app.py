@@ -10,7 +10,21 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from . import actions, browse, demo, documents, extraction, keys, ledger, lifecycle, migrate, recall, replay, serve
+from . import (
+    actions,
+    browse,
+    demo,
+    documents,
+    extraction,
+    keys,
+    ledger,
+    lifecycle,
+    migrate,
+    recall,
+    replay,
+    serve,
+    threads,
+)
 from .output import print_json
 
 
@@ -64,7 +78,8 @@ def _options(
     """sgam: typed, bitemporal, tenant-scoped memory for AI agents."""
 
 
-for module in (ledger, browse, replay, extraction, recall, documents, actions, lifecycle, keys, serve, migrate, demo):
+for module in (ledger, browse, replay, extraction, recall, documents, actions, threads, lifecycle, keys, serve, migrate,
+               demo):
     module.register(app)
 
 

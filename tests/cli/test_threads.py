@@ -1,0 +1,60 @@
+"""``sgam threads``: where a run stopped, what it waits for, prune and forget, as JSON
+and exit statuses, on each backend."""
+
+from __future__ import annotations
+
+import json
+
+from langgraph.checkpoint.base import empty_checkpoint
+from typer.testing import CliRunner
+
+from sgam import Memory
+from sgam.cli import app
+from sgam.langgraph import SgamSaver
+
+runner = CliRunner()
+
+
+def sgam(db: str, *args: str) -> tuple[int, object]:
+    result = runner.invoke(app, [*args, "--db", db, "--json"])
+    try:
+        return result.exit_code, json.loads(result.stdout)
+    except json.JSONDecodeError:
+        return result.exit_code, result.stdout
+
+
+def _interrupted_thread(url: str) -> str:
+    with Memory(url) as memory:
+        saver = SgamSaver(memory, tenant="acme")
+        config = {"configurable": {"thread_id": "report-1"}, "metadata": {"subjects": ["mira"]}}
+        stored = None
+        for step in range(3):
+            checkpoint = empty_checkpoint()
+            checkpoint["channel_values"] = {"draft": f"version {step}"}
+            if stored is not None:
+                config["configurable"]["checkpoint_id"] = stored["configurable"]["checkpoint_id"]
+            stored = saver.put(config, checkpoint, {"step": step, "source": "loop"}, {})  # type: ignore[arg-type]
+        saver.put_writes(stored, [("__interrupt__", "approve the report?")], "task-1")  # type: ignore[arg-type]
+    return "report-1"
+
+
+def test_list_show_prune_forget(store_url: str) -> None:
+    thread = _interrupted_thread(store_url)
+    code, listed = sgam(store_url, "threads", "list", "-t", "acme")
+    assert code == 0 and isinstance(listed, list)
+    assert [(t["thread_id"], t["checkpoints"]) for t in listed] == [(thread, 3)]
+    code, shown = sgam(store_url, "threads", "show", "-t", "acme", thread)
+    assert code == 0 and isinstance(shown, dict)
+    assert shown["subjects"] == ["mira"]
+    assert [c["step"] for c in shown["checkpoints"]] == [2, 1, 0]
+    assert shown["checkpoints"][0]["waiting_for"] == ["approve the report?"]
+    assert sgam(store_url, "threads", "list", "-t", "globex")[1] == []
+    assert sgam(store_url, "threads", "show", "-t", "globex", thread)[0] == 4
+    code, pruned = sgam(store_url, "threads", "prune", "-t", "acme", thread)
+    assert code == 0 and isinstance(pruned, list) and pruned[0]["checkpoints"] == 1
+    code, shown = sgam(store_url, "threads", "show", "-t", "acme", thread)
+    assert shown["checkpoints"][0]["waiting_for"] == ["approve the report?"]  # type: ignore[index]
+    assert sgam(store_url, "threads", "prune", "-t", "acme", "no-such-thread")[0] == 4
+    assert sgam(store_url, "threads", "forget", "-t", "acme", thread)[0] == 0
+    assert sgam(store_url, "threads", "list", "-t", "acme")[1] == []
+    assert sgam(store_url, "threads", "forget", "-t", "acme", thread)[0] == 4
