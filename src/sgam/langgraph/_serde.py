@@ -11,8 +11,7 @@ read (a blob written by another, laxer writer)."""
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any
 
 from langgraph.checkpoint.serde.base import SerializerProtocol
@@ -34,16 +33,6 @@ def _listen(event: SerdeEvent) -> None:
 register_serde_event_listener(_listen)
 
 
-@contextmanager
-def _watch() -> Iterator[list[str]]:
-    seen: list[str] = []
-    token = _blocked.set(seen)
-    try:
-        yield seen
-    finally:
-        _blocked.reset(token)
-
-
 class StrictSerializer(SerializerProtocol):
     """``JsonPlusSerializer`` without pickle, whose msgpack rebuilds only safe types and
     ``allowed`` ones (``(module, name)`` pairs or the classes themselves)."""
@@ -63,8 +52,12 @@ class StrictSerializer(SerializerProtocol):
     def _load(self, kind: str, data: bytes, what: str) -> Any:
         if kind == "pickle":
             raise ValidationError("checkpoint", what, "must not be a pickle: the saver rebuilds no pickled data")
-        with _watch() as blocked:
+        blocked: list[str] = []
+        token = _blocked.set(blocked)
+        try:
             value = self._inner.loads_typed((kind, data))
+        finally:
+            _blocked.reset(token)
         if blocked:
             names = ", ".join(sorted(set(blocked)))
             raise ValidationError(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import random
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -102,7 +102,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         thread_id, checkpoint_ns, checkpoint_id = _thread(config)
-        with self._read("checkpoint_get") as reader:
+        with self._read() as reader:
             records = reader.checkpoints()
             row = records.checkpoint(thread_id, checkpoint_ns, checkpoint_id)
             if row is None:
@@ -121,7 +121,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
         before_id = get_checkpoint_id(before) if before else None
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise ValidationError("limit", limit, "must be a non-negative integer")
-        with self._read("checkpoint_list") as reader:
+        with self._read() as reader:
             records = reader.checkpoints()
             rows = records.checkpoints(thread_id, checkpoint_ns, checkpoint_id, before_id,
                                        None if filter else limit)
@@ -160,7 +160,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
                                     field="retention", value=retention)
             txn.checkpoints().put_checkpoint(row, retention, subjects)
 
-        self.memory.ledger.run_write(self.tenant, work, "checkpoint_put")
+        self._write(work)
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
                                  "checkpoint_id": row.checkpoint_id}}
 
@@ -184,24 +184,21 @@ class SgamSaver(BaseCheckpointSaver[str]):
             records.put_writes(regular, replace=False)
             records.put_writes(special, replace=True)
 
-        self.memory.ledger.run_write(self.tenant, work, "checkpoint_put_writes")
+        self._write(work)
 
     def delete_thread(self, thread_id: str) -> None:
         thread = check_name(str(thread_id), "thread_id")
-        self.memory.ledger.run_write(self.tenant, lambda txn: txn.checkpoints().delete_thread(thread),
-                                     "checkpoint_delete")
+        self._write(lambda txn: txn.checkpoints().delete_thread(thread))
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         runs = [check_name(str(run), "run_ids") for run in _sequence(run_ids, "run_ids")]
         if runs:
-            self.memory.ledger.run_write(self.tenant, lambda txn: txn.checkpoints().delete_runs(runs),
-                                         "checkpoint_delete")
+            self._write(lambda txn: txn.checkpoints().delete_runs(runs))
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         source = check_name(str(source_thread_id), "source_thread_id")
         target = check_name(str(target_thread_id), "target_thread_id")
-        self.memory.ledger.run_write(self.tenant, lambda txn: txn.checkpoints().copy_thread(source, target),
-                                     "checkpoint_copy")
+        self._write(lambda txn: txn.checkpoints().copy_thread(source, target))
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """``keep_latest``: each namespace keeps its newest checkpoint and its pending
@@ -216,8 +213,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
                 self._keep_latest(thread_id)
 
     def _keep_latest(self, thread_id: str) -> None:
-        self.memory.ledger.run_write(self.tenant, lambda txn: txn.checkpoints().keep_latest(thread_id),
-                                     "checkpoint_prune")
+        self._write(lambda txn: txn.checkpoints().keep_latest(thread_id))
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """Versions sort as strings: a zero-padded counter, then a random tiebreak."""
@@ -248,7 +244,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
         checkpoints are past it is pruned to its newest checkpoint per namespace, with
         the saver's own prune, never by deleting rows by age. What happened, by thread."""
         now = self.memory.ledger.now()
-        with self._read("checkpoint_retention") as reader:
+        with self._read() as reader:
             classes = {row.name: row for row in reader.retention_classes()}
             threads = reader.checkpoints().threads(limit=1_000_000)
         outcome: dict[str, builtins.list[str]] = {"erased": [], "pruned": []}
@@ -266,7 +262,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
         return outcome
 
     def threads(self, limit: int = 1000) -> builtins.list[ThreadRow]:
-        with self._read("threads") as reader:
+        with self._read() as reader:
             return reader.checkpoints().threads(limit)
 
     # async twins ------------------------------------------------------------------------
@@ -307,10 +303,16 @@ class SgamSaver(BaseCheckpointSaver[str]):
 
     # helpers ----------------------------------------------------------------------------
 
+    # Checkpoints have no deadlines of their own (retention prunes them), so their reads
+    # and writes go straight to the backend, without the ledger's deadline probe.
+
     @contextmanager
-    def _read(self, call: str) -> Iterator[Reader]:
-        with self.memory.ledger.read(self.tenant, call) as reader:
+    def _read(self) -> Iterator[Reader]:
+        with self.memory.ledger.backend.read(self.tenant) as reader:
             yield reader
+
+    def _write(self, work: Callable[[WriteTransaction], object]) -> None:
+        self.memory.ledger.backend.run_write(self.tenant, work)
 
     def _dump(self, value: Any) -> tuple[str, bytes]:
         try:
