@@ -4,8 +4,9 @@
     python run.py approve --thread T                       # a person approves (update_state)
     python run.py resume  --thread T                       # publishes, exactly once
 
-Common options: ``--db`` (sgam URL), ``--checkpoints`` (a SQLite file for LangGraph's
-SqliteSaver, or a postgresql:// URL for its PostgresSaver), ``--service`` (the
+Common options: ``--db`` (sgam URL), ``--checkpoints`` (``sgam``, the default: sgam's own
+``SgamSaver`` in the same database, tenant-scoped and erasable with the ledger; or a
+SQLite file for LangGraph's SqliteSaver, or a postgresql:// URL for its PostgresSaver), ``--service`` (the
 publishing service's base URL), ``--tenant``, ``--no-reconcile`` (for a service that
 keeps no idempotency keys). Every step runs with ``durability="sync"``.
 """
@@ -30,7 +31,12 @@ from sgam import ActionInDoubt, Memory  # noqa: E402
 
 
 @contextmanager
-def checkpointer(where: str) -> Iterator[Checkpointer]:
+def checkpointer(where: str, memory: Memory, tenant: str) -> Iterator[Checkpointer]:
+    if where == "sgam":
+        from sgam.langgraph import SgamSaver
+
+        yield SgamSaver(memory, tenant=tenant)
+        return
     if where.startswith(("postgresql://", "postgres://")):
         from langgraph.checkpoint.postgres import PostgresSaver
 
@@ -53,13 +59,13 @@ def main() -> int:
     parser.add_argument("--thread", required=True)
     parser.add_argument("--topic", default="Q3 report")
     parser.add_argument("--db", default="sqlite:///publish_once.db")
-    parser.add_argument("--checkpoints", default="checkpoints.sqlite")
+    parser.add_argument("--checkpoints", default="sgam")
     parser.add_argument("--service", default="http://127.0.0.1:8765")
     parser.add_argument("--tenant", default="acme")
     parser.add_argument("--no-reconcile", action="store_true")
     args = parser.parse_args()
     config = {"configurable": {"thread_id": args.thread}}
-    with Memory(args.db) as memory, checkpointer(args.checkpoints) as saver:
+    with Memory(args.db) as memory, checkpointer(args.checkpoints, memory, args.tenant) as saver:
         graph = build(memory, args.tenant, args.service, saver, reconcile=not args.no_reconcile)
         try:
             if args.step == "start":

@@ -63,10 +63,13 @@ class Runner:
         return done.returncode, payload, done.stderr
 
 
-@pytest.fixture
-def stores(store: Store, tmp_path: Path) -> tuple[str, str]:
-    """(sgam URL, checkpointer location): a SQLite file beside the store, or on
-    PostgreSQL the owner, which may create LangGraph's checkpoint tables."""
+@pytest.fixture(params=["sgam", "langgraph"])
+def stores(store: Store, tmp_path: Path, request: pytest.FixtureRequest) -> tuple[str, str]:
+    """(sgam URL, checkpointer location): sgam's own saver in the same database; or
+    LangGraph's, in a SQLite file beside the store, or on PostgreSQL as the owner, which
+    may create LangGraph's checkpoint tables."""
+    if request.param == "sgam":
+        return store.url, "sgam"
     if store.backend == "sqlite":
         return store.url, str(tmp_path / "checkpoints.sqlite")
     return store.url, store.admin

@@ -91,11 +91,11 @@ class CheckpointRecords(Scoped):
         """The checkpoint with that id, or the thread's newest in the namespace."""
         if checkpoint_id is not None:
             row = self._db.row(
-                f"SELECT {CHECKPOINT_COLUMNS} FROM checkpoints WHERE tenant = ? AND thread_id = ? "
+                f"SELECT {CHECKPOINT_COLUMNS} FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
                 "AND checkpoint_ns = ? AND checkpoint_id = ?", (self.tenant, thread_id, checkpoint_ns, checkpoint_id))
         else:
             row = self._db.row(
-                f"SELECT {CHECKPOINT_COLUMNS} FROM checkpoints WHERE tenant = ? AND thread_id = ? "
+                f"SELECT {CHECKPOINT_COLUMNS} FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
                 "AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1", (self.tenant, thread_id, checkpoint_ns))
         return _checkpoint(row) if row else None
 
@@ -119,13 +119,13 @@ class CheckpointRecords(Scoped):
             tail = " LIMIT ?"
             params.append(limit)
         rows = self._db.rows(
-            f"SELECT {CHECKPOINT_COLUMNS} FROM checkpoints WHERE {' AND '.join(where)} "
+            f"SELECT {CHECKPOINT_COLUMNS} FROM saver_checkpoints WHERE {' AND '.join(where)} "
             f"ORDER BY checkpoint_id DESC, thread_id, checkpoint_ns{tail}", params)
         return [_checkpoint(row) for row in rows]
 
     def writes(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> list[CheckpointWriteRow]:
         rows = self._db.rows(
-            f"SELECT {WRITE_COLUMNS} FROM checkpoint_writes WHERE tenant = ? AND thread_id = ? "
+            f"SELECT {WRITE_COLUMNS} FROM saver_writes WHERE tenant = ? AND thread_id = ? "
             "AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_path, task_id, idx",
             (self.tenant, thread_id, checkpoint_ns, checkpoint_id))
         return [_write(row) for row in rows]
@@ -133,8 +133,8 @@ class CheckpointRecords(Scoped):
     def threads(self, limit: int) -> list[ThreadRow]:
         rows = self._db.rows(
             "SELECT t.thread_id, t.retention, count(c.checkpoint_id), min(c.created_at), max(c.created_at) "
-            "FROM checkpoint_threads t "
-            "LEFT JOIN checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
+            "FROM saver_threads t "
+            "LEFT JOIN saver_checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
             "WHERE t.tenant = ? GROUP BY t.thread_id, t.retention ORDER BY t.thread_id LIMIT ?",
             (self.tenant, self.tenant, limit))
         return [_thread(row) for row in rows]
@@ -142,19 +142,19 @@ class CheckpointRecords(Scoped):
     def thread(self, thread_id: str) -> ThreadRow | None:
         row = self._db.row(
             "SELECT t.thread_id, t.retention, count(c.checkpoint_id), min(c.created_at), max(c.created_at) "
-            "FROM checkpoint_threads t "
-            "LEFT JOIN checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
+            "FROM saver_threads t "
+            "LEFT JOIN saver_checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
             "WHERE t.tenant = ? AND t.thread_id = ? GROUP BY t.thread_id, t.retention",
             (self.tenant, self.tenant, thread_id))
         return _thread(row) if row else None
 
     def thread_subjects(self, thread_id: str) -> list[str]:
-        rows = self._db.rows("SELECT subject FROM checkpoint_subjects WHERE tenant = ? AND thread_id = ? "
+        rows = self._db.rows("SELECT subject FROM saver_subjects WHERE tenant = ? AND thread_id = ? "
                              "ORDER BY subject", (self.tenant, thread_id))
         return [str(row[0]) for row in rows]
 
     def threads_naming(self, subject: str) -> list[str]:
-        rows = self._db.rows("SELECT thread_id FROM checkpoint_subjects WHERE tenant = ? AND subject = ? "
+        rows = self._db.rows("SELECT thread_id FROM saver_subjects WHERE tenant = ? AND subject = ? "
                              "ORDER BY thread_id", (self.tenant, subject))
         return [str(row[0]) for row in rows]
 
@@ -164,10 +164,10 @@ class CheckpointRecords(Scoped):
         """Store a checkpoint (a second put of one id replaces it), registering its thread
         under ``retention`` the first time and the subjects it names."""
         self._db.run(
-            "INSERT INTO checkpoint_threads (tenant, thread_id, retention) VALUES (?, ?, ?) "
+            "INSERT INTO saver_threads (tenant, thread_id, retention) VALUES (?, ?, ?) "
             "ON CONFLICT (tenant, thread_id) DO NOTHING", (self.tenant, row.thread_id, retention))
         self._db.run(
-            f"INSERT INTO checkpoints (tenant, {CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET "
             "parent_id = excluded.parent_id, run_id = excluded.run_id, kind = excluded.kind, body = excluded.body, "
             "metadata_kind = excluded.metadata_kind, metadata = excluded.metadata, created_at = excluded.created_at",
@@ -175,12 +175,12 @@ class CheckpointRecords(Scoped):
              row.body, row.metadata_kind, row.metadata, self._db.moment(row.created_at)))
         if subjects:
             self._db.run_many(
-                "INSERT INTO checkpoint_subjects (tenant, subject, thread_id) VALUES (?, ?, ?) "
+                "INSERT INTO saver_subjects (tenant, subject, thread_id) VALUES (?, ?, ?) "
                 "ON CONFLICT (tenant, subject, thread_id) DO NOTHING",
                 [(self.tenant, subject, row.thread_id) for subject in dict.fromkeys(subjects)])
 
     def set_retention(self, thread_id: str, retention: str) -> bool:
-        return self._db.count("UPDATE checkpoint_threads SET retention = ? WHERE tenant = ? AND thread_id = ?",
+        return self._db.count("UPDATE saver_threads SET retention = ? WHERE tenant = ? AND thread_id = ?",
                               (retention, self.tenant, thread_id)) > 0
 
     def put_writes(self, rows: Sequence[CheckpointWriteRow], replace: bool) -> None:
@@ -189,7 +189,7 @@ class CheckpointRecords(Scoped):
         conflict = ("DO UPDATE SET channel = excluded.channel, kind = excluded.kind, body = excluded.body, "
                     "task_path = excluded.task_path" if replace else "DO NOTHING")
         self._db.run_many(
-            f"INSERT INTO checkpoint_writes (tenant, {WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            f"INSERT INTO saver_writes (tenant, {WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             f"ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx) {conflict}",
             [(self.tenant, r.thread_id, r.checkpoint_ns, r.checkpoint_id, r.task_id, r.idx, r.channel, r.kind,
               r.body, r.task_path) for r in rows])
@@ -197,10 +197,10 @@ class CheckpointRecords(Scoped):
     def delete_thread(self, thread_id: str) -> int:
         """Every row of the thread; how many checkpoints went."""
         scope = (self.tenant, thread_id)
-        self._db.run("DELETE FROM checkpoint_writes WHERE tenant = ? AND thread_id = ?", scope)
-        self._db.run("DELETE FROM checkpoint_subjects WHERE tenant = ? AND thread_id = ?", scope)
-        self._db.run("DELETE FROM checkpoint_threads WHERE tenant = ? AND thread_id = ?", scope)
-        return self._db.count("DELETE FROM checkpoints WHERE tenant = ? AND thread_id = ?", scope)
+        self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ?", scope)
+        self._db.run("DELETE FROM saver_subjects WHERE tenant = ? AND thread_id = ?", scope)
+        self._db.run("DELETE FROM saver_threads WHERE tenant = ? AND thread_id = ?", scope)
+        return self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ?", scope)
 
     def delete_runs(self, run_ids: Sequence[str]) -> int:
         """The checkpoints the runs made and their pending writes."""
@@ -209,7 +209,7 @@ class CheckpointRecords(Scoped):
             chunk = list(run_ids[start:start + CHUNK])
             marks = ", ".join("?" * len(chunk))
             rows = self._db.rows(
-                f"SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints WHERE tenant = ? "
+                f"SELECT thread_id, checkpoint_ns, checkpoint_id FROM saver_checkpoints WHERE tenant = ? "
                 f"AND run_id IN ({marks})", (self.tenant, *chunk))
             for thread_id, checkpoint_ns, checkpoint_id in rows:
                 self._delete_one(str(thread_id), str(checkpoint_ns), str(checkpoint_id))
@@ -221,16 +221,16 @@ class CheckpointRecords(Scoped):
         writes: what a resume reads. The survivor's parent link is cut where the parent
         went. How many checkpoints went."""
         newest = self._db.rows(
-            "SELECT checkpoint_ns, max(checkpoint_id) FROM checkpoints WHERE tenant = ? AND thread_id = ? "
+            "SELECT checkpoint_ns, max(checkpoint_id) FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
             "GROUP BY checkpoint_ns", (self.tenant, thread_id))
         gone = 0
         for checkpoint_ns, checkpoint_id in newest:
             scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
-            self._db.run("DELETE FROM checkpoint_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+            self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
                          "AND checkpoint_id <> ?", scope)
-            gone += self._db.count("DELETE FROM checkpoints WHERE tenant = ? AND thread_id = ? "
+            gone += self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
                                    "AND checkpoint_ns = ? AND checkpoint_id <> ?", scope)
-            self._db.run("UPDATE checkpoints SET parent_id = NULL WHERE tenant = ? AND thread_id = ? "
+            self._db.run("UPDATE saver_checkpoints SET parent_id = NULL WHERE tenant = ? AND thread_id = ? "
                          "AND checkpoint_ns = ? AND checkpoint_id = ? AND parent_id IS NOT NULL", scope)
         return gone
 
@@ -241,25 +241,25 @@ class CheckpointRecords(Scoped):
             return 0
         self.delete_thread(target)
         self._db.run(
-            "INSERT INTO checkpoint_threads (tenant, thread_id, retention) SELECT tenant, ?, retention "
-            "FROM checkpoint_threads WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
+            "INSERT INTO saver_threads (tenant, thread_id, retention) SELECT tenant, ?, retention "
+            "FROM saver_threads WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
         self._db.run(
-            "INSERT INTO checkpoint_subjects (tenant, subject, thread_id) SELECT tenant, subject, ? "
-            "FROM checkpoint_subjects WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
+            "INSERT INTO saver_subjects (tenant, subject, thread_id) SELECT tenant, subject, ? "
+            "FROM saver_subjects WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
         self._db.run(
-            f"INSERT INTO checkpoint_writes (tenant, {WRITE_COLUMNS}) SELECT tenant, ?, checkpoint_ns, "
-            "checkpoint_id, task_id, idx, channel, kind, body, task_path FROM checkpoint_writes "
+            f"INSERT INTO saver_writes (tenant, {WRITE_COLUMNS}) SELECT tenant, ?, checkpoint_ns, "
+            "checkpoint_id, task_id, idx, channel, kind, body, task_path FROM saver_writes "
             "WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
         return self._db.count(
-            f"INSERT INTO checkpoints (tenant, {CHECKPOINT_COLUMNS}) SELECT tenant, ?, checkpoint_ns, checkpoint_id, "
-            "parent_id, run_id, kind, body, metadata_kind, metadata, created_at FROM checkpoints "
+            f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) SELECT tenant, ?, checkpoint_ns, checkpoint_id, "
+            "parent_id, run_id, kind, body, metadata_kind, metadata, created_at FROM saver_checkpoints "
             "WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
 
     def _delete_one(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> None:
         scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
-        self._db.run("DELETE FROM checkpoint_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+        self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
                      "AND checkpoint_id = ?", scope)
-        self._db.run("DELETE FROM checkpoints WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+        self._db.run("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
                      "AND checkpoint_id = ?", scope)
 
 

@@ -32,7 +32,7 @@ TENANT_TABLES = (
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
     "api_keys", "idempotency_keys", "ledger_key_terms", "episode_counts",
-    "episode_vector_heads", "checkpoint_threads", "checkpoints", "checkpoint_writes", "checkpoint_subjects",
+    "episode_vector_heads", "saver_threads", "saver_checkpoints", "saver_writes", "saver_subjects",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 

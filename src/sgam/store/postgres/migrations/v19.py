@@ -4,17 +4,19 @@
 # database under the same row-level security (store/_sql/checkpoints.py says why a
 # checkpoint is stored whole). A thread has a retention class and may name the subjects
 # it is about, so that erasing a subject reaches the threads that quote it. The tenant
-# leads every key, as everywhere.
+# leads every key, as everywhere. The tables are named apart from LangGraph's own
+# PostgresSaver's (``checkpoints``, ``checkpoint_blobs``, ``checkpoint_writes``), which users
+# may keep in the same database.
 
 SCRIPT = """
-    CREATE TABLE checkpoint_threads (
+    CREATE TABLE saver_threads (
         tenant text NOT NULL CHECK (tenant <> ''),
         thread_id text NOT NULL,
         retention text NOT NULL,
         PRIMARY KEY (tenant, thread_id)
     );
 
-    CREATE TABLE checkpoints (
+    CREATE TABLE saver_checkpoints (
         tenant text NOT NULL CHECK (tenant <> ''),
         thread_id text NOT NULL,
         checkpoint_ns text NOT NULL,
@@ -28,9 +30,9 @@ SCRIPT = """
         created_at timestamptz NOT NULL,
         PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id)
     );
-    CREATE INDEX checkpoints_by_run ON checkpoints (tenant, run_id) WHERE run_id IS NOT NULL;
+    CREATE INDEX saver_checkpoints_by_run ON saver_checkpoints (tenant, run_id) WHERE run_id IS NOT NULL;
 
-    CREATE TABLE checkpoint_writes (
+    CREATE TABLE saver_writes (
         tenant text NOT NULL CHECK (tenant <> ''),
         thread_id text NOT NULL,
         checkpoint_ns text NOT NULL,
@@ -44,11 +46,11 @@ SCRIPT = """
         PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
     );
 
-    CREATE TABLE checkpoint_subjects (
+    CREATE TABLE saver_subjects (
         tenant text NOT NULL CHECK (tenant <> ''),
         subject text NOT NULL,
         thread_id text NOT NULL,
         PRIMARY KEY (tenant, subject, thread_id)
     );
-    CREATE INDEX checkpoint_subjects_by_thread ON checkpoint_subjects (tenant, thread_id);
+    CREATE INDEX saver_subjects_by_thread ON saver_subjects (tenant, thread_id);
 """

@@ -4,17 +4,19 @@
 # the same file (store/_sql/checkpoints.py says why a checkpoint is stored whole). A
 # thread has a retention class (its history is pruned, or the thread erased, when the
 # class's ttl has passed) and may name the subjects it is about, so that erasing a
-# subject reaches the threads that quote it.
+# subject reaches the threads that quote it. The tables are named apart from LangGraph's
+# own savers' (``checkpoints``, ``writes``, ``checkpoint_writes``), which users may keep in
+# the same file.
 
 SCRIPT = """
-    CREATE TABLE checkpoint_threads (
+    CREATE TABLE saver_threads (
         tenant TEXT NOT NULL,
         thread_id TEXT NOT NULL,
         retention TEXT NOT NULL,
         PRIMARY KEY (tenant, thread_id)
     ) WITHOUT ROWID;
 
-    CREATE TABLE checkpoints (
+    CREATE TABLE saver_checkpoints (
         tenant TEXT NOT NULL,
         thread_id TEXT NOT NULL,
         checkpoint_ns TEXT NOT NULL,
@@ -28,9 +30,9 @@ SCRIPT = """
         created_at INTEGER NOT NULL,
         PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id)
     );
-    CREATE INDEX checkpoints_by_run ON checkpoints (tenant, run_id) WHERE run_id IS NOT NULL;
+    CREATE INDEX saver_checkpoints_by_run ON saver_checkpoints (tenant, run_id) WHERE run_id IS NOT NULL;
 
-    CREATE TABLE checkpoint_writes (
+    CREATE TABLE saver_writes (
         tenant TEXT NOT NULL,
         thread_id TEXT NOT NULL,
         checkpoint_ns TEXT NOT NULL,
@@ -44,11 +46,11 @@ SCRIPT = """
         PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
     );
 
-    CREATE TABLE checkpoint_subjects (
+    CREATE TABLE saver_subjects (
         tenant TEXT NOT NULL,
         subject TEXT NOT NULL,
         thread_id TEXT NOT NULL,
         PRIMARY KEY (tenant, subject, thread_id)
     ) WITHOUT ROWID;
-    CREATE INDEX checkpoint_subjects_by_thread ON checkpoint_subjects (tenant, thread_id);
+    CREATE INDEX saver_subjects_by_thread ON saver_subjects (tenant, thread_id);
 """
