@@ -22,7 +22,8 @@ from .conftest import Served
 T0 = "2026-01-01T00:00:00Z"
 ADMIN_TOOLS = {"forget", "set_retention", "purge"}
 TOOLS = {"recall", "get_fact", "fact_history", "write_fact", "remember", "search_memory", "set_consent",
-         "get_consent", "retention_classes", "audit_log", "memory_files", "search_documents"} | ADMIN_TOOLS
+         "get_consent", "retention_classes", "audit_log", "memory_files", "search_documents", "list_threads",
+         "show_thread"} | ADMIN_TOOLS
 
 
 def text_of(result: CallToolResult) -> str:

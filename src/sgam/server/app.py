@@ -17,6 +17,15 @@ from .models import ProblemOut
 DEFAULT_MAX_BODY = 1_048_576
 
 
+def _include_threads(app: FastAPI) -> None:
+    """Checkpoint routes where LangGraph is installed (they rebuild checkpoints with it)."""
+    try:
+        from . import routes_threads
+    except ImportError:
+        return
+    app.include_router(routes_threads.router)
+
+
 def create_app(
     memory: AsyncMemory, *, max_body: int = DEFAULT_MAX_BODY, extract: bool = False,
     public_url: str = "http://127.0.0.1:8000", allowed_hosts: list[str] | None = None,
@@ -58,6 +67,7 @@ def create_app(
     app.include_router(routes_memory.router)
     app.include_router(routes_lifecycle.router)
     app.include_router(routes_documents.router)
+    _include_threads(app)
     ui.install(app)
     app.router.routes.append(Route("/mcp", endpoint=mcp_app, include_in_schema=False))
     app.add_middleware(problems.BodyLimit, limit=max_body)

@@ -31,7 +31,7 @@ from ..recall import RecallItem
 from ..recall.render import CLOSE, OPEN, quote
 from ..search import EvidenceHit
 from .mcp_documents import register_documents
-from .mcp_lifecycle import register_lifecycle
+from .mcp_lifecycle import Fenced, Guarded, register_lifecycle
 
 INSTRUCTIONS = (
     "sgam is a typed, bitemporal memory. Use recall before answering questions about the user or "
@@ -233,4 +233,14 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
 
     register_lifecycle(server, memory, guarded, fenced, admin_tools=erasure)
     register_documents(server, memory, guarded, fenced)
+    _register_threads(server, memory, guarded, fenced)
     return server
+
+
+def _register_threads(server: MCPServer, memory: AsyncMemory, guarded: Guarded, fenced: Fenced) -> None:
+    """The checkpoint tools, where LangGraph is installed (they rebuild checkpoints with it)."""
+    try:
+        from .mcp_threads import register_threads
+    except ImportError:
+        return
+    register_threads(server, memory, guarded, fenced)

@@ -251,8 +251,8 @@ class CheckpointRecords(Scoped):
             "checkpoint_id, task_id, idx, channel, kind, body, task_path FROM saver_writes "
             "WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
         return self._db.count(
-            f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) SELECT tenant, ?, checkpoint_ns, checkpoint_id, "
-            "parent_id, run_id, kind, body, metadata_kind, metadata, created_at FROM saver_checkpoints "
+            f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) SELECT tenant, ?, checkpoint_ns, "
+            "checkpoint_id, parent_id, run_id, kind, body, metadata_kind, metadata, created_at FROM saver_checkpoints "
             "WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
 
     def _delete_one(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> None:

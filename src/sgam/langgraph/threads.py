@@ -1,0 +1,80 @@
+"""What a person or an agent sees of checkpoint memory: the tenant's threads, and a
+thread's checkpoints newest first with their pending writes and what the run waits for.
+One view for every surface (CLI, HTTP, MCP)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import NotFoundError
+from .._memory import Memory
+from .._time import format_timestamp, from_micros
+from .checkpoint import SgamSaver
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadSummary:
+    thread_id: str
+    retention: str
+    checkpoints: int
+    first_at: str | None
+    last_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointSummary:
+    checkpoint_id: str
+    checkpoint_ns: str
+    parent_id: str | None
+    step: Any
+    source: Any
+    pending_writes: list[str]
+    """The channels a task has written to since the checkpoint (``__interrupt__``: a run waits)."""
+    waiting_for: list[Any]
+    """The values of the interrupts the run is stopped at, if any."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadDetail:
+    thread: ThreadSummary
+    subjects: list[str]
+    checkpoints: list[CheckpointSummary]
+    """Newest first: time travel goes down the list."""
+
+
+def _instant(micros: int | None) -> str | None:
+    return None if micros is None else format_timestamp(from_micros(micros))
+
+
+def thread_summary(saver: SgamSaver, thread_id: str) -> ThreadSummary:
+    with saver.memory.ledger.read(saver.tenant, "threads") as reader:
+        row = reader.checkpoints().thread(thread_id)
+    if row is None:
+        raise NotFoundError(f"thread: no thread {thread_id!r} in tenant {saver.tenant!r}",
+                            field="thread_id", value=thread_id)
+    return ThreadSummary(row.thread_id, row.retention, row.checkpoints, _instant(row.first_at), _instant(row.last_at))
+
+
+def list_threads(memory: Memory, tenant: str, limit: int = 100) -> list[ThreadSummary]:
+    return [ThreadSummary(r.thread_id, r.retention, r.checkpoints, _instant(r.first_at), _instant(r.last_at))
+            for r in SgamSaver(memory, tenant=tenant).threads(limit)]
+
+
+def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) -> ThreadDetail:
+    saver = SgamSaver(memory, tenant=tenant)
+    summary = thread_summary(saver, thread_id)
+    with memory.ledger.read(tenant, "threads") as reader:
+        subjects = reader.checkpoints().thread_subjects(thread_id)
+    found = []
+    for item in saver.list({"configurable": {"thread_id": thread_id}}, limit=limit):
+        configurable = item.config["configurable"]
+        writes = item.pending_writes or []
+        found.append(CheckpointSummary(
+            configurable["checkpoint_id"], configurable.get("checkpoint_ns", ""),
+            (item.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
+            item.metadata.get("step"), item.metadata.get("source"),
+            [channel for _, channel, _ in writes],
+            [getattr(value, "value", value) for _, channel, value in writes if channel == "__interrupt__"],
+        ))
+    return ThreadDetail(summary, subjects, found)

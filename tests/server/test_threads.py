@@ -1,0 +1,70 @@
+"""Checkpoint memory over HTTP and MCP: where a run stopped and what it waits for, by
+tenant; pruning and erasure need an admin key."""
+
+from __future__ import annotations
+
+import anyio
+import httpx2
+from langgraph.checkpoint.base import empty_checkpoint
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from sgam.langgraph import SgamSaver
+
+from .conftest import Served
+
+
+def _interrupted(served: Served) -> None:
+    saver = SgamSaver(served.memory, tenant="acme")
+    stored = None
+    for step in range(2):
+        checkpoint = empty_checkpoint()
+        config = {"configurable": {"thread_id": "report-1"}}
+        if stored is not None:
+            config["configurable"]["checkpoint_id"] = stored["configurable"]["checkpoint_id"]
+        stored = saver.put(config, checkpoint, {"step": step, "source": "loop"}, {})  # type: ignore[arg-type]
+    saver.put_writes(stored, [("__interrupt__", "approve the report?")], "task-1")  # type: ignore[arg-type]
+
+
+def test_http_threads(served: Served) -> None:
+    _interrupted(served)
+    with served.client("acme", "read") as read:
+        listed = read.get("/v1/threads")
+        assert listed.status_code == 200
+        assert [(t["thread_id"], t["checkpoints"]) for t in listed.json()] == [("report-1", 2)]
+        shown = read.get("/v1/threads/report-1").json()
+        assert shown["checkpoints"][0]["waiting_for"] == ["approve the report?"]
+        assert read.post("/v1/threads/report-1/prune").status_code == 403
+        assert read.delete("/v1/threads/report-1").status_code == 403
+    with served.client("globex", "admin") as other:
+        assert other.get("/v1/threads").json() == []
+        assert other.get("/v1/threads/report-1").status_code == 404
+        assert other.delete("/v1/threads/report-1").status_code == 404
+    with served.client("acme", "admin") as admin:
+        pruned = admin.post("/v1/threads/report-1/prune")
+        assert pruned.status_code == 200 and pruned.json()["checkpoints"] == 1
+        assert admin.delete("/v1/threads/report-1").status_code == 200
+        assert admin.get("/v1/threads/report-1").status_code == 404
+        assert admin.delete("/v1/threads/report-1").status_code == 404
+
+
+def test_mcp_tools_show_where_a_run_waits(served: Served) -> None:
+    _interrupted(served)
+
+    async def scenario() -> None:
+        for tenant, expected in (("acme", ["report-1"]), ("globex", [])):
+            headers = {"Authorization": f"Bearer {served.keys[(tenant, 'read')]}"}
+            async with httpx2.AsyncClient(headers=headers, timeout=60) as http, \
+                    Client(streamable_http_client(f"{served.url}/mcp", http_client=http)) as client:
+                listed = await client.call_tool("list_threads", {})
+                assert listed.structured_content is not None
+                assert [t["thread_id"] for t in listed.structured_content["threads"]] == expected
+                shown = await client.call_tool("show_thread", {"thread_id": "report-1"})
+                if expected:
+                    assert shown.structured_content is not None
+                    assert shown.structured_content["thread"]["checkpoints"][0]["waiting_for"] == [
+                        "approve the report?"]
+                else:
+                    assert shown.is_error
+
+    anyio.run(scenario)
