@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 
 from sgam.store._sql.session import chunks, in_list
 from sgam.store.postgres.session import native
@@ -33,13 +34,13 @@ def test_in_lists_come_in_chunks_below_the_parameter_limit() -> None:
 
 
 def test_sqlite_session_counts_inserts_and_binds_times_as_integers() -> None:
-    conn = sqlite3.connect(":memory:")
-    db = SQLiteSession(conn)
-    db.run("CREATE TABLE t (seq INTEGER PRIMARY KEY, at INTEGER, live INTEGER)")
-    first = db.insert("INSERT INTO t (at, live) VALUES (?, ?)", (db.moment(5), True), "seq")
-    db.run_many("INSERT INTO t (at, live) VALUES (?, ?)", [(6, False), (7, True)])
-    assert first == 1
-    assert db.count(f"UPDATE t SET at = at + 1 WHERE live = {db.true}") == 2
-    assert db.rows("SELECT seq, at FROM t ORDER BY seq") == [(1, 6), (2, 6), (3, 8)]
-    assert db.row("SELECT seq FROM t WHERE at > ?", (100,)) is None
-    assert db.moment(None) is None
+    with closing(sqlite3.connect(":memory:")) as conn:
+        db = SQLiteSession(conn)
+        db.run("CREATE TABLE t (seq INTEGER PRIMARY KEY, at INTEGER, live INTEGER)")
+        first = db.insert("INSERT INTO t (at, live) VALUES (?, ?)", (db.moment(5), True), "seq")
+        db.run_many("INSERT INTO t (at, live) VALUES (?, ?)", [(6, False), (7, True)])
+        assert first == 1
+        assert db.count(f"UPDATE t SET at = at + 1 WHERE live = {db.true}") == 2
+        assert db.rows("SELECT seq, at FROM t ORDER BY seq") == [(1, 6), (2, 6), (3, 8)]
+        assert db.row("SELECT seq FROM t WHERE at > ?", (100,)) is None
+        assert db.moment(None) is None

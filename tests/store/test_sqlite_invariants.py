@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def test_a_version_starting_inside_another_ends_it(tmp_path: Path) -> None:
     with Memory(f"sqlite:///{tmp_path / 'cut.db'}") as memory:
         memory.add_episode("acme", "e1", "2026-01-01T00:00:00Z", "Mira lives in Oslo, since 2026.")
         memory.write("acme", "mira", "city", "Oslo", "2026-01-01T00:00:00Z", "e1")
-        with sqlite3.connect(tmp_path / "cut.db") as raw:
+        with closing(sqlite3.connect(tmp_path / "cut.db")) as raw, raw:
             raw.execute(INSERT, (1_800_000_000_000_000, None, 1, None))
         oslo = memory.get("acme", "mira", "city", at="2026-06-01T00:00:00Z")
         rome = memory.get("acme", "mira", "city", at="2027-06-01T00:00:00Z")

@@ -33,25 +33,27 @@ _MISSING = object()
 _NEXT_DEADLINE = """
 SELECT min(instant) FROM (
     SELECT min(expires_at) AS instant FROM operations INDEXED BY operations_by_deadline
-    WHERE tenant = ?1 AND expires_at IS NOT NULL
+    WHERE tenant = ? AND expires_at IS NOT NULL
     UNION ALL
     SELECT min(expires_at) FROM store_items INDEXED BY store_items_expiry
-    WHERE tenant = ?1 AND expires_at IS NOT NULL
+    WHERE tenant = ? AND expires_at IS NOT NULL
     UNION ALL
     SELECT c.ttl + CASE WHEN c.on_expiry = 'erase'
         THEN (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_by_retention
               WHERE e.tenant = c.tenant AND e.retention = c.name)
         ELSE (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_live_by_retention
               WHERE e.tenant = c.tenant AND e.retention = c.name AND e.lost_at IS NULL) END
-    FROM retention_classes c WHERE c.tenant = ?1 AND c.ttl IS NOT NULL
+    FROM retention_classes c WHERE c.tenant = ? AND c.ttl IS NOT NULL
     UNION ALL
     SELECT c.ttl + (SELECT min(d.kept_since) FROM documents d INDEXED BY documents_by_deadline
                     WHERE d.tenant = c.tenant AND d.retention = c.name)
-    FROM retention_classes c WHERE c.tenant = ?1 AND c.ttl IS NOT NULL
+    FROM retention_classes c WHERE c.tenant = ? AND c.ttl IS NOT NULL
 )
 """
 """The earliest instant at which something of the tenant falls due (the conditions of
-``_sql.lifecycle``'s due probe, solved for the instant); NULL when nothing ever will."""
+``_sql.lifecycle``'s due probe, solved for the instant); NULL when nothing ever will.
+The tenant is bound once per ``?`` (portable placeholders only: numbered ones bound
+from a sequence are deprecated in Python 3.12 and refused from 3.14)."""
 
 _CLASS_DEADLINE = (
     "SELECT sgam_deadline(NEW.tenant, NEW.{column} + c.ttl) FROM retention_classes c "
@@ -120,7 +122,7 @@ class TenantMemory(lifecycle.LifecycleReads):
         key = ("deadline", self.tenant, "")
         instant = self._cache.get(key, _MISSING)
         if instant is _MISSING or (instant is not None and instant <= now):
-            row = self._db.row(_NEXT_DEADLINE, (self.tenant,))
+            row = self._db.row(_NEXT_DEADLINE, (self.tenant,) * _NEXT_DEADLINE.count("?"))
             instant = None if row is None else row[0]
             self._remember(key, instant)
         return instant is not None and bool(instant <= now)
