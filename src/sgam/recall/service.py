@@ -22,8 +22,9 @@ from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 if TYPE_CHECKING:
     from ..documents import DocumentHit
 
-DocumentSearch = Callable[[str, str, float], Sequence["DocumentHit"]]
-"""(tenant, question, vector floor) -> document passages, best first."""
+DocumentSearch = Callable[[str, str, float, set[str]], Sequence["DocumentHit"]]
+"""(tenant, question, vector floor, revoked subjects) -> document passages naming none of
+them, best first."""
 
 MAX_BUDGET = 1_000_000
 MAX_KEYS = 10
@@ -94,7 +95,7 @@ def recall(
     passages = [] if documents is None or known_at is not None else [
         RecallItem("document", hit.text, Citation(None, None, None, hit.path, hit.revision,
                                                   (hit.start_line, hit.end_line)), hit.score)
-        for hit in documents(tenant, question, SIMILARITY_FLOOR)]
+        for hit in documents(tenant, question, SIMILARITY_FLOOR, revoked)]
     ordered = ([item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + passages
                + evidence)
     kept, text, tokens = pack(ordered, budget)
