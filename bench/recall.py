@@ -80,8 +80,9 @@ def vector_recall(memory: Memory, embedder: Model2VecEmbedder, texts: list[str],
         vector = embedder.embed([question])[0]
         vector /= np.linalg.norm(vector)
         exact = {f"e{i}" for i in np.argsort(-(stored @ vector))[:10]}
-        keys = index.vector_episodes(TENANT, embedder.name, vector.astype(np.float32), SearchFilter(), 10)
-        found = {row.row.episode_id for row in index.episodes_by_key(TENANT, keys).values()}
+        with memory.backend.read(TENANT) as reader:
+            keys = index.vector_episodes(reader, embedder.name, vector.astype(np.float32), SearchFilter(), 10)
+            found = {row.row.episode_id for row in index.episodes_by_key(reader, keys).values()}
         shares.append(len(exact & found) / 10)
     return round(float(np.mean(shares)), 3)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ._errors import NotFoundError, SgamError
 from ._item_keys import ledger_key
-from ._purpose import split_attribute
+from ._purpose import outlasting_erasure, split_attribute
 from ._rules import KeyTimeline
 from ._secret import Digests
 from ._values import canonical_json
@@ -70,12 +70,20 @@ def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str |
 
 def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Digests, call: str) -> Erased:
     """Delete every operation of the subject, on every purpose timeline, and empty its
-    keys; no re-derivation is needed because nothing of those keys remains. The
-    subject's consent statements go too: they name it."""
+    keys; no re-derivation is needed because nothing of those keys remains.
+
+    Consent stands as it was: a revocation outlives the erasure, or what was erased would
+    be learned again at once. It must name the subject to block it, so the statements
+    that still decide a use stay as they are, and those that decide nothing go with
+    the rest (``outlasting_erasure``). The lifecycle lock keeps a consent change from
+    slipping in between reading the statements and deleting them."""
+    txn.lock_lifecycle()
+    statements = txn.consents(subject)
+    kept = outlasting_erasure(statements)
+    txn.delete_consents([row for row in statements if row not in kept])
     keys = txn.keys_of_subject(subject)
     removed = txn.delete_operations_of_subject(subject)
     txn.delete_held_of_subject(subject)
-    txn.delete_consents_of_subject(subject)
     _redact_extractions_of_subject(txn, subject)
     for key_subject, attribute in keys:
         txn.replace_versions(key_subject, attribute, [])

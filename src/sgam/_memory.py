@@ -307,8 +307,9 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         return self._apply(tenant, pending)
 
     def forget_subject(self, tenant: str, subject: str) -> ForgetResult:
-        """Erase every assertion of ``subject`` (every purpose timeline, every version) and
-        its consent statements, as if never recorded."""
+        """Erase every assertion of ``subject`` (every purpose timeline, every version), as
+        if never recorded. Consent stays as it stands: a revocation stays in force, so what
+        was erased is not learned again until consent is granted."""
         check_tenant(tenant)
         subject = check_name(subject, "subject")
         return self._erase(tenant, lambda txn: forget_subject(

@@ -14,7 +14,6 @@ from ._time import Moment, moment_micros, optional_micros
 from ._values import check_limit, check_optional_name, check_tenant
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, check_question, resolve_config
-from .search.service import revoked_subjects
 
 if TYPE_CHECKING:
     from .documents import Documents
@@ -57,10 +56,10 @@ class RecallCalls:
         )
         resolved, checked = resolve_config(config), check_limit(limit)
         check_question(question)
+        self.ledger.search.embed_question(question, [resolved])
         with self.ledger.read(tenant, "search") as reader:
-            revoked = revoked_subjects(reader, scope)
-        return self.ledger.search.search(tenant, question, config=resolved, flt=flt, limit=checked,
-                                         now=self.ledger.now(), purpose=scope, revoked=revoked)
+            return self.ledger.search.search(reader, question, config=resolved, flt=flt, limit=checked,
+                                             now=self.ledger.now(), purpose=scope)
 
     def search_many(
         self, tenant: str, question: str, configs: Mapping[str, SearchConfig | str], *, limit: int = 10,
@@ -71,10 +70,12 @@ class RecallCalls:
         if not isinstance(configs, Mapping) or not configs or not all(isinstance(n, str) for n in configs):
             raise ValidationError("configs", configs, "must be a non-empty mapping of names to configurations")
         resolved = {name: resolve_config(config) for name, config in configs.items()}
-        with self.ledger.read(tenant, "search"):
-            pass
-        return self.ledger.search.search_many(tenant, question, configs=resolved, flt=SearchFilter(),
-                                        limit=check_limit(limit), now=self.ledger.now())
+        checked = check_limit(limit)
+        check_question(question)
+        self.ledger.search.embed_question(question, list(resolved.values()))
+        with self.ledger.read(tenant, "search") as reader:
+            return self.ledger.search.search_many(reader, question, configs=resolved, flt=SearchFilter(),
+                                                  limit=checked, now=self.ledger.now())
 
     def index_episodes(self, tenant: str, *, batch: int = 1000) -> int:
         """Give vectors to the tenant's episodes recorded before this embedder was set (and

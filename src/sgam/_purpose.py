@@ -63,6 +63,23 @@ def allowed(rows: Iterable[ConsentRow], purpose: str | None) -> bool:
     return max(covering, key=lambda r: r.seq).granted if covering else True
 
 
+def outlasting_erasure(rows: Iterable[ConsentRow]) -> list[ConsentRow]:
+    """The statements of one subject that erasing it keeps: those that decide some use
+    otherwise than having no statement would. A revocation for every purpose stays, with
+    the later purpose grants that open an exception in it; without one, the purpose
+    revocations newer than the every-purpose grant stay. The rest decide nothing (a
+    grant is what no statement means; an older purpose statement is overruled by the
+    every-purpose one, and every later statement will be newer still), so they go with
+    the subject's data. Every use is then decided exactly as before the erasure."""
+    statements = list(rows)
+    general = max((r for r in statements if r.purpose == EVERY_PURPOSE), key=lambda r: r.seq, default=None)
+    kept = [general] if general is not None and not general.granted else []
+    unstated = True if general is None else general.granted
+    kept += [r for r in statements if r.purpose != EVERY_PURPOSE and r.granted != unstated
+             and (general is None or r.seq > general.seq)]
+    return kept
+
+
 class ConsentBook:
     """The tenant's consent statements for subjects that have any, looked up in memory
     (a read filters many subjects at once)."""

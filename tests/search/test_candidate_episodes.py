@@ -40,8 +40,9 @@ def test_together_equals_one_by_one(store: Store, hashing: Any, channels: str) -
             vector = VectorQuery(hashing.name, embed_query(hashing, question), 9) \
                 if channels in ("both", "vector") else None
             for flt in FILTERS:
-                together = index.candidate_episodes(T, flt, keyword, vector)
-                apart = one_by_one(index, T, flt, keyword, vector)
+                with memory.backend.read(T) as reader:
+                    together = index.candidate_episodes(reader, flt, keyword, vector)
+                    apart = one_by_one(index, reader, flt, keyword, vector)
                 assert together.keyword == apart.keyword
                 assert together.vector == apart.vector
                 assert together.rows == apart.rows
@@ -57,15 +58,17 @@ def test_an_erased_episode_is_no_candidate(store: Store, hashing: Any) -> None:
         assert "e3" in ids
         memory.forget_episode(T, "e3")
         index = memory._search.index
-        found = index.candidate_episodes(T, SearchFilter(), KeywordQuery(["tortoise", "zebulon"], 40),
-                                         VectorQuery(hashing.name, embed_query(hashing, "tortoise Zebulon"), 40))
+        with memory.backend.read(T) as reader:
+            found = index.candidate_episodes(reader, SearchFilter(), KeywordQuery(["tortoise", "zebulon"], 40),
+                                             VectorQuery(hashing.name, embed_query(hashing, "tortoise Zebulon"), 40))
         assert all(stored.row.episode_id != "e3" for stored in found.rows.values())
         assert found.keyword and found.vector
 
 
 def test_one_pooled_connection_is_enough(postgres: PostgresUrls, hashing: Any) -> None:
-    """PostgreSQL reads the two channels on two connections at once, but never holds one
-    while waiting for another: with a pool of one, the channels take turns."""
+    """PostgreSQL reads the two channels on two connections at once when the pool has one
+    to spare, but never holds one while waiting for another: with a pool of one, the
+    vector channel follows the keyword channel in the caller's read."""
     from sgam.store.postgres import PostgresBackend
 
     with Memory(postgres.app, embedder=hashing) as memory:

@@ -17,8 +17,9 @@ SMALL = [
 
 def _ids(memory: Memory, tenant: str, terms: list[str], flt: SearchFilter, limit: int) -> list[str]:
     index = memory._search.index
-    keys = index.keyword_episodes(tenant, terms, flt, limit)
-    rows = index.episodes_by_key(tenant, keys)
+    with memory.backend.read(tenant) as reader:
+        keys = index.keyword_episodes(reader, terms, flt, limit)
+        rows = index.episodes_by_key(reader, keys)
     return [rows[key].row.episode_id for key in keys]
 
 

@@ -97,7 +97,8 @@ def test_keyword_ranking_equals_the_counted_one(postgres: PostgresUrls) -> None:
             with psycopg.connect(postgres.app) as conn:
                 conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
                 expected = [int(r[0]) for r in conn.execute(_COUNTED_RANKING, (question, 20)).fetchall()]
-            assert index.keyword_episodes("acme", question, SearchFilter(), 20) == expected
+            with memory.backend.read("acme") as reader:
+                assert index.keyword_episodes(reader, question, SearchFilter(), 20) == expected
             assert len(expected) == 20
 
 

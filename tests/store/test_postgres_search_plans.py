@@ -35,9 +35,10 @@ def _recorded(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(PostgresSession, "_run", record)
     index = memory._search.index
     vector = Noise().embed(["tea time"])[0]
-    for flt in FILTERS:
-        assert index.vector_episodes(TENANT, Noise.name, vector, flt, 10)
-    assert index.vector_keys(TENANT, Noise.name, vector, 1_800_000_000_000_000, 10) is not None
+    with memory.backend.read(TENANT) as reader:
+        for flt in FILTERS:
+            assert index.vector_episodes(reader, Noise.name, vector, flt, 10)
+        assert index.vector_keys(reader, Noise.name, vector, 1_800_000_000_000_000, 10) is not None
     assert memory.documents.search(TENANT, "tea kettle")
     return sent
 
@@ -79,7 +80,8 @@ def test_generic_plans_rank_as_custom_plans_do(postgres: PostgresUrls) -> None:
         url = f"{postgres.app}{'&' if '?' in postgres.app else '?'}options=-c%20plan_cache_mode%3D{mode}"
         with Memory(url, embedder=Noise()) as memory:
             index = memory._search.index
-            answers.append([index.vector_episodes(TENANT, Noise.name, v, flt, 12)
-                            for _ in range(7) for v in vectors for flt in FILTERS])
+            with memory.backend.read(TENANT) as reader:
+                answers.append([index.vector_episodes(reader, Noise.name, v, flt, 12)
+                                for _ in range(7) for v in vectors for flt in FILTERS])
     assert answers[0] == answers[1]
     assert all(answers[0]) and DIMS == len(vectors[0])

@@ -52,7 +52,8 @@ def _episodes(n: int) -> list[dict[str, str]]:
 
 def _nearest(memory: Memory, question: str, flt: SearchFilter, limit: int) -> list[int]:
     vector = Noise().embed([question])[0]
-    return memory._search.index.vector_episodes(TENANT, Noise.name, vector, flt, limit)
+    with memory.backend.read(TENANT) as reader:
+        return memory._search.index.vector_episodes(reader, Noise.name, vector, flt, limit)
 
 
 FILTERS = [SearchFilter(), SearchFilter(session="s2"), SearchFilter(since=1_704_412_800_000_000),

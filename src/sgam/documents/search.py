@@ -16,6 +16,8 @@ import numpy.typing as npt
 
 from ..search.embedders import Embedder, embed_checked, embed_query
 from ..search.fusion import reciprocal_rank_fusion
+from ..search.scope import mentions
+from ..search.service import revoked_subjects
 from ..search.text import check_question, keywords
 from ..store import Backend, ChunkRow, DocumentStore, WriteTransaction
 from ._model import DocumentHit
@@ -55,19 +57,33 @@ def _put(
     store.put_vectors(txn, model, items)
 
 
+def names_revoked(chunk: ChunkRow, revoked: set[str]) -> bool:
+    """Whether a passage is about a subject whose consent is revoked: it names it as a
+    word of its text or of its document's path, decided as search decides it for an
+    episode's text and speaker (``search.scope.mentions``)."""
+    return bool(revoked) and mentions(chunk.path, chunk.text, revoked)
+
+
 def search_documents(
     backend: Backend, store: DocumentStore, embedder: Embedder | None, tenant: str, query: str, *, limit: int,
-    vector_floor: float | None = None,
+    vector_floor: float | None = None, purpose: str | None = None, revoked: set[str] | None = None,
 ) -> list[DocumentHit]:
-    """The ``limit`` best passages for ``query``. ``vector_floor`` drops vector candidates
-    below that cosine (recall uses it: without a keyword match, closeness must be real)."""
+    """The ``limit`` best passages for ``query``, none naming a subject whose consent for
+    ``purpose`` is revoked (``revoked``: those subjects, when the caller has read them).
+    ``vector_floor`` drops vector candidates below that cosine (recall uses it: without a
+    keyword match, closeness must be real)."""
     check_question(query)
     terms = keywords(query)
     vector = None if embedder is None else embed_query(embedder, query)
     with backend.read(tenant) as reader:
+        if revoked is None:
+            revoked = revoked_subjects(reader, purpose)
         by_keyword = store.keyword_chunks(reader, terms, CANDIDATES) if terms else []
         by_vector = [] if vector is None or embedder is None else store.vector_chunks(
             reader, embedder.name, vector, CANDIDATES)
+    if revoked:
+        by_keyword = [(chunk, score) for chunk, score in by_keyword if not names_revoked(chunk, revoked)]
+        by_vector = [(chunk, score) for chunk, score in by_vector if not names_revoked(chunk, revoked)]
     if vector_floor is not None:
         by_vector = [(chunk, score) for chunk, score in by_vector if score >= vector_floor]
     chunks = {chunk.chunk_id: chunk for chunk, _ in by_keyword + by_vector}

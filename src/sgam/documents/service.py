@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import ConflictError, NotFoundError, SgamError, ValidationError
+from .._purpose import check_purpose
 from .._secret import Digests
 from .._time import parse_timestamp, to_micros
 from .._values import check_optional_name, check_tenant
@@ -152,26 +153,35 @@ class Documents:
             fromfile=f"{before.path}@{old}", tofile=f"{after.path}@{new}",
         ))
 
-    def search(self, tenant: str, query: str, *, limit: int = 10) -> list[DocumentHit]:
+    def search(
+        self, tenant: str, query: str, *, limit: int = 10, purpose: str | None = None,
+    ) -> list[DocumentHit]:
         """Passages of live documents for ``query`` (keyword and vector, fused), each citing
-        path, revision and lines."""
+        path, revision and lines; none that names a subject whose consent (for
+        ``purpose``, or every purpose) is revoked."""
         from .search import search_documents
 
         check_tenant(tenant)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise ValidationError("limit", limit, "must be an integer from 1 to 1000")
+        scope = check_purpose(purpose)
         self._settle(tenant)
-        return search_documents(self.backend, self.store, self.embedder, tenant, query, limit=limit)
+        return search_documents(self.backend, self.store, self.embedder, tenant, query, limit=limit,
+                                purpose=scope)
 
-    def passages(self, tenant: str, question: str, vector_floor: float, *, settled: bool = False) -> list[DocumentHit]:
-        """What ``recall`` cites: the few best passages, vector-only ones above ``vector_floor``.
+    def passages(
+        self, tenant: str, question: str, vector_floor: float, revoked: set[str] | None = None, *,
+        settled: bool = False,
+    ) -> list[DocumentHit]:
+        """What ``recall`` cites: the few best passages, vector-only ones above ``vector_floor``,
+        none naming a ``revoked`` subject (default: those revoked for every purpose).
         ``settled``: the caller has just settled the tenant's deadlines (recall has)."""
         from .search import search_documents
 
         if not settled:
             self._settle(tenant)
         return search_documents(self.backend, self.store, self.embedder, tenant, question, limit=RECALL_PASSAGES,
-                                vector_floor=vector_floor)
+                                vector_floor=vector_floor, revoked=revoked)
 
     def all(self, tenant: str) -> list[Document]:
         with self._read(tenant) as reader:

@@ -22,8 +22,9 @@ from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 if TYPE_CHECKING:
     from ..documents import DocumentHit
 
-DocumentSearch = Callable[[str, str, float], Sequence["DocumentHit"]]
-"""(tenant, question, vector floor) -> document passages, best first."""
+DocumentSearch = Callable[[str, str, float, set[str]], Sequence["DocumentHit"]]
+"""(tenant, question, vector floor, revoked subjects) -> document passages naming none of
+them, best first."""
 
 MAX_BUDGET = 1_000_000
 MAX_KEYS = 10
@@ -52,33 +53,34 @@ def recall(
 ) -> RecallResult:
     """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
     recorded by then, so a recall with ``known_at`` can be reproduced later. ``read``
-    opens the scope the facts are read in (``Ledger.read`` settles deadlines first; by
-    default the backend's). The consent book is read once, with the facts, and scopes the
-    evidence too."""
+    opens the scope everything is read in (``Ledger.read`` settles deadlines first; by
+    default the backend's): facts, the consent book and the evidence alike, one scope
+    and so one pooled connection (a read nested in it would take a second, and
+    concurrent recalls would starve the pool). The question is embedded before it opens."""
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
+    search.embed_question(question)
     with (search.backend.read(tenant) if read is None else read()) as reader:
         schemas = reader.attribute_schemas()
         sensitive = {schema.attribute for schema in schemas if schema.sensitive}
         descriptions = {schema.attribute: schema.description for schema in schemas if schema.description}
-        keys = best_keys(search.index.matching_keys(tenant, terms, at, KEY_CANDIDATES, known_at), terms,
+        keys = best_keys(search.index.matching_keys(reader, terms, at, KEY_CANDIDATES, known_at), terms,
                          descriptions)
         named = bool(keys)
         if not keys:  # the question names no key: fall back to the facts closest in meaning
-            keys = search.similar_keys(tenant, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
+            keys = search.similar_keys(reader, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
         keys = [key for key in keys
                 if split_attribute(key[1])[0] not in sensitive or (named and _names_attribute(key, terms))]
         book = ConsentBook(reader.revoking_consents(consent_uses(purpose)))
         keys = timeline_keys(reader, keys, purpose, at, known_at, book)
         facts = [item for subject, attribute in keys
                  for item in _key_items(reader, subject, attribute, at, known_at)]
-    revoked = book.revoked_subjects(purpose)
-    ranked = search.ranked(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
-                           limit=EVIDENCE_LIMIT, now=at)
-    sources = [item.citation.episode_id for item in sorted(facts, key=lambda item: item.superseded)
-               if item.citation.episode_id is not None]
-    with search.backend.read(tenant) as reader:
+        revoked = book.revoked_subjects(purpose)
+        ranked = search.ranked(reader, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
+                               limit=EVIDENCE_LIMIT, now=at)
+        sources = [item.citation.episode_id for item in sorted(facts, key=lambda item: item.superseded)
+                   if item.citation.episode_id is not None]
         hits = in_scope(reader, ranked, revoked)[:EVIDENCE_LIMIT]
         if sources:  # the turns the facts shown were read from lead the evidence
             hits = sources_first(reader, hits, sources, at=at, known_at=known_at, revoked=revoked,
@@ -93,7 +95,7 @@ def recall(
     passages = [] if documents is None or known_at is not None else [
         RecallItem("document", hit.text, Citation(None, None, None, hit.path, hit.revision,
                                                   (hit.start_line, hit.end_line)), hit.score)
-        for hit in documents(tenant, question, SIMILARITY_FLOOR)]
+        for hit in documents(tenant, question, SIMILARITY_FLOOR, revoked)]
     ordered = ([item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + passages
                + evidence)
     kept, text, tokens = pack(ordered, budget)

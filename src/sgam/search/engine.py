@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .._time import from_micros
-from ..store import EpisodeRow, KeywordQuery, SearchFilter, SearchIndex, StoredEpisode, VectorQuery
+from ..store import EpisodeRow, KeywordQuery, Reader, SearchFilter, SearchIndex, StoredEpisode, VectorQuery
 from .config import SearchConfig
 from .dates import TimeWindow, named_window
 from .embedders import Embedder, embed_query
@@ -65,20 +65,22 @@ class Candidates:
 
 
 def search_evidence(
-    index: SearchIndex, embedder: Embedder | None, tenant: str, question: str, config: SearchConfig,
+    index: SearchIndex, embedder: Embedder | None, reader: Reader, question: str, config: SearchConfig,
     flt: SearchFilter, limit: int, now: int,
 ) -> list[EvidenceHit]:
-    """The ``limit`` best episodes for ``question``; ``now`` anchors recency."""
-    found = gather(index, embedder, tenant, question, [config], flt, now)
+    """The ``limit`` best episodes for ``question``, read in ``reader``; ``now`` anchors recency."""
+    found = gather(index, embedder, reader, question, [config], flt, now)
     return [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
 
 
 def gather(
-    index: SearchIndex, embedder: Embedder | None, tenant: str, question: str,
+    index: SearchIndex, embedder: Embedder | None, reader: Reader, question: str,
     configs: Sequence[SearchConfig], flt: SearchFilter, now: int,
 ) -> Candidates:
-    """Everything any of ``configs`` will rank, fetched once; ``now`` anchors relative
-    times in the question ("last year")."""
+    """Everything any of ``configs`` will rank, fetched once in the caller's read; ``now``
+    anchors relative times in the question ("last year"). The question's vector is
+    usually made already (``SearchService.embed_question``, before the read opened), so
+    ``embed_query`` finds it remembered."""
     found = Candidates(question, keywords(question))
     if any(c.date_weight > 0 for c in configs):
         found.window = named_window(question, now)
@@ -93,14 +95,14 @@ def gather(
     if wants_vector and embedder is not None:
         by_vector = VectorQuery(embedder.name, embed_query(embedder, question),
                                 max(c.vector_candidates for c in wants_vector))
-    found.keyword, found.vector, found.rows = index.candidate_episodes(tenant, flt, by_keyword, by_vector)
+    found.keyword, found.vector, found.rows = index.candidate_episodes(reader, flt, by_keyword, by_vector)
     for config in configs:
         if _feedback(config):
-            _expand(index, tenant, found, config, flt)
+            _expand(index, reader, found, config, flt)
     wanted = {near for config in configs if config.neighbour_weight > 0
               for key in _seeds(found, config) for near in (key - 1, key + 1)} - found.rows.keys()
     if wanted:
-        found.rows.update((k, v) for k, v in index.episodes_by_key(tenant, sorted(wanted)).items()
+        found.rows.update((k, v) for k, v in index.episodes_by_key(reader, sorted(wanted)).items()
                           if _allowed(v, flt))
     if found.terms:
         for reads in {_coverage_reads(found, c) for c in configs if c.session_doc_weight > 0}:
@@ -186,7 +188,7 @@ def _seeds(found: Candidates, config: SearchConfig) -> list[int]:
     return sorted(fused, key=lambda key: -fused[key])[:CONTEXT_SEEDS]
 
 
-def _expand(index: SearchIndex, tenant: str, found: Candidates, config: SearchConfig, flt: SearchFilter) -> None:
+def _expand(index: SearchIndex, reader: Reader, found: Candidates, config: SearchConfig, flt: SearchFilter) -> None:
     """The keyword ranking of the question plus words its top keyword results share."""
     setting = (config.feedback_docs, config.feedback_terms)
     if setting in found.expanded:
@@ -197,10 +199,10 @@ def _expand(index: SearchIndex, tenant: str, found: Candidates, config: SearchCo
     if not extra:
         found.expanded[setting] = []
         return
-    ranking = index.keyword_episodes(tenant, found.terms + extra, flt, config.keyword_candidates)
+    ranking = index.keyword_episodes(reader, found.terms + extra, flt, config.keyword_candidates)
     missing = [key for key in ranking if key not in found.rows]
     if missing:
-        found.rows.update(index.episodes_by_key(tenant, missing))
+        found.rows.update(index.episodes_by_key(reader, missing))
     found.expanded[setting] = ranking
 
 

@@ -55,12 +55,24 @@ class SearchService:
         if fresh:
             self.index.put_episode_vectors(txn, self.embedder.name, fresh)
 
+    def embed_question(self, question: str, configs: Sequence[SearchConfig] | None = None) -> None:
+        """Make the question's vector before a read opens (when an embedder is set and
+        one of ``configs``, default any, reads the vector channel): an embedder may be a
+        model across the network, and a read holds a pooled connection. ``embed_query``
+        remembers the vector, so the search in the read finds it made."""
+        if self.embedder is not None and (configs is None or any(config.vector for config in configs)):
+            embed_query(self.embedder, question)
+
     def backfill(self, tenant: str, batch: int) -> int:
         """Embed episodes recorded without this embedder, a batch per transaction."""
         if self.embedder is None:
             return 0
         done = 0
-        while rows := self.index.episodes_without_vectors(tenant, self.embedder.name, batch):
+        while True:
+            with self.backend.read(tenant) as reader:
+                rows = self.index.episodes_without_vectors(reader, self.embedder.name, batch)
+            if not rows:
+                break
             self.backend.run_write(tenant, partial(self.store_vectors, rows=rows, stored=rows,
                                                    vectors=self.embed_rows(rows)))
             done += len(rows)
@@ -76,7 +88,8 @@ class SearchService:
             return 0
         done = 0
         for _ in range(rounds):
-            missing = self.index.assertions_without_vectors(tenant, self.embedder.name, batch)
+            with self.backend.read(tenant) as reader:
+                missing = self.index.assertions_without_vectors(reader, self.embedder.name, batch)
             if not missing:
                 break
             vectors = embed_checked(self.embedder, [text for _, text in missing])
@@ -87,50 +100,44 @@ class SearchService:
         return done
 
     def similar_keys(
-        self, tenant: str, question: str, at: int, limit: int, floor: float, known_at: int | None = None
+        self, reader: Reader, question: str, at: int, limit: int, floor: float, known_at: int | None = None
     ) -> list[tuple[str, str]]:
         """Keys whose "subject attribute value" text is close to the question (cosine >= floor),
         among the facts as the ledger stood at ``known_at`` (default: now)."""
         if self.embedder is None:
             return []
         vector = embed_query(self.embedder, question)
-        found = self.index.vector_keys(tenant, self.embedder.name, vector, at, limit, known_at)
+        found = self.index.vector_keys(reader, self.embedder.name, vector, at, limit, known_at)
         return [(subject, attribute) for subject, attribute, score in found if score >= floor]
 
     def search(
-        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int,
-        purpose: str | None = None, revoked: set[str] | None = None,
+        self, reader: Reader, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int,
+        purpose: str | None = None,
     ) -> list[EvidenceHit]:
-        """Ranked evidence in the caller's scope (``scope.in_scope``). ``revoked``: the
-        subjects whose consent for ``purpose`` is revoked, when the caller has read them
-        already (else they are read here)."""
+        """Ranked evidence in the caller's scope (``scope.in_scope``): nothing about a
+        subject whose consent for ``purpose`` is revoked. Every read is the caller's."""
         check_question(question)
-        if revoked is None:
-            with self.backend.read(tenant) as reader:
-                revoked = revoked_subjects(reader, purpose)
-        hits = self.ranked(tenant, question, config=config, flt=flt, limit=limit, now=now)
-        with self.backend.read(tenant) as reader:
-            return in_scope(reader, hits, revoked)[:limit]
+        revoked = revoked_subjects(reader, purpose)
+        hits = self.ranked(reader, question, config=config, flt=flt, limit=limit, now=now)
+        return in_scope(reader, hits, revoked)[:limit]
 
     def ranked(
-        self, tenant: str, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int,
+        self, reader: Reader, question: str, *, config: SearchConfig, flt: SearchFilter, limit: int, now: int,
     ) -> list[EvidenceHit]:
         """Evidence before scope, ranked deeper than ``limit`` so that what ``in_scope``
         removes leaves ``limit`` to return."""
         check_question(question)
-        return search_evidence(self.index, self.embedder, tenant, question, config, flt, 2 * limit + 10, now)
+        return search_evidence(self.index, self.embedder, reader, question, config, flt, 2 * limit + 10, now)
 
     def search_many(
-        self, tenant: str, question: str, *, configs: Mapping[str, SearchConfig], flt: SearchFilter, limit: int,
-        now: int,
+        self, reader: Reader, question: str, *, configs: Mapping[str, SearchConfig], flt: SearchFilter,
+        limit: int, now: int,
     ) -> dict[str, list[EvidenceHit]]:
         """The same question under several configurations, the index asked once: each
         result equals what ``search`` returns with that configuration."""
         check_question(question)
-        with self.backend.read(tenant) as reader:
-            revoked = revoked_subjects(reader, None)
-        found = gather(self.index, self.embedder, tenant, question, list(configs.values()), flt, now)
+        revoked = revoked_subjects(reader, None)
+        found = gather(self.index, self.embedder, reader, question, list(configs.values()), flt, now)
         ranked = {name: [hit(found.rows[key], score) for key, score in rank(found, config, 2 * limit + 10, now)]
                   for name, config in configs.items()}
-        with self.backend.read(tenant) as reader:
-            return {name: in_scope(reader, hits, revoked)[:limit] for name, hits in ranked.items()}
+        return {name: in_scope(reader, hits, revoked)[:limit] for name, hits in ranked.items()}

@@ -11,7 +11,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ._protocol import EpisodeRow, WriteTransaction
+from ._protocol import EpisodeRow, Reader, WriteTransaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +63,12 @@ class CandidateEpisodes(NamedTuple):
 class SearchIndex(Protocol):
     """The search part of a backend: ten methods, all tenant-scoped.
 
-    Every read must see only what the ledger holds now: an erased episode or assertion is
-    gone from each of them in the transaction that erased it."""
+    Reads run in the caller's read scope (``reader``, from ``Backend.read``): one scope
+    and one connection per search, never a read nested inside another (on PostgreSQL
+    that took a second pooled connection while holding the first, and concurrent
+    recalls starved the pool). Writes run in the caller's unit of work. Every read must
+    see only what the ledger holds now: an erased episode or assertion is gone from each
+    of them in the transaction that erased it."""
 
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
@@ -72,22 +76,22 @@ class SearchIndex(Protocol):
         """Inside the write unit of work: store one unit vector per episode id."""
         ...
 
-    def keyword_episodes(self, tenant: str, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
+    def keyword_episodes(self, reader: Reader, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
         """Episode keys matching any term, best BM25 (or ts_rank) first."""
         ...
 
     def vector_episodes(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
+        self, reader: Reader, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
     ) -> list[int]:
         """Episode keys by cosine similarity to ``vector``, best first."""
         ...
 
-    def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
+    def episodes_by_key(self, reader: Reader, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         """The rows behind keys; keys no longer in the ledger are simply absent."""
         ...
 
     def candidate_episodes(
-        self, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
+        self, reader: Reader, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
     ) -> CandidateEpisodes:
         """What ``keyword_episodes`` and ``vector_episodes`` return for the channels asked
         (an empty ranking for one not asked), and ``episodes_by_key`` of their union: asked
@@ -95,17 +99,17 @@ class SearchIndex(Protocol):
         ...
 
     def matching_keys(
-        self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
+        self, reader: Reader, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
     ) -> list[tuple[str, str]]:
         """(subject, attribute) keys whose subject or attribute names one of ``terms`` and
         that hold a current version at valid time ``at``, best match first."""
         ...
 
-    def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
+    def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
         """Episodes with no vector of ``model`` yet (recorded before an embedder was set)."""
         ...
 
-    def assertions_without_vectors(self, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
+    def assertions_without_vectors(self, reader: Reader, model: str, limit: int) -> list[tuple[int, str]]:
         """Current assertion rows with no vector of ``model``: (row key, "subject attribute value")."""
         ...
 
@@ -116,7 +120,7 @@ class SearchIndex(Protocol):
         ...
 
     def vector_keys(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
+        self, reader: Reader, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
         known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         """(subject, attribute, cosine) of keys holding a current version at ``at``, best first."""
@@ -124,13 +128,13 @@ class SearchIndex(Protocol):
 
 
 def one_by_one(
-    index: SearchIndex, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
+    index: SearchIndex, reader: Reader, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
 ) -> CandidateEpisodes:
     """``SearchIndex.candidate_episodes`` as its three reads, one after the other."""
-    by_keyword = [] if keyword is None else index.keyword_episodes(tenant, keyword.terms, flt, keyword.limit)
-    by_vector = [] if vector is None else index.vector_episodes(tenant, vector.model, vector.vector, flt,
+    by_keyword = [] if keyword is None else index.keyword_episodes(reader, keyword.terms, flt, keyword.limit)
+    by_vector = [] if vector is None else index.vector_episodes(reader, vector.model, vector.vector, flt,
                                                                 vector.limit)
-    rows = index.episodes_by_key(tenant, list(dict.fromkeys(by_keyword + by_vector)))
+    rows = index.episodes_by_key(reader, list(dict.fromkeys(by_keyword + by_vector)))
     return CandidateEpisodes(by_keyword, by_vector, rows)
 
 

@@ -237,8 +237,12 @@ class LifecycleWrites(LifecycleReads):
             (self.tenant, subject, purpose, bool(granted), self._db.moment(at), self.tenant),
         )
 
-    def delete_consents_of_subject(self, subject: str) -> int:
-        return self._db.count("DELETE FROM consents WHERE tenant = ? AND subject = ?", (self.tenant, subject))
+    def delete_consents(self, rows: Sequence[ConsentRow]) -> int:
+        return sum(
+            self._db.count("DELETE FROM consents WHERE tenant = ? AND subject = ? AND purpose = ? AND seq = ?",
+                           (self.tenant, row.subject, row.purpose, row.seq))
+            for row in rows
+        )
 
     def record_audit(self, row: AuditRow) -> None:
         self._db.run(

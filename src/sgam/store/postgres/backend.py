@@ -32,7 +32,7 @@ from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..._errors import StoreError
 from ..._values import check_tenant
@@ -63,6 +63,10 @@ if TYPE_CHECKING:
     from .search import PostgresSearchIndex
 
 T = TypeVar("T")
+
+SPARE_WAIT_SECONDS = 0.005
+"""How long ``spare_read`` waits for a pooled connection: long enough to take an idle
+one, never long enough to matter to a caller that holds one already."""
 
 
 class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, CheckpointAccess):
@@ -236,19 +240,21 @@ class PostgresBackend:
     ``admin_url`` (an owner role) lets the backend install or upgrade the schema itself;
     without it a missing schema is an error that names ``sgam migrate``.
     ``allow_unsafe_for_tests`` accepts a superuser, BYPASSRLS or owner connection (which
-    then also migrates itself): for tests and local experiments only.
+    then also migrates itself): for tests and local experiments only. ``max_size``
+    connections serve as many concurrent reads and writes (each holds one); a call that
+    finds none free within ``pool_timeout`` seconds fails with ``BusyError``.
     """
 
     def __init__(
         self, url: str, *, admin_url: str | None = None, allow_unsafe_for_tests: bool = False,
-        min_size: int = 1, max_size: int = 8, retries: int = 12,
+        min_size: int = 1, max_size: int = 8, retries: int = 12, pool_timeout: float = 30.0,
     ) -> None:
         self.url = url
         self._retries = retries
         self._schemas: SchemaCache = {}
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
         self._pool = ConnectionPool(
-            url, min_size=min_size, max_size=max_size, open=False, configure=configure,
+            url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
             kwargs={"autocommit": True, "prepare_threshold": 0, **connect_options(url)}, name="sgam",
         )
         try:
@@ -315,6 +321,26 @@ class PostgresBackend:
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn, ExitStack() as scope:
             yield PostgresReader(conn, tenant, scope)
+
+    @contextmanager
+    def spare_read(self, tenant: str) -> Iterator[PostgresReader | None]:
+        """A second read of ``tenant`` on a connection the pool can give at once, or None.
+        For work a caller may overlap with its own read: it holds a connection already,
+        so it must never queue for another (N callers holding N connections would each
+        wait for an (N+1)th until the pool timed out)."""
+        check_tenant(tenant)
+        try:
+            conn = self._pool.getconn(timeout=SPARE_WAIT_SECONDS)
+        except PoolTimeout:
+            conn = None
+        if conn is None:
+            yield None
+            return
+        try:
+            with map_postgres_errors(), conn, ExitStack() as scope:
+                yield PostgresReader(conn, tenant, scope)
+        finally:
+            self._pool.putconn(conn)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """Nothing can be done synchronously, so the residue is reported. Erased rows are

@@ -1,7 +1,8 @@
 """Map psycopg exceptions to sgam errors at the boundary, with one table.
 
 The first matching row wins, so specific SQLSTATE classes come before their parents.
-Which failures are worth retrying lives here too: serialisation failures and deadlocks,
+A pool that gives no connection in time is ``BusyError`` (a 503: try again), not a
+refused change. Which failures are worth retrying lives here too: serialisation failures and deadlocks,
 and the integrity errors a concurrent transaction can cause between our check and our
 insert (a duplicate episode id, a source episode erased meanwhile). Re-running the unit
 of work turns those into the ordinary answer (no-op, NotFoundError) or, if they persist,
@@ -15,7 +16,7 @@ from contextlib import contextmanager
 
 import psycopg
 from psycopg import errors as pg
-from psycopg_pool import PoolClosed
+from psycopg_pool import PoolClosed, PoolTimeout, TooManyRequests
 
 from ..._errors import BusyError, ConflictError, NotFoundError, SgamError, StoreError
 
@@ -54,6 +55,9 @@ def to_sgam(exc: psycopg.Error) -> SgamError:
     """The sgam error for a driver error; its message keeps the database's own words."""
     if isinstance(exc, PoolClosed):
         return StoreError(f"PostgreSQL: this Memory is closed ({exc}): open a new one")
+    if isinstance(exc, (PoolTimeout, TooManyRequests)):
+        return BusyError(f"PostgreSQL: every pooled connection stayed in use ({exc}): retry later, or give the "
+                         "backend a larger pool (max_size)")
     for driver_type, sgam_type in DRIVER_ERRORS:
         if isinstance(exc, driver_type):
             if sgam_type is BusyError:

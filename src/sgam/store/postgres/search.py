@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from ..._errors import ValidationError
-from .._protocol import EpisodeRow, WriteTransaction
+from .._protocol import EpisodeRow, Reader, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery
 from .._sql.search import assertions_without_vectors, filter_sql, holding
@@ -27,7 +26,7 @@ from .adapters import Floats, micros, query_vector
 from .session import PostgresSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
-    from .backend import PostgresBackend
+    from .backend import PostgresBackend, PostgresReader
     from .write import PostgresWrite
 
 HNSW_MAX_DIMENSIONS = 2000
@@ -46,7 +45,8 @@ HEADS_REMEMBERED = 4_096
 """Readings kept per search index (one per tenant and dimension searched)."""
 CHANNEL_WORKERS = 8
 """Threads (per process, shared by every index) that read a search's vector channel
-while the caller reads its keyword channel, each on a pooled connection of its own."""
+while the caller reads its keyword channel, each on a pooled connection the pool had to
+spare."""
 
 _workers: tuple[int, ThreadPoolExecutor] | None = None
 
@@ -155,10 +155,10 @@ class PostgresSearchIndex:
         self._backend = backend
         self._heads: dict[tuple[str, int], tuple[bool, float]] = {}
 
-    @contextmanager
-    def _read(self, tenant: str) -> Iterator[PostgresSession]:
-        with self._backend.read(tenant) as reader:
-            yield PostgresSession(reader._cur)
+    @staticmethod
+    def _db(reader: Reader) -> PostgresSession:
+        """The session of the caller's read (or unit of work): its connection, its tenant."""
+        return cast(PostgresSession, cast("PostgresReader | PostgresWrite", reader)._db)
 
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
@@ -174,7 +174,7 @@ class PostgresSearchIndex:
         _put_vectors(txn, "assertion_vectors (tenant, row_id, model, dims, embedding)", "row_id",
                      "a.tenant, a.row_id", model, dict(items))
 
-    def keyword_episodes(self, tenant: str, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
+    def keyword_episodes(self, reader: Reader, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
         """BM25-like: each term's ``ts_rank`` (saturating in its frequency, divided by the
         log of the length) weighted by its inverse document frequency in this tenant.
         ts_rank alone has no IDF, and on LoCoMo that cost a fifth of BM25's recall. The
@@ -182,39 +182,43 @@ class PostgresSearchIndex:
         serve it; it reads the tenant this transaction set."""
         if not terms:
             return []
-        with self._read(tenant) as db:
-            ranked = db.rows(f"SELECT s FROM {_KEYWORD} AS s", _keyword_params(terms, flt, limit))
+        ranked = self._db(reader).rows(f"SELECT s FROM {_KEYWORD} AS s", _keyword_params(terms, flt, limit))
         return [int(row[0]) for row in ranked]
 
-    def _keyword_rows(self, tenant: str, flt: SearchFilter, query: KeywordQuery) -> _RankedRows:
+    def _keyword_rows(self, reader: Reader, flt: SearchFilter, query: KeywordQuery) -> _RankedRows:
         """``keyword_episodes`` and the rows behind it, in one statement."""
         if not query.terms:
             return [], {}
-        with self._read(tenant) as db:
-            return _ranked_rows(db.rows(
-                f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
-                (*_keyword_params(query.terms, flt, query.limit), tenant),
-            ))
+        return _ranked_rows(self._db(reader).rows(
+            f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
+            (*_keyword_params(query.terms, flt, query.limit), reader.tenant),
+        ))
 
     def vector_episodes(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
+        self, reader: Reader, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
     ) -> list[int]:
         """The ``limit`` nearest episodes by cosine distance: exact, or pgvector's HNSW
         where the dimension has an index; in a tenant of ``HEADS_FROM_EPISODES`` or more
         without one, the exact ranking of the candidates a pass over the vectors' heads
         (migration 16) found."""
-        with self._read(tenant) as db:
-            nearest = db.rows(*self._nearest(db, tenant, VectorQuery(model, vector, limit), flt))
+        db = self._db(reader)
+        nearest = db.rows(*self._nearest(db, reader.tenant, VectorQuery(model, vector, limit), flt))
         return [int(row[0]) for row in nearest]
 
-    def _vector_rows(self, tenant: str, flt: SearchFilter, query: VectorQuery) -> _RankedRows:
+    def _vector_rows(self, reader: Reader, flt: SearchFilter, query: VectorQuery) -> _RankedRows:
         """``vector_episodes`` and the rows behind it, in one statement."""
-        with self._read(tenant) as db:
-            sql, params = self._nearest(db, tenant, query, flt)
-            return _ranked_rows(db.rows(
-                f"SELECT r.seq, e.* FROM (SELECT c.seq, row_number() OVER () AS n FROM ({sql}) AS c) AS r "
-                f"{_ROWS_OF_R}", (*params, tenant),
-            ))
+        db = self._db(reader)
+        sql, params = self._nearest(db, reader.tenant, query, flt)
+        return _ranked_rows(db.rows(
+            f"SELECT r.seq, e.* FROM (SELECT c.seq, row_number() OVER () AS n FROM ({sql}) AS c) AS r "
+            f"{_ROWS_OF_R}", (*params, reader.tenant),
+        ))
+
+    def _spare_vector_rows(self, tenant: str, flt: SearchFilter, query: VectorQuery) -> _RankedRows | None:
+        """``_vector_rows`` in a read of its own on a connection the pool has to spare
+        now, or None (the caller then reads it in its own read)."""
+        with self._backend.spare_read(tenant) as spare:
+            return None if spare is None else self._vector_rows(spare, flt, query)
 
     def _nearest(self, db: PostgresSession, tenant: str, query: VectorQuery,
                  flt: SearchFilter) -> tuple[str, tuple[Any, ...]]:
@@ -260,87 +264,88 @@ class PostgresSearchIndex:
         return head if known[0] else None
 
     def candidate_episodes(
-        self, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
+        self, reader: Reader, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
     ) -> CandidateEpisodes:
         """Each channel is one statement that returns its ranking with the rows behind it.
-        With both, they run at once on two pooled connections: the vector channel (the
-        exact scan is the longer read) in a worker thread, the keyword channel here. Each
-        read is its own tenant-scoped transaction, as when they run one after the other;
-        neither waits for a connection while holding one, so a busy pool only queues them."""
+        With both, the vector channel (the exact scan is the longer read) runs at once in
+        a worker thread on a second connection if the pool has one to spare right now
+        (``PostgresBackend.spare_read``), the keyword channel here in the caller's read;
+        else the vector channel follows in the caller's read. A search never waits for a
+        connection while holding one, so a pool of N connections serves N concurrent
+        searches (each read is its own READ COMMITTED statement either way)."""
         pending = None
         if keyword is not None and vector is not None:
-            pending = _channel_workers().submit(self._vector_rows, tenant, flt, vector)
+            pending = _channel_workers().submit(self._spare_vector_rows, reader.tenant, flt, vector)
         try:
-            by_keyword, rows = ([], {}) if keyword is None else self._keyword_rows(tenant, flt, keyword)
-            by_vector, vector_rows = ([], {}) if vector is None or pending is not None else \
-                self._vector_rows(tenant, flt, vector)
+            by_keyword, rows = ([], {}) if keyword is None else self._keyword_rows(reader, flt, keyword)
         finally:
             if pending is not None:
                 wait([pending])
-        if pending is not None:
-            by_vector, vector_rows = pending.result()
+        spared = None if pending is None else pending.result()
+        if spared is not None:
+            by_vector, vector_rows = spared
+        else:
+            by_vector, vector_rows = ([], {}) if vector is None else self._vector_rows(reader, flt, vector)
         rows.update(vector_rows)
         return CandidateEpisodes(by_keyword, by_vector, rows)
 
-    def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
+    def episodes_by_key(self, reader: Reader, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         if not keys:
             return {}
-        with self._read(tenant) as db:
-            found = db.rows(f"SELECT seq, {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND seq = ANY(?::bigint[])",
-                            (tenant, list(dict.fromkeys(int(key) for key in keys))))
+        found = self._db(reader).rows(
+            f"SELECT seq, {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND seq = ANY(?::bigint[])",
+            (reader.tenant, list(dict.fromkeys(int(key) for key in keys))))
         return {int(row[0]): StoredEpisode(int(row[0]), EpisodeRow(*row[1:])) for row in found}
 
     def matching_keys(
-        self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
+        self, reader: Reader, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
     ) -> list[tuple[str, str]]:
         if not terms:
             return []
-        with self._read(tenant) as db:
-            holds, held = holding(known_at, at, db)
-            matched = db.rows(
-                "SELECT r.subject, r.attribute FROM (SELECT k.key_id, k.subject, k.attribute, "
-                f"ts_rank_cd(k.search, q.query, 1) AS rank FROM ({_KEYS_SHARING_A_LEXEME}) AS c, "
-                f"{_tsquery(terms)} AS q(query), LATERAL (SELECT k.key_id, k.subject, k.attribute, k.search "
-                "FROM ledger_keys k WHERE k.tenant = ? AND k.key_id = c.key_id OFFSET 0) AS k "
-                "WHERE k.search @@ q.query ORDER BY rank DESC, k.key_id OFFSET 0) AS r, "
-                "LATERAL (SELECT 1 FROM assertions a WHERE a.tenant = ? AND a.subject = r.subject "
-                f"AND a.attribute = r.attribute AND {holds} LIMIT 1) AS v "
-                "ORDER BY r.rank DESC, r.key_id LIMIT ?",
-                (tenant, list(terms), *terms, tenant, tenant, *held, limit),
-            )
+        db, tenant = self._db(reader), reader.tenant
+        holds, held = holding(known_at, at, db)
+        matched = db.rows(
+            "SELECT r.subject, r.attribute FROM (SELECT k.key_id, k.subject, k.attribute, "
+            f"ts_rank_cd(k.search, q.query, 1) AS rank FROM ({_KEYS_SHARING_A_LEXEME}) AS c, "
+            f"{_tsquery(terms)} AS q(query), LATERAL (SELECT k.key_id, k.subject, k.attribute, k.search "
+            "FROM ledger_keys k WHERE k.tenant = ? AND k.key_id = c.key_id OFFSET 0) AS k "
+            "WHERE k.search @@ q.query ORDER BY rank DESC, k.key_id OFFSET 0) AS r, "
+            "LATERAL (SELECT 1 FROM assertions a WHERE a.tenant = ? AND a.subject = r.subject "
+            f"AND a.attribute = r.attribute AND {holds} LIMIT 1) AS v "
+            "ORDER BY r.rank DESC, r.key_id LIMIT ?",
+            (tenant, list(terms), *terms, tenant, tenant, *held, limit),
+        )
         return [(str(r[0]), str(r[1])) for r in matched]
 
-    def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
-        with self._read(tenant) as db:
-            missing = db.rows(
-                f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
-                "(SELECT 1 FROM episode_vectors v WHERE v.tenant = e.tenant AND v.episode_id = e.episode_id "
-                "AND v.model = ?) ORDER BY e.seq LIMIT ?",
-                (tenant, model, limit),
-            )
+    def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
+        missing = self._db(reader).rows(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
+            "(SELECT 1 FROM episode_vectors v WHERE v.tenant = e.tenant AND v.episode_id = e.episode_id "
+            "AND v.model = ?) ORDER BY e.seq LIMIT ?",
+            (reader.tenant, model, limit),
+        )
         return [EpisodeRow(*row) for row in missing]
 
-    def assertions_without_vectors(self, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
-        with self._read(tenant) as db:
-            return assertions_without_vectors(db, tenant, model, limit)
+    def assertions_without_vectors(self, reader: Reader, model: str, limit: int) -> list[tuple[int, str]]:
+        return assertions_without_vectors(self._db(reader), reader.tenant, model, limit)
 
     def vector_keys(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
+        self, reader: Reader, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
         known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         dims = _dimension(vector)
         distance = f"v.embedding::vector({dims}) <=> {query_vector(dims)}"
         floats = Floats(vector)
-        with self._read(tenant) as db:
-            holds, held = holding(known_at, at, db)
-            _hnsw_settings(db, limit)
-            nearest = db.rows(
-                f"SELECT a.subject, a.attribute, 1 - ({distance}) FROM assertion_vectors v "
-                "JOIN assertions a ON a.tenant = v.tenant AND a.row_id = v.row_id "
-                f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {holds} "
-                f"ORDER BY {distance} LIMIT ?",
-                (floats, tenant, model, *held, floats, limit),
-            )
+        db = self._db(reader)
+        holds, held = holding(known_at, at, db)
+        _hnsw_settings(db, limit)
+        nearest = db.rows(
+            f"SELECT a.subject, a.attribute, 1 - ({distance}) FROM assertion_vectors v "
+            "JOIN assertions a ON a.tenant = v.tenant AND a.row_id = v.row_id "
+            f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {holds} "
+            f"ORDER BY {distance} LIMIT ?",
+            (floats, reader.tenant, model, *held, floats, limit),
+        )
         return [(str(r[0]), str(r[1]), float(r[2])) for r in nearest]
 
 

@@ -329,9 +329,10 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._consents.pop(subject, None)
         super().put_consent(subject, purpose, granted, at)
 
-    def delete_consents_of_subject(self, subject: str) -> int:
-        self._consents.pop(subject, None)
-        return super().delete_consents_of_subject(subject)
+    def delete_consents(self, rows: Sequence[ConsentRow]) -> int:
+        for row in rows:
+            self._consents.pop(row.subject, None)
+        return super().delete_consents(rows)
 
     def _forget_cached(self, subject: str, attribute: str) -> None:
         self._current.pop((subject, attribute), None)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from .._protocol import EpisodeRow, WriteTransaction
+from .._protocol import EpisodeRow, Reader, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery, one_by_one
 from .._sql.search import assertions_without_vectors, filter_sql, holding
@@ -89,7 +89,9 @@ class _VectorCache:
 
 
 class SQLiteSearch:
-    """``SearchIndex`` over a ``SQLiteBackend``'s connection (same lock, same file)."""
+    """``SearchIndex`` over a ``SQLiteBackend``'s connection (same lock, same file). A
+    reader holds that lock and its read transaction, so the statements of a search run
+    in the caller's snapshot; taking the (re-entrant) lock again here costs nothing."""
 
     def __init__(self, backend: SQLiteBackend) -> None:
         self._backend = backend
@@ -111,7 +113,7 @@ class SQLiteSearch:
              for episode_id, vector in items],
         )
 
-    def keyword_episodes(self, tenant: str, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
+    def keyword_episodes(self, reader: Reader, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
         """BM25 over the file's full-text index (ties by row), the tenant's episodes only.
 
         Read whole-file first: the index's best ``limit`` matches of every tenant, then which
@@ -120,6 +122,7 @@ class SQLiteSearch:
         top was joined to its episode row: at 100k episodes that join was half of the
         query. Otherwise the tenant holds too small a share of the matches, and the query
         joins every match; the tenant's next ``WHOLE_FILE_RETRY`` queries then do so at once."""
+        tenant = reader.tenant
         if not terms:
             return []
         query = fts_query(terms)
@@ -162,8 +165,9 @@ class SQLiteSearch:
         return [key for key in ranked if key in mine]
 
     def vector_episodes(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
+        self, reader: Reader, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
     ) -> list[int]:
+        tenant = reader.tenant
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             cache = self._refresh(tenant, model)
             allowed = self._allowed_keys(tenant, flt)
@@ -239,7 +243,8 @@ class SQLiteSearch:
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16).reshape(len(rows), -1)
         return keys, times, matrix.astype(np.float32)
 
-    def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
+    def episodes_by_key(self, reader: Reader, keys: Sequence[int]) -> dict[int, StoredEpisode]:
+        tenant = reader.tenant
         found: dict[int, StoredEpisode] = {}
         unique = list(dict.fromkeys(keys))
         with self._backend._lock, map_sqlite_errors(self._backend.path):
@@ -255,14 +260,15 @@ class SQLiteSearch:
         return found
 
     def candidate_episodes(
-        self, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
+        self, reader: Reader, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
     ) -> CandidateEpisodes:
         """One after the other: every read holds the connection's lock anyway."""
-        return one_by_one(self, tenant, flt, keyword, vector)
+        return one_by_one(self, reader, flt, keyword, vector)
 
     def matching_keys(
-        self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
+        self, reader: Reader, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
     ) -> list[tuple[str, str]]:
+        tenant = reader.tenant
         if not terms:
             return []
         holds, held = holding(known_at, at, self._session)
@@ -278,7 +284,8 @@ class SQLiteSearch:
             rows = self._conn().execute(sql, (query, tenant, *held, limit * 4)).fetchall()
         return list(dict.fromkeys((str(r[0]), str(r[1])) for r in rows))[:limit]
 
-    def episodes_without_vectors(self, tenant: str, model: str, limit: int) -> list[EpisodeRow]:
+    def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
+        tenant = reader.tenant
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
                 f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
@@ -287,7 +294,8 @@ class SQLiteSearch:
             ).fetchall()
         return [EpisodeRow(*row) for row in rows]
 
-    def assertions_without_vectors(self, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
+    def assertions_without_vectors(self, reader: Reader, model: str, limit: int) -> list[tuple[int, str]]:
+        tenant = reader.tenant
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             return assertions_without_vectors(self._session, tenant, model, limit)
 
@@ -301,11 +309,12 @@ class SQLiteSearch:
         )
 
     def vector_keys(
-        self, tenant: str, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
+        self, reader: Reader, model: str, vector: npt.NDArray[np.float32], at: int, limit: int,
         known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         """A scan of the tenant's facts as they stood at ``known_at``: facts are far fewer
         than episodes."""
+        tenant = reader.tenant
         holds, held = holding(known_at, at, self._session)
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
