@@ -61,7 +61,7 @@ class CandidateEpisodes(NamedTuple):
 
 
 class SearchIndex(Protocol):
-    """The search part of a backend: ten methods, all tenant-scoped.
+    """The search part of a backend: eleven methods, all tenant-scoped.
 
     Every read must see only what the ledger holds now: an erased episode or assertion is
     gone from each of them in the transaction that erased it."""
@@ -84,6 +84,14 @@ class SearchIndex(Protocol):
 
     def episodes_by_key(self, tenant: str, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         """The rows behind keys; keys no longer in the ledger are simply absent."""
+        ...
+
+    def episodes_holding(self, tenant: str, terms: Sequence[str], keys: Sequence[int], *,
+                         every: bool = False) -> set[int]:
+        """Those of ``keys`` whose episode holds any of ``terms`` (each of them with
+        ``every``), by the keyword index's own words and stems: ranking tells evidence that
+        shares a word with the question from evidence that shares none exactly as the
+        keyword channel matches."""
         ...
 
     def candidate_episodes(

@@ -67,10 +67,10 @@ def head_dimensions(dims: int) -> int | None:
 
 
 
-def _tsquery(terms: Sequence[str]) -> str:
-    """Any of the terms, OR-ed: each term a bound parameter of ``plainto_tsquery``, so
-    tsquery syntax in user text is never interpreted."""
-    return "(SELECT " + " || ".join("plainto_tsquery('english', ?)" for _ in terms) + ")"
+def _tsquery(terms: Sequence[str], *, every: bool = False) -> str:
+    """Any of the terms, OR-ed (each of them, AND-ed, with ``every``): each term a bound
+    parameter of ``plainto_tsquery``, so tsquery syntax in user text is never interpreted."""
+    return "(SELECT " + (" && " if every else " || ").join("plainto_tsquery('english', ?)" for _ in terms) + ")"
 
 
 _KEYS_SHARING_A_LEXEME = (
@@ -289,6 +289,20 @@ class PostgresSearchIndex:
             found = db.rows(f"SELECT seq, {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND seq = ANY(?::bigint[])",
                             (tenant, list(dict.fromkeys(int(key) for key in keys))))
         return {int(row[0]): StoredEpisode(int(row[0]), EpisodeRow(*row[1:])) for row in found}
+
+    def episodes_holding(self, tenant: str, terms: Sequence[str], keys: Sequence[int], *,
+                         every: bool = False) -> set[int]:
+        """The keys' rows by primary key, each tested against the terms' ``tsquery``."""
+        unique = list(dict.fromkeys(int(key) for key in keys))
+        if not terms or not unique:
+            return set()
+        with self._read(tenant) as db:
+            found = db.rows(
+                f"SELECT e.seq FROM episodes e, {_tsquery(terms, every=every)} AS q(query) "
+                "WHERE e.tenant = ? AND e.seq = ANY(?::bigint[]) AND e.search @@ q.query",
+                (*terms, tenant, unique),
+            )
+        return {int(row[0]) for row in found}
 
     def matching_keys(
         self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None

@@ -254,6 +254,28 @@ class SQLiteSearch:
                     found[int(row[0])] = StoredEpisode(int(row[0]), EpisodeRow(*row[1:]))
         return found
 
+    def episodes_holding(self, tenant: str, terms: Sequence[str], keys: Sequence[int], *,
+                         every: bool = False) -> set[int]:
+        """One full-text match per chunk of keys, filtered by rowid after matching (the
+        ``+``): handed to FTS5 as a rowid constraint, the match was evaluated again for
+        every key (44 ms for 200 keys of one conversation, against 0.8 ms)."""
+        unique = list(dict.fromkeys(keys))
+        if not terms or not unique:
+            return set()
+        query = fts_query(terms, every=every)
+        found: set[int] = set()
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
+            for start in range(0, len(unique), _CHUNK):
+                chunk = unique[start:start + _CHUNK]
+                rows = self._conn().execute(
+                    "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid "
+                    f"WHERE episodes_fts MATCH ? AND +episodes_fts.rowid IN ({', '.join('?' * len(chunk))}) "
+                    "AND +e.tenant = ?",
+                    (query, *chunk, tenant),
+                ).fetchall()
+                found.update(int(row[0]) for row in rows)
+        return found
+
     def candidate_episodes(
         self, tenant: str, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
     ) -> CandidateEpisodes:
