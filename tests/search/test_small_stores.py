@@ -120,7 +120,7 @@ def episodes(draw: st.DrawFn) -> Episode:
     return Episode(tuple(lemmas), " ".join(order).capitalize() + ".", draw(st.sampled_from([None, "s1", "s2"])))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(stored=st.lists(episodes(), min_size=1, max_size=12),
        question=st.lists(st.sampled_from(sorted(WORDS)), min_size=1, max_size=3, unique=True),
        config=st.sampled_from(CONFIGS), embedded=st.booleans())
@@ -143,3 +143,11 @@ def test_what_shares_no_word_never_outranks_what_holds_every_word(
             if eid not in sharing:
                 assert holding <= set(ids[:place]), (ids, holding)
         assert all(hit.score > 0 for hit in hits if hit.episode_id in sharing)
+
+
+def test_recall_quotes_the_correction_and_not_the_noise(store: Store) -> None:
+    with Memory(store.url) as memory:
+        _passport(memory, None)
+        text = memory.recall(T, "When is the passport deadline?").text
+        assert "June 30" in text and "July 15" in text
+        assert "Lunch" not in text and "weather" not in text
