@@ -86,11 +86,12 @@ def test_the_index_says_which_episodes_hold_the_words(store: Store) -> None:
         index = memory._search.index
         keys = {hit.episode_id: hit.key for hit in memory.search(T, "passport lunch weather", limit=4)}
         other = memory.search("globex", "passport")[0].key
-        every = [keys["e1"], keys["e2"], keys["e4"], other]
-        assert index.episodes_holding(T, ["passports", "sunny"], every) == {keys["e1"], keys["e4"]}
-        assert index.episodes_holding(T, ["passport", "deadlines"], every, every=True) == {keys["e1"]}
-        assert index.episodes_holding(T, ["passport"], []) == set()
-        assert index.episodes_holding(T, [], every) == set()
+        asked = [keys["e1"], keys["e2"], keys["e4"], other]
+        assert index.episodes_holding(T, ["passports", "sunny"], asked) == {keys["e1"]: False, keys["e4"]: False}
+        assert index.episodes_holding(T, ["passport", "deadlines"], asked) == {keys["e1"]: True}
+        assert index.episodes_holding(T, ["lunch"], asked) == {keys["e2"]: True}
+        assert index.episodes_holding(T, ["passport"], []) == {}
+        assert index.episodes_holding(T, [], asked) == {}
 
 
 # Words whose forms share a stem under FTS5's porter, PostgreSQL's english and sgam's light

@@ -116,16 +116,11 @@ def gather(
 
 
 def _word_matches(index: SearchIndex, tenant: str, found: Candidates) -> None:
-    """Which rows share a word with the question and which hold every one: the keyword
-    ranking holds only rows that share one, so the index is asked about the others
-    (neighbours, vector and feedback candidates) alone."""
-    ranked = set(found.keyword) & found.rows.keys()
-    others = [key for key in found.rows if key not in ranked]
-    found.sharing = ranked | index.episodes_holding(tenant, found.terms, others)
-    if len(found.terms) == 1:
-        found.holding_all = set(found.sharing)
-    elif found.sharing:
-        found.holding_all = index.episodes_holding(tenant, found.terms, sorted(found.sharing), every=True)
+    """Which rows share a word with the question and which hold every one, as the index
+    matches words (its stemmer, its tokens)."""
+    holding = index.episodes_holding(tenant, found.terms, sorted(found.rows))
+    found.sharing = set(holding)
+    found.holding_all = {key for key, every in holding.items() if every}
 
 
 def rank(found: Candidates, config: SearchConfig, limit: int, now: int) -> list[tuple[int, float]]:

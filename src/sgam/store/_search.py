@@ -86,12 +86,11 @@ class SearchIndex(Protocol):
         """The rows behind keys; keys no longer in the ledger are simply absent."""
         ...
 
-    def episodes_holding(self, tenant: str, terms: Sequence[str], keys: Sequence[int], *,
-                         every: bool = False) -> set[int]:
-        """Those of ``keys`` whose episode holds any of ``terms`` (each of them with
-        ``every``), by the keyword index's own words and stems: ranking tells evidence that
-        shares a word with the question from evidence that shares none exactly as the
-        keyword channel matches."""
+    def episodes_holding(self, tenant: str, terms: Sequence[str], keys: Sequence[int]) -> dict[int, bool]:
+        """Those of ``keys`` whose episode holds any of ``terms``, each with whether it
+        holds every one, by the keyword index's own words and stems: ranking tells
+        evidence that shares a word with the question from evidence that shares none
+        exactly as the keyword channel matches."""
         ...
 
     def candidate_episodes(

@@ -290,19 +290,20 @@ class PostgresSearchIndex:
                             (tenant, list(dict.fromkeys(int(key) for key in keys))))
         return {int(row[0]): StoredEpisode(int(row[0]), EpisodeRow(*row[1:])) for row in found}
 
-    def episodes_holding(self, tenant: str, terms: Sequence[str], keys: Sequence[int], *,
-                         every: bool = False) -> set[int]:
-        """The keys' rows by primary key, each tested against the terms' ``tsquery``."""
+    def episodes_holding(self, tenant: str, terms: Sequence[str], keys: Sequence[int]) -> dict[int, bool]:
+        """One statement: the keys' rows by primary key, each tested against the terms'
+        ``tsquery``, OR-ed and AND-ed."""
         unique = list(dict.fromkeys(int(key) for key in keys))
         if not terms or not unique:
-            return set()
+            return {}
         with self._read(tenant) as db:
             found = db.rows(
-                f"SELECT e.seq FROM episodes e, {_tsquery(terms, every=every)} AS q(query) "
-                "WHERE e.tenant = ? AND e.seq = ANY(?::bigint[]) AND e.search @@ q.query",
-                (*terms, tenant, unique),
+                "SELECT e.seq, e.search @@ b.query FROM episodes e, "
+                f"{_tsquery(terms)} AS a(query), {_tsquery(terms, every=True)} AS b(query) "
+                "WHERE e.tenant = ? AND e.seq = ANY(?::bigint[]) AND e.search @@ a.query",
+                (*terms, *terms, tenant, unique),
             )
-        return {int(row[0]) for row in found}
+        return {int(row[0]): bool(row[1]) for row in found}
 
     def matching_keys(
         self, tenant: str, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
