@@ -266,8 +266,8 @@ class SQLiteSearch:
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             for start in range(0, len(unique), _CHUNK):
                 sharing = self._matching(tenant, fts_query(terms), unique[start:start + _CHUNK])
-                holding = self._matching(tenant, fts_query(terms, every=True), sharing) \
-                    if len(terms) > 1 else sharing
+                holding = set(self._matching(tenant, fts_query(terms, every=True), sharing)
+                              if len(terms) > 1 else sharing)
                 found.update((key, key in holding) for key in sharing)
         return found
 
