@@ -17,7 +17,7 @@ from ..store import EpisodeRow, KeywordQuery, Reader, SearchFilter, SearchIndex,
 from .config import SearchConfig
 from .dates import TimeWindow, named_window
 from .embedders import Embedder, embed_query
-from .fusion import min_max, reciprocal_rank_fusion
+from .fusion import above_floor, min_max, reciprocal_rank_fusion, rrf_floor
 from .signals import (
     TermMatcher,
     asks_about_present,
@@ -34,6 +34,7 @@ CONTEXT_SEEDS = 30
 COVERAGE_DEPTH = 100
 PRESENT_DEPTH = 50  # the best candidates regrouped by statement for a present-tense question
 _DAY_MICROS = 86_400_000_000
+_BELOW = 0.999  # how far under the floor of full matches a scaled unmatched row lands
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,9 @@ class EvidenceHit:
 @dataclass
 class Candidates:
     """What the index returned for one question: rankings of episode keys (best first),
-    the rows behind them and their neighbours, and per-session coverage of the words."""
+    the rows behind them and their neighbours, per-session coverage of the words, and
+    which rows hold some of the question's words (``sharing``) or all of them
+    (``holding_all``), by the keyword index's own matching."""
 
     question: str
     terms: list[str]
@@ -62,6 +65,8 @@ class Candidates:
     rows: dict[int, StoredEpisode] = field(default_factory=dict)
     coverage: dict[tuple[int, tuple[int, int] | None], dict[str | None, float]] = field(default_factory=dict)
     window: TimeWindow | None = None
+    sharing: set[int] = field(default_factory=set)
+    holding_all: set[int] = field(default_factory=set)
 
 
 def search_evidence(
@@ -104,18 +109,33 @@ def gather(
     if wanted:
         found.rows.update((k, v) for k, v in index.episodes_by_key(reader, sorted(wanted)).items()
                           if _allowed(v, flt))
+    if found.terms and found.rows:
+        _word_matches(index, reader, found)
     if found.terms:
         for reads in {_coverage_reads(found, c) for c in configs if c.session_doc_weight > 0}:
             found.coverage[reads] = _coverage(found, *reads)
     return found
 
 
+def _word_matches(index: SearchIndex, reader: Reader, found: Candidates) -> None:
+    """Which rows share a word with the question and which hold every one, as the index
+    matches words (its stemmer, its tokens)."""
+    holding = index.episodes_holding(reader, found.terms, sorted(found.rows))
+    found.sharing = set(holding)
+    found.holding_all = {key for key, every in holding.items() if every}
+
+
 def rank(found: Candidates, config: SearchConfig, limit: int, now: int) -> list[tuple[int, float]]:
-    """(key, score) of the ``limit`` best candidates under ``config``, best first."""
+    """(key, score) of the ``limit`` best candidates under ``config``, best first.
+
+    Two rules hold whatever the weights: without a vector ranking, a row that shares no
+    word with the question is not evidence and is not returned (adjacent-turn and
+    session context lift matching turns, they do not make new ones); and a row that
+    shares none never ranks above one that holds every word of the question."""
     fused = _fused(found, config)
     if not fused:
         return []
-    base = min_max(fused)
+    base = _normalised(found, config, fused)
     rows = {key: found.rows[key] for key in base}
     if config.neighbour_weight > 0:
         for key in _seeds(found, config):
@@ -125,12 +145,31 @@ def rank(found: Candidates, config: SearchConfig, limit: int, now: int) -> list[
         relevance = min_max(_in_context(base, rows, config, coverage))
     else:
         relevance = base
+    if found.terms and not (config.vector and found.vector):
+        relevance = {key: value for key, value in relevance.items() if key in found.sharing}
     scored = {key: config.relevance_weight * value for key, value in relevance.items()}
     _add_bonuses(scored, found, rows, config, now)
     if config.present_first and asks_about_present(found.question):
         _newest_first(scored, rows)
-    best = sorted(scored, key=lambda key: (-scored[key], key))[:limit]
+    unmatched = _below_every_word(scored, found) if found.terms else set()
+    best = sorted(scored, key=lambda key: (-scored[key], key in unmatched, key))[:limit]
     return [(key, scored[key]) for key in best]
+
+
+def _below_every_word(scored: dict[int, float], found: Candidates) -> set[int]:
+    """Scale the scores of rows sharing no word with the question (found by meaning or
+    lifted by context) below the lowest score of a row holding all of them, keeping
+    their order among themselves; returns those rows (they lose ties)."""
+    unmatched = {key for key in scored if key not in found.sharing}
+    floor = min((scored[key] for key in scored if key in found.holding_all), default=None)
+    if floor is None or not unmatched:
+        return unmatched
+    high = max(scored[key] for key in unmatched)
+    if high >= floor:
+        factor = floor / high * _BELOW if high > 0 else 0.0
+        for key in unmatched:
+            scored[key] *= factor
+    return unmatched
 
 
 def _add_bonuses(scored: dict[int, float], found: Candidates, rows: dict[int, StoredEpisode],
@@ -167,20 +206,37 @@ def _feedback(config: SearchConfig) -> bool:
 
 
 def _fused(found: Candidates, config: SearchConfig) -> dict[int, float]:
+    rankings, weights, _ = _rankings(found, config)
+    fused = reciprocal_rank_fusion(rankings, k=config.rrf_k, weights=weights)
+    return {key: score for key, score in fused.items() if key in found.rows}
+
+
+def _normalised(found: Candidates, config: SearchConfig, fused: dict[int, float]) -> dict[int, float]:
+    """Fused scores in [0, 1], 0 being what a candidate just past every ranking's depth
+    would score: the weakest of a few matches keeps its share."""
+    _, weights, depths = _rankings(found, config)
+    return above_floor(fused, rrf_floor(depths, k=config.rrf_k, weights=weights))
+
+
+def _rankings(found: Candidates, config: SearchConfig) -> tuple[list[list[int]], list[float], list[int]]:
+    """The rankings ``config`` fuses, their weights and the depth each is cut at."""
     rankings: list[list[int]] = []
     weights: list[float] = []
+    depths: list[int] = []
     if config.keyword and found.keyword:
         rankings.append(found.keyword[:config.keyword_candidates])
         weights.append(config.keyword_weight)
+        depths.append(config.keyword_candidates)
     expanded = found.expanded.get((config.feedback_docs, config.feedback_terms)) if _feedback(config) else None
     if expanded:
         rankings.append(expanded[:config.keyword_candidates])
         weights.append(config.feedback_weight)
+        depths.append(config.keyword_candidates)
     if config.vector and found.vector:
         rankings.append(found.vector[:config.vector_candidates])
         weights.append(config.vector_weight)
-    fused = reciprocal_rank_fusion(rankings, k=config.rrf_k, weights=weights)
-    return {key: score for key, score in fused.items() if key in found.rows}
+        depths.append(config.vector_candidates)
+    return rankings, weights, depths
 
 
 def _seeds(found: Candidates, config: SearchConfig) -> list[int]:
@@ -237,14 +293,18 @@ def _in_context(
     coverage: dict[str | None, float],
 ) -> dict[int, float]:
     """A turn inherits part of its best adjacent turn's relevance, of its session's total
-    relevance and of its session's coverage of the question.
+    relevance and of its session's coverage of the question. Only turns of a session
+    do: episodes recorded without one are separate notes, and the one recorded next to a
+    match is no closer to the question for it.
 
     All are computed at query time from the ledger's own rows, so no episode's index
     entry ever contains another episode's text (which an erasure could not reach)."""
     sessions: dict[str | None, float] = {}
     for key, value in base.items():
         session = rows[key].row.session
-        sessions[session] = sessions.get(session, 0.0) + value
+        if session is not None:
+            sessions[session] = sessions.get(session, 0.0) + value
+    coverage = {session: value for session, value in coverage.items() if session is not None}
     session_score = min_max(sessions) if len(sessions) > 1 else dict.fromkeys(sessions, 0.0)
     covered = min_max(coverage) if len(coverage) > 1 else dict.fromkeys(coverage, 0.0)
     scores: dict[int, float] = {}
@@ -253,7 +313,7 @@ def _in_context(
     for key, stored in rows.items():
         session = stored.row.session
         near = 0.0  # relevance is in [0, 1], so this is the best adjacent turn's, or 0 without one
-        for other in (key - 1, key + 1):
+        for other in (key - 1, key + 1) if session is not None else ():
             adjacent = rows.get(other)
             if adjacent is not None and adjacent.row.session == session:
                 near = max(near, base.get(other, 0.0))

@@ -26,6 +26,26 @@ def reciprocal_rank_fusion(
     return fused
 
 
+def rrf_floor(depths: Sequence[int], *, k: float, weights: Sequence[float]) -> float:
+    """The fused score of an item ranked just past the end of the ranking that counts
+    least (each ranking cut at its ``depth``): what no evidence would score. Normalising
+    from it instead of from the weakest candidate keeps every candidate's share: a short
+    ranking (a small store, few matches) is all real matches, and a full one ends close
+    to the floor anyway."""
+    return min((weight / (k + depth + 1) for depth, weight in zip(depths, weights, strict=True) if weight > 0),
+               default=0.0)
+
+
+def above_floor(scores: Mapping[K, float], floor: float) -> dict[K, float]:
+    """Scale to [0, 1] with ``floor`` as 0 and the best score as 1 (all equal: all 1)."""
+    if not scores:
+        return {}
+    high = max(scores.values())
+    if high <= floor:
+        return dict.fromkeys(scores, 1.0)
+    return {key: max(0.0, value - floor) / (high - floor) for key, value in scores.items()}
+
+
 def min_max(scores: Mapping[K, float]) -> dict[K, float]:
     """Scale to [0, 1]; all-equal scores become 1 (they are equally the best we have)."""
     if not scores:

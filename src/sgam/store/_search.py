@@ -61,7 +61,7 @@ class CandidateEpisodes(NamedTuple):
 
 
 class SearchIndex(Protocol):
-    """The search part of a backend: ten methods, all tenant-scoped.
+    """The search part of a backend: eleven methods, all tenant-scoped.
 
     Reads run in the caller's read scope (``reader``, from ``Backend.read``): one scope
     and one connection per search, never a read nested inside another (on PostgreSQL
@@ -88,6 +88,13 @@ class SearchIndex(Protocol):
 
     def episodes_by_key(self, reader: Reader, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         """The rows behind keys; keys no longer in the ledger are simply absent."""
+        ...
+
+    def episodes_holding(self, reader: Reader, terms: Sequence[str], keys: Sequence[int]) -> dict[int, bool]:
+        """Those of ``keys`` whose episode holds any of ``terms``, each with whether it
+        holds every one, by the keyword index's own words and stems: ranking tells
+        evidence that shares a word with the question from evidence that shares none
+        exactly as the keyword channel matches."""
         ...
 
     def candidate_episodes(

@@ -67,10 +67,10 @@ def head_dimensions(dims: int) -> int | None:
 
 
 
-def _tsquery(terms: Sequence[str]) -> str:
-    """Any of the terms, OR-ed: each term a bound parameter of ``plainto_tsquery``, so
-    tsquery syntax in user text is never interpreted."""
-    return "(SELECT " + " || ".join("plainto_tsquery('english', ?)" for _ in terms) + ")"
+def _tsquery(terms: Sequence[str], *, every: bool = False) -> str:
+    """Any of the terms, OR-ed (each of them, AND-ed, with ``every``): each term a bound
+    parameter of ``plainto_tsquery``, so tsquery syntax in user text is never interpreted."""
+    return "(SELECT " + (" && " if every else " || ").join("plainto_tsquery('english', ?)" for _ in terms) + ")"
 
 
 _KEYS_SHARING_A_LEXEME = (
@@ -296,6 +296,20 @@ class PostgresSearchIndex:
             f"SELECT seq, {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND seq = ANY(?::bigint[])",
             (reader.tenant, list(dict.fromkeys(int(key) for key in keys))))
         return {int(row[0]): StoredEpisode(int(row[0]), EpisodeRow(*row[1:])) for row in found}
+
+    def episodes_holding(self, reader: Reader, terms: Sequence[str], keys: Sequence[int]) -> dict[int, bool]:
+        """One statement: the keys' rows by primary key, each tested against the terms'
+        ``tsquery``, OR-ed and AND-ed."""
+        unique = list(dict.fromkeys(int(key) for key in keys))
+        if not terms or not unique:
+            return {}
+        found = self._db(reader).rows(
+            "SELECT e.seq, e.search @@ b.query FROM episodes e, "
+            f"{_tsquery(terms)} AS a(query), {_tsquery(terms, every=True)} AS b(query) "
+            "WHERE e.tenant = ? AND e.seq = ANY(?::bigint[]) AND e.search @@ a.query",
+            (*terms, *terms, reader.tenant, unique),
+        )
+        return {int(row[0]): bool(row[1]) for row in found}
 
     def matching_keys(
         self, reader: Reader, terms: Sequence[str], at: int, limit: int, known_at: int | None = None

@@ -259,6 +259,34 @@ class SQLiteSearch:
                     found[int(row[0])] = StoredEpisode(int(row[0]), EpisodeRow(*row[1:]))
         return found
 
+    def episodes_holding(self, reader: Reader, terms: Sequence[str], keys: Sequence[int]) -> dict[int, bool]:
+        """Two full-text matches (any term, then every term among those) per chunk of
+        keys, each filtered by rowid after matching (the ``+``): handed to FTS5 as a rowid
+        constraint, the match was evaluated again for every key (44 ms for 200 keys of
+        one conversation, against 0.8 ms)."""
+        tenant = reader.tenant
+        unique = list(dict.fromkeys(keys))
+        if not terms or not unique:
+            return {}
+        found: dict[int, bool] = {}
+        with self._backend._lock, map_sqlite_errors(self._backend.path):
+            for start in range(0, len(unique), _CHUNK):
+                sharing = self._matching(tenant, fts_query(terms), unique[start:start + _CHUNK])
+                holding = set(self._matching(tenant, fts_query(terms, every=True), sharing)
+                              if len(terms) > 1 else sharing)
+                found.update((key, key in holding) for key in sharing)
+        return found
+
+    def _matching(self, tenant: str, query: str, keys: Sequence[int]) -> list[int]:
+        if not keys:
+            return []
+        rows = self._conn().execute(
+            "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid "
+            f"WHERE episodes_fts MATCH ? AND +episodes_fts.rowid IN ({', '.join('?' * len(keys))}) AND +e.tenant = ?",
+            (query, *keys, tenant),
+        ).fetchall()
+        return [int(row[0]) for row in rows]
+
     def candidate_episodes(
         self, reader: Reader, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
     ) -> CandidateEpisodes:
