@@ -74,6 +74,13 @@ def _write(row: Sequence[Any]) -> CheckpointWriteRow:
     return CheckpointWriteRow(*values)
 
 
+_THREADS = (
+    "SELECT t.thread_id, t.retention, count(c.checkpoint_id), min(c.created_at), max(c.created_at) "
+    "FROM saver_threads t LEFT JOIN saver_checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id"
+)
+_BY_THREAD = "GROUP BY t.thread_id, t.retention"
+
+
 def _instant(value: Any) -> int | None:
     return None if value is None else int(value)
 
@@ -131,21 +138,13 @@ class CheckpointRecords(Scoped):
         return [_write(row) for row in rows]
 
     def threads(self, limit: int) -> list[ThreadRow]:
-        rows = self._db.rows(
-            "SELECT t.thread_id, t.retention, count(c.checkpoint_id), min(c.created_at), max(c.created_at) "
-            "FROM saver_threads t "
-            "LEFT JOIN saver_checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
-            "WHERE t.tenant = ? GROUP BY t.thread_id, t.retention ORDER BY t.thread_id LIMIT ?",
-            (self.tenant, self.tenant, limit))
+        rows = self._db.rows(f"{_THREADS} WHERE t.tenant = ? {_BY_THREAD} ORDER BY t.thread_id LIMIT ?",
+                             (self.tenant, self.tenant, limit))
         return [_thread(row) for row in rows]
 
     def thread(self, thread_id: str) -> ThreadRow | None:
-        row = self._db.row(
-            "SELECT t.thread_id, t.retention, count(c.checkpoint_id), min(c.created_at), max(c.created_at) "
-            "FROM saver_threads t "
-            "LEFT JOIN saver_checkpoints c ON c.tenant = ? AND c.thread_id = t.thread_id "
-            "WHERE t.tenant = ? AND t.thread_id = ? GROUP BY t.thread_id, t.retention",
-            (self.tenant, self.tenant, thread_id))
+        row = self._db.row(f"{_THREADS} WHERE t.tenant = ? AND t.thread_id = ? {_BY_THREAD}",
+                           (self.tenant, self.tenant, thread_id))
         return _thread(row) if row else None
 
     def thread_subjects(self, thread_id: str) -> list[str]:
