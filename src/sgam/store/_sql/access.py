@@ -4,11 +4,15 @@ security as the ledger."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._access import ApiKeyRow, IdempotencyRow
 from .ledger import Scoped
+from .session import chunks, in_list
 
 _KEY_COLUMNS = "tenant, key_id, scope, digest, created_at, revoked_at"
-_IDEMPOTENCY_COLUMNS = "tenant, idempotency_key, request_digest, created_at, status, response"
+_IDEMPOTENCY_COLUMNS = ("tenant, idempotency_key, request_digest, created_at, status, response, attempt, acted_at, "
+                        "erased_at")
 
 
 class AccessReads(Scoped):
@@ -41,20 +45,67 @@ class AccessWrites(AccessReads):
         self._db.run("UPDATE api_keys SET revoked_at = ? WHERE tenant = ? AND key_id = ? AND revoked_at IS NULL",
                      (self._db.moment(revoked_at), self.tenant, key_id))
 
-    def reserve_idempotency(self, key: str, request_digest: str, created_at: int) -> None:
-        """Record the first attempt of a request (replacing an abandoned reservation)."""
-        self._db.run("DELETE FROM idempotency_keys WHERE tenant = ? AND idempotency_key = ?", (self.tenant, key))
-        self._db.run(f"INSERT INTO idempotency_keys ({_IDEMPOTENCY_COLUMNS}) VALUES (?, ?, ?, ?, NULL, NULL)",
-                     (self.tenant, key, request_digest, self._db.moment(created_at)))
+    def reserve_idempotency(self, key: str, request_digest: str, created_at: int, attempt: str) -> bool:
+        """Record the first attempt of a request; False when another attempt holds the
+        key (never replaces a row: a concurrent request may have just committed it)."""
+        return self._db.count(
+            f"INSERT INTO idempotency_keys ({_IDEMPOTENCY_COLUMNS}) VALUES (?, ?, ?, ?, NULL, NULL, ?, NULL, NULL) "
+            "ON CONFLICT DO NOTHING",
+            (self.tenant, key, request_digest, self._db.moment(created_at), attempt)) == 1
 
-    def finish_idempotency(self, key: str, status: int, response: str) -> None:
-        self._db.run("UPDATE idempotency_keys SET status = ?, response = ? WHERE tenant = ? AND idempotency_key = ?",
-                     (status, response, self.tenant, key))
+    def take_over_idempotency(self, key: str, abandoned: str, attempt: str, created_at: int) -> bool:
+        """Hand an abandoned reservation that never acted to ``attempt``; False when
+        ``abandoned`` no longer holds it or has acted since it was read."""
+        return self._db.count(
+            "UPDATE idempotency_keys SET attempt = ?, created_at = ? WHERE tenant = ? AND idempotency_key = ? "
+            "AND attempt = ? AND status IS NULL AND acted_at IS NULL",
+            (attempt, self._db.moment(created_at), self.tenant, key, abandoned)) == 1
 
-    def release_idempotency(self, key: str) -> None:
-        """Forget a reservation whose request failed on the server side, so a retry acts."""
-        self._db.run("DELETE FROM idempotency_keys WHERE tenant = ? AND idempotency_key = ?", (self.tenant, key))
+    def claim_idempotency(self, key: str, attempt: str, acted_at: int) -> bool:
+        """Inside a write made for ``attempt``: mark the reservation as acted on, in the
+        write's own transaction; False when the attempt no longer holds the key."""
+        return self._db.count(
+            "UPDATE idempotency_keys SET acted_at = COALESCE(acted_at, ?) "
+            "WHERE tenant = ? AND idempotency_key = ? AND attempt = ?",
+            (self._db.moment(acted_at), self.tenant, key, attempt)) == 1
+
+    def finish_idempotency(self, key: str, attempt: str, status: int, response: str, mentions: Sequence[str]) -> None:
+        """Store the response of ``attempt`` and the digests of the names it mentions."""
+        if self._db.count("UPDATE idempotency_keys SET status = ?, response = ? WHERE tenant = ? "
+                          "AND idempotency_key = ? AND attempt = ? AND status IS NULL",
+                          (status, response, self.tenant, key, attempt)):
+            self._db.run_many("INSERT INTO idempotency_mentions (tenant, mention, idempotency_key) VALUES (?, ?, ?) "
+                              "ON CONFLICT DO NOTHING", [(self.tenant, m, key) for m in dict.fromkeys(mentions)])
+
+    def release_idempotency(self, key: str, attempt: str) -> bool:
+        """Forget a reservation whose request failed on the server side before any of its
+        writes committed, so a retry acts; False (kept) once one has."""
+        return self._db.count("DELETE FROM idempotency_keys WHERE tenant = ? AND idempotency_key = ? "
+                              "AND attempt = ? AND acted_at IS NULL", (self.tenant, key, attempt)) == 1
 
     def expire_idempotency(self, before: int) -> None:
         self._db.run("DELETE FROM idempotency_keys WHERE tenant = ? AND created_at < ?",
                      (self.tenant, self._db.moment(before)))
+
+    def idempotency_mentions(self, key: str) -> set[str]:
+        rows = self._db.rows("SELECT mention FROM idempotency_mentions WHERE tenant = ? AND idempotency_key = ?",
+                             (self.tenant, key))
+        return {row[0] for row in rows}
+
+    def redact_idempotency(self, mentions: Sequence[str], status: int, response: str, erased_at: int) -> int:
+        """Erasure: replace every stored response that mentions one of ``mentions`` by
+        ``response`` (and forget what it mentioned); mark the requests still in flight,
+        whose responses are not stored yet. Returns how many responses were replaced."""
+        keys: dict[str, None] = {}
+        for batch in chunks(list(dict.fromkeys(mentions))):
+            rows = self._db.rows("SELECT idempotency_key FROM idempotency_mentions WHERE tenant = ? "
+                                 f"AND {in_list('mention', len(batch))}", (self.tenant, *batch))
+            keys.update(dict.fromkeys(row[0] for row in rows))
+        for key in keys:
+            self._db.run("UPDATE idempotency_keys SET status = ?, response = ? "
+                         "WHERE tenant = ? AND idempotency_key = ?", (status, response, self.tenant, key))
+            self._db.run("DELETE FROM idempotency_mentions WHERE tenant = ? AND idempotency_key = ?",
+                         (self.tenant, key))
+        self._db.run("UPDATE idempotency_keys SET erased_at = ? WHERE tenant = ? AND status IS NULL",
+                     (self._db.moment(erased_at), self.tenant))
+        return len(keys)

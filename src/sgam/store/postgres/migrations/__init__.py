@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -31,7 +31,7 @@ TENANT_TABLES = (
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
-    "api_keys", "idempotency_keys", "ledger_key_terms", "episode_counts",
+    "api_keys", "idempotency_keys", "idempotency_mentions", "ledger_key_terms", "episode_counts",
     "episode_vector_heads",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
@@ -70,7 +70,7 @@ WRITE_FUNCTIONS = (
 
 MIGRATIONS: list[str] = [
     version.SCRIPT
-    for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18)
+    for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19)
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 

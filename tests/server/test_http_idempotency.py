@@ -1,0 +1,140 @@
+"""``Idempotency-Key`` acts exactly once: under simultaneous duplicates, and across a
+server that stopped between acting and storing its response (on both backends)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from sgam import ConflictError, Memory
+from sgam.server.idempotency import ABANDONED_AFTER, Replay, finish, request_digest, reserve
+from sgam.store import ACTING_FOR, Attempt
+
+from ..conftest import ManualClock
+from .conftest import Served
+
+T0 = "2026-01-01T00:00:00Z"
+FACT = {"subject": "mira", "attribute": "city", "value": "Rome", "valid_from": T0, "source": "e1"}
+STALE = ABANDONED_AFTER / 1_000_000 + 1
+
+
+def operations(memory: Memory, subject: str, attribute: str = "city") -> int:
+    """How many times the ledger acted on a key: its operations, corroborations included."""
+    with memory.backend.read("acme") as reader:
+        return len(reader.operations(subject, attribute))
+
+
+def test_simultaneous_duplicates_act_once_per_key(served: Served) -> None:
+    keys, duplicates = 20, 16
+    with served.client() as http:
+        assert http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"}).status_code == 201
+    clients = [served.client() for _ in range(duplicates)]
+    statuses: list[int] = []
+    try:
+        for key in range(keys):  # a key's duplicates leave together, each on its own connection
+            start = threading.Barrier(duplicates)
+
+            def send(http: httpx.Client, key: int = key, start: threading.Barrier = start) -> int:
+                start.wait()
+                fact = {**FACT, "subject": f"s{key}"}
+                return http.post("/v1/facts", json=fact, headers={"Idempotency-Key": f"k{key}"}).status_code
+
+            with ThreadPoolExecutor(duplicates) as pool:
+                statuses += pool.map(send, clients)
+    finally:
+        for http in clients:
+            http.close()
+    assert set(statuses) <= {201, 409}, statuses
+    assert [operations(served.memory, f"s{key}") for key in range(keys)] == [1] * keys
+
+
+def test_simultaneous_reservations_of_one_key_yield_one_attempt(memory: Memory) -> None:
+    """The reservation itself, without a worker pool in between: one winner per key."""
+    contenders = 12
+    for key in range(10):
+        start = threading.Barrier(contenders)
+
+        def contend(_: int, key: int = key, start: threading.Barrier = start) -> Replay | Attempt | str:
+            start.wait()
+            try:
+                return reserve(memory, "acme", f"r{key}", "same-digest")
+            except ConflictError as exc:
+                return exc.kind
+
+        with ThreadPoolExecutor(contenders) as pool:
+            outcomes = list(pool.map(contend, range(contenders)))
+        assert sum(isinstance(o, Attempt) for o in outcomes) == 1, outcomes
+        assert all(isinstance(o, Attempt) or o == "conflict" for o in outcomes), outcomes
+
+
+def _post(http: httpx.Client, body: bytes, key: str) -> httpx.Response:
+    return http.post("/v1/facts", content=body, headers={"Idempotency-Key": key, "Content-Type": "application/json"})
+
+
+def _reserve(memory: Memory, body: bytes, key: str) -> Attempt:
+    attempt = reserve(memory, "acme", key, request_digest("POST", "/v1/facts", "", body))
+    assert isinstance(attempt, Attempt)
+    return attempt
+
+
+def _write_as(memory: Memory, attempt: Attempt) -> None:
+    """What the route does for ``attempt``: the fact, written on its behalf."""
+    acting = ACTING_FOR.set(attempt)
+    try:
+        memory.write("acme", "mira", "city", "Rome", T0, "e1")
+    finally:
+        ACTING_FOR.reset(acting)
+
+
+def test_a_crash_after_acting_is_answered_from_the_record_never_acted_again(
+    served_at: Served, clock: ManualClock,
+) -> None:
+    body = json.dumps(FACT).encode()
+    with served_at.client() as http:
+        http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
+        _write_as(served_at.memory, _reserve(served_at.memory, body, "crash-1"))  # then the server died
+        assert operations(served_at.memory, "mira") == 1
+
+        in_flight = _post(http, body, "crash-1")
+        assert in_flight.status_code == 409 and in_flight.json()["kind"] == "conflict"
+        clock.advance(STALE)
+        for _ in range(2):  # after the stale window, and every time after
+            lost = _post(http, body, "crash-1")
+            assert lost.status_code == 409, lost.text
+            assert lost.json()["kind"] == "response_lost" and "took effect" in lost.json()["detail"]
+        assert operations(served_at.memory, "mira") == 1
+
+
+def test_a_crash_before_acting_lets_one_retry_act(served_at: Served, clock: ManualClock) -> None:
+    body = json.dumps(FACT).encode()
+    with served_at.client() as http:
+        http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
+        first = _reserve(served_at.memory, body, "crash-2")  # reserved; the server died before writing
+        clock.advance(STALE)
+        retried = _post(http, body, "crash-2")
+        assert retried.status_code == 201, retried.text
+        with pytest.raises(ConflictError, match="another attempt"):  # the first attempt, still alive, cannot act
+            _write_as(served_at.memory, first)
+        replayed = _post(http, body, "crash-2")
+        assert replayed.json() == retried.json() and replayed.headers["idempotent-replayed"] == "true"
+    assert operations(served_at.memory, "mira") == 1
+
+
+def test_a_server_error_after_a_write_is_the_stored_answer(served_at: Served) -> None:
+    """Releasing the key would let a retry act twice: only a 5xx before any write does."""
+    body = json.dumps(FACT).encode()
+    with served_at.client() as http:
+        http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
+    attempt = _reserve(served_at.memory, body, "fail-1")
+    _write_as(served_at.memory, attempt)
+    finish(served_at.memory, attempt, 503, '{"kind": "busy"}')
+    replay = reserve(served_at.memory, "acme", "fail-1", request_digest("POST", "/v1/facts", "", body))
+    assert replay == Replay(503, '{"kind": "busy"}')
+
+    unused = _reserve(served_at.memory, body, "fail-2")
+    finish(served_at.memory, unused, 503, '{"kind": "busy"}')
+    assert isinstance(_reserve(served_at.memory, body, "fail-2"), Attempt)  # released: nothing was written
