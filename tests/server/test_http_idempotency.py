@@ -138,3 +138,96 @@ def test_a_server_error_after_a_write_is_the_stored_answer(served_at: Served) ->
     unused = _reserve(served_at.memory, body, "fail-2")
     finish(served_at.memory, unused, 503, '{"kind": "busy"}')
     assert isinstance(_reserve(served_at.memory, body, "fail-2"), Attempt)  # released: nothing was written
+
+
+# erasure and consent reach stored responses ---------------------------------------------
+
+EMAIL = "mira.secret@example.org"
+
+
+def _stored(http: httpx.Client, path: str, body: dict[str, object], key: str) -> httpx.Response:
+    response = http.post(path, json=body, headers={"Idempotency-Key": key})
+    assert response.status_code < 300, response.text
+    return response
+
+
+def _erased(response: httpx.Response, *quoted: str) -> None:
+    assert response.status_code == 410, response.text
+    assert response.json()["kind"] == "response_erased"
+    assert all(text not in response.text for text in quoted)
+
+
+def test_erasing_a_subject_empties_the_stored_responses_that_quote_it(served: Served) -> None:
+    fact = {**FACT, "attribute": "email", "value": EMAIL}
+    with served.client() as http:
+        _stored(http, "/v1/episodes", {"id": "e1", "at": T0, "text": "a note"}, "ep")
+        _stored(http, "/v1/facts", fact, "fact")
+        refused = http.post("/v1/facts", json={**fact, "value": "other"}, headers={"Idempotency-Key": "refused"})
+        assert refused.status_code == 409 and EMAIL in refused.text  # a refusal quoting the stored value
+        bob = _stored(http, "/v1/facts", {**FACT, "subject": "bob"}, "bob")
+        assert http.delete("/v1/subjects/mira").status_code == 200
+
+        _erased(http.post("/v1/facts", json=fact, headers={"Idempotency-Key": "fact"}), EMAIL)
+        _erased(http.post("/v1/facts", json={**fact, "value": "other"}, headers={"Idempotency-Key": "refused"}),
+                EMAIL)
+        assert operations(served.memory, "mira", "email") == 0  # the retry did not record it again
+        again = http.post("/v1/facts", json={**FACT, "subject": "bob"}, headers={"Idempotency-Key": "bob"})
+        assert again.json() == bob.json() and again.headers["idempotent-replayed"] == "true"  # others stay
+        residue = http.post("/v1/residue", json={"text": EMAIL}).json()
+        assert residue["found"] is False, residue
+
+
+def test_erasing_an_episode_empties_the_stored_responses_that_quote_it(served: Served) -> None:
+    secret = "the locker code is 4711-9023"
+    with served.client() as http:
+        _stored(http, "/v1/episodes", {"id": "e-secret", "at": T0, "text": secret}, "secret")
+        _stored(http, "/v1/facts", {**FACT, "attribute": "locker", "value": "4711-9023", "source": "e-secret",
+                                    "subject": "zed"}, "locker")
+        kept = _stored(http, "/v1/episodes", {"id": "e-other", "at": T0, "text": "lunch was nice"}, "other")
+        assert http.delete("/v1/episodes/e-secret").status_code == 200
+
+        _erased(http.post("/v1/episodes", json={"id": "e-secret", "at": T0, "text": secret},
+                          headers={"Idempotency-Key": "secret"}), secret)
+        _erased(http.post("/v1/facts", json={**FACT, "attribute": "locker", "value": "4711-9023",
+                                             "source": "e-secret", "subject": "zed"},
+                          headers={"Idempotency-Key": "locker"}), "4711-9023")
+        assert http.get("/v1/episodes/e-secret").status_code == 404  # not recorded again
+        again = http.post("/v1/episodes", json={"id": "e-other", "at": T0, "text": "lunch was nice"},
+                          headers={"Idempotency-Key": "other"})
+        assert again.json() == kept.json()
+        for text in (secret, "4711-9023"):
+            residue = http.post("/v1/residue", json={"text": text}).json()
+            assert residue["found"] is False, residue
+
+
+def test_an_erasure_during_a_request_empties_the_response_it_stores(served: Served) -> None:
+    body = json.dumps({**FACT, "attribute": "email", "value": EMAIL}).encode()
+    with served.client() as http:
+        http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
+        attempt = _reserve(served.memory, body, "racing")
+        acting = ACTING_FOR.set(attempt)
+        try:
+            result = served.memory.write("acme", "mira", "email", EMAIL, T0, "e1")
+        finally:
+            ACTING_FOR.reset(acting)
+        served.memory.forget_subject("acme", "mira")  # before the response is stored
+        finish(served.memory, attempt, 201, json.dumps({"value": result.assertion.value}))
+        _erased(_post(http, body, "racing"), EMAIL)
+
+
+def test_a_replay_after_revocation_is_refused_as_the_route_would_now(served: Served) -> None:
+    fact = {**FACT, "attribute": "email", "value": EMAIL}
+    with served.client() as http:
+        http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
+        first = _stored(http, "/v1/facts", fact, "fact")
+        for purpose in ("slides", None):
+            consent: dict[str, object] = {"granted": False} if purpose is None else {"granted": False,
+                                                                                    "purpose": purpose}
+            assert http.put("/v1/consent/mira", json=consent).status_code == 200
+            denied = http.post("/v1/facts", json=fact, headers={"Idempotency-Key": "fact"})
+            assert denied.status_code == 403 and denied.json()["kind"] == "denied", denied.text
+            assert EMAIL not in denied.text
+            assert http.put("/v1/consent/mira", json={**consent, "granted": True}).status_code == 200
+            again = http.post("/v1/facts", json=fact, headers={"Idempotency-Key": "fact"})
+            assert again.json() == first.json()  # granted again: the replay answers again, acting never
+        assert operations(served.memory, "mira", "email") == 1

@@ -13,6 +13,11 @@ over by the next retry (by replacing the token it read, so two retries cannot bo
 and the first attempt, should it still be running, can no longer write); one that acted
 answers ``response_lost`` and never acts again. A 5xx releases the key only if nothing
 was written; after a write it is the stored answer. Records are kept ``RETENTION`` long.
+
+A stored response is a copy of what it quotes: erasure empties the responses naming what
+it removes (``_erasure.redact_stored_responses``), and a retry is told so (410) without
+acting again; a replay naming a subject whose consent is revoked is refused (403) as the
+route would refuse it now.
 """
 
 from __future__ import annotations
@@ -26,8 +31,10 @@ from dataclasses import dataclass
 from fastapi import Request
 from fastapi.responses import Response
 
+from .._erasure import names
 from .._errors import ConflictError, SgamError, ValidationError
 from .._memory import Memory
+from .._purpose import EVERY_PURPOSE, ConsentRow, allowed, refuse
 from .._time import from_micros, to_micros
 from ..access import Principal
 from ..store import ACTING_FOR, Attempt, IdempotencyRow, WriteTransaction
@@ -45,6 +52,13 @@ class ResponseLost(ConflictError):
     its response: a retry cannot act again, so the caller reads the state instead."""
 
     kind = "response_lost"
+
+
+class ResponseErased(SgamError):
+    """The stored response quoted what has since been erased, so it was emptied; the
+    request is not repeated (it would record the erased data again)."""
+
+    kind = "response_erased"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +93,12 @@ def _answer(txn: WriteTransaction, row: IdempotencyRow, digest: str, now: int, t
     """What a request finds when another attempt holds its key."""
     if row.request_digest != digest:
         raise ValidationError(HEADER, row.key, "was already used with a different request")
+    if row.status is not None and row.erased_at is not None:
+        raise ResponseErased(f"{HEADER} {row.key!r}: the response to the first request with this key quoted data "
+                             "erased since; it is not replayed, and the request does not act again",
+                             field=HEADER, value=row.key)
     if row.status is not None and row.response is not None:
+        _check_consent(txn, row.response)
         return Replay(row.status, row.response)
     if row.created_at >= now - ABANDONED_AFTER:
         raise _in_progress(row.key)
@@ -91,6 +110,18 @@ def _answer(txn: WriteTransaction, row: IdempotencyRow, digest: str, now: int, t
     if txn.take_over_idempotency(row.key, row.attempt, token, now):
         return Attempt(row.tenant, row.key, token, now)
     raise _in_progress(row.key)
+
+
+def _check_consent(txn: WriteTransaction, response: str) -> None:
+    """A replay answers as a read would now: a response naming a subject whose consent is
+    revoked (for every purpose or any one) is refused as the route refuses it."""
+    statements: dict[str, list[ConsentRow]] = {}
+    for row in txn.consents(None):
+        statements.setdefault(row.subject, []).append(row)
+    for subject, rows in statements.items():
+        revoked = [p for p in (None, *sorted({r.purpose for r in rows} - {EVERY_PURPOSE})) if not allowed(rows, p)]
+        if revoked and names(response, subject):
+            raise refuse(subject, revoked[0])
 
 
 def _in_progress(key: str) -> ConflictError:
@@ -105,7 +136,7 @@ def finish(memory: Memory, attempt: Attempt, status: int | None, body: str) -> N
         if status is None or status >= 500:
             if txn.release_idempotency(attempt.key, attempt.token) or status is None:
                 return
-        txn.finish_idempotency(attempt.key, attempt.token, status, body, ())
+        txn.finish_idempotency(attempt.key, attempt.token, status, body)
 
     memory.backend.run_write(attempt.tenant, work)
 

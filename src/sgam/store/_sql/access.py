@@ -69,13 +69,12 @@ class AccessWrites(AccessReads):
             "WHERE tenant = ? AND idempotency_key = ? AND attempt = ?",
             (self._db.moment(acted_at), self.tenant, key, attempt)) == 1
 
-    def finish_idempotency(self, key: str, attempt: str, status: int, response: str, mentions: Sequence[str]) -> None:
-        """Store the response of ``attempt`` and the digests of the names it mentions."""
-        if self._db.count("UPDATE idempotency_keys SET status = ?, response = ? WHERE tenant = ? "
-                          "AND idempotency_key = ? AND attempt = ? AND status IS NULL",
-                          (status, response, self.tenant, key, attempt)):
-            self._db.run_many("INSERT INTO idempotency_mentions (tenant, mention, idempotency_key) VALUES (?, ?, ?) "
-                              "ON CONFLICT DO NOTHING", [(self.tenant, m, key) for m in dict.fromkeys(mentions)])
+    def finish_idempotency(self, key: str, attempt: str, status: int, response: str) -> None:
+        """Store the response of ``attempt`` (emptied if an erasure came while it ran)."""
+        self._db.run("UPDATE idempotency_keys SET status = ?, "
+                     "response = CASE WHEN erased_at IS NULL THEN ? ELSE '' END "
+                     "WHERE tenant = ? AND idempotency_key = ? AND attempt = ? AND status IS NULL",
+                     (status, response, self.tenant, key, attempt))
 
     def release_idempotency(self, key: str, attempt: str) -> bool:
         """Forget a reservation whose request failed on the server side before any of its
@@ -87,25 +86,25 @@ class AccessWrites(AccessReads):
         self._db.run("DELETE FROM idempotency_keys WHERE tenant = ? AND created_at < ?",
                      (self.tenant, self._db.moment(before)))
 
-    def idempotency_mentions(self, key: str) -> set[str]:
-        rows = self._db.rows("SELECT mention FROM idempotency_mentions WHERE tenant = ? AND idempotency_key = ?",
-                             (self.tenant, key))
-        return {row[0] for row in rows}
+    def idempotency_responses_naming(self, needles: Sequence[str]) -> list[IdempotencyRow]:
+        """Stored responses that contain any of ``needles`` (an erasure decides which of
+        them quote what it removes)."""
+        found: dict[str, IdempotencyRow] = {}
+        for needle in dict.fromkeys(needles):
+            for row in self._db.rows(f"SELECT {_IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE tenant = ? "
+                                     f"AND erased_at IS NULL AND {self._db.find}(response, ?) > 0",
+                                     (self.tenant, needle)):
+                stored = IdempotencyRow(*row)
+                found[stored.key] = stored
+        return list(found.values())
 
-    def redact_idempotency(self, mentions: Sequence[str], status: int, response: str, erased_at: int) -> int:
-        """Erasure: replace every stored response that mentions one of ``mentions`` by
-        ``response`` (and forget what it mentioned); mark the requests still in flight,
-        whose responses are not stored yet. Returns how many responses were replaced."""
-        keys: dict[str, None] = {}
-        for batch in chunks(list(dict.fromkeys(mentions))):
-            rows = self._db.rows("SELECT idempotency_key FROM idempotency_mentions WHERE tenant = ? "
-                                 f"AND {in_list('mention', len(batch))}", (self.tenant, *batch))
-            keys.update(dict.fromkeys(row[0] for row in rows))
-        for key in keys:
-            self._db.run("UPDATE idempotency_keys SET status = ?, response = ? "
-                         "WHERE tenant = ? AND idempotency_key = ?", (status, response, self.tenant, key))
-            self._db.run("DELETE FROM idempotency_mentions WHERE tenant = ? AND idempotency_key = ?",
-                         (self.tenant, key))
+    def redact_idempotency(self, keys: Sequence[str], erased_at: int) -> None:
+        """Erasure: empty the stored responses of ``keys`` (the record stays, so a retry
+        is told the response was erased instead of acting again), and mark the requests
+        still in flight, whose responses are stored emptied."""
+        for batch in chunks(list(dict.fromkeys(keys))):
+            self._db.run("UPDATE idempotency_keys SET response = '', erased_at = ? WHERE tenant = ? "
+                         f"AND {in_list('idempotency_key', len(batch))}",
+                         (self._db.moment(erased_at), self.tenant, *batch))
         self._db.run("UPDATE idempotency_keys SET erased_at = ? WHERE tenant = ? AND status IS NULL",
                      (self._db.moment(erased_at), self.tenant))
-        return len(keys)

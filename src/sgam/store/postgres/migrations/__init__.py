@@ -31,7 +31,7 @@ TENANT_TABLES = (
     "ledger_keys", "episode_vectors", "assertion_vectors",
     "documents", "document_revisions", "document_chunks", "document_vectors", "store_items", "actions",
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
-    "api_keys", "idempotency_keys", "idempotency_mentions", "ledger_key_terms", "episode_counts",
+    "api_keys", "idempotency_keys", "ledger_key_terms", "episode_counts",
     "episode_vector_heads",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
