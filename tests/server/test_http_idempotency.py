@@ -231,3 +231,33 @@ def test_a_replay_after_revocation_is_refused_as_the_route_would_now(served: Ser
             again = http.post("/v1/facts", json=fact, headers={"Idempotency-Key": "fact"})
             assert again.json() == first.json()  # granted again: the replay answers again, acting never
         assert operations(served.memory, "mira", "email") == 1
+
+
+# the request's identity, and the OpenAPI document --------------------------------------
+
+def test_the_same_json_spelled_differently_is_the_same_request(served: Served) -> None:
+    with served.client() as http:
+        http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
+        first = _post(http, json.dumps(FACT).encode(), "spelled")
+        respelled = json.dumps(dict(reversed(list(FACT.items()))), indent=2).encode()
+        again = _post(http, respelled, "spelled")
+        assert first.status_code == again.status_code == 201, again.text
+        assert again.headers["idempotent-replayed"] == "true" and again.json() == first.json()
+        other = _post(http, json.dumps({**FACT, "value": "Oslo"}).encode(), "spelled")
+        assert other.status_code == 422 and other.json()["field"] == "Idempotency-Key"
+    assert operations(served.memory, "mira") == 1
+
+
+READ_POSTS = {"/v1/search", "/v1/recall", "/v1/residue", "/v1/documents/search"}
+"""POST routes that only read: a retry is harmless, so they take no Idempotency-Key."""
+
+
+def test_every_post_route_that_takes_the_key_declares_it(served: Served) -> None:
+    with served.anonymous() as http:
+        paths = http.get("/openapi.json").json()["paths"]
+    declaring = {path for path, operations in paths.items() if "post" in operations
+                 and any(p["in"] == "header" and p["name"] == "Idempotency-Key"
+                         for p in operations["post"].get("parameters", []))}
+    posts = {path for path, operations in paths.items() if "post" in operations}
+    assert declaring == posts - READ_POSTS
+    assert {"/v1/facts", "/v1/episodes", "/v1/remember", "/v1/documents/create", "/v1/purge"} <= declaring

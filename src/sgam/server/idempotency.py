@@ -23,12 +23,14 @@ route would refuse it now.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Header, Request
 from fastapi.responses import Response
 
 from .._erasure import names
@@ -67,9 +69,31 @@ class Replay:
     body: str
 
 
+def _declared(key: Annotated[str | None, Header(
+    alias=HEADER, description="Retry-safe POST: 1-255 printable ASCII characters naming this request. A retry "
+    "with the same key and request gets the first response (`Idempotent-Replayed: true`) without acting twice; "
+    "kept 24 hours per tenant.")] = None) -> None:
+    """Declares the header in the OpenAPI document; ``once`` reads and checks it."""
+
+
+IDEMPOTENT = Depends(_declared)
+"""In a POST route's ``dependencies``: the route answers through ``once``."""
+
+
 def request_digest(method: str, path: str, query: str, body: bytes) -> str:
-    """What makes two requests the same request."""
-    return hashlib.sha256(b"\0".join((method.encode(), path.encode(), query.encode(), body))).hexdigest()
+    """What makes two requests the same request: the body as parsed JSON, not its bytes (a
+    client may re-serialise it with other spacing or key order)."""
+    parts = (method.encode(), path.encode(), query.encode(), canonical_body(body))
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()
+
+
+def canonical_body(body: bytes) -> bytes:
+    """A JSON body in one spelling (sorted keys, no spaces); any other body as it came."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        return body
+    return json.dumps(parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def reserve(memory: Memory, tenant: str, key: str, digest: str) -> Replay | Attempt:
