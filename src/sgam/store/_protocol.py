@@ -393,7 +393,7 @@ class Reader(
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 
-    def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]: ...
+    def episodes(self, session: str | None, limit: int, newest_first: bool = False) -> list[EpisodeRow]: ...
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """A hint: ``calls`` will run in this read. A backend with round trips may send
         the first statement of each now, to travel with the next one it waits for."""
