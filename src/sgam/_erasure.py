@@ -24,7 +24,7 @@ from ._rules import KeyTimeline
 from ._secret import Digests
 from ._values import canonical_json
 from .documents.lifecycle import forget_revisions
-from .store import AuditRow, WriteTransaction
+from .store import ACTING_FOR, AuditRow, WriteTransaction
 
 
 @dataclass(slots=True)
@@ -157,11 +157,14 @@ def redact_stored_responses(txn: WriteTransaction, erased: Iterable[str], now: i
     """A stored idempotent response is a copy: empty every one that names an erased
     subject or episode (as written or JSON-escaped, like a raw model reply; a response
     quotes a value only beside its subject, an episode's text only beside its id), and
-    those of requests still in flight, whose responses are not stored yet."""
+    those of requests still in flight, whose responses are not stored yet (not the one
+    this erasure runs for: an expiry its own write settled)."""
     wanted = list(dict.fromkeys(erased))
     needles = [*wanted, *(json.dumps(name, ensure_ascii=False)[1:-1] for name in wanted), "\\"]
+    acting = ACTING_FOR.get()
     txn.redact_idempotency([row.key for row in txn.idempotency_responses_naming(needles)
-                            if row.response and any(names(row.response, name) for name in wanted)], now)
+                            if row.response and any(names(row.response, name) for name in wanted)], now,
+                           acting.key if acting is not None and acting.tenant == txn.tenant else None)
 
 
 def with_derivatives(txn: WriteTransaction, roots: Iterable[str]) -> list[str]:

@@ -261,3 +261,18 @@ def test_every_post_route_that_takes_the_key_declares_it(served: Served) -> None
     posts = {path for path, operations in paths.items() if "post" in operations}
     assert declaring == posts - READ_POSTS
     assert {"/v1/facts", "/v1/episodes", "/v1/remember", "/v1/documents/create", "/v1/purge"} <= declaring
+
+
+def test_an_expiry_settled_by_the_request_itself_keeps_its_response(served_at: Served, clock: ManualClock) -> None:
+    """The request's own write settles what fell due first, then reads what is left: its
+    response cannot quote the expired data, so it is stored and replayed whole."""
+    memory = served_at.memory
+    memory.retention("acme", "brief", "PT1M")
+    memory.add_episode("acme", "e1", T0, "x")
+    memory.add_episode("acme", "gone", T0, "short-lived", retention="brief")
+    clock.advance(120)
+    with served_at.client() as http:
+        first = _stored(http, "/v1/facts", {**FACT, "subject": "zed"}, "settles")
+        assert memory.episode("acme", "gone") is None  # expired by that write
+        again = http.post("/v1/facts", json={**FACT, "subject": "zed"}, headers={"Idempotency-Key": "settles"})
+        assert again.status_code == 201 and again.json() == first.json(), again.text

@@ -98,13 +98,14 @@ class AccessWrites(AccessReads):
                 found[stored.key] = stored
         return list(found.values())
 
-    def redact_idempotency(self, keys: Sequence[str], erased_at: int) -> None:
+    def redact_idempotency(self, keys: Sequence[str], erased_at: int, acting: str | None = None) -> None:
         """Erasure: empty the stored responses of ``keys`` (the record stays, so a retry
         is told the response was erased instead of acting again), and mark the requests
-        still in flight, whose responses are stored emptied."""
+        still in flight, whose responses are stored emptied; all but ``acting``, the
+        request this erasure runs for (what it answers is read after the erasure)."""
         for batch in chunks(list(dict.fromkeys(keys))):
             self._db.run("UPDATE idempotency_keys SET response = '', erased_at = ? WHERE tenant = ? "
                          f"AND {in_list('idempotency_key', len(batch))}",
                          (self._db.moment(erased_at), self.tenant, *batch))
-        self._db.run("UPDATE idempotency_keys SET erased_at = ? WHERE tenant = ? AND status IS NULL",
-                     (self._db.moment(erased_at), self.tenant))
+        self._db.run("UPDATE idempotency_keys SET erased_at = ? WHERE tenant = ? AND status IS NULL "
+                     "AND idempotency_key <> ?", (self._db.moment(erased_at), self.tenant, acting or ""))
