@@ -13,6 +13,7 @@ serialises on its one connection anyway.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,8 +33,7 @@ def _twin(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatenate[A
 
     @functools.wraps(method)
     async def call(self: AsyncMemory, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(method, self.memory, *args, **kwargs))
+        return await self._run(functools.partial(method, self.memory, *args, **kwargs))
 
     return call
 
@@ -68,8 +68,13 @@ class AsyncMemory:
     async def call(self, function: Callable[Concatenate[Memory, P], R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``function(memory, *args, **kwargs)`` on a worker thread: a library function
         that takes a ``Memory`` (``sgam.access.authenticate``, say) without blocking the loop."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(function, self.memory, *args, **kwargs))
+        return await self._run(functools.partial(function, self.memory, *args, **kwargs))
+
+    async def _run(self, call: Callable[[], R]) -> R:
+        """``call`` on a worker thread, in a copy of the caller's context: what a request
+        set there (the idempotent attempt it acts for) reaches the call."""
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(self._executor, context.run, call)
 
     async def aclose(self) -> None:
         """Wait for calls in flight, then close the store if this object opened it."""

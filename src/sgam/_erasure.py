@@ -24,7 +24,7 @@ from ._rules import KeyTimeline
 from ._secret import Digests
 from ._values import canonical_json
 from .documents.lifecycle import forget_revisions
-from .store import AuditRow, WriteTransaction
+from .store import ACTING_FOR, AuditRow, WriteTransaction
 
 
 @dataclass(slots=True)
@@ -87,6 +87,7 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
     _redact_extractions_of_subject(txn, subject)
     for key_subject, attribute in keys:
         txn.replace_versions(key_subject, attribute, [])
+    redact_stored_responses(txn, [subject], now)
     checkpoints = txn.checkpoints()
     threads = checkpoints.threads_naming(subject)
     for thread_id in threads:
@@ -130,6 +131,7 @@ def forget_episode(
         txn.delete_extraction_records(doomed_id)
         episodes += txn.delete_episode(doomed_id)
     txn.add_tombstones([digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
+    redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys})], now)
     erased = Erased(operations=removed, episodes=episodes, keys=len(keys), documents=revisions)
     audit(txn, now, action, call, digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
@@ -159,6 +161,7 @@ def erase_operations(txn: WriteTransaction, due: list[tuple[int, str, str]], now
     erased_values = {key: {op.value for op in txn.operations(*key) if op.seq in seqs and op.value} for key in keys}
     removed = txn.delete_operations(sorted(seqs))
     rederive(txn, keys, erased_values)
+    redact_stored_responses(txn, sorted({subject for subject, _ in keys}), now)
     erased = Erased(operations=removed, keys=len(keys))
     audit(txn, now, "expire_writes", call, None, erased)
     return erased
@@ -171,8 +174,23 @@ def drop_text(txn: WriteTransaction, episode_id: str, now: int, digests: Digests
     for lost in readable:
         txn.delete_extraction_records(lost)
     erased = Erased(texts=txn.lose_text(readable, now))
+    redact_stored_responses(txn, readable, now)
     audit(txn, now, "expire_text", call, digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
+
+
+def redact_stored_responses(txn: WriteTransaction, erased: Iterable[str], now: int) -> None:
+    """A stored idempotent response is a copy: empty every one that names an erased
+    subject or episode (as written or JSON-escaped, like a raw model reply; a response
+    quotes a value only beside its subject, an episode's text only beside its id), and
+    those of requests still in flight, whose responses are not stored yet (not the one
+    this erasure runs for: an expiry its own write settled)."""
+    wanted = list(dict.fromkeys(erased))
+    needles = [*wanted, *(json.dumps(name, ensure_ascii=False)[1:-1] for name in wanted), "\\"]
+    acting = ACTING_FOR.get()
+    txn.redact_idempotency([row.key for row in txn.idempotency_responses_naming(needles)
+                            if row.response and any(names(row.response, name) for name in wanted)], now,
+                           acting.key if acting is not None and acting.tenant == txn.tenant else None)
 
 
 def with_derivatives(txn: WriteTransaction, roots: Iterable[str]) -> list[str]:

@@ -232,13 +232,17 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
 
     def episodes(
         self, tenant: str, *, session: str | None = None, limit: int = 100, purpose: str | None = None,
+        newest_first: bool = False,
     ) -> list[Episode]:
-        """Up to ``limit`` readable episodes in recorded order (of a session: by time), less
-        those about a subject whose consent is revoked (for ``purpose``, or every purpose)."""
+        """Up to ``limit`` readable episodes in recorded order (of a session: by time), or
+        the latest ones first (``newest_first``), less those about a subject whose consent
+        is revoked (for ``purpose``, or every purpose)."""
         scope = check_purpose(purpose)
+        if not isinstance(newest_first, bool):
+            raise ValidationError("newest_first", newest_first, "must be true or false")
         with self.ledger.read(check_tenant(tenant), "episodes") as reader:
-            rows = [row for row in reader.episodes(check_optional_name(session, "session"), check_limit(limit))
-                    if row.readable]
+            rows = [row for row in reader.episodes(check_optional_name(session, "session"), check_limit(limit),
+                                                   newest_first) if row.readable]
             hidden = _hidden(reader, rows, scope)
             rows = [row for row in rows if row.episode_id not in hidden]
             sources = sources_of(reader, rows)

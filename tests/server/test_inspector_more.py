@@ -4,6 +4,7 @@ CSRF-checked), documents with revisions and diffs; the tenant only from the sess
 
 from __future__ import annotations
 
+import html
 import re
 
 from sgam.documents import Provenance
@@ -23,7 +24,7 @@ def test_retention_and_consent(served_at: Served, clock: ManualClock) -> None:
         page = reader.get("/ui/lifecycle")
         assert page.status_code == 200
         chat = re.search(r'<tr data-class="chat">(.*?)</tr>', page.text, re.S)
-        assert chat and "P7D" in chat.group(1) and "2026-07-08" in chat.group(1)
+        assert chat and "7 days" in chat.group(1) and "P7D" not in chat.group(1) and "2026-07-08" in chat.group(1)
         assert "(built in)" in re.search(r'<tr data-class="default">(.*?)</tr>', page.text, re.S).group(1)
         assert re.search(r'id="deadlines".*2026-07-08', page.text, re.S)
         consents = re.search(r'<table id="consents">(.*?)</table>', page.text, re.S).group(1)
@@ -41,11 +42,17 @@ def test_retention_and_consent(served_at: Served, clock: ManualClock) -> None:
         done = writer.post("/ui/consent", data={"subject": "omar", "decision": "grant", "purpose": "",
                                                 "csrf": token})
         assert done.status_code == 303 and memory.consented("acme", "omar") is True
-        assert "granted for every purpose" in writer.get("/ui/lifecycle").text
+        after = writer.get("/ui/lifecycle").text
+        assert "granted for every purpose" in after
+        flash = re.search(r'<p class="flash" role="status" id="flash">(.*?)</p>', after, re.S)
+        assert flash and html.unescape(flash.group(1)) == "Consent for 'omar' granted for every purpose."
+        assert 'id="flash"' not in writer.get("/ui/lifecycle").text  # shown once
+        form = re.search(r'<form method="post" action="/ui/consent".*?</form>', after, re.S).group(0)
+        assert "checked" not in form  # neither decision is chosen for the user
     clock.advance(8 * 24 * 3600)
     with signed_in(served_at, "acme", "read") as reader:
         chat = re.search(r'<tr data-class="chat">(.*?)</tr>', reader.get("/ui/lifecycle").text, re.S)
-        assert chat and "<td>0</td>" in chat.group(1)  # expired: the class holds nothing now
+        assert chat and '<td data-label="episodes">0</td>' in chat.group(1)  # expired: the class holds nothing now
     with signed_in(served_at, "globex", "admin") as other:
         page = other.get("/ui/lifecycle").text
         assert "omar" not in page and 'data-class="chat"' not in page

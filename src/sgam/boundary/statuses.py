@@ -40,6 +40,8 @@ ERROR_STATUSES: dict[str, ErrorStatus] = {
     "unauthenticated": ErrorStatus(9, 401, "Missing or invalid API key"),
     "forbidden": ErrorStatus(10, 403, "Not allowed for this key"),
     "too_large": ErrorStatus(2, 413, "Request body too large"),
+    "response_lost": ErrorStatus(5, 409, "Request acted, response lost"),
+    "response_erased": ErrorStatus(4, 410, "Stored response erased"),
 }
 UNEXPECTED = ErrorStatus(1, 500, "Internal error")
 

@@ -21,7 +21,7 @@ from .._memory import Memory
 from ..access import Principal
 from ..documents import Document, DocumentHit, Documents, Entry, MemoryTool, Provenance, Revision
 from .auth import Admin, Reader, Writer, memory_of
-from .idempotency import once
+from .idempotency import IDEMPOTENT, once
 from .models_documents import (
     CreateIn,
     DeletedOut,
@@ -98,20 +98,23 @@ async def change(request: Request, caller: Principal, work: Callable[[Documents]
     return await once(request, caller, produce)
 
 
-@router.post("/create", status_code=201, response_model=Document, summary="A new document (409 if the path exists)")
+@router.post("/create", dependencies=[IDEMPOTENT],
+             status_code=201, response_model=Document, summary="A new document (409 if the path exists)")
 async def create(body: CreateIn, request: Request, caller: Writer) -> Response:
     return await change(request, caller, lambda d: d.create(
         caller.tenant, body.path, body.file_text, by=author(caller), source=body.source, retention=body.retention),
         201)
 
 
-@router.post("/write", response_model=Document, summary="Set a document's whole text, creating it if needed")
+@router.post("/write", dependencies=[IDEMPOTENT],
+             response_model=Document, summary="Set a document's whole text, creating it if needed")
 async def write(body: WriteIn, request: Request, caller: Writer) -> Response:
     return await change(request, caller, lambda d: d.write(
         caller.tenant, body.path, body.file_text, expected_revision=body.expected_revision, by=author(caller)))
 
 
-@router.post("/str_replace", response_model=EditOut, summary="Replace text that occurs exactly once")
+@router.post("/str_replace", dependencies=[IDEMPOTENT],
+             response_model=EditOut, summary="Replace text that occurs exactly once")
 async def str_replace(body: StrReplaceIn, request: Request, caller: Writer) -> Response:
     def work(d: Documents) -> dict[str, Any]:
         edit = d.str_replace(caller.tenant, body.path, body.old_str, body.new_str,
@@ -121,37 +124,43 @@ async def str_replace(body: StrReplaceIn, request: Request, caller: Writer) -> R
     return await change(request, caller, work)
 
 
-@router.post("/insert", response_model=Document, summary="Insert text after a line (0: at the top)")
+@router.post("/insert", dependencies=[IDEMPOTENT],
+             response_model=Document, summary="Insert text after a line (0: at the top)")
 async def insert(body: InsertIn, request: Request, caller: Writer) -> Response:
     return await change(request, caller, lambda d: d.insert(
         caller.tenant, body.path, body.insert_line, body.insert_text, expected_revision=body.expected_revision,
         by=author(caller)))
 
 
-@router.post("/delete", response_model=DeletedOut, summary="Delete a document or a directory (history keeps them)")
+@router.post("/delete", dependencies=[IDEMPOTENT],
+             response_model=DeletedOut, summary="Delete a document or a directory (history keeps them)")
 async def delete(body: DeleteIn, request: Request, caller: Writer) -> Response:
     return await change(request, caller, lambda d: {"deleted": d.delete(
         caller.tenant, body.path, expected_revision=body.expected_revision, by=author(caller))})
 
 
-@router.post("/rename", response_model=MovedOut, summary="Move a document or a directory")
+@router.post("/rename", dependencies=[IDEMPOTENT],
+             response_model=MovedOut, summary="Move a document or a directory")
 async def rename(body: RenameIn, request: Request, caller: Writer) -> Response:
     return await change(request, caller, lambda d: {"moved": d.rename(
         caller.tenant, body.old_path, body.new_path, expected_revision=body.expected_revision, by=author(caller))})
 
 
-@router.post("/restore", response_model=Document, summary="Make an earlier revision's text current (a new revision)")
+@router.post("/restore", dependencies=[IDEMPOTENT],
+             response_model=Document, summary="Make an earlier revision's text current (a new revision)")
 async def restore(body: RestoreIn, request: Request, caller: Writer) -> Response:
     return await change(request, caller, lambda d: d.restore(
         caller.tenant, body.path, body.revision, expected_revision=body.expected_revision, by=author(caller)))
 
 
-@router.post("/erase", response_model=ErasedOut, summary="Erase a document and every revision of it (admin)")
+@router.post("/erase", dependencies=[IDEMPOTENT],
+             response_model=ErasedOut, summary="Erase a document and every revision of it (admin)")
 async def erase(body: EraseIn, request: Request, caller: Admin) -> Response:
     return await change(request, caller, lambda d: {"revisions_removed": d.erase(caller.tenant, body.path)})
 
 
-@router.post("/tool", response_model=ToolOut,
+@router.post("/tool", dependencies=[IDEMPOTENT],
+             response_model=ToolOut,
              summary="Run one memory-tool command; the text is what a model sees (view: read key; others: write)")
 async def tool(body: ToolIn, request: Request, caller: Reader) -> Response:
     if body.command != "view":

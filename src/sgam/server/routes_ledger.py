@@ -14,7 +14,7 @@ from .._rules import Effect
 from .._schema import AttributeSchema
 from ..boundary import to_json
 from .auth import Admin, Reader, Writer, memory_of
-from .idempotency import once
+from .idempotency import IDEMPOTENT, once
 from .models import AssertionPage, CorrectIn, DeclareIn, EpisodeIn, FactIn, RetractIn, Timestamp
 
 router = APIRouter(prefix="/v1")
@@ -33,7 +33,8 @@ def write_reply(result: WriteResult) -> JSONResponse:
     return reply(result, 200 if result.effect is Effect.CORROBORATED else 201)
 
 
-@router.post("/episodes", status_code=201, response_model=Episode, tags=["episodes"],
+@router.post("/episodes", dependencies=[IDEMPOTENT],
+             status_code=201, response_model=Episode, tags=["episodes"],
              summary="Record an episode (re-recording the same content is a no-op)")
 async def add_episode(body: EpisodeIn, request: Request, caller: Writer) -> Response:
     async def produce() -> Response:
@@ -78,7 +79,8 @@ async def forget_subject(subject: str, request: Request, caller: Admin) -> Respo
     return reply(await memory_of(request).forget_subject(caller.tenant, subject))
 
 
-@router.post("/facts", status_code=201, response_model=WriteResult, tags=["facts"],
+@router.post("/facts", dependencies=[IDEMPOTENT],
+             status_code=201, response_model=WriteResult, tags=["facts"],
              responses={200: {"model": WriteResult, "description": "Corroborated: the same value already held"}},
              summary="Write a fact (201: a new assertion is in force; 200: it corroborated the one holding)")
 async def write_fact(body: FactIn, request: Request, caller: Writer) -> Response:
@@ -123,7 +125,8 @@ async def fact_history(subject: str, attribute: str, request: Request, caller: R
                                                   purpose=purpose))
 
 
-@router.post("/retract", response_model=WriteResult, tags=["facts"],
+@router.post("/retract", dependencies=[IDEMPOTENT],
+             response_model=WriteResult, tags=["facts"],
              summary="Say the value holding at `at` stopped holding then")
 async def retract(body: RetractIn, request: Request, caller: Writer) -> Response:
     async def produce() -> Response:
@@ -133,7 +136,8 @@ async def retract(body: RetractIn, request: Request, caller: Writer) -> Response
     return await once(request, caller, produce)
 
 
-@router.post("/correct", response_model=WriteResult, tags=["facts"],
+@router.post("/correct", dependencies=[IDEMPOTENT],
+             response_model=WriteResult, tags=["facts"],
              summary="Replace the value of the assertion starting at `valid_from`")
 async def correct(body: CorrectIn, request: Request, caller: Writer) -> Response:
     async def produce() -> Response:
@@ -144,7 +148,8 @@ async def correct(body: CorrectIn, request: Request, caller: Writer) -> Response
     return await once(request, caller, produce)
 
 
-@router.post("/schema/attributes", status_code=201, response_model=AttributeSchema, tags=["schema"],
+@router.post("/schema/attributes", dependencies=[IDEMPOTENT],
+             status_code=201, response_model=AttributeSchema, tags=["schema"],
              summary="Declare an attribute's value type (admin)")
 async def declare(body: DeclareIn, request: Request, caller: Admin) -> Response:
     async def produce() -> Response:

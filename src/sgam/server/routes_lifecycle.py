@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from .._model import AuditEntry, ConsentState, PurgeResult, Residue
 from .._retention import RetentionClass
 from .auth import Admin, Reader, Writer, memory_of
-from .idempotency import once
+from .idempotency import IDEMPOTENT, once
 from .models import ConsentedOut, ConsentIn, ResidueIn, RetentionClassOut, RetentionIn, RetentionReportOut
 from .routes_ledger import reply
 
@@ -63,7 +63,8 @@ async def consent(subject: str, body: ConsentIn, request: Request, caller: Write
     return reply(await memory_of(request).consent(caller.tenant, subject, body.granted, purpose=body.purpose))
 
 
-@router.post("/purge", response_model=PurgeResult, tags=["lifecycle"],
+@router.post("/purge", dependencies=[IDEMPOTENT],
+             response_model=PurgeResult, tags=["lifecycle"],
              summary="Erase everything of the tenant past its deadline, then the physical residue (admin)")
 async def purge(request: Request, caller: Admin) -> Response:
     async def produce() -> Response:

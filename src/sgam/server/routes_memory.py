@@ -10,7 +10,7 @@ from .._model import WriteResult
 from ..extraction import Extraction, HeldCandidate, Remembered
 from ..search import EvidenceHit
 from .auth import Reader, Writer, memory_of
-from .idempotency import once
+from .idempotency import IDEMPOTENT, once
 from .models import RecallIn, RecallOut, RememberIn, SearchIn, WhoAmI
 from .routes_ledger import reply, write_reply
 
@@ -45,7 +45,8 @@ async def recall(body: RecallIn, request: Request, caller: Reader) -> Response:
     })
 
 
-@router.post("/remember", status_code=201, response_model=Remembered, tags=["extraction"],
+@router.post("/remember", dependencies=[IDEMPOTENT],
+             status_code=201, response_model=Remembered, tags=["extraction"],
              summary="Record an episode and extract facts from it (or queue it for the worker)")
 async def remember(body: RememberIn, request: Request, caller: Writer) -> Response:
     extract = request.app.state.extract_by_default if body.extract is None else body.extract
@@ -71,7 +72,8 @@ async def held(request: Request, caller: Reader, status: str = "open", limit: in
     return reply(await memory_of(request).held(caller.tenant, status=status, limit=limit))
 
 
-@router.post("/held/{held_id}/confirm", response_model=WriteResult, tags=["extraction"],
+@router.post("/held/{held_id}/confirm", dependencies=[IDEMPOTENT],
+             response_model=WriteResult, tags=["extraction"],
              summary="Confirm a held candidate: it is written now")
 async def confirm(held_id: int, request: Request, caller: Writer) -> Response:
     async def produce() -> Response:
@@ -80,7 +82,8 @@ async def confirm(held_id: int, request: Request, caller: Writer) -> Response:
     return await once(request, caller, produce)
 
 
-@router.post("/held/{held_id}/reject", response_model=HeldCandidate, tags=["extraction"],
+@router.post("/held/{held_id}/reject", dependencies=[IDEMPOTENT],
+             response_model=HeldCandidate, tags=["extraction"],
              summary="Reject a held candidate: it is never written")
 async def reject(held_id: int, request: Request, caller: Writer) -> Response:
     async def produce() -> Response:

@@ -14,6 +14,7 @@ from .._model import ForgetResult
 from ..langgraph import SgamSaver
 from ..langgraph.threads import ThreadDetail, ThreadSummary, list_threads, show_thread, thread_summary
 from .auth import Admin, Reader, memory_of
+from .idempotency import IDEMPOTENT, once
 from .routes_ledger import reply
 
 router = APIRouter(prefix="/v1")
@@ -37,7 +38,7 @@ async def thread(thread_id: str, request: Request, caller: Reader,
     return reply(await asyncio.to_thread(show_thread, memory, caller.tenant, thread_id, limit))
 
 
-@router.post("/threads/{thread_id}/prune", response_model=ThreadSummary, tags=["threads"],
+@router.post("/threads/{thread_id}/prune", dependencies=[IDEMPOTENT], response_model=ThreadSummary, tags=["threads"],
              operation_id="prune_thread",
              summary="Prune a thread to its newest checkpoint per namespace (the run stays resumable; admin)")
 async def prune(thread_id: str, request: Request, caller: Admin) -> Response:
@@ -48,7 +49,10 @@ async def prune(thread_id: str, request: Request, caller: Admin) -> Response:
         saver.prune([thread_id])
         return thread_summary(saver, thread_id)
 
-    return reply(await asyncio.to_thread(work))
+    async def produce() -> Response:
+        return reply(await asyncio.to_thread(work))
+
+    return await once(request, caller, produce)
 
 
 @router.delete("/threads/{thread_id}", response_model=ForgetResult, tags=["threads"], operation_id="forget_thread",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._access import IdempotencyRow
+from ._acting import ACTING_FOR, Attempt
 from ._backend import Backend
 from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
@@ -48,9 +50,11 @@ from ._search import (
 )
 
 __all__ = [
+    "ACTING_FOR",
     "ActionReads",
     "ActionRow",
     "ActionWrites",
+    "Attempt",
     "AuditRow",
     "Backend",
     "BackendFamily",
@@ -69,6 +73,7 @@ __all__ = [
     "ExtractionWrites",
     "CandidateEpisodes",
     "HeldRow",
+    "IdempotencyRow",
     "ItemReads",
     "ItemRow",
     "ItemWrites",

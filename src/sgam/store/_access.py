@@ -21,7 +21,9 @@ class ApiKeyRow:
 @dataclass(frozen=True, slots=True)
 class IdempotencyRow:
     """A POST made with an ``Idempotency-Key``: the request's digest and, once answered,
-    the response it got (``status`` None while the first attempt is in flight)."""
+    the response it got (``status`` None while the first attempt is in flight).
+    ``attempt`` names the attempt holding the key; ``acted_at`` is set by the first write
+    committed for it; ``erased_at`` by an erasure committed while it was in flight."""
 
     tenant: str
     key: str
@@ -29,3 +31,6 @@ class IdempotencyRow:
     created_at: int
     status: int | None
     response: str | None
+    attempt: str
+    acted_at: int | None
+    erased_at: int | None

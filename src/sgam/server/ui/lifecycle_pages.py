@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ..._errors import ValidationError
 from ..._memory import Memory
 from ...access import Principal
-from .pages import _checked_csrf, _guarded, _memory, _page
+from .pages import _checked_csrf, _guarded, _memory, _page, sessions
 from .sessions import Session
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -33,7 +33,7 @@ def _lifecycle(memory: Memory, tenant: str) -> dict[str, Any]:
 async def lifecycle_page(request: Request) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
         data = await _memory(request).call(_lifecycle, principal.tenant)
-        return _page(request, "lifecycle.html", session, principal, **data)
+        return _page(request, "lifecycle.html", session, principal, flash=sessions.take_flash(session.id), **data)
 
     return await _guarded(request, "read", render)
 
@@ -45,8 +45,11 @@ async def consent(request: Request, subject: str = Form(""), purpose: str = Form
         _checked_csrf(session, csrf)
         if decision not in ("grant", "revoke"):
             raise ValidationError("decision", decision, "must be grant or revoke")
-        await _memory(request).consent(principal.tenant, subject.strip(), decision == "grant",
-                                       purpose=purpose.strip() or None)
+        state = await _memory(request).consent(principal.tenant, subject.strip(), decision == "grant",
+                                               purpose=purpose.strip() or None)
+        scope = "every purpose" if state.purpose is None else f"purpose {state.purpose!r}"
+        sessions.flash(session.id, f"Consent for {state.subject!r} {'granted' if state.granted else 'revoked'} "
+                       f"for {scope}.")
         return RedirectResponse("/ui/lifecycle", status_code=303)
 
     return await _guarded(request, "write", render)

@@ -7,6 +7,7 @@ session's key only. Everything stored is untrusted data: templates escape all of
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -26,10 +27,11 @@ from ...access import AuthenticationError, Principal, Scope, authenticate, princ
 from ...boundary import http_status
 from .preview import preview_erasure
 from .sessions import COOKIE, Session, Sessions
-from .timeline import draw, short_time
+from .timeline import draw, duration_text, short_time
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.filters["short"] = short_time
+TEMPLATES.env.filters["duration"] = duration_text
 
 
 def key_url(subject: str, attribute: str) -> str:
@@ -41,6 +43,7 @@ def key_url(subject: str, attribute: str) -> str:
 
 TEMPLATES.env.globals["key_url"] = key_url
 OVERVIEW_ROWS = 10_000
+RECENT_EPISODES = 20
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 sessions = Sessions()
@@ -144,7 +147,7 @@ def _overview(memory: Memory, tenant: str, question: str | None) -> dict[str, An
         "keys": sorted(keys.items()),
         "truncated": len(facts) == OVERVIEW_ROWS,
         "subjects": sorted(Counter(a.subject for a in facts).items()),
-        "episodes": memory.episodes(tenant, limit=20),
+        "episodes": memory.episodes(tenant, limit=RECENT_EPISODES, newest_first=True),
         "held": memory.held(tenant, limit=50),
         "question": question or "",
         "hits": memory.search(tenant, question, limit=10) if question else [],
@@ -243,7 +246,7 @@ async def episode_page(request: Request, episode_id: str, quote: str | None = No
 async def review(request: Request) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
         held = await _memory(request).held(principal.tenant, limit=200)
-        return _page(request, "review.html", session, principal, held=held)
+        return _page(request, "review.html", session, principal, held=held, flash=sessions.take_flash(session.id))
 
     return await _guarded(request, "read", render)
 
@@ -253,9 +256,15 @@ async def decide(request: Request, held_id: int, decision: str, csrf: str = Form
     async def render(session: Session, principal: Principal) -> Response:
         _checked_csrf(session, csrf)
         if decision == "confirm":
-            await _memory(request).confirm(principal.tenant, held_id)
+            written = await _memory(request).confirm(principal.tenant, held_id)
+            fact = written.assertion
+            sessions.flash(session.id, f"Candidate {held_id} confirmed: "
+                           + (f"{fact.subject}.{fact.attribute} = {json.dumps(fact.value, ensure_ascii=False)} "
+                              f"is written ({written.effect.value})." if fact else f"{written.effect.value}."))
         elif decision == "reject":
-            await _memory(request).reject(principal.tenant, held_id)
+            rejected = await _memory(request).reject(principal.tenant, held_id)
+            sessions.flash(session.id, f"Candidate {held_id} rejected: {rejected.subject}.{rejected.attribute} "
+                           "is not written.")
         else:
             raise ValidationError("decision", decision, "must be confirm or reject")
         return RedirectResponse("/ui/review", status_code=303)

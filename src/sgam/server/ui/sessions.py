@@ -33,7 +33,18 @@ class Session:
 class Sessions:
     def __init__(self) -> None:
         self._by_id: dict[str, Session] = {}
+        self._flashes: dict[str, str] = {}
         self._lock = threading.Lock()
+
+    def flash(self, session_id: str, message: str) -> None:
+        """A message the session's next page shows once (what a form just did)."""
+        with self._lock:
+            if session_id in self._by_id:
+                self._flashes[session_id] = message
+
+    def take_flash(self, session_id: str) -> str | None:
+        with self._lock:
+            return self._flashes.pop(session_id, None)
 
     def open(self, key_id: str) -> Session:
         session = Session(secrets.token_urlsafe(32), key_id, secrets.token_urlsafe(32),
@@ -43,6 +54,7 @@ class Sessions:
             if len(self._by_id) >= MAX_SESSIONS:  # the oldest go first
                 for old in sorted(self._by_id.values(), key=lambda s: s.expires)[: MAX_SESSIONS // 10]:
                     del self._by_id[old.id]
+                    self._flashes.pop(old.id, None)
             self._by_id[session.id] = session
         return session
 
@@ -53,14 +65,17 @@ class Sessions:
             session = self._by_id.get(session_id)
             if session is not None and session.expires < time.monotonic():
                 del self._by_id[session_id]
+                self._flashes.pop(session_id, None)
                 return None
             return session
 
     def close(self, session_id: str | None) -> None:
         with self._lock:
             self._by_id.pop(session_id or "", None)
+            self._flashes.pop(session_id or "", None)
 
     def _drop_expired(self) -> None:
         now = time.monotonic()
         for session_id in [s.id for s in self._by_id.values() if s.expires < now]:
             del self._by_id[session_id]
+            self._flashes.pop(session_id, None)

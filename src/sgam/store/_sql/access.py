@@ -4,11 +4,15 @@ security as the ledger."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._access import ApiKeyRow, IdempotencyRow
 from .ledger import Scoped
+from .session import chunks, in_list
 
 _KEY_COLUMNS = "tenant, key_id, scope, digest, created_at, revoked_at"
-_IDEMPOTENCY_COLUMNS = "tenant, idempotency_key, request_digest, created_at, status, response"
+_IDEMPOTENCY_COLUMNS = ("tenant, idempotency_key, request_digest, created_at, status, response, attempt, acted_at, "
+                        "erased_at")
 
 
 class AccessReads(Scoped):
@@ -41,20 +45,67 @@ class AccessWrites(AccessReads):
         self._db.run("UPDATE api_keys SET revoked_at = ? WHERE tenant = ? AND key_id = ? AND revoked_at IS NULL",
                      (self._db.moment(revoked_at), self.tenant, key_id))
 
-    def reserve_idempotency(self, key: str, request_digest: str, created_at: int) -> None:
-        """Record the first attempt of a request (replacing an abandoned reservation)."""
-        self._db.run("DELETE FROM idempotency_keys WHERE tenant = ? AND idempotency_key = ?", (self.tenant, key))
-        self._db.run(f"INSERT INTO idempotency_keys ({_IDEMPOTENCY_COLUMNS}) VALUES (?, ?, ?, ?, NULL, NULL)",
-                     (self.tenant, key, request_digest, self._db.moment(created_at)))
+    def reserve_idempotency(self, key: str, request_digest: str, created_at: int, attempt: str) -> bool:
+        """Record the first attempt of a request; False when another attempt holds the
+        key (never replaces a row: a concurrent request may have just committed it)."""
+        return self._db.count(
+            f"INSERT INTO idempotency_keys ({_IDEMPOTENCY_COLUMNS}) VALUES (?, ?, ?, ?, NULL, NULL, ?, NULL, NULL) "
+            "ON CONFLICT DO NOTHING",
+            (self.tenant, key, request_digest, self._db.moment(created_at), attempt)) == 1
 
-    def finish_idempotency(self, key: str, status: int, response: str) -> None:
-        self._db.run("UPDATE idempotency_keys SET status = ?, response = ? WHERE tenant = ? AND idempotency_key = ?",
-                     (status, response, self.tenant, key))
+    def take_over_idempotency(self, key: str, abandoned: str, attempt: str, created_at: int) -> bool:
+        """Hand an abandoned reservation that never acted to ``attempt``; False when
+        ``abandoned`` no longer holds it or has acted since it was read."""
+        return self._db.count(
+            "UPDATE idempotency_keys SET attempt = ?, created_at = ? WHERE tenant = ? AND idempotency_key = ? "
+            "AND attempt = ? AND status IS NULL AND acted_at IS NULL",
+            (attempt, self._db.moment(created_at), self.tenant, key, abandoned)) == 1
 
-    def release_idempotency(self, key: str) -> None:
-        """Forget a reservation whose request failed on the server side, so a retry acts."""
-        self._db.run("DELETE FROM idempotency_keys WHERE tenant = ? AND idempotency_key = ?", (self.tenant, key))
+    def claim_idempotency(self, key: str, attempt: str, acted_at: int) -> bool:
+        """Inside a write made for ``attempt``: mark the reservation as acted on, in the
+        write's own transaction; False when the attempt no longer holds the key."""
+        return self._db.count(
+            "UPDATE idempotency_keys SET acted_at = COALESCE(acted_at, ?) "
+            "WHERE tenant = ? AND idempotency_key = ? AND attempt = ?",
+            (self._db.moment(acted_at), self.tenant, key, attempt)) == 1
+
+    def finish_idempotency(self, key: str, attempt: str, status: int, response: str) -> None:
+        """Store the response of ``attempt`` (emptied if an erasure came while it ran)."""
+        self._db.run("UPDATE idempotency_keys SET status = ?, "
+                     "response = CASE WHEN erased_at IS NULL THEN ? ELSE '' END "
+                     "WHERE tenant = ? AND idempotency_key = ? AND attempt = ? AND status IS NULL",
+                     (status, response, self.tenant, key, attempt))
+
+    def release_idempotency(self, key: str, attempt: str) -> bool:
+        """Forget a reservation whose request failed on the server side before any of its
+        writes committed, so a retry acts; False (kept) once one has."""
+        return self._db.count("DELETE FROM idempotency_keys WHERE tenant = ? AND idempotency_key = ? "
+                              "AND attempt = ? AND acted_at IS NULL", (self.tenant, key, attempt)) == 1
 
     def expire_idempotency(self, before: int) -> None:
         self._db.run("DELETE FROM idempotency_keys WHERE tenant = ? AND created_at < ?",
                      (self.tenant, self._db.moment(before)))
+
+    def idempotency_responses_naming(self, needles: Sequence[str]) -> list[IdempotencyRow]:
+        """Stored responses that contain any of ``needles`` (an erasure decides which of
+        them quote what it removes)."""
+        found: dict[str, IdempotencyRow] = {}
+        for needle in dict.fromkeys(needles):
+            for row in self._db.rows(f"SELECT {_IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE tenant = ? "
+                                     f"AND erased_at IS NULL AND {self._db.find}(response, ?) > 0",
+                                     (self.tenant, needle)):
+                stored = IdempotencyRow(*row)
+                found[stored.key] = stored
+        return list(found.values())
+
+    def redact_idempotency(self, keys: Sequence[str], erased_at: int, acting: str | None = None) -> None:
+        """Erasure: empty the stored responses of ``keys`` (the record stays, so a retry
+        is told the response was erased instead of acting again), and mark the requests
+        still in flight, whose responses are stored emptied; all but ``acting``, the
+        request this erasure runs for (what it answers is read after the erasure)."""
+        for batch in chunks(list(dict.fromkeys(keys))):
+            self._db.run("UPDATE idempotency_keys SET response = '', erased_at = ? WHERE tenant = ? "
+                         f"AND {in_list('idempotency_key', len(batch))}",
+                         (self._db.moment(erased_at), self.tenant, *batch))
+        self._db.run("UPDATE idempotency_keys SET erased_at = ? WHERE tenant = ? AND status IS NULL "
+                     "AND idempotency_key <> ?", (self._db.moment(erased_at), self.tenant, acting or ""))

@@ -271,13 +271,14 @@ class LedgerReader(LedgerReads):
         condition, with its parameters, that the source adds."""
         return "assertions a", "a", [], []
 
-    def episodes(self, session: str | None, limit: int) -> list[EpisodeRow]:
+    def episodes(self, session: str | None, limit: int, newest_first: bool = False) -> list[EpisodeRow]:
+        order = " DESC" if newest_first else ""
         if session is None:
-            sql = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? ORDER BY seq LIMIT ?"
+            sql = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? ORDER BY seq{order} LIMIT ?"
             params: tuple[Any, ...] = (self.tenant, limit)
         else:
             sql = (f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND session = ? "
-                   "ORDER BY occurred_at, seq LIMIT ?")
+                   f"ORDER BY occurred_at{order}, seq{order} LIMIT ?")
             params = (self.tenant, session, limit)
         return [EpisodeRow(*row) for row in self._db.rows(sql, params)]
 

@@ -36,6 +36,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..._errors import StoreError
 from ..._values import check_tenant
+from .._acting import mark_acted
 from .._protocol import JobRow, Reader, ResidueHit
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
@@ -308,6 +309,7 @@ class PostgresBackend:
         with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
             txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
             result = work(txn)
+            mark_acted(tenant, txn)
             txn.finish()
             return result
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..._errors import BusyError, SchemaVersionError
 from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
+from .._acting import mark_acted
 from .._protocol import EpisodeRow, JobRow, ResidueHit
 from .._rows import version_columns_of, version_from_row
 from .._search import SearchIndex
@@ -339,7 +340,9 @@ class SQLiteBackend:
         conn.execute("BEGIN IMMEDIATE")
         try:
             self._check_data_version()
-            result = work(SQLiteWrite(conn, tenant, self._cache))
+            txn = SQLiteWrite(conn, tenant, self._cache)
+            result = work(txn)
+            mark_acted(tenant, txn)
             conn.execute("COMMIT")
         except BaseException:
             self._cache.clear()

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -70,7 +70,7 @@ WRITE_FUNCTIONS = (
 
 MIGRATIONS: list[str] = [
     version.SCRIPT
-    for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19)
+    for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20)
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 

@@ -1,56 +1,17 @@
 """PostgreSQL schema, version 19."""
 
-# Checkpoint memory: LangGraph's checkpoints of the tenant's threads, in the ledger's
-# database under the same row-level security (store/_sql/checkpoints.py says why a
-# checkpoint is stored whole). A thread has a retention class and may name the subjects
-# it is about, so that erasing a subject reaches the threads that quote it. The tenant
-# leads every key, as everywhere. The tables are named apart from LangGraph's own
-# PostgresSaver's (``checkpoints``, ``checkpoint_blobs``, ``checkpoint_writes``), which users
-# may keep in the same database.
+# Idempotent requests act once, and their stored responses obey erasure:
+# - ``attempt`` names the attempt holding a reservation: a retry takes over an abandoned
+#   reservation only by replacing the attempt it read, so two retries cannot both act;
+# - ``acted_at`` is set in the same transaction as every write made for the attempt (and
+#   that write rolls back if the attempt no longer holds the key), so a reservation that
+#   outlives a crash says whether its request took effect;
+# - ``erased_at``: the stored response was emptied because it quoted what an erasure
+#   removed (or an erasure committed while the request was in flight): a retry is told
+#   so, and the request does not act again.
 
 SCRIPT = """
-    CREATE TABLE saver_threads (
-        tenant text NOT NULL CHECK (tenant <> ''),
-        thread_id text NOT NULL,
-        retention text NOT NULL,
-        PRIMARY KEY (tenant, thread_id)
-    );
-
-    CREATE TABLE saver_checkpoints (
-        tenant text NOT NULL CHECK (tenant <> ''),
-        thread_id text NOT NULL,
-        checkpoint_ns text NOT NULL,
-        checkpoint_id text NOT NULL,
-        parent_id text,
-        run_id text,
-        kind text NOT NULL,
-        body bytea NOT NULL,
-        metadata_kind text NOT NULL,
-        metadata bytea NOT NULL,
-        created_at timestamptz NOT NULL,
-        PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id)
-    );
-    CREATE INDEX saver_checkpoints_by_run ON saver_checkpoints (tenant, run_id) WHERE run_id IS NOT NULL;
-
-    CREATE TABLE saver_writes (
-        tenant text NOT NULL CHECK (tenant <> ''),
-        thread_id text NOT NULL,
-        checkpoint_ns text NOT NULL,
-        checkpoint_id text NOT NULL,
-        task_id text NOT NULL,
-        idx integer NOT NULL,
-        channel text NOT NULL,
-        kind text NOT NULL,
-        body bytea NOT NULL,
-        task_path text NOT NULL,
-        PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
-    );
-
-    CREATE TABLE saver_subjects (
-        tenant text NOT NULL CHECK (tenant <> ''),
-        subject text NOT NULL,
-        thread_id text NOT NULL,
-        PRIMARY KEY (tenant, subject, thread_id)
-    );
-    CREATE INDEX saver_subjects_by_thread ON saver_subjects (tenant, thread_id);
-"""
+    ALTER TABLE idempotency_keys ADD COLUMN attempt text NOT NULL DEFAULT '';
+    ALTER TABLE idempotency_keys ADD COLUMN acted_at timestamptz;
+    ALTER TABLE idempotency_keys ADD COLUMN erased_at timestamptz;
+    """

@@ -10,7 +10,7 @@ immutable.
 
 from __future__ import annotations
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12
 
-MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11)]
+MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12)]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
