@@ -36,7 +36,7 @@ _BOUNDS = {
 
 def described(value: object) -> str:
     """``value`` as a caller who sent JSON would name it: null, true, the number 3, the
-    string "x" (shortened), an object, an array; bytes are the raw body, not JSON."""
+    string "x" (shortened), an object, an array."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -52,7 +52,7 @@ def described(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "an array"
     if isinstance(value, (bytes, bytearray)):
-        return "a body that is not a JSON object"
+        return "raw bytes"
     return "a value of another kind"
 
 
@@ -68,6 +68,8 @@ def _rule(error: Mapping[str, Any]) -> str:
     if kind in _BOUNDS:
         name, text = _BOUNDS[kind]
         return f"{text.format(context.get(name))}, not {described(error.get('input'))}"
+    if isinstance(error.get("input"), (bytes, bytearray)):
+        return "must be a JSON object, sent as Content-Type: application/json"
     if kind in _EXPECTED:
         return f"{_EXPECTED[kind]}, not {described(error.get('input'))}"
     message = str(error.get("msg", "is not valid"))
