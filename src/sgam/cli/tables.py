@@ -75,7 +75,7 @@ def fits(table: Table) -> bool:
     return natural_width(table) <= console.width
 
 
-MIN_FOLDED = 16
+MIN_FOLDED = 12
 
 
 def new_table(*headers: str, title: str | None = None) -> Table:
@@ -91,7 +91,7 @@ def _folding(table: Table, fold: Sequence[str]) -> bool:
     kept = new_table(*(str(c.header) for c in table.columns if str(c.header) not in fold))
     for row in zip(*(c.cells for c in table.columns if str(c.header) not in fold), strict=True):
         kept.add_row(*row)
-    needed = natural_width(kept) + len(fold) * (MIN_FOLDED + 3)
+    needed = natural_width(kept) + len(fold) * (MIN_FOLDED + 2)
     for column in table.columns:
         column.no_wrap = str(column.header) not in fold
         column.overflow = "fold"
