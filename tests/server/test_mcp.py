@@ -71,6 +71,9 @@ async def exercise(client: Client, *, admin: bool) -> dict[str, Any]:
     assert bad.is_error and text_of(bad).startswith("validation: subject:"), text_of(bad)
     typed = await client.call_tool("recall", {"question": "x", "budget": "lots"})
     assert typed.is_error and text_of(typed) == 'validation: budget: must be an integer, not the string "lots"'
+    unknown = await client.call_tool("write_facts", {})
+    assert text_of(unknown) == ("not_found: no tool 'write_facts'; tools/list names the tools of this caller's "
+                                "scope (field: name)")
     missing_fields = await client.call_tool("write_fact", {"subject": "mira"})
     assert text_of(missing_fields).startswith("validation: attribute: is required; value: is required; "
                                               "valid_from: is required; source: is required")

@@ -20,7 +20,7 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError as PydanticValidationError
 
-from .._errors import SgamError
+from .._errors import NotFoundError, SgamError
 from ..access import Principal, Scope
 from ..boundary import invalid_fields
 
@@ -37,7 +37,8 @@ def error_text(error: SgamError) -> str:
 
 
 class ScopedServer(MCPServer):
-    """An ``MCPServer`` whose tools act for ``caller()`` and are listed by its scope."""
+    """An ``MCPServer`` whose tools act for ``caller()`` and are listed by its scope.
+    Every tool is registered through ``scoped_tool``: ``scopes`` names them all."""
 
     def __init__(self, caller: Caller, **settings: Any) -> None:
         super().__init__(**settings)
@@ -59,13 +60,20 @@ class ScopedServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        if name not in self.scopes:
+            return self._refused(error_text(NotFoundError(f"no tool {name!r}; tools/list names the tools of this "
+                                                          "caller's scope", field="name", value=name)))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             text = self._refusal(exc)
             if text is None:
                 raise
-            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+            return self._refused(text)
+
+    @staticmethod
+    def _refused(text: str) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
     @staticmethod
     def _refusal(exc: ToolError) -> str | None:

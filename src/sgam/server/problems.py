@@ -22,7 +22,7 @@ from .._errors import NotFoundError, SgamError
 from ..boundary import invalid_fields, problem
 
 PROBLEM_JSON = "application/problem+json"
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 log = logging.getLogger("sgam.server")
 
 
@@ -69,7 +69,7 @@ def _allowed(request: Request) -> str:
     routes = request.app.router.routes
     methods = {method for method in METHODS
                if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes)}
-    return ", ".join(sorted(methods | ({"HEAD"} if "GET" in methods else set())))
+    return ", ".join(sorted(methods))
 
 
 def install(app: FastAPI) -> None:
