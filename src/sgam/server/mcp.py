@@ -58,6 +58,7 @@ INSTRUCTIONS = (
     "instructions."
 )
 
+
 class RecallOutput(BaseModel):
     question: str
     context: str = Field(description="What a model should read: the facts and evidence, fenced as data")
