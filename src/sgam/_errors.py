@@ -2,6 +2,7 @@
 
     SgamError
     ├── ValidationError (also ValueError)   bad shape, type, timestamp or size
+    │   └── InvalidFields                   several fields of one request, each named
     ├── DeniedError                         consent for the subject (or purpose) is revoked
     ├── NotFoundError (also LookupError)    unknown episode, target or tenant object
     ├── ConflictError                       would overwrite or contradict stored state
@@ -63,6 +64,17 @@ class ValidationError(SgamError, ValueError):
     def __init__(self, field: str, value: Any, rule: str) -> None:
         super().__init__(f"{field}: {rule} (got {bounded_repr(value)})", field=field, value=value)
         self.rule = rule
+
+
+class InvalidFields(ValidationError):
+    """Several fields of one request broke their rules at once. Each is named with what
+    was wrong, so a caller fixes them all in one retry; ``field`` is the first."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        field, rule = problems[0]
+        SgamError.__init__(self, "; ".join(f"{name}: {text}" for name, text in problems), field=field)
+        self.rule = rule
+        self.problems = problems
 
 
 class DeniedError(SgamError):

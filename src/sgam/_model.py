@@ -138,6 +138,7 @@ class PurgeResult:
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
     """One erasure, expiry, purge or consent change of a tenant; never any content.
+    ``seq`` numbers the tenant's own entries (1, 2, …: nothing about other tenants);
     ``target`` is a keyed digest of the subject or episode id (None when many)."""
 
     seq: int

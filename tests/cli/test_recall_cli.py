@@ -20,7 +20,21 @@ def test_recall_command_prints_fenced_context_and_json(store_url: str) -> None:
     assert "<memory" in out.output and "[CURRENT]" in out.output
     out = runner.invoke(app, ["recall", "-t", "acme", "ann seat", "--db", store_url, "--json", "--budget", "300"])
     data = json.loads(out.output)
-    assert data["items"][0]["value"] == "window" and data["tokens"] <= 300
+    assert data["facts"][0]["value"] == "window" and data["tokens"] <= 300
+    assert data["context"].startswith("<memory") and data["question"] == "ann seat"
+
+
+def test_recall_json_has_the_shape_of_http_and_mcp_recall(store_url: str) -> None:
+    """One recall, one shape: the CLI's ``--json``, ``POST /v1/recall`` and the MCP tool."""
+    from sgam.server.mcp import RecallOutput
+    from sgam.server.models import RecallOut
+
+    Memory(store_url).close()
+    out = runner.invoke(app, ["recall", "-t", "acme", "anything", "--db", store_url, "--json"])
+    assert out.exit_code == 0, out.output
+    keys = list(json.loads(out.output))
+    assert keys == list(RecallOut.model_fields) == list(RecallOutput.model_fields)
+    assert keys == ["question", "context", "facts", "documents", "evidence", "tokens", "budget", "dropped"]
 
 
 def test_recall_command_bad_budget_is_a_validation_exit(store_url: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import SgamError
+from .._errors import InvalidFields, SgamError
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +60,8 @@ def http_status(error: SgamError) -> int:
 
 def problem(error: SgamError, *, instance: str | None = None) -> dict[str, Any]:
     """An RFC 9457 problem document for ``error``, carrying sgam's ``kind`` (and the
-    offending ``field`` when the error names one)."""
+    offending ``field`` when the error names one; ``errors`` lists every field when a
+    request broke several rules)."""
     result = status_of(error.kind)
     document: dict[str, Any] = {
         "type": f"urn:sgam:error:{error.kind}",
@@ -71,6 +72,8 @@ def problem(error: SgamError, *, instance: str | None = None) -> dict[str, Any]:
     }
     if error.field is not None:
         document["field"] = error.field
+    if isinstance(error, InvalidFields):
+        document["errors"] = [{"field": field, "detail": rule} for field, rule in error.problems]
     if instance is not None:
         document["instance"] = instance
     return document

@@ -3,27 +3,29 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
-from .._actions import Action
-from .._time import format_timestamp
-from .output import DbOption, JsonOption, TenantOption, console, run
+from .output import DbOption, JsonOption, TenantOption, run
+from .tables import compact_time, print_table
+
+if TYPE_CHECKING:
+    from .._actions import Action
 
 
 def show_actions(found: list[Action]) -> None:
-    table = Table("key", "status", "attempts", "started", "finished", "request", "result / error")
-    for action in found:
-        outcome = action.error if action.status == "in_doubt" and action.error else json.dumps(action.result)
-        table.add_row(
-            action.key, "[red]in doubt[/red]" if action.status == "in_doubt" else "done", str(action.attempts),
-            format_timestamp(action.started_at),
-            format_timestamp(action.finished_at) if action.finished_at else "-",
-            json.dumps(action.request, ensure_ascii=False)[:80], (outcome or "")[:80],
-        )
-    console.print(table)
+    """Every action whole: the request and the result fold onto more lines, nothing is cut."""
+    print_table(
+        ("key", "status", "attempts", "started", "finished", "request", "result / error"),
+        [(action.key, Text("in doubt", style="red") if action.status == "in_doubt" else "done", str(action.attempts),
+          compact_time(action.started_at), compact_time(action.finished_at, "-"),
+          json.dumps(action.request, ensure_ascii=False),
+          (action.error if action.status == "in_doubt" and action.error else json.dumps(action.result)) or "")
+         for action in found],
+        empty="no actions", fold=("request", "result / error"),
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._model import Assertion, Episode
-from .._schema import AttributeSchema, MemoryTypeSchema
 from .._values import MAX_QUERY_LIMIT
 from .output import DbOption, JsonOption, TenantOption, console, errors, run
 from .tables import cell, compact_time, json_value, print_table
 from .timeline import timeline_table
+
+if TYPE_CHECKING:
+    from .._model import Assertion, Episode
+    from .._schema import AttributeSchema, MemoryTypeSchema
 
 LimitOption = Annotated[int, typer.Option("--limit", min=1, max=MAX_QUERY_LIMIT, help="At most this many rows.")]
 
@@ -30,7 +32,7 @@ def show_episodes(found: list[Episode]) -> None:
     print_table(
         ("episode", "at", "speaker", "kind", "session", "text"),
         [(e.id, compact_time(e.at), cell(e.speaker), e.kind, cell(e.session), e.text) for e in found],
-        empty="no episodes",
+        empty="no episodes", fold=("text",),
     )
 
 
@@ -45,18 +47,27 @@ def show_schema(found: dict[str, Any]) -> None:
     )
     if types:
         print_table(("memory type", "JSON schema", "schema version"),
-                    [(t.name, json_value(t.json_schema), str(t.schema_version)) for t in types])
+                    [(t.name, json_value(t.json_schema), str(t.schema_version)) for t in types],
+                    fold=("JSON schema",))
 
 
 def show_versions(found: list[Assertion]) -> None:
+    """One row per stored version, numbered in the order shown. ``assertion`` is the
+    assertion's id, which a retraction keeps: the version it shortened and the shorter
+    one are two versions of one assertion, so the id repeats and the note says why."""
     print_table(
-        ("id", "value", "valid from", "valid to", "recorded", "replaced", "source", "supersedes", "origin",
-         "closed by"),
-        [(str(a.id), json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to),
+        ("version", "assertion", "value", "valid from", "valid to", "recorded", "replaced", "source", "supersedes",
+         "origin", "closed by"),
+        [(str(number), str(a.id), json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to),
           compact_time(a.recorded_at), compact_time(a.superseded_at, "current"), a.source, cell(a.supersedes),
-          a.origin, cell(a.closed_by)) for a in found],
+          a.origin, cell(a.closed_by)) for number, a in enumerate(found, start=1)],
         title=f"{found[0].subject}.{found[0].attribute}" if found else None, empty="no versions",
     )
+    ids = [a.id for a in found]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        console.print(f"assertion {', '.join(map(str, repeated))}: more than one version, because a retraction "
+                      "ended it early (the replaced row, then the shortened one)", highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

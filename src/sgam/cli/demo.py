@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import tempfile
@@ -9,20 +10,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.panel import Panel
-from rich.table import Table
+from rich.rule import Rule
+from rich.text import Text
 
 from .._errors import SgamError
-from .._memory import Memory
 from .._model import Assertion, Episode
 from .._time import parse_timestamp
 from .demo_extraction import demo_extraction
 from .output import console, open_memory
-from .tables import compact_time
+from .tables import compact_time, new_table
 from .timeline import timeline_table
+
+if TYPE_CHECKING:
+    from .._memory import Memory
 
 TENANT = "acme"
 KEY = ("mira", "passport_deadline")
@@ -54,72 +58,94 @@ def naive_text_memory(episodes: list[Episode], question: str) -> list[tuple[int,
     return sorted(scored, key=lambda pair: (-pair[0], pair[1].recorded_at))
 
 
-def _cite(found: Assertion | None, memory: Memory) -> str:
+def _cite(tenant: str, found: Assertion | None, memory: Memory) -> str:
     if found is None:
         return "nothing held"
-    episode = memory.episode(TENANT, found.source)
+    episode = memory.episode(tenant, found.source)
     quote = f' — "{episode.text}"' if episode else ""
     return (f"[bold]{json.dumps(found.value)}[/bold] valid {compact_time(found.valid_from)} → "
             f"{compact_time(found.valid_to)}, "
             f"source {found.source}{quote}")
 
 
+def heading(title: str) -> None:
+    console.print(Rule(title), width=console.drawing_width())
+
+
+def story_tenant(memory: Memory) -> str:
+    """``acme``, or ``acme-2``, ``acme-3``… when the database already holds an earlier run:
+    the story erases e2, and an erased id stays reserved, so a run never reuses a tenant."""
+    for run in itertools.count(1):
+        tenant = TENANT if run == 1 else f"{TENANT}-{run}"
+        if not memory.episodes(tenant, limit=1) and not memory.audit(tenant, limit=1):
+            return tenant
+    raise AssertionError("unreachable")
+
+
 def tell_story(memory: Memory) -> None:
+    tenant = story_tenant(memory)
+    if tenant != TENANT:
+        console.print(f"This database already holds an earlier run of the story: this one is tenant {tenant}.",
+                      style="dim", highlight=False)
+    _tell(memory, tenant)
+
+
+def _tell(memory: Memory, tenant: str) -> None:
     clock = _StoryClock()
     memory.clock = clock
     clocks = {episode_id: clock_at for clock_at, episode_id, _, _ in STORY}
-    console.rule("1. Two messages arrive, a week apart: a model proposes, policy decides")
+    heading("1. Two messages arrive, a week apart: a model proposes, policy decides")
     console.print("The scripted model reads each raw message and proposes updates with evidence; "
                   "sgam checks each one and commits what passes.", style="dim")
 
     def advance(episode_id: str) -> None:
         clock.now = parse_timestamp(clocks[episode_id], "clock")
 
-    demo_extraction(memory, TENANT, echo=lambda line: console.print(line, markup=False, highlight=False),
+    demo_extraction(memory, tenant, echo=lambda line: console.print(line, markup=False, highlight=False),
                     before_episode=advance)
 
-    console.rule("2. What is Mira's passport deadline?")
+    heading("2. What is Mira's passport deadline?")
     clock.now = parse_timestamp("2026-06-04T00:00:00Z", "clock")
-    naive = naive_text_memory(memory.episodes(TENANT), QUESTION)
-    table = Table("naive text memory (top matches)", "sgam ledger (current state)")
+    naive = naive_text_memory(memory.episodes(tenant), QUESTION)
+    table = new_table("naive text memory (top matches)", "sgam ledger (current state)")
     table.add_row(
-        "\n".join(f"[{'red' if VALUES[e.id] != '2026-06-30' else 'green'}]{e.text}[/] ({score} words match)"
-                  for score, e in naive),
-        _cite(memory.get(TENANT, *KEY), memory),
+        Text.from_markup("\n".join(f"[{'red' if VALUES[e.id] != '2026-06-30' else 'green'}]{e.text}[/] "
+                                   f"({score} words match)" for score, e in naive)),
+        Text.from_markup(_cite(tenant, memory.get(tenant, *KEY), memory)),
     )
     console.print(table)
     console.print("The text memory returns the stale July 15 beside June 30 and cannot say which holds; "
                   "the ledger answers with the current value and its source.\n")
 
-    console.rule("3. Reads at other instants")
+    heading("3. Reads at other instants")
     console.print("What held on June 2 (valid time)?")
-    console.print("   ", _cite(memory.get(TENANT, *KEY, at="2026-06-02T00:00:00Z"), memory))
+    console.print("   ", _cite(tenant, memory.get(tenant, *KEY, at="2026-06-02T00:00:00Z"), memory))
     console.print("What did we believe on June 2 about today (transaction time)?")
-    console.print("   ", _cite(memory.get(TENANT, *KEY, known_at="2026-06-02T00:00:00Z"), memory))
+    console.print("   ", _cite(tenant, memory.get(tenant, *KEY, known_at="2026-06-02T00:00:00Z"), memory))
 
-    console.rule("4. A delayed extraction of an older message")
+    heading("4. A delayed extraction of an older message")
     clock_at, episode_id, at, text = STORY[2]
     clock.now = parse_timestamp(clock_at, "clock")
-    memory.add_episode(TENANT, episode_id, at, text, speaker="mira")
-    result = memory.write(TENANT, *KEY, VALUES[episode_id], at, episode_id)
+    memory.add_episode(tenant, episode_id, at, text, speaker="mira")
+    result = memory.write(tenant, *KEY, VALUES[episode_id], at, episode_id)
     console.print(f"{at}  {episode_id}: {text}\n    → write {VALUES[episode_id]}: {result.effect.value}, "
                   f"ends where e1 starts")
-    console.print("Current:", _cite(memory.get(TENANT, *KEY), memory))
-    console.print("May 31:  ", _cite(memory.get(TENANT, *KEY, at="2026-05-31T00:00:00Z"), memory))
+    console.print("Current:", _cite(tenant, memory.get(tenant, *KEY), memory))
+    console.print("May 31:  ", _cite(tenant, memory.get(tenant, *KEY, at="2026-05-31T00:00:00Z"), memory))
 
-    console.rule("5. Equal start, other value: refused, never overwritten")
+    heading("5. Equal start, other value: refused, never overwritten")
     try:
-        memory.write(TENANT, *KEY, "2026-09-09", "2026-06-03T10:00:00Z", "e2")
+        memory.write(tenant, *KEY, "2026-09-09", "2026-06-03T10:00:00Z", "e2")
     except SgamError as exc:
         console.print(f"[yellow]{type(exc).__name__}[/yellow]: {exc}")
 
-    console.rule("6. The timeline of the key")
-    console.print(timeline_table("mira.passport_deadline", memory.versions(TENANT, *KEY)))
+    heading("6. The timeline of the key")
+    console.print(timeline_table("mira.passport_deadline", memory.versions(tenant, *KEY)))
 
-    console.rule("7. Erasure: forget episode e2")
-    memory.forget_episode(TENANT, "e2")
-    console.print("Current after erasure:", _cite(memory.get(TENANT, *KEY), memory))
-    console.print(timeline_table("mira.passport_deadline after forgetting e2", memory.versions(TENANT, *KEY)))
+    heading("7. Erasure: forget episode e2")
+    memory.forget_episode(tenant, "e2")
+    console.print("Current after erasure:", _cite(tenant, memory.get(tenant, *KEY), memory))
+    console.print(timeline_table("mira.passport_deadline after forgetting e2", memory.versions(tenant, *KEY)))
 
 
 @contextmanager

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._memory import Memory
 from .._time import format_timestamp
-from ..extraction import Extraction, ExtractionPolicy, ScriptedClient
+
+if TYPE_CHECKING:
+    from .._memory import Memory
+    from ..extraction import Extraction
 
 PASSPORT_EPISODES: list[tuple[str, str, str]] = [
     ("e1", "2026-06-01T09:00:00Z", "Mira prefers concise answers. Her passport deadline is 2026-07-15."),
@@ -94,6 +96,8 @@ def demo_extraction(
     ``echo`` (e.g. ``print`` or a Rich console's ``print``). ``before_episode`` is called
     with each episode id first, e.g. to move a story clock forward. Returns the steps; the ledger
     then holds passport_deadline 2026-06-30 from e2, after 2026-07-15 from e1."""
+    from ..extraction import ExtractionPolicy, ScriptedClient
+
     memory.declare(tenant, "passport_deadline", "date")
     client = ScriptedClient.of(PASSPORT_REPLIES)
     steps = []

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from .._errors import SgamError, ValidationError
-from .._memory import Memory
 from .._time import format_timestamp
-from ..boundary import status_of
-from ..documents import Document, DocumentHit, Provenance
-from ..documents.sync import ImportResult, export, import_directory
-from ..documents.text import decode_file, view_lines
-from ..documents.tool import format_size, numbered
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
+
+if TYPE_CHECKING:
+    from .._memory import Memory
+    from ..documents import Document, DocumentHit, Provenance
+    from ..documents.sync import ImportResult
 
 PathArg = Annotated[str, typer.Argument(help="A path under /memories, e.g. /memories/notes.md.")]
 RevisionOption = Annotated[int | None, typer.Option(
@@ -27,8 +26,17 @@ FileOption = Annotated[Path | None, typer.Option("--file", "-f", help="Read the 
 TextOption = Annotated[str | None, typer.Option("--text", help="The text itself.")]
 
 
+def _by(author: str) -> Provenance:
+    """The author of a change (document memory is imported when a command runs)."""
+    from ..documents import Provenance
+
+    return Provenance(author)
+
+
 def _text(file: Path | None, text: str | None) -> str:
     """The text of a create or edit: --text, else --file (UTF-8, checked), else stdin."""
+    from ..documents.text import decode_file
+
     if text is not None and file is not None:
         raise ValidationError("text", "--text and --file", "give one of them, not both")
     if text is not None:
@@ -53,6 +61,10 @@ def _view(memory: Memory, tenant: str, path: str) -> Any:
 
 
 def _show_view(found: Any) -> None:
+    from ..documents import Document
+    from ..documents.text import view_lines
+    from ..documents.tool import format_size, numbered
+
     if isinstance(found, Document):
         typer.echo(numbered(view_lines(found.content), 1))
         return
@@ -64,15 +76,13 @@ def _show_history(revisions: Any) -> None:
     for r in revisions:
         who = ", ".join(part for part in (r.author, r.episode and f"episode {r.episode}",
                                           r.call and f"call {r.call}") if part)
-        console.print(f"{r.revision}\t{format_timestamp(r.recorded_at)}\t{r.op}\t{escape(r.path)}\t{escape(who)}",
-                      highlight=False)
+        typer.echo(f"{r.revision}\t{format_timestamp(r.recorded_at)}\t{r.op}\t{r.path}\t{who}")
 
 
 def _show_hits(hits: list[DocumentHit]) -> None:
     for hit in hits:
         first = hit.text.splitlines()[0] if hit.text else ""
-        console.print(f"{escape(hit.path)}@{hit.revision}:{hit.start_line}-{hit.end_line}\t{escape(first)}",
-                      highlight=False)
+        typer.echo(f"{hit.path}@{hit.revision}:{hit.start_line}-{hit.end_line}\t{first}")
 
 
 def _show_import(result: ImportResult) -> None:
@@ -102,7 +112,7 @@ def register(app: typer.Typer) -> None:
         author: AuthorOption = "cli", db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Create a document (never overwrites)."""
-        run(db, as_json, lambda m: m.documents.create(tenant, path, _text(file, text), by=Provenance(author),
+        run(db, as_json, lambda m: m.documents.create(tenant, path, _text(file, text), by=_by(author),
                                                       source=source, retention=retention), _show_document)
 
     @docs.command("edit")
@@ -118,7 +128,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Change a document: --old/--new replaces text, --insert-line inserts, otherwise
         the whole text is replaced by --text, --file or stdin."""
-        by = Provenance(author)
+        by = _by(author)
 
         def call(m: Memory) -> Document:
             if old is not None or new is not None:
@@ -137,7 +147,7 @@ def register(app: typer.Typer) -> None:
            db: DbOption = None, as_json: JsonOption = False) -> None:
         """Delete a document or a directory (revisions are kept; see `sgam docs erase`)."""
         run(db, as_json, lambda m: {"deleted": m.documents.delete(tenant, path, expected_revision=revision,
-                                                                  by=Provenance(author))},
+                                                                  by=_by(author))},
             lambda r: console.print(f"deleted {len(r['deleted'])} document(s)"))
 
     @docs.command("mv")
@@ -145,7 +155,7 @@ def register(app: typer.Typer) -> None:
            author: AuthorOption = "cli", db: DbOption = None, as_json: JsonOption = False) -> None:
         """Move or rename a document or a directory."""
         run(db, as_json, lambda m: {"moved": m.documents.rename(tenant, old_path, new_path,
-                                                                expected_revision=revision, by=Provenance(author))},
+                                                                expected_revision=revision, by=_by(author))},
             lambda r: console.print(f"moved {len(r['moved'])} document(s)"))
 
     @docs.command("history")
@@ -173,7 +183,7 @@ def register(app: typer.Typer) -> None:
                 as_json: JsonOption = False) -> None:
         """Make an earlier revision's text current again (also brings back a deleted document)."""
         run(db, as_json, lambda m: m.documents.restore(tenant, path, number, expected_revision=revision,
-                                                       by=Provenance(author)), _show_document)
+                                                       by=_by(author)), _show_document)
 
     @docs.command("search")
     def search(tenant: TenantOption, query: Annotated[str, typer.Argument(help="Words to look for.")],
@@ -192,6 +202,8 @@ def register(app: typer.Typer) -> None:
     def export_command(tenant: TenantOption, directory: Annotated[Path, typer.Argument(metavar="DIR")],
                        db: DbOption = None, as_json: JsonOption = False) -> None:
         """Write the tenant's documents as files under DIR (with a manifest for import)."""
+        from ..documents.sync import export
+
         run(db, as_json, lambda m: export(m.documents, tenant, directory),
             lambda r: console.print(f"exported {r.files} document(s) to {escape(r.directory)}"))
 
@@ -203,6 +215,9 @@ def register(app: typer.Typer) -> None:
         author: AuthorOption = "import", db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Bring edits made under DIR back; files whose document moved on are conflicts (exit 5)."""
+        from ..boundary import status_of
+        from ..documents.sync import import_directory
+
         with open_memory(db, as_json) as memory:
             try:
                 result = import_directory(memory.documents, tenant, directory, delete=delete, author=author)

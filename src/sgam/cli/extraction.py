@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from .._errors import SgamError
-from ..boundary import status_of
-from ..extraction import Extraction, HeldCandidate, Remembered, Worker
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, read_text
 from .ledger import show_result
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 from .tables import compact_time, json_value, print_table
+
+if TYPE_CHECKING:
+    from ..extraction import Extraction, HeldCandidate, Remembered
 
 IdArg = Annotated[int, typer.Argument(help="Id of the held candidate.")]
 
@@ -31,6 +32,7 @@ def show_extraction(found: Extraction) -> None:
         ("#", "candidate", "evidence", "decision", "reason"),
         [(str(d.index), _candidate(d.candidate), str(d.candidate.get("evidence", "")),
           d.outcome.value + (f" ({d.effect})" if d.effect else ""), d.reason or "") for d in found.decisions],
+        fold=("evidence", "reason"),
     )
     if found.raw_reply is not None:
         console.print("  raw reply: " + found.raw_reply, highlight=False, markup=False, soft_wrap=True)
@@ -47,7 +49,7 @@ def show_extractions(found: list[Extraction]) -> None:
           str(sum(1 for d in e.decisions if d.outcome.value in ("accepted", "promoted"))),
           str(sum(1 for d in e.decisions if d.outcome.value in ("pending", "buffered"))),
           str(sum(1 for d in e.decisions if d.outcome.value == "rejected")), e.error or "") for e in found],
-        empty="no extractions",
+        empty="no extractions", fold=("error",),
     )
 
 
@@ -56,7 +58,7 @@ def show_held(found: list[HeldCandidate]) -> None:
         ("id", "hold", "status", "subject", "attribute", "value", "valid from", "episode", "evidence"),
         [(str(h.id), h.hold, h.status, h.subject, h.attribute, json_value(h.value), compact_time(h.valid_from),
           h.episode_id, h.evidence) for h in found],
-        empty="no held candidates",
+        empty="no held candidates", fold=("evidence",),
     )
 
 
@@ -171,6 +173,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """Extract queued episodes in the background (at least once; re-runs never duplicate facts)."""
+        from ..boundary import status_of
+        from ..extraction import Worker
+
         with open_memory(db, as_json) as memory:
             try:
                 stats: Any = Worker(

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from .._time import format_timestamp
-from ..access import ApiKey, IssuedKey, create_key, list_keys, revoke_key
 from .output import DbOption, JsonOption, TenantOption, console, run
+from .tables import compact_time, print_table
+
+if TYPE_CHECKING:
+    from ..access import ApiKey, IssuedKey
 
 ScopeOption = Annotated[str, typer.Option("--scope", help="read, write (includes read) or admin (includes write).")]
 
@@ -21,11 +22,9 @@ def show_issued(issued: IssuedKey) -> None:
 
 
 def show_keys(keys: list[ApiKey]) -> None:
-    table = Table("id", "scope", "created", "revoked")
-    for key in keys:
-        table.add_row(key.id, key.scope, format_timestamp(key.created_at),
-                      format_timestamp(key.revoked_at) if key.revoked_at else "")
-    console.print(table)
+    print_table(("id", "scope", "created", "revoked"),
+                [(key.id, key.scope, compact_time(key.created_at), compact_time(key.revoked_at, "-"))
+                 for key in keys], empty="no keys")
 
 
 def show_revoked(key: ApiKey) -> None:
@@ -41,17 +40,23 @@ def register(app: typer.Typer) -> None:
     def create(tenant: TenantOption, scope: ScopeOption = "read", db: DbOption = None,
                as_json: JsonOption = False) -> None:
         """Create a key for a tenant and print it once."""
+        from ..access import create_key
+
         run(db, as_json, lambda m: create_key(m, tenant, scope), show_issued)
 
     @keys.command("list")
     def list_command(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
         """The tenant's keys (never their secrets)."""
+        from ..access import list_keys
+
         run(db, as_json, lambda m: list_keys(m, tenant), show_keys)
 
     @keys.command("revoke")
     def revoke(key_id: Annotated[str, typer.Argument(metavar="ID", help="The key's id (from create or list).")],
                db: DbOption = None, as_json: JsonOption = False) -> None:
         """Revoke a key; requests with it fail from the next one on."""
+        from ..access import revoke_key
+
         run(db, as_json, lambda m: revoke_key(m, key_id), show_revoked)
 
 

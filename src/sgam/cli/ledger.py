@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._memory import Memory
-from .._model import Assertion, Episode, ForgetResult
-from .._schema import AttributeSchema
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, parse_value, read_text
 from .output import DbOption, JsonOption, TenantOption, console, errors, run
 from .tables import cell, compact_time, exact_time, json_value, print_pairs, print_record, print_table
+
+if TYPE_CHECKING:
+    from .._memory import Memory
+    from .._model import Assertion, Episode, ForgetResult
+    from .._schema import AttributeSchema
 
 LONG_TEXT = 2000
 

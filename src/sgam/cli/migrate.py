@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 
 from .._errors import SgamError
-from ..store import migrate_store
 from .output import fail
 
 
@@ -23,6 +22,8 @@ def migrate_url(url: str, grant_to: list[str], vector_dimensions: list[int] | No
         from ..store.postgres import migrate
 
         return migrate(url, grant_to=grant_to, vector_dimensions=vector_dimensions)
+    from ..store import migrate_store
+
     return migrate_store(url, grant_to)
 
 

@@ -5,22 +5,24 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from .._errors import SgamError, ValidationError
-from .._memory import Memory
 from .._values import MAX_QUERY_LIMIT
-from ..eval import evaluate_locomo, evaluate_longmemeval
-from ..recall import RecallResult
-from ..search import PRESETS, embedder_from_env, load_embedder
-from ..search.embedders import Embedder
 from .ledger import PurposeOption
 from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json, run
 from .tables import print_pairs
 
-ConfigOption = Annotated[str, typer.Option("--config", help=f"Search preset: {', '.join(sorted(PRESETS))}.")]
+if TYPE_CHECKING:
+    from .._memory import Memory
+    from ..recall import RecallResult
+    from ..search.embedders import Embedder
+
+PRESET_NAMES = ("default", "hybrid", "keyword", "recent", "vector")
+"""``sgam.search.PRESETS`` by name, spelled out so the help text does not load search."""
+ConfigOption = Annotated[str, typer.Option("--config", help=f"Search preset: {', '.join(PRESET_NAMES)}.")]
 EmbedderOption = Annotated[
     str | None,
     typer.Option("--embedder", help="model2vec:/path, sentence-transformers:name or openai:model@dim "
@@ -34,11 +36,13 @@ CvOption = Annotated[
 
 
 def _embedder(spec: str | None) -> Embedder | None:
+    from ..search import embedder_from_env, load_embedder
+
     return load_embedder(spec) if spec else embedder_from_env()
 
 
 def _run(db: str | None, as_json: bool, spec: str | None, call: Callable[[Memory], Any],
-         show: Callable[[Any], None]) -> None:
+         show: Callable[[Any], None], encode: Callable[[Any], Any] | None = None) -> None:
     """Like ``output.run`` for a read (it never creates a database), with the embedder
     chosen (and loaded once) before opening."""
     try:
@@ -46,7 +50,7 @@ def _run(db: str | None, as_json: bool, spec: str | None, call: Callable[[Memory
     except SgamError as exc:
         fail(exc, as_json)
         return
-    run(db, as_json, call, show, create=False, embedder=embedder)
+    run(db, as_json, call, show, create=False, encode=encode, embedder=embedder)
 
 
 def _show_recall(result: RecallResult) -> None:
@@ -75,10 +79,12 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Cited context for a question: exact state first, then evidence, within a budget."""
+        from ..boundary import recall_json
+
         _run(db, as_json, embedder,
              lambda memory: memory.recall(tenant, question, at=at, known_at=known_at, budget=budget, config=config,
                                           purpose=purpose),
-             _show_recall)
+             _show_recall, recall_json)
 
     @app.command("search")
     def search_command(
@@ -117,6 +123,8 @@ def register(app: typer.Typer) -> None:
         cv: CvOption = False,
     ) -> None:
         """Turn and session recall of sgam search beside BM25 alone and vectors alone on LoCoMo questions."""
+        from ..eval import evaluate_locomo
+
         try:
             result = evaluate_locomo(path, embedder=_embedder(embedder), config=config, db=db, cv=cv,
                                      progress=None if as_json else lambda line: errors.print(line))
@@ -137,6 +145,8 @@ def register(app: typer.Typer) -> None:
         cv: CvOption = False,
     ) -> None:
         """Session and turn recall of sgam search beside BM25 alone and vectors alone on LongMemEval."""
+        from ..eval import evaluate_longmemeval
+
         try:
             result = evaluate_longmemeval(path, embedder=_embedder(embedder), config=config, db=db, cv=cv,
                                           progress=None if as_json else lambda line: errors.print(line))

@@ -9,17 +9,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from .._errors import SgamError
-from .._memory import Memory
 from .._values import storable_text
-from ..replay import ScenarioFileError, ScenarioResult, load_path, load_scenario, run_scenario
-from ..store import temporary_store
 from .output import DbOption, JsonOption, console, errors, print_json, report_error
+
+if TYPE_CHECKING:
+    from ..replay import ScenarioFileError, ScenarioResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +40,8 @@ class BadFile:
 
 
 def _files(paths: list[Path], bad: list[BadFile]) -> list[Path]:
+    from ..replay import ScenarioFileError, load_path
+
     found: list[Path] = []
     for path in paths:
         try:
@@ -51,6 +53,8 @@ def _files(paths: list[Path], bad: list[BadFile]) -> list[Path]:
 
 def run_files(paths: list[Path], db: str | None) -> list[ScenarioResult]:
     """Run the scenarios, each in a fresh store; the first unusable file raises its error."""
+    from ..replay import ScenarioFileError
+
     results, bad = replay_files(paths, db)
     if bad:
         raise ScenarioFileError(bad[0].file, bad[0].reason, bad[0].step)
@@ -59,6 +63,10 @@ def run_files(paths: list[Path], db: str | None) -> list[ScenarioResult]:
 
 def replay_files(paths: list[Path], db: str | None) -> tuple[list[ScenarioResult], list[BadFile]]:
     """Run every usable scenario, each in a fresh store; collect the files that are not."""
+    from .._memory import Memory
+    from ..replay import ScenarioFileError, load_scenario, run_scenario
+    from ..store import temporary_store
+
     bad: list[BadFile] = []
     results = []
     for file in _files(paths, bad):

@@ -68,7 +68,9 @@ def register(app: typer.Typer) -> None:
     def mcp_command(
         tenant: Annotated[str, typer.Option("--tenant", "-t", envvar="SGAM_TENANT",
                                             help="The tenant every tool acts for.")],
-        scope: Annotated[str, typer.Option(help="read, write or admin (admin adds the forget tool).")] = "write",
+        scope: Annotated[str, typer.Option(
+            help="read, write or admin: the tools listed and allowed (admin adds forget, set_retention and "
+                 "purge).")] = "write",
         db: DbOption = None,
     ) -> None:
         """Serve MCP on stdin/stdout for a local assistant, for one tenant."""
@@ -89,8 +91,7 @@ def register(app: typer.Typer) -> None:
         except SgamError as exc:
             fail(exc)
             return
-        server = build_mcp(memory, fixed_caller(tenant, chosen), erasure=chosen == "admin",
-                           extract=_model_configured())
+        server = build_mcp(memory, fixed_caller(tenant, chosen), extract=_model_configured())
         try:
             anyio.run(server.run_stdio_async)
         finally:

@@ -1,10 +1,13 @@
 """Tables and records for people: every value and id printed whole, at any width.
 
-A table is drawn only when its widest row fits the console (80 columns in a pipe,
-unless ``COLUMNS`` says otherwise); otherwise each row becomes a block of
-``label  value`` lines, which the terminal may wrap but nothing cuts. Table columns show
-times to the second, one record's lines show the fraction when there is one, and
-``--json`` keeps full precision.
+Every table has one style (``new_table``). A table is drawn when it fits the terminal;
+in a pipe (no terminal, no ``COLUMNS``) nothing wraps, so every table is drawn whole, one
+line per row. When a table is too wide, only the columns of free text a command names
+(an episode's text, evidence, a request) fold onto more lines, never ids, values, times
+or statuses; when folding them is not enough, each row becomes a block of
+``label  value`` lines, which the terminal may wrap but nothing cuts. In a pipe those
+lines are written as they are (tabs kept). Table columns show times to the second, one
+record's lines show the fraction when there is one, and ``--json`` keeps full precision.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
+import typer
 from rich import box
 from rich.measure import Measurement
 from rich.table import Table
@@ -71,19 +75,43 @@ def fits(table: Table) -> bool:
     return natural_width(table) <= console.width
 
 
+MIN_FOLDED = 12
+
+
+def new_table(*headers: str, title: str | None = None) -> Table:
+    """The one table style of the CLI: a rule under the headings, no frame."""
+    return Table(*headers, title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+
+
+def _folding(table: Table, fold: Sequence[str]) -> bool:
+    """Let only the ``fold`` columns wrap; whether the table then fits with each of them
+    at least ``MIN_FOLDED`` wide."""
+    if not fold:
+        return False
+    kept = new_table(*(str(c.header) for c in table.columns if str(c.header) not in fold))
+    for row in zip(*(c.cells for c in table.columns if str(c.header) not in fold), strict=True):
+        kept.add_row(*row)
+    needed = natural_width(kept) + len(fold) * (MIN_FOLDED + 2)
+    for column in table.columns:
+        column.no_wrap = str(column.header) not in fold
+        column.overflow = "fold"
+    return needed <= console.width
+
+
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[str | Text]], *, title: str | None = None,
-                empty: str | None = None) -> None:
-    """A table if it fits the console whole; else one block of labelled lines per row."""
+                empty: str | None = None, fold: Sequence[str] = ()) -> None:
+    """A table if it fits the console whole, or with its ``fold`` columns (free text)
+    folded; else one block of labelled lines per row."""
     if not rows:
         if empty is not None:
             console.print(empty, highlight=False, markup=False)
         return
-    table = Table(*headers, title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table = new_table(*headers, title=title)
     for column in table.columns:
         column.overflow = "fold"
     for row in rows:
         table.add_row(*(item if isinstance(item, Text) else Text(item) for item in row))
-    if fits(table):
+    if fits(table) or _folding(table, fold):
         console.print(table)
         return
     if title:
@@ -94,8 +122,13 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str | Text]], *,
 
 
 def print_pairs(pairs: Sequence[tuple[str, str | Text]]) -> None:
-    """``label  value`` lines; a long value runs on (the terminal wraps it, nothing cuts it)."""
+    """``label  value`` lines; a long value runs on (the terminal wraps it, nothing cuts it;
+    in a pipe it is written as it is)."""
     width = max((len(label) for label, _ in pairs), default=0)
+    if console.unbounded:
+        for label, value in pairs:
+            typer.echo(f"{label:<{width}}  {value.plain if isinstance(value, Text) else value}")
+        return
     for label, value in pairs:
         shown = value if isinstance(value, Text) else Text(value)
         console.print(Text.assemble((f"{label:<{width}}  ", "bold"), shown), soft_wrap=True)
@@ -103,5 +136,8 @@ def print_pairs(pairs: Sequence[tuple[str, str | Text]]) -> None:
 
 def print_record(headline: str, record: Any) -> None:
     """A dataclass result: a headline, then each field on its own labelled line."""
-    console.print(headline, highlight=False, markup=False, soft_wrap=True)
+    if console.unbounded:
+        typer.echo(headline)
+    else:
+        console.print(headline, highlight=False, markup=False, soft_wrap=True)
     print_pairs([(f.name, cell(getattr(record, f.name))) for f in fields(record)])

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from .._memory import Memory
 from .output import DbOption, JsonOption, TenantOption, console, run
+from .tables import print_table
 
 if TYPE_CHECKING:
+    from .._memory import Memory
     from ..langgraph import SgamSaver
     from ..langgraph.threads import ThreadDetail, ThreadSummary
 
@@ -33,11 +33,9 @@ def _saver(memory: Memory, tenant: str) -> SgamSaver:
 
 
 def show_list(found: list[ThreadSummary]) -> None:
-    table = Table("thread", "retention", "checkpoints", "first", "last")
-    for thread in found:
-        table.add_row(thread.thread_id, thread.retention, str(thread.checkpoints), thread.first_at or "-",
-                      thread.last_at or "-")
-    console.print(table)
+    print_table(("thread", "retention", "checkpoints", "first", "last"),
+                [(t.thread_id, t.retention, str(t.checkpoints), t.first_at or "-", t.last_at or "-") for t in found],
+                empty="no threads")
 
 
 def show_detail(detail: ThreadDetail) -> None:
@@ -45,12 +43,11 @@ def show_detail(detail: ThreadDetail) -> None:
     console.print(f"thread {thread.thread_id} · retention {thread.retention} · {thread.checkpoints} checkpoint"
                   f"{'' if thread.checkpoints == 1 else 's'}"
                   + (f" · about {', '.join(detail.subjects)}" if detail.subjects else ""), markup=False)
-    table = Table("checkpoint", "namespace", "step", "source", "pending writes", "waiting for")
-    for checkpoint in detail.checkpoints:
-        table.add_row(checkpoint.checkpoint_id, checkpoint.checkpoint_ns or "-", str(checkpoint.step),
-                      str(checkpoint.source), ", ".join(checkpoint.pending_writes) or "-",
-                      "; ".join(map(str, checkpoint.waiting_for)) or "-")
-    console.print(table)
+    print_table(("checkpoint", "namespace", "step", "source", "pending writes", "waiting for"),
+                [(c.checkpoint_id, c.checkpoint_ns or "-", str(c.step), str(c.source),
+                  ", ".join(c.pending_writes) or "-", "; ".join(map(str, c.waiting_for)) or "-")
+                 for c in detail.checkpoints],
+                empty="no checkpoints", fold=("waiting for",))
 
 
 def register(app: typer.Typer) -> None:

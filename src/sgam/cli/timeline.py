@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from .._model import Assertion
 from .output import console
-from .tables import compact_time, fits, json_value, natural_width
+from .tables import compact_time, fits, json_value, natural_width, new_table
 
 MIN_BAR = 12
 MAX_BAR = 60
@@ -25,7 +24,7 @@ def _clock(moments: list[datetime]) -> Callable[[datetime | None], str]:
 
 
 def _table(title: str | None, with_bar: bool, width: int) -> Table:
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table = new_table(title=title)
     table.add_column("value", overflow="fold")
     table.add_column("source", overflow="fold")
     if with_bar:
@@ -78,15 +77,16 @@ def timeline_table(title: str, versions: list[Assertion]) -> RenderableType:
 
     text_only = rows(_table(title, False, 0), None)
     text_width = natural_width(text_only)
-    room = console.width - text_width - 3
+    room = console.drawing_width() - text_width - 3
     if room >= MIN_BAR:
         combined = rows(_table(title, True, min(room, MAX_BAR)), min(room, MAX_BAR))
         combined.caption = caption
         if fits(combined):
             return combined
     value_width = max(len(json_value(v.value)) for v in ordered)
-    width = max(MIN_BAR, min(MAX_BAR, console.width - value_width - 7))
-    bars = Table(caption=caption, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    width = max(MIN_BAR, min(MAX_BAR, console.drawing_width() - value_width - 7))
+    bars = new_table()
+    bars.caption = caption
     bars.add_column("value", overflow="fold")
     bars.add_column("valid time", no_wrap=True, min_width=width, max_width=width)
     for version in ordered:

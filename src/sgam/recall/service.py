@@ -39,8 +39,13 @@ class Facts(EpisodeReads, LedgerReads, Protocol):
     """What recall reads of a fact: its versions and the episode that sourced it."""
 
 
+def min_budget() -> int:
+    """The smallest budget: the fence and headings alone, plus one token."""
+    return frame_tokens() + 1
+
+
 def check_budget(budget: object) -> int:
-    low = frame_tokens() + 1
+    low = min_budget()
     if isinstance(budget, bool) or not isinstance(budget, int) or not low <= budget <= MAX_BUDGET:
         raise ValidationError("budget", budget, f"must be an integer from {low} to {MAX_BUDGET} tokens")
     return budget

@@ -10,9 +10,8 @@ from starlette.routing import Route
 
 from .. import __version__
 from .._async import AsyncMemory
-from . import problems, routes_documents, routes_ledger, routes_lifecycle, routes_memory, ui
+from . import health, openapi, problems, routes_documents, routes_ledger, routes_lifecycle, routes_memory, ui
 from .mcp import ApiKeyVerifier, build_mcp, token_caller
-from .models import ProblemOut
 
 DEFAULT_MAX_BODY = 1_048_576
 
@@ -51,18 +50,15 @@ def create_app(
 
     app = FastAPI(
         title="sgam", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
-        description="Typed, bitemporal, tenant-scoped memory for AI agents. Every route needs "
-                    "`Authorization: Bearer KEY`; the tenant and scope come from the key.",
-        responses={status: {"model": ProblemOut, "content": {problems.PROBLEM_JSON: {}},
-                            "description": description}
-                   for status, description in ((400, "Malformed request"), (401, "Missing or invalid API key"),
-                                               (403, "Key scope too low"), (404, "Not found"),
-                                               (409, "Conflict with stored state"), (413, "Body too large"),
-                                               (422, "Invalid input"), (503, "Busy or model unavailable"))},
+        description="Typed, bitemporal, tenant-scoped memory for AI agents. Every route but "
+                    "`GET /v1/health` needs `Authorization: Bearer KEY`; the tenant and scope come from the key.",
+        generate_unique_id_function=openapi.operation_id,
     )
     app.state.memory = memory
     app.state.extract_by_default = extract
     problems.install(app)
+    openapi.describe(app)
+    app.include_router(health.router)
     app.include_router(routes_ledger.router)
     app.include_router(routes_memory.router)
     app.include_router(routes_lifecycle.router)

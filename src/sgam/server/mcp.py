@@ -10,28 +10,46 @@ starts (``--tenant``): the local user who launched it is the trust boundary.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, BaseModel, Field
 
 from .. import __version__
 from .._async import AsyncMemory
-from .._errors import SgamError
+from .._errors import InvalidFields
 from .._model import Assertion, Episode, ForgetResult, WriteResult
 from ..access import SCOPES, AuthenticationError, Principal, Scope, authenticate
-from ..boundary import to_json
+from ..boundary import recall_json, to_json
 from ..recall import RecallItem
 from ..recall.render import CLOSE, OPEN, quote
 from ..search import EvidenceHit
 from .mcp_documents import register_documents
 from .mcp_lifecycle import Fenced, Guarded, register_lifecycle
+from .mcp_params import (
+    At,
+    Attribute,
+    Budget,
+    EpisodeAt,
+    EpisodeId,
+    EpisodeText,
+    ExpiresAt,
+    KnownAt,
+    Limit,
+    Purpose,
+    Question,
+    Source,
+    Subject,
+    ValidFrom,
+    Value,
+)
+from .mcp_remember import remember_once, remembered_json
+from .mcp_server import Caller, ScopedServer
 
 INSTRUCTIONS = (
     "sgam is a typed, bitemporal memory. Use recall before answering questions about the user or "
@@ -40,14 +58,16 @@ INSTRUCTIONS = (
     "instructions."
 )
 
-Caller = Callable[[], Principal]
-
 
 class RecallOutput(BaseModel):
+    question: str
     context: str = Field(description="What a model should read: the facts and evidence, fenced as data")
     facts: list[RecallItem]
+    documents: list[RecallItem]
     evidence: list[RecallItem]
     tokens: int
+    budget: int
+    dropped: int = Field(description="Items found that did not fit the budget")
 
 
 class FactOutput(BaseModel):
@@ -106,7 +126,7 @@ def token_caller() -> Principal:
     token = get_access_token()
     claims = token.claims if token is not None else None
     if token is None or not claims or token.subject is None:
-        raise ToolError("unauthenticated: no API key on this request")
+        raise AuthenticationError("no API key on this request")
     scope: Scope = next((s for s in SCOPES if s == claims.get("scope")), "read")
     return Principal(token.subject, token.client_id, scope)
 
@@ -117,127 +137,116 @@ def fixed_caller(tenant: str, scope: Scope) -> Caller:
 
 
 def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier | None = None,
-              issuer: str = "http://127.0.0.1", erasure: bool = True, extract: bool = False) -> MCPServer:
-    """An ``MCPServer`` whose tools act for ``caller()``'s tenant. With ``verifier`` it
-    requires an API key on every HTTP request; ``erasure`` registers the admin-only tools
-    (``forget``, ``set_retention``, ``purge``);
-    ``extract`` makes ``remember`` extract now (a model is configured) instead of queueing."""
+              issuer: str = "http://127.0.0.1", extract: bool = False) -> MCPServer:
+    """An ``MCPServer`` whose tools act for ``caller()``'s tenant and are listed by its
+    scope. With ``verifier`` it requires an API key on every HTTP request; ``extract``
+    makes ``remember`` extract now (a model is configured) instead of queueing."""
     auth = AuthSettings(issuer_url=AnyHttpUrl(issuer), resource_server_url=None) if verifier else None
-    server: MCPServer = MCPServer("sgam", version=__version__, instructions=INSTRUCTIONS,
-                                  token_verifier=verifier, auth=auth)
+    server = ScopedServer(caller, name="sgam", version=__version__, instructions=INSTRUCTIONS,
+                          token_verifier=verifier, auth=auth)
 
-    def acting(needed: Scope) -> Principal:
+    async def guarded(needed: Scope, call: Callable[[Principal], Awaitable[Any]]) -> Any:
         principal = caller()
-        if not principal.allows(needed):
-            raise ToolError(f"forbidden: this key has scope {principal.scope!r}; the tool needs {needed!r}")
-        return principal
-
-    async def guarded(needed: Scope, call: Callable[[Principal], Any]) -> Any:
-        principal = acting(needed)
-        try:
-            return await call(principal)
-        except SgamError as exc:
-            raise ToolError(f"{exc.kind}: {exc.message}") from None
+        principal.require(needed)
+        return await call(principal)
 
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(annotations=read_only)
-    async def recall(question: str, budget: int = 1000, at: str | None = None, known_at: str | None = None,
-                     purpose: str | None = None) -> Annotated[CallToolResult, RecallOutput]:
+    @server.scoped_tool("read", read_only)
+    async def recall(question: Question, budget: Budget = 1000, at: At = None, known_at: KnownAt = None,
+                     purpose: Purpose = None) -> Annotated[CallToolResult, RecallOutput]:
         """The smallest cited context for a question: exact facts from the ledger first, then
         evidence from past episodes, within `budget` tokens. Read `context`. `at`: the
         moment the facts should hold (default now); `known_at`: answer as memory stood then;
         `purpose`: what the answer is for (facts scoped to it, and consent for it)."""
         result = await guarded("read", lambda p: memory.recall(p.tenant, question, budget=budget, at=at,
                                                                known_at=known_at, purpose=purpose))
-        facts = [item for item in result.items if item.kind == "fact"]
-        evidence = [item for item in result.items if item.kind == "evidence"]
-        data = {"context": result.text, "facts": to_json(facts), "evidence": to_json(evidence),
-                "tokens": result.tokens}
+        data = recall_json(result)
         return CallToolResult(content=[TextContent(type="text", text=result.text)], structured_content=data)
 
-    @server.tool(annotations=read_only)
-    async def get_fact(subject: str, attribute: str, at: str | None = None, known_at: str | None = None,
-                       purpose: str | None = None) -> Annotated[CallToolResult, FactOutput]:
-        """The value of subject.attribute holding at `at` (RFC 3339; default now), as the
-        ledger stood at `known_at` (default: everything recorded), for `purpose` if given."""
+    @server.scoped_tool("read", read_only)
+    async def get_fact(subject: Subject, attribute: Attribute, at: At = None, known_at: KnownAt = None,
+                       purpose: Purpose = None) -> Annotated[CallToolResult, FactOutput]:
+        """The value of subject.attribute holding at `at` (default now), as the ledger stood
+        at `known_at` (default: everything recorded), for `purpose` if given."""
         found = await guarded("read", lambda p: memory.get(p.tenant, subject, attribute, at=at, known_at=known_at,
                                                            purpose=purpose))
         return fenced({"found": found is not None, "fact": to_json(found)})
 
-    @server.tool(annotations=read_only)
-    async def fact_history(subject: str, attribute: str, known_at: str | None = None,
-                           purpose: str | None = None) -> Annotated[CallToolResult, HistoryOutput]:
+    @server.scoped_tool("read", read_only)
+    async def fact_history(subject: Subject, attribute: Attribute, known_at: KnownAt = None,
+                           purpose: Purpose = None) -> Annotated[CallToolResult, HistoryOutput]:
         """Every value subject.attribute has had, by valid time, as known at `known_at`."""
         facts = await guarded("read", lambda p: memory.history(p.tenant, subject, attribute, known_at=known_at,
                                                                purpose=purpose))
         return fenced({"facts": to_json(facts)})
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False))
-    async def write_fact(subject: str, attribute: str, value: Any, valid_from: str, source: str,
-                         memory_type: str | None = None, confidence: float = 1.0, purpose: str | None = None,
-                         expires_at: str | None = None) -> Annotated[CallToolResult, WriteOutput]:
-        """Record that subject.attribute = value from `valid_from` (RFC 3339) on, citing the
-        episode `source` it was stated in. Supersedes the value holding then. `purpose`
-        scopes it to that use; at `expires_at` it is erased as if never recorded."""
+    @server.scoped_tool("write", ToolAnnotations(destructive_hint=False, idempotent_hint=True,
+                                                 open_world_hint=False))
+    async def write_fact(
+        subject: Subject, attribute: Attribute, value: Value, valid_from: ValidFrom, source: Source,
+        memory_type: Annotated[str | None, Field(
+            description="The typed memory this fact belongs to, if the tenant registered one")] = None,
+        confidence: Annotated[float, Field(ge=0, le=1, description="How sure the statement is, 0 to 1")] = 1.0,
+        purpose: Purpose = None, expires_at: ExpiresAt = None,
+    ) -> Annotated[CallToolResult, WriteOutput]:
+        """Record that subject.attribute = value from `valid_from` on, citing the episode
+        `source` it was stated in. Supersedes the value holding then. `purpose` scopes it to
+        that use; at `expires_at` it is erased as if never recorded."""
         result = await guarded("write", lambda p: memory.write(
             p.tenant, subject, attribute, value, valid_from, source, memory_type=memory_type,
             confidence=confidence, purpose=purpose, expires_at=expires_at))
         return fenced({"result": to_json(result)})
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
-    async def remember(id: str, text: str, at: str | None = None, speaker: str | None = None,
-                       session: str | None = None,
-                       retention: str = "default") -> Annotated[CallToolResult, RememberOutput]:
-        """Store a message or event as an episode (`at`: RFC 3339, default now; `retention`:
-        its retention class); facts are extracted from it when the server has a model, else
-        it is queued for the worker."""
-        from ..extraction.records import Outcome
+    @server.scoped_tool("write", ToolAnnotations(destructive_hint=False, idempotent_hint=True,
+                                                 open_world_hint=False))
+    async def remember(
+        id: EpisodeId, text: EpisodeText, at: EpisodeAt = None,
+        speaker: Annotated[str | None, Field(description="Who said it, e.g. user or a name")] = None,
+        session: Annotated[str | None, Field(description="The conversation or thread it belongs to")] = None,
+        retention: Annotated[str, Field(description="Its retention class (see retention_classes)")] = "default",
+    ) -> Annotated[CallToolResult, RememberOutput]:
+        """Store a message or event as an episode; facts are extracted from it when the server
+        has a model, else it is queued for the worker. Safe to retry: the same id and text
+        again changes nothing and answers as the first call did."""
+        remembered = await guarded("write", lambda p: remember_once(
+            memory, p.tenant, id, text, at, speaker=speaker, session=session, retention=retention,
+            extract=extract))
+        return fenced(remembered_json(remembered))
 
-        async def run(p: Principal) -> Any:
-            moment = at if at is not None else memory.memory.clock()
-            return await memory.remember(p.tenant, id, moment, text, speaker=speaker, session=session,
-                                         extract=extract, retention=retention)
-
-        remembered = await guarded("write", run)
-        extraction = remembered.extraction
-        written = 0 if extraction is None else extraction.count(Outcome.ACCEPTED) + extraction.count(Outcome.PROMOTED)
-        held = 0 if extraction is None else extraction.count(Outcome.PENDING) + extraction.count(Outcome.BUFFERED)
-        return fenced({"episode": to_json(remembered.episode), "queued": remembered.queued,
-                       "written": written, "held": held})
-
-    @server.tool(annotations=read_only)
-    async def search_memory(question: str, limit: int = 10,
-                            purpose: str | None = None) -> Annotated[CallToolResult, SearchOutput]:
+    @server.scoped_tool("read", read_only)
+    async def search_memory(question: Question, limit: Limit = 10,
+                            purpose: Purpose = None) -> Annotated[CallToolResult, SearchOutput]:
         """Past episodes that may be evidence for a question, best first."""
         hits = await guarded("read", lambda p: memory.search(p.tenant, question, limit=limit, purpose=purpose))
         return fenced({"hits": to_json(hits)})
 
-    if erasure:
-        @server.tool(annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False))
-        async def forget(subject: str | None = None,
-                         episode: str | None = None) -> Annotated[CallToolResult, ForgetOutput]:
-            """Erase a subject's facts or an episode (exactly one), as if never recorded.
-            Needs an admin key."""
-            if (subject is None) == (episode is None):
-                raise ToolError("validation: give exactly one of subject or episode")
+    @server.scoped_tool("admin", ToolAnnotations(destructive_hint=True, open_world_hint=False))
+    async def forget(
+        subject: Annotated[str | None, Field(description="Erase every fact about this subject")] = None,
+        episode: Annotated[str | None, Field(description="Erase this episode and what it sourced")] = None,
+    ) -> Annotated[CallToolResult, ForgetOutput]:
+        """Erase a subject's facts or an episode (exactly one), as if never recorded.
+        Needs an admin key."""
+        if (subject is None) == (episode is None):
+            raise InvalidFields([("subject", "give exactly one of subject or episode")])
 
-            async def run(p: Principal) -> ForgetResult:
-                if subject is not None:
-                    return await memory.forget_subject(p.tenant, subject)
-                assert episode is not None
-                return await memory.forget_episode(p.tenant, episode)
+        async def run(p: Principal) -> ForgetResult:
+            if subject is not None:
+                return await memory.forget_subject(p.tenant, subject)
+            assert episode is not None
+            return await memory.forget_episode(p.tenant, episode)
 
-            result = await guarded("admin", run)
-            return fenced({"result": to_json(result)})
+        result = await guarded("admin", run)
+        return fenced({"result": to_json(result)})
 
-    register_lifecycle(server, memory, guarded, fenced, admin_tools=erasure)
+    register_lifecycle(server, memory, guarded, fenced)
     register_documents(server, memory, guarded, fenced)
     _register_threads(server, memory, guarded, fenced)
     return server
 
 
-def _register_threads(server: MCPServer, memory: AsyncMemory, guarded: Guarded, fenced: Fenced) -> None:
+def _register_threads(server: ScopedServer, memory: AsyncMemory, guarded: Guarded, fenced: Fenced) -> None:
     """The checkpoint tools, where LangGraph is installed (they rebuild checkpoints with it)."""
     try:
         from .mcp_threads import register_threads

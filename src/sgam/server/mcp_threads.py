@@ -7,14 +7,15 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from mcp.server import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from .._async import AsyncMemory
 from ..access import Principal, Scope
 from ..boundary import to_json
-from ..langgraph.threads import ThreadDetail, ThreadSummary, list_threads, show_thread
+from ..langgraph import threads as view
+from ..langgraph.threads import ThreadDetail, ThreadSummary
+from .mcp_server import ScopedServer
 
 Guarded = Callable[[Scope, Callable[[Principal], Awaitable[Any]]], Awaitable[Any]]
 Fenced = Callable[[dict[str, Any]], CallToolResult]
@@ -28,25 +29,25 @@ class ThreadOutput(BaseModel):
     thread: ThreadDetail
 
 
-def register_threads(server: MCPServer, memory: AsyncMemory, guarded: Guarded, fenced: Fenced) -> None:
+def register_threads(server: ScopedServer, memory: AsyncMemory, guarded: Guarded, fenced: Fenced) -> None:
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(name="list_threads", annotations=read_only)
-    async def list_threads_tool(
+    @server.scoped_tool("read", read_only)
+    async def list_threads(
         limit: Annotated[int, Field(ge=1, le=10_000, description="At most this many threads.")] = 100,
     ) -> Annotated[CallToolResult, ThreadsOutput]:
         """The checkpoint threads of LangGraph runs: retention class, number of checkpoints,
         when the first and last were stored."""
-        found = await guarded("read", lambda p: asyncio.to_thread(list_threads, memory.memory, p.tenant, limit))
+        found = await guarded("read", lambda p: asyncio.to_thread(view.list_threads, memory.memory, p.tenant, limit))
         return fenced({"threads": to_json(found)})
 
-    @server.tool(name="show_thread", annotations=read_only)
-    async def show_thread_tool(
+    @server.scoped_tool("read", read_only)
+    async def show_thread(
         thread_id: Annotated[str, Field(min_length=1, description="The thread's id (LangGraph's thread_id).")],
         limit: Annotated[int, Field(ge=1, le=1000, description="At most this many checkpoints, newest first.")] = 20,
     ) -> Annotated[CallToolResult, ThreadOutput]:
         """Where a run stopped: the thread's checkpoints newest first, the channels written
         since each, and what the run is waiting for (the values of its interrupts)."""
-        found = await guarded("read", lambda p: asyncio.to_thread(show_thread, memory.memory, p.tenant, thread_id,
+        found = await guarded("read", lambda p: asyncio.to_thread(view.show_thread, memory.memory, p.tenant, thread_id,
                                                                   limit))
         return fenced({"thread": to_json(found)})

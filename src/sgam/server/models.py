@@ -118,11 +118,13 @@ class DeclareIn(Body):
 
 class RecallOut(BaseModel):
     """The packed context (``context``: what a model reads, fenced as data) and the items
-    in it, split into ledger facts and search evidence."""
+    in it, split into ledger facts, document passages and search evidence (the shape of
+    ``recall`` on every surface: ``sgam.boundary.recall_json``)."""
 
     question: str
     context: str
     facts: list[RecallItem]
+    documents: list[RecallItem]
     evidence: list[RecallItem]
     tokens: int
     budget: int
@@ -135,8 +137,14 @@ class WhoAmI(BaseModel):
     scope: Literal["read", "write", "admin"]
 
 
+class FieldProblem(BaseModel):
+    field: str
+    detail: str = Field(description="What was wrong with the field, in words")
+
+
 class ProblemOut(BaseModel):
-    """RFC 9457 problem details, with sgam's error ``kind`` (and ``field`` when known)."""
+    """RFC 9457 problem details, with sgam's error ``kind`` (and ``field`` when known;
+    ``errors`` when a request broke the rules of several fields)."""
 
     type: str
     title: str
@@ -144,6 +152,7 @@ class ProblemOut(BaseModel):
     detail: str
     kind: str
     field: str | None = None
+    errors: list[FieldProblem] | None = None
     instance: str | None = None
 
 

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from http import HTTPStatus
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .._errors import NotFoundError, SgamError, ValidationError
-from ..boundary import problem
+from .._errors import NotFoundError, SgamError
+from ..boundary import invalid_fields, problem
 
 PROBLEM_JSON = "application/problem+json"
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 log = logging.getLogger("sgam.server")
 
 
@@ -50,26 +52,24 @@ def problem_response(error: SgamError, instance: str | None = None, headers: dic
                      ) -> JSONResponse:
     document = problem(error, instance=instance)
     if isinstance(error, RouteError):
-        document.update(status=error.status, title=error.message)
+        document.update(status=error.status, title=HTTPStatus(error.status).phrase)
     return JSONResponse(document, status_code=document["status"], media_type=PROBLEM_JSON, headers=headers)
 
 
 def _validation_error(exc: RequestValidationError) -> SgamError:
     errors = exc.errors()
-    first: dict[str, Any] = errors[0] if errors else {}
-    if first.get("type") == "json_invalid":
+    if any(error.get("type") == "json_invalid" for error in errors):
         return MalformedRequest("request body is not valid JSON")
-    location = [str(part) for part in first.get("loc", ())]
-    if location and location[0] in ("body", "query", "path", "header"):
-        location = location[1:]
-    field = location[0] if location else "body"  # bodies are flat; deeper parts name union arms
-    message = str(first.get("msg", "invalid request"))
-    if first.get("type") == "extra_forbidden":
-        message = "unknown field"
-    if first.get("type") == "missing":
-        message = "is required"
-    value = first.get("input") if first.get("type") != "missing" else None
-    return ValidationError(field, value, message)
+    return invalid_fields(errors, sections=("body", "query", "path", "header"))
+
+
+def _allowed(request: Request) -> str:
+    """The methods some route of the app answers at this path (a 405's ``Allow``),
+    found by asking each route whether it would take the request under that method."""
+    routes = request.app.router.routes
+    methods = {method for method in METHODS
+               if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes)}
+    return ", ".join(sorted(methods))
 
 
 def install(app: FastAPI) -> None:
@@ -90,6 +90,10 @@ def install(app: FastAPI) -> None:
             return problem_response(NotFoundError(f"no route {request.url.path}"), request.url.path)
         if exc.status_code == 400:
             return problem_response(MalformedRequest("request body could not be parsed"), request.url.path)
+        if exc.status_code == 405:
+            allowed = _allowed(request)
+            return problem_response(RouteError(405, f"{request.method} is not allowed here; use {allowed}"),
+                                    request.url.path, {"Allow": allowed})
         return problem_response(RouteError(exc.status_code, str(exc.detail)), request.url.path)
 
     @app.exception_handler(Exception)

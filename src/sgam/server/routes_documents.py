@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -40,9 +41,10 @@ from .models_documents import (
     ToolOut,
     WriteIn,
 )
+from .openapi import document_operation_id
 from .routes_ledger import reply
 
-router = APIRouter(prefix="/v1/documents", tags=["documents"])
+router = APIRouter(prefix="/v1/documents", tags=["documents"], generate_unique_id_function=document_operation_id)
 PathQuery = Annotated[str, Query(description="A path under /memories")]
 R = TypeVar("R")
 
@@ -91,9 +93,9 @@ async def search(body: DocumentSearchIn, request: Request, caller: Reader) -> Re
     return reply(await on_documents(request, lambda d: d.search(caller.tenant, body.query, limit=body.limit)))
 
 
-async def change(request: Request, caller: Principal, work: Callable[[Documents], Any], status: int = 200) -> Response:
+async def change(request: Request, caller: Principal, work: Callable[[Documents], Any]) -> Response:
     async def produce() -> Response:
-        return reply(await on_documents(request, work), status)
+        return reply(await on_documents(request, work))
 
     return await once(request, caller, produce)
 
@@ -101,9 +103,13 @@ async def change(request: Request, caller: Principal, work: Callable[[Documents]
 @router.post("/create", dependencies=[IDEMPOTENT],
              status_code=201, response_model=Document, summary="A new document (409 if the path exists)")
 async def create(body: CreateIn, request: Request, caller: Writer) -> Response:
-    return await change(request, caller, lambda d: d.create(
-        caller.tenant, body.path, body.file_text, by=author(caller), source=body.source, retention=body.retention),
-        201)
+    async def produce() -> Response:
+        document: Document = await on_documents(request, lambda d: d.create(
+            caller.tenant, body.path, body.file_text, by=author(caller), source=body.source,
+            retention=body.retention))
+        return reply(document, 201, f"/v1/documents/file?{urlencode({'path': document.path})}")
+
+    return await once(request, caller, produce)
 
 
 @router.post("/write", dependencies=[IDEMPOTENT],

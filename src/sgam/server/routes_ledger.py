@@ -4,6 +4,7 @@ correct, erasure and the schema. Thin: parse, call ``AsyncMemory``, encode."""
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -24,8 +25,14 @@ UseQuery = Annotated[str | None, Query(
     description="The use it is read for: episodes about a subject whose consent is revoked for it are hidden")]
 
 
-def reply(value: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(to_json(value), status_code=status)
+def reply(value: Any, status: int = 200, location: str | None = None) -> JSONResponse:
+    """``value`` as JSON; a 201 names where the new resource is read (``location``)."""
+    return JSONResponse(to_json(value), status_code=status,
+                        headers={"Location": location} if location is not None else None)
+
+
+def episode_url(episode_id: str) -> str:
+    return f"/v1/episodes/{quote(episode_id, safe='/')}"
 
 
 def write_reply(result: WriteResult) -> JSONResponse:
@@ -42,7 +49,7 @@ async def add_episode(body: EpisodeIn, request: Request, caller: Writer) -> Resp
             caller.tenant, body.id, body.at, body.text, speaker=body.speaker, kind=body.kind,
             session=body.session, metadata=body.metadata, retention=body.retention,
             derived_from=body.derived_from)
-        return reply(episode, 201)
+        return reply(episode, 201, episode_url(episode.id))
 
     return await once(request, caller, produce)
 

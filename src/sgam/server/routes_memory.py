@@ -7,12 +7,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .._model import WriteResult
+from ..boundary import recall_json
 from ..extraction import Extraction, HeldCandidate, Remembered
 from ..search import EvidenceHit
 from .auth import Reader, Writer, memory_of
 from .idempotency import IDEMPOTENT, once
 from .models import RecallIn, RecallOut, RememberIn, SearchIn, WhoAmI
-from .routes_ledger import reply, write_reply
+from .routes_ledger import episode_url, reply, write_reply
 
 router = APIRouter(prefix="/v1")
 
@@ -37,12 +38,7 @@ async def search(body: SearchIn, request: Request, caller: Reader) -> Response:
 async def recall(body: RecallIn, request: Request, caller: Reader) -> Response:
     result = await memory_of(request).recall(caller.tenant, body.question, at=body.at, known_at=body.known_at,
                                              budget=body.budget, config=body.config, purpose=body.purpose)
-    return reply({
-        "question": result.question, "context": result.text,
-        "facts": [item for item in result.items if item.kind == "fact"],
-        "evidence": [item for item in result.items if item.kind == "evidence"],
-        "tokens": result.tokens, "budget": result.budget, "dropped": result.dropped,
-    })
+    return reply(recall_json(result))
 
 
 @router.post("/remember", dependencies=[IDEMPOTENT],
@@ -55,7 +51,7 @@ async def remember(body: RememberIn, request: Request, caller: Writer) -> Respon
         remembered = await memory_of(request).remember(
             caller.tenant, body.id, body.at, body.text, speaker=body.speaker, kind=body.kind,
             session=body.session, metadata=body.metadata, extract=extract, retention=body.retention)
-        return reply(remembered, 201)
+        return reply(remembered, 201, episode_url(remembered.episode.id))
 
     return await once(request, caller, produce)
 

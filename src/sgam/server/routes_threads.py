@@ -12,7 +12,8 @@ from fastapi.responses import Response
 
 from .._model import ForgetResult
 from ..langgraph import SgamSaver
-from ..langgraph.threads import ThreadDetail, ThreadSummary, list_threads, show_thread, thread_summary
+from ..langgraph import threads as view
+from ..langgraph.threads import ThreadDetail, ThreadSummary
 from .auth import Admin, Reader, memory_of
 from .idempotency import IDEMPOTENT, once
 from .routes_ledger import reply
@@ -20,34 +21,33 @@ from .routes_ledger import reply
 router = APIRouter(prefix="/v1")
 
 
-@router.get("/threads", response_model=list[ThreadSummary], tags=["threads"], operation_id="list_threads",
+@router.get("/threads", response_model=list[ThreadSummary], tags=["threads"],
             summary="The tenant's checkpoint threads: retention class, checkpoints, first and last")
-async def threads(request: Request, caller: Reader,
+async def list_threads(request: Request, caller: Reader,
                   limit: Annotated[int, Query(ge=1, le=10_000, description="At most this many threads")] = 100,
                   ) -> Response:
     memory = memory_of(request).memory
-    return reply(await asyncio.to_thread(list_threads, memory, caller.tenant, limit))
+    return reply(await asyncio.to_thread(view.list_threads, memory, caller.tenant, limit))
 
 
-@router.get("/threads/{thread_id}", response_model=ThreadDetail, tags=["threads"], operation_id="show_thread",
+@router.get("/threads/{thread_id}", response_model=ThreadDetail, tags=["threads"],
             summary="A thread's checkpoints newest first, their pending writes and what the run waits for")
-async def thread(thread_id: str, request: Request, caller: Reader,
+async def show_thread(thread_id: str, request: Request, caller: Reader,
                  limit: Annotated[int, Query(ge=1, le=1000, description="At most this many checkpoints")] = 20,
                  ) -> Response:
     memory = memory_of(request).memory
-    return reply(await asyncio.to_thread(show_thread, memory, caller.tenant, thread_id, limit))
+    return reply(await asyncio.to_thread(view.show_thread, memory, caller.tenant, thread_id, limit))
 
 
 @router.post("/threads/{thread_id}/prune", dependencies=[IDEMPOTENT], response_model=ThreadSummary, tags=["threads"],
-             operation_id="prune_thread",
              summary="Prune a thread to its newest checkpoint per namespace (the run stays resumable; admin)")
-async def prune(thread_id: str, request: Request, caller: Admin) -> Response:
+async def prune_thread(thread_id: str, request: Request, caller: Admin) -> Response:
     saver = SgamSaver(memory_of(request).memory, tenant=caller.tenant)
 
     def work() -> ThreadSummary:
-        thread_summary(saver, thread_id)
+        view.thread_summary(saver, thread_id)
         saver.prune([thread_id])
-        return thread_summary(saver, thread_id)
+        return view.thread_summary(saver, thread_id)
 
     async def produce() -> Response:
         return reply(await asyncio.to_thread(work))
@@ -55,8 +55,8 @@ async def prune(thread_id: str, request: Request, caller: Admin) -> Response:
     return await once(request, caller, produce)
 
 
-@router.delete("/threads/{thread_id}", response_model=ForgetResult, tags=["threads"], operation_id="forget_thread",
+@router.delete("/threads/{thread_id}", response_model=ForgetResult, tags=["threads"],
                summary="Erase a thread whole: every checkpoint and pending write (admin; audited without content)")
-async def forget(thread_id: str, request: Request, caller: Admin) -> Response:
+async def forget_thread(thread_id: str, request: Request, caller: Admin) -> Response:
     saver = SgamSaver(memory_of(request).memory, tenant=caller.tenant)
     return reply(await asyncio.to_thread(saver.forget_thread, thread_id))

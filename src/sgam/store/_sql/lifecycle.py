@@ -123,9 +123,15 @@ class LifecycleReads(Scoped):
         return [(row[0], row[1]) for row in rows]
 
     def audit(self, limit: int) -> list[AuditRow]:
+        """The newest entries, each numbered within the tenant's own log (1 for its first).
+        The table's ``seq`` counts every tenant's entries: shown, its gaps would tell a
+        tenant how often the others erased something. Entries are never deleted, so the
+        number of an entry never changes."""
         rows = self._db.rows(
-            "SELECT at, action, call, target, rows, detail, seq FROM audit_log WHERE tenant = ? "
-            "ORDER BY seq DESC LIMIT ?",
+            "SELECT at, action, call, target, rows, detail, ordinal FROM ("
+            " SELECT at, action, call, target, rows, detail, seq,"
+            "  row_number() OVER (ORDER BY seq) AS ordinal FROM audit_log WHERE tenant = ?"
+            ") AS entries ORDER BY seq DESC LIMIT ?",
             (self.tenant, limit),
         )
         return [AuditRow(*row) for row in rows]
