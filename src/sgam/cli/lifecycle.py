@@ -45,9 +45,11 @@ def _show_purge(result: Any) -> None:
 def _show_residue(result: Any) -> None:
     if not result.found:
         console.print("nowhere")
-        return
     for place, matches in sorted(result.places.items()):
         console.print(f"{place}: {matches}")
+    if result.unscanned:
+        console.print(f"not searched (they mix tenants and the store holds others): {', '.join(result.unscanned)}",
+                      highlight=False)
 
 
 def _show_audit(entries: list[Any]) -> None:
