@@ -92,7 +92,7 @@ def register(app: typer.Typer) -> None:
     def view(tenant: TenantOption, path: PathArg = "/memories", db: DbOption = None, as_json: JsonOption = False,
              ) -> None:
         """Show a document with line numbers, or list a directory two levels deep."""
-        run(db, as_json, lambda m: _view(m, tenant, path), _show_view)
+        run(db, as_json, lambda m: _view(m, tenant, path), _show_view, create=False)
 
     @docs.command("create")
     def create(
@@ -158,14 +158,14 @@ def register(app: typer.Typer) -> None:
         """Every revision of a document; --show N prints one, --diff A:B compares two."""
         if show is not None:
             run(db, as_json, lambda m: m.documents.revision(tenant, path, show),
-                lambda r: typer.echo(r.content if r.content is not None else "(deleted)", nl=False))
+                lambda r: typer.echo(r.content if r.content is not None else "(deleted)", nl=False), create=False)
         elif diff is not None:
             old, _, new = diff.partition(":")
             run(db, as_json, lambda m: {"diff": m.documents.diff(tenant, path, _number(old),
                                                                  _number(new) if new else None)},
-                lambda r: typer.echo(r["diff"], nl=False))
+                lambda r: typer.echo(r["diff"], nl=False), create=False)
         else:
-            run(db, as_json, lambda m: m.documents.history(tenant, path), _show_history)
+            run(db, as_json, lambda m: m.documents.history(tenant, path), _show_history, create=False)
 
     @docs.command("restore")
     def restore(tenant: TenantOption, path: PathArg, number: Annotated[int, typer.Argument(metavar="REVISION")],
@@ -180,7 +180,7 @@ def register(app: typer.Typer) -> None:
                limit: Annotated[int, typer.Option("--limit")] = 10, db: DbOption = None,
                as_json: JsonOption = False) -> None:
         """Passages of documents for a query, citing path, revision and lines."""
-        run(db, as_json, lambda m: m.documents.search(tenant, query, limit=limit), _show_hits)
+        run(db, as_json, lambda m: m.documents.search(tenant, query, limit=limit), _show_hits, create=False)
 
     @docs.command("erase")
     def erase(tenant: TenantOption, path: PathArg, db: DbOption = None, as_json: JsonOption = False) -> None:
@@ -193,7 +193,7 @@ def register(app: typer.Typer) -> None:
                        db: DbOption = None, as_json: JsonOption = False) -> None:
         """Write the tenant's documents as files under DIR (with a manifest for import)."""
         run(db, as_json, lambda m: export(m.documents, tenant, directory),
-            lambda r: console.print(f"exported {r.files} document(s) to {escape(r.directory)}"))
+            lambda r: console.print(f"exported {r.files} document(s) to {escape(r.directory)}"), create=False)
 
     @docs.command("import")
     def import_command(

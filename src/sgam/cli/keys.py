@@ -7,9 +7,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from .._errors import SgamError
 from .._time import format_timestamp
-from ..access import ApiKey, IssuedKey, create_key, list_keys, revoke_key
-from .output import DbOption, JsonOption, TenantOption, console, run
+from .._values import check_tenant
+from ..access import ApiKey, IssuedKey, check_scope, create_key, list_keys, revoke_key
+from .output import DbOption, JsonOption, TenantOption, console, fail, run
 
 ScopeOption = Annotated[str, typer.Option("--scope", help="read, write (includes read) or admin (includes write).")]
 
@@ -41,17 +43,22 @@ def register(app: typer.Typer) -> None:
     def create(tenant: TenantOption, scope: ScopeOption = "read", db: DbOption = None,
                as_json: JsonOption = False) -> None:
         """Create a key for a tenant and print it once."""
+        try:  # before the database is opened: a refused key must not create one
+            check_tenant(tenant)
+            check_scope(scope)
+        except SgamError as exc:
+            fail(exc, as_json)
         run(db, as_json, lambda m: create_key(m, tenant, scope), show_issued)
 
     @keys.command("list")
     def list_command(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
         """The tenant's keys (never their secrets)."""
-        run(db, as_json, lambda m: list_keys(m, tenant), show_keys)
+        run(db, as_json, lambda m: list_keys(m, tenant), show_keys, create=False)
 
     @keys.command("revoke")
     def revoke(key_id: Annotated[str, typer.Argument(metavar="ID", help="The key's id (from create or list).")],
                db: DbOption = None, as_json: JsonOption = False) -> None:
         """Revoke a key; requests with it fail from the next one on."""
-        run(db, as_json, lambda m: revoke_key(m, key_id), show_revoked)
+        run(db, as_json, lambda m: revoke_key(m, key_id), show_revoked, create=False)
 
 

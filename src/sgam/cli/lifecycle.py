@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
     @retention.command("report")
     def retention_report(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
         """What each class holds and when the next deadlines fall."""
-        run(db, as_json, lambda m: m.retention_report(tenant), _show_report)
+        run(db, as_json, lambda m: m.retention_report(tenant), _show_report, create=False)
 
     @app.command("consent")
     def consent(
@@ -119,7 +119,7 @@ def register(app: typer.Typer) -> None:
             found.append(result.found)
             return result
 
-        run(db, as_json, scan, _show_residue)
+        run(db, as_json, scan, _show_residue, create=False)
         if found and found[0]:
             raise typer.Exit(1)
 
@@ -130,4 +130,4 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """The tenant's erasures, expiries and consent changes (never their content)."""
-        run(db, as_json, lambda m: m.audit(tenant, limit=limit), _show_audit)
+        run(db, as_json, lambda m: m.audit(tenant, limit=limit), _show_audit, create=False)
