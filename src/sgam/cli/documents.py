@@ -10,13 +10,14 @@ import typer
 from rich.markup import escape
 
 from .._errors import SgamError, ValidationError
-from .._memory import Memory
+from .._memory import Memory, default_url
 from .._time import format_timestamp
 from ..boundary import status_of
 from ..documents import Document, DocumentHit, Provenance
 from ..documents.sync import ImportResult, export, import_directory
 from ..documents.text import decode_file, view_lines
 from ..documents.tool import format_size, numbered
+from ..store.sqlite import sqlite_path
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 
 PathArg = Annotated[str, typer.Argument(help="A path under /memories, e.g. /memories/notes.md.")]
@@ -81,6 +82,20 @@ def _show_import(result: ImportResult) -> None:
     for conflict in result.conflicts:
         console.print(f"[red]conflict[/red] {escape(conflict['path'])}: {escape(conflict['reason'])}",
                       highlight=False)
+
+
+def _apart_from_database(db: str | None, directory: Path, as_json: bool) -> None:
+    """Export and import read every file under DIR, and reading a SQLite database through
+    a second descriptor drops the locks this process's connection holds on it (then
+    another process may delete the WAL it writes to): a DIR holding the database is
+    refused before anything is opened."""
+    url = default_url() if db is None else db
+    if not url.startswith("sqlite:///") or url == "sqlite:///:memory:":
+        return
+    database = Path(sqlite_path(url)).resolve()
+    if database.parent.is_relative_to(directory.resolve()):
+        fail(ValidationError("directory", str(directory), f"holds the database {database}: export to and import "
+                             "from a directory of their own"), as_json)
 
 
 def register(app: typer.Typer) -> None:
@@ -192,6 +207,7 @@ def register(app: typer.Typer) -> None:
     def export_command(tenant: TenantOption, directory: Annotated[Path, typer.Argument(metavar="DIR")],
                        db: DbOption = None, as_json: JsonOption = False) -> None:
         """Write the tenant's documents as files under DIR (with a manifest for import)."""
+        _apart_from_database(db, directory, as_json)
         run(db, as_json, lambda m: export(m.documents, tenant, directory),
             lambda r: console.print(f"exported {r.files} document(s) to {escape(r.directory)}"), create=False)
 
@@ -203,6 +219,7 @@ def register(app: typer.Typer) -> None:
         author: AuthorOption = "import", db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Bring edits made under DIR back; files whose document moved on are conflicts (exit 5)."""
+        _apart_from_database(db, directory, as_json)
         with open_memory(db, as_json) as memory:
             try:
                 result = import_directory(memory.documents, tenant, directory, delete=delete, author=author)
