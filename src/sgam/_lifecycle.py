@@ -143,15 +143,18 @@ class Lifecycle:
         """Every table, index and stored reply of the tenant (and, on SQLite, the database
         and WAL bytes) in which ``text`` still appears, as written, lowercased (as full-text
         indexes keep terms) or JSON-escaped (as stored replies may carry it): how an
-        operator proves that an erasure or a purge left nothing behind."""
+        operator proves that an erasure or a purge left nothing behind. Never another
+        tenant's data: places that mix tenants are searched only while the store holds
+        no other tenant, else named in ``unscanned``."""
         check_tenant(tenant)
         literal = check_text(text, "text", MAX_NAME_LENGTH * 4)
         if not literal.strip():
             raise ValidationError("text", text, "must be a non-empty string")
         needles = sorted({literal, literal.lower(), json.dumps(literal)[1:-1],
                           json.dumps(literal, ensure_ascii=False)[1:-1]})
-        hits = self.ledger.backend.residue(tenant, needles)
-        return Residue(tenant, literal, bool(hits), {hit.place: hit.matches for hit in hits})
+        found = self.ledger.backend.residue(tenant, needles)
+        return Residue(tenant, literal, bool(found.hits), {hit.place: hit.matches for hit in found.hits},
+                       found.unscanned)
 
     def audit(self, tenant: str, *, limit: int = 100) -> list[AuditEntry]:
         """The tenant's erasures, expiries and consent changes, newest first; counts and

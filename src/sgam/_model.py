@@ -160,9 +160,12 @@ class Key:
 @dataclass(frozen=True, slots=True)
 class Residue:
     """Where a searched string still appears in a tenant's store: ``places`` maps each
-    table or file to how often; empty when the string is nowhere."""
+    table or file to how often; empty when the string is nowhere. ``unscanned``: places
+    not searched because they mix tenants and the store holds others (SQLite's
+    full-text index tables and files; docs/lifecycle.md)."""
 
     tenant: str
     text: str
     found: bool
     places: dict[str, int]
+    unscanned: list[str] = field(default_factory=list)

@@ -85,13 +85,12 @@ class IssuedKey:
 def create_key(memory: Memory, tenant: str, scope: str = "read") -> IssuedKey:
     """Issue a new key for ``tenant`` with ``scope`` (read < write < admin)."""
     check_tenant(tenant)
-    if scope not in SCOPES:
-        raise ValidationError("scope", scope, f"must be one of {', '.join(SCOPES)}")
+    checked = check_scope(scope)
     key_id = f"{_tenant_part(tenant)}.{secrets.token_urlsafe(9)}"
     secret = secrets.token_urlsafe(32)
     row = ApiKeyRow(tenant, key_id, scope, _digest(secret), to_micros(memory.clock()), None)
     memory.backend.run_write(tenant, lambda txn: txn.insert_api_key(row))
-    return IssuedKey(key_id, f"{KEY_PREFIX}{key_id}.{secret}", tenant, _scope(scope))
+    return IssuedKey(key_id, f"{KEY_PREFIX}{key_id}.{secret}", tenant, checked)
 
 
 def list_keys(memory: Memory, tenant: str) -> list[ApiKey]:
@@ -127,7 +126,7 @@ def authenticate(memory: Memory, key: object) -> Principal:
     stored = row.digest if row is not None else _digest("")
     if not hmac.compare_digest(stored, _digest(secret)) or row is None or row.revoked_at is not None:
         raise AuthenticationError("missing, malformed, unknown or revoked API key")
-    return Principal(tenant, key_id, _scope(row.scope))
+    return Principal(tenant, key_id, check_scope(row.scope))
 
 
 def principal_of(memory: Memory, key_id: str) -> Principal | None:
@@ -140,7 +139,7 @@ def principal_of(memory: Memory, key_id: str) -> Principal | None:
         row = reader.api_key(key_id)
     if row is None or row.revoked_at is not None:
         return None
-    return Principal(tenant, key_id, _scope(row.scope))
+    return Principal(tenant, key_id, check_scope(row.scope))
 
 
 def _parse(key: object) -> tuple[str, str, str] | None:
@@ -172,7 +171,8 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _scope(value: str) -> Scope:
+def check_scope(value: str) -> Scope:
+    """``value`` as a scope, or a ``ValidationError`` naming it."""
     for scope in SCOPES:
         if value == scope:
             return scope
@@ -180,5 +180,5 @@ def _scope(value: str) -> Scope:
 
 
 def _api_key(row: ApiKeyRow) -> ApiKey:
-    return ApiKey(row.key_id, row.tenant, _scope(row.scope), from_micros(row.created_at),
+    return ApiKey(row.key_id, row.tenant, check_scope(row.scope), from_micros(row.created_at),
                   None if row.revoked_at is None else from_micros(row.revoked_at))

@@ -82,14 +82,34 @@ def test_empty_episode_text_is_refused(memory: Memory) -> None:
 @pytest.mark.parametrize("command", [
     ["get", "mira", "city"], ["history", "mira", "city"], ["query"], ["versions", "mira", "city"],
     ["episodes"], ["schema"], ["extractions", "list"], ["extractions", "held"], ["search", "city"],
-    ["recall", "Where does Mira live?"],
+    ["recall", "Where does Mira live?"], ["audit"], ["residue", "zebrafinch"], ["retention", "report"],
+    ["actions"], ["keys", "list"], ["docs", "view"], ["docs", "view", "/memories/notes.md"],
+    ["docs", "history", "/memories/notes.md"], ["docs", "history", "/memories/notes.md", "--show", "1"],
+    ["docs", "history", "/memories/notes.md", "--diff", "1:2"], ["docs", "search", "teal"],
+    ["docs", "export", "exported"],
 ])
-def test_reads_never_create_a_database(tmp_path: Path, command: list[str]) -> None:
+def test_reads_never_create_a_database(tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     typo = tmp_path / "typo.db"
     code, _, err = run(*command, "--db", f"sqlite:///{typo}", "-t", "acme")
-    assert code == 4
+    assert code == 4, err
     assert f"the SQLite file {typo} does not exist" in err
-    assert not typo.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "a read created a file"
+
+
+def test_revoking_a_key_in_a_missing_database_creates_none(tmp_path: Path) -> None:
+    typo = tmp_path / "typo.db"
+    code, _, err = run("keys", "revoke", "acme.abc", "--db", f"sqlite:///{typo}")
+    assert code == 4 and f"the SQLite file {typo} does not exist" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("tenant", "scope", "field"), [("acme", "superuser", "scope"), ("", "read", "tenant")])
+def test_a_refused_key_creates_no_database(tmp_path: Path, tenant: str, scope: str, field: str) -> None:
+    code, out, _ = run("keys", "create", "-t", tenant, "--scope", scope, "--db", f"sqlite:///{tmp_path / 'new.db'}",
+                       "--json")
+    assert code == 3 and json.loads(out)["error"]["field"] == field
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_an_empty_db_option_is_refused_not_replaced_by_the_default(tmp_path: Path,

@@ -62,3 +62,15 @@ def test_docs_export_and_import_report_conflicts_with_exit_5(tmp_path: Path) -> 
     assert code == 5 and isinstance(result, dict) and result["conflicts"][0]["path"] == "/memories/a.md"
     code, viewed = sgam(db, "view", "-t", "acme", "/memories/a.md")
     assert isinstance(viewed, dict) and viewed["content"] == "db\n"
+
+
+def test_export_and_import_refuse_the_directory_that_holds_the_database(tmp_path: Path) -> None:
+    """Both read every file under DIR; reading the database there would drop the locks
+    of the connection this process has open on it."""
+    db = f"sqlite:///{tmp_path / 'sgam.db'}"
+    assert sgam(db, "create", "-t", "acme", "/memories/n.md", "--text", "one")[0] == 0
+    for command in ("export", "import"):
+        for directory in (tmp_path, tmp_path.parent):
+            code, out = sgam(db, command, "-t", "acme", str(directory))
+            assert code == 3 and isinstance(out, dict) and out["error"]["field"] == "directory", (command, out)
+    assert sgam(db, "export", "-t", "acme", str(tmp_path / "out"))[0] == 0

@@ -12,9 +12,14 @@ from typer.testing import CliRunner
 from sgam import Memory
 from sgam.cli import app
 from sgam.extraction import ExtractionPolicy, ScriptedClient
+from sgam.langgraph import SgamStore
+from sgam.store.postgres.migrations import TENANT_TABLES
 from tests.conftest import PostgresUrls
+from tests.langgraph.conftest import LetterEmbeddings
 
-MARKERS = {name: f"zq{name}marker" for name in ("text", "value", "speaker", "session", "meta", "reply", "subject")}
+MARKERS = {name: f"zq{name}marker" for name in (
+    "text", "value", "speaker", "session", "meta", "reply", "subject", "item", "itemkey", "itemns")}
+CONTENT_FREE_TABLES = {"sgam_migrations", "vector_dimensions"}
 
 
 def _files_with(admin: str, markers: dict[str, str]) -> dict[str, list[str]]:
@@ -47,6 +52,14 @@ def _plant(memory: Memory) -> None:
                           "value": m["value"], "confidence": 0.9, "note": m["reply"]}]}
     memory.extract("acme", "e1", client=ScriptedClient.of([json.dumps(reply)]), policy=ExtractionPolicy.off())
     memory.write("acme", m["subject"], "drink", "tea", "2026-06-01T09:00:00Z", "e2")
+    embeddings = LetterEmbeddings()
+    items = SgamStore(memory, tenant="acme", index={"dims": embeddings.dims, "embed": embeddings})
+    items.put((m["itemns"],), m["itemkey"], {"text": f"the vault code is {m['item']}"})
+    items.put(("kept",), "k", {"text": "stays"})
+
+
+def _forget_item(memory: Memory) -> None:
+    SgamStore(memory, tenant="acme").forget((MARKERS["itemns"],), MARKERS["itemkey"])
 
 
 def test_compact_removes_erased_bytes_from_the_data_directory(postgres: PostgresUrls) -> None:
@@ -56,13 +69,29 @@ def test_compact_removes_erased_bytes_from_the_data_directory(postgres: Postgres
         assert memory.forget_episode("acme", "e1").residue is not None
         result = memory.forget_subject("acme", MARKERS["subject"])
         assert result.residue is not None and "sgam compact" in result.residue
+        _forget_item(memory)
         assert memory.episode("acme", "e2") is not None
     outcome = CliRunner().invoke(app, ["compact", "--db", postgres.admin])
     assert outcome.exit_code == 0, outcome.output
-    assert "extractions" in outcome.stdout
+    assert "extractions" in outcome.stdout and "store_items" in outcome.stdout
     assert _files_with(postgres.admin, MARKERS) == {}
     with Memory(postgres.app) as memory:  # the rest is intact
         assert memory.episode("acme", "e2") is not None
+        assert SgamStore(memory, tenant="acme").get(("kept",), "k") is not None
+
+
+def test_compact_rewrites_every_table_that_can_hold_tenant_content(postgres: PostgresUrls) -> None:
+    """Every table with tenant rows is a tenant table, and compact rewrites them all; the
+    rest of sgam's tables hold no content of any tenant."""
+    with psycopg.connect(postgres.admin) as conn:
+        tables = {row[0] for row in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+            "AND table_type = 'BASE TABLE'")}
+        with_tenant = {row[0] for row in conn.execute(
+            "SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND column_name = 'tenant'")}
+    assert with_tenant == set(TENANT_TABLES)
+    assert tables - set(TENANT_TABLES) == CONTENT_FREE_TABLES
 
 
 def test_compact_on_sqlite_says_what_remains(tmp_path: Path) -> None:

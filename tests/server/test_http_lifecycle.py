@@ -117,3 +117,28 @@ def test_purpose_and_consent(served: Served) -> None:
         other.put("/v1/consent/mira", json={"granted": True})
     with served.client(scope="read") as reader:
         assert reader.get("/v1/consent/mira").json()["consented"] is False  # another tenant's grant changes nothing
+
+
+def test_residue_is_scoped_to_the_callers_tenant(served: Served) -> None:
+    """A tenant's admin learns nothing of another tenant's data: not whether a text is
+    there, nor how often; where a text is in both, only its own occurrences count. On
+    SQLite the places that mix tenants (full-text index tables, the files) are named as
+    not searched while another tenant has data."""
+    with served.client("acme", "admin") as acme, served.client("globex", "admin") as globex:
+        for client, text in ((globex, "Globex keeps zq-globex-only-marker and zq-shared-marker."),
+                             (acme, "Acme keeps zq-shared-marker.")):
+            assert client.post("/v1/episodes", json={"id": "e1", "at": AT, "text": text}).status_code == 201
+        assert globex.post("/v1/facts", json={**fact("zq-globex-only-marker"), "subject": "gia"}).status_code == 201
+
+        theirs = acme.post("/v1/residue", json={"text": "zq-globex-only-marker"}).json()
+        assert theirs["found"] is False and theirs["places"] == {}, theirs
+        own = globex.post("/v1/residue", json={"text": "zq-globex-only-marker"}).json()
+        assert own["found"] is True and own["places"]["table episodes"] == 1, own
+
+        shared = acme.post("/v1/residue", json={"text": "zq-shared-marker"}).json()
+        assert shared["found"] is True and shared["places"]["table episodes"] == 1, shared
+        assert all(not place.startswith("file") and "not tenant-scoped" not in place for place in shared["places"])
+        if served.memory.backend.url.startswith("sqlite"):
+            assert "file sgam.db" in shared["unscanned"] and "table episodes_fts_data" in shared["unscanned"]
+        else:
+            assert shared["unscanned"] == []

@@ -115,3 +115,21 @@ def test_an_episode_page_shows_what_it_was_made_from_and_into(served: Served) ->
         lineage = re.search(r'<section aria-labelledby="lineage-h">(.*?)</section>', summary.text, re.S).group(1)
         assert 'href="/ui/episodes/chat/1"' in lineage and "Made into: no episode." in lineage
         assert reader.get("/ui/episodes/theirs").status_code == 404
+
+
+def test_an_erased_subject_is_named_by_no_page(served: Served) -> None:
+    """After ``forget_subject`` the key page of one of its keys is a 404 that does not echo
+    the name, and no other page names it."""
+    memory, name = served.memory, "zqerasedsubject"
+    memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z", "A note about a colour.")
+    memory.write("acme", name, "colour", "teal", "2026-06-01T09:00:00Z", "e1")
+    memory.write("acme", "ann", "colour", "red", "2026-06-01T09:00:00Z", "e1")
+    with signed_in(served, "acme", "read") as reader:
+        assert name in reader.get(f"/ui/keys/{name}/colour").text
+        memory.forget_subject("acme", name)
+        for url in (f"/ui/keys/{name}/colour", f"/ui/key?subject={name}&attribute=colour"):
+            page = reader.get(url)
+            assert page.status_code == 404 and name not in page.text, url
+        for url in ("/ui/", "/ui/keys/ann/colour", "/ui/episodes/e1", "/ui/lifecycle", "/ui/review"):
+            page = reader.get(url)
+            assert page.status_code == 200 and name not in page.text, url

@@ -37,4 +37,4 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Recorded external actions of the tenant: done, or in doubt (begun, outcome unknown)."""
-        run(db, as_json, lambda m: m.actions(tenant, status=status, limit=limit), show_actions)
+        run(db, as_json, lambda m: m.actions(tenant, status=status, limit=limit), show_actions, create=False)

@@ -93,6 +93,23 @@ def _show_import(result: ImportResult) -> None:
                       highlight=False)
 
 
+def _apart_from_database(db: str | None, directory: Path, as_json: bool) -> None:
+    """Export and import read every file under DIR, and reading a SQLite database through
+    a second descriptor drops the locks this process's connection holds on it (then
+    another process may delete the WAL it writes to): a DIR holding the database is
+    refused before anything is opened."""
+    from .._memory import default_url
+    from ..store.sqlite import sqlite_path
+
+    url = default_url() if db is None else db
+    if not url.startswith("sqlite:///") or url == "sqlite:///:memory:":
+        return
+    database = Path(sqlite_path(url)).resolve()
+    if database.parent.is_relative_to(directory.resolve()):
+        fail(ValidationError("directory", str(directory), f"holds the database {database}: export to and import "
+                             "from a directory of their own"), as_json)
+
+
 def register(app: typer.Typer) -> None:
     docs = typer.Typer(help="Document memory: a tenant's files under /memories, every revision kept.",
                        no_args_is_help=True)
@@ -102,7 +119,7 @@ def register(app: typer.Typer) -> None:
     def view(tenant: TenantOption, path: PathArg = "/memories", db: DbOption = None, as_json: JsonOption = False,
              ) -> None:
         """Show a document with line numbers, or list a directory two levels deep."""
-        run(db, as_json, lambda m: _view(m, tenant, path), _show_view)
+        run(db, as_json, lambda m: _view(m, tenant, path), _show_view, create=False)
 
     @docs.command("create")
     def create(
@@ -168,14 +185,14 @@ def register(app: typer.Typer) -> None:
         """Every revision of a document; --show N prints one, --diff A:B compares two."""
         if show is not None:
             run(db, as_json, lambda m: m.documents.revision(tenant, path, show),
-                lambda r: typer.echo(r.content if r.content is not None else "(deleted)", nl=False))
+                lambda r: typer.echo(r.content if r.content is not None else "(deleted)", nl=False), create=False)
         elif diff is not None:
             old, _, new = diff.partition(":")
             run(db, as_json, lambda m: {"diff": m.documents.diff(tenant, path, _number(old),
                                                                  _number(new) if new else None)},
-                lambda r: typer.echo(r["diff"], nl=False))
+                lambda r: typer.echo(r["diff"], nl=False), create=False)
         else:
-            run(db, as_json, lambda m: m.documents.history(tenant, path), _show_history)
+            run(db, as_json, lambda m: m.documents.history(tenant, path), _show_history, create=False)
 
     @docs.command("restore")
     def restore(tenant: TenantOption, path: PathArg, number: Annotated[int, typer.Argument(metavar="REVISION")],
@@ -190,7 +207,7 @@ def register(app: typer.Typer) -> None:
                limit: Annotated[int, typer.Option("--limit")] = 10, db: DbOption = None,
                as_json: JsonOption = False) -> None:
         """Passages of documents for a query, citing path, revision and lines."""
-        run(db, as_json, lambda m: m.documents.search(tenant, query, limit=limit), _show_hits)
+        run(db, as_json, lambda m: m.documents.search(tenant, query, limit=limit), _show_hits, create=False)
 
     @docs.command("erase")
     def erase(tenant: TenantOption, path: PathArg, db: DbOption = None, as_json: JsonOption = False) -> None:
@@ -204,8 +221,9 @@ def register(app: typer.Typer) -> None:
         """Write the tenant's documents as files under DIR (with a manifest for import)."""
         from ..documents.sync import export
 
+        _apart_from_database(db, directory, as_json)
         run(db, as_json, lambda m: export(m.documents, tenant, directory),
-            lambda r: console.print(f"exported {r.files} document(s) to {escape(r.directory)}"))
+            lambda r: console.print(f"exported {r.files} document(s) to {escape(r.directory)}"), create=False)
 
     @docs.command("import")
     def import_command(
@@ -218,6 +236,7 @@ def register(app: typer.Typer) -> None:
         from ..boundary import status_of
         from ..documents.sync import import_directory
 
+        _apart_from_database(db, directory, as_json)
         with open_memory(db, as_json) as memory:
             try:
                 result = import_directory(memory.documents, tenant, directory, delete=delete, author=author)

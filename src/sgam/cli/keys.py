@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .output import DbOption, JsonOption, TenantOption, console, run
+from .output import DbOption, JsonOption, TenantOption, console, fail, run
 from .tables import compact_time, print_table
 
 if TYPE_CHECKING:
@@ -40,8 +40,15 @@ def register(app: typer.Typer) -> None:
     def create(tenant: TenantOption, scope: ScopeOption = "read", db: DbOption = None,
                as_json: JsonOption = False) -> None:
         """Create a key for a tenant and print it once."""
-        from ..access import create_key
+        from .._errors import SgamError
+        from .._values import check_tenant
+        from ..access import check_scope, create_key
 
+        try:  # before the database is opened: a refused key must not create one
+            check_tenant(tenant)
+            check_scope(scope)
+        except SgamError as exc:
+            fail(exc, as_json)
         run(db, as_json, lambda m: create_key(m, tenant, scope), show_issued)
 
     @keys.command("list")
@@ -49,7 +56,7 @@ def register(app: typer.Typer) -> None:
         """The tenant's keys (never their secrets)."""
         from ..access import list_keys
 
-        run(db, as_json, lambda m: list_keys(m, tenant), show_keys)
+        run(db, as_json, lambda m: list_keys(m, tenant), show_keys, create=False)
 
     @keys.command("revoke")
     def revoke(key_id: Annotated[str, typer.Argument(metavar="ID", help="The key's id (from create or list).")],
@@ -57,6 +64,6 @@ def register(app: typer.Typer) -> None:
         """Revoke a key; requests with it fail from the next one on."""
         from ..access import revoke_key
 
-        run(db, as_json, lambda m: revoke_key(m, key_id), show_revoked)
+        run(db, as_json, lambda m: revoke_key(m, key_id), show_revoked, create=False)
 
 

@@ -45,9 +45,11 @@ def _show_purge(result: Any) -> None:
 def _show_residue(result: Any) -> None:
     if not result.found:
         console.print("nowhere")
-        return
     for place, matches in sorted(result.places.items()):
         console.print(f"{place}: {matches}")
+    if result.unscanned:
+        console.print(f"not searched (they mix tenants and the store holds others): {', '.join(result.unscanned)}",
+                      highlight=False)
 
 
 def _show_audit(entries: list[Any]) -> None:
@@ -79,7 +81,7 @@ def register(app: typer.Typer) -> None:
     @retention.command("report")
     def retention_report(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
         """What each class holds and when the next deadlines fall."""
-        run(db, as_json, lambda m: m.retention_report(tenant), _show_report)
+        run(db, as_json, lambda m: m.retention_report(tenant), _show_report, create=False)
 
     @app.command("consent")
     def consent(
@@ -117,7 +119,7 @@ def register(app: typer.Typer) -> None:
             found.append(result.found)
             return result
 
-        run(db, as_json, scan, _show_residue)
+        run(db, as_json, scan, _show_residue, create=False)
         if found and found[0]:
             raise typer.Exit(1)
 
@@ -128,4 +130,4 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """The tenant's erasures, expiries and consent changes (never their content)."""
-        run(db, as_json, lambda m: m.audit(tenant, limit=limit), _show_audit)
+        run(db, as_json, lambda m: m.audit(tenant, limit=limit), _show_audit, create=False)

@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
             "--wait", help="SQLite: seconds to wait for readers holding old snapshots.")] = 30.0,
     ) -> None:
         """Remove erased data's leftovers from the database files: PostgreSQL rewrites the
-        tables erasures touch (VACUUM FULL, as the owner; locks each table meanwhile);
+        tables that hold tenant rows (VACUUM FULL, as the owner; locks each table meanwhile);
         SQLite merges its full-text indexes and empties the WAL. Exit 6 if some remains."""
         try:
             done, residue = compact_url(db, wait)

@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 from ._documents import DocumentStore
-from ._protocol import JobRow, Reader, ResidueHit, WriteTransaction
+from ._protocol import JobRow, Reader, ResidueScan, WriteTransaction
 from ._search import SearchIndex
 
 T = TypeVar("T")
@@ -41,9 +41,10 @@ class Backend(Protocol):
     def due_tenants(self, now: int) -> list[str]:
         """Tenants with a write or an episode past its deadline: what a purge must visit."""
         ...
-    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+    def residue(self, tenant: str, needles: Sequence[str]) -> ResidueScan:
         """Every place of the tenant's data (and the files, where the backend can read
-        them) in which any of ``needles`` still appears."""
+        them) in which any of ``needles`` still appears; never another tenant's, so a
+        place that mixes tenants is searched only when no other tenant has data."""
         ...
 
     def claim_jobs(

@@ -30,6 +30,7 @@ from ._records import (
     JobRow,
     QueryFilter,
     ResidueHit,
+    ResidueScan,
     RetentionRow,
 )
 
@@ -65,6 +66,7 @@ __all__ = [
     "QueryFilter",
     "Reader",
     "ResidueHit",
+    "ResidueScan",
     "RetentionRow",
     "SchemaReads",
     "SchemaWrites",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(slots=True)
@@ -165,6 +165,15 @@ class ResidueHit:
 
     place: str
     matches: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResidueScan:
+    """What a residue scan found for a tenant, and the places it did not search because
+    what they hold cannot be attributed to that tenant."""
+
+    hits: list[ResidueHit]
+    unscanned: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from ..._async import AsyncMemory
-from ..._errors import SgamError, ValidationError
+from ..._errors import NotFoundError, SgamError, ValidationError
 from ..._memory import Memory
 from ..._time import parse_timestamp, utc_now
 from ...access import AuthenticationError, Principal, Scope, authenticate, principal_of
@@ -186,6 +186,9 @@ async def key_page(request: Request, subject: str, attribute: str, at: str | Non
                    known_at: str | None = None) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
         data = await _memory(request).call(_key, principal.tenant, subject, attribute, at, known_at)
+        if not data["versions"]:  # never recorded, or erased: the page must not name it
+            return _page(request, "error.html", session, principal, 404,
+                         error=NotFoundError("no version of this key in this tenant (never recorded, or erased)"))
         return _page(request, "key.html", session, principal, **data)
 
     return await _guarded(request, "read", render)

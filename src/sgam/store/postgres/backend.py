@@ -37,7 +37,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..._errors import StoreError
 from ..._values import check_tenant
 from .._acting import mark_acted
-from .._protocol import JobRow, Reader, ResidueHit
+from .._protocol import JobRow, Reader, ResidueScan
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
@@ -379,12 +379,12 @@ class PostgresBackend:
         with map_postgres_errors(), self._pool.connection() as conn:
             return due_tenants(conn.cursor(binary=True), now)
 
-    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
+    def residue(self, tenant: str, needles: Sequence[str]) -> ResidueScan:
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
             cur = conn.cursor(binary=True)
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-            return scan.scan_tables(cur, TENANT_TABLES, needles)
+            return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:

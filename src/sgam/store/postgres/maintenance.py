@@ -1,5 +1,5 @@
-"""Owner-run maintenance: ``compact`` rewrites the tables erasures touch so the erased
-bytes leave PostgreSQL's table and index files.
+"""Owner-run maintenance: ``compact`` rewrites every table that holds tenant rows so the
+erased bytes leave PostgreSQL's table and index files.
 
 An erasure's rows vanish from every snapshot when it commits, but their bytes stay as dead
 tuples; plain ``VACUUM`` only marks that space reusable, so most of it stays readable on
@@ -15,23 +15,19 @@ import psycopg
 from psycopg import sql
 
 from .errors import map_postgres_errors
-
-ERASED_TABLES = (
-    "episodes", "operations", "assertions", "ledger_keys", "ledger_key_terms", "episode_vectors", "assertion_vectors",
-    "episode_vector_heads", "extractions", "held_candidates", "extraction_jobs",
-    "documents", "document_revisions", "document_chunks", "document_vectors",
-    "episode_derivations", "consents",
-)
-"""Every table an erasure or expiry deletes or rewrites rows of (``tombstones`` and
-``audit_log`` only gain rows, and hold keyed digests)."""
+from .migrations import TENANT_TABLES
 
 
 def compact(owner_url: str) -> list[str]:
-    """``VACUUM (FULL, ANALYZE)`` each table erasures touch, one at a time (each its own
-    transaction, so the lock is held for one table only); returns the tables rewritten."""
+    """``VACUUM (FULL, ANALYZE)`` each tenant table, one at a time (each its own
+    transaction, so the lock is held for one table only); returns the tables rewritten.
+    The tables are those row-level security guards (``TENANT_TABLES``): every table that
+    can hold what an erasure or expiry removes is a tenant table, and a list kept apart
+    from that one would miss the next table added. A table's indexes (the LangGraph
+    items' search index among them) are rewritten with it."""
     done: list[str] = []
     with map_postgres_errors(), psycopg.connect(owner_url, autocommit=True) as conn:
-        for table in ERASED_TABLES:
+        for table in TENANT_TABLES:
             found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()
             if found and found[0]:
                 conn.execute(sql.SQL("VACUUM (FULL, ANALYZE) {}").format(sql.Identifier(table)))

@@ -14,7 +14,7 @@ from ..._errors import BusyError, SchemaVersionError
 from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
-from .._protocol import EpisodeRow, JobRow, ResidueHit
+from .._protocol import EpisodeRow, JobRow, ResidueScan
 from .._rows import version_columns_of, version_from_row
 from .._search import SearchIndex
 from .._sql.access import AccessWrites
@@ -411,10 +411,9 @@ class SQLiteBackend:
         with self._lock, map_sqlite_errors():
             return due_tenants(self._conn, now)
 
-    def residue(self, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
-        with self._lock, map_sqlite_errors():
-            hits = scan.scan_tables(self._conn, tenant, needles)
-        return hits + scan.scan_files(self.path, needles)
+    def residue(self, tenant: str, needles: Sequence[str]) -> ResidueScan:
+        with self._lock, map_sqlite_errors(self.path):
+            return scan.scan(self._conn, self.path, tenant, needles)
 
 
 def _split_script(script: str) -> list[str]:

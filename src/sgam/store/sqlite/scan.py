@@ -1,52 +1,100 @@
 """Where a literal string still appears in a SQLite store: every table (the full-text
 indexes' shadow tables and their binary segments included) and the bytes of the database
-and WAL files. An operator's proof that an erasure or a purge left nothing behind."""
+and WAL files. An operator's proof that an erasure or a purge left nothing behind.
+
+Only what belongs to the tenant is searched for it. Rows of tables with a ``tenant``
+column are the tenant's when the column says so. The other places (full-text indexes,
+whose binary segments mix every tenant's terms, and the files) cannot be attributed to
+a tenant, so they are searched only when the store holds no other tenant's rows;
+otherwise they are named as not searched. The files are read by a child process
+(``filebytes``): a second descriptor in this process would drop SQLite's locks.
+"""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from .._protocol import ResidueHit
+from ..._errors import StoreError
+from .._protocol import ResidueHit, ResidueScan
+
+FILE_SUFFIXES = ("", "-wal")
+SCANNER = Path(__file__).with_name("filebytes.py")
+SCAN_TIMEOUT = 900.0  # seconds: reading a database of many gigabytes, never forever
 
 
-def scan_tables(conn: sqlite3.Connection, tenant: str, needles: Sequence[str]) -> list[ResidueHit]:
-    """Rows of the tenant (tables with a ``tenant`` column) and, in tables without one
-    (full-text indexes and their shadow tables), any row, that contain a needle."""
-    hits: list[ResidueHit] = []
-    tables = [row[0] for row in conn.execute(
+@dataclass(frozen=True, slots=True)
+class _Table:
+    name: str
+    columns: list[str]
+
+    @property
+    def scoped(self) -> bool:
+        return "tenant" in self.columns
+
+
+def scan(conn: sqlite3.Connection, path: str, tenant: str, needles: Sequence[str]) -> ResidueScan:
+    """The tenant's rows; the unattributable tables and the files of ``path`` only when no
+    other tenant has rows, else they are listed as unscanned."""
+    tables = _tables(conn)
+    hits = [hit for table in tables if table.scoped for hit in _count(conn, table, needles, tenant)]
+    shared = [table for table in tables if not table.scoped]
+    files = [path + suffix for suffix in FILE_SUFFIXES if Path(path + suffix).is_file()]
+    if _others_present(conn, tables, tenant):
+        unscanned = [f"table {table.name}" for table in shared] + [f"file {Path(file).name}" for file in files]
+        return ResidueScan(hits, unscanned)
+    hits += [hit for table in shared for hit in _count(conn, table, needles, None)]
+    return ResidueScan(hits + scan_files(files, needles))
+
+
+def _tables(conn: sqlite3.Connection) -> list[_Table]:
+    """Every table with columns of its own (a virtual table's contents are also searched
+    through its shadow tables)."""
+    names = [row[0] for row in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-    for table in tables:
-        columns = [(row[1], (row[2] or "").upper()) for row in conn.execute(f'PRAGMA table_info("{table}")')]
-        if not columns:
-            continue  # a virtual table's columns are searched through its shadow tables
-        names = [name for name, _ in columns]
-        scoped = "tenant" in names
-        tests: list[str] = []
-        params: list[object] = []
-        for name, _ in columns:
-            for needle in needles:
-                tests.append(f'instr(CAST("{name}" AS BLOB), CAST(? AS BLOB)) > 0')
-                params.append(needle)
-        where = f"({' OR '.join(tests)})" + (" AND tenant = ?" if scoped else "")
-        if scoped:
-            params.append(tenant)
-        count = conn.execute(f'SELECT count(*) FROM "{table}" WHERE {where}', params).fetchone()[0]
-        if count:
-            hits.append(ResidueHit(f"table {table}" + ("" if scoped else " (not tenant-scoped)"), int(count)))
-    return hits
+    tables = [_Table(name, [row[1] for row in conn.execute(f'PRAGMA table_info("{name}")')]) for name in names]
+    return [table for table in tables if table.columns]
 
 
-def scan_files(path: str, needles: Sequence[str]) -> list[ResidueHit]:
-    """The raw bytes of the database file and its WAL (free pages and old page images)."""
-    hits: list[ResidueHit] = []
-    for suffix in ("", "-wal"):
-        file = Path(path + suffix)
-        if not file.is_file():
-            continue
-        data = file.read_bytes()
-        count = sum(data.count(needle.encode()) for needle in needles)
-        if count:
-            hits.append(ResidueHit(f"file {file.name}", count))
-    return hits
+def _others_present(conn: sqlite3.Connection, tables: Sequence[_Table], tenant: str) -> bool:
+    return any(conn.execute(f'SELECT 1 FROM "{table.name}" WHERE tenant <> ? LIMIT 1', (tenant,)).fetchone()
+               for table in tables if table.scoped)
+
+
+def _count(conn: sqlite3.Connection, table: _Table, needles: Sequence[str], tenant: str | None) -> list[ResidueHit]:
+    """Rows of ``table`` (of ``tenant``, when given) in which any column holds a needle."""
+    tests = [f'instr(CAST("{name}" AS BLOB), CAST(? AS BLOB)) > 0' for name in table.columns for _ in needles]
+    params: list[object] = [needle for _ in table.columns for needle in needles]
+    where = f"({' OR '.join(tests)})"
+    if tenant is not None:
+        where += " AND tenant = ?"
+        params.append(tenant)
+    count = conn.execute(f'SELECT count(*) FROM "{table.name}" WHERE {where}', params).fetchone()[0]
+    if not count:
+        return []
+    return [ResidueHit(f"table {table.name}" + ("" if table.scoped else " (not tenant-scoped)"), int(count))]
+
+
+def scan_files(files: Sequence[str], needles: Sequence[str]) -> list[ResidueHit]:
+    """The raw bytes of the database file and its WAL (free pages and old page images),
+    counted by a child process that runs ``filebytes`` in isolated mode."""
+    if not files:
+        return []
+    if not sys.executable:
+        raise StoreError("cannot read the database files for residue: no Python interpreter to run the scan in")
+    request = json.dumps({"files": list(files), "needles": list(needles)})
+    try:
+        done = subprocess.run([sys.executable, "-I", str(SCANNER)], input=request, capture_output=True, text=True,
+                              timeout=SCAN_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise StoreError(f"cannot read the database files {', '.join(files)} for residue: {exc}") from None
+    if done.returncode != 0:
+        reason = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        raise StoreError(f"cannot read the database files {', '.join(files)} for residue: {reason[0]}")
+    counts: dict[str, int] = json.loads(done.stdout)
+    return [ResidueHit(f"file {Path(file).name}", int(count)) for file, count in counts.items() if count]
