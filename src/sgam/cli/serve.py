@@ -5,6 +5,7 @@ Both need the ``server`` extra (``pip install 'sgam[server]'``); without it they
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Annotated
 
@@ -31,6 +32,12 @@ def _need_server_extra() -> None:
         raise typer.Exit(2) from None
 
 
+def _configure_logging() -> None:
+    """Plain one-line records on stderr, warnings and up: a server's log is read by
+    operators and written on the event loop, so nothing in it may be slow to render."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve(
@@ -47,6 +54,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve the HTTP API under /v1 and MCP at /mcp; every request needs an API key."""
         _need_server_extra()
+        _configure_logging()
         import uvicorn
 
         from .._async import AsyncMemory
@@ -73,6 +81,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve MCP on stdin/stdout for a local assistant, for one tenant."""
         _need_server_extra()
+        _configure_logging()
         import anyio
 
         from .._async import AsyncMemory
