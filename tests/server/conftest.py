@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
@@ -69,11 +70,13 @@ class ServerThread:
 
 
 @contextmanager
-def serve(memory: Memory) -> Iterator[Served]:
+def serve(memory: Memory, **options: Any) -> Iterator[Served]:
+    """``options``: more arguments of ``create_app`` (session limits, say)."""
     keys = {(tenant, scope): create_key(memory, tenant, scope).key
             for tenant in ("acme", "globex") for scope in ("read", "write", "admin")}
     port = free_port()
-    app = create_app(AsyncMemory(memory, workers=4), max_body=MAX_BODY, public_url=f"http://127.0.0.1:{port}")
+    app = create_app(AsyncMemory(memory, workers=4), max_body=MAX_BODY, public_url=f"http://127.0.0.1:{port}",
+                     **options)
     with ServerThread(app, port):
         yield Served(f"http://127.0.0.1:{port}", memory, keys)
 

@@ -24,6 +24,7 @@ from ..._memory import Memory
 from ..._time import parse_timestamp, utc_now
 from ...access import AuthenticationError, Principal, Scope, authenticate, principal_of
 from ...boundary import http_status
+from ..limits import TooManySessions
 from .preview import preview_erasure
 from .sessions import COOKIE, Session, Sessions
 from .timeline import draw, short_time
@@ -43,7 +44,6 @@ TEMPLATES.env.globals["key_url"] = key_url
 OVERVIEW_ROWS = 10_000
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
-sessions = Sessions()
 
 
 class SignInRequired(Exception):
@@ -55,13 +55,18 @@ def _memory(request: Request) -> AsyncMemory:
     return memory
 
 
+def _sessions(request: Request) -> Sessions:
+    sessions: Sessions = request.app.state.inspector_sessions
+    return sessions
+
+
 async def _caller(request: Request, needed: Scope = "read") -> tuple[Session, Principal]:
-    session = sessions.get(request.cookies.get(COOKIE))
+    session = _sessions(request).get(request.cookies.get(COOKIE))
     if session is None:
         raise SignInRequired
     principal = await _memory(request).call(principal_of, session.key_id)
     if principal is None:  # the key was revoked: its sessions end with it
-        sessions.close(session.id)
+        _sessions(request).close(session.id)
         raise SignInRequired
     principal.require(needed)
     return session, principal
@@ -113,7 +118,10 @@ async def sign_in(request: Request, key: str = Form(max_length=600), next: str =
         principal = await _memory(request).call(authenticate, key.strip())
     except AuthenticationError as exc:
         return _page(request, "sign_in.html", None, None, 401, next=_local(next), error=exc)
-    session = sessions.open(principal.key_id)
+    try:
+        session = _sessions(request).open(principal.key_id, principal.tenant)
+    except TooManySessions as exc:
+        return _page(request, "sign_in.html", None, None, 503, next=_local(next), error=exc)
     response = RedirectResponse(_local(next), status_code=303)
     response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", path="/ui",
                         secure=request.url.scheme == "https", max_age=8 * 3600)
@@ -122,9 +130,9 @@ async def sign_in(request: Request, key: str = Form(max_length=600), next: str =
 
 @router.post("/sign-out")
 async def sign_out(request: Request, csrf: str = Form("")) -> Response:
-    session = sessions.get(request.cookies.get(COOKIE))
+    session = _sessions(request).get(request.cookies.get(COOKIE))
     if session is not None and session.csrf_ok(csrf):
-        sessions.close(session.id)
+        _sessions(request).close(session.id)
     response = RedirectResponse("/ui/sign-in", status_code=303)
     response.delete_cookie(COOKIE, path="/ui")
     return response
