@@ -3,6 +3,7 @@ with one key per tenant and scope; tests drive it over the socket with httpx."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -67,6 +68,14 @@ class ServerThread:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(30)
+
+
+def post_sign_in(client: httpx.Client, key: str, next: str = "/ui/") -> httpx.Response:
+    """Sign in as a browser does: load the form (its CSRF token and cookie), then post it."""
+    form = client.get("/ui/sign-in")
+    found = re.search(r'name="csrf" value="([^"]+)"', form.text)
+    assert form.status_code == 200 and found, form.text
+    return client.post("/ui/sign-in", data={"key": key, "next": next, "csrf": found.group(1)})
 
 
 @contextmanager

@@ -12,7 +12,7 @@ import pytest
 from sgam import Memory
 from sgam.server.limits import SessionLimits
 
-from .conftest import Served, serve
+from .conftest import Served, post_sign_in, serve
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -83,7 +83,7 @@ def test_a_refused_or_unauthenticated_opening_takes_no_place(limited: Served) ->
 
 def sign_in(served: Served, tenant: str, scope: str) -> httpx.Client:
     client = httpx.Client(base_url=served.url, timeout=30)
-    response = client.post("/ui/sign-in", data={"key": served.keys[(tenant, scope)], "next": "/ui/"})
+    response = post_sign_in(client, served.keys[(tenant, scope)])
     assert response.status_code == 303, response.text
     return client
 
@@ -115,8 +115,8 @@ def test_a_full_inspector_refuses_sign_in_and_ends_nobodys_session(store_url: st
         holders = [sign_in(served, "acme", "read"), sign_in(served, "acme", "write"),
                    sign_in(served, "globex", "read")]
         with httpx.Client(base_url=served.url, timeout=30) as late:
-            refused = late.post("/ui/sign-in", data={"key": served.keys[("globex", "write")], "next": "/ui/"})
-            assert refused.status_code == 503 and "set-cookie" not in refused.headers
+            refused = post_sign_in(late, served.keys[("globex", "write")])
+            assert refused.status_code == 503 and "sgam_session" not in refused.headers.get("set-cookie", "")
         assert [signed_in(c) for c in holders] == [True, True, True]
         for client in holders:
             client.close()

@@ -7,12 +7,15 @@ session's key only. Everything stored is untrusted data: templates escape all of
 
 from __future__ import annotations
 
+import hmac
+import re
+import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -107,21 +110,54 @@ def _moment(value: str | None, field: str) -> datetime | None:
 
 # sign-in --------------------------------------------------------------------------------
 
+SIGN_IN_COOKIE = "sgam_sign_in"
+_SIGN_IN_TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def _sign_in_page(request: Request, next: str, status: int = 200, error: SgamError | None = None) -> Response:
+    """The sign-in form with a CSRF token, also set as a cookie only this page's own posts
+    carry: there is no session yet to hold the token. The browser's token is kept while
+    it lasts, so a refused (forged) post does not invalidate the form it has open."""
+    kept = request.cookies.get(SIGN_IN_COOKIE, "")
+    token = kept if _SIGN_IN_TOKEN.fullmatch(kept) else secrets.token_urlsafe(32)
+    response = _page(request, "sign_in.html", None, None, status, next=_local(next), error=error, csrf=token)
+    response.set_cookie(SIGN_IN_COOKIE, token, httponly=True, samesite="strict", path="/ui/sign-in",
+                        secure=request.url.scheme == "https", max_age=3600)
+    return response
+
+
+def _sign_in_forged(request: Request, csrf: str) -> bool:
+    """A sign-in post that did not come from our own form: the token is not the one the
+    form was served with, or the browser says the post came from another site."""
+    expected = request.cookies.get(SIGN_IN_COOKIE, "")
+    if not expected or not hmac.compare_digest(csrf.encode(), expected.encode()):
+        return True
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site not in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    return origin is not None and urlsplit(origin).netloc != request.headers.get("host")
+
+
 @router.get("/sign-in", response_class=HTMLResponse)
 async def sign_in_form(request: Request, next: str = "/ui/") -> Response:
-    return _page(request, "sign_in.html", None, None, next=_local(next))
+    return _sign_in_page(request, next)
 
 
 @router.post("/sign-in")
-async def sign_in(request: Request, key: str = Form(max_length=600), next: str = Form("/ui/")) -> Response:
+async def sign_in(request: Request, key: str = Form(max_length=600), next: str = Form("/ui/"),
+                  csrf: str = Form("", max_length=100)) -> Response:
+    if _sign_in_forged(request, csrf):
+        forged = ValidationError("csrf", "<hidden>", "the form is stale or forged: reload the page and try again")
+        return _sign_in_page(request, next, 422, forged)
     try:
         principal = await _memory(request).call(authenticate, key.strip())
     except AuthenticationError as exc:
-        return _page(request, "sign_in.html", None, None, 401, next=_local(next), error=exc)
+        return _sign_in_page(request, next, 401, exc)
     try:
         session = _sessions(request).open(principal.key_id, principal.tenant)
     except TooManySessions as exc:
-        return _page(request, "sign_in.html", None, None, 503, next=_local(next), error=exc)
+        return _sign_in_page(request, next, 503, exc)
     response = RedirectResponse(_local(next), status_code=303)
     response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", path="/ui",
                         secure=request.url.scheme == "https", max_age=8 * 3600)
