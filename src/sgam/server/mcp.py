@@ -80,6 +80,14 @@ class ForgetOutput(BaseModel):
     result: ForgetResult
 
 
+def fenced_error(error: SgamError) -> str:
+    """A tool error's text: sgam's kind, then the message inside the memory fence. A
+    message may quote stored data (a conflict names the value held, which anyone with a
+    write key chose), so it is quoted like recalled text: it cannot close the fence or
+    pass as an instruction."""
+    return f"{error.kind}: {OPEN}\n{quote(error.message)}\n{CLOSE}"
+
+
 def fenced(data: dict[str, Any], structured: dict[str, Any] | None = None) -> CallToolResult:
     """A tool result: ``data`` as text inside the memory fence, and as structured content."""
     text = f"{OPEN}\n{quote(data)}\n{CLOSE}"
@@ -156,7 +164,7 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
         try:
             return await call(principal)
         except SgamError as exc:
-            raise ToolError(f"{exc.kind}: {exc.message}") from None
+            raise ToolError(fenced_error(exc)) from None
 
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
