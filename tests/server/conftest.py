@@ -19,6 +19,7 @@ import uvicorn
 from sgam import AsyncMemory, Memory
 from sgam.access import create_key
 from sgam.server import create_app
+from sgam.server.http11 import uvicorn_config
 
 from ..conftest import ManualClock
 
@@ -49,10 +50,11 @@ class Served:
 
 
 class ServerThread:
-    """uvicorn in a thread of this process, bound to 127.0.0.1, stopped on exit."""
+    """uvicorn in a thread of this process as ``sgam serve`` runs it, bound to 127.0.0.1,
+    stopped on exit."""
 
     def __init__(self, app: object, port: int) -> None:
-        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")  # type: ignore[arg-type]
+        config = uvicorn_config(app, "127.0.0.1", port, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from sgam import AsyncMemory, Memory
 from sgam.access import create_key
 from sgam.server import create_app
 
-from .conftest import MAX_BODY, Served, ServerThread, free_port
+from .conftest import MAX_BODY, Served, ServerThread, free_port, serve
 
 T0 = "2026-01-01T00:00:00Z"
 FACT = {"subject": "mira", "attribute": "city", "value": "Rome", "valid_from": T0, "source": "e1"}
@@ -253,3 +254,27 @@ def test_building_the_app_leaves_logging_to_the_application(tmp_path: Path) -> N
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.split() == ["[]", str(logging.WARNING)]
+
+
+@pytest.mark.parametrize("size", [70_000, 200_000, 1_000_000])
+def test_oversized_headers_get_431_not_a_reset(db_url: str, size: int) -> None:
+    """uvicorn alone answered a bare 400 and closed while the head was still arriving: the
+    client got a connection reset. The answer is 431, and it arrives."""
+    with Memory(db_url) as memory, serve(memory) as running:
+        with running.client("acme", "read") as http:
+            assert http.get("/v1/whoami", headers={"X-Pad": "a" * 40_000}).status_code == 200  # within the limit
+            problem(http.get("/v1/whoami", headers={"X-Pad": "a" * size}), 431, "headers_too_large")
+
+        with socket.create_connection(("127.0.0.1", int(running.url.rsplit(":", 1)[1])), timeout=30) as raw:
+            raw.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            for _ in range(size // 8192 + 1):  # a slow client, the head in pieces
+                raw.sendall(b"X-Pad-" + b"a" * 8192 + b": x\r\n")
+            raw.sendall(b"\r\n")
+            answer = b""
+            while chunk := raw.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 431 "), answer[:200]
+        assert json.loads(body)["kind"] == "headers_too_large"
+        with running.client("acme", "read") as http:  # and the server serves on
+            assert http.get("/v1/whoami").status_code == 200

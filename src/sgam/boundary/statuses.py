@@ -40,6 +40,7 @@ ERROR_STATUSES: dict[str, ErrorStatus] = {
     "unauthenticated": ErrorStatus(9, 401, "Missing or invalid API key"),
     "forbidden": ErrorStatus(10, 403, "Not allowed for this key"),
     "too_large": ErrorStatus(2, 413, "Request body too large"),
+    "headers_too_large": ErrorStatus(2, 431, "Request header fields too large"),
     "too_many_sessions": ErrorStatus(11, 429, "Too many open sessions"),
 }
 UNEXPECTED = ErrorStatus(1, 500, "Internal error")

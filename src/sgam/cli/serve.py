@@ -59,6 +59,7 @@ def register(app: typer.Typer) -> None:
 
         from .._async import AsyncMemory
         from ..server import create_app
+        from ..server.http11 import uvicorn_config
 
         try:
             memory = AsyncMemory.from_env(db, workers=workers)
@@ -68,7 +69,7 @@ def register(app: typer.Typer) -> None:
         application = create_app(memory, max_body=max_body, extract=_model_configured(),
                                  public_url=public_url or f"http://{host}:{port}", allowed_hosts=allowed_host)
         try:
-            uvicorn.run(application, host=host, port=port, log_level="info", server_header=False)
+            uvicorn.Server(uvicorn_config(application, host, port, log_level="info")).run()
         finally:
             memory.memory.close()
 

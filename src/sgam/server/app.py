@@ -11,6 +11,7 @@ from starlette.routing import Route
 from .. import __version__
 from .._async import AsyncMemory
 from . import problems, routes_documents, routes_ledger, routes_lifecycle, routes_memory, ui
+from .http11 import HeadLimit
 from .limits import INSPECTOR_SESSIONS, MCP_SESSIONS, SessionLimits
 from .mcp import ApiKeyVerifier, build_mcp, token_caller
 from .mcp_sessions import McpSessionQuota, OpenSessions
@@ -70,5 +71,6 @@ def create_app(
     ui.install(app, inspector_sessions)
     app.router.routes.append(Route("/mcp", endpoint=mcp_quota, include_in_schema=False))
     app.add_middleware(problems.BodyLimit, limit=max_body)
+    app.add_middleware(HeadLimit)
     app.add_middleware(problems.CatchUnexpected)
     return app
