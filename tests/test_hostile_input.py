@@ -4,6 +4,8 @@ error, recorded where the path records failures, with stored state unchanged."""
 
 from __future__ import annotations
 
+import base64
+import json
 from typing import Any
 
 import pytest
@@ -127,3 +129,60 @@ def test_a_scripted_reply_without_json_text_is_a_validation_error(reply: Any) ->
     circular.append(circular)
     with pytest.raises(SgamError):
         ScriptedClient.of([circular])
+
+
+def _stored(memory: Memory) -> Any:
+    """Everything a refused call might have touched, to compare before and after."""
+    return (list(memory.query("acme", all_times=True)), memory.episodes("acme"),
+            memory.documents.history("acme", "/memories/a.md"))
+
+
+def _forged_cursor(*position: Any) -> str:
+    raw = json.dumps([1, *position]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+PAST_64_BITS = 2**63
+
+
+@pytest.mark.parametrize("field, call", [
+    ("revision", lambda m: m.documents.revision("acme", "/memories/a.md", PAST_64_BITS)),
+    ("revision", lambda m: m.documents.diff("acme", "/memories/a.md", PAST_64_BITS)),
+    ("revision", lambda m: m.documents.restore("acme", "/memories/a.md", 10**30)),
+    ("expected_revision", lambda m: m.documents.write("acme", "/memories/a.md", "x", expected_revision=10**30)),
+    ("cursor", lambda m: m.query("acme", cursor=_forged_cursor("zoe", "drink", 10**30))),
+], ids=["revision", "diff", "restore", "expected_revision", "cursor"])
+def test_integers_no_column_holds_are_validation_errors(memory: Memory, field: str, call: Any) -> None:
+    """SQLite cannot even bind an integer past 64 bits (PostgreSQL compares it): both refuse it."""
+    memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z", TEXT)
+    memory.documents.create("acme", "/memories/a.md", "zoe likes tea.")
+    before = _stored(memory)
+    with pytest.raises(ValidationError) as caught:
+        call(memory)
+    assert caught.value.field == field
+    assert _stored(memory) == before
+
+
+UNSTORABLE = {"lone surrogate": "tea \ud800", "NUL": "tea \x00"}
+
+
+@pytest.mark.parametrize("text", sorted(UNSTORABLE), ids=sorted(UNSTORABLE))
+@pytest.mark.parametrize("field, call", [
+    ("question", lambda m, t: m.recall("acme", t)),
+    ("question", lambda m, t: m.search("acme", t)),
+    ("query", lambda m, t: m.documents.search("acme", t)),
+    ("value", lambda m, t: m.write("acme", "zoe", "drink", t, "2026-06-01T09:00:00Z", "e1")),
+    ("value.a[0]", lambda m, t: m.write("acme", "zoe", "drink", {"a": [t]}, "2026-06-01T09:00:00Z", "e1")),
+    ("value", lambda m, t: m.write("acme", "zoe", "drink", {t: 1}, "2026-06-01T09:00:00Z", "e1")),
+    ("metadata.a", lambda m, t: m.add_episode("acme", "e2", "2026-06-01T09:00:00Z", TEXT, metadata={"a": t})),
+], ids=["recall", "search", "document search", "value", "nested value", "object key", "metadata"])
+def test_text_no_backend_stores_is_refused_by_both(memory: Memory, text: str, field: str, call: Any) -> None:
+    """One rule on both backends: no lone surrogate (no UTF-8 for it) and no NUL
+    (PostgreSQL refuses it; SQLite would keep it) in any string sgam takes."""
+    memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z", TEXT)
+    memory.documents.create("acme", "/memories/a.md", "zoe likes tea.")
+    before = _stored(memory)
+    with pytest.raises(ValidationError) as caught:
+        call(memory, UNSTORABLE[text])
+    assert caught.value.field == field
+    assert _stored(memory) == before

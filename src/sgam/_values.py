@@ -20,6 +20,8 @@ MAX_METADATA_BYTES = 16 * 1024
 MAX_NAME_LENGTH = 256
 MAX_VALUE_DEPTH = 100
 MAX_QUERY_LIMIT = 10_000
+MAX_INTEGER = 2**63 - 1
+"""The largest integer a column holds on both backends (SQLite's INTEGER, PostgreSQL's bigint)."""
 
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -31,6 +33,15 @@ def _encodable(value: str, field: str) -> str:
         value.encode()
     except UnicodeEncodeError:
         raise ValidationError(field, value, "must be valid Unicode (no lone surrogates)") from None
+    return value
+
+
+def check_unicode(value: str, field: str) -> str:
+    """Text every backend stores and every surface can send back: valid Unicode (a lone
+    surrogate has no UTF-8) without NUL (PostgreSQL's text and jsonb refuse it; SQLite
+    would keep it, so both refuse it and a value means the same on either)."""
+    if "\x00" in _encodable(value, field):
+        raise ValidationError(field, value, "must not contain NUL characters")
     return value
 
 
@@ -65,7 +76,7 @@ def _normalise(value: Any, path: str, budget: _Budget, limit: int, depth: int = 
         raise ValidationError(path, "<nested value>", f"nested deeper than {MAX_VALUE_DEPTH} levels")
     if isinstance(value, str):
         budget.spend(len(value) + 2, path, limit)
-        return _encodable(value, path)
+        return check_unicode(value, path)
     budget.spend(1, path, limit)
     if value is None or isinstance(value, bool):
         return value
@@ -83,7 +94,8 @@ def _normalise(value: Any, path: str, budget: _Budget, limit: int, depth: int = 
             if not isinstance(key, str):
                 raise ValidationError(path, key, "object keys must be strings")
             budget.spend(len(key) + 3, path, limit)
-            out[_encodable(key, path)] = _normalise(item, f"{path}.{key[:40]}", budget, limit, depth + 1)
+            checked = check_unicode(key, path)  # before the item, whose errors name the key
+            out[checked] = _normalise(item, f"{path}.{key[:40]}", budget, limit, depth + 1)
         return out
     if isinstance(value, (list, tuple)):
         return [_normalise(item, f"{path}[{index}]", budget, limit, depth + 1) for index, item in enumerate(value)]
@@ -102,7 +114,7 @@ def canonical_json(value: Any, field: str = "value", limit: int = MAX_VALUE_BYTE
     Bounded: at most ``MAX_VALUE_DEPTH`` levels and ``limit`` bytes, checked while
     walking, so a huge or deep value costs no more than the limit before it is refused."""
     if type(value) is str and len(value) <= (limit - 2) // 6:  # fits however it escapes: the common case
-        return json.dumps(_encodable(value, field), ensure_ascii=False)
+        return json.dumps(check_unicode(value, field), ensure_ascii=False)
     normalised = _normalise(value, field, _Budget(limit), limit)
     try:
         text = json.dumps(normalised, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -152,8 +164,14 @@ def check_text(value: object, field: str, limit: int = MAX_TEXT_BYTES) -> str:
         raise ValidationError(field, value, "must be a string")
     if len(_encodable(value, field).encode()) > limit:
         raise ValidationError(field, f"<{len(value.encode())} bytes>", f"larger than {limit} bytes")
-    if "\x00" in value:  # PostgreSQL text cannot hold it; SQLite would: refuse on both
-        raise ValidationError(field, value, "must not contain NUL characters")
+    return check_unicode(value, field)
+
+
+def check_integer(value: object, field: str, minimum: int, rule: str) -> int:
+    """An integer argument that reaches the store: not a bool, at least ``minimum`` and
+    at most ``MAX_INTEGER`` (SQLite cannot even bind a larger one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_INTEGER:
+        raise ValidationError(field, value, rule)
     return value
 
 

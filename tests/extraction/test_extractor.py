@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -14,12 +15,13 @@ from sgam.extraction import (
     OpenAIClient,
     Outcome,
     ScriptedClient,
+    Worker,
     parse_reply,
     response_schema,
 )
 from sgam.store._protocol import ERROR_REDACTED
 
-from .conftest import ModelServer
+from .conftest import ModelServer, Scripted, completion
 
 AT = "2026-06-01T09:00:00Z"
 TEXT = "Mira's passport deadline is 2026-07-15. Mira was diagnosed with asthma."
@@ -212,3 +214,31 @@ def test_forget_episode_erases_its_values_from_other_extraction_records(store_ur
         (record,) = memory.extractions("acme")
         assert "asthma" not in repr(record)
         assert [d.candidate["attribute"] for d in record.decisions] == ["city"]
+
+
+SURROGATE_REPLY = json.dumps({"updates": [update("Mira was diagnosed with asthma.", "diagnosis", "asthma \ud800")]},
+                             ensure_ascii=False)
+
+
+def test_a_model_reply_with_a_lone_surrogate_is_unusable_and_writes_nothing(
+    memory: Memory, model_server: ModelServer
+) -> None:
+    """The server's JSON escapes a lone surrogate; decoded, no UTF-8 can carry it: neither
+    the repair request that quotes the reply nor the store."""
+    model_server.default = Scripted(200, completion(SURROGATE_REPLY))
+    settings = ClientSettings(base_url=model_server.url, model="m", max_retries=0)
+    with OpenAIClient(settings) as client, pytest.raises(ValidationError) as caught:
+        memory.remember("acme", "e1", AT, TEXT, client=client, policy=ExtractionPolicy())
+    assert caught.value.field is not None and caught.value.field.startswith("reply")
+    repair = model_server.requests[1]["body"]["messages"]
+    assert repair[-2]["content"] == SURROGATE_REPLY.encode("utf-8", "backslashreplace").decode()
+    assert "lone surrogate" in repair[-1]["content"]
+    (record,) = memory.extractions("acme")
+    assert record.status == "failed" and record.raw_reply is not None and "\\ud800" in record.raw_reply
+    assert memory.query("acme", all_times=True) == [] and memory.held("acme") == []
+
+    memory.remember("acme", "e2", AT, TEXT, extract=False)
+    with OpenAIClient(settings) as client:
+        stats = Worker(memory, client, ExtractionPolicy(), max_attempts=1).run_once()
+    assert (stats.jobs, stats.failed) == (1, 1)
+    assert memory.query("acme", all_times=True) == [] and memory.held("acme") == []

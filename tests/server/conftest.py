@@ -3,12 +3,14 @@ with one key per tenant and scope; tests drive it over the socket with httpx."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
@@ -17,6 +19,7 @@ import uvicorn
 from sgam import AsyncMemory, Memory
 from sgam.access import create_key
 from sgam.server import create_app
+from sgam.server.http11 import uvicorn_config
 
 from ..conftest import ManualClock
 
@@ -47,10 +50,11 @@ class Served:
 
 
 class ServerThread:
-    """uvicorn in a thread of this process, bound to 127.0.0.1, stopped on exit."""
+    """uvicorn in a thread of this process as ``sgam serve`` runs it, bound to 127.0.0.1,
+    stopped on exit."""
 
     def __init__(self, app: object, port: int) -> None:
-        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")  # type: ignore[arg-type]
+        config = uvicorn_config(app, "127.0.0.1", port, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -68,12 +72,22 @@ class ServerThread:
         self.thread.join(30)
 
 
+def post_sign_in(client: httpx.Client, key: str, next: str = "/ui/") -> httpx.Response:
+    """Sign in as a browser does: load the form (its CSRF token and cookie), then post it."""
+    form = client.get("/ui/sign-in")
+    found = re.search(r'name="csrf" value="([^"]+)"', form.text)
+    assert form.status_code == 200 and found, form.text
+    return client.post("/ui/sign-in", data={"key": key, "next": next, "csrf": found.group(1)})
+
+
 @contextmanager
-def serve(memory: Memory) -> Iterator[Served]:
+def serve(memory: Memory, **options: Any) -> Iterator[Served]:
+    """``options``: more arguments of ``create_app`` (session limits, say)."""
     keys = {(tenant, scope): create_key(memory, tenant, scope).key
             for tenant in ("acme", "globex") for scope in ("read", "write", "admin")}
     port = free_port()
-    app = create_app(AsyncMemory(memory, workers=4), max_body=MAX_BODY, public_url=f"http://127.0.0.1:{port}")
+    app = create_app(AsyncMemory(memory, workers=4), max_body=MAX_BODY, public_url=f"http://127.0.0.1:{port}",
+                     **options)
     with ServerThread(app, port):
         yield Served(f"http://127.0.0.1:{port}", memory, keys)
 

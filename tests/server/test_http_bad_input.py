@@ -4,12 +4,21 @@ traceback; a retried POST with an Idempotency-Key acts once."""
 from __future__ import annotations
 
 import json
+import logging
+import socket
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from .conftest import MAX_BODY, Served
+from sgam import AsyncMemory, Memory
+from sgam.access import create_key
+from sgam.server import create_app
+
+from .conftest import MAX_BODY, Served, ServerThread, free_port, serve
 
 T0 = "2026-01-01T00:00:00Z"
 FACT = {"subject": "mira", "attribute": "city", "value": "Rome", "valid_from": T0, "source": "e1"}
@@ -135,3 +144,140 @@ def test_idempotency_key_replays_the_first_response(served: Served) -> None:
     with served.client("globex") as other_tenant:  # keys are per tenant
         other_tenant.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
         assert other_tenant.post("/v1/facts", json=FACT, headers=headers).status_code == 201
+
+
+PAST_64_BITS = str(2**63)
+JSON_HEADERS = {"content-type": "application/json"}
+UNSTORABLE = {"lone surrogate": b"tea \\ud800", "NUL": b"tea \\u0000"}
+DOCUMENT = "/memories/a.md"
+
+# (scope, method, path, query or JSON text with {text} for the unstorable text, field)
+REFUSED_INTEGERS = [
+    ("read", "GET", "/v1/documents/revision", {"path": DOCUMENT, "revision": PAST_64_BITS}, "revision"),
+    ("read", "GET", "/v1/documents/diff", {"path": DOCUMENT, "old": PAST_64_BITS}, "revision"),
+    ("write", "POST", "/v1/documents/restore", b'{"path": "%s", "revision": %s}', "revision"),
+    ("write", "POST", "/v1/documents/write", b'{"path": "%s", "file_text": "x", "expected_revision": %s}',
+     "expected_revision"),
+]
+REFUSED_TEXTS = [
+    ("read", "/v1/recall", b'{"question": "{text}"}', "question"),
+    ("read", "/v1/search", b'{"question": "{text}"}', "question"),
+    ("read", "/v1/documents/search", b'{"query": "{text}"}', "query"),
+    ("write", "/v1/facts", b'{"subject": "mira", "attribute": "note", "value": "{text}", '
+                           b'"valid_from": "2026-01-01T00:00:00Z", "source": "e1"}', "value"),
+    ("write", "/v1/facts", b'{"subject": "mira", "attribute": "note", "value": {"a": ["{text}"]}, '
+                           b'"valid_from": "2026-01-01T00:00:00Z", "source": "e1"}', "value.a[0]"),
+    ("write", "/v1/episodes", b'{"id": "e2", "at": "2026-01-01T00:00:00Z", "text": "x", '
+                              b'"metadata": {"a": "{text}"}}', "metadata.a"),
+]
+
+
+def stored(http: httpx.Client) -> Any:
+    return (http.get("/v1/facts", params={"all_times": "true"}).json()["items"], http.get("/v1/episodes").json(),
+            http.get("/v1/documents/history", params={"path": DOCUMENT}).json())
+
+
+def seeded(served: Served) -> Any:
+    with served.client() as http:
+        http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "Mira likes tea."})
+        http.post("/v1/facts", json=FACT)
+        http.post("/v1/documents/create", json={"path": DOCUMENT, "file_text": "Mira likes tea."})
+        return stored(http)
+
+
+@pytest.mark.parametrize("case", REFUSED_INTEGERS, ids=[f"{c[2]}" for c in REFUSED_INTEGERS])
+def test_integers_past_64_bits_are_422_naming_the_field(served: Served, case: Any) -> None:
+    scope, method, path, given, field = case
+    before = seeded(served)
+    with served.client("acme", scope) as http:
+        if isinstance(given, bytes):
+            response = http.request(method, path, content=given % (DOCUMENT.encode(), PAST_64_BITS.encode()),
+                                    headers=JSON_HEADERS)
+        else:
+            response = http.request(method, path, params=given)
+        assert problem(response, 422, "validation")["field"] == field
+        assert http.get("/v1/whoami").status_code == 200  # the same connection still serves
+    with served.client() as http:
+        assert stored(http) == before
+
+
+@pytest.mark.parametrize("text", sorted(UNSTORABLE))
+@pytest.mark.parametrize("case", REFUSED_TEXTS, ids=[f"{c[1]}-{c[3]}" for c in REFUSED_TEXTS])
+def test_text_no_backend_stores_is_422_naming_the_field(served: Served, case: Any, text: str) -> None:
+    scope, path, body, field = case
+    before = seeded(served)
+    with served.client("acme", scope) as http:
+        response = http.post(path, content=body.replace(b"{text}", UNSTORABLE[text]), headers=JSON_HEADERS)
+        assert problem(response, 422, "validation")["field"] == field
+    with served.client() as http:
+        assert stored(http) == before
+
+
+def test_a_bug_answers_500_logs_one_line_and_keeps_the_connection(
+    db_url: str, caplog: pytest.LogCaptureFixture,
+) -> None:
+    memory = Memory(db_url)
+    app = create_app(AsyncMemory(memory, workers=2))
+
+    async def broken() -> None:
+        raise RuntimeError("a bug with a secret-looking text")
+
+    app.add_api_route("/v1/broken", broken)
+    key = create_key(memory, "acme", "read").key
+    port = free_port()
+    with ServerThread(app, port), httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30,
+                                                 headers={"Authorization": f"Bearer {key}"}) as http:
+        with caplog.at_level(logging.INFO):
+            document = problem(http.get("/v1/broken"), 500, "error")
+        assert "secret" not in document["detail"]
+        assert http.get("/v1/whoami").status_code == 200  # not closed after the error
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and errors[0].exc_info is None
+    line = errors[0].getMessage()
+    assert "RuntimeError: a bug with a secret-looking text" in line and "/v1/broken" in line
+    assert "\n" not in line
+    memory.close()
+
+
+def test_building_the_app_leaves_logging_to_the_application(tmp_path: Path) -> None:
+    """The MCP SDK installs a rich handler on the root logger: rendering one traceback took
+    seconds of the event loop. After ``create_app`` no handler renders rich tracebacks
+    (libraries' own ``NullHandler``s, which render nothing, aside: LangGraph's, where the
+    checkpoint routes are installed)."""
+    script = (
+        "import logging\n"
+        "from sgam import AsyncMemory, Memory\n"
+        "from sgam.server import build_mcp, create_app, fixed_caller\n"
+        f"memory = AsyncMemory(Memory({f'sqlite:///{tmp_path}/sgam.db'!r}))\n"
+        "create_app(memory)\n"
+        "build_mcp(memory, fixed_caller('acme', 'read'))\n"
+        "loggers = [logging.getLogger()] + [logging.getLogger(name) for name in logging.Logger.manager.loggerDict]\n"
+        "print(sorted({type(h).__name__ for logger in loggers for h in logger.handlers\n"
+        "              if not isinstance(h, logging.NullHandler)}), logging.getLogger().level)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.split() == ["[]", str(logging.WARNING)]
+
+
+@pytest.mark.parametrize("size", [70_000, 200_000, 1_000_000])
+def test_oversized_headers_get_431_not_a_reset(db_url: str, size: int) -> None:
+    """uvicorn alone answered a bare 400 and closed while the head was still arriving: the
+    client got a connection reset. The answer is 431, and it arrives."""
+    with Memory(db_url) as memory, serve(memory) as running:
+        with running.client("acme", "read") as http:
+            assert http.get("/v1/whoami", headers={"X-Pad": "a" * 40_000}).status_code == 200  # within the limit
+            problem(http.get("/v1/whoami", headers={"X-Pad": "a" * size}), 431, "headers_too_large")
+
+        with socket.create_connection(("127.0.0.1", int(running.url.rsplit(":", 1)[1])), timeout=30) as raw:
+            raw.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            for _ in range(size // 8192 + 1):  # a slow client, the head in pieces
+                raw.sendall(b"X-Pad-" + b"a" * 8192 + b": x\r\n")
+            raw.sendall(b"\r\n")
+            answer = b""
+            while chunk := raw.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 431 "), answer[:200]
+        assert json.loads(body)["kind"] == "headers_too_large"
+        with running.client("acme", "read") as http:  # and the server serves on
+            assert http.get("/v1/whoami").status_code == 200

@@ -11,13 +11,13 @@ import httpx
 
 from sgam.access import revoke_key
 
-from .conftest import Served
+from .conftest import Served, post_sign_in
 
 
 @contextmanager
 def signed_in(served: Served, tenant: str = "acme", scope: str = "admin") -> Iterator[httpx.Client]:
     with httpx.Client(base_url=served.url, timeout=30) as client:
-        response = client.post("/ui/sign-in", data={"key": served.keys[(tenant, scope)], "next": "/ui/"})
+        response = post_sign_in(client, served.keys[(tenant, scope)])
         assert response.status_code == 303 and response.headers["location"] == "/ui/"
         cookie = response.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/ui" in cookie
@@ -35,10 +35,10 @@ def test_pages_need_a_session_and_a_valid_key(served: Served) -> None:
     with httpx.Client(base_url=served.url, timeout=30) as anonymous:
         response = anonymous.get("/ui/")
         assert response.status_code == 303 and response.headers["location"].startswith("/ui/sign-in")
-        refused = anonymous.post("/ui/sign-in", data={"key": "sgam_nope.x.y"})
-        assert refused.status_code == 401 and "set-cookie" not in refused.headers
+        refused = post_sign_in(anonymous, "sgam_nope.x.y")
+        assert refused.status_code == 401 and "sgam_session" not in refused.headers.get("set-cookie", "")
         assert "revoked API key" in refused.text
-        away = anonymous.post("/ui/sign-in", data={"key": served.keys[("acme", "read")], "next": "//evil.example/"})
+        away = post_sign_in(anonymous, served.keys[("acme", "read")], "//evil.example/")
         assert away.headers["location"] == "/ui/"  # never an open redirect
 
 
@@ -75,3 +75,32 @@ def test_scopes_and_revocation_apply_to_sessions(served: Served) -> None:
         revoke_key(served.memory, ".".join(key.split(".")[:2]))
         after = writer.get("/ui/")
         assert after.status_code == 303 and after.headers["location"].startswith("/ui/sign-in")
+
+
+def test_a_cross_site_sign_in_post_is_refused(served: Served) -> None:
+    """Login CSRF: another site's form must not sign the browser in (with the attacker's
+    key, say). Our form carries a token its cookie matches; the browser's Sec-Fetch-Site
+    and Origin must name this site."""
+    key = served.keys[("acme", "read")]
+    with httpx.Client(base_url=served.url, timeout=30) as browser:
+        no_token = browser.post("/ui/sign-in", data={"key": key, "next": "/ui/"})
+        assert no_token.status_code == 422 and "stale or forged" in no_token.text
+        assert "sgam_session" not in no_token.headers.get("set-cookie", "")
+
+        form = browser.get("/ui/sign-in")
+        token = re.search(r'name="csrf" value="([^"]+)"', form.text)
+        assert token
+        data = {"key": key, "next": "/ui/", "csrf": token.group(1)}
+        for forged in ({"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
+                       {"Origin": "https://evil.example"}, {"Origin": "null"}):
+            refused = browser.post("/ui/sign-in", data=data, headers=forged)
+            assert refused.status_code == 422, forged
+            assert "sgam_session" not in refused.headers.get("set-cookie", "")
+        with httpx.Client(base_url=served.url, timeout=30) as other_browser:  # the token is not its own
+            stolen = other_browser.post("/ui/sign-in", data=data)
+            assert stolen.status_code == 422
+        assert browser.get("/ui/").status_code == 303  # still signed out
+
+        same_site = {"Sec-Fetch-Site": "same-origin", "Origin": served.url}
+        done = browser.post("/ui/sign-in", data=data, headers=same_site)
+        assert done.status_code == 303 and browser.get("/ui/").status_code == 200

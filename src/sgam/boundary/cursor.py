@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from .._errors import ValidationError
+from .._values import MAX_INTEGER
 
 CURSOR_VERSION = 1
 MAX_CURSOR_CHARS = 4096
@@ -36,6 +37,7 @@ def decode_cursor(cursor: Any, shape: tuple[type, ...], field: str = "cursor") -
     if (
         not isinstance(data, list) or len(data) != len(shape) + 1 or data[0] != CURSOR_VERSION
         or not all(type(item) is kind for item, kind in zip(data[1:], shape, strict=True))
+        or any(type(item) is int and abs(item) > MAX_INTEGER for item in data[1:])  # forged: no column holds it
     ):
         raise ValidationError(field, cursor, "must be a cursor returned by a previous page")
     return tuple(data[1:])

@@ -42,6 +42,8 @@ ERROR_STATUSES: dict[str, ErrorStatus] = {
     "too_large": ErrorStatus(2, 413, "Request body too large"),
     "response_lost": ErrorStatus(5, 409, "Request acted, response lost"),
     "response_erased": ErrorStatus(4, 410, "Stored response erased"),
+    "headers_too_large": ErrorStatus(2, 431, "Request header fields too large"),
+    "too_many_sessions": ErrorStatus(11, 429, "Too many open sessions"),
 }
 UNEXPECTED = ErrorStatus(1, 500, "Internal error")
 

@@ -5,6 +5,7 @@ Both need the ``server`` extra (``pip install 'sgam[server]'``); without it they
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Annotated
 
@@ -31,6 +32,12 @@ def _need_server_extra() -> None:
         raise typer.Exit(2) from None
 
 
+def _configure_logging() -> None:
+    """Plain one-line records on stderr, warnings and up: a server's log is read by
+    operators and written on the event loop, so nothing in it may be slow to render."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve(
@@ -47,10 +54,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve the HTTP API under /v1 and MCP at /mcp; every request needs an API key."""
         _need_server_extra()
+        _configure_logging()
         import uvicorn
 
         from .._async import AsyncMemory
         from ..server import create_app
+        from ..server.http11 import uvicorn_config
 
         try:
             memory = AsyncMemory.from_env(db, workers=workers)
@@ -60,7 +69,7 @@ def register(app: typer.Typer) -> None:
         application = create_app(memory, max_body=max_body, extract=_model_configured(),
                                  public_url=public_url or f"http://{host}:{port}", allowed_hosts=allowed_host)
         try:
-            uvicorn.run(application, host=host, port=port, log_level="info", server_header=False)
+            uvicorn.Server(uvicorn_config(application, host, port, log_level="info")).run()
         finally:
             memory.memory.close()
 
@@ -75,6 +84,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve MCP on stdin/stdout for a local assistant, for one tenant."""
         _need_server_extra()
+        _configure_logging()
         import anyio
 
         from .._async import AsyncMemory

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .._errors import ConflictError, NotFoundError, ValidationError
 from .._time import from_micros
-from .._values import check_optional_name
+from .._values import check_integer, check_optional_name
 from ..store import DocumentRow, RevisionRow
 from ._model import Document, Revision
 
@@ -49,9 +49,7 @@ def check_retention(value: object) -> str:
 def check_expected(value: object) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValidationError("expected_revision", value, "must be a revision number (0: must not exist yet)")
-    return value
+    return check_integer(value, "expected_revision", 0, "must be a revision number (0: must not exist yet)")
 
 
 def not_found(path: str) -> NotFoundError:
@@ -79,9 +77,7 @@ def check_revision(row: DocumentRow, expected: int | None) -> None:
 
 
 def revision_number(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValidationError("revision", value, "must be a revision number (1 or more)")
-    return value
+    return check_integer(value, "revision", 1, "must be a revision number (1 or more)")
 
 
 def tool_error(field: str, value: object, text: str) -> ValidationError:

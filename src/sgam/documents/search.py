@@ -72,7 +72,7 @@ def search_documents(
     ``purpose`` is revoked (``revoked``: those subjects, when the caller has read them).
     ``vector_floor`` drops vector candidates below that cosine (recall uses it: without a
     keyword match, closeness must be real)."""
-    check_question(query)
+    check_question(query, "query")
     terms = keywords(query)
     vector = None if embedder is None else embed_query(embedder, query)
     with backend.read(tenant) as reader:

@@ -22,6 +22,7 @@ import jsonschema
 
 from .._errors import ModelError as ModelError  # its home is _errors; extraction code imports it from here
 from .._errors import ValidationError
+from .._values import storable_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +159,8 @@ class OpenAIClient:
         problem = _problem(text, request.schema)
         repaired = False
         if problem is not None:
-            messages += [
-                {"role": "assistant", "content": text},
+            messages += [  # the reply as it can be sent back: a lone surrogate has no UTF-8
+                {"role": "assistant", "content": storable_text(text)},
                 {
                     "role": "user",
                     "content": f"That reply is not valid: {problem}. Reply again with only a "
@@ -245,6 +246,10 @@ def _content(body: dict[str, Any]) -> str:
 
 def _problem(text: str, schema: dict[str, Any]) -> str | None:
     """Why ``text`` is not JSON of ``schema``, or None when it is."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return "not valid Unicode (it has a lone surrogate)"
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

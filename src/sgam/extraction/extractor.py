@@ -14,10 +14,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._errors import NotFoundError, SgamError, ValidationError
+from .._errors import NotFoundError, SgamError
 from .._ledger import Ledger
 from .._model import Episode
-from .._values import check_tenant, storable_text
+from .._values import check_integer, check_tenant, storable_text
 from ..store import ExtractionRow, WriteTransaction
 from .candidates import parse_reply
 from .clients import ModelClient, ModelError, ModelResponse
@@ -129,8 +129,7 @@ def record(
 def get_extraction(ledger: Ledger, tenant: str, extraction_id: int) -> Extraction:
     """One extraction record by id (NotFoundError if the tenant has none such)."""
     check_tenant(tenant)
-    if isinstance(extraction_id, bool) or not isinstance(extraction_id, int) or not 1 <= extraction_id < 2**63:
-        raise ValidationError("id", extraction_id, "must be the integer id of an extraction (1 to 2**63-1)")
+    check_integer(extraction_id, "id", 1, "must be the integer id of an extraction (1 to 2**63-1)")
     with ledger.read(tenant) as reader:
         row = reader.extraction(extraction_id)
     if row is None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .._errors import ConflictError, NotFoundError, ValidationError
+from .._errors import ConflictError, NotFoundError
 from .._ledger import Ledger
 from .._model import WriteResult
-from .._values import load_value
+from .._values import check_integer, load_value
 from .._write import Applied
 from ..store import ExtractionReads, ExtractionWrites, HeldRow, WriteTransaction
 from .policy import candidate_op
@@ -13,9 +13,7 @@ from .records import HeldCandidate
 
 
 def _check_id(held_id: object) -> int:
-    if isinstance(held_id, bool) or not isinstance(held_id, int) or not 1 <= held_id < 2**63:
-        raise ValidationError("id", held_id, "must be the integer id of a held candidate")
-    return held_id
+    return check_integer(held_id, "id", 1, "must be the integer id of a held candidate")
 
 
 def _open(scope: ExtractionReads | ExtractionWrites, held_id: int) -> HeldRow:

@@ -35,7 +35,7 @@ from .._errors import ValidationError
 from .._memory import Memory
 from .._model import ForgetResult
 from .._time import from_micros
-from .._values import canonical_json, check_tenant
+from .._values import canonical_json, check_integer, check_tenant
 from ..store import ItemRow
 from ._filter import check_filter
 from ._index import Indexed, ItemIndex
@@ -306,8 +306,7 @@ def _put_texts(plan: _Plan) -> list[str]:
 def _check_page(limit: object, offset: object) -> None:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
         raise ValidationError("limit", limit, f"must be an integer from 0 to {MAX_LIMIT}")
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValidationError("offset", offset, "must be a non-negative integer")
+    check_integer(offset, "offset", 0, "must be a non-negative integer")
 
 
 def _item(row: ItemRow) -> Item:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from .._errors import ValidationError
+from .._values import check_unicode
 
 MAX_TERMS = 64
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -39,14 +40,15 @@ def keywords(text: str) -> list[str]:
 MAX_QUESTION_CHARS = 4_000
 
 
-def check_question(question: object) -> str:
+def check_question(question: object, field: str = "question") -> str:
     """A question is non-empty text of bounded size: enormous ones are refused, not cut,
-    so the caller learns that part of the question would have been ignored."""
+    so the caller learns that part of the question would have been ignored. It is valid
+    Unicode without NUL like every text sgam takes: answers quote it back."""
     if not isinstance(question, str):
-        raise ValidationError("question", question, "must be a string")
+        raise ValidationError(field, question, "must be a string")
     if not question.strip():
-        raise ValidationError("question", question, "must not be empty")
+        raise ValidationError(field, question, "must not be empty")
     if len(question) > MAX_QUESTION_CHARS:
-        raise ValidationError("question", f"<{len(question)} characters>",
+        raise ValidationError(field, f"<{len(question)} characters>",
                               f"at most {MAX_QUESTION_CHARS} characters")
-    return question
+    return check_unicode(question, field)

@@ -11,9 +11,14 @@ from starlette.routing import Route
 from .. import __version__
 from .._async import AsyncMemory
 from . import health, openapi, problems, routes_documents, routes_ledger, routes_lifecycle, routes_memory, ui
+from .http11 import HeadLimit
+from .limits import INSPECTOR_SESSIONS, MCP_SESSIONS, SessionLimits
 from .mcp import ApiKeyVerifier, build_mcp, token_caller
+from .mcp_sessions import McpSessionQuota, OpenSessions
 
 DEFAULT_MAX_BODY = 1_048_576
+MCP_IDLE_SECONDS = 30 * 60
+"""An MCP session without a request for this long is closed (the SDK's default, made ours)."""
 
 
 def _include_threads(app: FastAPI) -> None:
@@ -28,10 +33,13 @@ def _include_threads(app: FastAPI) -> None:
 def create_app(
     memory: AsyncMemory, *, max_body: int = DEFAULT_MAX_BODY, extract: bool = False,
     public_url: str = "http://127.0.0.1:8000", allowed_hosts: list[str] | None = None,
+    mcp_sessions: SessionLimits = MCP_SESSIONS, inspector_sessions: SessionLimits = INSPECTOR_SESSIONS,
 ) -> FastAPI:
     """The service over ``memory``. ``extract``: a model is configured, so ``remember``
     extracts at once by default; ``public_url`` and ``allowed_hosts`` name how clients
-    reach the server (the MCP transport refuses other ``Host`` headers)."""
+    reach the server (the MCP transport refuses other ``Host`` headers);
+    ``mcp_sessions`` and ``inspector_sessions``: how many sessions a key, a tenant and
+    the server may hold open."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     mcp_server = build_mcp(memory, token_caller, verifier=ApiKeyVerifier(memory), issuer=public_url,
@@ -41,7 +49,9 @@ def create_app(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts,
         allowed_origins=[f"http://{host}" for host in hosts] + [f"https://{host}" for host in hosts])
     mcp_app = mcp_server.streamable_http_app(streamable_http_path="/mcp", transport_security=security,
-                                             max_request_body_size=max_body)
+                                             max_request_body_size=max_body, max_sessions=mcp_sessions.total,
+                                             session_idle_timeout=MCP_IDLE_SECONDS)
+    mcp_quota = McpSessionQuota(mcp_app, memory, OpenSessions(mcp_sessions, MCP_IDLE_SECONDS))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -64,7 +74,9 @@ def create_app(
     app.include_router(routes_lifecycle.router)
     app.include_router(routes_documents.router)
     _include_threads(app)
-    ui.install(app)
-    app.router.routes.append(Route("/mcp", endpoint=mcp_app, include_in_schema=False))
+    ui.install(app, inspector_sessions)
+    app.router.routes.append(Route("/mcp", endpoint=mcp_quota, include_in_schema=False))
     app.add_middleware(problems.BodyLimit, limit=max_body)
+    app.add_middleware(HeadLimit)
+    app.add_middleware(problems.CatchUnexpected)
     return app

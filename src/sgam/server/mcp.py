@@ -10,7 +10,9 @@ starts (``--tenant``): the local user who launched it is the trust boundary.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
@@ -136,14 +138,31 @@ def fixed_caller(tenant: str, scope: Scope) -> Caller:
     return lambda: principal
 
 
+@contextmanager
+def _logging_left_alone() -> Iterator[None]:
+    """Building an ``MCPServer`` configures the root logger: a rich handler that renders
+    each traceback with its source and locals, seconds of CPU on the event loop, during
+    which the whole server answers nothing. Logging is the application's to configure
+    (``sgam serve`` does), so whatever the constructor adds to the root logger is removed."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+        root.setLevel(level)
+
+
 def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier | None = None,
               issuer: str = "http://127.0.0.1", extract: bool = False) -> MCPServer:
     """An ``MCPServer`` whose tools act for ``caller()``'s tenant and are listed by its
     scope. With ``verifier`` it requires an API key on every HTTP request; ``extract``
     makes ``remember`` extract now (a model is configured) instead of queueing."""
     auth = AuthSettings(issuer_url=AnyHttpUrl(issuer), resource_server_url=None) if verifier else None
-    server = ScopedServer(caller, name="sgam", version=__version__, instructions=INSTRUCTIONS,
-                          token_verifier=verifier, auth=auth)
+    with _logging_left_alone():
+        server = ScopedServer(caller, name="sgam", version=__version__, instructions=INSTRUCTIONS,
+                              token_verifier=verifier, auth=auth)
 
     async def guarded(needed: Scope, call: Callable[[Principal], Awaitable[Any]]) -> Any:
         principal = caller()

@@ -4,8 +4,9 @@ Each tool is registered with the scope it needs; ``tools/list`` shows the caller
 the tools its scope allows, so stdio (scope fixed at start) and streamable HTTP (scope
 of the request's API key) list the same tools for the same scope. A failed call answers
 the model with sgam's error kind and message, naming the field, for an argument the
-input schema refused as for an error sgam raised, instead of the SDK's "Error executing
-tool" prefix and pydantic's text.
+input schema refused as for an error sgam raised (a conflict, whose message quotes
+stored state, fenced as data), instead of the SDK's "Error executing tool" prefix and
+pydantic's text.
 """
 
 from __future__ import annotations
@@ -20,20 +21,32 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError as PydanticValidationError
 
-from .._errors import NotFoundError, SgamError
+from .._errors import ConflictError, NotFoundError, SgamError
 from ..access import Principal, Scope
 from ..boundary import invalid_fields
+from ..recall.render import CLOSE, OPEN, quote
 
 Caller = Callable[[], Principal]
 Function = TypeVar("Function", bound=Callable[..., Any])
 
 
-def error_text(error: SgamError) -> str:
-    """``kind: message``, and the field when the message does not begin with it."""
-    text = f"{error.kind}: {error.message}"
+def _message(error: SgamError) -> str:
+    """The message, and the field when the message does not begin with it."""
     if error.field is not None and not error.message.startswith(f"{error.field}:"):
-        text += f" (field: {error.field})"
-    return text
+        return f"{error.message} (field: {error.field})"
+    return error.message
+
+
+def error_text(error: SgamError) -> str:
+    """``kind: message``: for a refused call (its arguments, its scope, its tool name)."""
+    return f"{error.kind}: {_message(error)}"
+
+
+def fenced_error(error: SgamError) -> str:
+    """A conflict: the kind, then the message inside the memory fence. Its message quotes
+    stored state (the value held, which anyone with a write key chose), so it is quoted
+    like recalled text: it cannot close the fence or pass as an instruction."""
+    return f"{error.kind}: {OPEN}\n{quote(_message(error))}\n{CLOSE}"
 
 
 class ScopedServer(MCPServer):
@@ -80,6 +93,8 @@ class ScopedServer(MCPServer):
         """What the model reads for a refused call; None for a crash (the SDK logs it
         and answers without its text)."""
         cause = exc.__cause__
+        if isinstance(cause, ConflictError):
+            return fenced_error(cause)
         if isinstance(cause, SgamError):
             return error_text(cause)
         if isinstance(cause, PydanticValidationError):

@@ -2,14 +2,18 @@
 
 Every failure — an sgam error, a body FastAPI could not parse or validate, an unknown
 route, a body over the size limit, a bug — becomes ``application/problem+json`` carrying
-sgam's error ``kind``. A bug answers 500 with a fixed text: no traceback leaves.
+sgam's error ``kind``. A bug answers 500 with a fixed text: no traceback leaves, and the
+log gets one line (the full traceback only at DEBUG), so an error costs the event loop
+microseconds, and the connection stays open.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import traceback
 from http import HTTPStatus
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -19,6 +23,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._errors import NotFoundError, SgamError
+from .._values import storable_text
 from ..boundary import invalid_fields, problem
 
 PROBLEM_JSON = "application/problem+json"
@@ -48,12 +53,37 @@ class RouteError(SgamError):
         self.status = status
 
 
+class ProblemResponse(JSONResponse):
+    """A problem document, whatever text it quotes: a lone surrogate from the request (a
+    field's name, say) is sent as its JSON escape instead of failing to encode."""
+
+    media_type = PROBLEM_JSON
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace")
+
+
 def problem_response(error: SgamError, instance: str | None = None, headers: dict[str, str] | None = None
                      ) -> JSONResponse:
     document = problem(error, instance=instance)
     if isinstance(error, RouteError):
         document.update(status=error.status, title=HTTPStatus(error.status).phrase)
-    return JSONResponse(document, status_code=document["status"], media_type=PROBLEM_JSON, headers=headers)
+    return ProblemResponse(document, status_code=document["status"], headers=headers)
+
+
+def internal_error(path: str | None) -> JSONResponse:
+    return problem_response(SgamError("internal error; the server log has the details"), path)
+
+
+def log_unexpected(method: str, path: str, exc: BaseException) -> None:
+    """One line per bug: what was raised and where. Rendering a traceback is the cost that
+    matters when a client can provoke errors at will, so the full one is for DEBUG only."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
+    log.error("unexpected error on %s %s: %s: %s%s", method, storable_text(path), type(exc).__name__,
+              storable_text(str(exc))[:300], where)
+    log.debug("traceback of the unexpected error", exc_info=exc)
 
 
 def _validation_error(exc: RequestValidationError) -> SgamError:
@@ -96,10 +126,34 @@ def install(app: FastAPI) -> None:
                                     request.url.path, {"Allow": allowed})
         return problem_response(RouteError(exc.status_code, str(exc.detail)), request.url.path)
 
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return problem_response(SgamError("internal error; the server log has the details"), request.url.path)
+
+
+class CatchUnexpected:
+    """The outermost layer: an exception nothing else handled becomes the fixed 500
+    problem document, logged by ``log_unexpected``. Caught here rather than by an
+    exception handler, which Starlette re-raises after answering: the server would then
+    log the traceback again and close the connection."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched_send)
+        except Exception as exc:  # noqa: BLE001 - every bug becomes a 500, never a lost connection
+            log_unexpected(scope.get("method", "?"), scope.get("path", "?"), exc)
+            if not started:
+                await internal_error(scope.get("path"))(scope, receive, send)
 
 
 class BodyLimit:

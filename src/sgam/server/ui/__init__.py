@@ -9,10 +9,13 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from ..limits import SessionLimits
 from . import document_pages, lifecycle_pages, pages
+from .sessions import Sessions
 
 
-def install(app: FastAPI) -> None:
+def install(app: FastAPI, limits: SessionLimits) -> None:
+    app.state.inspector_sessions = Sessions(limits)
     app.include_router(pages.router)
     app.include_router(lifecycle_pages.router)
     app.include_router(document_pages.router)

@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ..._errors import ValidationError
 from ..._memory import Memory
 from ...access import Principal
-from .pages import _checked_csrf, _guarded, _memory, _page, sessions
+from .pages import _checked_csrf, _guarded, _memory, _page, _sessions
 from .sessions import Session
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -33,7 +33,8 @@ def _lifecycle(memory: Memory, tenant: str) -> dict[str, Any]:
 async def lifecycle_page(request: Request) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
         data = await _memory(request).call(_lifecycle, principal.tenant)
-        return _page(request, "lifecycle.html", session, principal, flash=sessions.take_flash(session.id), **data)
+        flash = _sessions(request).take_flash(session.id)
+        return _page(request, "lifecycle.html", session, principal, flash=flash, **data)
 
     return await _guarded(request, "read", render)
 
@@ -48,8 +49,8 @@ async def consent(request: Request, subject: str = Form(""), purpose: str = Form
         state = await _memory(request).consent(principal.tenant, subject.strip(), decision == "grant",
                                                purpose=purpose.strip() or None)
         scope = "every purpose" if state.purpose is None else f"purpose {state.purpose!r}"
-        sessions.flash(session.id, f"Consent for {state.subject!r} {'granted' if state.granted else 'revoked'} "
-                       f"for {scope}.")
+        _sessions(request).flash(
+            session.id, f"Consent for {state.subject!r} {'granted' if state.granted else 'revoked'} for {scope}.")
         return RedirectResponse("/ui/lifecycle", status_code=303)
 
     return await _guarded(request, "write", render)

@@ -7,13 +7,16 @@ session's key only. Everything stored is untrusted data: templates escape all of
 
 from __future__ import annotations
 
+import hmac
 import json
+import re
+import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -25,6 +28,7 @@ from ..._memory import Memory
 from ..._time import parse_timestamp, utc_now
 from ...access import AuthenticationError, Principal, Scope, authenticate, principal_of
 from ...boundary import http_status
+from ..limits import TooManySessions
 from .preview import preview_erasure
 from .sessions import COOKIE, Session, Sessions
 from .timeline import draw, duration_text, short_time
@@ -46,7 +50,6 @@ OVERVIEW_ROWS = 10_000
 RECENT_EPISODES = 20
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
-sessions = Sessions()
 
 
 class SignInRequired(Exception):
@@ -58,13 +61,18 @@ def _memory(request: Request) -> AsyncMemory:
     return memory
 
 
+def _sessions(request: Request) -> Sessions:
+    sessions: Sessions = request.app.state.inspector_sessions
+    return sessions
+
+
 async def _caller(request: Request, needed: Scope = "read") -> tuple[Session, Principal]:
-    session = sessions.get(request.cookies.get(COOKIE))
+    session = _sessions(request).get(request.cookies.get(COOKIE))
     if session is None:
         raise SignInRequired
     principal = await _memory(request).call(principal_of, session.key_id)
     if principal is None:  # the key was revoked: its sessions end with it
-        sessions.close(session.id)
+        _sessions(request).close(session.id)
         raise SignInRequired
     principal.require(needed)
     return session, principal
@@ -105,18 +113,54 @@ def _moment(value: str | None, field: str) -> datetime | None:
 
 # sign-in --------------------------------------------------------------------------------
 
+SIGN_IN_COOKIE = "sgam_sign_in"
+_SIGN_IN_TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def _sign_in_page(request: Request, next: str, status: int = 200, error: SgamError | None = None) -> Response:
+    """The sign-in form with a CSRF token, also set as a cookie only this page's own posts
+    carry: there is no session yet to hold the token. The browser's token is kept while
+    it lasts, so a refused (forged) post does not invalidate the form it has open."""
+    kept = request.cookies.get(SIGN_IN_COOKIE, "")
+    token = kept if _SIGN_IN_TOKEN.fullmatch(kept) else secrets.token_urlsafe(32)
+    response = _page(request, "sign_in.html", None, None, status, next=_local(next), error=error, csrf=token)
+    response.set_cookie(SIGN_IN_COOKIE, token, httponly=True, samesite="strict", path="/ui/sign-in",
+                        secure=request.url.scheme == "https", max_age=3600)
+    return response
+
+
+def _sign_in_forged(request: Request, csrf: str) -> bool:
+    """A sign-in post that did not come from our own form: the token is not the one the
+    form was served with, or the browser says the post came from another site."""
+    expected = request.cookies.get(SIGN_IN_COOKIE, "")
+    if not expected or not hmac.compare_digest(csrf.encode(), expected.encode()):
+        return True
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site not in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    return origin is not None and urlsplit(origin).netloc != request.headers.get("host")
+
+
 @router.get("/sign-in", response_class=HTMLResponse)
 async def sign_in_form(request: Request, next: str = "/ui/") -> Response:
-    return _page(request, "sign_in.html", None, None, next=_local(next))
+    return _sign_in_page(request, next)
 
 
 @router.post("/sign-in")
-async def sign_in(request: Request, key: str = Form(max_length=600), next: str = Form("/ui/")) -> Response:
+async def sign_in(request: Request, key: str = Form(max_length=600), next: str = Form("/ui/"),
+                  csrf: str = Form("", max_length=100)) -> Response:
+    if _sign_in_forged(request, csrf):
+        forged = ValidationError("csrf", "<hidden>", "the form is stale or forged: reload the page and try again")
+        return _sign_in_page(request, next, 422, forged)
     try:
         principal = await _memory(request).call(authenticate, key.strip())
     except AuthenticationError as exc:
-        return _page(request, "sign_in.html", None, None, 401, next=_local(next), error=exc)
-    session = sessions.open(principal.key_id)
+        return _sign_in_page(request, next, 401, exc)
+    try:
+        session = _sessions(request).open(principal.key_id, principal.tenant)
+    except TooManySessions as exc:
+        return _sign_in_page(request, next, 503, exc)
     response = RedirectResponse(_local(next), status_code=303)
     response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", path="/ui",
                         secure=request.url.scheme == "https", max_age=8 * 3600)
@@ -125,9 +169,9 @@ async def sign_in(request: Request, key: str = Form(max_length=600), next: str =
 
 @router.post("/sign-out")
 async def sign_out(request: Request, csrf: str = Form("")) -> Response:
-    session = sessions.get(request.cookies.get(COOKIE))
+    session = _sessions(request).get(request.cookies.get(COOKIE))
     if session is not None and session.csrf_ok(csrf):
-        sessions.close(session.id)
+        _sessions(request).close(session.id)
     response = RedirectResponse("/ui/sign-in", status_code=303)
     response.delete_cookie(COOKIE, path="/ui")
     return response
@@ -249,7 +293,8 @@ async def episode_page(request: Request, episode_id: str, quote: str | None = No
 async def review(request: Request) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
         held = await _memory(request).held(principal.tenant, limit=200)
-        return _page(request, "review.html", session, principal, held=held, flash=sessions.take_flash(session.id))
+        flash = _sessions(request).take_flash(session.id)
+        return _page(request, "review.html", session, principal, held=held, flash=flash)
 
     return await _guarded(request, "read", render)
 
@@ -261,13 +306,13 @@ async def decide(request: Request, held_id: int, decision: str, csrf: str = Form
         if decision == "confirm":
             written = await _memory(request).confirm(principal.tenant, held_id)
             fact = written.assertion
-            sessions.flash(session.id, f"Candidate {held_id} confirmed: "
-                           + (f"{fact.subject}.{fact.attribute} = {json.dumps(fact.value, ensure_ascii=False)} "
-                              f"is written ({written.effect.value})." if fact else f"{written.effect.value}."))
+            _sessions(request).flash(session.id, f"Candidate {held_id} confirmed: " + (
+                f"{fact.subject}.{fact.attribute} = {json.dumps(fact.value, ensure_ascii=False)} "
+                f"is written ({written.effect.value})." if fact else f"{written.effect.value}."))
         elif decision == "reject":
             rejected = await _memory(request).reject(principal.tenant, held_id)
-            sessions.flash(session.id, f"Candidate {held_id} rejected: {rejected.subject}.{rejected.attribute} "
-                           "is not written.")
+            _sessions(request).flash(
+                session.id, f"Candidate {held_id} rejected: {rejected.subject}.{rejected.attribute} is not written.")
         else:
             raise ValidationError("decision", decision, "must be confirm or reject")
         return RedirectResponse("/ui/review", status_code=303)
