@@ -61,4 +61,5 @@ def create_app(
     ui.install(app)
     app.router.routes.append(Route("/mcp", endpoint=mcp_app, include_in_schema=False))
     app.add_middleware(problems.BodyLimit, limit=max_body)
+    app.add_middleware(problems.PlainPath)
     return app
