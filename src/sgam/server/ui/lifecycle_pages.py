@@ -45,8 +45,8 @@ async def consent(request: Request, subject: str = Form(""), purpose: str = Form
         _checked_csrf(session, csrf)
         if decision not in ("grant", "revoke"):
             raise ValidationError("decision", decision, "must be grant or revoke")
-        await _memory(request).consent(principal.tenant, subject.strip(), decision == "grant",
-                                       purpose=purpose.strip() or None)
+        # As typed: a consent statement is about exactly the subject named.
+        await _memory(request).consent(principal.tenant, subject, decision == "grant", purpose=purpose or None)
         return RedirectResponse("/ui/lifecycle", status_code=303)
 
     return await _guarded(request, "write", render)
