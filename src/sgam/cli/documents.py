@@ -14,7 +14,7 @@ from .._memory import Memory
 from .._time import format_timestamp
 from ..boundary import status_of
 from ..documents import Document, DocumentHit, Provenance
-from ..documents.sync import ImportResult, export, import_directory
+from ..documents.sync import ExportResult, ImportResult, export, import_directory
 from ..documents.text import decode_file, view_lines
 from ..documents.tool import format_size, numbered
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
@@ -192,8 +192,7 @@ def register(app: typer.Typer) -> None:
     def export_command(tenant: TenantOption, directory: Annotated[Path, typer.Argument(metavar="DIR")],
                        db: DbOption = None, as_json: JsonOption = False) -> None:
         """Write the tenant's documents as files under DIR (with a manifest for import)."""
-        run(db, as_json, lambda m: export(m.documents, tenant, directory),
-            lambda r: console.print(f"exported {r.files} document(s) to {escape(r.directory)}"))
+        run(db, as_json, lambda m: export(m.documents, tenant, directory), _show_export)
 
     @docs.command("import")
     def import_command(
@@ -215,6 +214,12 @@ def register(app: typer.Typer) -> None:
             _show_import(result)
         if result.conflicts:
             raise typer.Exit(status_of("conflict").exit_status)
+
+
+def _show_export(result: ExportResult) -> None:
+    console.print(f"exported {result.files} document(s) to {escape(result.directory)}")
+    for path in result.skipped:
+        console.print(f"skipped {escape(path)}: its file would be the export's manifest (rename the document)")
 
 
 def _number(text: str) -> int:
