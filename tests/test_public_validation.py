@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sgam import Memory, SgamError
+from sgam import Memory, SgamError, ValidationError
 from sgam.boundary import encode_cursor
 
 AT = "2026-01-01T00:00:00Z"
@@ -96,3 +96,38 @@ def test_malformed_arguments_raise_an_sgam_error_and_change_nothing(memory: Memo
     with pytest.raises(SgamError):
         CALLS[name](memory)
     assert _state(memory) == before
+
+
+LINE_END = "\n"
+LINE_ENDINGS: dict[str, tuple[Callable[[Memory], Any], str]] = {
+    "add_episode tenant": (lambda m: m.add_episode("t" + LINE_END, "e2", AT, "x"), "tenant"),
+    "write tenant": (lambda m: m.write("t" + LINE_END, "mira", "city", "Rome", AT, "e1"), "tenant"),
+    "get tenant": (lambda m: m.get("t" + LINE_END, "mira", "city"), "tenant"),
+    "consent tenant": (lambda m: m.consent("t" + LINE_END, "mira", False), "tenant"),
+    "forget_subject tenant": (lambda m: m.forget_subject("t" + LINE_END, "mira"), "tenant"),
+    "add_episode at": (lambda m: m.add_episode("t", "e2", AT + LINE_END, "x"), "at"),
+    "add_episode at carriage return": (lambda m: m.add_episode("t", "e2", AT + "\r\n", "x"), "at"),
+    "write valid_from": (lambda m: m.write("t", "mira", "city", "Rome", AT + LINE_END, "e1"), "valid_from"),
+    "retract at": (lambda m: m.retract("t", "mira", "city", AT + LINE_END, "e1"), "at"),
+    "get at": (lambda m: m.get("t", "mira", "city", at=AT + LINE_END), "at"),
+    "get known_at": (lambda m: m.get("t", "mira", "city", known_at="\t" + AT), "known_at"),
+    "add_episode id": (lambda m: m.add_episode("t", "e2" + LINE_END, AT, "x"), "id"),
+    "write subject": (lambda m: m.write("t", "mira" + LINE_END, "city", "Rome", AT, "e1"), "subject"),
+    "write attribute": (lambda m: m.write("t", "mira", "city" + LINE_END, "Rome", AT, "e1"), "attribute"),
+    "consent subject": (lambda m: m.consent("t", "mira" + LINE_END, False), "subject"),
+    "forget_subject subject": (lambda m: m.forget_subject("t", "mira\x85"), "subject"),
+    "document retention": (lambda m: m.documents.write("t", "/memories/a.md", "x", retention="default\n"),
+                           "retention"),
+}
+
+
+@pytest.mark.parametrize("name", list(LINE_ENDINGS))
+def test_a_final_newline_or_a_control_character_is_refused_naming_the_field(memory: Memory, name: str) -> None:
+    memory.add_episode("t", "e1", AT, "hello mira")
+    memory.write("t", "mira", "city", "Oslo", AT, "e1")
+    before = _state(memory)
+    call, field = LINE_ENDINGS[name]
+    with pytest.raises(ValidationError) as refused:
+        call(memory)
+    assert refused.value.field == field
+    assert _state(memory) == before and memory.consents("t") == [] and memory.documents.all("t") == []

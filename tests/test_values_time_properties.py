@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sgam import ValidationError
 from sgam._time import from_micros, parse_timestamp, to_micros
-from sgam._values import canonical_json, check_name, load_value
+from sgam._values import canonical_json, check_name, check_tenant, load_value
 
 storable = st.characters(codec="utf-8", exclude_characters="\x00")  # NUL is refused in every string (tested below)
 json_scalars = st.one_of(
@@ -154,3 +154,54 @@ def test_only_ascii_digits_make_a_year(year: str) -> None:
         assert not year.isascii() or year == "0000"
     else:
         assert year.isascii() and parsed.year == int(year)
+
+
+controls = st.characters(min_codepoint=0, max_codepoint=0x9F).filter(lambda c: not c.isprintable() or c == "\x7f")
+valid_tenants = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,60}", fullmatch=True)
+valid_names = st.text(alphabet=st.characters(codec="utf-8", categories=["L", "N", "P", "Zs"]), min_size=1,
+                      max_size=40).filter(str.strip)
+valid_timestamps = st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9998, 1, 1),
+                                timezones=st.just(UTC)).map(lambda m: m.isoformat().replace("+00:00", "Z"))
+
+
+def _spoiled(valid: str, control: str, where: int) -> str:
+    """``valid`` with a control character at its end (a trailing newline above all) or inside it."""
+    return valid + control if where == 0 else valid[:where % len(valid)] + control + valid[where % len(valid):]
+
+
+@given(valid_tenants, controls, st.integers(min_value=0, max_value=60))
+def test_a_tenant_with_a_control_character_or_a_final_newline_is_refused(tenant: str, control: str,
+                                                                         where: int) -> None:
+    assert check_tenant(tenant) == tenant
+    for spoiled in (tenant + "\n", _spoiled(tenant, control, where)):
+        try:
+            check_tenant(spoiled)
+        except ValidationError as exc:
+            assert exc.field == "tenant"
+        else:
+            raise AssertionError(f"accepted the tenant {spoiled!r}")
+
+
+@given(valid_names, controls, st.integers(min_value=0, max_value=40))
+def test_a_name_with_a_control_character_or_a_final_newline_is_refused(name: str, control: str, where: int) -> None:
+    assert check_name(name, "subject") == name
+    for spoiled in (name + "\n", _spoiled(name, control, where)):
+        try:
+            check_name(spoiled, "subject")
+        except ValidationError as exc:
+            assert exc.field == "subject" and "control characters" in exc.message
+        else:
+            raise AssertionError(f"accepted the name {spoiled!r}")
+
+
+@given(valid_timestamps, controls, st.integers(min_value=0, max_value=30))
+def test_a_timestamp_with_a_control_character_or_a_final_newline_is_refused(text: str, control: str,
+                                                                            where: int) -> None:
+    assert parse_timestamp(text, "at").utcoffset() == timedelta(0)
+    for spoiled in (text + "\n", text + "\r\n", _spoiled(text, control, where), f" {text}", f"{text} "):
+        try:
+            parse_timestamp(spoiled, "at")
+        except ValidationError as exc:
+            assert exc.field == "at"
+        else:
+            raise AssertionError(f"accepted the timestamp {spoiled!r}")

@@ -11,17 +11,20 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta, timezone
 
 from ._errors import ValidationError
+from ._values import CONTROL
 
 Clock = Callable[[], datetime]
 Moment = datetime | str
 """An instant as a datetime or an RFC 3339 string (``Z`` or an offset)."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Matched whole (``fullmatch``): ``$`` would also match before a final newline.
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$",
+    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})",
     re.ASCII,  # RFC 3339 digits are ASCII: "٢٠٢٦" is not a year
 )
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_NO_ZONE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[Tt ][\d:.]+)?", re.ASCII)
 
 
 def utc_now() -> datetime:
@@ -39,9 +42,13 @@ def parse_timestamp(value: object, field: str) -> datetime:
         return _in_utc(value, field)
     if not isinstance(value, str):
         raise ValidationError(field, value, "must be an RFC 3339 timestamp string")
-    match = _RFC3339.match(value.strip())
+    if CONTROL.search(value):
+        raise ValidationError(field, value, "must not contain control characters (a line break, a tab)")
+    if value != value.strip():
+        raise ValidationError(field, value, "must not start or end with spaces")
+    match = _RFC3339.fullmatch(value)
     if match is None:
-        if _DATE.match(value.strip()) or re.match(r"^\d{4}-\d{2}-\d{2}[Tt ][\d:.]+$", value.strip()):
+        if _NO_ZONE.fullmatch(value):
             raise ValidationError(field, value, "timestamp needs a zone (e.g. Z or +02:00)")
         raise ValidationError(field, value, "must be an RFC 3339 timestamp with a zone")
     year, month, day, hour, minute, second, fraction, zone = match.groups()
@@ -91,7 +98,7 @@ def format_timestamp(moment: datetime) -> str:
 
 
 def is_iso_date(value: str) -> bool:
-    if not _DATE.match(value):
+    if not _DATE.fullmatch(value):
         return False
     try:
         date.fromisoformat(value)

@@ -23,8 +23,10 @@ MAX_QUERY_LIMIT = 10_000
 MAX_INTEGER = 2**63 - 1
 """The largest integer a column holds on both backends (SQLite's INTEGER, PostgreSQL's bigint)."""
 
-_TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_TENANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
+"""Matched whole (``fullmatch``): ``$`` would also match before a final newline."""
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""C0 and C1 control characters and DEL: never part of a name, a tenant or a timestamp."""
 
 
 def _encodable(value: str, field: str) -> str:
@@ -134,7 +136,7 @@ def load_value(text: str) -> Any:
 
 
 def check_tenant(tenant: object) -> str:
-    if not isinstance(tenant, str) or not _TENANT.match(tenant):
+    if not isinstance(tenant, str) or not _TENANT.fullmatch(tenant):
         raise ValidationError(
             "tenant",
             tenant,
@@ -149,7 +151,7 @@ def check_name(value: object, field: str) -> str:
         raise ValidationError(field, value, "must be a non-empty string")
     if len(value) > MAX_NAME_LENGTH:
         raise ValidationError(field, value, f"longer than {MAX_NAME_LENGTH} characters")
-    if _CONTROL.search(value):
+    if CONTROL.search(value):
         raise ValidationError(field, value, "must not contain control characters")
     return _encodable(value, field)
 

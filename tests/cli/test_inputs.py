@@ -149,3 +149,29 @@ def test_an_unreadable_text_file_is_a_validation_error(db: list[str], tmp_path: 
     code, _, err = run("episode", *db, "e9", AT, f"@{tmp_path / 'missing.txt'}")
     assert code == 3
     assert "missing.txt cannot be read" in err and "write @@" in err
+
+
+LINE_ENDINGS = {
+    "episode tenant": (["episode", "-t", "acme\n", "e2", AT, "x"], "tenant"),
+    "get tenant": (["get", "-t", "acme\n", "mira", "city"], "tenant"),
+    "keys create tenant": (["keys", "create", "-t", "acme\n", "--scope", "read"], "tenant"),
+    "episode at": (["episode", "-t", "acme", "e2", AT + "\n", "x"], "at"),
+    "write valid_from": (["write", "-t", "acme", "mira", "city", "Rome", "--valid-from", AT + "\n", "--source", "e1"],
+                         "valid_from"),
+    "get at": (["get", "-t", "acme", "mira", "city", "--at", AT + "\n"], "at"),
+    "episode id": (["episode", "-t", "acme", "e2\n", AT, "x"], "id"),
+    "write subject": (["write", "-t", "acme", "mira\n", "city", "Rome", "--valid-from", AT, "--source", "e1"],
+                      "subject"),
+    "consent subject": (["consent", "-t", "acme", "mira\n", "--revoke"], "subject"),
+}
+
+
+@pytest.mark.parametrize("name", list(LINE_ENDINGS))
+def test_a_final_newline_is_refused_naming_the_field(db: list[str], name: str) -> None:
+    command, field = LINE_ENDINGS[name]
+    code, _, err = run(*command, "--db", db[1])
+    assert code == 3, err
+    assert f"{field}:" in err and "\\n" in err
+    with Memory(db[1]) as memory:
+        assert [e.id for e in memory.episodes("acme")] == ["e1"]
+        assert memory.query("acme", all_times=True) == [] and memory.consents("acme") == []

@@ -74,3 +74,15 @@ def test_export_and_import_refuse_the_directory_that_holds_the_database(tmp_path
             code, out = sgam(db, command, "-t", "acme", str(directory))
             assert code == 3 and isinstance(out, dict) and out["error"]["field"] == "directory", (command, out)
     assert sgam(db, "export", "-t", "acme", str(tmp_path / "out"))[0] == 0
+
+def test_docs_import_refuses_an_export_of_another_tenant(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    out = tmp_path / "out"
+    assert sgam(db, "create", "-t", "acme", "/memories/a.md", "--text", "acme\n")[0] == 0
+    assert sgam(db, "create", "-t", "globex", "/memories/a.md", "--text", "globex\n")[0] == 0
+    assert sgam(db, "export", "-t", "acme", str(out))[0] == 0
+    (out / "a.md").write_text("acme edited\n")
+    result = runner.invoke(app, ["docs", "import", "-t", "globex", str(out), "--db", db])
+    assert result.exit_code == 3 and "export of another tenant ('acme')" in result.stderr
+    code, viewed = sgam(db, "view", "-t", "globex", "/memories/a.md")
+    assert code == 0 and isinstance(viewed, dict) and viewed["content"] == "globex\n"

@@ -100,3 +100,19 @@ def test_error_texts_name_the_rule() -> None:
         check_path("/memoriesX")
     with pytest.raises(PathError, match="percent-encoded"):
         check_path("/memories/%2e%2e")
+
+
+@pytest.mark.parametrize("new", ["/memories/x/y", "/memories/" + "n" * 200])
+def test_a_directory_rename_whose_deepest_or_longest_target_breaks_a_rule_moves_nothing(
+    memory: Memory, new: str,
+) -> None:
+    docs = memory.documents
+    deep = "/memories/d/" + "/".join(["e"] * (MAX_DEPTH - 1))  # one level more below /memories/x/y
+    long = "/memories/d/" + "/".join(["l" * 190] * 5)  # past the length limit below /memories/nnn...
+    assert len(long) <= MAX_PATH_CHARS < len("/memories/" + "n" * 200 + long[len("/memories/d"):])
+    for path in ("/memories/d/short.md", deep, long):
+        docs.create("acme", path, "x\n")
+    with pytest.raises(PathError, match="deeper than" if new.endswith("y") else "longer than") as refused:
+        docs.rename("acme", "/memories/d", new)
+    assert refused.value.field == "new_path"
+    assert sorted(d.path for d in docs.all("acme")) == sorted(["/memories/d/short.md", deep, long])

@@ -8,7 +8,9 @@ from collections.abc import Iterator
 import pytest
 
 from sgam import Memory
+from sgam.documents import Provenance
 from sgam.recall.render import CLOSE, OPEN
+from sgam.search.embedders import embed_query
 from tests.conftest import HashingEmbedder, ManualClock
 
 T = "acme"
@@ -89,3 +91,38 @@ def test_recall_with_passages_stays_within_its_budget(mem: Memory) -> None:
         result = mem.recall(T, "payments approval policy", budget=budget)
         assert result.tokens <= budget
     assert any(i.kind == "document" for i in result.items)
+
+
+def test_a_directory_rename_is_renaming_each_of_its_files(mem: Memory, hashing: HashingEmbedder) -> None:
+    """acme moves the directory in one call, globex file by file: the same documents,
+    revisions, keyword index (it holds the path) and vectors (they embed the path)."""
+    docs = mem.documents
+    names = [f"/memories/alpha/n{n}.md" for n in range(12)] + ["/memories/alpha/deep/er/x.md"]
+    for tenant in (T, "globex"):
+        for n, name in enumerate(names):
+            docs.create(tenant, name, f"note {n} about the harbour crane\n", by=Provenance("seed"))
+        docs.create(tenant, "/memories/alphabet.md", "not below the directory\n")
+    moved = docs.rename(T, "/memories/alpha", "/memories/omega", by=Provenance("mover", "e1", "c1"))
+    assert moved == [(name, name.replace("/alpha/", "/omega/")) for name in sorted(names)]
+    for old, new in moved:
+        docs.rename("globex", old, new, by=Provenance("mover", "e1", "c1"))
+    query = embed_query(hashing, "omega alpha n3")
+
+    def state(tenant: str) -> object:
+        found = [(d.path, d.revision, d.content) for d in docs.all(tenant)]
+        history = [(r.revision, r.path, r.op, r.content, r.author, r.episode, r.call)
+                   for d in docs.all(tenant) for r in docs.history(tenant, d.path)]
+        with mem.backend.read(tenant) as reader:
+            keyword = [sorted((c.path, c.revision, c.text) for c, _ in docs.store.keyword_chunks(reader, [term], 50))
+                       for term in ("omega", "alpha", "harbour")]
+            vectors = sorted((c.path, round(score, 5))
+                             for c, score in docs.store.vector_chunks(reader, hashing.name, query, 50))
+        return found, history, keyword, vectors
+
+    assert state(T) == state("globex")
+    found, history, keyword, vectors = state(T)
+    assert ("/memories/omega/deep/er/x.md", 2, "note 12 about the harbour crane\n") in found
+    assert (2, "/memories/omega/n3.md", "rename", "note 3 about the harbour crane\n", "mover", "e1", "c1") in history
+    assert [path for path, *_ in keyword[0]] == sorted(new for _, new in moved) and keyword[1] == []
+    assert len(keyword[2]) == 13 and len(vectors) == 14
+    assert docs.index(T) == 0  # every moved chunk was embedded again as it committed

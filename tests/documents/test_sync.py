@@ -68,7 +68,8 @@ def test_removed_files_are_deleted_only_when_asked(memory: Memory, exported: Pat
     assert memory.documents.get(T, "/memories/dir/b.md") is None
 
 
-@pytest.mark.parametrize("make", ["file_link", "dir_link", "bad_name", "binary", "bad_utf8", "too_big"])
+@pytest.mark.parametrize("make", ["file_link", "dir_link", "hard_link", "hard_link_inside", "bad_name", "binary",
+                                  "bad_utf8", "too_big"])
 def test_import_refuses_links_bad_names_and_bad_text_before_writing(
     memory: Memory, exported: Path, tmp_path: Path, make: str,
 ) -> None:
@@ -80,6 +81,10 @@ def test_import_refuses_links_bad_names_and_bad_text_before_writing(
         os.symlink(outside / "secret.md", exported / "link.md")
     elif make == "dir_link":
         os.symlink(outside, exported / "linked")
+    elif make == "hard_link":
+        os.link(outside / "secret.md", exported / "hard.md")
+    elif make == "hard_link_inside":
+        os.link(exported / "a.md", exported / "dir" / "again.md")
     elif make == "bad_name":
         (exported / "a\\b.md").write_text("x")
     elif make == "binary":
@@ -107,3 +112,47 @@ def test_export_refuses_to_overwrite_unknown_or_edited_files(memory: Memory, exp
     memory.documents.delete(T, "/memories/dir/b.md")
     assert export(memory.documents, T, exported).files == 2
     assert not (exported / "dir" / "b.md").exists()
+
+
+def test_import_refuses_an_export_of_another_tenant(memory: Memory, exported: Path) -> None:
+    """Revision numbers in acme's manifest say nothing of globex's documents: a globex
+    document at the same path and revision must not be overwritten by acme's file."""
+    memory.documents.create("globex", "/memories/a.md", "globex's own\n")
+    (exported / "a.md").write_text("acme's edit\n")
+    for delete in (False, True):
+        with pytest.raises(ValidationError, match="export of another tenant") as refused:
+            import_directory(memory.documents, "globex", exported, delete=delete)
+        assert refused.value.field == "tenant"
+    with pytest.raises(ValidationError, match="export of another tenant"):
+        export(memory.documents, "globex", exported)
+    assert [(d.path, d.content) for d in memory.documents.all("globex")] == [("/memories/a.md", "globex's own\n")]
+    assert json.loads((exported / MANIFEST).read_text())["tenant"] == T
+    assert import_directory(memory.documents, T, exported).updated == ["/memories/a.md"]
+
+
+def test_a_document_named_like_the_manifest_is_skipped_and_never_deleted(memory: Memory, tmp_path: Path) -> None:
+    docs = memory.documents
+    docs.create(T, "/memories/a.md", "alpha\n")
+    docs.create(T, f"/memories/{MANIFEST}", "a note that happens to bear the manifest's name\n")
+    out = tmp_path / "out"
+    result = export(docs, T, out)
+    assert result.files == 1 and result.skipped == [f"/memories/{MANIFEST}"]
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert list(manifest["files"]) == ["/memories/a.md"]
+    outcome = import_directory(docs, T, out, delete=True)
+    assert outcome.deleted == [] and outcome.missing == [] and outcome.conflicts == []
+    # a manifest that lists it (as an older export wrote) does not make it a removed file either
+    manifest["files"][f"/memories/{MANIFEST}"] = {"revision": 1, "sha256": "0" * 64}
+    (out / MANIFEST).write_text(json.dumps(manifest))
+    assert import_directory(docs, T, out, delete=True).deleted == []
+    assert docs.read(T, f"/memories/{MANIFEST}").revision == 1
+
+
+def test_a_hard_linked_manifest_is_refused(memory: Memory, exported: Path, tmp_path: Path) -> None:
+    (tmp_path / "elsewhere.json").write_text((exported / MANIFEST).read_text())
+    (exported / MANIFEST).unlink()
+    os.link(tmp_path / "elsewhere.json", exported / MANIFEST)
+    with pytest.raises(ValidationError, match="hard links"):
+        import_directory(memory.documents, T, exported)
+    with pytest.raises(ValidationError, match="hard links"):
+        export(memory.documents, T, exported)

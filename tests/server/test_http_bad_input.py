@@ -281,3 +281,30 @@ def test_oversized_headers_get_431_not_a_reset(db_url: str, size: int) -> None:
         assert json.loads(body)["kind"] == "headers_too_large"
         with running.client("acme", "read") as http:  # and the server serves on
             assert http.get("/v1/whoami").status_code == 200
+
+LINE_ENDINGS: dict[str, tuple[str, str, dict[str, Any] | None, dict[str, str] | None, str]] = {
+    "episode at": ("POST", "/v1/episodes", {"id": "e2", "at": T0 + "\n", "text": "x"}, None, "at"),
+    "fact valid_from": ("POST", "/v1/facts", {**FACT, "valid_from": T0 + "\r\n"}, None, "valid_from"),
+    "retract at": ("POST", "/v1/retract", {"subject": "mira", "attribute": "city", "at": T0 + "\n",
+                                           "source": "e1"}, None, "at"),
+    "read at": ("GET", "/v1/facts/mira/city", None, {"at": T0 + "\n"}, "at"),
+    "episode id": ("POST", "/v1/episodes", {"id": "e2\n", "at": T0, "text": "x"}, None, "id"),
+    "fact subject": ("POST", "/v1/facts", {**FACT, "subject": "mira\n"}, None, "subject"),
+    "consent subject": ("PUT", "/v1/consent/mira%0A", {"granted": False}, None, "path"),
+    "erased subject": ("DELETE", "/v1/subjects/mira%0A", None, None, "path"),
+    "erased episode": ("DELETE", "/v1/episodes/e1%0A", None, None, "path"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINE_ENDINGS))
+def test_a_final_newline_is_refused_naming_the_field(served: Served, name: str) -> None:
+    method, path, body, params, field = LINE_ENDINGS[name]
+    with served.client() as http:
+        http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
+        assert http.post("/v1/facts", json={**FACT, "attribute": "home"}).status_code == 201
+        document = problem(http.request(method, path, json=body, params=params), 422, "validation")
+        assert document["field"] == field
+        assert [e["id"] for e in http.get("/v1/episodes").json()] == ["e1"]
+        kept = http.get("/v1/facts", params={"all_times": "true"}).json()["items"]
+        assert [(a["subject"], a["attribute"]) for a in kept] == [("mira", "home")]
+        assert http.get("/v1/consent").json() == []

@@ -104,3 +104,43 @@ def test_a_cross_site_sign_in_post_is_refused(served: Served) -> None:
         same_site = {"Sec-Fetch-Site": "same-origin", "Origin": served.url}
         done = browser.post("/ui/sign-in", data=data, headers=same_site)
         assert done.status_code == 303 and browser.get("/ui/").status_code == 200
+
+def _state(served: Served, tenant: str) -> tuple[object, ...]:
+    memory = served.memory
+    return (
+        sorted(e.id for e in memory.episodes(tenant)),
+        sorted((a.subject, a.attribute) for a in memory.query(tenant, all_times=True)),
+        sorted((c.subject, c.granted) for c in memory.consents(tenant)),
+    )
+
+
+def _seed_neighbours(served: Served, tenant: str) -> None:
+    """Subjects and episodes whose names differ only in surrounding spaces."""
+    memory = served.memory
+    for episode in ("e1", " e1", "e2"):
+        memory.add_episode(tenant, episode, "2026-06-01T00:00:00Z", "Zed likes tea")
+    for subject, source in (("zed", "e2"), (" zed", "e2"), ("zed ", "e1"), ("ann", " e1")):
+        memory.write(tenant, subject, "drink", "tea", "2026-06-01T00:00:00Z", source)
+
+
+def test_erase_and_consent_forms_pass_the_name_exactly_as_typed(served: Served) -> None:
+    """A form's effect is the library's for the same text: acme through the inspector,
+    globex through ``Memory`` directly, the same names."""
+    for tenant in ("acme", "globex"):
+        _seed_neighbours(served, tenant)
+    with signed_in(served, "acme") as client:
+        preview = client.get("/ui/erase", params={"kind": "subject", "target": " zed"})
+        hidden = re.search(r'name="target" value="([^"]*)"', preview.text.split('method="post"')[1])
+        assert hidden and hidden.group(1) == " zed"
+        token = csrf_of(client, "/ui/erase")
+        assert client.post("/ui/erase", data={"kind": "subject", "target": hidden.group(1),
+                                              "csrf": token}).status_code == 200
+        assert client.post("/ui/erase", data={"kind": "episode", "target": " e1", "csrf": token}).status_code == 200
+        consented = client.post("/ui/consent", data={"subject": "zed ", "decision": "revoke", "csrf": token})
+        assert consented.status_code == 303
+    served.memory.forget_subject("globex", " zed")
+    served.memory.forget_episode("globex", " e1")
+    served.memory.consent("globex", "zed ", False)
+    assert _state(served, "acme") == _state(served, "globex")
+    assert served.memory.get("acme", " zed", "drink") is None and served.memory.episode("acme", " e1") is None
+    assert served.memory.consented("acme", "zed ") is False

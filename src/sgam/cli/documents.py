@@ -16,7 +16,7 @@ from .output import DbOption, JsonOption, TenantOption, console, fail, open_memo
 if TYPE_CHECKING:
     from .._memory import Memory
     from ..documents import Document, DocumentHit, Provenance
-    from ..documents.sync import ImportResult
+    from ..documents.sync import ExportResult, ImportResult
 
 PathArg = Annotated[str, typer.Argument(help="A path under /memories, e.g. /memories/notes.md.")]
 RevisionOption = Annotated[int | None, typer.Option(
@@ -222,8 +222,7 @@ def register(app: typer.Typer) -> None:
         from ..documents.sync import export
 
         _apart_from_database(db, directory, as_json)
-        run(db, as_json, lambda m: export(m.documents, tenant, directory),
-            lambda r: console.print(f"exported {r.files} document(s) to {escape(r.directory)}"), create=False)
+        run(db, as_json, lambda m: export(m.documents, tenant, directory), _show_export, create=False)
 
     @docs.command("import")
     def import_command(
@@ -249,6 +248,12 @@ def register(app: typer.Typer) -> None:
             _show_import(result)
         if result.conflicts:
             raise typer.Exit(status_of("conflict").exit_status)
+
+
+def _show_export(result: ExportResult) -> None:
+    console.print(f"exported {result.files} document(s) to {escape(result.directory)}")
+    for path in result.skipped:
+        console.print(f"skipped {escape(path)}: its file would be the export's manifest (rename the document)")
 
 
 def _number(text: str) -> int:

@@ -12,7 +12,7 @@ from ..store import DocumentRow, RevisionRow
 from ._model import Document, Revision
 
 DEFAULT_RETENTION = "default"
-_RETENTION = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+_RETENTION = re.compile(r"[a-z][a-z0-9_-]{0,63}")  # fullmatch: ``$`` matches before a final newline
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ class Edit:
 
 
 def check_retention(value: object) -> str:
-    if not isinstance(value, str) or not _RETENTION.match(value):
+    if not isinstance(value, str) or not _RETENTION.fullmatch(value):
         raise ValidationError("retention", value, "must be a retention class name (a-z, 0-9, _ and -, 1-64)")
     return value
 

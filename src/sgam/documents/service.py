@@ -337,11 +337,17 @@ class Documents:
             elif is_within(new, old):
                 raise tool_error("new_path", new, f"Cannot move {old} into itself")
             self._check_parents(txn, new, f"Cannot move {old} to {new}")
-            moved = []
-            for each in rows:
-                target = check_path(new + each.path[len(old):], "new_path")
-                moved.append((each.path, target))
-                self._commit(txn, each, target, each.content, "rename", by)
+            moved = [(each.path, new + each.path[len(old):]) for each in rows]
+            # Each name below ``old`` is valid already and ``new`` is: only the rules on a
+            # whole path (length, depth) can fail, so the longest and the deepest target
+            # stand for all of them.
+            for target in {max(moved, key=lambda pair: len(pair[1]))[1],
+                           max(moved, key=lambda pair: pair[1].count("/"))[1]}:
+                check_path(target, "new_path")
+            if row is not None:
+                self._commit(txn, row, new, row.content, "rename", by)
+            else:
+                self.store.move_under(txn, old, new, self._now(), by.author, by.episode, by.call)
             return moved
 
         return self._run(tenant, work)

@@ -5,8 +5,10 @@ The database stays the source of truth. ``export`` writes each live document to
 and SHA-256 each file was written from. ``import_directory`` brings back only files
 that changed since the export, each as a write naming the exported revision: if the
 database moved on meanwhile the file is reported as a conflict and nothing is
-overwritten. Symbolic links anywhere under DIR, and names that are not valid memory
-paths, refuse the whole import before anything is written.
+overwritten. Symbolic links and hard-linked files anywhere under DIR, names that are not
+valid memory paths, and a manifest of another tenant refuse the whole import before
+anything is written. A document named like the manifest cannot be a file beside it: export
+skips it (and says so), import never deletes it.
 """
 
 from __future__ import annotations
@@ -26,13 +28,18 @@ from .service import Documents
 from .text import MAX_DOCUMENT_BYTES, decode_file
 
 MANIFEST = ".sgam-export.json"
+MANIFEST_PATH = f"{ROOT}/{MANIFEST}"
+"""The memory path whose file would be the manifest itself."""
 IMPORT_AUTHOR = "import"
 
 
 @dataclass(frozen=True, slots=True)
 class ExportResult:
+    """``skipped``: documents not written because their file would be the manifest."""
+
     directory: str
     files: int
+    skipped: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -57,18 +64,33 @@ def _refuse_symlink(path: Path) -> None:
         raise ValidationError("directory", str(path), "is a symbolic link; sgam does not follow links")
 
 
-def _read_manifest(directory: Path) -> dict[str, dict[str, Any]]:
+def _refuse_hard_link(path: Path, info: os.stat_result) -> None:
+    """A file with another name elsewhere is a link too: writing or reading it would
+    reach a file outside the export."""
+    if info.st_nlink > 1:
+        raise ValidationError("directory", str(path), f"has {info.st_nlink} hard links; sgam does not follow links")
+
+
+def _read_manifest(directory: Path, tenant: str) -> dict[str, dict[str, Any]]:
+    """The files of the export in ``directory``, which must be ``tenant``'s: revision
+    numbers of another tenant's export name other documents."""
     target = directory / MANIFEST
     if not target.exists():
         return {}
     _refuse_symlink(target)
+    _refuse_hard_link(target, target.lstat())
     try:
         data = json.loads(target.read_text(encoding="utf-8"))
-        files = data["files"]
-        return {check_path(path): {"revision": int(v["revision"]), "sha256": str(v["sha256"])}
-                for path, v in files.items()}
+        owner, files = data["tenant"], data["files"]
+        found = {check_path(path): {"revision": int(v["revision"]), "sha256": str(v["sha256"])}
+                 for path, v in files.items()}
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValidationError("manifest", str(target), f"is not a valid sgam export manifest ({exc})") from None
+    if owner != tenant:
+        raise ValidationError("tenant", tenant, f"{directory} holds an export of another tenant ({owner!r}); "
+                                                "use that tenant, or a directory of this tenant's own")
+    found.pop(MANIFEST_PATH, None)  # never a file of the export: the manifest stands there
+    return found
 
 
 def _write_manifest(directory: Path, tenant: str, files: dict[str, dict[str, Any]]) -> None:
@@ -96,7 +118,7 @@ def export(documents: Documents, tenant: str, directory: str | Path) -> ExportRe
     export with files edited since (import them first)."""
     root = Path(directory)
     _refuse_symlink(root)
-    previous = _read_manifest(root) if root.exists() else {}
+    previous = _read_manifest(root, tenant) if root.exists() else {}
     if root.exists():
         if not root.is_dir():
             raise ValidationError("directory", str(root), "is not a directory")
@@ -114,16 +136,21 @@ def export(documents: Documents, tenant: str, directory: str | Path) -> ExportRe
                 (root / relative(path)).unlink()
     root.mkdir(parents=True, exist_ok=True)
     files: dict[str, dict[str, Any]] = {}
+    skipped = []
     for document in documents.all(tenant):
+        if document.path == MANIFEST_PATH:
+            skipped.append(document.path)
+            continue
         _write_file(root, relative(document.path), document.content)
         files[document.path] = {"revision": document.revision, "sha256": _digest(document.content)}
     _write_manifest(root, tenant, files)
-    return ExportResult(str(root), len(files))
+    return ExportResult(str(root), len(files), skipped)
 
 
 def _scan(root: Path) -> dict[str, str]:
-    """Every file under ``root`` as {memory path: text}, the manifest excepted; a link,
-    an invalid name, a non-regular file or a file that is not text refuses the scan."""
+    """Every file under ``root`` as {memory path: text}, the manifest excepted; a link
+    (symbolic or hard), an invalid name, a non-regular file or a file that is not text
+    refuses the scan."""
     found: dict[str, str] = {}
     for current, dirs, names in os.walk(root, followlinks=False):
         here = Path(current)
@@ -136,6 +163,7 @@ def _scan(root: Path) -> dict[str, str]:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 raise ValidationError("directory", str(entry), "is not a regular file")
+            _refuse_hard_link(entry, info)
             rel = entry.relative_to(root).as_posix()
             try:
                 path = check_path(f"{ROOT}/{rel}", "file")
@@ -143,8 +171,20 @@ def _scan(root: Path) -> dict[str, str]:
                 raise ValidationError("file", rel, f"is not a valid memory path: {exc.rule}") from None
             if info.st_size > MAX_DOCUMENT_BYTES:
                 raise ValidationError("file", rel, f"larger than the {MAX_DOCUMENT_BYTES} bytes a document may hold")
-            found[path] = decode_file(entry.read_bytes(), f"file {rel}")
+            found[path] = decode_file(_read_file(entry), f"file {rel}")
     return found
+
+
+def _read_file(entry: Path) -> bytes:
+    """The bytes of ``entry``, checked again on the open descriptor: the name may have
+    become a link since it was listed."""
+    descriptor = os.open(entry, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValidationError("directory", str(entry), "is not a regular file")
+        _refuse_hard_link(entry, info)
+        return handle.read(MAX_DOCUMENT_BYTES + 1)
 
 
 def import_directory(
@@ -156,7 +196,7 @@ def import_directory(
     _refuse_symlink(root)
     if not root.is_dir():
         raise ValidationError("directory", str(root), "is not a directory")
-    manifest = _read_manifest(root)
+    manifest = _read_manifest(root, tenant)
     local = _scan(root)
     by = Provenance(author=author)
     result = ImportResult()

@@ -78,5 +78,6 @@ def create_app(
     app.router.routes.append(Route("/mcp", endpoint=mcp_quota, include_in_schema=False))
     app.add_middleware(problems.BodyLimit, limit=max_body)
     app.add_middleware(HeadLimit)
+    app.add_middleware(problems.PlainPath)
     app.add_middleware(problems.CatchUnexpected)
     return app

@@ -22,8 +22,8 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .._errors import NotFoundError, SgamError
-from .._values import storable_text
+from .._errors import NotFoundError, SgamError, ValidationError
+from .._values import CONTROL, storable_text
 from ..boundary import invalid_fields, problem
 
 PROBLEM_JSON = "application/problem+json"
@@ -208,6 +208,26 @@ class BodyLimit:
         body = json.dumps(problem(error, instance=scope.get("path"))).encode()
         headers = [(b"content-type", PROBLEM_JSON.encode()), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+class PlainPath:
+    """Refuse a request whose path holds a control character with 422 before routing.
+    Routes match their pattern with ``$``, which also matches before a final newline: a
+    ``{subject:path}`` would take ``/v1/subjects/mira%0A`` for ``mira`` (and erase her)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not CONTROL.search(path):
+            await self.app(scope, receive, send)
+            return
+        error = ValidationError("path", path, "must not contain control characters (a line break, a tab)")
+        body = json.dumps(problem(error, instance=path)).encode()
+        headers = [(b"content-type", PROBLEM_JSON.encode()), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 422, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
 

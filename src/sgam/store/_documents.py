@@ -97,6 +97,11 @@ class DocumentStore(Protocol):
     def replace_chunks(self, handle: object, tenant: str, row: DocumentRow, chunks: Sequence[Chunk]) -> None:
         """Index the document's current revision (no chunks when it is not live)."""
         ...
+    def move_under(self, handle: object, old: str, new: str, moved_at: int, author: str | None,
+                   episode: str | None, call: str | None) -> None:
+        """Move every live document below ``old`` to below ``new`` (which holds none), each
+        as a new ``rename`` revision, in statements whose number does not grow with them."""
+        ...
     def erase(self, handle: object, doc_ids: Sequence[int]) -> int:
         """Delete documents with every revision, chunk and vector; how many revisions went."""
         ...

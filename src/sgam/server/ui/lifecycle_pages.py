@@ -46,8 +46,9 @@ async def consent(request: Request, subject: str = Form(""), purpose: str = Form
         _checked_csrf(session, csrf)
         if decision not in ("grant", "revoke"):
             raise ValidationError("decision", decision, "must be grant or revoke")
-        state = await _memory(request).consent(principal.tenant, subject.strip(), decision == "grant",
-                                               purpose=purpose.strip() or None)
+        # As typed: a consent statement is about exactly the subject named.
+        state = await _memory(request).consent(principal.tenant, subject, decision == "grant",
+                                               purpose=purpose or None)
         scope = "every purpose" if state.purpose is None else f"purpose {state.purpose!r}"
         _sessions(request).flash(
             session.id, f"Consent for {state.subject!r} {'granted' if state.granted else 'revoked'} for {scope}.")

@@ -323,11 +323,13 @@ async def decide(request: Request, held_id: int, decision: str, csrf: str = Form
 # erasure ---------------------------------------------------------------------------------
 
 def _target(kind: str, target: str) -> tuple[str, str]:
+    """The target exactly as typed: erasure reaches the subject or episode named, never a
+    neighbour whose name differs in surrounding spaces."""
     if kind not in ("subject", "episode"):
         raise ValidationError("kind", kind, "must be subject or episode")
     if not target.strip():
         raise ValidationError("target", target, "name the subject or episode to erase")
-    return kind, target.strip()
+    return kind, target
 
 
 def _preview(memory: Memory, tenant: str, kind: str, target: str) -> Any:

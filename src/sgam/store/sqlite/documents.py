@@ -43,6 +43,12 @@ class SQLiteDocuments(PortableDocuments):
             [(row.doc_id, tenant, row.revision, row.path, c.start_line, c.end_line, c.text) for c in chunks],
         )
 
+    def _chunks_moved(self, handle: object, chunk_ids: str, params: tuple[Any, ...]) -> None:
+        """The FTS5 table holds the path too and no trigger follows an update of it."""
+        db, _ = scope(handle)
+        db.run("UPDATE document_chunks_fts SET path = (SELECT c.path FROM document_chunks c "
+               f"WHERE c.chunk_id = document_chunks_fts.rowid) WHERE rowid IN ({chunk_ids})", params)
+
     def keyword_chunks(self, handle: object, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:
             return []
