@@ -127,3 +127,5 @@ class AsyncMemory:
     purge = _twin(Memory.purge)
     residue = _twin(Memory.residue)
     audit = _twin(Memory.audit)
+    display_names = _twin(Memory.display_names)
+    subject_collisions = _twin(Memory.subject_collisions)

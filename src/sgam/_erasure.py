@@ -66,15 +66,20 @@ def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str |
 def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Digests, call: str) -> Erased:
     """Delete every operation of the subject, on every purpose timeline, and empty its
     keys; no re-derivation is needed because nothing of those keys remains. The
-    subject's consent statements go too: they name it."""
-    keys = txn.keys_of_subject(subject)
-    removed = txn.delete_operations_of_subject(subject)
-    txn.delete_held_of_subject(subject)
-    txn.delete_consents_of_subject(subject)
-    _redact_extractions_of_subject(txn, subject)
-    for key_subject, attribute in keys:
-        txn.replace_versions(key_subject, attribute, [])
-    erased = Erased(operations=removed, keys=len(keys))
+    subject's consent statements and names go too: they name it. Stored ids that fold
+    into ``subject`` but that the normalisation migration left apart (collisions) are
+    the same person spelled otherwise: they are erased with it."""
+    erased = Erased()
+    for name in dict.fromkeys([subject, *(stored for _, stored in txn.subject_collisions(subject))]):
+        keys = txn.keys_of_subject(name)
+        erased.operations += txn.delete_operations_of_subject(name)
+        txn.delete_held_of_subject(name)
+        txn.delete_consents_of_subject(name)
+        _redact_extractions_of_subject(txn, name)
+        for key_subject, attribute in keys:
+            txn.replace_versions(key_subject, attribute, [])
+        erased.keys += len(keys)
+    txn.delete_names_of_subject(subject)
     audit(txn, now, "forget_subject", call, digests.of(txn.tenant, "subject", subject), erased)
     return erased
 

@@ -16,6 +16,7 @@ from ._ledger import Ledger
 from ._lifecycle import Lifecycle
 from ._memory_extraction import ExtractionCalls
 from ._memory_recall import RecallCalls
+from ._memory_shape import ShapeCalls
 from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
 from ._purpose import ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute
 from ._rules import OpKind, Version
@@ -33,6 +34,8 @@ from ._values import (
     check_limit,
     check_name,
     check_optional_name,
+    check_optional_subject,
+    check_subject,
     check_tenant,
     check_text,
 )
@@ -72,7 +75,7 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-class Memory(Lifecycle, ExtractionCalls, RecallCalls):
+class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
     """A bitemporal, tenant-scoped memory ledger.
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
@@ -310,7 +313,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         """Erase every assertion of ``subject`` (every purpose timeline, every version) and
         its consent statements, as if never recorded."""
         check_tenant(tenant)
-        subject = check_name(subject, "subject")
+        subject = check_subject(subject, "subject")
         return self._erase(tenant, lambda txn: forget_subject(
             txn, subject, self._writes.now(), self.ledger.digests, "forget_subject"))
 
@@ -348,7 +351,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         that purpose's timeline, falling back to the general one where it holds nothing;
         without, the general timeline only. Nothing while consent is revoked."""
         check_tenant(tenant)
-        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
         scope = check_purpose(purpose)
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
@@ -387,7 +390,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         read: Callable[[Reader, str, str], list[Version]],
     ) -> list[Assertion]:
         check_tenant(tenant)
-        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
         scope = check_purpose(purpose)
         with self.ledger.read(tenant, call) as reader:
             if not allowed(reader.consents(subject), scope):
@@ -410,7 +413,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         size = check_limit(limit)
         scope = check_purpose(purpose)
         flt = QueryFilter(
-            subject=check_optional_name(subject, "subject"),
+            subject=check_optional_subject(subject, "subject"),
             attribute=check_optional_name(attribute, "attribute"),
             memory_type=check_optional_name(memory_type, "memory_type"),
             at=None if all_times else self._moment(at, "at"),

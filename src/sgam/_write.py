@@ -36,6 +36,7 @@ from ._values import (
     check_confidence,
     check_name,
     check_optional_name,
+    check_subject,
     check_text,
 )
 from .store import EpisodeRow, WriteTransaction, apply_plan
@@ -73,6 +74,8 @@ class PendingOp:
     field_prefix: str = ""
     purpose: str | None = None
     expires_at: int | None = None
+    spelling: str | None = None
+    """The subject as the caller spelled it (its display name if it is the first)."""
 
     @property
     def ledger_attribute(self) -> str:
@@ -100,7 +103,7 @@ def validate_op(
     if memory_type is not None:
         check_name(memory_type, f"{field_prefix}memory_type")
     return PendingOp(
-        subject=check_name(subject, f"{field_prefix}subject"),
+        subject=check_subject(subject, f"{field_prefix}subject"),
         attribute=check_name(attribute, f"{field_prefix}attribute"),
         kind=kind,
         valid_at=to_micros(parse_timestamp(moment, f"{field_prefix}{moment_field}")),
@@ -111,6 +114,7 @@ def validate_op(
         field_prefix=field_prefix,
         purpose=check_purpose(purpose, f"{field_prefix}purpose"),
         expires_at=None if expires_at is None else to_micros(parse_timestamp(expires_at, f"{field_prefix}expires_at")),
+        spelling=" ".join(subject.split()),  # type: ignore[attr-defined]
     )
 
 
@@ -194,6 +198,8 @@ class WriteService:
         op = self.prepare(txn, pending, txn.schema_version())
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         op.seq = txn.append_operation(op)
+        if pending.spelling is not None:
+            txn.note_spellings([(op.subject, pending.spelling)])
         decided: Plan = plan(op, txn.key(op.subject, op.attribute))
         apply_plan(txn, decided, op.recorded_at)
         return Applied.of(op.seq, decided)
@@ -222,6 +228,9 @@ class WriteService:
             op.recorded_at = recorded_at
         for op, seq in zip(ops, txn.append_operations(ops), strict=True):
             op.seq = seq
+        spellings = [(op.subject, p.spelling) for op, p in zip(ops, batch, strict=True) if p.spelling is not None]
+        if spellings:
+            txn.note_spellings(spellings)
         results: list[Applied | None] = [None] * len(ops)
         inserts: list[Version] = []
         for (subject, attribute), indexes in by_key.items():

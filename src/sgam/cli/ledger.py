@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -59,6 +60,17 @@ def show_assertions(found: list[Assertion]) -> None:
           a.source, compact_time(a.recorded_at)) for a in found],
         empty="no assertions",
     )
+
+
+def displayed(memory: Memory, found: Any) -> Any:
+    """Assertions (one, a list, or none) with each subject shown by its display name."""
+    items = [found] if isinstance(found, Assertion) else found
+    if not isinstance(items, list) or not items:
+        return found
+    tenant = items[0].tenant
+    names = memory.display_names(tenant, [a.subject for a in items])
+    shown = [replace(a, subject=names.get(a.subject, a.subject)) for a in items]
+    return shown[0] if isinstance(found, Assertion) else shown
 
 
 def show_result(result: Any) -> None:
@@ -205,7 +217,8 @@ def register(app: typer.Typer) -> None:
                              markup=False)
             return found
 
-        run(db, as_json, call, lambda found: show_assertion(found, f"{subject}.{attribute}"), create=False)
+        run(db, as_json, call, lambda found: show_assertion(found, f"{subject}.{attribute}"), create=False,
+            for_people=displayed)
 
     @app.command("history")
     def history(
@@ -217,8 +230,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Every assertion of the key by valid time, as known at --known-at."""
         run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at, purpose=purpose),
-            show_history,
-            create=False)
+            show_history, create=False, for_people=displayed)
 
     @app.command("query")
     def query(
@@ -235,4 +247,5 @@ def register(app: typer.Typer) -> None:
         """Assertions of the tenant, filtered."""
         run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.query(
             tenant, subject=subject, attribute=attribute, memory_type=memory_type, at=at, known_at=known_at,
-            all_times=all_times, limit=n, purpose=purpose), "assertions"), show_assertions, create=False)
+            all_times=all_times, limit=n, purpose=purpose), "assertions"), show_assertions, create=False,
+            for_people=displayed)

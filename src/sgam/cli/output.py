@@ -82,13 +82,16 @@ def report_error(exc: SgamError, as_json: bool = False) -> None:
 
 def run(
     db: str | None, as_json: bool, call: Callable[[Memory], Any], show: Callable[[Any], None], *,
-    create: bool = True, **options: Any,
+    create: bool = True, for_people: Callable[[Memory, Any], Any] | None = None, **options: Any,
 ) -> None:
     """Parse-call-print: one library call, its result as JSON or for people. Reads pass
-    ``create=False``: they never create a database."""
+    ``create=False``: they never create a database. ``for_people`` rewrites the result
+    for the table (subjects by their display names); JSON keeps what the call returned."""
     with open_memory(db, as_json, create=create, **options) as memory:
         try:
             result = call(memory)
+            if for_people is not None and not as_json:
+                result = for_people(memory, result)
         except SgamError as exc:
             fail(exc, as_json)
             return

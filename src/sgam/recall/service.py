@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from .._errors import ValidationError
@@ -13,7 +14,7 @@ from .._time import from_micros
 from .._values import load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
 from ..search.scope import in_scope
-from ..store import EpisodeReads, LedgerReads, Reader
+from ..store import EpisodeReads, LedgerReads, Reader, SubjectReads
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
 from .sources import sources_first
@@ -34,7 +35,7 @@ SUPERSEDED_PER_KEY = 2
 EVIDENCE_LIMIT = 30
 
 
-class Facts(EpisodeReads, LedgerReads, Protocol):
+class Facts(EpisodeReads, LedgerReads, SubjectReads, Protocol):
     """What recall reads of a fact: its versions and the episode that sourced it."""
 
 
@@ -73,6 +74,7 @@ def recall(
         keys = timeline_keys(reader, keys, purpose, at, known_at, book)
         facts = [item for subject, attribute in keys
                  for item in _key_items(reader, subject, attribute, at, known_at)]
+        facts = _named(facts, reader.display_names([item.subject for item in facts if item.subject]))
     revoked = book.revoked_subjects(purpose)
     ranked = search.ranked(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
                            limit=EVIDENCE_LIMIT, now=at)
@@ -170,6 +172,12 @@ def _key_items(reader: Facts, subject: str, attribute: str, at: int, known_at: i
     items += [_fact(reader, v, superseded=True, score=0.5) for v in reversed(earlier)]
     items += [_fact(reader, v, superseded=True, score=0.4) for v in corrected[-1:]]
     return items
+
+
+def _named(facts: list[RecallItem], names: dict[str, str]) -> list[RecallItem]:
+    """Facts with their subject's display name where it differs from the id."""
+    return [item if item.subject is None or names.get(item.subject, item.subject) == item.subject
+            else replace(item, subject_name=names[item.subject]) for item in facts]
 
 
 def _fact(reader: Facts, version: Version, *, superseded: bool, score: float) -> RecallItem:

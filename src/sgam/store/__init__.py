@@ -32,6 +32,8 @@ from ._protocol import (
     RetentionRow,
     SchemaReads,
     SchemaWrites,
+    SubjectReads,
+    SubjectWrites,
     WriteTransaction,
     apply_plan,
 )
@@ -85,6 +87,8 @@ __all__ = [
     "RevisionRow",
     "SchemaReads",
     "SchemaWrites",
+    "SubjectReads",
+    "SubjectWrites",
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",

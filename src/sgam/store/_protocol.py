@@ -373,19 +373,35 @@ class AccessWrites(Scope, Protocol):
     def expire_idempotency(self, before: int) -> None: ...
 
 
+class SubjectReads(Scope, Protocol):
+    """Display names of subject ids, and the stored ids the normalisation left as they were."""
+
+    def display_names(self, subjects: Sequence[str]) -> dict[str, str]: ...
+    def subject_collisions(self, subject: str | None = None) -> list[tuple[str, str]]:
+        """(normalised id, stored id) pairs the subject migration reported."""
+        ...
+
+
+class SubjectWrites(SubjectReads, Protocol):
+    def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
+        """(subject id, spelling): the first spelling recorded for an id is kept."""
+        ...
+    def delete_names_of_subject(self, subject: str) -> int: ...
+
+
 # the whole ------------------------------------------------------------------------------
 
 
 class WriteTransaction(
     EpisodeWrites, SchemaWrites, LedgerWrites, ErasureWrites, ExtractionWrites, LifecycleWrites, ItemWrites,
-    ActionWrites, AccessWrites, DocumentAccess, Protocol,
+    ActionWrites, AccessWrites, DocumentAccess, SubjectWrites, Protocol,
 ):
     """One tenant's write unit of work; everything it does commits or rolls back together."""
 
 
 class Reader(
     EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, AccessReads,
-    Protocol,
+    SubjectReads, Protocol,
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 

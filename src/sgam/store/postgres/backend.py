@@ -42,6 +42,7 @@ from .._sql.extraction import ExtractionReads
 from .._sql.ledger import GET, GET_KNOWN, LedgerReader
 from .._sql.lifecycle import CONSENTS
 from .._sql.session import Params, Row
+from .._sql.subjects import SubjectReads
 from . import scan
 from .adapters import Micros, MicrosArray, Texts, configure
 from .connect import connect
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
+class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads):
     """Tenant-scoped reads (``Reader``); each is one indexed statement.
 
     The read's transaction starts with its first statement, which sets the tenant: a

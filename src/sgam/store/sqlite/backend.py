@@ -19,13 +19,14 @@ from .._search import SearchIndex
 from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import NEAR, KeyLookups, LedgerWrites, Near, near_from_rows
+from .._sql.subjects import SubjectWrites
 from . import scan
 from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
-from .migrations import MIGRATIONS
+from .migrations import MIGRATIONS, PROGRAMS
 from .reader import ReadScope
 from .residue import checkpoint, merge_full_text
 from .session import SQLiteSession
@@ -85,7 +86,9 @@ def _version_params(tenant: str, v: Version) -> tuple[Any, ...]:
     )
 
 
-class SQLiteWrite(TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites):
+class SQLiteWrite(
+    TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites,
+):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
     Schema and episode lookups go through ``cache``, which the backend keeps across
@@ -305,6 +308,8 @@ class SQLiteBackend:
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 for statement in _split_script(script):
                     conn.execute(statement)
+                if version in PROGRAMS:
+                    PROGRAMS[version](conn)
                 conn.execute(
                     "INSERT INTO sgam_migrations VALUES (?, datetime('now'))", (version,)
                 )

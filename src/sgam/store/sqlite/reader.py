@@ -12,6 +12,7 @@ from .._protocol import QueryFilter, Reader
 from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
+from .._sql.subjects import SubjectReads
 from .cache import Cache, TenantMemory
 from .errors import sgam_error
 from .items import ItemReads
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
     from .backend import SQLiteBackend
 
 
-class SQLiteReader(TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads):
+class SQLiteReader(
+    TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads,
+):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
     def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache) -> None:
