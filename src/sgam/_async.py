@@ -128,4 +128,5 @@ class AsyncMemory:
     residue = _twin(Memory.residue)
     audit = _twin(Memory.audit)
     display_names = _twin(Memory.display_names)
+    members = _twin(Memory.members)
     subject_collisions = _twin(Memory.subject_collisions)

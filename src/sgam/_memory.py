@@ -18,13 +18,15 @@ from ._memory_extraction import ExtractionCalls
 from ._memory_recall import RecallCalls
 from ._memory_shape import ShapeCalls
 from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
-from ._purpose import ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute
+from ._purpose import MEMBER, ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute, split_attribute
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
     AttributeSchema,
+    Cardinality,
     MemoryTypeSchema,
     ValueType,
+    parse_cardinality,
     parse_value_type,
 )
 from ._secret import Digests
@@ -146,10 +148,14 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
     def declare(
         self, tenant: str, attribute: str, value_type: ValueType | str | None, *,
         memory_type: str | None = None, sensitive: bool = False, description: str | None = None,
+        cardinality: Cardinality | str | None = None,
     ) -> AttributeSchema:
-        """Declare an attribute's value type (and optionally memory type, sensitivity);
-        later writes of other types are rejected. Bumps the tenant's schema version."""
+        """Declare an attribute's value type (and optionally memory type, sensitivity,
+        ``cardinality``: ``one``, or ``many`` for a set whose members each have their own
+        timeline; None keeps what the attribute had, default one); later writes of other
+        types are rejected. Bumps the tenant's schema version."""
         check_tenant(tenant)
+        chosen = None if cardinality is None else parse_cardinality(cardinality)
         if not isinstance(sensitive, bool):
             raise ValidationError("sensitive", sensitive, "must be true or false")
         schema = AttributeSchema(
@@ -159,7 +165,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
             sensitive=bool(sensitive),
             description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
         )
-        return self.ledger.run_write(tenant, lambda txn: self._writes.declare(txn, schema), "declare")
+        return self.ledger.run_write(tenant, lambda txn: self._writes.declare(txn, schema, chosen), "declare")
 
     def register_memory_type(self, tenant: str, name: str, model: type[BaseModel]) -> MemoryTypeSchema:
         """Make ``name`` a typed memory type whose values must validate against ``model``.
@@ -292,10 +298,12 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
 
     def retract(
         self, tenant: str, subject: str, attribute: str, at: Moment, source: str, *, purpose: str | None = None,
+        value: Any = None,
     ) -> WriteResult:
-        """Say the value holding at ``at`` stopped holding then (NotFoundError if none)."""
+        """Say the value holding at ``at`` stopped holding then (NotFoundError if none).
+        For a set (cardinality many) ``value`` names the member that stopped."""
         check_tenant(tenant)
-        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source, purpose=purpose)
+        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source, value, purpose=purpose)
         return self._apply(tenant, pending)
 
     def correct(
@@ -376,9 +384,17 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
         purpose: str | None = None,
     ) -> list[Assertion]:
         """Every assertion of the key's timeline (the general one, or ``purpose``'s) as the
-        ledger stood at ``known_at``, by ``valid_from``."""
-        return self._timeline(tenant, subject, attribute, purpose, "history",
-                              lambda reader, s, a: reader.history(s, a, optional_micros(known_at, "known_at")))
+        ledger stood at ``known_at``, by ``valid_from``. Of a set (cardinality many):
+        every member's assertions, by ``valid_from`` and then by the value's JSON text."""
+        known = optional_micros(known_at, "known_at")
+
+        def read(reader: Reader, s: str, a: str) -> list[Version]:
+            declared = reader.declared(split_attribute(a)[0])
+            if declared is not None and declared.cardinality is Cardinality.MANY:
+                return reader.set_history(s, f"{a}{MEMBER}", known)
+            return reader.history(s, a, known)
+
+        return self._timeline(tenant, subject, attribute, purpose, "history", read)
 
     def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
         """The full bitemporal record of a key's timeline: every version ever visible."""

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ._convert import to_assertion
 from ._errors import ValidationError
 from ._ledger import Ledger
-from ._values import check_subject, check_tenant
+from ._model import Assertion
+from ._purpose import allowed, check_purpose, members_prefix
+from ._time import Moment, moment_micros, optional_micros
+from ._values import check_name, check_subject, check_tenant
 
 MAX_NAMES = 10_000
 
@@ -30,6 +34,27 @@ class ShapeCalls:
         with self.ledger.read(tenant, "display_names") as reader:
             found = reader.display_names(ids) if ids else {}
         return {subject: found.get(subject, subject) for subject in ids}
+
+    def members(
+        self, tenant: str, subject: str, attribute: str, *, at: Moment | None = None,
+        known_at: Moment | None = None, purpose: str | None = None,
+    ) -> list[Assertion]:
+        """The members of the set ``subject.attribute`` (cardinality many) holding at valid
+        time ``at`` (default now) as known at ``known_at``, in the order of their values'
+        JSON text. With ``purpose``: that purpose's members, or the general timeline's
+        where none of the purpose holds. Nothing while consent is revoked."""
+        check_tenant(tenant)
+        subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
+        scope = check_purpose(purpose)
+        moment = moment_micros(self.ledger.clock, at, "at")
+        known = optional_micros(known_at, "known_at")
+        with self.ledger.read(tenant, "members") as reader:
+            if not allowed(reader.consents(subject), scope):
+                return []
+            found = [] if scope is None else reader.members(subject, members_prefix(attribute, scope), moment, known)
+            if not found:
+                found = reader.members(subject, members_prefix(attribute, None), moment, known)
+        return [to_assertion(tenant, version) for version in found]
 
     def subject_collisions(self, tenant: str) -> list[tuple[str, str]]:
         """(normalised id, stored id) of the rows the normalisation migration did not

@@ -19,12 +19,14 @@ from pydantic import BaseModel
 
 from ._errors import ConflictError, NotFoundError, SgamError, ValidationError
 from ._model import Fact
-from ._purpose import allowed, check_purpose, ledger_attribute, refuse
+from ._purpose import allowed, check_purpose, ledger_attribute, member_attribute, refuse
 from ._retention import DEFAULT_CLASS, check_class_name
 from ._rules import Effect, KeyTimeline, Operation, OpKind, Plan, Version, plan
 from ._schema import (
     DEFAULT_MEMORY_TYPE,
     AttributeSchema,
+    Cardinality,
+    ValueType,
     check_memory_value,
     check_value_type,
 )
@@ -42,6 +44,8 @@ from ._values import (
 from .store import EpisodeRow, WriteTransaction, apply_plan
 
 EPISODE_KINDS = ("message", "tool_result", "event", "document")
+MAX_MEMBER_BYTES = 1024
+"""A member of a set names its own key: bounded so every index over keys can hold it."""
 MAX_DERIVED_FROM = 1000
 
 
@@ -150,19 +154,42 @@ class WriteService:
             )
 
     def typed(self, txn: WriteTransaction, op: PendingOp, version: int) -> Operation:
-        """The validation half of ``prepare``: declared value type and memory type."""
+        """The validation half of ``prepare``: declared value type and memory type; a
+        member of a set gets its own timeline (the key names the member)."""
         value_text: str | None = None
         declared = txn.attribute_schema(op.attribute)
         memory_type = op.memory_type or (declared.memory_type if declared else None) or DEFAULT_MEMORY_TYPE
-        if op.kind is not OpKind.RETRACT:
-            field = f"{op.field_prefix}value"
-            check_value_type(op.value, declared.value_type if declared else None, field)
-            value_text = canonical_json(op.value, field)
-            self._check_memory_type(txn, memory_type, op.value)
+        field = f"{op.field_prefix}value"
+        is_set = declared is not None and declared.cardinality is Cardinality.MANY
+        if is_set and op.kind is OpKind.CORRECT:
+            raise ValidationError(f"{op.field_prefix}attribute", op.attribute,
+                                  "holds a set (cardinality many): a member cannot be corrected; retract the "
+                                  "member, or forget its source")
+        if is_set and op.kind is OpKind.RETRACT and op.value is None:
+            raise ValidationError(field, None, f"a retract of {op.attribute!r}, a set (cardinality many), "
+                                               "names the member to retract")
+        if op.kind is OpKind.RETRACT and not is_set and op.value is not None:
+            raise ValidationError(field, op.value, f"only a retract of a set (cardinality many) names a member; "
+                                                   f"{op.attribute!r} holds one value at a time")
+        if op.kind is not OpKind.RETRACT or is_set:
+            value_type = declared.value_type if declared else None
+            check_value_type(op.value, value_type, field)
+            value = check_subject(op.value, field) if value_type is ValueType.SUBJECT else op.value
+            value_text = canonical_json(value, field)
+            self._check_memory_type(txn, memory_type, value)
         if op.expires_at is not None and op.expires_at <= self.now():
             raise ValidationError(f"{op.field_prefix}expires_at", op.expires_at, "must be later than now")
+        attribute = op.ledger_attribute
+        if is_set:
+            assert value_text is not None
+            if len(value_text.encode()) > MAX_MEMBER_BYTES:
+                raise ValidationError(field, f"<{len(value_text.encode())} bytes>",
+                                      f"a member of a set is at most {MAX_MEMBER_BYTES} bytes of JSON")
+            attribute = member_attribute(op.attribute, op.purpose, value_text)
+            if op.kind is OpKind.RETRACT:
+                value_text = None
         return Operation(
-            seq=0, subject=op.subject, attribute=op.ledger_attribute, kind=op.kind, valid_at=op.valid_at,
+            seq=0, subject=op.subject, attribute=attribute, kind=op.kind, valid_at=op.valid_at,
             value=value_text, source=op.source, recorded_at=0, memory_type=memory_type,
             confidence=op.confidence, schema_version=version, expires_at=op.expires_at,
         )
@@ -323,11 +350,25 @@ class WriteService:
         added[row.episode_id] = (row, derived_from)
         return row
 
-    def declare(self, txn: WriteTransaction, schema: AttributeSchema) -> AttributeSchema:
+    def declare(
+        self, txn: WriteTransaction, schema: AttributeSchema, cardinality: Cardinality | None = None,
+    ) -> AttributeSchema:
+        """Record ``schema``; ``cardinality`` None keeps the attribute's (default one).
+        Changing the cardinality of an attribute that holds data would re-shape its
+        history: that is a schema migration, refused here."""
+        earlier = txn.attribute_schema(schema.attribute)
+        kept = earlier.cardinality if earlier is not None else Cardinality.ONE
+        chosen = kept if cardinality is None else cardinality
+        if chosen is not kept and txn.attribute_in_use(schema.attribute):
+            raise ConflictError(
+                f"cardinality: attribute {schema.attribute!r} holds data as cardinality {kept.value}; changing it "
+                f"to {chosen.value} is a schema migration sgam does not run yet", field="cardinality",
+                value=chosen.value,
+            )
         version = txn.bump_schema_version()
         stamped = AttributeSchema(
             schema.attribute, schema.value_type, schema.memory_type, schema.sensitive,
-            schema.description, version,
+            schema.description, version, chosen,
         )
         txn.put_attribute_schema(stamped)
         return stamped

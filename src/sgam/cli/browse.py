@@ -38,9 +38,9 @@ def show_schema(found: dict[str, Any]) -> None:
     attributes: list[AttributeSchema] = found["attributes"]
     types: list[MemoryTypeSchema] = found["memory_types"]
     print_table(
-        ("attribute", "type", "memory type", "sensitive", "schema version"),
-        [(a.attribute, cell(a.value_type), cell(a.memory_type), cell(a.sensitive), str(a.schema_version))
-         for a in attributes],
+        ("attribute", "type", "cardinality", "memory type", "sensitive", "schema version"),
+        [(a.attribute, cell(a.value_type), a.cardinality.value, cell(a.memory_type), cell(a.sensitive),
+          str(a.schema_version)) for a in attributes],
         empty="no declared attributes",
     )
     if types:

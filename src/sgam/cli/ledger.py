@@ -73,6 +73,22 @@ def displayed(memory: Memory, found: Any) -> Any:
     return shown[0] if isinstance(found, Assertion) else shown
 
 
+def show_members(found: list[Assertion]) -> None:
+    """A set's members: the key is the title, each member a row."""
+    title = f"{found[0].subject}.{found[0].attribute}" if found else None
+    print_table(
+        ("member", "valid from", "valid to", "source", "recorded"),
+        [(json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to), a.source,
+          compact_time(a.recorded_at)) for a in found],
+        title=title, empty="no members",
+    )
+
+
+def _is_set(memory: Memory, tenant: str, attribute: str) -> bool:
+    attributes, _ = memory.schema(tenant)
+    return any(a.attribute == attribute and a.cardinality == "many" for a in attributes)
+
+
 def show_result(result: Any) -> None:
     console.print(f"{result.effect.value} (operation {result.operation_id})", highlight=False)
     if result.assertion is not None:
@@ -94,7 +110,8 @@ def episode_pairs(episode: Episode) -> list[tuple[str, str]]:
 
 def show_declared(schema: AttributeSchema) -> None:
     print_pairs([
-        ("attribute", schema.attribute), ("type", cell(schema.value_type)), ("memory type", cell(schema.memory_type)),
+        ("attribute", schema.attribute), ("type", cell(schema.value_type)), ("cardinality", schema.cardinality.value),
+        ("memory type", cell(schema.memory_type)),
         ("sensitive", cell(schema.sensitive)), ("schema version", str(schema.schema_version)),
     ])
 
@@ -128,14 +145,16 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         attribute: Annotated[str, typer.Argument()],
         value_type: Annotated[str, typer.Argument(metavar="TYPE", help="string, integer, number, boolean, "
-                                                  "date, datetime, object or array.")],
+                                                  "date, datetime, object, array or subject (a relation).")],
         memory_type: Annotated[str | None, typer.Option(help="Memory type of the attribute.")] = None,
         sensitive: Annotated[bool, typer.Option(help="Mark the attribute sensitive.")] = False,
+        cardinality: Annotated[str | None, typer.Option(
+            help="one (a value at a time) or many (a set of members); default: keep what it had.")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Declare the value type of an attribute for the tenant."""
+        """Declare the value type (and cardinality) of an attribute for the tenant."""
         run(db, as_json, lambda m: m.declare(tenant, attribute, value_type, memory_type=memory_type,
-                                             sensitive=sensitive), show_declared)
+                                             sensitive=sensitive, cardinality=cardinality), show_declared)
 
     @app.command("write")
     def write(
@@ -165,10 +184,14 @@ def register(app: typer.Typer) -> None:
         at: Annotated[str, typer.Option("--at", help="When the value stopped holding.")],
         source: Annotated[str, typer.Option("--source", help="Episode id that says so.")],
         purpose: PurposeOption = None,
+        value: Annotated[str | None, typer.Option(
+            "--value", help="The member that stopped, for a set (JSON; a bare word is a string).")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Say the value holding at --at stopped holding then."""
-        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source, purpose=purpose), show_result)
+        """Say the value (of a set: the member --value) holding at --at stopped holding then."""
+        member = None if value is None else parse_value(value)
+        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source, purpose=purpose, value=member),
+            show_result)
 
     @app.command("correct")
     def correct(
@@ -210,15 +233,41 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """What holds for SUBJECT.ATTRIBUTE at --at, as known at --known-at."""
 
-        def call(memory: Memory) -> Assertion | None:
+        def call(memory: Memory) -> Assertion | list[Assertion] | None:
+            if _is_set(memory, tenant, attribute):
+                return memory.members(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
             found = memory.get(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
             if found is None and not memory.episodes(tenant, limit=1):
                 errors.print(f"tenant {tenant!r} has recorded nothing: check --tenant", highlight=False,
                              markup=False)
             return found
 
-        run(db, as_json, call, lambda found: show_assertion(found, f"{subject}.{attribute}"), create=False,
-            for_people=displayed)
+        def show(found: Assertion | list[Assertion] | None) -> None:
+            if isinstance(found, list):
+                show_members(found)
+            else:
+                show_assertion(found, f"{subject}.{attribute}")
+
+        run(db, as_json, call, show, create=False, for_people=displayed)
+
+    @app.command("collisions")
+    def collisions(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
+        """Stored subject ids the normalisation migration left apart: several fold into one id."""
+        run(db, as_json, lambda m: [{"subject": s, "stored": stored} for s, stored in m.subject_collisions(tenant)],
+            lambda found: print_table(("subject id", "stored as"), [(f["subject"], f["stored"]) for f in found],
+                                      empty="no collisions"), create=False)
+
+    @app.command("members")
+    def members(
+        tenant: TenantOption,
+        subject: Annotated[str, typer.Argument()],
+        attribute: Annotated[str, typer.Argument()],
+        at: AtOption = None, known_at: KnownAtOption = None, purpose: PurposeOption = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """The members of the set SUBJECT.ATTRIBUTE holding at --at, as known at --known-at."""
+        run(db, as_json, lambda m: m.members(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose),
+            show_members, create=False, for_people=displayed)
 
     @app.command("history")
     def history(

@@ -69,6 +69,7 @@ def _schema(context: ReplayContext, step: Step) -> None:
     context.memory.declare(
         step.tenant, a["attribute"], a["type"], memory_type=a.get("memory_type"),
         sensitive=bool(a.get("sensitive", False)), description=a.get("description"),
+        cardinality=a.get("cardinality"),
     )
 
 
@@ -83,7 +84,8 @@ def _write(context: ReplayContext, step: Step) -> None:
 
 def _retract(context: ReplayContext, step: Step) -> None:
     a = step.args
-    context.memory.retract(step.tenant, a["subject"], a["attribute"], a["at"], a["source"], purpose=a.get("purpose"))
+    context.memory.retract(step.tenant, a["subject"], a["attribute"], a["at"], a["source"], purpose=a.get("purpose"),
+                           value=a.get("value"))
 
 
 def _correct(context: ReplayContext, step: Step) -> None:
@@ -137,6 +139,9 @@ def _same_instant(expected: Any, actual: datetime | None) -> bool:
 
 def _expect(context: ReplayContext, step: Step) -> None:
     a = step.args
+    if "values" in a:
+        _expect_members(context, step)
+        return
     found = context.memory.get(step.tenant, a["subject"], a["attribute"], at=a.get("at"), known_at=a.get("known_at"),
                                purpose=a.get("purpose"))
     if a["value"] is None:
@@ -160,6 +165,24 @@ def _expect(context: ReplayContext, step: Step) -> None:
     }
     if not all(checks.values()):
         context.fail(step, expected, {k: actual[k] for k in expected})
+
+
+def _expect_members(context: ReplayContext, step: Step) -> None:
+    """``expect`` with ``values``: the members of a set holding at ``at``, as a set."""
+    a = step.args
+    found = context.memory.members(step.tenant, a["subject"], a["attribute"], at=a.get("at"),
+                                   known_at=a.get("known_at"), purpose=a.get("purpose"))
+    actual = [member.value for member in found]
+    if not _same_set(a["values"], actual):
+        context.fail(step, {"values": a["values"]}, {"values": actual})
+
+
+def _same_set(expected: list[Any], actual: list[Any]) -> bool:
+    """Whether two lists hold the same JSON values, in any order (repeats counted)."""
+    try:
+        return sorted(canonical_json(v) for v in expected) == sorted(canonical_json(v) for v in actual)
+    except SgamError:
+        return False
 
 
 def _expect_history(context: ReplayContext, step: Step) -> None:

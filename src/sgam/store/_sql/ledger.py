@@ -284,6 +284,32 @@ class LedgerReader(LedgerReads):
     def attribute_schemas(self) -> list[AttributeSchema]:
         return self._attribute_schema_rows("", ())
 
+    def declared(self, attribute: str) -> AttributeSchema | None:
+        found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+        return found[0] if found else None
+
+    def member_keys(self, subject: str, prefix: str) -> list[str]:
+        """The ledger attributes of the subject that start with ``prefix`` (the members of
+        a set, ``_purpose.members_prefix``): one index range of the key table."""
+        column = f"attribute{self._db.bytewise}"
+        rows = self._db.rows(
+            f"SELECT attribute FROM ledger_keys WHERE tenant = ? AND subject = ? AND {column} >= ? AND {column} < ? "
+            f"ORDER BY {column}", (self.tenant, subject, prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)),
+        )
+        return [str(row[0]) for row in rows]
+
+    def members(self, subject: str, prefix: str, at: int, known_at: int | None) -> list[Version]:
+        """The member of each key under ``prefix`` that holds at ``at`` as known at ``known_at``."""
+        found = (self.get(subject, attribute, at, known_at) for attribute in self.member_keys(subject, prefix))
+        return [version for version in found if version is not None]
+
+    def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:
+        """Every assertion of every member under ``prefix``, by ``valid_from`` and then by
+        the value's canonical JSON text."""
+        versions = [version for attribute in self.member_keys(subject, prefix)
+                    for version in self.history(subject, attribute, known_at)]
+        return sorted(versions, key=lambda v: (v.valid_from, v.value))
+
     def memory_types(self) -> list[MemoryTypeSchema]:
         return self._memory_type_rows("", ())
 
@@ -323,12 +349,14 @@ class LedgerWrites(LedgerReads):
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
         self._db.run(
             "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
-            "description, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "description, schema_version, cardinality) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (tenant, attribute) DO UPDATE SET value_type = excluded.value_type, "
             "memory_type = excluded.memory_type, sensitive = excluded.sensitive, "
-            "description = excluded.description, schema_version = excluded.schema_version",
+            "description = excluded.description, schema_version = excluded.schema_version, "
+            "cardinality = excluded.cardinality",
             (self.tenant, schema.attribute, schema.value_type.value if schema.value_type else None,
-             schema.memory_type, bool(schema.sensitive), schema.description, schema.schema_version),
+             schema.memory_type, bool(schema.sensitive), schema.description, schema.schema_version,
+             schema.cardinality.value),
         )
 
     def put_memory_type(self, schema: MemoryTypeSchema) -> None:
@@ -357,6 +385,15 @@ class LedgerWrites(LedgerReads):
              moment(op.recorded_at), op.memory_type, op.confidence, op.schema_version, moment(op.expires_at)),
             "seq",
         )
+
+    def attribute_in_use(self, attribute: str) -> bool:
+        """Whether any key of the tenant is of ``attribute``: itself, a purpose's timeline
+        of it, or a member of its set."""
+        row = self._db.row(
+            "SELECT 1 FROM ledger_keys WHERE tenant = ? AND (attribute = ? OR substr(attribute, 1, ?) IN (?, ?)) "
+            "LIMIT 1", (self.tenant, attribute, len(attribute) + 1, f"{attribute}\x1f", f"{attribute}\x1e"),
+        )
+        return row is not None
 
     def keys_of_subject(self, subject: str) -> list[tuple[str, str]]:
         rows = self._db.rows("SELECT DISTINCT attribute FROM operations WHERE tenant = ? AND subject = ?",
