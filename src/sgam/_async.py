@@ -129,4 +129,6 @@ class AsyncMemory:
     audit = _twin(Memory.audit)
     display_names = _twin(Memory.display_names)
     members = _twin(Memory.members)
+    linked = _twin(Memory.linked)
+    reachable = _twin(Memory.reachable)
     subject_collisions = _twin(Memory.subject_collisions)

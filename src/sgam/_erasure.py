@@ -19,7 +19,7 @@ from typing import Any
 
 from ._errors import NotFoundError, SgamError
 from ._item_keys import ledger_key
-from ._purpose import split_attribute
+from ._purpose import MEMBER, split_attribute
 from ._rules import KeyTimeline
 from ._secret import Digests
 from ._values import canonical_json
@@ -79,9 +79,28 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
         for key_subject, attribute in keys:
             txn.replace_versions(key_subject, attribute, [])
         erased.keys += len(keys)
+    erased.add(_forget_relations_naming(txn, subject))
     txn.delete_names_of_subject(subject)
     audit(txn, now, "forget_subject", call, digests.of(txn.tenant, "subject", subject), erased)
     return erased
+
+
+def _forget_relations_naming(txn: WriteTransaction, subject: str) -> Erased:
+    """Every write of a relation whose value names ``subject`` (and every operation of a
+    set member that is ``subject``), erased, and each touched key re-derived."""
+    value = canonical_json(subject)
+    keys: set[tuple[str, str]] = set()
+    doomed: list[int] = []
+    for attribute in txn.relation_attributes():
+        for key in txn.keys_naming(attribute, value):
+            keys.add(key)
+            member = MEMBER in key[1]
+            doomed += [op.seq for op in txn.operations(*key) if member or op.value == value]
+    if not doomed:
+        return Erased()
+    removed = txn.delete_operations(sorted(doomed))
+    rederive(txn, keys, {key: {value} for key in keys})
+    return Erased(operations=removed, keys=len(keys))
 
 
 def forget_episode(

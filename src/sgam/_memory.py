@@ -19,6 +19,7 @@ from ._memory_recall import RecallCalls
 from ._memory_shape import ShapeCalls
 from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
 from ._purpose import MEMBER, ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute, split_attribute
+from ._relations import is_relation, named, visible_versions
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
@@ -377,6 +378,8 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
             version = scoped(reader)
             if version is None:
                 version = general(reader)
+            if version is not None and version.value.startswith('"') and not visible_versions(reader, [version], scope):
+                return None  # a relation naming a subject whose consent is revoked
         return None if version is None else to_assertion(tenant, version)
 
     def history(
@@ -391,8 +394,10 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
         def read(reader: Reader, s: str, a: str) -> list[Version]:
             declared = reader.declared(split_attribute(a)[0])
             if declared is not None and declared.cardinality is Cardinality.MANY:
-                return reader.set_history(s, f"{a}{MEMBER}", known)
-            return reader.history(s, a, known)
+                return visible_versions(reader, reader.set_history(s, f"{a}{MEMBER}", known), scope)
+            return visible_versions(reader, reader.history(s, a, known), scope)
+
+        scope = check_purpose(purpose)
 
         return self._timeline(tenant, subject, attribute, purpose, "history", read)
 
@@ -441,9 +446,15 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
         with self.ledger.read(tenant, "query") as reader:
             book = ConsentBook(reader.revoking_consents(consent_uses(scope)))
             versions = reader.query(flt)
+            revoked = book.revoked_subjects(scope)
+            if revoked:  # a relation naming a subject whose consent is revoked is not returned
+                relations = {s.attribute for s in reader.attribute_schemas() if is_relation(s)}
+                hidden = {id(v) for v in versions
+                          if split_attribute(v.attribute)[0] in relations and named(v) in revoked}
         last = versions[size - 1] if len(versions) > size else None
         following = None if last is None else encode_cursor(last.subject, last.attribute, last.valid_from)
-        found = [to_assertion(tenant, v) for v in versions[:size] if book.allows(v.subject, scope)]
+        found = [to_assertion(tenant, v) for v in versions[:size]
+                 if book.allows(v.subject, scope) and (not revoked or id(v) not in hidden)]
         if scope is not None and flt.at is not None:
             scoped = {(a.subject, a.attribute) for a in found if a.purpose is not None}
             found = [a for a in found if a.purpose is not None or (a.subject, a.attribute) not in scoped]

@@ -165,3 +165,14 @@ class Residue:
     text: str
     found: bool
     places: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Reachable:
+    """The subjects reached by following relations outward (``Memory.reachable``);
+    ``cut`` says the fan-out limit stopped the walk before it was complete."""
+
+    tenant: str
+    start: str
+    subjects: list[str]
+    cut: bool = False

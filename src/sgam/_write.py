@@ -142,8 +142,16 @@ class WriteService:
         return typed
 
     def check_consent(self, txn: WriteTransaction, op: PendingOp) -> None:
+        """The subject's consent, and for a write of a relation the consent of the
+        subject its value names."""
         if not allowed(txn.consents(op.subject), op.purpose):
             raise refuse(op.subject, op.purpose, f"{op.field_prefix}subject")
+        if op.kind is OpKind.WRITE and isinstance(op.value, str):
+            declared = txn.attribute_schema(op.attribute)
+            if declared is not None and declared.value_type is ValueType.SUBJECT:
+                target = check_subject(op.value, f"{op.field_prefix}value")
+                if not allowed(txn.consents(target), op.purpose):
+                    raise refuse(target, op.purpose, f"{op.field_prefix}value")
 
     def check_source(self, txn: WriteTransaction, op: PendingOp) -> None:
         source = txn.episode(op.source)

@@ -38,6 +38,8 @@ OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
                {"value", "values", "at", "known_at", "source", "valid_from", "valid_to", "purpose"}),
     "expect_history": ({"subject", "attribute", "values"}, {"known_at", "purpose"}),
     "expect_episode": ({"id", "exists"}, set()),
+    "expect_linked": ({"attribute", "to", "subjects"}, {"at", "known_at"}),
+    "expect_reachable": ({"from", "attributes", "depth", "subjects"}, {"at", "known_at"}),
     "clock": (set(), set()),
     "model_reply": (set(), set()),
     "extract": ({"episode"}, {"min_confidence", "promote_after", "hold_inferred", "confirm_sensitive"}),
@@ -226,6 +228,10 @@ def _check_fields(path: str, number: int, operation: str, args: Any) -> None:
         raise ScenarioFileError(path, "expect takes exactly one of value or values (a set's members)", number)
     if operation == "expect" and "values" in args and not isinstance(args["values"], list):
         raise ScenarioFileError(path, "expect: values must be a list", number)
+    if operation in ("expect_linked", "expect_reachable") and not isinstance(args["subjects"], list):
+        raise ScenarioFileError(path, f"{operation}: subjects must be a list", number)
+    if operation == "expect_reachable" and not isinstance(args["attributes"], list):
+        raise ScenarioFileError(path, "expect_reachable: attributes must be a list", number)
     if operation == "expect_history" and not isinstance(args["values"], list):
         raise ScenarioFileError(path, "expect_history: values must be a list", number)
     if operation == "expect_episode" and not isinstance(args["exists"], bool):

@@ -8,8 +8,9 @@ from typing import Any
 
 from .._errors import SgamError
 from .._memory import Memory
+from .._relations import MAX_FAN_OUT
 from .._time import format_timestamp, parse_timestamp
-from .._values import canonical_json
+from .._values import MAX_QUERY_LIMIT, canonical_json, normalise_subject
 from .context import ReplayClock, ReplayContext, ScenarioResult, StepHandler
 from .extraction_steps import EXTRACTION_STEPS
 from .loader import Scenario, Step
@@ -185,6 +186,30 @@ def _same_set(expected: list[Any], actual: list[Any]) -> bool:
         return False
 
 
+def _subject_set(ids: list[Any]) -> list[str] | None:
+    """Expected subject ids as the sorted set of their normalised forms (None if one is
+    not a string: it can equal nothing found)."""
+    if not all(isinstance(s, str) for s in ids):
+        return None
+    return sorted({normalise_subject(s) for s in ids})
+
+
+def _expect_linked(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    found = context.memory.linked(step.tenant, a["attribute"], a["to"], at=a.get("at"), known_at=a.get("known_at"),
+                                  limit=MAX_QUERY_LIMIT)
+    if _subject_set(a["subjects"]) != sorted(found):
+        context.fail(step, {"subjects": a["subjects"]}, {"subjects": sorted(found)})
+
+
+def _expect_reachable(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    found = context.memory.reachable(step.tenant, a["from"], a["attributes"], depth=a["depth"], at=a.get("at"),
+                                     known_at=a.get("known_at"), fan_out=MAX_FAN_OUT)
+    if _subject_set(a["subjects"]) != sorted(found.subjects) or found.cut:
+        context.fail(step, {"subjects": a["subjects"]}, {"subjects": sorted(found.subjects), "cut": found.cut})
+
+
 def _expect_history(context: ReplayContext, step: Step) -> None:
     a = step.args
     found = context.memory.history(step.tenant, a["subject"], a["attribute"], known_at=a.get("known_at"),
@@ -201,4 +226,5 @@ LEDGER_STEPS: dict[str, StepHandler] = {
     "retract": _retract, "correct": _correct, "forget": _forget,
     "retention": _retention, "consent": _consent,
     "expect": _expect, "expect_history": _expect_history, "expect_episode": _expect_episode,
+    "expect_linked": _expect_linked, "expect_reachable": _expect_reachable,
 }

@@ -28,6 +28,9 @@ from .._rows import (
 from .session import Session
 
 KEY = "tenant = ? AND subject = ? AND attribute = ?"
+MAX_INDEXED_VALUE = 1100
+"""Values at most this long are in ``assertions_by_value`` (a subject id is at most 256
+characters; its JSON escapes fit)."""
 
 
 def visible(alias: str = "") -> str:
@@ -288,6 +291,24 @@ class LedgerReader(LedgerReads):
         found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
         return found[0] if found else None
 
+    def holders(self, attribute: str, value: str, at: int, known_at: int | None, limit: int) -> list[Version]:
+        """Up to ``limit`` versions of the ledger attribute ``attribute`` whose value is
+        ``value`` (canonical JSON) and that hold at ``at`` as known at ``known_at``, by
+        subject: who names a subject (``linked``), one range of ``assertions_by_value``."""
+        moment = self._db.moment
+        if known_at is None:
+            seen, known, params = "n.recorded_to IS NULL", [], ["a.recorded_to IS NULL"]
+        else:
+            known = [moment(known_at), moment(known_at)]
+            seen, params = visible("n"), [visible("a")]
+        sql = (f"SELECT {version_columns_of('a')} FROM assertions a INDEXED BY assertions_by_value "
+               f"WHERE a.tenant = ? AND a.attribute{self._db.bytewise} = ? AND a.value = ? "
+               f"AND length(a.value) <= {MAX_INDEXED_VALUE} AND {params[0]} AND a.valid_from <= ? "
+               f"AND (a.valid_to IS NULL OR a.valid_to > ?) AND {next_clause('a', seen)} ORDER BY a.subject LIMIT ?")
+        rows = self._db.rows(sql, (self.tenant, attribute, value, *known, moment(at), moment(at), *known, moment(at),
+                                   limit))
+        return [version_from_row(row) for row in rows]
+
     def member_keys(self, subject: str, prefix: str) -> list[str]:
         """The ledger attributes of the subject that start with ``prefix`` (the members of
         a set, ``_purpose.members_prefix``): one index range of the key table."""
@@ -386,6 +407,12 @@ class LedgerWrites(LedgerReads):
             "seq",
         )
 
+    def relation_attributes(self) -> list[str]:
+        """The tenant's attributes declared with type subject."""
+        rows = self._db.rows("SELECT attribute FROM attribute_schemas WHERE tenant = ? AND value_type = 'subject' "
+                             "ORDER BY attribute", (self.tenant,))
+        return [str(row[0]) for row in rows]
+
     def attribute_in_use(self, attribute: str) -> bool:
         """Whether any key of the tenant is of ``attribute``: itself, a purpose's timeline
         of it, or a member of its set."""
@@ -394,6 +421,17 @@ class LedgerWrites(LedgerReads):
             "LIMIT 1", (self.tenant, attribute, len(attribute) + 1, f"{attribute}\x1f", f"{attribute}\x1e"),
         )
         return row is not None
+
+    def keys_naming(self, attribute: str, value: str) -> list[tuple[str, str]]:
+        """Keys of ``attribute`` (its general timeline, its members, its purposes'
+        timelines) with a version, in any transaction time, whose value is ``value``."""
+        column = f"attribute{self._db.bytewise}"
+        head = (f"SELECT DISTINCT subject, attribute FROM assertions INDEXED BY assertions_by_value WHERE tenant = ? "
+                f"AND value = ? AND length(value) <= {MAX_INDEXED_VALUE} AND ")
+        exact = self._db.rows(f"{head}{column} IN (?, ?)", (self.tenant, value, attribute, f"{attribute}\x1e{value}"))
+        scoped = self._db.rows(f"{head}{column} >= ? AND {column} < ?",
+                               (self.tenant, value, f"{attribute}\x1f", f"{attribute}\x20"))
+        return sorted({(str(row[0]), str(row[1])) for row in exact + scoped})
 
     def keys_of_subject(self, subject: str) -> list[tuple[str, str]]:
         rows = self._db.rows("SELECT DISTINCT attribute FROM operations WHERE tenant = ? AND subject = ?",

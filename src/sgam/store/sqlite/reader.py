@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ..._schema import AttributeSchema
 from .._protocol import QueryFilter, Reader
 from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
@@ -35,6 +36,15 @@ class SQLiteReader(
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
+
+    def declared(self, attribute: str) -> AttributeSchema | None:
+        """From the connection's cache, as the write unit of work's ``attribute_schema``."""
+        def load() -> AttributeSchema | None:
+            found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+            return found[0] if found else None
+
+        schema: AttributeSchema | None = self._cached(("attribute", self.tenant, attribute), load)
+        return schema
 
     def _query_source(self, flt: QueryFilter) -> tuple[str, str, list[str], list[Any]]:
         """Without a subject, a filter by memory type or by attribute walks the tenant's

@@ -36,7 +36,7 @@ SCRIPT = """
     ALTER TABLE attribute_schemas ADD COLUMN cardinality text NOT NULL DEFAULT 'one'
         CHECK (cardinality IN ('one', 'many'));
     CREATE INDEX ledger_keys_members ON ledger_keys (tenant, subject, attribute COLLATE "C");
-    CREATE INDEX assertions_by_value ON assertions (tenant, attribute, value, subject)
+    CREATE INDEX assertions_by_value ON assertions (tenant, attribute COLLATE "C", value, subject)
         WHERE length(value) <= 1100;
     """
 
