@@ -16,9 +16,9 @@ from ._errors import (
     ValidationError,
 )
 from ._memory import DEFAULT_URL, Memory
-from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
+from ._model import Assertion, Episode, Fact, ForgetResult, Page, Reachable, WriteResult
 from ._rules import Effect
-from ._schema import AttributeSchema, MemoryTypeSchema, ValueType
+from ._schema import AttributeSchema, Cardinality, MemoryTypeSchema, ValueType
 from .recall import Citation, RecallItem, RecallResult
 from .search import Embedder, EvidenceHit, Model2VecEmbedder, OpenAIEmbedder, SearchConfig, WordLlamaEmbedder
 
@@ -31,6 +31,7 @@ __all__ = [
     "Assertion",
     "AsyncMemory",
     "AttributeSchema",
+    "Cardinality",
     "BusyError",
     "Citation",
     "ConflictError",
@@ -48,6 +49,7 @@ __all__ = [
     "NotFoundError",
     "OpenAIEmbedder",
     "Page",
+    "Reachable",
     "RecallItem",
     "RecallResult",
     "Reconciled",

@@ -35,3 +35,21 @@ def test_a_set_through_the_cli(tmp_path: Path) -> None:
     schema = _sgam(db, "schema")
     assert "cardinality" in schema and "many" in schema
     assert json.loads(_sgam(db, "collisions", "--json")) == []
+
+
+def test_relations_through_the_cli(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _sgam(db, "episode", "e1", T1, "Acme buys from Cogs; Zed buys from Acme")
+    _sgam(db, "declare", "supplier", "subject", "--cardinality", "many")
+    _sgam(db, "write", "Acme Corp", "supplier", "Cogs", "--valid-from", T1, "--source", "e1")
+    _sgam(db, "write", "zed", "supplier", "acme corp", "--valid-from", T1, "--source", "e1")
+    assert json.loads(_sgam(db, "linked", "supplier", "COGS", "--json")) == ["acme corp"]
+    assert "Acme Corp (acme corp)" in _sgam(db, "linked", "supplier", "cogs")
+    found = json.loads(_sgam(db, "reachable", "zed", "--attribute", "supplier", "--depth", "2", "--json"))
+    assert sorted(found["subjects"]) == ["acme corp", "cogs"] and found["cut"] is False
+    cut = CliRunner().invoke(app, ["reachable", "--tenant", "t", "--db", db, "zed", "--attribute", "supplier",
+                                   "--depth", "2", "--fan-out", "1"])
+    assert cut.exit_code == 0 and "cut at 1" in cut.output
+    bad = CliRunner().invoke(app, ["reachable", "--tenant", "t", "--db", db, "zed", "--attribute", "supplier",
+                                   "--depth", "11", "--json"])
+    assert bad.exit_code != 0 and "depth" in bad.output

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from .._memory import Memory
-from .._model import Assertion, Episode, ForgetResult
+from .._model import Assertion, Episode, ForgetResult, Reachable
 from .._schema import AttributeSchema
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, parse_value, read_text
@@ -82,6 +82,16 @@ def show_members(found: list[Assertion]) -> None:
           compact_time(a.recorded_at)) for a in found],
         title=title, empty="no members",
     )
+
+
+def show_subjects(found: list[str], title: str) -> None:
+    print_table(("subject",), [(subject,) for subject in found], title=title, empty="no subjects")
+
+
+def _names(memory: Memory, tenant: str, subjects: list[str]) -> list[str]:
+    """Subject ids as people read them: the display name, with the id when it differs."""
+    names = memory.display_names(tenant, subjects) if subjects else {}
+    return [s if names.get(s, s) == s else f"{names[s]} ({s})" for s in subjects]
 
 
 def _is_set(memory: Memory, tenant: str, attribute: str) -> bool:
@@ -249,6 +259,43 @@ def register(app: typer.Typer) -> None:
                 show_assertion(found, f"{subject}.{attribute}")
 
         run(db, as_json, call, show, create=False, for_people=displayed)
+
+    @app.command("linked")
+    def linked(
+        tenant: TenantOption,
+        attribute: Annotated[str, typer.Argument(help="A relation (an attribute of type subject).")],
+        to: Annotated[str, typer.Argument(help="The subject its value names.")],
+        at: AtOption = None, known_at: KnownAtOption = None, limit: LimitOption = 100,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Every subject whose ATTRIBUTE names TO at --at, as known at --known-at."""
+        run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.linked(tenant, attribute, to, at=at,
+                                                                          known_at=known_at, limit=n), "subjects"),
+            lambda found: show_subjects(found, f"{attribute} -> {to}"), create=False,
+            for_people=lambda m, found: _names(m, tenant, found))
+
+    @app.command("reachable")
+    def reachable(
+        tenant: TenantOption,
+        start: Annotated[str, typer.Argument(metavar="FROM", help="The subject the walk starts from.")],
+        attributes: Annotated[list[str], typer.Option(
+            "--attribute", help="A relation to follow outward (repeat for several).")],
+        depth: Annotated[int, typer.Option(help="Steps, from 1 to 10.")] = 1,
+        fan_out: Annotated[int, typer.Option("--fan-out", help="At most this many subjects.")] = 1000,
+        at: AtOption = None, known_at: KnownAtOption = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Every subject reached from FROM along the --attribute relations within --depth steps."""
+
+        def show(found: Reachable) -> None:
+            show_subjects(found.subjects, f"reachable from {found.start} within {depth}")
+            if found.cut:
+                errors.print(f"cut at {len(found.subjects)} subjects (raise --fan-out)", highlight=False,
+                             markup=False)
+
+        run(db, as_json, lambda m: m.reachable(tenant, start, attributes, depth=depth, at=at, known_at=known_at,
+                                               fan_out=fan_out), show, create=False,
+            for_people=lambda m, found: replace(found, subjects=_names(m, tenant, found.subjects)))
 
     @app.command("collisions")
     def collisions(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
