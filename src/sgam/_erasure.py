@@ -66,7 +66,8 @@ def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str |
 def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Digests, call: str) -> Erased:
     """Delete every operation of the subject, on every purpose timeline, and empty its
     keys; no re-derivation is needed because nothing of those keys remains. The
-    subject's consent statements and names go too: they name it. Stored ids that fold
+    subject's display name goes too; its consent statements stay as they stand, so a
+    revocation keeps what was erased from being learned again. Stored ids that fold
     into ``subject`` but that the normalisation migration left apart (collisions) are
     the same person spelled otherwise: they are erased with it."""
     erased = Erased()
@@ -74,7 +75,6 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
         keys = txn.keys_of_subject(name)
         erased.operations += txn.delete_operations_of_subject(name)
         txn.delete_held_of_subject(name)
-        txn.delete_consents_of_subject(name)
         _redact_extractions_of_subject(txn, name)
         for key_subject, attribute in keys:
             txn.replace_versions(key_subject, attribute, [])

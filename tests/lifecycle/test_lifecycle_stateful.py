@@ -117,8 +117,7 @@ class Model:
             self.allows(w.subject, None) for w in self.writes if w.source == episode_id)
 
     def forget_subject(self, subject: str) -> None:
-        self.writes = [w for w in self.writes if w.subject != subject]
-        self.consent = [c for c in self.consent if c[0] != subject]
+        self.writes = [w for w in self.writes if w.subject != subject]  # consent stays as it stands
 
     # consent ------------------------------------------------------------------------
 

@@ -237,9 +237,6 @@ class LifecycleWrites(LifecycleReads):
             (self.tenant, subject, purpose, bool(granted), self._db.moment(at), self.tenant),
         )
 
-    def delete_consents_of_subject(self, subject: str) -> int:
-        return self._db.count("DELETE FROM consents WHERE tenant = ? AND subject = ?", (self.tenant, subject))
-
     def record_audit(self, row: AuditRow) -> None:
         self._db.run(
             "INSERT INTO audit_log (tenant, at, action, call, target, rows, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -329,10 +329,6 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._consents.pop(subject, None)
         super().put_consent(subject, purpose, granted, at)
 
-    def delete_consents_of_subject(self, subject: str) -> int:
-        self._consents.pop(subject, None)
-        return super().delete_consents_of_subject(subject)
-
     def _forget_cached(self, subject: str, attribute: str) -> None:
         self._current.pop((subject, attribute), None)
         self._last.pop((subject, attribute), None)
