@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("schema")
     def schema(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
-        """The attributes the tenant declared (value type, cardinality, memory type, sensitivity) and its memory types."""
+        """Declared attributes (value type, cardinality, memory type, sensitivity) and memory types."""
 
         def call(memory: Any) -> dict[str, Any]:
             attributes, types = memory.schema(tenant)
