@@ -88,3 +88,15 @@ def test_linked_reads_an_index_on_sqlite(tmp_path: Path) -> None:
         plan = conn.execute(f"EXPLAIN QUERY PLAN {sqls[0]}", ("t", 'supplier\x1e"cogs"', '"cogs"', 1, 1, 1, 10))
         details = " ".join(str(row[3]) for row in plan)
     assert "assertions_by_value" in details and "SCAN a " not in f"{details} "
+
+
+def test_recall_does_not_say_a_relation_naming_a_revoked_subject(memory: Memory) -> None:
+    memory.add_episode("t", "e1", T1, "Mira's manager is Ola.")
+    memory.declare("t", "manager", "subject")
+    memory.write("t", "Mira", "manager", "Ola", T1, "e1")
+    shown = [item for item in memory.recall("t", "who is the manager of mira").items if item.kind == "fact"]
+    assert [(item.subject, item.value, item.subject_name) for item in shown] == [("mira", "ola", "Mira")]
+    memory.consent("t", "ola", False)
+    assert not [item for item in memory.recall("t", "who is the manager of mira").items if item.kind == "fact"]
+    assert memory.get("t", "mira", "manager") is None
+    assert memory.query("t", subject="mira") == []

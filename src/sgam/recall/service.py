@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 from .._errors import ValidationError
 from .._purpose import ConsentBook, consent_uses, ledger_attribute, split_attribute
 from .._rules import Version
+from .._schema import ValueType
 from .._time import from_micros
 from .._values import load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
@@ -76,6 +77,9 @@ def recall(
                  for item in _key_items(reader, subject, attribute, at, known_at)]
         facts = _named(facts, reader.display_names([item.subject for item in facts if item.subject]))
     revoked = book.revoked_subjects(purpose)
+    if revoked:  # a relation's value naming a subject whose consent is revoked is not said
+        relations = {schema.attribute for schema in schemas if schema.value_type is ValueType.SUBJECT}
+        facts = [item for item in facts if item.attribute not in relations or item.value not in revoked]
     ranked = search.ranked(tenant, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
                            limit=EVIDENCE_LIMIT, now=at)
     sources = [item.citation.episode_id for item in sorted(facts, key=lambda item: item.superseded)

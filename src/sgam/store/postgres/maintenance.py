@@ -20,7 +20,7 @@ ERASED_TABLES = (
     "episodes", "operations", "assertions", "ledger_keys", "ledger_key_terms", "episode_vectors", "assertion_vectors",
     "episode_vector_heads", "extractions", "held_candidates", "extraction_jobs",
     "documents", "document_revisions", "document_chunks", "document_vectors",
-    "episode_derivations", "consents",
+    "episode_derivations", "consents", "subject_names", "subject_collisions",
 )
 """Every table an erasure or expiry deletes or rewrites rows of (``tombstones`` and
 ``audit_log`` only gain rows, and hold keyed digests)."""
