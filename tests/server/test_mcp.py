@@ -21,7 +21,8 @@ from .conftest import Served
 
 T0 = "2026-01-01T00:00:00Z"
 ADMIN_TOOLS = {"forget", "set_retention", "purge"}
-TOOLS = {"recall", "get_fact", "fact_history", "write_fact", "remember", "search_memory", "set_consent",
+TOOLS = {"recall", "get_fact", "fact_history", "set_members", "linked_subjects", "reachable_subjects",
+         "write_fact", "remember", "search_memory", "set_consent",
          "get_consent", "retention_classes", "audit_log", "memory_files", "search_documents"} | ADMIN_TOOLS
 
 
@@ -58,6 +59,11 @@ async def exercise(client: Client, *, admin: bool) -> dict[str, Any]:
     assert missing == {"found": False, "fact": None}
     assert [f["value"] for f in (await call("fact_history", {"subject": "mira", "attribute": "city"}))["facts"]] \
         == ["Rome"]
+    assert (await call("set_members", {"subject": "MIRA", "attribute": "teams"}))["facts"] == []
+    for tool, arguments in (("linked_subjects", {"attribute": "city", "to": "rome"}),
+                            ("reachable_subjects", {"start": "mira", "attributes": ["city"], "depth": 2})):
+        not_a_relation = await client.call_tool(tool, arguments)
+        assert not_a_relation.is_error and "validation" in text_of(not_a_relation), tool
     hits = (await call("search_memory", {"question": "Mira moved"}))["hits"]
     assert [h["episode_id"] for h in hits] == ["e1"]
     recalled = await call("recall", {"question": "Which city does mira live in?", "budget": 400})

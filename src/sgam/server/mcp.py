@@ -59,6 +59,11 @@ class HistoryOutput(BaseModel):
     facts: list[Assertion]
 
 
+class SubjectsOutput(BaseModel):
+    subjects: list[str]
+    cut: bool = False
+
+
 class WriteOutput(BaseModel):
     result: WriteResult
 
@@ -172,6 +177,32 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
         facts = await guarded("read", lambda p: memory.history(p.tenant, subject, attribute, known_at=known_at,
                                                                purpose=purpose))
         return fenced({"facts": to_json(facts)})
+
+    @server.tool(annotations=read_only)
+    async def set_members(subject: str, attribute: str, at: str | None = None, known_at: str | None = None,
+                          purpose: str | None = None) -> Annotated[CallToolResult, HistoryOutput]:
+        """The members of a set (an attribute of cardinality many), e.g. the members of team 7,
+        holding at `at` (default now) as the ledger stood at `known_at`."""
+        facts = await guarded("read", lambda p: memory.members(p.tenant, subject, attribute, at=at,
+                                                               known_at=known_at, purpose=purpose))
+        return fenced({"facts": to_json(facts)})
+
+    @server.tool(annotations=read_only)
+    async def linked_subjects(attribute: str, to: str, at: str | None = None,
+                              known_at: str | None = None) -> Annotated[CallToolResult, SubjectsOutput]:
+        """Who links to a subject: every subject whose relation `attribute` (a subject-typed
+        attribute, e.g. supplier) names `to` at `at`, as known at `known_at`."""
+        found = await guarded("read", lambda p: memory.linked(p.tenant, attribute, to, at=at, known_at=known_at))
+        return fenced({"subjects": found, "cut": False})
+
+    @server.tool(annotations=read_only)
+    async def reachable_subjects(start: str, attributes: list[str], depth: int = 1, at: str | None = None,
+                                 known_at: str | None = None) -> Annotated[CallToolResult, SubjectsOutput]:
+        """Everything connected to `start` within `depth` (1 to 10) steps along the relations
+        `attributes`, at `at` as known at `known_at`; `cut` says the walk hit its limit."""
+        found = await guarded("read", lambda p: memory.reachable(p.tenant, start, attributes, depth=depth, at=at,
+                                                                 known_at=known_at))
+        return fenced({"subjects": found.subjects, "cut": found.cut})
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     async def write_fact(subject: str, attribute: str, value: Any, valid_from: str, source: str,
