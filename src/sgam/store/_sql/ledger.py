@@ -320,9 +320,32 @@ class LedgerReader(LedgerReads):
         return [str(row[0]) for row in rows]
 
     def members(self, subject: str, prefix: str, at: int, known_at: int | None) -> list[Version]:
-        """The member of each key under ``prefix`` that holds at ``at`` as known at ``known_at``."""
-        found = (self.get(subject, attribute, at, known_at) for attribute in self.member_keys(subject, prefix))
-        return [version for version in found if version is not None]
+        """The member of each key under ``prefix`` that holds at ``at`` as known at
+        ``known_at``, by key: one range of the subject's versions, each end derived from
+        the next version of its key (as ``query`` does)."""
+        moment = self._db.moment
+        column = f"a.attribute{self._db.bytewise}"
+        if known_at is None:
+            index, current, seen, known = "assertions_current", "a.recorded_to IS NULL", "n.recorded_to IS NULL", []
+        else:
+            index, current, seen = "assertions_by_key", visible("a"), visible("n")
+            known = [moment(known_at), moment(known_at)]
+        following = (f"FROM assertions n WHERE n.tenant = a.tenant AND n.subject = a.subject "
+                     f"AND n.attribute = a.attribute AND {seen} AND n.valid_from > a.valid_from "
+                     "ORDER BY n.valid_from LIMIT 1")
+        sql = (f"SELECT {version_columns_of('a')}, (SELECT n.valid_from {following}) AS next_from, "
+               f"(SELECT n.source {following}) AS next_source FROM assertions a INDEXED BY {index} "
+               f"WHERE a.tenant = ? AND a.subject = ? AND {column} >= ? AND {column} < ? AND {current} "
+               f"AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) AND {next_clause('a', seen)} "
+               f"ORDER BY {column}")
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        rows = self._db.rows(sql, (*known, *known, self.tenant, subject, prefix, upper, *known, moment(at), moment(at),
+                                   *known, moment(at)))
+        found: list[Version] = []
+        for row in rows:
+            version = version_from_row(row)
+            found.append(version if row[-2] is None else cut(version, row[-2], row[-1]))
+        return found
 
     def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:
         """Every assertion of every member under ``prefix``, by ``valid_from`` and then by
