@@ -144,6 +144,20 @@ class SQLiteWrite(
         self._cache.pop(("attribute", self.tenant, schema.attribute), None)
         super().put_attribute_schema(schema)
 
+    def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
+        """A subject whose first spelling this connection has already seen stored asks
+        nothing again (the cache empties on rollback and on another connection's commit)."""
+        fresh = [(subject, spelling) for subject, spelling in spellings
+                 if ("named", self.tenant, subject) not in self._cache]
+        if fresh:
+            super().note_spellings(fresh)
+            for subject, _ in fresh:
+                self._remember(("named", self.tenant, subject), True)
+
+    def delete_names_of_subject(self, subject: str) -> int:
+        self._cache.pop(("named", self.tenant, subject), None)
+        return super().delete_names_of_subject(subject)
+
     def memory_type(self, name: str) -> MemoryTypeSchema | None:
         def load() -> MemoryTypeSchema | None:
             found = self._memory_type_rows("AND name = ?", (name,))
