@@ -27,9 +27,9 @@ if TYPE_CHECKING:
         ValidationError,
     )
     from ._memory import DEFAULT_URL, Memory
-    from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
+    from ._model import Assertion, Episode, Fact, ForgetResult, Page, Reachable, WriteResult
     from ._rules import Effect
-    from ._schema import AttributeSchema, MemoryTypeSchema, ValueType
+    from ._schema import AttributeSchema, Cardinality, MemoryTypeSchema, ValueType
     from .recall import Citation, RecallItem, RecallResult
     from .search import Embedder, EvidenceHit, Model2VecEmbedder, OpenAIEmbedder, SearchConfig, WordLlamaEmbedder
 
@@ -42,6 +42,7 @@ _HOMES = {
     "AsyncMemory": "._async",
     "AttributeSchema": "._schema",
     "BusyError": "._errors",
+    "Cardinality": "._schema",
     "Citation": ".recall",
     "ConflictError": "._errors",
     "DEFAULT_URL": "._memory",
@@ -59,6 +60,7 @@ _HOMES = {
     "NotFoundError": "._errors",
     "OpenAIEmbedder": ".search",
     "Page": "._model",
+    "Reachable": "._model",
     "RecallItem": ".recall",
     "RecallResult": ".recall",
     "Reconciled": "._actions",
@@ -95,6 +97,7 @@ __all__ = [
     "AsyncMemory",
     "AttributeSchema",
     "BusyError",
+    "Cardinality",
     "Citation",
     "ConflictError",
     "DeniedError",
@@ -111,6 +114,7 @@ __all__ = [
     "NotFoundError",
     "OpenAIEmbedder",
     "Page",
+    "Reachable",
     "RecallItem",
     "RecallResult",
     "Reconciled",

@@ -132,3 +132,8 @@ class AsyncMemory:
     purge = _twin(Memory.purge)
     residue = _twin(Memory.residue)
     audit = _twin(Memory.audit)
+    display_names = _twin(Memory.display_names)
+    members = _twin(Memory.members)
+    linked = _twin(Memory.linked)
+    reachable = _twin(Memory.reachable)
+    subject_collisions = _twin(Memory.subject_collisions)

@@ -19,7 +19,7 @@ from typing import Any
 
 from ._errors import NotFoundError, SgamError
 from ._item_keys import ledger_key
-from ._purpose import outlasting_erasure, split_attribute
+from ._purpose import MEMBER, outlasting_erasure, split_attribute
 from ._rules import KeyTimeline
 from ._secret import Digests
 from ._values import canonical_json
@@ -70,7 +70,10 @@ def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str |
 
 def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Digests, call: str) -> Erased:
     """Delete every operation of the subject, on every purpose timeline, and empty its
-    keys; no re-derivation is needed because nothing of those keys remains.
+    keys; no re-derivation is needed because nothing of those keys remains. The
+    subject's display name goes too. Stored ids that fold into ``subject`` but that the
+    normalisation migration left apart (collisions) are the same person spelled
+    otherwise: they are erased with it.
 
     Consent stands as it was: a revocation outlives the erasure, or what was erased would
     be learned again at once. It must name the subject to block it, so the statements
@@ -81,18 +84,23 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
     statements = txn.consents(subject)
     kept = outlasting_erasure(statements)
     txn.delete_consents([row for row in statements if row not in kept])
-    keys = txn.keys_of_subject(subject)
-    removed = txn.delete_operations_of_subject(subject)
-    txn.delete_held_of_subject(subject)
-    _redact_extractions_of_subject(txn, subject)
-    for key_subject, attribute in keys:
-        txn.replace_versions(key_subject, attribute, [])
+    erased = Erased()
+    for name in dict.fromkeys([subject, *(stored for _, stored in txn.subject_collisions(subject))]):
+        keys = txn.keys_of_subject(name)
+        erased.operations += txn.delete_operations_of_subject(name)
+        txn.delete_held_of_subject(name)
+        _redact_extractions_of_subject(txn, name)
+        for key_subject, attribute in keys:
+            txn.replace_versions(key_subject, attribute, [])
+        erased.keys += len(keys)
+    erased.add(_forget_relations_naming(txn, subject))
+    txn.delete_names_of_subject(subject)
     redact_stored_responses(txn, [subject], now)
     checkpoints = txn.checkpoints()
     threads = checkpoints.threads_naming(subject)
     for thread_id in threads:
         checkpoints.delete_thread(thread_id)
-    erased = Erased(operations=removed, keys=len(keys), threads=len(threads))
+    erased.threads = len(threads)
     audit(txn, now, "forget_subject", call, digests.of(txn.tenant, "subject", subject), erased)
     return erased
 
@@ -104,6 +112,24 @@ def forget_thread(txn: WriteTransaction, thread_id: str, now: int, digests: Dige
     erased = Erased(threads=1 if gone else 0)
     audit(txn, now, "forget_thread", call, digests.of(txn.tenant, "thread", thread_id), erased)
     return erased
+
+
+def _forget_relations_naming(txn: WriteTransaction, subject: str) -> Erased:
+    """Every write of a relation whose value names ``subject`` (and every operation of a
+    set member that is ``subject``), erased, and each touched key re-derived."""
+    value = canonical_json(subject)
+    keys: set[tuple[str, str]] = set()
+    doomed: list[int] = []
+    for attribute in txn.relation_attributes():
+        for key in txn.keys_naming(attribute, value):
+            keys.add(key)
+            member = MEMBER in key[1]
+            doomed += [op.seq for op in txn.operations(*key) if member or op.value == value]
+    if not doomed:
+        return Erased()
+    removed = txn.delete_operations(sorted(doomed))
+    rederive(txn, keys, {key: {value} for key in keys})
+    return Erased(operations=removed, keys=len(keys))
 
 
 def forget_episode(

@@ -23,7 +23,7 @@ from ._retention import (
     retention_class,
 )
 from ._time import from_micros
-from ._values import MAX_NAME_LENGTH, check_name, check_tenant, check_text
+from ._values import MAX_NAME_LENGTH, check_subject, check_tenant, check_text
 from .store import AuditRow, RetentionRow, WriteTransaction
 
 T = TypeVar("T")
@@ -97,7 +97,7 @@ class Lifecycle:
         ``purpose``, or every purpose). While revoked, every read path returns nothing
         about it and writes are refused (DeniedError). Revoking erases nothing."""
         check_tenant(tenant)
-        subject = check_name(subject, "subject")
+        subject = check_subject(subject, "subject")
         if not isinstance(granted, bool):
             raise ValidationError("granted", granted, "must be true or false")
         scope = check_purpose(purpose)
@@ -117,7 +117,7 @@ class Lifecycle:
     def consented(self, tenant: str, subject: str, *, purpose: str | None = None) -> bool:
         """Whether memory about ``subject`` may be used now (for ``purpose``)."""
         check_tenant(tenant)
-        subject, scope = check_name(subject, "subject"), check_purpose(purpose)
+        subject, scope = check_subject(subject, "subject"), check_purpose(purpose)
         with self.ledger.backend.read(tenant) as reader:
             return allowed(reader.consents(subject), scope)
 
@@ -125,7 +125,7 @@ class Lifecycle:
         """The latest consent statement per subject and purpose (subjects with none are
         consented)."""
         with self.ledger.read(check_tenant(tenant), "consents") as reader:
-            rows = reader.consents(None if subject is None else check_name(subject, "subject"))
+            rows = reader.consents(None if subject is None else check_subject(subject, "subject"))
         return [_consent_state(tenant, row) for row in sorted(rows, key=lambda r: r.seq)]
 
     # purge and audit ------------------------------------------------------------------

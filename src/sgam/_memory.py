@@ -16,14 +16,18 @@ from ._ledger import Ledger
 from ._lifecycle import Lifecycle
 from ._memory_extraction import ExtractionCalls
 from ._memory_recall import RecallCalls
+from ._memory_shape import ShapeCalls
 from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
-from ._purpose import ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute
+from ._purpose import MEMBER, ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute, split_attribute
+from ._relations import is_relation, named, visible_versions
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
     AttributeSchema,
+    Cardinality,
     MemoryTypeSchema,
     ValueType,
+    parse_cardinality,
     parse_value_type,
 )
 from ._secret import Digests
@@ -33,6 +37,8 @@ from ._values import (
     check_limit,
     check_name,
     check_optional_name,
+    check_optional_subject,
+    check_subject,
     check_tenant,
     check_text,
 )
@@ -72,7 +78,7 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-class Memory(Lifecycle, ExtractionCalls, RecallCalls):
+class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
     """A bitemporal, tenant-scoped memory ledger.
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
@@ -143,10 +149,14 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
     def declare(
         self, tenant: str, attribute: str, value_type: ValueType | str | None, *,
         memory_type: str | None = None, sensitive: bool = False, description: str | None = None,
+        cardinality: Cardinality | str | None = None,
     ) -> AttributeSchema:
-        """Declare an attribute's value type (and optionally memory type, sensitivity);
-        later writes of other types are rejected. Bumps the tenant's schema version."""
+        """Declare an attribute's value type (and optionally memory type, sensitivity,
+        ``cardinality``: ``one``, or ``many`` for a set whose members each have their own
+        timeline; None keeps what the attribute had, default one); later writes of other
+        types are rejected. Bumps the tenant's schema version."""
         check_tenant(tenant)
+        chosen = None if cardinality is None else parse_cardinality(cardinality)
         if not isinstance(sensitive, bool):
             raise ValidationError("sensitive", sensitive, "must be true or false")
         schema = AttributeSchema(
@@ -156,7 +166,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
             sensitive=bool(sensitive),
             description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
         )
-        return self.ledger.run_write(tenant, lambda txn: self._writes.declare(txn, schema), "declare")
+        return self.ledger.run_write(tenant, lambda txn: self._writes.declare(txn, schema, chosen), "declare")
 
     def register_memory_type(self, tenant: str, name: str, model: type[BaseModel]) -> MemoryTypeSchema:
         """Make ``name`` a typed memory type whose values must validate against ``model``.
@@ -293,10 +303,12 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
 
     def retract(
         self, tenant: str, subject: str, attribute: str, at: Moment, source: str, *, purpose: str | None = None,
+        value: Any = None,
     ) -> WriteResult:
-        """Say the value holding at ``at`` stopped holding then (NotFoundError if none)."""
+        """Say the value holding at ``at`` stopped holding then (NotFoundError if none).
+        For a set (cardinality many) ``value`` names the member that stopped."""
         check_tenant(tenant)
-        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source, purpose=purpose)
+        pending = validate_op(OpKind.RETRACT, subject, attribute, at, source, value, purpose=purpose)
         return self._apply(tenant, pending)
 
     def correct(
@@ -315,7 +327,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         if never recorded. Consent stays as it stands: a revocation stays in force, so what
         was erased is not learned again until consent is granted."""
         check_tenant(tenant)
-        subject = check_name(subject, "subject")
+        subject = check_subject(subject, "subject")
         return self._erase(tenant, lambda txn: forget_subject(
             txn, subject, self._writes.now(), self.ledger.digests, "forget_subject"))
 
@@ -353,7 +365,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         that purpose's timeline, falling back to the general one where it holds nothing;
         without, the general timeline only. Nothing while consent is revoked."""
         check_tenant(tenant)
-        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
         scope = check_purpose(purpose)
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
@@ -371,6 +383,8 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
             version = scoped(reader)
             if version is None:
                 version = general(reader)
+            if version is not None and version.value.startswith('"') and not visible_versions(reader, [version], scope):
+                return None  # a relation naming a subject whose consent is revoked
         return None if version is None else to_assertion(tenant, version)
 
     def history(
@@ -378,9 +392,19 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         purpose: str | None = None,
     ) -> list[Assertion]:
         """Every assertion of the key's timeline (the general one, or ``purpose``'s) as the
-        ledger stood at ``known_at``, by ``valid_from``."""
-        return self._timeline(tenant, subject, attribute, purpose, "history",
-                              lambda reader, s, a: reader.history(s, a, optional_micros(known_at, "known_at")))
+        ledger stood at ``known_at``, by ``valid_from``. Of a set (cardinality many):
+        every member's assertions, by ``valid_from`` and then by the value's JSON text."""
+        known = optional_micros(known_at, "known_at")
+
+        def read(reader: Reader, s: str, a: str) -> list[Version]:
+            declared = reader.declared(split_attribute(a)[0])
+            if declared is not None and declared.cardinality is Cardinality.MANY:
+                return visible_versions(reader, reader.set_history(s, f"{a}{MEMBER}", known), scope)
+            return visible_versions(reader, reader.history(s, a, known), scope)
+
+        scope = check_purpose(purpose)
+
+        return self._timeline(tenant, subject, attribute, purpose, "history", read)
 
     def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
         """The full bitemporal record of a key's timeline: every version ever visible."""
@@ -392,7 +416,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         read: Callable[[Reader, str, str], list[Version]],
     ) -> list[Assertion]:
         check_tenant(tenant)
-        subject, attribute = check_name(subject, "subject"), check_name(attribute, "attribute")
+        subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
         scope = check_purpose(purpose)
         with self.ledger.read(tenant, call) as reader:
             if not allowed(reader.consents(subject), scope):
@@ -415,7 +439,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         size = check_limit(limit)
         scope = check_purpose(purpose)
         flt = QueryFilter(
-            subject=check_optional_name(subject, "subject"),
+            subject=check_optional_subject(subject, "subject"),
             attribute=check_optional_name(attribute, "attribute"),
             memory_type=check_optional_name(memory_type, "memory_type"),
             at=None if all_times else self._moment(at, "at"),
@@ -427,9 +451,15 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls):
         with self.ledger.read(tenant, "query") as reader:
             book = ConsentBook(reader.revoking_consents(consent_uses(scope)))
             versions = reader.query(flt)
+            revoked = book.revoked_subjects(scope)
+            if revoked:  # a relation naming a subject whose consent is revoked is not returned
+                relations = {s.attribute for s in reader.attribute_schemas() if is_relation(s)}
+                hidden = {id(v) for v in versions
+                          if split_attribute(v.attribute)[0] in relations and named(v) in revoked}
         last = versions[size - 1] if len(versions) > size else None
         following = None if last is None else encode_cursor(last.subject, last.attribute, last.valid_from)
-        found = [to_assertion(tenant, v) for v in versions[:size] if book.allows(v.subject, scope)]
+        found = [to_assertion(tenant, v) for v in versions[:size]
+                 if book.allows(v.subject, scope) and (not revoked or id(v) not in hidden)]
         if scope is not None and flt.at is not None:
             scoped = {(a.subject, a.attribute) for a in found if a.purpose is not None}
             found = [a for a in found if a.purpose is not None or (a.subject, a.attribute) not in scoped]

@@ -11,7 +11,7 @@ from ._errors import ValidationError
 from ._ledger import Ledger
 from ._purpose import check_purpose
 from ._time import Moment, moment_micros, optional_micros
-from ._values import check_limit, check_optional_name, check_tenant
+from ._values import check_limit, check_optional_name, check_optional_subject, check_tenant
 from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, check_question, resolve_config
 
@@ -51,7 +51,7 @@ class RecallCalls:
             since=optional_micros(since, "since"), until=optional_micros(until, "until"),
             session=check_optional_name(session, "session"),
             speaker=check_optional_name(speaker, "speaker"),
-            subject=check_optional_name(subject, "subject"),
+            subject=check_optional_subject(subject, "subject"),
             memory_type=check_optional_name(memory_type, "memory_type"),
         )
         resolved, checked = resolve_config(config), check_limit(limit)

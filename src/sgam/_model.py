@@ -169,3 +169,14 @@ class Residue:
     found: bool
     places: dict[str, int]
     unscanned: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Reachable:
+    """The subjects reached by following relations outward (``Memory.reachable``);
+    ``cut`` says the fan-out limit stopped the walk before it was complete."""
+
+    tenant: str
+    start: str
+    subjects: list[str]
+    cut: bool = False

@@ -4,7 +4,11 @@ An assertion scoped to a purpose lives on its own timeline. The ledger keys a ti
 (tenant, subject, attribute); a purpose timeline stores its attribute as
 ``attribute + U+001F + purpose``. Names cannot hold control characters, so the form is
 unambiguous, and every index, constraint and lock that guards one key guards one
-timeline without a change to the ledger's SQL. Only this module builds or splits it.
+timeline without a change to the ledger's SQL. A member of a set (an attribute of
+cardinality ``many``) is a timeline too: its ledger attribute is the timeline's followed
+by U+001E and the member's canonical JSON (which escapes every control character), so the
+members of one set are the keys starting with one prefix, an index range. Only this
+module builds or splits these forms.
 
 Consent is per subject, for every purpose (``purpose`` '') or for one. The latest
 statement that covers a use decides it: a read or write for purpose P looks at the
@@ -21,6 +25,7 @@ from ._errors import DeniedError
 from ._values import check_name
 
 SEPARATOR = "\x1f"
+MEMBER = "\x1e"
 EVERY_PURPOSE = ""
 
 
@@ -33,9 +38,19 @@ def ledger_attribute(attribute: str, purpose: str | None) -> str:
     return attribute if purpose is None else f"{attribute}{SEPARATOR}{purpose}"
 
 
+def member_attribute(attribute: str, purpose: str | None, member: str) -> str:
+    """The ledger attribute of one member (its canonical JSON text) of a set's timeline."""
+    return f"{ledger_attribute(attribute, purpose)}{MEMBER}{member}"
+
+
+def members_prefix(attribute: str, purpose: str | None) -> str:
+    """What the ledger attribute of every member of the set's timeline starts with."""
+    return f"{ledger_attribute(attribute, purpose)}{MEMBER}"
+
+
 def split_attribute(stored: str) -> tuple[str, str | None]:
     """(attribute, purpose) of a ledger attribute; purpose None on the general timeline."""
-    attribute, separator, purpose = stored.partition(SEPARATOR)
+    attribute, separator, purpose = stored.partition(MEMBER)[0].partition(SEPARATOR)
     return (attribute, purpose) if separator else (attribute, None)
 
 

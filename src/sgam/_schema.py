@@ -18,7 +18,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ._errors import ValidationError
 from ._time import is_iso_date, is_rfc3339
-from ._values import canonical_json
+from ._values import canonical_json, check_subject
 
 
 class ValueType(enum.StrEnum):
@@ -32,6 +32,22 @@ class ValueType(enum.StrEnum):
     DATETIME = "datetime"
     OBJECT = "object"
     ARRAY = "array"
+    SUBJECT = "subject"
+    """A relation: the value names a subject of the tenant, matched like a subject id."""
+
+
+class Cardinality(enum.StrEnum):
+    """How many values an attribute holds at one instant: one, or a set of members."""
+
+    ONE = "one"
+    MANY = "many"
+
+
+def parse_cardinality(value: object) -> Cardinality:
+    try:
+        return Cardinality(str(value))
+    except ValueError:
+        raise ValidationError("cardinality", value, "must be one or many") from None
 
 
 BUILTIN_MEMORY_TYPES = ("fact", "preference", "task", "decision", "lesson", "event", "profile")
@@ -48,6 +64,7 @@ class AttributeSchema:
     sensitive: bool = False
     description: str | None = None
     schema_version: int = 0
+    cardinality: Cardinality = Cardinality.ONE
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +98,14 @@ def check_value_type(value: Any, value_type: ValueType | None, field: str = "val
         ok = isinstance(value, str) and is_rfc3339(value)
     elif value_type is ValueType.OBJECT:
         ok = isinstance(value, dict)
+    elif value_type is ValueType.SUBJECT:
+        ok = isinstance(value, str) and bool(value.strip())
     else:
         ok = isinstance(value, list)
     if not ok:
         raise ValidationError(field, value, f"must be of declared type {value_type.value}{_hint(value, value_type)}")
+    if value_type is ValueType.SUBJECT:
+        check_subject(value, field)
 
 
 def _hint(value: Any, value_type: ValueType) -> str:
@@ -94,6 +115,8 @@ def _hint(value: Any, value_type: ValueType) -> str:
         return f"; give the text {text} (on the command line quote it as JSON: '{text}')"
     if value_type is ValueType.DATE:
         return "; give a date as text YYYY-MM-DD, e.g. \"2026-07-15\""
+    if value_type is ValueType.SUBJECT:
+        return " (a non-empty string: the id of a subject of the tenant)"
     if value_type is ValueType.DATETIME:
         return "; give an RFC 3339 timestamp with a zone as text, e.g. \"2026-07-15T09:00:00Z\""
     return ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from datetime import date, datetime
 from typing import Any
 
@@ -154,6 +155,29 @@ def check_name(value: object, field: str) -> str:
     if CONTROL.search(value):
         raise ValidationError(field, value, "must not contain control characters")
     return _encodable(value, field)
+
+
+def normalise_subject(text: str) -> str:
+    """A subject id as sgam matches it: Unicode NFKC, then case folding, then outer white
+    space removed and every inner run of white space read as one space. ``Mira``,
+    `` mira `` and ``MIRA`` name one subject."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def check_subject(value: object, field: str = "subject") -> str:
+    """``check_name``, then the normalised id (``normalise_subject``), itself a name."""
+    normalised = normalise_subject(check_name(value, field))
+    if not normalised:
+        raise ValidationError(field, value, "must be a non-empty string")
+    if len(normalised) > MAX_NAME_LENGTH:
+        raise ValidationError(field, value, f"longer than {MAX_NAME_LENGTH} characters once normalised")
+    if CONTROL.search(normalised):
+        raise ValidationError(field, value, "must not contain control characters once normalised")
+    return normalised
+
+
+def check_optional_subject(value: object, field: str = "subject") -> str | None:
+    return None if value is None else check_subject(value, field)
 
 
 def check_optional_name(value: object, field: str) -> str | None:

@@ -19,12 +19,14 @@ from pydantic import BaseModel
 
 from ._errors import ConflictError, NotFoundError, SgamError, ValidationError
 from ._model import Fact
-from ._purpose import allowed, check_purpose, ledger_attribute, refuse
+from ._purpose import allowed, check_purpose, ledger_attribute, member_attribute, refuse
 from ._retention import DEFAULT_CLASS, check_class_name
 from ._rules import Effect, KeyTimeline, Operation, OpKind, Plan, Version, plan
 from ._schema import (
     DEFAULT_MEMORY_TYPE,
     AttributeSchema,
+    Cardinality,
+    ValueType,
     check_memory_value,
     check_value_type,
 )
@@ -36,11 +38,14 @@ from ._values import (
     check_confidence,
     check_name,
     check_optional_name,
+    check_subject,
     check_text,
 )
 from .store import EpisodeRow, WriteTransaction, apply_plan
 
 EPISODE_KINDS = ("message", "tool_result", "event", "document")
+MAX_MEMBER_BYTES = 1024
+"""A member of a set names its own key: bounded so every index over keys can hold it."""
 MAX_DERIVED_FROM = 1000
 
 
@@ -73,6 +78,8 @@ class PendingOp:
     field_prefix: str = ""
     purpose: str | None = None
     expires_at: int | None = None
+    spelling: str | None = None
+    """The subject as the caller spelled it (its display name if it is the first)."""
 
     @property
     def ledger_attribute(self) -> str:
@@ -100,7 +107,7 @@ def validate_op(
     if memory_type is not None:
         check_name(memory_type, f"{field_prefix}memory_type")
     return PendingOp(
-        subject=check_name(subject, f"{field_prefix}subject"),
+        subject=check_subject(subject, f"{field_prefix}subject"),
         attribute=check_name(attribute, f"{field_prefix}attribute"),
         kind=kind,
         valid_at=to_micros(parse_timestamp(moment, f"{field_prefix}{moment_field}")),
@@ -111,6 +118,7 @@ def validate_op(
         field_prefix=field_prefix,
         purpose=check_purpose(purpose, f"{field_prefix}purpose"),
         expires_at=None if expires_at is None else to_micros(parse_timestamp(expires_at, f"{field_prefix}expires_at")),
+        spelling=" ".join(subject.split()),  # type: ignore[attr-defined]
     )
 
 
@@ -134,8 +142,16 @@ class WriteService:
         return typed
 
     def check_consent(self, txn: WriteTransaction, op: PendingOp) -> None:
+        """The subject's consent, and for a write of a relation the consent of the
+        subject its value names."""
         if not allowed(txn.consents(op.subject), op.purpose):
             raise refuse(op.subject, op.purpose, f"{op.field_prefix}subject")
+        if op.kind is OpKind.WRITE and isinstance(op.value, str):
+            declared = txn.attribute_schema(op.attribute)
+            if declared is not None and declared.value_type is ValueType.SUBJECT:
+                target = check_subject(op.value, f"{op.field_prefix}value")
+                if not allowed(txn.consents(target), op.purpose):
+                    raise refuse(target, op.purpose, f"{op.field_prefix}value")
 
     def check_source(self, txn: WriteTransaction, op: PendingOp) -> None:
         source = txn.episode(op.source)
@@ -146,19 +162,42 @@ class WriteService:
             )
 
     def typed(self, txn: WriteTransaction, op: PendingOp, version: int) -> Operation:
-        """The validation half of ``prepare``: declared value type and memory type."""
+        """The validation half of ``prepare``: declared value type and memory type; a
+        member of a set gets its own timeline (the key names the member)."""
         value_text: str | None = None
         declared = txn.attribute_schema(op.attribute)
         memory_type = op.memory_type or (declared.memory_type if declared else None) or DEFAULT_MEMORY_TYPE
-        if op.kind is not OpKind.RETRACT:
-            field = f"{op.field_prefix}value"
-            check_value_type(op.value, declared.value_type if declared else None, field)
-            value_text = canonical_json(op.value, field)
-            self._check_memory_type(txn, memory_type, op.value)
+        field = f"{op.field_prefix}value"
+        is_set = declared is not None and declared.cardinality is Cardinality.MANY
+        if is_set and op.kind is OpKind.CORRECT:
+            raise ValidationError(f"{op.field_prefix}attribute", op.attribute,
+                                  "holds a set (cardinality many): a member cannot be corrected; retract the "
+                                  "member, or forget its source")
+        if is_set and op.kind is OpKind.RETRACT and op.value is None:
+            raise ValidationError(field, None, f"a retract of {op.attribute!r}, a set (cardinality many), "
+                                               "names the member to retract")
+        if op.kind is OpKind.RETRACT and not is_set and op.value is not None:
+            raise ValidationError(field, op.value, f"only a retract of a set (cardinality many) names a member; "
+                                                   f"{op.attribute!r} holds one value at a time")
+        if op.kind is not OpKind.RETRACT or is_set:
+            value_type = declared.value_type if declared else None
+            check_value_type(op.value, value_type, field)
+            value = check_subject(op.value, field) if value_type is ValueType.SUBJECT else op.value
+            value_text = canonical_json(value, field)
+            self._check_memory_type(txn, memory_type, value)
         if op.expires_at is not None and op.expires_at <= self.now():
             raise ValidationError(f"{op.field_prefix}expires_at", op.expires_at, "must be later than now")
+        attribute = op.ledger_attribute
+        if is_set:
+            assert value_text is not None
+            if len(value_text.encode()) > MAX_MEMBER_BYTES:
+                raise ValidationError(field, f"<{len(value_text.encode())} bytes>",
+                                      f"a member of a set is at most {MAX_MEMBER_BYTES} bytes of JSON")
+            attribute = member_attribute(op.attribute, op.purpose, value_text)
+            if op.kind is OpKind.RETRACT:
+                value_text = None
         return Operation(
-            seq=0, subject=op.subject, attribute=op.ledger_attribute, kind=op.kind, valid_at=op.valid_at,
+            seq=0, subject=op.subject, attribute=attribute, kind=op.kind, valid_at=op.valid_at,
             value=value_text, source=op.source, recorded_at=0, memory_type=memory_type,
             confidence=op.confidence, schema_version=version, expires_at=op.expires_at,
         )
@@ -194,6 +233,8 @@ class WriteService:
         op = self.prepare(txn, pending, txn.schema_version())
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         op.seq = txn.append_operation(op)
+        if pending.spelling is not None:
+            txn.note_spellings([(op.subject, pending.spelling)])
         decided: Plan = plan(op, txn.key(op.subject, op.attribute))
         apply_plan(txn, decided, op.recorded_at)
         return Applied.of(op.seq, decided)
@@ -222,6 +263,9 @@ class WriteService:
             op.recorded_at = recorded_at
         for op, seq in zip(ops, txn.append_operations(ops), strict=True):
             op.seq = seq
+        spellings = [(op.subject, p.spelling) for op, p in zip(ops, batch, strict=True) if p.spelling is not None]
+        if spellings:
+            txn.note_spellings(spellings)
         results: list[Applied | None] = [None] * len(ops)
         inserts: list[Version] = []
         for (subject, attribute), indexes in by_key.items():
@@ -314,11 +358,25 @@ class WriteService:
         added[row.episode_id] = (row, derived_from)
         return row
 
-    def declare(self, txn: WriteTransaction, schema: AttributeSchema) -> AttributeSchema:
+    def declare(
+        self, txn: WriteTransaction, schema: AttributeSchema, cardinality: Cardinality | None = None,
+    ) -> AttributeSchema:
+        """Record ``schema``; ``cardinality`` None keeps the attribute's (default one).
+        Changing the cardinality of an attribute that holds data would re-shape its
+        history: that is a schema migration, refused here."""
+        earlier = txn.attribute_schema(schema.attribute)
+        kept = earlier.cardinality if earlier is not None else Cardinality.ONE
+        chosen = kept if cardinality is None else cardinality
+        if chosen is not kept and txn.attribute_in_use(schema.attribute):
+            raise ConflictError(
+                f"cardinality: attribute {schema.attribute!r} holds data as cardinality {kept.value}; changing it "
+                f"to {chosen.value} is a schema migration sgam does not run yet", field="cardinality",
+                value=chosen.value,
+            )
         version = txn.bump_schema_version()
         stamped = AttributeSchema(
             schema.attribute, schema.value_type, schema.memory_type, schema.sensitive,
-            schema.description, version,
+            schema.description, version, chosen,
         )
         txn.put_attribute_schema(stamped)
         return stamped

@@ -25,7 +25,8 @@ from sgam.server import build_mcp, fixed_caller
 from .conftest import Served
 
 T0 = "2026-01-01T00:00:00Z"
-READ_TOOLS = {"recall", "get_fact", "fact_history", "search_memory", "get_consent", "retention_classes", "audit_log",
+READ_TOOLS = {"recall", "get_fact", "fact_history", "set_members", "linked_subjects", "reachable_subjects",
+              "search_memory", "get_consent", "retention_classes", "audit_log",
               "memory_files", "search_documents", "list_threads", "show_thread"}
 WRITE_TOOLS = READ_TOOLS | {"write_fact", "remember", "set_consent"}
 ADMIN_TOOLS = {"forget", "set_retention", "purge"}
@@ -66,6 +67,11 @@ async def exercise(client: Client, *, admin: bool) -> dict[str, Any]:
     assert missing == {"found": False, "fact": None}
     assert [f["value"] for f in (await call("fact_history", {"subject": "mira", "attribute": "city"}))["facts"]] \
         == ["Rome"]
+    assert (await call("set_members", {"subject": "MIRA", "attribute": "teams"}))["facts"] == []
+    for tool, arguments in (("linked_subjects", {"attribute": "city", "to": "rome"}),
+                            ("reachable_subjects", {"start": "mira", "attributes": ["city"], "depth": 2})):
+        not_a_relation = await client.call_tool(tool, arguments)
+        assert not_a_relation.is_error and "validation" in text_of(not_a_relation), tool
     hits = (await call("search_memory", {"question": "Mira moved"}))["hits"]
     assert [h["episode_id"] for h in hits] == ["e1"]
     recalled = await call("recall", {"question": "Which city does mira live in?", "budget": 400})

@@ -48,15 +48,36 @@ def _answers(memory: Memory) -> list[object]:
     )]
 
 
+def _at_version_9(path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
+    """A ``Memory`` on a version-9 file, with what today's write path needs of version 11
+    (a subject's first spelling, an attribute's cardinality) added for the fill and taken
+    away by ``_back_to_version_9``, so the file is version 9 as that release wrote it."""
+    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:9])
+    Memory(f"sqlite:///{path}").close()
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE subject_names (tenant TEXT, subject TEXT, display TEXT, "
+                     "PRIMARY KEY (tenant, subject))")
+        conn.execute("ALTER TABLE attribute_schemas ADD COLUMN cardinality TEXT NOT NULL DEFAULT 'one'")
+        conn.commit()
+    return Memory(f"sqlite:///{path}")
+
+
+def _back_to_version_9(path: Path) -> None:
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("DROP TABLE subject_names")
+        conn.execute("ALTER TABLE attribute_schemas DROP COLUMN cardinality")
+        conn.commit()
+
+
 def test_an_upgrade_from_version_9_fills_the_key_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "old.db"
-    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:9])
-    with Memory(f"sqlite:///{path}") as old:
+    with _at_version_9(path, monkeypatch) as old:
         _fill(old)
         before = [[(a.subject, a.attribute, a.value, a.memory_type) for a in page] for page in (
             [a for a in old.query("acme") if a.attribute == "city"],
             [a for a in old.query("acme") if a.memory_type == "profile"],
         )]
+    _back_to_version_9(path)
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0] == 9
     monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS)

@@ -40,9 +40,9 @@ def show_schema(found: dict[str, Any]) -> None:
     attributes: list[AttributeSchema] = found["attributes"]
     types: list[MemoryTypeSchema] = found["memory_types"]
     print_table(
-        ("attribute", "type", "memory type", "sensitive", "schema version"),
-        [(a.attribute, cell(a.value_type), cell(a.memory_type), cell(a.sensitive), str(a.schema_version))
-         for a in attributes],
+        ("attribute", "type", "cardinality", "memory type", "sensitive", "schema version"),
+        [(a.attribute, cell(a.value_type), a.cardinality.value, cell(a.memory_type), cell(a.sensitive),
+          str(a.schema_version)) for a in attributes],
         empty="no declared attributes",
     )
     if types:
@@ -87,7 +87,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("schema")
     def schema(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
-        """The attributes the tenant declared (value type, memory type, sensitivity) and its memory types."""
+        """Declared attributes (value type, cardinality, memory type, sensitivity) and memory types."""
 
         def call(memory: Any) -> dict[str, Any]:
             attributes, types = memory.schema(tenant)

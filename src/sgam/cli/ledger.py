@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from .._model import Assertion
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, parse_value, read_text
 from .output import DbOption, JsonOption, TenantOption, console, errors, run
@@ -13,7 +15,7 @@ from .tables import cell, compact_time, exact_time, json_value, print_pairs, pri
 
 if TYPE_CHECKING:
     from .._memory import Memory
-    from .._model import Assertion, Episode, ForgetResult
+    from .._model import Episode, ForgetResult, Reachable
     from .._schema import AttributeSchema
 
 LONG_TEXT = 2000
@@ -63,6 +65,43 @@ def show_assertions(found: list[Assertion]) -> None:
     )
 
 
+def displayed(memory: Memory, found: Any) -> Any:
+    """Assertions (one, a list, or none) with each subject shown by its display name."""
+    items = [found] if isinstance(found, Assertion) else found
+    if not isinstance(items, list) or not items:
+        return found
+    tenant = items[0].tenant
+    names = memory.display_names(tenant, [a.subject for a in items])
+    shown = [replace(a, subject=names.get(a.subject, a.subject)) for a in items]
+    return shown[0] if isinstance(found, Assertion) else shown
+
+
+def show_members(found: list[Assertion]) -> None:
+    """A set's members: the key is the title, each member a row."""
+    title = f"{found[0].subject}.{found[0].attribute}" if found else None
+    print_table(
+        ("member", "valid from", "valid to", "source", "recorded"),
+        [(json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to), a.source,
+          compact_time(a.recorded_at)) for a in found],
+        title=title, empty="no members",
+    )
+
+
+def show_subjects(found: list[str], title: str) -> None:
+    print_table(("subject",), [(subject,) for subject in found], title=title, empty="no subjects")
+
+
+def _names(memory: Memory, tenant: str, subjects: list[str]) -> list[str]:
+    """Subject ids as people read them: the display name, with the id when it differs."""
+    names = memory.display_names(tenant, subjects) if subjects else {}
+    return [s if names.get(s, s) == s else f"{names[s]} ({s})" for s in subjects]
+
+
+def _is_set(memory: Memory, tenant: str, attribute: str) -> bool:
+    attributes, _ = memory.schema(tenant)
+    return any(a.attribute == attribute and a.cardinality == "many" for a in attributes)
+
+
 def show_result(result: Any) -> None:
     console.print(f"{result.effect.value} (operation {result.operation_id})", highlight=False)
     if result.assertion is not None:
@@ -84,7 +123,8 @@ def episode_pairs(episode: Episode) -> list[tuple[str, str]]:
 
 def show_declared(schema: AttributeSchema) -> None:
     print_pairs([
-        ("attribute", schema.attribute), ("type", cell(schema.value_type)), ("memory type", cell(schema.memory_type)),
+        ("attribute", schema.attribute), ("type", cell(schema.value_type)), ("cardinality", schema.cardinality.value),
+        ("memory type", cell(schema.memory_type)),
         ("sensitive", cell(schema.sensitive)), ("schema version", str(schema.schema_version)),
     ])
 
@@ -118,14 +158,16 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         attribute: Annotated[str, typer.Argument()],
         value_type: Annotated[str, typer.Argument(metavar="TYPE", help="string, integer, number, boolean, "
-                                                  "date, datetime, object or array.")],
+                                                  "date, datetime, object, array or subject (a relation).")],
         memory_type: Annotated[str | None, typer.Option(help="Memory type of the attribute.")] = None,
         sensitive: Annotated[bool, typer.Option(help="Mark the attribute sensitive.")] = False,
+        cardinality: Annotated[str | None, typer.Option(
+            help="one (a value at a time) or many (a set of members); default: keep what it had.")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Declare the value type of an attribute for the tenant."""
+        """Declare the value type (and cardinality) of an attribute for the tenant."""
         run(db, as_json, lambda m: m.declare(tenant, attribute, value_type, memory_type=memory_type,
-                                             sensitive=sensitive), show_declared)
+                                             sensitive=sensitive, cardinality=cardinality), show_declared)
 
     @app.command("write")
     def write(
@@ -155,10 +197,14 @@ def register(app: typer.Typer) -> None:
         at: Annotated[str, typer.Option("--at", help="When the value stopped holding.")],
         source: Annotated[str, typer.Option("--source", help="Episode id that says so.")],
         purpose: PurposeOption = None,
+        value: Annotated[str | None, typer.Option(
+            "--value", help="The member that stopped, for a set (JSON; a bare word is a string).")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Say the value holding at --at stopped holding then."""
-        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source, purpose=purpose), show_result)
+        """Say the value (of a set: the member --value) holding at --at stopped holding then."""
+        member = None if value is None else parse_value(value)
+        run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source, purpose=purpose, value=member),
+            show_result)
 
     @app.command("correct")
     def correct(
@@ -200,14 +246,78 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """What holds for SUBJECT.ATTRIBUTE at --at, as known at --known-at."""
 
-        def call(memory: Memory) -> Assertion | None:
+        def call(memory: Memory) -> Assertion | list[Assertion] | None:
+            if _is_set(memory, tenant, attribute):
+                return memory.members(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
             found = memory.get(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
             if found is None and not memory.episodes(tenant, limit=1):
                 errors.print(f"tenant {tenant!r} has recorded nothing: check --tenant", highlight=False,
                              markup=False)
             return found
 
-        run(db, as_json, call, lambda found: show_assertion(found, f"{subject}.{attribute}"), create=False)
+        def show(found: Assertion | list[Assertion] | None) -> None:
+            if isinstance(found, list):
+                show_members(found)
+            else:
+                show_assertion(found, f"{subject}.{attribute}")
+
+        run(db, as_json, call, show, create=False, for_people=displayed)
+
+    @app.command("linked")
+    def linked(
+        tenant: TenantOption,
+        attribute: Annotated[str, typer.Argument(help="A relation (an attribute of type subject).")],
+        to: Annotated[str, typer.Argument(help="The subject its value names.")],
+        at: AtOption = None, known_at: KnownAtOption = None, limit: LimitOption = 100,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Every subject whose ATTRIBUTE names TO at --at, as known at --known-at."""
+        run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.linked(tenant, attribute, to, at=at,
+                                                                          known_at=known_at, limit=n), "subjects"),
+            lambda found: show_subjects(found, f"{attribute} -> {to}"), create=False,
+            for_people=lambda m, found: _names(m, tenant, found))
+
+    @app.command("reachable")
+    def reachable(
+        tenant: TenantOption,
+        start: Annotated[str, typer.Argument(metavar="FROM", help="The subject the walk starts from.")],
+        attributes: Annotated[list[str], typer.Option(
+            "--attribute", help="A relation to follow outward (repeat for several).")],
+        depth: Annotated[int, typer.Option(help="Steps, from 1 to 10.")] = 1,
+        fan_out: Annotated[int, typer.Option("--fan-out", help="At most this many subjects.")] = 1000,
+        at: AtOption = None, known_at: KnownAtOption = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """Every subject reached from FROM along the --attribute relations within --depth steps."""
+
+        def show(found: Reachable) -> None:
+            show_subjects(found.subjects, f"reachable from {found.start} within {depth}")
+            if found.cut:
+                errors.print(f"cut at {len(found.subjects)} subjects (raise --fan-out)", highlight=False,
+                             markup=False)
+
+        run(db, as_json, lambda m: m.reachable(tenant, start, attributes, depth=depth, at=at, known_at=known_at,
+                                               fan_out=fan_out), show, create=False,
+            for_people=lambda m, found: replace(found, subjects=_names(m, tenant, found.subjects)))
+
+    @app.command("collisions")
+    def collisions(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
+        """Stored subject ids the normalisation migration left apart: several fold into one id."""
+        run(db, as_json, lambda m: [{"subject": s, "stored": stored} for s, stored in m.subject_collisions(tenant)],
+            lambda found: print_table(("subject id", "stored as"), [(f["subject"], f["stored"]) for f in found],
+                                      empty="no collisions"), create=False)
+
+    @app.command("members")
+    def members(
+        tenant: TenantOption,
+        subject: Annotated[str, typer.Argument()],
+        attribute: Annotated[str, typer.Argument()],
+        at: AtOption = None, known_at: KnownAtOption = None, purpose: PurposeOption = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """The members of the set SUBJECT.ATTRIBUTE holding at --at, as known at --known-at."""
+        run(db, as_json, lambda m: m.members(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose),
+            show_members, create=False, for_people=displayed)
 
     @app.command("history")
     def history(
@@ -219,8 +329,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Every assertion of the key by valid time, as known at --known-at."""
         run(db, as_json, lambda m: m.history(tenant, subject, attribute, known_at=known_at, purpose=purpose),
-            show_history,
-            create=False)
+            show_history, create=False, for_people=displayed)
 
     @app.command("query")
     def query(
@@ -237,4 +346,5 @@ def register(app: typer.Typer) -> None:
         """Assertions of the tenant, filtered."""
         run(db, as_json, lambda m: fetch_limited(limit, lambda n: m.query(
             tenant, subject=subject, attribute=attribute, memory_type=memory_type, at=at, known_at=known_at,
-            all_times=all_times, limit=n, purpose=purpose), "assertions"), show_assertions, create=False)
+            all_times=all_times, limit=n, purpose=purpose), "assertions"), show_assertions, create=False,
+            for_people=displayed)

@@ -119,14 +119,18 @@ def report_error(exc: SgamError, as_json: bool = False) -> None:
 
 def run(
     db: str | None, as_json: bool, call: Callable[[Memory], Any], show: Callable[[Any], None], *,
-    create: bool = True, encode: Callable[[Any], Any] | None = None, **options: Any,
+    create: bool = True, encode: Callable[[Any], Any] | None = None,
+    for_people: Callable[[Memory, Any], Any] | None = None, **options: Any,
 ) -> None:
     """Parse-call-print: one library call, its result as JSON (through ``encode`` when the
     result has a surface shape of its own, such as a recall's) or for people. Reads pass
-    ``create=False``: they never create a database."""
+    ``create=False``: they never create a database. ``for_people`` rewrites the result
+    for the table (subjects by their display names); JSON keeps what the call returned."""
     with open_memory(db, as_json, create=create, **options) as memory:
         try:
             result = call(memory)
+            if for_people is not None and not as_json:
+                result = for_people(memory, result)
         except SgamError as exc:
             fail(exc, as_json)
             return

@@ -11,11 +11,11 @@ import json
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from .._errors import ValidationError
-from .._values import MAX_TEXT_BYTES, canonical_json, check_text
+from .._values import MAX_TEXT_BYTES, canonical_json, check_text, normalise_subject
 
 JsonValue = str | int | float | bool | list[Any] | dict[str, Any] | None
 
@@ -47,6 +47,13 @@ class Candidate(BaseModel):
         default=True,
         description="true if the episode states this outright; false if you inferred it.",
     )
+
+    @field_validator("subject")
+    @classmethod
+    def _normalised(cls, subject: str) -> str:
+        """A model may write ``Mira`` for ``mira``: policy, consent and holds compare the
+        normalised id (an id empty once normalised is left for the write's check)."""
+        return normalise_subject(subject) or subject
 
 
 class Reply(BaseModel):

@@ -21,7 +21,7 @@ from .._ledger import Ledger
 from .._model import Episode
 from .._purpose import allowed, refuse
 from .._rules import OpKind
-from .._schema import AttributeSchema, check_value_type
+from .._schema import AttributeSchema, Cardinality, check_value_type
 from .._time import from_micros
 from .._values import canonical_json
 from .._write import PendingOp, validate_op
@@ -192,8 +192,12 @@ def _checked(c: Candidate, declared: AttributeSchema | None, episode: Episode) -
     kind = OpKind.RETRACT if c.change is Change.RETRACT else OpKind.WRITE
     moment = episode.at if c.valid_from is None else c.valid_from
     pending = validate_op(kind, c.subject, c.attribute, moment, episode.id, c.value, None, c.confidence)
-    if kind is OpKind.WRITE:
+    is_set = declared is not None and declared.cardinality is Cardinality.MANY
+    if kind is OpKind.WRITE or (is_set and c.value is not None):
         check_value_type(c.value, declared.value_type if declared else None, "value")
+    elif is_set:
+        raise ValidationError("value", None, f"a retract of {c.attribute!r}, a set (cardinality many), names "
+                                             "the member to retract")
     elif c.value is not None:
         raise ValidationError("value", c.value, "must be null for retract")
     return pending.valid_at
@@ -202,9 +206,10 @@ def _checked(c: Candidate, declared: AttributeSchema | None, episode: Episode) -
 def candidate_op(
     subject: str, attribute: str, change: str, value: Any, valid_from: int, source: str, confidence: float
 ) -> PendingOp:
-    """new/update are a write, retract a retract at ``valid_from``: the normal write service."""
+    """new/update are a write, retract a retract at ``valid_from`` (of the member ``value``
+    names, for a set): the normal write service."""
     moment = from_micros(valid_from)
     if change == Change.RETRACT.value:
-        return validate_op(OpKind.RETRACT, subject, attribute, moment, source)
+        return validate_op(OpKind.RETRACT, subject, attribute, moment, source, value)
     return validate_op(OpKind.WRITE, subject, attribute, moment, source, value, None, confidence)
 

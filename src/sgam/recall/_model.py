@@ -37,6 +37,8 @@ class RecallItem:
     superseded: bool = False
     session: str | None = None
     tokens: int = 0
+    subject_name: str | None = None
+    """The subject's display name (its first spelling), when it differs from the id."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,8 @@ def render_item(item: RecallItem) -> str:
     if item.kind == "fact":
         status = "SUPERSEDED" if item.superseded else "CURRENT"
         until = _time(item.valid_to) if item.valid_to is not None else "open"
-        return (f"- [{status}] {quote(item.subject)}.{quote(item.attribute)} = {quote(item.value)} "
+        named = "" if item.subject_name is None else f" ({quote(item.subject_name)})"
+        return (f"- [{status}] {quote(item.subject)}{named}.{quote(item.attribute)} = {quote(item.value)} "
                 f"(valid {_time(item.valid_from)} -> {until}; {source})")
     return f"- [{source}, session {quote(item.session or '-')}] {quote(item.text)}"
 

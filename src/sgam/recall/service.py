@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from .._errors import ValidationError
 from .._purpose import ConsentBook, consent_uses, ledger_attribute, split_attribute
 from .._rules import Version
+from .._schema import ValueType
 from .._time import from_micros
 from .._values import load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
 from ..search.scope import in_scope
-from ..store import EpisodeReads, LedgerReads, Reader
+from ..store import EpisodeReads, LedgerReads, Reader, SubjectReads
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
 from .sources import sources_first
@@ -35,7 +37,7 @@ SUPERSEDED_PER_KEY = 2
 EVIDENCE_LIMIT = 30
 
 
-class Facts(EpisodeReads, LedgerReads, Protocol):
+class Facts(EpisodeReads, LedgerReads, SubjectReads, Protocol):
     """What recall reads of a fact: its versions and the episode that sourced it."""
 
 
@@ -81,7 +83,11 @@ def recall(
         keys = timeline_keys(reader, keys, purpose, at, known_at, book)
         facts = [item for subject, attribute in keys
                  for item in _key_items(reader, subject, attribute, at, known_at)]
+        facts = _named(facts, reader.display_names([item.subject for item in facts if item.subject]))
         revoked = book.revoked_subjects(purpose)
+        if revoked:  # a relation's value naming a subject whose consent is revoked is not said
+            relations = {schema.attribute for schema in schemas if schema.value_type is ValueType.SUBJECT}
+            facts = [item for item in facts if item.attribute not in relations or item.value not in revoked]
         ranked = search.ranked(reader, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
                                limit=EVIDENCE_LIMIT, now=at)
         sources = [item.citation.episode_id for item in sorted(facts, key=lambda item: item.superseded)
@@ -177,6 +183,12 @@ def _key_items(reader: Facts, subject: str, attribute: str, at: int, known_at: i
     items += [_fact(reader, v, superseded=True, score=0.5) for v in reversed(earlier)]
     items += [_fact(reader, v, superseded=True, score=0.4) for v in corrected[-1:]]
     return items
+
+
+def _named(facts: list[RecallItem], names: dict[str, str]) -> list[RecallItem]:
+    """Facts with their subject's display name where it differs from the id."""
+    return [item if item.subject is None or names.get(item.subject, item.subject) == item.subject
+            else replace(item, subject_name=names[item.subject]) for item in facts]
 
 
 def _fact(reader: Facts, version: Version, *, superseded: bool, score: float) -> RecallItem:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import NotFoundError, ValidationError
-from .._values import canonical_json
+from .._values import canonical_json, normalise_subject
 from ..extraction import ExtractionPolicy, HeldCandidate, ScriptedClient
 from .context import ReplayContext, StepHandler
 from .loader import Step
@@ -57,7 +57,7 @@ def _held_of_key(context: ReplayContext, step: Step) -> HeldCandidate:
     matches = [
         h
         for h in context.memory.held(step.tenant, limit=10_000)
-        if h.subject == a["subject"]
+        if isinstance(a["subject"], str) and h.subject == normalise_subject(a["subject"])
         and h.attribute == a["attribute"]
         and (wanted is None or canonical_json(h.value) == wanted)
     ]

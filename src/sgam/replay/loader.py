@@ -26,17 +26,20 @@ from .._time import parse_timestamp
 OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     # operation: (required fields, optional fields)
     "episode": ({"id", "at", "text"}, {"speaker", "kind", "session", "metadata", "retention", "derived_from"}),
-    "schema": ({"attribute", "type"}, {"memory_type", "sensitive", "description"}),
+    "schema": ({"attribute", "type"}, {"memory_type", "sensitive", "description", "cardinality"}),
     "write": ({"subject", "attribute", "value", "valid_from", "source"},
               {"memory_type", "confidence", "expires_at", "purpose"}),
-    "retract": ({"subject", "attribute", "at", "source"}, {"purpose"}),
+    "retract": ({"subject", "attribute", "at", "source"}, {"purpose", "value"}),
     "correct": ({"subject", "attribute", "valid_from", "value", "source"}, {"confidence", "purpose"}),
     "forget": (set(), {"subject", "episode"}),
     "retention": ({"class", "ttl"}, {"on_expiry"}),
     "consent": ({"subject", "granted"}, {"purpose"}),
-    "expect": ({"subject", "attribute", "value"}, {"at", "known_at", "source", "valid_from", "valid_to", "purpose"}),
+    "expect": ({"subject", "attribute"},
+               {"value", "values", "at", "known_at", "source", "valid_from", "valid_to", "purpose"}),
     "expect_history": ({"subject", "attribute", "values"}, {"known_at", "purpose"}),
     "expect_episode": ({"id", "exists"}, set()),
+    "expect_linked": ({"attribute", "to", "subjects"}, {"at", "known_at"}),
+    "expect_reachable": ({"from", "attributes", "depth", "subjects"}, {"at", "known_at"}),
     "clock": (set(), set()),
     "model_reply": (set(), set()),
     "extract": ({"episode"}, {"min_confidence", "promote_after", "hold_inferred", "confirm_sensitive"}),
@@ -221,6 +224,14 @@ def _check_fields(path: str, number: int, operation: str, args: Any) -> None:
         raise ScenarioFileError(path, f"{operation}: unknown field {bounded_repr(min(map(str, unknown)))}", number)
     if operation == "forget" and len(set(args) & {"subject", "episode"}) != 1:
         raise ScenarioFileError(path, "forget takes exactly one of subject or episode", number)
+    if operation == "expect" and len(set(args) & {"value", "values"}) != 1:
+        raise ScenarioFileError(path, "expect takes exactly one of value or values (a set's members)", number)
+    if operation == "expect" and "values" in args and not isinstance(args["values"], list):
+        raise ScenarioFileError(path, "expect: values must be a list", number)
+    if operation in ("expect_linked", "expect_reachable") and not isinstance(args["subjects"], list):
+        raise ScenarioFileError(path, f"{operation}: subjects must be a list", number)
+    if operation == "expect_reachable" and not isinstance(args["attributes"], list):
+        raise ScenarioFileError(path, "expect_reachable: attributes must be a list", number)
     if operation == "expect_history" and not isinstance(args["values"], list):
         raise ScenarioFileError(path, "expect_history: values must be a list", number)
     if operation == "expect_episode" and not isinstance(args["exists"], bool):

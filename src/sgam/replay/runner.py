@@ -8,8 +8,9 @@ from typing import Any
 
 from .._errors import SgamError
 from .._memory import Memory
+from .._relations import MAX_FAN_OUT
 from .._time import format_timestamp, parse_timestamp
-from .._values import canonical_json
+from .._values import MAX_QUERY_LIMIT, canonical_json, normalise_subject
 from .context import ReplayClock, ReplayContext, ScenarioResult, StepHandler
 from .extraction_steps import EXTRACTION_STEPS
 from .loader import Scenario, Step
@@ -69,6 +70,7 @@ def _schema(context: ReplayContext, step: Step) -> None:
     context.memory.declare(
         step.tenant, a["attribute"], a["type"], memory_type=a.get("memory_type"),
         sensitive=bool(a.get("sensitive", False)), description=a.get("description"),
+        cardinality=a.get("cardinality"),
     )
 
 
@@ -83,7 +85,8 @@ def _write(context: ReplayContext, step: Step) -> None:
 
 def _retract(context: ReplayContext, step: Step) -> None:
     a = step.args
-    context.memory.retract(step.tenant, a["subject"], a["attribute"], a["at"], a["source"], purpose=a.get("purpose"))
+    context.memory.retract(step.tenant, a["subject"], a["attribute"], a["at"], a["source"], purpose=a.get("purpose"),
+                           value=a.get("value"))
 
 
 def _correct(context: ReplayContext, step: Step) -> None:
@@ -137,6 +140,9 @@ def _same_instant(expected: Any, actual: datetime | None) -> bool:
 
 def _expect(context: ReplayContext, step: Step) -> None:
     a = step.args
+    if "values" in a:
+        _expect_members(context, step)
+        return
     found = context.memory.get(step.tenant, a["subject"], a["attribute"], at=a.get("at"), known_at=a.get("known_at"),
                                purpose=a.get("purpose"))
     if a["value"] is None:
@@ -162,6 +168,48 @@ def _expect(context: ReplayContext, step: Step) -> None:
         context.fail(step, expected, {k: actual[k] for k in expected})
 
 
+def _expect_members(context: ReplayContext, step: Step) -> None:
+    """``expect`` with ``values``: the members of a set holding at ``at``, as a set."""
+    a = step.args
+    found = context.memory.members(step.tenant, a["subject"], a["attribute"], at=a.get("at"),
+                                   known_at=a.get("known_at"), purpose=a.get("purpose"))
+    actual = [member.value for member in found]
+    if not _same_set(a["values"], actual):
+        context.fail(step, {"values": a["values"]}, {"values": actual})
+
+
+def _same_set(expected: list[Any], actual: list[Any]) -> bool:
+    """Whether two lists hold the same JSON values, in any order (repeats counted)."""
+    try:
+        return sorted(canonical_json(v) for v in expected) == sorted(canonical_json(v) for v in actual)
+    except SgamError:
+        return False
+
+
+def _subject_set(ids: list[Any]) -> list[str] | None:
+    """Expected subject ids as the sorted set of their normalised forms (None if one is
+    not a string: it can equal nothing found)."""
+    if not all(isinstance(s, str) for s in ids):
+        return None
+    return sorted({normalise_subject(s) for s in ids})
+
+
+def _expect_linked(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    found = context.memory.linked(step.tenant, a["attribute"], a["to"], at=a.get("at"), known_at=a.get("known_at"),
+                                  limit=MAX_QUERY_LIMIT)
+    if _subject_set(a["subjects"]) != sorted(found):
+        context.fail(step, {"subjects": a["subjects"]}, {"subjects": sorted(found)})
+
+
+def _expect_reachable(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    found = context.memory.reachable(step.tenant, a["from"], a["attributes"], depth=a["depth"], at=a.get("at"),
+                                     known_at=a.get("known_at"), fan_out=MAX_FAN_OUT)
+    if _subject_set(a["subjects"]) != sorted(found.subjects) or found.cut:
+        context.fail(step, {"subjects": a["subjects"]}, {"subjects": sorted(found.subjects), "cut": found.cut})
+
+
 def _expect_history(context: ReplayContext, step: Step) -> None:
     a = step.args
     found = context.memory.history(step.tenant, a["subject"], a["attribute"], known_at=a.get("known_at"),
@@ -178,4 +226,5 @@ LEDGER_STEPS: dict[str, StepHandler] = {
     "retract": _retract, "correct": _correct, "forget": _forget,
     "retention": _retention, "consent": _consent,
     "expect": _expect, "expect_history": _expect_history, "expect_episode": _expect_episode,
+    "expect_linked": _expect_linked, "expect_reachable": _expect_reachable,
 }

@@ -81,6 +81,11 @@ class HistoryOutput(BaseModel):
     facts: list[Assertion]
 
 
+class SubjectsOutput(BaseModel):
+    subjects: list[str]
+    cut: bool = False
+
+
 class WriteOutput(BaseModel):
     result: WriteResult
 
@@ -199,6 +204,39 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
         facts = await guarded("read", lambda p: memory.history(p.tenant, subject, attribute, known_at=known_at,
                                                                purpose=purpose))
         return fenced({"facts": to_json(facts)})
+
+    @server.scoped_tool("read", read_only)
+    async def set_members(subject: Subject, attribute: Attribute, at: At = None, known_at: KnownAt = None,
+                          purpose: Purpose = None) -> Annotated[CallToolResult, HistoryOutput]:
+        """The members of a set (an attribute of cardinality many), e.g. the members of team 7,
+        holding at `at` (default now) as the ledger stood at `known_at`."""
+        facts = await guarded("read", lambda p: memory.members(p.tenant, subject, attribute, at=at,
+                                                               known_at=known_at, purpose=purpose))
+        return fenced({"facts": to_json(facts)})
+
+    @server.scoped_tool("read", read_only)
+    async def linked_subjects(
+        attribute: Annotated[str, Field(description="A subject-typed attribute (a relation), e.g. supplier")],
+        to: Annotated[str, Field(description="The subject the relation names, e.g. cogs")],
+        at: At = None, known_at: KnownAt = None,
+    ) -> Annotated[CallToolResult, SubjectsOutput]:
+        """Who links to a subject: every subject whose relation `attribute` (a subject-typed
+        attribute, e.g. supplier) names `to` at `at`, as known at `known_at`."""
+        found = await guarded("read", lambda p: memory.linked(p.tenant, attribute, to, at=at, known_at=known_at))
+        return fenced({"subjects": found, "cut": False})
+
+    @server.scoped_tool("read", read_only)
+    async def reachable_subjects(
+        start: Annotated[str, Field(description="The subject to start from, e.g. mira")],
+        attributes: Annotated[list[str], Field(min_length=1, description="The relations to follow outward")],
+        depth: Annotated[int, Field(ge=1, le=10, description="How many steps to follow, 1 to 10")] = 1,
+        at: At = None, known_at: KnownAt = None,
+    ) -> Annotated[CallToolResult, SubjectsOutput]:
+        """Everything connected to `start` within `depth` (1 to 10) steps along the relations
+        `attributes`, at `at` as known at `known_at`; `cut` says the walk hit its limit."""
+        found = await guarded("read", lambda p: memory.reachable(p.tenant, start, attributes, depth=depth, at=at,
+                                                                 known_at=known_at))
+        return fenced({"subjects": found.subjects, "cut": found.cut})
 
     @server.scoped_tool("write", ToolAnnotations(destructive_hint=False, idempotent_hint=True,
                                                  open_world_hint=False))

@@ -74,6 +74,8 @@ class RetractIn(Body):
     at: Timestamp
     source: StrictStr
     purpose: Purpose = None
+    value: JsonValue = None
+    """For a set (cardinality many): the member that stopped holding."""
 
 
 class CorrectIn(Body):
@@ -114,6 +116,8 @@ class DeclareIn(Body):
     memory_type: StrictStr | None = None
     sensitive: StrictBool = False
     description: StrictStr | None = None
+    cardinality: StrictStr | None = None
+    """one, or many (a set); absent keeps what the attribute had."""
 
 
 class RecallOut(BaseModel):

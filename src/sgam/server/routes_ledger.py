@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from .._errors import NotFoundError
-from .._model import Assertion, Episode, ForgetResult, WriteResult
+from .._model import Assertion, Episode, ForgetResult, Reachable, WriteResult
 from .._rules import Effect
 from .._schema import AttributeSchema
 from ..boundary import to_json
@@ -132,13 +132,40 @@ async def fact_history(subject: str, attribute: str, request: Request, caller: R
                                                   purpose=purpose))
 
 
+@router.get("/facts/{subject}/{attribute}/members", response_model=list[Assertion], tags=["facts"],
+            summary="The members of a set (cardinality many) holding at `at` as known at `known_at`")
+async def set_members(subject: str, attribute: str, request: Request, caller: Reader,
+                      at: OptionalTime = None, known_at: OptionalTime = None,
+                      purpose: PurposeQuery = None) -> Response:
+    return reply(await memory_of(request).members(caller.tenant, subject, attribute, at=at, known_at=known_at,
+                                                  purpose=purpose))
+
+
+@router.get("/linked/{attribute}/{to:path}", response_model=list[str], tags=["relations"],
+            summary="Every subject whose relation `attribute` names `to` at `at` as known at `known_at`")
+async def linked(attribute: str, to: str, request: Request, caller: Reader, at: OptionalTime = None,
+                 known_at: OptionalTime = None, limit: int = 1000) -> Response:
+    return reply(await memory_of(request).linked(caller.tenant, attribute, to, at=at, known_at=known_at,
+                                                 limit=limit))
+
+
+@router.get("/reachable/{start:path}", response_model=Reachable, tags=["relations"],
+            summary="Every subject reached from `start` along the relations `attribute` within `depth` steps")
+async def reachable(start: str, request: Request, caller: Reader,
+                    attribute: Annotated[list[str], Query(description="A relation to follow (repeat for several)")],
+                    depth: int = 1, fan_out: int = 1000, at: OptionalTime = None,
+                    known_at: OptionalTime = None) -> Response:
+    return reply(await memory_of(request).reachable(caller.tenant, start, attribute, depth=depth, at=at,
+                                                    known_at=known_at, fan_out=fan_out))
+
+
 @router.post("/retract", dependencies=[IDEMPOTENT],
              response_model=WriteResult, tags=["facts"],
              summary="Say the value holding at `at` stopped holding then")
 async def retract(body: RetractIn, request: Request, caller: Writer) -> Response:
     async def produce() -> Response:
         return reply(await memory_of(request).retract(caller.tenant, body.subject, body.attribute, body.at,
-                                                      body.source, purpose=body.purpose))
+                                                      body.source, purpose=body.purpose, value=body.value))
 
     return await once(request, caller, produce)
 
@@ -162,6 +189,6 @@ async def declare(body: DeclareIn, request: Request, caller: Admin) -> Response:
     async def produce() -> Response:
         return reply(await memory_of(request).declare(
             caller.tenant, body.attribute, body.value_type, memory_type=body.memory_type,
-            sensitive=body.sensitive, description=body.description), 201)
+            sensitive=body.sensitive, description=body.description, cardinality=body.cardinality), 201)
 
     return await once(request, caller, produce)

@@ -35,6 +35,8 @@ from ._protocol import (
     RetentionRow,
     SchemaReads,
     SchemaWrites,
+    SubjectReads,
+    SubjectWrites,
     WriteTransaction,
     apply_plan,
 )
@@ -92,6 +94,8 @@ __all__ = [
     "RevisionRow",
     "SchemaReads",
     "SchemaWrites",
+    "SubjectReads",
+    "SubjectWrites",
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",

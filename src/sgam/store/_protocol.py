@@ -125,6 +125,19 @@ class LedgerReads(Scope, Protocol):
     def versions(self, subject: str, attribute: str) -> list[Version]: ...
     def query(self, flt: QueryFilter) -> list[Version]: ...
     def operations(self, subject: str, attribute: str) -> list[Operation]: ...
+    def declared(self, attribute: str) -> AttributeSchema | None: ...
+    def member_keys(self, subject: str, prefix: str) -> list[str]:
+        """Ledger attributes of the subject starting with ``prefix``, in code point order."""
+        ...
+    def holders(self, attribute: str, value: str, at: int, known_at: int | None, limit: int) -> list[Version]:
+        """Versions of ledger attribute ``attribute`` with ``value`` holding at ``at``, by subject."""
+        ...
+    def members(self, subject: str, prefix: str, at: int, known_at: int | None) -> list[Version]:
+        """Per member key under ``prefix``, the version holding at ``at`` (as ``get``)."""
+        ...
+    def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:
+        """Every member's assertions by ``valid_from``, then by the value's JSON text."""
+        ...
 
 
 class LedgerWrites(Scope, Protocol):
@@ -154,6 +167,15 @@ class LedgerWrites(Scope, Protocol):
         ...
     def insert_versions(self, versions: list[Version]) -> None: ...
     def last_recorded_at(self, subject: str, attribute: str) -> int | None: ...
+    def relation_attributes(self) -> list[str]:
+        """The tenant's attributes declared with type subject."""
+        ...
+    def keys_naming(self, attribute: str, value: str) -> list[tuple[str, str]]:
+        """Keys of ``attribute`` (any timeline, any member) that ever held ``value``."""
+        ...
+    def attribute_in_use(self, attribute: str) -> bool:
+        """Whether any key (a purpose's timeline, a set's member) is of ``attribute``."""
+        ...
     def append_operation(self, op: Operation) -> int:
         """Store ``op`` (its ``seq`` is ignored) and return the sequence number it got."""
         ...
@@ -393,19 +415,35 @@ class CheckpointCapability(Scope, Protocol):
         ...
 
 
+class SubjectReads(Scope, Protocol):
+    """Display names of subject ids, and the stored ids the normalisation left as they were."""
+
+    def display_names(self, subjects: Sequence[str]) -> dict[str, str]: ...
+    def subject_collisions(self, subject: str | None = None) -> list[tuple[str, str]]:
+        """(normalised id, stored id) pairs the subject migration reported."""
+        ...
+
+
+class SubjectWrites(SubjectReads, Protocol):
+    def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
+        """(subject id, spelling): the first spelling recorded for an id is kept."""
+        ...
+    def delete_names_of_subject(self, subject: str) -> int: ...
+
+
 # the whole ------------------------------------------------------------------------------
 
 
 class WriteTransaction(
     EpisodeWrites, SchemaWrites, LedgerWrites, ErasureWrites, ExtractionWrites, LifecycleWrites, ItemWrites,
-    ActionWrites, AccessWrites, DocumentAccess, CheckpointCapability, Protocol,
+    ActionWrites, AccessWrites, DocumentAccess, CheckpointCapability, SubjectWrites, Protocol,
 ):
     """One tenant's write unit of work; everything it does commits or rolls back together."""
 
 
 class Reader(
     EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, AccessReads,
-    CheckpointCapability, Protocol,
+    CheckpointCapability, SubjectReads, Protocol,
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from .._rules import Operation, OpKind, Version
-from .._schema import AttributeSchema, MemoryTypeSchema, ValueType
+from .._schema import AttributeSchema, Cardinality, MemoryTypeSchema, ValueType
 
 VERSION_COLUMNS = (
     "row_id, assertion_id, subject, attribute, value, memory_type, valid_from, valid_to, "
@@ -24,7 +24,7 @@ OPERATION_COLUMNS = (
     "seq, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, "
     "confidence, schema_version, expires_at"
 )
-ATTRIBUTE_SCHEMA_COLUMNS = "attribute, value_type, memory_type, sensitive, description, schema_version"
+ATTRIBUTE_SCHEMA_COLUMNS = "attribute, value_type, memory_type, sensitive, description, schema_version, cardinality"
 MEMORY_TYPE_COLUMNS = "name, json_schema, schema_version"
 EXTRACTION_COLUMNS = (
     "tenant, episode_id, attempt, recorded_at, status, error, model, raw_reply, prompt_tokens, "
@@ -65,7 +65,8 @@ def operation_from_row(row: tuple[Any, ...]) -> Operation:
 
 def attribute_schema_from_row(row: tuple[Any, ...]) -> AttributeSchema:
     """An ``ATTRIBUTE_SCHEMA_COLUMNS`` row."""
-    return AttributeSchema(row[0], ValueType(row[1]) if row[1] else None, row[2], bool(row[3]), row[4], row[5])
+    return AttributeSchema(row[0], ValueType(row[1]) if row[1] else None, row[2], bool(row[3]), row[4], row[5],
+                           Cardinality(row[6]))
 
 
 def memory_type_from_row(row: tuple[Any, ...]) -> MemoryTypeSchema:

@@ -28,6 +28,9 @@ from .._rows import (
 from .session import Session
 
 KEY = "tenant = ? AND subject = ? AND attribute = ?"
+MAX_INDEXED_VALUE = 1100
+"""Values at most this long are in ``assertions_by_value`` (a subject id is at most 256
+characters; its JSON escapes fit)."""
 
 
 def visible(alias: str = "") -> str:
@@ -285,6 +288,73 @@ class LedgerReader(LedgerReads):
     def attribute_schemas(self) -> list[AttributeSchema]:
         return self._attribute_schema_rows("", ())
 
+    def declared(self, attribute: str) -> AttributeSchema | None:
+        found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+        return found[0] if found else None
+
+    def holders(self, attribute: str, value: str, at: int, known_at: int | None, limit: int) -> list[Version]:
+        """Up to ``limit`` versions of the ledger attribute ``attribute`` whose value is
+        ``value`` (canonical JSON) and that hold at ``at`` as known at ``known_at``, by
+        subject: who names a subject (``linked``), one range of ``assertions_by_value``."""
+        moment = self._db.moment
+        if known_at is None:
+            seen, known, params = "n.recorded_to IS NULL", [], ["a.recorded_to IS NULL"]
+        else:
+            known = [moment(known_at), moment(known_at)]
+            seen, params = visible("n"), [visible("a")]
+        sql = (f"SELECT {version_columns_of('a')} FROM assertions a INDEXED BY assertions_by_value "
+               f"WHERE a.tenant = ? AND a.attribute{self._db.bytewise} = ? AND a.value = ? "
+               f"AND length(a.value) <= {MAX_INDEXED_VALUE} AND {params[0]} AND a.valid_from <= ? "
+               f"AND (a.valid_to IS NULL OR a.valid_to > ?) AND {next_clause('a', seen)} ORDER BY a.subject LIMIT ?")
+        rows = self._db.rows(sql, (self.tenant, attribute, value, *known, moment(at), moment(at), *known, moment(at),
+                                   limit))
+        return [version_from_row(row) for row in rows]
+
+    def member_keys(self, subject: str, prefix: str) -> list[str]:
+        """The ledger attributes of the subject that start with ``prefix`` (the members of
+        a set, ``_purpose.members_prefix``): one index range of the key table."""
+        column = f"attribute{self._db.bytewise}"
+        rows = self._db.rows(
+            f"SELECT attribute FROM ledger_keys WHERE tenant = ? AND subject = ? AND {column} >= ? AND {column} < ? "
+            f"ORDER BY {column}", (self.tenant, subject, prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)),
+        )
+        return [str(row[0]) for row in rows]
+
+    def members(self, subject: str, prefix: str, at: int, known_at: int | None) -> list[Version]:
+        """The member of each key under ``prefix`` that holds at ``at`` as known at
+        ``known_at``, by key: one range of the subject's versions, each end derived from
+        the next version of its key (as ``query`` does)."""
+        moment = self._db.moment
+        column = f"a.attribute{self._db.bytewise}"
+        if known_at is None:
+            index, current, seen, known = "assertions_current", "a.recorded_to IS NULL", "n.recorded_to IS NULL", []
+        else:
+            index, current, seen = "assertions_by_key", visible("a"), visible("n")
+            known = [moment(known_at), moment(known_at)]
+        following = (f"FROM assertions n WHERE n.tenant = a.tenant AND n.subject = a.subject "
+                     f"AND n.attribute = a.attribute AND {seen} AND n.valid_from > a.valid_from "
+                     "ORDER BY n.valid_from LIMIT 1")
+        sql = (f"SELECT {version_columns_of('a')}, (SELECT n.valid_from {following}) AS next_from, "
+               f"(SELECT n.source {following}) AS next_source FROM assertions a INDEXED BY {index} "
+               f"WHERE a.tenant = ? AND a.subject = ? AND {column} >= ? AND {column} < ? AND {current} "
+               f"AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) AND {next_clause('a', seen)} "
+               f"ORDER BY {column}")
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        rows = self._db.rows(sql, (*known, *known, self.tenant, subject, prefix, upper, *known, moment(at), moment(at),
+                                   *known, moment(at)))
+        found: list[Version] = []
+        for row in rows:
+            version = version_from_row(row)
+            found.append(version if row[-2] is None else cut(version, row[-2], row[-1]))
+        return found
+
+    def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:
+        """Every assertion of every member under ``prefix``, by ``valid_from`` and then by
+        the value's canonical JSON text."""
+        versions = [version for attribute in self.member_keys(subject, prefix)
+                    for version in self.history(subject, attribute, known_at)]
+        return sorted(versions, key=lambda v: (v.valid_from, v.value))
+
     def memory_types(self) -> list[MemoryTypeSchema]:
         return self._memory_type_rows("", ())
 
@@ -324,12 +394,14 @@ class LedgerWrites(LedgerReads):
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
         self._db.run(
             "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
-            "description, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "description, schema_version, cardinality) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (tenant, attribute) DO UPDATE SET value_type = excluded.value_type, "
             "memory_type = excluded.memory_type, sensitive = excluded.sensitive, "
-            "description = excluded.description, schema_version = excluded.schema_version",
+            "description = excluded.description, schema_version = excluded.schema_version, "
+            "cardinality = excluded.cardinality",
             (self.tenant, schema.attribute, schema.value_type.value if schema.value_type else None,
-             schema.memory_type, bool(schema.sensitive), schema.description, schema.schema_version),
+             schema.memory_type, bool(schema.sensitive), schema.description, schema.schema_version,
+             schema.cardinality.value),
         )
 
     def put_memory_type(self, schema: MemoryTypeSchema) -> None:
@@ -358,6 +430,32 @@ class LedgerWrites(LedgerReads):
              moment(op.recorded_at), op.memory_type, op.confidence, op.schema_version, moment(op.expires_at)),
             "seq",
         )
+
+    def relation_attributes(self) -> list[str]:
+        """The tenant's attributes declared with type subject."""
+        rows = self._db.rows("SELECT attribute FROM attribute_schemas WHERE tenant = ? AND value_type = 'subject' "
+                             "ORDER BY attribute", (self.tenant,))
+        return [str(row[0]) for row in rows]
+
+    def attribute_in_use(self, attribute: str) -> bool:
+        """Whether any key of the tenant is of ``attribute``: itself, a purpose's timeline
+        of it, or a member of its set."""
+        row = self._db.row(
+            "SELECT 1 FROM ledger_keys WHERE tenant = ? AND (attribute = ? OR substr(attribute, 1, ?) IN (?, ?)) "
+            "LIMIT 1", (self.tenant, attribute, len(attribute) + 1, f"{attribute}\x1f", f"{attribute}\x1e"),
+        )
+        return row is not None
+
+    def keys_naming(self, attribute: str, value: str) -> list[tuple[str, str]]:
+        """Keys of ``attribute`` (its general timeline, its members, its purposes'
+        timelines) with a version, in any transaction time, whose value is ``value``."""
+        column = f"attribute{self._db.bytewise}"
+        head = (f"SELECT DISTINCT subject, attribute FROM assertions INDEXED BY assertions_by_value WHERE tenant = ? "
+                f"AND value = ? AND length(value) <= {MAX_INDEXED_VALUE} AND ")
+        exact = self._db.rows(f"{head}{column} IN (?, ?)", (self.tenant, value, attribute, f"{attribute}\x1e{value}"))
+        scoped = self._db.rows(f"{head}{column} >= ? AND {column} < ?",
+                               (self.tenant, value, f"{attribute}\x1f", f"{attribute}\x20"))
+        return sorted({(str(row[0]), str(row[1])) for row in exact + scoped})
 
     def keys_of_subject(self, subject: str) -> list[tuple[str, str]]:
         rows = self._db.rows("SELECT DISTINCT attribute FROM operations WHERE tenant = ? AND subject = ?",

@@ -29,6 +29,9 @@ class Session(Protocol):
     """The SQL function turning a code point into a one-character string."""
     true: str
     """The literal a boolean column holds when true (as partial indexes name it)."""
+    bytewise: str
+    """What follows a text column so that it compares by code point, as an index of
+    prefixes needs ('' on SQLite, whose text compares so; ``COLLATE "C"`` on PostgreSQL)."""
     false: str
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:

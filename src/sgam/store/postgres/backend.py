@@ -44,6 +44,7 @@ from .._sql.extraction import ExtractionReads
 from .._sql.ledger import GET, GET_KNOWN, LedgerReader
 from .._sql.lifecycle import CONSENTS
 from .._sql.session import Params, Row
+from .._sql.subjects import SubjectReads
 from . import scan
 from .adapters import Micros, MicrosArray, Texts, configure
 from .connect import connect
@@ -70,7 +71,9 @@ SPARE_WAIT_SECONDS = 0.005
 one, never long enough to matter to a caller that holds one already."""
 
 
-class PostgresReader(LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, CheckpointAccess):
+class PostgresReader(
+    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads, CheckpointAccess,
+):
     """Tenant-scoped reads (``Reader``); each is one indexed statement.
 
     The read's transaction starts with its first statement, which sets the tenant: a

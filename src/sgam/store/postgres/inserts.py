@@ -25,6 +25,11 @@ OPERATION_AND_VERSION = f"WITH operation AS ({OPERATION}) {VERSION}"
 """An operation and the version it adds: the two inserts of an ordinary write, sent as
 one statement (a data-modifying ``WITH`` runs whether or not the query reads it)."""
 OPERATION_AND_VERSIONS = f"WITH operation AS ({OPERATION}) {VERSIONS}"
+NAMED = native("INSERT INTO subject_names (tenant, subject, display) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+"""The first spelling of the operation's subject, sent in the operation's statement."""
+NAMED_OPERATION = f"WITH operation AS ({OPERATION}) {NAMED}"
+NAMED_OPERATION_AND_VERSION = f"WITH operation AS ({OPERATION}), named AS ({NAMED}) {VERSION}"
+NAMED_OPERATION_AND_VERSIONS = f"WITH operation AS ({OPERATION}), named AS ({NAMED}) {VERSIONS}"
 OPERATIONS = (
     f"INSERT INTO operations ({OPERATION_FIELDS}, seq) SELECT %s, * FROM unnest("
     "%s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::text[], %s::text[], %s::timestamptz[], "

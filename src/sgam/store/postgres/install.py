@@ -21,7 +21,15 @@ from psycopg import sql
 from ..._errors import SchemaVersionError, ValidationError
 from .connect import connect
 from .errors import map_postgres_errors
-from .migrations import MIGRATION_LOCK, MIGRATIONS, TENANT_TABLES, app_functions, grant_statements, rls_statements
+from .migrations import (
+    MIGRATION_LOCK,
+    MIGRATIONS,
+    PROGRAMS,
+    TENANT_TABLES,
+    app_functions,
+    grant_statements,
+    rls_statements,
+)
 
 _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS sgam_migrations "
@@ -68,6 +76,8 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn))
                              .replace("@SCHEMA_LITERAL@", sql.Literal(schema).as_string(conn)))
+                if version in PROGRAMS:
+                    PROGRAMS[version](conn)
                 conn.execute("INSERT INTO sgam_migrations (version) VALUES (%s)", (version,))
             present = _present(conn, TENANT_TABLES)
             for statement in rls_statements(present):

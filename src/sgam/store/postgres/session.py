@@ -61,6 +61,7 @@ class PostgresSession:
     find = "strpos"
     char = "chr"
     true = "TRUE"
+    bytewise = ' COLLATE "C"'
     false = "FALSE"
 
     def __init__(self, cur: Cursor) -> None:

@@ -18,6 +18,7 @@ from .._sql.access import AccessWrites
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import KeyLookups, LedgerWrites, Near
+from .._sql.subjects import SubjectWrites
 from . import inserts
 from .adapters import Micros, MicrosArray, micros
 from .items import ItemWrites
@@ -36,7 +37,9 @@ the version a transaction sees are still right for it; a transaction that change
 schema neither reads nor fills the cache."""
 
 
-class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, CheckpointAccess):
+class PostgresWrite(
+    LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites, CheckpointAccess,
+):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
@@ -45,6 +48,8 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         self._entered = False
         self._deferred: Lookups | None = None
         self._queued: tuple[Any, ...] | None = None
+        self._queued_name: tuple[str, str, str] | None = None
+        """The queued operation's subject spelling (``note_spellings``), sent with it."""
         self._schemas: SchemaCache = {} if schemas is None else schemas
         self._version: int | None = None
         self._schema_changed = False
@@ -76,7 +81,11 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             self._entered = True
         if self._queued is not None:
             queued, self._queued = self._queued, None
-            self._raw.execute(inserts.OPERATION, queued)
+            named, self._queued_name = self._queued_name, None
+            if named is None:
+                self._raw.execute(inserts.OPERATION, queued)
+            else:
+                self._raw.execute(inserts.NAMED_OPERATION, (*queued, *named))
         return self._raw
 
     def finish(self) -> None:
@@ -404,12 +413,15 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
             self._near.pop((version.subject, version.attribute), None)
         self.flush()
         queued, self._queued = self._queued, None  # the operation and its versions: one statement
+        named, self._queued_name = self._queued_name, None
         if len(versions) == 1:
             row = self._version_row(versions[0])
             if queued is None:
                 self._cur.execute(inserts.VERSION, row)
-            else:
+            elif named is None:
                 self._cur.execute(inserts.OPERATION_AND_VERSION, (*queued, *row))
+            else:
+                self._cur.execute(inserts.NAMED_OPERATION_AND_VERSION, (*queued, *named, *row))
             return
         columns = (
             self.tenant,
@@ -424,8 +436,19 @@ class PostgresWrite(LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites,
         )
         if queued is None:
             self._cur.execute(inserts.VERSIONS, columns)
-        else:
+        elif named is None:
             self._cur.execute(inserts.OPERATION_AND_VERSIONS, (*queued, *columns))
+        else:
+            self._cur.execute(inserts.NAMED_OPERATION_AND_VERSIONS, (*queued, *named, *columns))
+
+    def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
+        """A one-fact write's spelling travels in its operation's statement (no statement
+        of its own); anything else goes as the portable insert."""
+        if self._queued is not None and self._queued_name is None and len(spellings) == 1 \
+                and spellings[0][0] == self._queued[1]:
+            self._queued_name = (self.tenant, *spellings[0])
+            return
+        super().note_spellings(spellings)
 
     def _version_row(self, v: Version) -> tuple[Any, ...]:
         return (

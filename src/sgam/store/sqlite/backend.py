@@ -21,13 +21,14 @@ from .._sql.access import AccessWrites
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import NEAR, KeyLookups, LedgerWrites, Near, near_from_rows
+from .._sql.subjects import SubjectWrites
 from . import scan
 from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
-from .migrations import MIGRATIONS
+from .migrations import MIGRATIONS, PROGRAMS
 from .reader import ReadScope
 from .residue import checkpoint, merge_full_text
 from .session import SQLiteSession
@@ -88,7 +89,8 @@ def _version_params(tenant: str, v: Version) -> tuple[Any, ...]:
 
 
 class SQLiteWrite(
-    TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, CheckpointAccess,
+    TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites,
+    CheckpointAccess,
 ):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
 
@@ -144,6 +146,20 @@ class SQLiteWrite(
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
         self._cache.pop(("attribute", self.tenant, schema.attribute), None)
         super().put_attribute_schema(schema)
+
+    def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
+        """A subject whose first spelling this connection has already seen stored asks
+        nothing again (the cache empties on rollback and on another connection's commit)."""
+        fresh = [(subject, spelling) for subject, spelling in spellings
+                 if ("named", self.tenant, subject) not in self._cache]
+        if fresh:
+            super().note_spellings(fresh)
+            for subject, _ in fresh:
+                self._remember(("named", self.tenant, subject), True)
+
+    def delete_names_of_subject(self, subject: str) -> int:
+        self._cache.pop(("named", self.tenant, subject), None)
+        return super().delete_names_of_subject(subject)
 
     def memory_type(self, name: str) -> MemoryTypeSchema | None:
         def load() -> MemoryTypeSchema | None:
@@ -309,6 +325,8 @@ class SQLiteBackend:
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 for statement in _split_script(script):
                     conn.execute(statement)
+                if version in PROGRAMS:
+                    PROGRAMS[version](conn)
                 conn.execute(
                     "INSERT INTO sgam_migrations VALUES (?, datetime('now'))", (version,)
                 )

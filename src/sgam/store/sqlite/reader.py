@@ -8,11 +8,13 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ..._schema import AttributeSchema
 from .._protocol import QueryFilter, Reader
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
+from .._sql.subjects import SubjectReads
 from .cache import Cache, TenantMemory
 from .errors import sgam_error
 from .items import ItemReads
@@ -24,7 +26,8 @@ if TYPE_CHECKING:
 
 
 class SQLiteReader(
-    TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, CheckpointAccess,
+    TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads,
+    CheckpointAccess,
 ):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
@@ -35,6 +38,15 @@ class SQLiteReader(
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
+
+    def declared(self, attribute: str) -> AttributeSchema | None:
+        """From the connection's cache, as the write unit of work's ``attribute_schema``."""
+        def load() -> AttributeSchema | None:
+            found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+            return found[0] if found else None
+
+        schema: AttributeSchema | None = self._cached(("attribute", self.tenant, attribute), load)
+        return schema
 
     def _query_source(self, flt: QueryFilter) -> tuple[str, str, list[str], list[Any]]:
         """Without a subject, a filter by memory type or by attribute walks the tenant's

@@ -17,6 +17,7 @@ class SQLiteSession:
     find = "instr"
     char = "char"
     true = "1"
+    bytewise = ""
     false = "0"
 
     def __init__(self, conn: sqlite3.Connection) -> None:

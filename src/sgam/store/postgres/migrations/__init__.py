@@ -17,11 +17,13 @@ tenant set for the transaction in ``sgam.tenant``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+import psycopg
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -33,6 +35,7 @@ TENANT_TABLES = (
     "retention_classes", "episode_derivations", "consents", "tombstones", "audit_log",
     "api_keys", "idempotency_keys", "ledger_key_terms", "episode_counts",
     "episode_vector_heads", "saver_threads", "saver_checkpoints", "saver_writes", "saver_subjects",
+    "subject_names", "subject_collisions",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -70,9 +73,14 @@ WRITE_FUNCTIONS = (
 
 MIGRATIONS: list[str] = [
     version.SCRIPT
-    for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20)
+    for version in (
+        v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
+    )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
+
+PROGRAMS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {21: v21.run}
+"""Versions whose data change needs Python (Unicode case folding), run after their script."""
 
 
 def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.Composed]:

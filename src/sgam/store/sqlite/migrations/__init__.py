@@ -10,7 +10,15 @@ immutable.
 
 from __future__ import annotations
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12
+import sqlite3
+from collections.abc import Callable
 
-MIGRATIONS: list[str] = [version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12)]
+from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13
+
+MIGRATIONS: list[str] = [
+    version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13)
+]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
+
+PROGRAMS: dict[int, Callable[[sqlite3.Connection], None]] = {13: v13.run}
+"""Versions whose data change needs Python (Unicode case folding), run after their script."""

@@ -1,0 +1,130 @@
+"""Relations: attributes of value type ``subject``, whose values name other subjects.
+
+A relation's value is stored as the normalised id it names, so "who names Cogs"
+(``linked``) is one range of the index over (tenant, attribute, value), and a walk
+outward (``reachable``) is a point read (or a set's member range) per subject and
+attribute. Consent reaches relations: while consent for X is revoked, a value naming X
+is not returned by a read of another subject, is not followed, and a write of it is
+refused (in the write service).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ._errors import ValidationError
+from ._purpose import ConsentBook, allowed, members_prefix, split_attribute
+from ._rules import Version
+from ._schema import AttributeSchema, Cardinality, ValueType
+from ._values import canonical_json, load_value
+from .store import LedgerReads, LifecycleReads
+
+MAX_DEPTH = 10
+MAX_FAN_OUT = 10_000
+DEFAULT_FAN_OUT = 1000
+
+
+class RelationReads(LedgerReads, LifecycleReads, Protocol):
+    """What relations read: versions, schemas and consent."""
+
+
+def is_relation(schema: AttributeSchema | None) -> bool:
+    return schema is not None and schema.value_type is ValueType.SUBJECT
+
+
+def relation_schema(reader: RelationReads, attribute: str, field: str) -> AttributeSchema:
+    """The attribute's schema; a ``ValidationError`` naming ``field`` unless it is a relation."""
+    declared = reader.declared(attribute)
+    if not is_relation(declared):
+        raise ValidationError(field, attribute, "must be an attribute declared with type subject (a relation)")
+    assert declared is not None
+    return declared
+
+
+def check_depth(depth: object) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+        raise ValidationError("depth", depth, f"must be an integer from 1 to {MAX_DEPTH}")
+    return depth
+
+
+def check_fan_out(fan_out: object) -> int:
+    if isinstance(fan_out, bool) or not isinstance(fan_out, int) or not 1 <= fan_out <= MAX_FAN_OUT:
+        raise ValidationError("fan_out", fan_out, f"must be an integer from 1 to {MAX_FAN_OUT}")
+    return fan_out
+
+
+def named(version: Version) -> str:
+    """The subject id a relation's version names."""
+    value = load_value(version.value)
+    assert isinstance(value, str)
+    return value
+
+
+def visible_versions(reader: RelationReads, versions: Sequence[Version], purpose: str | None) -> list[Version]:
+    """``versions`` of one attribute less those naming a subject whose consent (for
+    ``purpose``) is revoked: one schema lookup, and a consent lookup per subject named
+    only for a relation."""
+    if not versions or not is_relation(reader.declared(split_attribute(versions[0].attribute)[0])):
+        return list(versions)
+    return [v for v in versions if allowed(reader.consents(named(v)), purpose)]
+
+
+def linked(
+    reader: RelationReads, schema: AttributeSchema, to: str, at: int, known_at: int | None, limit: int,
+) -> list[str]:
+    """The subjects whose relation ``schema`` holds a value naming ``to`` at ``at`` as known
+    at ``known_at`` (nothing when consent for ``to`` is revoked, and none whose consent is)."""
+    if not allowed(reader.consents(to), None):
+        return []
+    value = canonical_json(to)
+    attribute = (schema.attribute if schema.cardinality is Cardinality.ONE
+                 else f"{members_prefix(schema.attribute, None)}{value}")
+    found = reader.holders(attribute, value, at, known_at, limit)
+    return [s for s in dict.fromkeys(v.subject for v in found) if allowed(reader.consents(s), None)]
+
+
+def reachable(
+    reader: RelationReads, start: str, schemas: Sequence[AttributeSchema], depth: int, at: int,
+    known_at: int | None, fan_out: int,
+) -> tuple[list[str], bool]:
+    """Breadth first from ``start`` along ``schemas``, one to ``depth`` steps, every step at
+    (``at``, ``known_at``); ``start`` is listed only if a path leads back to it. Stops
+    with ``cut`` once ``fan_out`` subjects are listed and another would be."""
+    book = ConsentBook(reader.revoking_consents(("",)))
+    if not book.allows(start, None):
+        return [], False
+    reached: dict[str, None] = {}
+    expanded = {start}
+    frontier = [start]
+    for _ in range(depth):
+        following: list[str] = []
+        for subject in frontier:
+            for target in _targets(reader, subject, schemas, at, known_at):
+                if target in reached or not book.allows(target, None):
+                    continue
+                if len(reached) >= fan_out:
+                    return list(reached), True
+                reached[target] = None
+                if target not in expanded:
+                    expanded.add(target)
+                    following.append(target)
+        frontier = following
+        if not frontier:
+            break
+    return list(reached), False
+
+
+def _targets(
+    reader: RelationReads, subject: str, schemas: Sequence[AttributeSchema], at: int, known_at: int | None,
+) -> list[str]:
+    found: list[str] = []
+    for schema in schemas:
+        if schema.cardinality is Cardinality.MANY:
+            found += [named(v) for v in reader.members(subject, members_prefix(schema.attribute, None), at, known_at)]
+        else:
+            version = reader.get(subject, schema.attribute, at, known_at)
+            if version is not None:
+                found.append(named(version))
+    return found
+

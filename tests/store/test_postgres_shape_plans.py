@@ -1,0 +1,46 @@
+"""On PostgreSQL, who names a subject (``linked``) and a set's members are index ranges:
+``assertions_by_value`` (``COLLATE "C"`` on the attribute, which the statement names)
+and the subject's current versions (``assertions_current``), never a scan of the tenant."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from tests.conftest import PostgresUrls
+
+from sgam import Memory
+from sgam.store.postgres.adapters import configure
+from sgam.store.postgres.session import PostgresSession, native
+
+T1 = "2026-01-01T00:00:00Z"
+
+
+def test_linked_and_members_read_their_indexes(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Memory(postgres.app) as memory:
+        memory.add_episode("t", "e1", T1, "suppliers")
+        memory.declare("t", "supplier", "subject", cardinality="many")
+        memory.write_many("t", [{"subject": f"buyer{i}", "attribute": "supplier", "value": f"s{i % 7}",
+                                 "valid_from": T1, "source": "e1"} for i in range(300)])
+        sent: list[tuple[str, Any]] = []
+        run = PostgresSession._run
+
+        def record(self: PostgresSession, sql: str, params: Any) -> Any:
+            if "assertions_by_value" in sql or "INDEXED BY assertions_current WHERE a.tenant = ? AND a.subject" in sql:
+                sent.append((sql, params))
+            return run(self, sql, params)
+
+        monkeypatch.setattr(PostgresSession, "_run", record)
+        assert len(memory.linked("t", "supplier", "s3")) == 43
+        assert [m.value for m in memory.members("t", "buyer3", "supplier")] == ["s3"]
+    assert len(sent) == 2
+    with psycopg.connect(postgres.admin, autocommit=True) as conn:
+        configure(conn)
+        conn.execute("ANALYZE assertions")
+        conn.execute("ANALYZE ledger_keys")
+        conn.execute("SET enable_seqscan = off")  # a small table: is there a plan that reads no table whole?
+        for sql, params in sent:
+            plan = " ".join(str(row[0]) for row in conn.execute(f"EXPLAIN {native(sql)}", params).fetchall())
+            assert "Seq Scan on assertions" not in plan and "Seq Scan on ledger_keys" not in plan, plan
+            assert "assertions_by_value" in plan or "assertions_current" in plan, plan

@@ -1,0 +1,102 @@
+"""Relations through the library on both backends: linked and reachable, the fan-out
+limit that says when it cut, bad input that names its field, and the index that serves
+``linked`` (SQLite's plan)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from sgam import AsyncMemory, Memory, ValidationError
+from sgam.store._sql.ledger import LedgerReader
+
+T1 = "2026-01-01T00:00:00Z"
+
+
+def _graph(memory: Memory) -> None:
+    memory.add_episode("t", "e1", T1, "a supply chain")
+    memory.declare("t", "supplier", "subject", cardinality="many")
+    memory.declare("t", "owner", "subject")
+    for buyer, seller in (("acme", "cogs"), ("acme", "bolts"), ("bolts", "cogs"), ("cogs", "nuts"), ("zed", "acme")):
+        memory.write("t", buyer, "supplier", seller.upper(), T1, "e1")
+    memory.write("t", "nuts", "owner", "Mira Jansen", T1, "e1")
+
+
+def test_linked_and_reachable(memory: Memory) -> None:
+    _graph(memory)
+    assert memory.linked("t", "supplier", "Cogs") == ["acme", "bolts"]
+    assert memory.linked("t", "owner", "mira  jansen") == ["nuts"]
+    assert memory.get("t", "nuts", "owner").value == "mira jansen"  # type: ignore[union-attr]
+    found = memory.reachable("t", "zed", ["supplier", "owner"], depth=4)
+    assert sorted(found.subjects) == ["acme", "bolts", "cogs", "mira jansen", "nuts"] and not found.cut
+    cut = memory.reachable("t", "zed", ["supplier"], depth=4, fan_out=2)
+    assert len(cut.subjects) == 2 and cut.cut
+    assert asyncio.run(_linked_async(memory)) == ["acme", "bolts"]
+
+
+async def _linked_async(memory: Memory) -> list[str]:
+    twin = AsyncMemory(memory)
+    try:
+        return await twin.linked("t", "supplier", "cogs")
+    finally:
+        await twin.aclose()
+
+
+@pytest.mark.parametrize(("call", "field"), [
+    (lambda m: m.reachable("t", "zed", ["supplier"], depth=0), "depth"),
+    (lambda m: m.reachable("t", "zed", ["supplier"], depth=11), "depth"),
+    (lambda m: m.reachable("t", "zed", ["supplier"], fan_out=10_001), "fan_out"),
+    (lambda m: m.reachable("t", "zed", [], depth=1), "attributes"),
+    (lambda m: m.reachable("t", "zed", ["supplier", "city"]), "attributes[1]"),
+    (lambda m: m.linked("t", "city", "oslo"), "attribute"),
+    (lambda m: m.write("t", "acme", "owner", "", T1, "e1"), "value"),
+    (lambda m: m.write("t", "acme", "owner", ["x"], T1, "e1"), "value"),
+])
+def test_bad_input_names_the_field(memory: Memory, call: object, field: str) -> None:
+    _graph(memory)
+    memory.declare("t", "city", "string")
+    with pytest.raises(ValidationError) as caught:
+        call(memory)  # type: ignore[operator]
+    assert caught.value.field == field
+    assert memory.get("t", "acme", "owner") is None
+
+
+def test_linked_reads_an_index_on_sqlite(tmp_path: Path) -> None:
+    path = tmp_path / "x.db"
+    with Memory(f"sqlite:///{path}") as memory:
+        _graph(memory)
+    sqls: list[str] = []
+
+    class Recording:
+        bytewise = ""
+
+        @staticmethod
+        def moment(value: int) -> int:
+            return value
+
+        def rows(self, sql: str, params: object = ()) -> list[object]:
+            sqls.append(sql)
+            return []
+
+    reader = LedgerReader(Recording(), "t")  # type: ignore[arg-type]
+    reader.holders('supplier\x1e"cogs"', '"cogs"', 1, None, 10)
+    with closing(sqlite3.connect(path)) as conn:
+        plan = conn.execute(f"EXPLAIN QUERY PLAN {sqls[0]}", ("t", 'supplier\x1e"cogs"', '"cogs"', 1, 1, 1, 10))
+        details = " ".join(str(row[3]) for row in plan)
+    assert "assertions_by_value" in details and "SCAN a " not in f"{details} "
+
+
+def test_recall_does_not_say_a_relation_naming_a_revoked_subject(memory: Memory) -> None:
+    memory.add_episode("t", "e1", T1, "Mira's manager is Ola.")
+    memory.declare("t", "manager", "subject")
+    memory.write("t", "Mira", "manager", "Ola", T1, "e1")
+    shown = [item for item in memory.recall("t", "who is the manager of mira").items if item.kind == "fact"]
+    assert [(item.subject, item.value, item.subject_name) for item in shown] == [("mira", "ola", "Mira")]
+    memory.consent("t", "ola", False)
+    assert not [item for item in memory.recall("t", "who is the manager of mira").items if item.kind == "fact"]
+    assert memory.get("t", "mira", "manager") is None
+    assert memory.query("t", subject="mira") == []

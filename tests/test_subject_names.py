@@ -1,0 +1,34 @@
+"""Subject ids are normalised on every path, and the first spelling is a display name:
+kept across later spellings, erased with the subject, learned again after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgam import Memory, ValidationError
+
+T1 = "2026-01-01T00:00:00Z"
+
+
+def test_the_first_spelling_is_the_display_name_until_the_subject_is_forgotten(memory: Memory) -> None:
+    memory.add_episode("t", "e1", T1, "Mira Jansen lives in Oslo")
+    memory.write("t", "  Mira   Jansen ", "city", "Oslo", T1, "e1")
+    memory.write("t", "MIRA JANSEN", "phone", "123", T1, "e1")
+    assert memory.display_names("t", ["mira jansen", "nobody"]) == {"mira jansen": "Mira Jansen",
+                                                                      "nobody": "nobody"}
+    assert [a.subject for a in memory.query("t", subject="Mira Jansen")] == ["mira jansen", "mira jansen"]
+    memory.forget_subject("t", "mira jansen")
+    assert memory.display_names("t", ["mira jansen"]) == {"mira jansen": "mira jansen"}
+    memory.write("t", "MIRA Jansen", "city", "Oslo", T1, "e1")
+    assert memory.display_names("t", ["Mira Jansen"]) == {"mira jansen": "MIRA Jansen"}
+
+
+def test_an_id_empty_or_too_long_once_normalised_is_refused(memory: Memory) -> None:
+    memory.add_episode("t", "e1", T1, "x")
+    with pytest.raises(ValidationError) as caught:
+        memory.write("t", "\u3000", "city", "Oslo", T1, "e1")  # ideographic space: white space only
+    assert caught.value.field == "subject"
+    with pytest.raises(ValidationError) as caught:
+        memory.write("t", "\ufdfa" * 20, "city", "Oslo", T1, "e1")  # NFKC makes each 18 characters
+    assert caught.value.field == "subject"
+    assert memory.query("t") == []
