@@ -185,3 +185,12 @@ def test_retention_prunes_old_history_keeps_runs_resumable_and_erases_expired_th
     done = graph.invoke(Command(resume="fine"), kept)  # type: ignore[attr-defined]
     assert done["published"] is True
     assert len(list(saver.list(live))) == 1  # type: ignore[arg-type]
+
+
+def test_a_thread_names_its_subjects_under_any_spelling(memory: Memory) -> None:
+    saver = SgamSaver(memory, tenant="acme")
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = {"notes": f"Mira said {MARKER}"}
+    saver.put(_config("about-mira", subjects=" MIRA "), checkpoint, {}, {})  # type: ignore[arg-type]
+    memory.forget_subject("acme", "Mira")
+    assert saver.get_tuple(_config("about-mira")) is None  # type: ignore[arg-type]

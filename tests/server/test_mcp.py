@@ -268,7 +268,7 @@ def test_every_parameter_is_described_for_a_model(store_url: str) -> None:
             assert len(schema.get("description", "")) > 10, (tool, name)
     times = [(tool, name) for tool, properties in schemas.items() for name in properties
              if name in ("at", "known_at", "valid_from", "expires_at")]
-    assert len(times) == 8
+    assert len(times) == 14
     for tool, name in times:
         schema = schemas[tool][name]
         arms = schema.get("anyOf", [schema])

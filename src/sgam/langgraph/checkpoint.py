@@ -36,7 +36,7 @@ from .._errors import NotFoundError, ValidationError
 from .._memory import Memory
 from .._model import ForgetResult
 from .._retention import DEFAULT_CLASS
-from .._values import check_name, check_tenant
+from .._values import check_name, check_subject, check_tenant
 from ..store import Reader, WriteTransaction
 from ..store._sql.checkpoints import CheckpointRow, CheckpointWriteRow, ThreadRow
 from ._serde import StrictSerializer
@@ -63,7 +63,7 @@ def _names(value: object, field: str) -> list[str]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list | tuple):
         raise ValidationError(field, value, "must be a subject id or a list of them")
-    return [check_name(item, field) for item in items]
+    return [check_subject(item, field) for item in items]
 
 
 class SgamSaver(BaseCheckpointSaver[str]):
