@@ -68,3 +68,27 @@ def test_mcp_tools_show_where_a_run_waits(served: Served) -> None:
                     assert shown.is_error
 
     anyio.run(scenario)
+
+
+def test_inspector_shows_where_a_run_waits_and_only_to_its_tenant(served: Served) -> None:
+    import httpx
+
+    from .conftest import post_sign_in
+
+    saver = SgamSaver(served.memory, tenant="acme")
+    checkpoint = empty_checkpoint()
+    stored = saver.put({"configurable": {"thread_id": "report-<1>"}}, checkpoint,  # type: ignore[arg-type]
+                       {"step": 0, "source": "input"}, {})
+    saver.put_writes(stored, [("__interrupt__", "approve? <script>alert(1)</script>")], "task-1")  # type: ignore[arg-type]
+    for tenant, found in (("acme", True), ("globex", False)):
+        with httpx.Client(base_url=served.url, timeout=30) as browser:
+            assert post_sign_in(browser, served.keys[(tenant, "read")]).status_code == 303
+            listing = browser.get("/ui/threads")
+            assert listing.status_code == 200 and ('href="/ui/threads/report-%3C1%3E"' in listing.text) is found
+            page = browser.get("/ui/threads/report-%3C1%3E")
+            if found:
+                assert page.status_code == 200 and "Waiting for" in page.text
+                assert "approve?" in page.text and "<script>alert" not in page.text  # quoted as data
+                assert 'href="/ui/threads"' in browser.get("/ui/").text
+            else:
+                assert page.status_code == 404 and "approve?" not in page.text and "checkpoint" not in page.text

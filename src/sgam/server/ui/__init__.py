@@ -1,5 +1,6 @@
 """The web inspector: see a key's timeline and sources, review held candidates, erase
-with a preview, retention classes and consent, documents and their revisions.
+with a preview, retention classes and consent, documents and their revisions, checkpoint
+threads.
 Server-rendered HTML under ``/ui``; everything it needs ships here."""
 
 from __future__ import annotations
@@ -14,11 +15,22 @@ from . import document_pages, lifecycle_pages, pages
 from .sessions import Sessions
 
 
+def _include_threads(app: FastAPI) -> bool:
+    """The checkpoint pages, where LangGraph is installed (they rebuild checkpoints with it)."""
+    try:
+        from . import thread_pages
+    except ImportError:
+        return False
+    app.include_router(thread_pages.router)
+    return True
+
+
 def install(app: FastAPI, limits: SessionLimits) -> None:
     app.state.inspector_sessions = Sessions(limits)
     app.include_router(pages.router)
     app.include_router(lifecycle_pages.router)
     app.include_router(document_pages.router)
+    app.state.inspector_threads = _include_threads(app)
     app.mount("/ui/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="ui-static")
 
 
