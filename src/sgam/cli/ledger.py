@@ -47,12 +47,16 @@ def show_assertion(found: Assertion | None, key: str = "the key") -> None:
 
 def show_history(found: list[Assertion]) -> None:
     """One key's assertions: the key is the title, each version a row."""
+    _show_key(found, "value", "no assertions")
+
+
+def _show_key(found: list[Assertion], value: str, empty: str) -> None:
     title = f"{found[0].subject}.{found[0].attribute}" if found else None
     print_table(
-        ("value", "valid from", "valid to", "source", "recorded"),
+        (value, "valid from", "valid to", "source", "recorded"),
         [(json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to), a.source,
           compact_time(a.recorded_at)) for a in found],
-        title=title, empty="no assertions",
+        title=title, empty=empty,
     )
 
 
@@ -78,13 +82,7 @@ def displayed(memory: Memory, found: Any) -> Any:
 
 def show_members(found: list[Assertion]) -> None:
     """A set's members: the key is the title, each member a row."""
-    title = f"{found[0].subject}.{found[0].attribute}" if found else None
-    print_table(
-        ("member", "valid from", "valid to", "source", "recorded"),
-        [(json_value(a.value), compact_time(a.valid_from), compact_time(a.valid_to), a.source,
-          compact_time(a.recorded_at)) for a in found],
-        title=title, empty="no members",
-    )
+    _show_key(found, "member", "no members")
 
 
 def show_subjects(found: list[str], title: str) -> None:
