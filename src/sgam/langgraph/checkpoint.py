@@ -230,8 +230,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
 
         def work(txn: WriteTransaction) -> int:
             if txn.checkpoints().thread(thread) is None:
-                raise NotFoundError(f"thread: no thread {thread!r} in tenant {self.tenant!r}",
-                                    field="thread_id", value=thread)
+                raise self._unknown(thread)
             return forget_thread(txn, thread, ledger.now(), ledger.digests, "forget_thread").threads
 
         ledger.run_write(self.tenant, work, "forget")
@@ -264,6 +263,20 @@ class SgamSaver(BaseCheckpointSaver[str]):
     def threads(self, limit: int = 1000) -> builtins.list[ThreadRow]:
         with self._read() as reader:
             return reader.checkpoints().threads(limit)
+
+    def thread(self, thread_id: str) -> tuple[ThreadRow, builtins.list[str]]:
+        """A thread of the tenant and the subjects it names; ``NotFoundError`` for another's."""
+        thread = check_name(str(thread_id), "thread_id")
+        with self._read() as reader:
+            records = reader.checkpoints()
+            row = records.thread(thread)
+            if row is None:
+                raise self._unknown(thread)
+            return row, records.thread_subjects(thread)
+
+    def _unknown(self, thread_id: str) -> NotFoundError:
+        return NotFoundError(f"thread: no thread {thread_id!r} in tenant {self.tenant!r}",
+                             field="thread_id", value=thread_id)
 
     # async twins ------------------------------------------------------------------------
 

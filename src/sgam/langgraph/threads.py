@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import NotFoundError
 from .._memory import Memory
 from .._time import format_timestamp, from_micros
+from ..store._sql.checkpoints import ThreadRow
 from .checkpoint import SgamSaver
 
 
@@ -47,25 +47,21 @@ def _instant(micros: int | None) -> str | None:
     return None if micros is None else format_timestamp(from_micros(micros))
 
 
-def thread_summary(saver: SgamSaver, thread_id: str) -> ThreadSummary:
-    with saver.memory.ledger.read(saver.tenant, "threads") as reader:
-        row = reader.checkpoints().thread(thread_id)
-    if row is None:
-        raise NotFoundError(f"thread: no thread {thread_id!r} in tenant {saver.tenant!r}",
-                            field="thread_id", value=thread_id)
+def _summary(row: ThreadRow) -> ThreadSummary:
     return ThreadSummary(row.thread_id, row.retention, row.checkpoints, _instant(row.first_at), _instant(row.last_at))
 
 
+def thread_summary(saver: SgamSaver, thread_id: str) -> ThreadSummary:
+    return _summary(saver.thread(thread_id)[0])
+
+
 def list_threads(memory: Memory, tenant: str, limit: int = 100) -> list[ThreadSummary]:
-    return [ThreadSummary(r.thread_id, r.retention, r.checkpoints, _instant(r.first_at), _instant(r.last_at))
-            for r in SgamSaver(memory, tenant=tenant).threads(limit)]
+    return [_summary(row) for row in SgamSaver(memory, tenant=tenant).threads(limit)]
 
 
 def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) -> ThreadDetail:
     saver = SgamSaver(memory, tenant=tenant)
-    summary = thread_summary(saver, thread_id)
-    with memory.ledger.read(tenant, "threads") as reader:
-        subjects = reader.checkpoints().thread_subjects(thread_id)
+    row, subjects = saver.thread(thread_id)
     found = []
     for item in saver.list({"configurable": {"thread_id": thread_id}}, limit=limit):
         configurable = item.config["configurable"]
@@ -77,4 +73,4 @@ def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) ->
             [channel for _, channel, _ in writes],
             [getattr(value, "value", value) for _, channel, value in writes if channel == "__interrupt__"],
         ))
-    return ThreadDetail(summary, subjects, found)
+    return ThreadDetail(_summary(row), subjects, found)
