@@ -202,17 +202,19 @@ class CheckpointRecords(Scoped):
         return self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ?", scope)
 
     def delete_runs(self, run_ids: Sequence[str]) -> int:
-        """The checkpoints the runs made and their pending writes."""
+        """The checkpoints the runs made and their pending writes, a chunk of runs per
+        two statements."""
         gone = 0
         for start in range(0, len(run_ids), CHUNK):
             chunk = list(run_ids[start:start + CHUNK])
             marks = ", ".join("?" * len(chunk))
-            rows = self._db.rows(
-                f"SELECT thread_id, checkpoint_ns, checkpoint_id FROM saver_checkpoints WHERE tenant = ? "
-                f"AND run_id IN ({marks})", (self.tenant, *chunk))
-            for thread_id, checkpoint_ns, checkpoint_id in rows:
-                self._delete_one(str(thread_id), str(checkpoint_ns), str(checkpoint_id))
-                gone += 1
+            self._db.run(
+                "DELETE FROM saver_writes WHERE tenant = ? AND EXISTS (SELECT 1 FROM saver_checkpoints c "
+                f"WHERE c.tenant = ? AND c.run_id IN ({marks}) AND c.thread_id = saver_writes.thread_id "
+                "AND c.checkpoint_ns = saver_writes.checkpoint_ns AND c.checkpoint_id = saver_writes.checkpoint_id)",
+                (self.tenant, self.tenant, *chunk))
+            gone += self._db.count(f"DELETE FROM saver_checkpoints WHERE tenant = ? AND run_id IN ({marks})",
+                                   (self.tenant, *chunk))
         return gone
 
     def keep_latest(self, thread_id: str) -> int:
@@ -253,13 +255,6 @@ class CheckpointRecords(Scoped):
             f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) SELECT tenant, ?, checkpoint_ns, "
             "checkpoint_id, parent_id, run_id, kind, body, metadata_kind, metadata, created_at FROM saver_checkpoints "
             "WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
-
-    def _delete_one(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> None:
-        scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
-        self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
-                     "AND checkpoint_id = ?", scope)
-        self._db.run("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
-                     "AND checkpoint_id = ?", scope)
 
 
 class CheckpointAccess(Scoped):
