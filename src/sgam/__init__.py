@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         ValidationError,
     )
     from ._memory import DEFAULT_URL, Memory
-    from ._model import Assertion, Episode, Fact, ForgetResult, Page, Reachable, WriteResult
+    from ._model import Assertion, Episode, Fact, ForgetResult, Page, Reachable, SubjectName, WriteResult
     from ._rules import Effect
     from ._schema import AttributeSchema, Cardinality, MemoryTypeSchema, ValueType
     from .recall import Citation, RecallItem, RecallResult
@@ -68,6 +68,7 @@ _HOMES = {
     "SearchConfig": ".search",
     "SgamError": "._errors",
     "StoreError": "._errors",
+    "SubjectName": "._model",
     "UnsafeDatabaseError": "._errors",
     "ValidationError": "._errors",
     "ValueType": "._schema",
@@ -122,6 +123,7 @@ __all__ = [
     "SearchConfig",
     "SgamError",
     "StoreError",
+    "SubjectName",
     "UnsafeDatabaseError",
     "ValidationError",
     "ValueType",

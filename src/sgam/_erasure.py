@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from ._aliases import forget_names, in_families, rederive_family
 from ._errors import NotFoundError, SgamError
 from ._item_keys import ledger_key
 from ._purpose import MEMBER, outlasting_erasure, split_attribute
@@ -79,13 +80,19 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
     be learned again at once. It must name the subject to block it, so the statements
     that still decide a use stay as they are, and those that decide nothing go with
     the rest (``outlasting_erasure``). The lifecycle lock keeps a consent change from
-    slipping in between reading the statements and deleting them."""
+    slipping in between reading the statements and deleting them.
+
+    Every name meaning the subject now is erased with it, with the alias steps that name
+    it; names an alias once joined to it and that stand apart now are derived again as if
+    the erased names had never been recorded."""
     txn.lock_lifecycle()
     statements = txn.consents(subject)
     kept = outlasting_erasure(statements)
     txn.delete_consents([row for row in statements if row not in kept])
     erased = Erased()
-    for name in dict.fromkeys([subject, *(stored for _, stored in txn.subject_collisions(subject))]):
+    names, rest = forget_names(txn, subject)
+    stored_ids = [stored for name in names for _, stored in txn.subject_collisions(name)]
+    for name in dict.fromkeys([*names, *stored_ids]):
         keys = txn.keys_of_subject(name)
         erased.operations += txn.delete_operations_of_subject(name)
         txn.delete_held_of_subject(name)
@@ -93,11 +100,17 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
         for key_subject, attribute in keys:
             txn.replace_versions(key_subject, attribute, [])
         erased.keys += len(keys)
-    erased.add(_forget_relations_naming(txn, subject))
-    txn.delete_names_of_subject(subject)
-    redact_stored_responses(txn, [subject], now)
+    for key_subject, attribute in txn.version_keys(names):  # derived from operations of several names
+        txn.replace_versions(key_subject, attribute, [])
+    txn.delete_aliases_naming(names)
+    if rest:  # names once joined to these: their keys as if the erased names had never been
+        rederive_family(txn, rest)
+    for name in names:
+        erased.add(_forget_relations_naming(txn, name))
+        txn.delete_names_of_subject(name)
+    redact_stored_responses(txn, names, now)
     checkpoints = txn.checkpoints()
-    threads = checkpoints.threads_naming(subject)
+    threads = list(dict.fromkeys(thread for name in names for thread in checkpoints.threads_naming(name)))
     for thread_id in threads:
         checkpoints.delete_thread(thread_id)
     erased.threads = len(threads)
@@ -230,13 +243,20 @@ def with_derivatives(txn: WriteTransaction, roots: Iterable[str]) -> list[str]:
 
 
 def rederive(txn: WriteTransaction, keys: Iterable[tuple[str, str]], erased: dict[tuple[str, str], set[str]]) -> None:
-    """Replay each key's remaining log through the planner; then remove erased values that
+    """Replay each key's remaining log through the planner (a key of a name aliases ever
+    joined: its whole family, with its alias steps); then remove erased values that
     other episodes' extraction records showed the model."""
-    for subject, attribute in sorted(keys):
+    keys = sorted(keys)
+    families = in_families(txn, dict.fromkeys(subject for subject, _ in keys))
+    for names in families:
+        rederive_family(txn, names)
+    joined = set().union(*families)
+    for subject, attribute in keys:
         remaining = txn.operations(subject, attribute)
-        timeline = KeyTimeline()
-        timeline.replay(remaining)
-        txn.replace_versions(subject, attribute, timeline.all_versions())
+        if subject not in joined:
+            timeline = KeyTimeline()
+            timeline.replay(remaining)
+            txn.replace_versions(subject, attribute, timeline.all_versions())
         gone = erased.get((subject, attribute), set()) - {op.value for op in remaining}
         if gone:
             shown_attribute = split_attribute(attribute)[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -18,8 +19,8 @@ from ._memory_extraction import ExtractionCalls
 from ._memory_recall import RecallCalls
 from ._memory_shape import ShapeCalls
 from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
-from ._purpose import MEMBER, ConsentBook, allowed, check_purpose, consent_uses, ledger_attribute, split_attribute
-from ._relations import is_relation, named, visible_versions
+from ._purpose import MEMBER, allowed, check_purpose, consent_uses, ledger_attribute, split_attribute
+from ._relations import consent_book, is_relation, named, visible_versions
 from ._rules import OpKind, Version
 from ._schema import (
     BUILTIN_MEMORY_TYPES,
@@ -370,21 +371,25 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
 
-        def general(reader: Reader) -> Version | None:
-            return reader.get(subject, attribute, moment, known)
+        def general(reader: Reader, meant: str = subject) -> Version | None:
+            return reader.get(meant, attribute, moment, known)
 
-        def scoped(reader: Reader) -> Version | None:
-            return None if scope is None else reader.get(subject, ledger_attribute(attribute, scope), moment, known)
+        def scoped(reader: Reader, meant: str = subject) -> Version | None:
+            return None if scope is None else reader.get(meant, ledger_attribute(attribute, scope), moment, known)
 
         ahead = [lambda reader: reader.consents(subject), scoped, general]
         with self.ledger.read(tenant, "get", ahead=ahead) as reader:
             if not allowed(reader.consents(subject), scope):
                 return None
-            version = scoped(reader)
+            meant = reader.resolve_subject(subject, known)
+            version = scoped(reader, meant)
             if version is None:
-                version = general(reader)
-            if version is not None and version.value.startswith('"') and not visible_versions(reader, [version], scope):
-                return None  # a relation naming a subject whose consent is revoked
+                version = general(reader, meant)
+            if version is not None and version.value.startswith('"'):
+                shown = visible_versions(reader, [version], scope, known)
+                if not shown:
+                    return None  # a relation naming a subject whose consent is revoked
+                version = shown[0]
         return None if version is None else to_assertion(tenant, version)
 
     def history(
@@ -398,9 +403,10 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
 
         def read(reader: Reader, s: str, a: str) -> list[Version]:
             declared = reader.declared(split_attribute(a)[0])
+            meant = reader.resolve_subject(s, known)
             if declared is not None and declared.cardinality is Cardinality.MANY:
-                return visible_versions(reader, reader.set_history(s, f"{a}{MEMBER}", known), scope)
-            return visible_versions(reader, reader.history(s, a, known), scope)
+                return visible_versions(reader, reader.set_history(meant, f"{a}{MEMBER}", known), scope, known)
+            return visible_versions(reader, reader.history(meant, a, known), scope, known)
 
         scope = check_purpose(purpose)
 
@@ -409,7 +415,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
     def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
         """The full bitemporal record of a key's timeline: every version ever visible."""
         return self._timeline(tenant, subject, attribute, purpose, "versions",
-                              lambda reader, s, a: reader.versions(s, a))
+                              lambda reader, s, a: reader.versions(reader.resolve_subject(s), a))
 
     def _timeline(
         self, tenant: str, subject: str, attribute: str, purpose: str | None, call: str,
@@ -449,7 +455,9 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
             purpose=scope,
         )
         with self.ledger.read(tenant, "query") as reader:
-            book = ConsentBook(reader.revoking_consents(consent_uses(scope)))
+            if flt.subject is not None:
+                flt = replace(flt, subject=reader.resolve_subject(flt.subject, flt.known_at))
+            book = consent_book(reader, consent_uses(scope))
             versions = reader.query(flt)
             revoked = book.revoked_subjects(scope)
             if revoked:  # a relation naming a subject whose consent is revoked is not returned
@@ -493,5 +501,5 @@ def _batch(items: object, field: str) -> Iterable[Any]:
 
 def _hidden(reader: Reader, rows: list[EpisodeRow], purpose: str | None) -> set[str]:
     """Ids of ``rows`` about a subject whose consent is revoked for ``purpose``."""
-    revoked = ConsentBook(reader.revoking_consents(consent_uses(purpose))).revoked_subjects(purpose)
+    revoked = consent_book(reader, consent_uses(purpose)).revoked_subjects(purpose)
     return about_revoked(reader, [(row.episode_id, row.speaker, row.text) for row in rows], revoked)

@@ -1,14 +1,16 @@
-"""``Memory``'s reads of the world's shape: subject names as people wrote them, and the
-stored ids the normalisation migration left apart for an operator to resolve."""
+"""``Memory``'s calls on the world's shape: subject names as people wrote them, aliases
+(one subject under several names), sets and relations, and the stored ids the
+normalisation migration left apart for an operator to resolve."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from . import _aliases
 from ._convert import to_assertion
 from ._errors import ValidationError
 from ._ledger import Ledger
-from ._model import Assertion, Reachable
+from ._model import Assertion, Reachable, SubjectName
 from ._purpose import allowed, check_purpose, members_prefix
 from ._relations import (
     DEFAULT_FAN_OUT,
@@ -19,8 +21,9 @@ from ._relations import (
     relation_schema,
     visible_versions,
 )
-from ._time import Moment, moment_micros, optional_micros
-from ._values import check_limit, check_name, check_subject, check_tenant
+from ._time import Moment, from_micros, moment_micros, optional_micros
+from ._values import check_limit, check_name, check_optional_name, check_subject, check_tenant
+from .store import WriteTransaction
 
 MAX_NAMES = 10_000
 
@@ -60,11 +63,14 @@ class ShapeCalls:
         with self.ledger.read(tenant, "members") as reader:
             if not allowed(reader.consents(subject), scope):
                 return []
-            found = [] if scope is None else reader.members(subject, members_prefix(attribute, scope), moment, known)
+            meant = reader.resolve_subject(subject, known)
+            found = [] if scope is None else reader.members(meant, members_prefix(attribute, scope), moment, known)
             if not found:
-                found = reader.members(subject, members_prefix(attribute, None), moment, known)
-            found = visible_versions(reader, found, scope)
-        return [to_assertion(tenant, version) for version in found]
+                found = reader.members(meant, members_prefix(attribute, None), moment, known)
+            found = visible_versions(reader, found, scope, known)
+        # two members naming subjects merged since are one member
+        distinct = {version.value: version for version in reversed(found)}
+        return [to_assertion(tenant, distinct[value]) for value in dict.fromkeys(v.value for v in found)]
 
     def linked(
         self, tenant: str, attribute: str, to: str, *, at: Moment | None = None, known_at: Moment | None = None,
@@ -103,8 +109,64 @@ class ShapeCalls:
             subjects, cut = reachable(reader, origin, schemas, steps, moment, known, limit)
         return Reachable(tenant, origin, subjects, cut)
 
+    def alias(self, tenant: str, name: str, subject: str, *, decided_by: str | None = None) -> SubjectName:
+        """From now on ``name`` is another name of ``subject``: every step and read naming it
+        (as a subject, or as the value of a relation) means ``subject``. If ``name`` has
+        operations of its own the two subjects merge (a ``ConflictError``, changing
+        nothing, if a key would get two values at one ``valid_from``). Reads with an
+        earlier ``known_at`` see the subjects as they stood. ``decided_by``: whose decision
+        it was, shown on the subject's page of names."""
+        check_tenant(tenant)
+        alias_name, target = check_subject(name, "name"), check_subject(subject, "subject")
+        decider = check_optional_name(decided_by, "decided_by")
+        spelling = " ".join(name.split())
+
+        def work(txn: WriteTransaction) -> SubjectName:
+            row = _aliases.alias(txn, alias_name, target, self.ledger.now(), decider)
+            txn.note_spellings([(alias_name, spelling)])
+            return _subject_name(tenant, row.name, row.subject, row.recorded_at, row.ended_at, row.decided_by)
+
+        return self.ledger.run_write(tenant, work, "alias")
+
+    def unalias(self, tenant: str, name: str) -> SubjectName:
+        """From now on ``name`` is its own subject again: the operations recorded naming it,
+        before or while it was an alias, are its own again (``NotFoundError`` if it is
+        not an alias). Answers the alias step it ended."""
+        check_tenant(tenant)
+        alias_name = check_subject(name, "name")
+
+        def work(txn: WriteTransaction) -> SubjectName:
+            row = _aliases.unalias(txn, alias_name, self.ledger.now())
+            return _subject_name(tenant, row.name, row.subject, row.recorded_at, row.ended_at, row.decided_by)
+
+        return self.ledger.run_write(tenant, work, "unalias")
+
+    def names(self, tenant: str, subject: str) -> list[SubjectName]:
+        """The subject's page of names: every alias step that joined a name to it (through
+        chains too), in force or ended, in the order taken."""
+        check_tenant(tenant)
+        target = check_subject(subject, "subject")
+        with self.ledger.read(tenant, "names") as reader:
+            records = _aliases.page_of_names(reader.alias_steps(), reader.resolve_subject(target))
+        return [_subject_name(tenant, r.name, r.subject, r.since, r.until, r.decided_by) for r in records]
+
+    def resolve(self, tenant: str, name: str, *, known_at: Moment | None = None) -> str:
+        """The subject id ``name`` means as the ledger stood at ``known_at`` (default now)."""
+        check_tenant(tenant)
+        target = check_subject(name, "name")
+        known = optional_micros(known_at, "known_at")
+        with self.ledger.read(tenant, "resolve") as reader:
+            return reader.resolve_subject(target, known)
+
     def subject_collisions(self, tenant: str) -> list[tuple[str, str]]:
         """(normalised id, stored id) of the rows the normalisation migration did not
         rename, because several stored ids fold into one id (see docs/lifecycle.md)."""
         with self.ledger.read(check_tenant(tenant), "subject_collisions") as reader:
             return reader.subject_collisions()
+
+
+def _subject_name(
+    tenant: str, name: str, subject: str, since: int, until: int | None, decided_by: str | None,
+) -> SubjectName:
+    return SubjectName(tenant, name, subject, from_micros(since), None if until is None else from_micros(until),
+                       decided_by)

@@ -180,3 +180,18 @@ class Reachable:
     start: str
     subjects: list[str]
     cut: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectName:
+    """A line of a subject's page of names (``Memory.names``): from ``since`` (until
+    ``until``, its unalias; None while in force) ``name`` meant ``subject``, by
+    ``decided_by``'s decision. ``subject`` is the id the alias step named, which may
+    itself be an alias (a chain)."""
+
+    tenant: str
+    name: str
+    subject: str
+    since: datetime
+    until: datetime | None
+    decided_by: str | None

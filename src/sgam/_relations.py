@@ -11,22 +11,23 @@ refused (in the write service).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from ._errors import ValidationError
-from ._purpose import ConsentBook, allowed, members_prefix, split_attribute
+from ._purpose import ConsentBook, ConsentRow, allowed, members_prefix, split_attribute
 from ._rules import Version
 from ._schema import AttributeSchema, Cardinality, ValueType
 from ._values import canonical_json, load_value
-from .store import LedgerReads, LifecycleReads
+from .store import LedgerReads, LifecycleReads, SubjectReads
 
 MAX_DEPTH = 10
 MAX_FAN_OUT = 10_000
 DEFAULT_FAN_OUT = 1000
 
 
-class RelationReads(LedgerReads, LifecycleReads, Protocol):
-    """What relations read: versions, schemas and consent."""
+class RelationReads(LedgerReads, LifecycleReads, SubjectReads, Protocol):
+    """What relations read: versions, schemas, consent and what names mean."""
 
 
 def is_relation(schema: AttributeSchema | None) -> bool:
@@ -61,13 +62,33 @@ def named(version: Version) -> str:
     return value
 
 
-def visible_versions(reader: RelationReads, versions: Sequence[Version], purpose: str | None) -> list[Version]:
+def visible_versions(
+    reader: RelationReads, versions: Sequence[Version], purpose: str | None, known_at: int | None = None,
+) -> list[Version]:
     """``versions`` of one attribute less those naming a subject whose consent (for
-    ``purpose``) is revoked: one schema lookup, and a consent lookup per subject named
-    only for a relation."""
+    ``purpose``) is revoked, each naming the subject its value meant at ``known_at``
+    (aliases followed): one schema lookup, and a consent lookup per subject named only
+    for a relation."""
     if not versions or not is_relation(reader.declared(split_attribute(versions[0].attribute)[0])):
         return list(versions)
-    return [v for v in versions if allowed(reader.consents(named(v)), purpose)]
+    shown: list[Version] = []
+    for version in versions:
+        name = named(version)
+        if not allowed(reader.consents(name), purpose):
+            continue
+        meant = reader.resolve_subject(name, known_at)
+        shown.append(version if meant == name else replace(version, value=canonical_json(meant)))
+    return shown
+
+
+def consent_book(reader: RelationReads, uses: Sequence[str] | None) -> ConsentBook:
+    """The statements of subjects with a revocation among ``uses``, each filed under
+    every name its subject has now: a statement about any name applies to the subject."""
+    rows: list[ConsentRow] = []
+    for row in reader.revoking_consents(uses):
+        meant = reader.resolve_subject(row.subject)
+        rows += [replace(row, subject=name) for name in (meant, *reader.names_meaning(meant))]
+    return ConsentBook(rows)
 
 
 def linked(
@@ -77,11 +98,15 @@ def linked(
     at ``known_at`` (nothing when consent for ``to`` is revoked, and none whose consent is)."""
     if not allowed(reader.consents(to), None):
         return []
-    value = canonical_json(to)
-    attribute = (schema.attribute if schema.cardinality is Cardinality.ONE
-                 else f"{members_prefix(schema.attribute, None)}{value}")
-    found = reader.holders(attribute, value, at, known_at, limit)
-    return [s for s in dict.fromkeys(v.subject for v in found) if allowed(reader.consents(s), None)]
+    meant = reader.resolve_subject(to, known_at)
+    found: list[Version] = []
+    for name in (meant, *reader.names_meaning(meant, known_at)):  # a value may name any of them
+        value = canonical_json(name)
+        attribute = (schema.attribute if schema.cardinality is Cardinality.ONE
+                     else f"{members_prefix(schema.attribute, None)}{value}")
+        found += reader.holders(attribute, value, at, known_at, limit)
+    subjects = sorted(dict.fromkeys(v.subject for v in found))
+    return [s for s in subjects if allowed(reader.consents(s), None)][:limit]
 
 
 def reachable(
@@ -91,7 +116,8 @@ def reachable(
     """Breadth first from ``start`` along ``schemas``, one to ``depth`` steps, every step at
     (``at``, ``known_at``); ``start`` is listed only if a path leads back to it. Stops
     with ``cut`` once ``fan_out`` subjects are listed and another would be."""
-    book = ConsentBook(reader.revoking_consents(("",)))
+    book = consent_book(reader, ("",))
+    start = reader.resolve_subject(start, known_at)
     if not book.allows(start, None):
         return [], False
     reached: dict[str, None] = {}
@@ -126,5 +152,5 @@ def _targets(
             version = reader.get(subject, schema.attribute, at, known_at)
             if version is not None:
                 found.append(named(version))
-    return found
+    return [reader.resolve_subject(name, known_at) for name in found]
 

@@ -219,6 +219,7 @@ class WriteService:
         """Raise what ``apply_one`` would raise, writing nothing: lets several decisions
         share one transaction without a refused one leaving a logged operation behind."""
         op = self.prepare(txn, pending, txn.schema_version())
+        op.subject = txn.resolve_subject(op.subject)
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         plan(op, txn.key(op.subject, op.attribute))
 
@@ -231,10 +232,14 @@ class WriteService:
         if not prefetched:
             self.prefetch(txn, pending)
         op = self.prepare(txn, pending, txn.schema_version())
-        op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
-        op.seq = txn.append_operation(op)
+        meant = txn.resolve_subject(op.subject)
+        if meant != op.subject:  # an alias: the key is the subject it means
+            txn.lock_keys([(meant, op.attribute)])
+        op.recorded_at = self._transaction_time(txn, meant, op.attribute)
+        op.seq = txn.append_operation(op)  # the operation keeps the name it was given
         if pending.spelling is not None:
             txn.note_spellings([(op.subject, pending.spelling)])
+        op.subject = meant
         decided: Plan = plan(op, txn.key(op.subject, op.attribute))
         apply_plan(txn, decided, op.recorded_at)
         return Applied.of(op.seq, decided)
@@ -250,9 +255,10 @@ class WriteService:
             self.check_consent(txn, pending)
         for pending in batch:
             self.check_source(txn, pending)
+        meaning = {subject: txn.resolve_subject(subject) for subject in {op.subject for op in ops}}
         by_key: dict[tuple[str, str], list[int]] = {}
         for index, op in enumerate(ops):
-            by_key.setdefault((op.subject, op.attribute), []).append(index)
+            by_key.setdefault((meaning[op.subject], op.attribute), []).append(index)
         txn.lock_keys(list(by_key), [min(ops[index].valid_at for index in indexes) for indexes in by_key.values()])
         recorded_at = self.now()
         for subject, attribute in by_key:
@@ -266,6 +272,8 @@ class WriteService:
         spellings = [(op.subject, p.spelling) for op, p in zip(ops, batch, strict=True) if p.spelling is not None]
         if spellings:
             txn.note_spellings(spellings)
+        for op in ops:  # logged under the names given, planned under the subjects they mean
+            op.subject = meaning[op.subject]
         results: list[Applied | None] = [None] * len(ops)
         inserts: list[Version] = []
         for (subject, attribute), indexes in by_key.items():

@@ -34,6 +34,8 @@ OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "forget": (set(), {"subject", "episode"}),
     "retention": ({"class", "ttl"}, {"on_expiry"}),
     "consent": ({"subject", "granted"}, {"purpose"}),
+    "alias": ({"name", "subject"}, set()),
+    "unalias": ({"name"}, set()),
     "expect": ({"subject", "attribute"},
                {"value", "values", "at", "known_at", "source", "valid_from", "valid_to", "purpose"}),
     "expect_history": ({"subject", "attribute", "values"}, {"known_at", "purpose"}),

@@ -114,6 +114,14 @@ def _consent(context: ReplayContext, step: Step) -> None:
     context.memory.consent(step.tenant, a["subject"], a["granted"], purpose=a.get("purpose"))
 
 
+def _alias(context: ReplayContext, step: Step) -> None:
+    context.memory.alias(step.tenant, step.args["name"], step.args["subject"])
+
+
+def _unalias(context: ReplayContext, step: Step) -> None:
+    context.memory.unalias(step.tenant, step.args["name"])
+
+
 def _expect_episode(context: ReplayContext, step: Step) -> None:
     # readable as the format defines it (recorded, not erased, not expired): consent hides
     # an episode from reads but does not make it cease to exist
@@ -224,7 +232,7 @@ def _expect_history(context: ReplayContext, step: Step) -> None:
 LEDGER_STEPS: dict[str, StepHandler] = {
     "clock": _clock, "episode": _episode, "schema": _schema, "write": _write,
     "retract": _retract, "correct": _correct, "forget": _forget,
-    "retention": _retention, "consent": _consent,
+    "retention": _retention, "consent": _consent, "alias": _alias, "unalias": _unalias,
     "expect": _expect, "expect_history": _expect_history, "expect_episode": _expect_episode,
     "expect_linked": _expect_linked, "expect_reachable": _expect_reachable,
 }

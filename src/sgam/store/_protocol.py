@@ -21,6 +21,7 @@ from ._documents import DocumentStore
 from ._records import (
     ERROR_REDACTED,
     ActionRow,
+    AliasRow,
     AuditRow,
     ClassHoldings,
     EpisodeRow,
@@ -43,6 +44,7 @@ __all__ = [
     "AccessWrites",
     "ActionReads",
     "ActionRow",
+    "AliasRow",
     "ActionWrites",
     "AuditRow",
     "ClassHoldings",
@@ -416,12 +418,20 @@ class CheckpointCapability(Scope, Protocol):
 
 
 class SubjectReads(Scope, Protocol):
-    """Display names of subject ids, and the stored ids the normalisation left as they were."""
+    """Display names of subject ids, the stored ids the normalisation left as they were,
+    and aliases: what a name means at a transaction time."""
 
     def display_names(self, subjects: Sequence[str]) -> dict[str, str]: ...
     def subject_collisions(self, subject: str | None = None) -> list[tuple[str, str]]:
         """(normalised id, stored id) pairs the subject migration reported."""
         ...
+    def resolve_subject(self, name: str, known_at: int | None = None) -> str:
+        """The subject ``name`` means at ``known_at`` (default now), aliases followed."""
+        ...
+    def names_meaning(self, subject: str, known_at: int | None = None) -> list[str]:
+        """The other names meaning ``subject`` at ``known_at`` (default now)."""
+        ...
+    def alias_steps(self) -> list[AliasRow]: ...
 
 
 class SubjectWrites(SubjectReads, Protocol):
@@ -429,6 +439,16 @@ class SubjectWrites(SubjectReads, Protocol):
         """(subject id, spelling): the first spelling recorded for an id is kept."""
         ...
     def delete_names_of_subject(self, subject: str) -> int: ...
+    def last_operation_seq(self) -> int: ...
+    def add_alias(self, row: AliasRow) -> None: ...
+    def end_alias(self, seq: int, step: int, ended_at: int, ended_after_seq: int) -> None: ...
+    def current_resolution(self) -> dict[str, str]: ...
+    def resolve_names(self, changes: dict[str, str | None], at: int) -> None:
+        """From ``at`` on each name means its value (None: itself)."""
+        ...
+    def operations_of_subjects(self, names: Sequence[str]) -> list[Operation]: ...
+    def version_keys(self, subjects: Sequence[str]) -> list[tuple[str, str]]: ...
+    def delete_aliases_naming(self, names: Sequence[str]) -> int: ...
 
 
 # the whole ------------------------------------------------------------------------------

@@ -187,3 +187,21 @@ class QueryFilter:
     limit: int = 100
     purpose: str | None = None
     """None: the general timeline only; a name: the general timeline and that purpose's."""
+
+
+@dataclass(frozen=True, slots=True)
+class AliasRow:
+    """One alias step as recorded: ``name`` means ``subject`` from ``recorded_at`` until
+    ``ended_at`` (its unalias, the tenant's step ``ended_step``). ``after_seq`` and
+    ``ended_after_seq``: the last operation recorded before each, which orders steps and
+    operations of one instant."""
+
+    seq: int
+    name: str
+    subject: str
+    recorded_at: int
+    after_seq: int
+    decided_by: str | None = None
+    ended_step: int | None = None
+    ended_at: int | None = None
+    ended_after_seq: int | None = None

@@ -59,6 +59,12 @@ def _retention(row: tuple[Any, ...]) -> RetentionRow:
 
 _RETENTION = "SELECT name, ttl, on_expiry, declared_at FROM retention_classes WHERE tenant = ?"
 CONSENTS = "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject = ?"
+CONSENT_NAMES = (
+    # what a name means now (flagged) and every other name meaning the same subject
+    "SELECT subject, 1 FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL "
+    "UNION ALL SELECT name, 0 FROM subject_resolution WHERE tenant = ? AND recorded_to IS NULL AND subject = "
+    "coalesce((SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL), ?)"
+)
 
 
 def consent_from_row(row: tuple[Any, ...]) -> ConsentRow:
@@ -91,11 +97,24 @@ class LifecycleReads(Scoped):
         return bool(row and row[0])
 
     def consents(self, subject: str | None) -> list[ConsentRow]:
+        """Statements about ``subject`` under every name it has now (aliases: a statement
+        about any name of a subject applies to it), or the tenant's when None."""
         if subject is not None:
-            return [consent_from_row(row) for row in self._db.rows(CONSENTS, (self.tenant, subject))]
+            return [row for name in self.consent_names(subject) for row in self.named_consents(name)]
         rows = self._db.rows("SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ?",
                              (self.tenant,))
         return [consent_from_row(row) for row in rows]
+
+    def consent_names(self, subject: str) -> list[str]:
+        """The subject ``subject`` means now, then its other names: one statement."""
+        rows = self._db.rows(CONSENT_NAMES, (self.tenant, subject, self.tenant, self.tenant, subject, subject))
+        found = [str(row[0]) for row in rows]
+        canonical = next((str(row[0]) for row in rows if row[1]), subject)
+        return [canonical, *sorted(name for name in found if name != canonical)]
+
+    def named_consents(self, name: str) -> list[ConsentRow]:
+        """The statements recorded naming exactly ``name``."""
+        return [consent_from_row(row) for row in self._db.rows(CONSENTS, (self.tenant, name))]
 
     def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
         wanted = "" if uses is None else f" AND {in_list('purpose', len(uses))}"

@@ -1,13 +1,19 @@
-"""Subject names, written once: the first spelling of each subject id (its display name)
-and the stored ids that the normalisation migration could not rename because two of
-them fold into one id (reported, never merged)."""
+"""Subject names: the first spelling of each subject id (its display name), the stored
+ids that the normalisation migration could not rename because two of them fold into one
+id (reported, never merged), and aliases: the recorded steps and, over transaction
+time, what each aliased name resolves to."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..._rules import Operation
+from .._records import AliasRow
+from .._rows import OPERATION_COLUMNS, operation_from_row
 from .ledger import Scoped
 from .session import chunks, in_list
+
+ALIAS_COLUMNS = "seq, name, subject, recorded_at, after_seq, decided_by, ended_step, ended_at, ended_after_seq"
 
 
 class SubjectReads(Scoped):
@@ -30,6 +36,37 @@ class SubjectReads(Scoped):
                              "ORDER BY subject, stored", params)
         return [(str(row[0]), str(row[1])) for row in rows]
 
+    def resolve_subject(self, name: str, known_at: int | None = None) -> str:
+        """The subject ``name`` means as the ledger stood at ``known_at`` (default now):
+        itself unless an alias in force then says otherwise."""
+        if known_at is None:
+            row = self._db.row("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
+                               "AND recorded_to IS NULL", (self.tenant, name))
+        else:
+            moment = self._db.moment(known_at)
+            row = self._db.row("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
+                               "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)",
+                               (self.tenant, name, moment, moment))
+        return name if row is None else str(row[0])
+
+    def names_meaning(self, subject: str, known_at: int | None = None) -> list[str]:
+        """The other names that mean ``subject`` at ``known_at`` (default now), sorted."""
+        if known_at is None:
+            rows = self._db.rows("SELECT name FROM subject_resolution WHERE tenant = ? AND subject = ? "
+                                 "AND recorded_to IS NULL ORDER BY name", (self.tenant, subject))
+        else:
+            moment = self._db.moment(known_at)
+            rows = self._db.rows("SELECT name FROM subject_resolution WHERE tenant = ? AND subject = ? "
+                                 "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?) ORDER BY name",
+                                 (self.tenant, subject, moment, moment))
+        return [str(row[0]) for row in rows]
+
+    def alias_steps(self) -> list[AliasRow]:
+        """Every alias step of the tenant still on record, in the order they were taken."""
+        rows = self._db.rows(f"SELECT {ALIAS_COLUMNS} FROM subject_aliases WHERE tenant = ? ORDER BY seq",
+                             (self.tenant,))
+        return [AliasRow(*row) for row in rows]
+
 
 class SubjectWrites(SubjectReads):
     """Recording the first spelling of a subject, and erasing its names."""
@@ -46,3 +83,68 @@ class SubjectWrites(SubjectReads):
         removed = self._db.count("DELETE FROM subject_names WHERE tenant = ? AND subject = ?", (self.tenant, subject))
         return removed + self._db.count("DELETE FROM subject_collisions WHERE tenant = ? AND subject = ?",
                                         (self.tenant, subject))
+
+    def last_operation_seq(self) -> int:
+        """The tenant's latest operation: a step taken now comes after it."""
+        row = self._db.row("SELECT coalesce(max(seq), 0) FROM operations WHERE tenant = ?", (self.tenant,))
+        return int(row[0]) if row else 0
+
+    def add_alias(self, row: AliasRow) -> None:
+        self._db.run(f"INSERT INTO subject_aliases (tenant, {ALIAS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (self.tenant, row.seq, row.name, row.subject, self._db.moment(row.recorded_at), row.after_seq,
+                      row.decided_by, row.ended_step, self._db.moment(row.ended_at), row.ended_after_seq))
+
+    def end_alias(self, seq: int, step: int, ended_at: int, ended_after_seq: int) -> None:
+        self._db.run("UPDATE subject_aliases SET ended_step = ?, ended_at = ?, ended_after_seq = ? "
+                     "WHERE tenant = ? AND seq = ?",
+                     (step, self._db.moment(ended_at), ended_after_seq, self.tenant, seq))
+
+    def current_resolution(self) -> dict[str, str]:
+        """Every aliased name and what it means now."""
+        rows = self._db.rows("SELECT name, subject FROM subject_resolution WHERE tenant = ? AND recorded_to IS NULL",
+                             (self.tenant,))
+        return {str(row[0]): str(row[1]) for row in rows}
+
+    def resolve_names(self, changes: dict[str, str | None], at: int) -> None:
+        """From ``at`` on, each name of ``changes`` means its value (None: itself). A row
+        that began at ``at`` itself was never visible and goes."""
+        names = sorted(changes)
+        moment = self._db.moment(at)
+        for chunk in chunks(names):
+            inside = in_list("name", len(chunk))
+            self._db.run(f"DELETE FROM subject_resolution WHERE tenant = ? AND recorded_to IS NULL "
+                         f"AND recorded_from = ? AND {inside}", (self.tenant, moment, *chunk))
+            self._db.run(f"UPDATE subject_resolution SET recorded_to = ? WHERE tenant = ? AND recorded_to IS NULL "
+                         f"AND {inside}", (moment, self.tenant, *chunk))
+        self._db.run_many(
+            "INSERT INTO subject_resolution (tenant, name, subject, recorded_from) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tenant, name, recorded_from) DO UPDATE SET subject = excluded.subject, recorded_to = NULL",
+            [(self.tenant, name, changes[name], moment) for name in names if changes[name] is not None])
+
+    def operations_of_subjects(self, names: Sequence[str]) -> list[Operation]:
+        """Every operation recorded naming one of ``names``, in the order recorded."""
+        found: list[Operation] = []
+        for chunk in chunks(sorted(set(names))):
+            rows = self._db.rows(f"SELECT {OPERATION_COLUMNS} FROM operations WHERE tenant = ? AND "
+                                 f"{in_list('subject', len(chunk))}", (self.tenant, *chunk))
+            found += [operation_from_row(row) for row in rows]
+        return sorted(found, key=lambda op: op.seq)
+
+    def version_keys(self, subjects: Sequence[str]) -> list[tuple[str, str]]:
+        """Every key of ``subjects`` with a stored version, in any transaction time."""
+        found: list[tuple[str, str]] = []
+        for chunk in chunks(sorted(set(subjects))):
+            rows = self._db.rows(f"SELECT DISTINCT subject, attribute FROM assertions WHERE tenant = ? AND "
+                                 f"{in_list('subject', len(chunk))}", (self.tenant, *chunk))
+            found += [(str(row[0]), str(row[1])) for row in rows]
+        return found
+
+    def delete_aliases_naming(self, names: Sequence[str]) -> int:
+        """Every alias step and resolution naming one of ``names``, on either side."""
+        removed = 0
+        for chunk in chunks(sorted(set(names))):
+            params = (self.tenant, *chunk, *chunk)
+            either = f"({in_list('name', len(chunk))} OR {in_list('subject', len(chunk))})"
+            removed += self._db.count(f"DELETE FROM subject_aliases WHERE tenant = ? AND {either}", params)
+            self._db.run(f"DELETE FROM subject_resolution WHERE tenant = ? AND {either}", params)
+        return removed

@@ -327,12 +327,16 @@ class PostgresWrite(
         return due
 
     def consents(self, subject: str | None) -> list[ConsentRow]:
-        """The subject's statements as ``prefetch_one`` brought them in its round trip, if
+        self._receive()
+        return super().consents(subject)
+
+    def named_consents(self, name: str) -> list[ConsentRow]:
+        """The name's statements as ``prefetch_one`` brought them in its round trip, if
         it did (read after the subject's lock, where a separate query read them before)."""
         self._receive()
-        if subject is not None and subject in self._consents:
-            return self._consents[subject]
-        return super().consents(subject)
+        if name in self._consents:
+            return self._consents[name]
+        return super().named_consents(name)
 
     def put_consent(self, subject: str, purpose: str, granted: bool, at: int) -> None:
         self._consents.pop(subject, None)

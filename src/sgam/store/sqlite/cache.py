@@ -1,8 +1,8 @@
 """What one SQLite connection remembers about its tenants between transactions, and how
 it learns that a memory is stale.
 
-Every read and write asks whether anything of the tenant is past its deadline, and
-whether the subject has consent statements. Asked of the database, that is two
+Every read and write asks whether anything of the tenant is past its deadline, whether
+the subject has consent statements, and what its name means (aliases). Asked of the database, that is two
 statements on every call; remembered, it is none. A memory goes stale two ways:
 
 - another connection commits: ``PRAGMA data_version`` changes, and the backend forgets
@@ -77,6 +77,7 @@ _TRIGGERS = {
     "classes_inserted": "AFTER INSERT ON main.retention_classes BEGIN SELECT sgam_forget('deadline', NEW.tenant)",
     "classes_updated": "AFTER UPDATE ON main.retention_classes BEGIN SELECT sgam_forget('deadline', NEW.tenant)",
     "consents_inserted": "AFTER INSERT ON main.consents BEGIN SELECT sgam_forget('consents', NEW.tenant)",
+    "names_resolved": "AFTER INSERT ON main.subject_resolution BEGIN SELECT sgam_forget('aliases', NEW.tenant)",
 }
 
 
@@ -136,3 +137,20 @@ class TenantMemory(lifecycle.LifecycleReads):
         if subject is not None and not self._cached(("consents", self.tenant, ""), stated):
             return []
         return super().consents(subject)
+
+    def _aliased(self) -> bool:
+        """Whether any name of the tenant has ever been an alias (most tenants: never)."""
+        def aliased() -> bool:
+            return self._db.row("SELECT 1 FROM subject_resolution WHERE tenant = ? LIMIT 1",
+                                (self.tenant,)) is not None
+
+        return bool(self._cached(("aliases", self.tenant, ""), aliased))
+
+    def consent_names(self, subject: str) -> list[str]:
+        return super().consent_names(subject) if self._aliased() else [subject]
+
+    def resolve_subject(self, name: str, known_at: int | None = None) -> str:
+        return super().resolve_subject(name, known_at) if self._aliased() else name  # type: ignore[misc]
+
+    def names_meaning(self, subject: str, known_at: int | None = None) -> list[str]:
+        return super().names_meaning(subject, known_at) if self._aliased() else []  # type: ignore[misc]

@@ -1,0 +1,45 @@
+"""SQLite schema, version 14."""
+
+# Aliases: one subject under several names, as recorded operations.
+# - ``subject_aliases``: each alias step as recorded (``name`` is another name of
+#   ``subject`` from ``recorded_at`` until ``ended_at``, the unalias), in the tenant's
+#   order of steps (``seq``, and ``ended_step`` for the unalias). ``after_seq`` places the step in the operation log:
+#   operations with a greater ``seq`` were recorded after it (several steps may share
+#   one instant). ``decided_by`` says whose decision it was, for the subject's page of names.
+# - ``subject_resolution``: what each aliased name means, chains followed, over
+#   transaction time; a name without a row means itself. Reads at any ``known_at`` resolve
+#   a name with one index probe.
+# Operations keep the name they were given; versions are stored under the subject the
+# name meant when they were derived (``_aliases.py`` re-derives a merged subject).
+
+SCRIPT = """
+    CREATE TABLE subject_aliases (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        after_seq INTEGER NOT NULL,
+        ended_step INTEGER,
+        ended_at INTEGER,
+        ended_after_seq INTEGER,
+        decided_by TEXT,
+        PRIMARY KEY (tenant, seq),
+        CHECK (name <> subject),
+        CHECK ((ended_at IS NULL) = (ended_after_seq IS NULL) AND (ended_at IS NULL) = (ended_step IS NULL)),
+        CHECK (ended_at IS NULL OR ended_at >= recorded_at)
+    ) WITHOUT ROWID;
+    CREATE INDEX subject_aliases_by_name ON subject_aliases (tenant, name);
+    CREATE INDEX subject_aliases_by_subject ON subject_aliases (tenant, subject);
+    CREATE TABLE subject_resolution (
+        tenant TEXT NOT NULL,
+        name TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        recorded_from INTEGER NOT NULL,
+        recorded_to INTEGER,
+        PRIMARY KEY (tenant, name, recorded_from),
+        CHECK (name <> subject),
+        CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
+    ) WITHOUT ROWID;
+    CREATE INDEX subject_resolution_by_subject ON subject_resolution (tenant, subject, recorded_from);
+    """
