@@ -377,7 +377,8 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
         def scoped(reader: Reader, meant: str = subject) -> Version | None:
             return None if scope is None else reader.get(meant, ledger_attribute(attribute, scope), moment, known)
 
-        ahead = [lambda reader: reader.consents(subject), scoped, general]
+        ahead = [lambda reader: reader.consents(subject), lambda reader: reader.resolve_subject(subject, known),
+                 scoped, general]
         with self.ledger.read(tenant, "get", ahead=ahead) as reader:
             if not allowed(reader.consents(subject), scope):
                 return None

@@ -58,13 +58,19 @@ def _retention(row: tuple[Any, ...]) -> RetentionRow:
 
 
 _RETENTION = "SELECT name, ttl, on_expiry, declared_at FROM retention_classes WHERE tenant = ?"
-CONSENTS = "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject = ?"
-CONSENT_NAMES = (
-    # what a name means now (flagged) and every other name meaning the same subject
-    "SELECT subject, 1 FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL "
-    "UNION ALL SELECT name, 0 FROM subject_resolution WHERE tenant = ? AND recorded_to IS NULL AND subject = "
-    "coalesce((SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL), ?)"
+CONSENTS = (
+    # statements naming the subject ``name`` means now, or any other name meaning it
+    "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject IN ("
+    "SELECT coalesce((SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
+    "AND recorded_to IS NULL), ?) "
+    "UNION ALL SELECT name FROM subject_resolution WHERE tenant = ? AND recorded_to IS NULL AND subject = "
+    "coalesce((SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL), ?))"
 )
+
+
+def consents_params(tenant: str, name: str) -> tuple[str, ...]:
+    """``CONSENTS``'s parameters; the third is the name asked about."""
+    return (tenant, tenant, name, name, tenant, tenant, name, name)
 
 
 def consent_from_row(row: tuple[Any, ...]) -> ConsentRow:
@@ -100,21 +106,10 @@ class LifecycleReads(Scoped):
         """Statements about ``subject`` under every name it has now (aliases: a statement
         about any name of a subject applies to it), or the tenant's when None."""
         if subject is not None:
-            return [row for name in self.consent_names(subject) for row in self.named_consents(name)]
+            return [consent_from_row(row) for row in self._db.rows(CONSENTS, consents_params(self.tenant, subject))]
         rows = self._db.rows("SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ?",
                              (self.tenant,))
         return [consent_from_row(row) for row in rows]
-
-    def consent_names(self, subject: str) -> list[str]:
-        """The subject ``subject`` means now, then its other names: one statement."""
-        rows = self._db.rows(CONSENT_NAMES, (self.tenant, subject, self.tenant, self.tenant, subject, subject))
-        found = [str(row[0]) for row in rows]
-        canonical = next((str(row[0]) for row in rows if row[1]), subject)
-        return [canonical, *sorted(name for name in found if name != canonical)]
-
-    def named_consents(self, name: str) -> list[ConsentRow]:
-        """The statements recorded naming exactly ``name``."""
-        return [consent_from_row(row) for row in self._db.rows(CONSENTS, (self.tenant, name))]
 
     def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
         wanted = "" if uses is None else f" AND {in_list('purpose', len(uses))}"

@@ -13,6 +13,9 @@ from .._rows import OPERATION_COLUMNS, operation_from_row
 from .ledger import Scoped
 from .session import chunks, in_list
 
+RESOLVE = "SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL"
+RESOLVE_KNOWN = ("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
+                 "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
 ALIAS_COLUMNS = "seq, name, subject, recorded_at, after_seq, decided_by, ended_step, ended_at, ended_after_seq"
 
 
@@ -40,13 +43,10 @@ class SubjectReads(Scoped):
         """The subject ``name`` means as the ledger stood at ``known_at`` (default now):
         itself unless an alias in force then says otherwise."""
         if known_at is None:
-            row = self._db.row("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
-                               "AND recorded_to IS NULL", (self.tenant, name))
+            row = self._db.row(RESOLVE, (self.tenant, name))
         else:
             moment = self._db.moment(known_at)
-            row = self._db.row("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
-                               "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)",
-                               (self.tenant, name, moment, moment))
+            row = self._db.row(RESOLVE_KNOWN, (self.tenant, name, moment, moment))
         return name if row is None else str(row[0])
 
     def names_meaning(self, subject: str, known_at: int | None = None) -> list[str]:

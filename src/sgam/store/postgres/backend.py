@@ -42,9 +42,9 @@ from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import GET, GET_KNOWN, LedgerReader
-from .._sql.lifecycle import CONSENTS
+from .._sql.lifecycle import CONSENTS, consents_params
 from .._sql.session import Params, Row
-from .._sql.subjects import SubjectReads
+from .._sql.subjects import RESOLVE, RESOLVE_KNOWN, SubjectReads
 from . import scan
 from .adapters import Micros, MicrosArray, Texts, configure
 from .connect import connect
@@ -150,9 +150,11 @@ class PostgresReader(
         answers: dict[tuple[str, tuple[Any, ...]], list[Row]] = {key: [] for key in planned}
         for row in rows:
             if row[0] == 1:
-                key = (CONSENTS, (self.tenant, row[4]))
+                key = (CONSENTS, consents_params(self.tenant, row[5]))
                 if key in answers:
                     answers[key].append((row[4], *row[18:22]))
+            elif row[0] == 3:
+                answers[planned[row[1] - 1]].append((row[4],))
             else:
                 answers[planned[row[1] - 1]].append(row[2:18])
         for key, found in answers.items():
@@ -169,7 +171,8 @@ _POINT_READS = (
 
 def _point_call(tenant: str, now: int, planned: list[tuple[str, tuple[Any, ...]]]) -> tuple[Any, ...] | None:
     """``sgam_point_reads``'s arguments answering every ``planned`` statement: consent
-    statements of a subject and point lookups of a key, current or at a transaction time;
+    statements of a subject, what a name resolves to, and point lookups of a key, current
+    or at a transaction time;
     None if one of them is something else (or nothing is planned). A lookup's item number
     is its place in ``planned``, so every planned statement is an item: consents too,
     which the function answers by subject instead."""
@@ -181,12 +184,17 @@ def _point_call(tenant: str, now: int, planned: list[tuple[str, tuple[Any, ...]]
     ats = MicrosArray()
     knowns = MicrosArray()
     for sql, params in planned:
-        if sql == CONSENTS and params[0] == tenant:
-            consents.append(params[1])
+        if sql == CONSENTS and params == consents_params(tenant, params[2]):
+            consents.append(params[2])
             subjects.append(None)
             attributes.append(None)
             ats.append(None)
             knowns.append(None)
+        elif sql in (RESOLVE, RESOLVE_KNOWN) and params[0] == tenant:
+            subjects.append(params[1])
+            attributes.append(None)
+            ats.append(None)
+            knowns.append(params[2] if sql == RESOLVE_KNOWN else None)
         elif sql == GET and params[0] == tenant:
             subjects.append(params[1])
             attributes.append(params[2])

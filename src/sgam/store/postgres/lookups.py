@@ -54,6 +54,8 @@ class Found:
     near: Near
     episode: EpisodeRow | None
     consents: list[ConsentRow]
+    resolved: str
+    """The subject the operation's subject names now (itself unless an alias)."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ class Lookups:
     def receive(self, cur: Cursor) -> Found:
         rows: list[tuple[Any, ...]] = cur.fetchall()
         if rows and rows[0][0] == 9:
-            return Found(True, None, None, 0, None, ([], []), None, [])
+            return Found(True, None, None, 0, None, ([], []), None, [], self.subject)
         head = rows[0]
         floors = [version_from_row(r[_VERSION]) for r in rows if r[0] == 1]
         ceilings = [version_from_row(r[_VERSION]) for r in rows if r[0] == 2]
@@ -90,5 +92,6 @@ class Lookups:
         ceilings.sort(key=lambda v: v.valid_from)
         episodes = [EpisodeRow(*r[_EPISODE]) for r in rows if r[0] == 3]
         consents = [consent_from_row((r[7], *r[_CONSENT])) for r in rows if r[0] == 4]
+        resolved = next((str(r[7]) for r in rows if r[0] == 5), self.subject)
         return Found(False, head[1], head[2], int(head[3]), head[4], (floors, ceilings),
-                     episodes[0] if episodes else None, consents)
+                     episodes[0] if episodes else None, consents, resolved)

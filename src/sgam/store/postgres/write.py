@@ -65,6 +65,7 @@ class PostgresWrite(
         self._close: dict[int, list[int]] = {}
         self._subjects: set[str] = set()
         self._consents: dict[str, list[ConsentRow]] = {}
+        self._resolved: dict[str, str] = {}
         self._pending: Callable[[], bool | None] | None = None
         if prelock:
             self._acquire(prelock, wait=True)
@@ -299,6 +300,7 @@ class PostgresWrite(
             self._seqs.append(found.seq)
             if lookups.consents:
                 self._consents[lookups.subject] = found.consents
+            self._resolved[lookups.subject] = found.resolved
             return found.due
 
         self._pending = receive
@@ -327,24 +329,31 @@ class PostgresWrite(
         return due
 
     def consents(self, subject: str | None) -> list[ConsentRow]:
+        """The statements about the subject (under every name) as ``prefetch_one``
+        brought them in its round trip, if it did (read after the subject's lock, where a
+        separate query read them before)."""
         self._receive()
+        if subject is not None and subject in self._consents:
+            return self._consents[subject]
         return super().consents(subject)
 
-    def named_consents(self, name: str) -> list[ConsentRow]:
-        """The name's statements as ``prefetch_one`` brought them in its round trip, if
-        it did (read after the subject's lock, where a separate query read them before)."""
+    def resolve_subject(self, name: str, known_at: int | None = None) -> str:
+        """What ``name`` means now as ``prefetch_one`` brought it, if it did."""
         self._receive()
-        if name in self._consents:
-            return self._consents[name]
-        return super().named_consents(name)
+        if known_at is None and name in self._resolved:
+            return self._resolved[name]
+        return super().resolve_subject(name, known_at)
+
+    def resolve_names(self, changes: dict[str, str | None], at: int) -> None:
+        self._resolved.clear()
+        super().resolve_names(changes, at)
 
     def put_consent(self, subject: str, purpose: str, granted: bool, at: int) -> None:
-        self._consents.pop(subject, None)
+        self._consents.clear()  # a statement about one name changes what every name of its subject reads
         super().put_consent(subject, purpose, granted, at)
 
     def delete_consents(self, rows: Sequence[ConsentRow]) -> int:
-        for row in rows:
-            self._consents.pop(row.subject, None)
+        self._consents.clear()
         return super().delete_consents(rows)
 
     def _forget_cached(self, subject: str, attribute: str) -> None:

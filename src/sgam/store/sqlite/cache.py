@@ -146,9 +146,6 @@ class TenantMemory(lifecycle.LifecycleReads):
 
         return bool(self._cached(("aliases", self.tenant, ""), aliased))
 
-    def consent_names(self, subject: str) -> list[str]:
-        return super().consent_names(subject) if self._aliased() else [subject]
-
     def resolve_subject(self, name: str, known_at: int | None = None) -> str:
         return super().resolve_subject(name, known_at) if self._aliased() else name  # type: ignore[misc]
 
