@@ -136,4 +136,8 @@ class AsyncMemory:
     members = _twin(Memory.members)
     linked = _twin(Memory.linked)
     reachable = _twin(Memory.reachable)
+    alias = _twin(Memory.alias)
+    unalias = _twin(Memory.unalias)
+    names = _twin(Memory.names)
+    resolve = _twin(Memory.resolve)
     subject_collisions = _twin(Memory.subject_collisions)

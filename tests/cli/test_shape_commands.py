@@ -53,3 +53,18 @@ def test_relations_through_the_cli(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, ["reachable", "--tenant", "t", "--db", db, "zed", "--attribute", "supplier",
                                    "--depth", "11", "--json"])
     assert bad.exit_code != 0 and "depth" in bad.output
+
+
+def test_aliases_through_the_cli(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _sgam(db, "episode", "e1", T1, "MJ is Mira Jansen")
+    _sgam(db, "write", "Mira Jansen", "city", "Oslo", "--valid-from", T1, "--source", "e1")
+    assert "mj now means mira jansen" in _sgam(db, "alias", "MJ", "Mira Jansen", "--by", "ops")
+    assert json.loads(_sgam(db, "get", "mj", "city", "--json"))["value"] == "Oslo"
+    page = json.loads(_sgam(db, "names", "mira jansen", "--json"))
+    assert [(n["name"], n["subject"], n["until"], n["decided_by"]) for n in page] == [("mj", "mira jansen", None, "ops")]
+    assert "ops" in _sgam(db, "names", "MJ")
+    assert "no longer means" in _sgam(db, "unalias", "mj")
+    assert json.loads(_sgam(db, "get", "mj", "city", "--json")) is None
+    again = CliRunner().invoke(app, ["unalias", "--tenant", "t", "--db", db, "mj"])
+    assert again.exit_code != 0 and "not an alias" in again.output

@@ -30,3 +30,22 @@ def test_sets_and_relations_over_http(served: Served) -> None:
         no_member = c.post("/v1/retract", json={"subject": "acme", "attribute": "supplier",
                                                 "at": "2026-03-01T00:00:00Z", "source": "e1"})
         assert no_member.status_code == 422 and no_member.json()["field"] == "value"
+
+
+def test_aliases_over_http(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "MJ is Mira"}).status_code == 201
+        assert c.post("/v1/facts", json={"subject": "mira", "attribute": "city", "value": "Oslo",
+                                         "valid_from": T0, "source": "e1"}).status_code == 201
+        joined = c.post("/v1/aliases", json={"name": "MJ", "subject": "Mira"})
+        assert joined.status_code == 201 and (joined.json()["name"], joined.json()["subject"]) == ("mj", "mira")
+        assert joined.json()["decided_by"].startswith("key:")
+        assert c.get("/v1/facts/mj/city").json()["value"] == "Oslo"
+        assert [n["name"] for n in c.get("/v1/names/MJ").json()] == ["mj"]
+        again = c.post("/v1/aliases", json={"name": "mj", "subject": "mira"})
+        assert again.status_code == 409
+        ended = c.post("/v1/unalias", json={"name": "mj"})
+        assert ended.status_code == 200 and ended.json()["until"] is not None
+        assert c.post("/v1/unalias", json={"name": "mj"}).status_code == 404
+        empty = c.post("/v1/aliases", json={"name": " ", "subject": "mira"})
+        assert empty.status_code == 422 and empty.json()["field"] == "name"

@@ -15,7 +15,7 @@ from .tables import cell, compact_time, exact_time, json_value, print_pairs, pri
 
 if TYPE_CHECKING:
     from .._memory import Memory
-    from .._model import Episode, ForgetResult, Reachable
+    from .._model import Episode, ForgetResult, Reachable, SubjectName
     from .._schema import AttributeSchema
 
 LONG_TEXT = 2000
@@ -83,6 +83,18 @@ def displayed(memory: Memory, found: Any) -> Any:
 def show_members(found: list[Assertion]) -> None:
     """A set's members: the key is the title, each member a row."""
     _show_key(found, "member", "no members")
+
+
+def show_names(found: list[SubjectName]) -> None:
+    """A subject's page of names: one row per alias step, ended ones included."""
+    print_table(("name", "means", "since", "until", "decided by"),
+                [(n.name, n.subject, exact_time(n.since), exact_time(n.until), n.decided_by or "") for n in found],
+                empty="no aliases")
+
+
+def show_named(found: SubjectName) -> None:
+    state = "now means" if found.until is None else "no longer means"
+    console.print(f"{found.name} {state} {found.subject}", highlight=False, markup=False)
 
 
 def show_subjects(found: list[str], title: str) -> None:
@@ -297,6 +309,36 @@ def register(app: typer.Typer) -> None:
         run(db, as_json, lambda m: m.reachable(tenant, start, attributes, depth=depth, at=at, known_at=known_at,
                                                fan_out=fan_out), show, create=False,
             for_people=lambda m, found: replace(found, subjects=_names(m, tenant, found.subjects)))
+
+    @app.command("alias")
+    def alias(
+        tenant: TenantOption,
+        name: Annotated[str, typer.Argument(help="The other name, e.g. MJ.")],
+        subject: Annotated[str, typer.Argument(help="The subject it names from now on, e.g. Mira Jansen.")],
+        decided_by: Annotated[str | None, typer.Option("--by", help="Whose decision it is (shown with the names).")]
+        = None,
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """From now on NAME is another name of SUBJECT (a NAME with facts of its own merges)."""
+        run(db, as_json, lambda m: m.alias(tenant, name, subject, decided_by=decided_by or "cli"),
+            show_named, create=False)
+
+    @app.command("unalias")
+    def unalias(
+        tenant: TenantOption, name: Annotated[str, typer.Argument(help="An alias.")],
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """From now on NAME is its own subject again, with the facts recorded naming it."""
+        run(db, as_json, lambda m: m.unalias(tenant, name),
+            show_named, create=False)
+
+    @app.command("names")
+    def names(
+        tenant: TenantOption, subject: Annotated[str, typer.Argument()],
+        db: DbOption = None, as_json: JsonOption = False,
+    ) -> None:
+        """SUBJECT's page of names: every alias that joined a name to it, since when, by whom."""
+        run(db, as_json, lambda m: m.names(tenant, subject), show_names, create=False)
 
     @app.command("collisions")
     def collisions(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:

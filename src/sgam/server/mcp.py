@@ -25,7 +25,7 @@ from pydantic import AnyHttpUrl, BaseModel, Field
 from .. import __version__
 from .._async import AsyncMemory
 from .._errors import InvalidFields
-from .._model import Assertion, Episode, ForgetResult, WriteResult
+from .._model import Assertion, Episode, ForgetResult, SubjectName, WriteResult
 from ..access import SCOPES, AuthenticationError, Principal, Scope, authenticate
 from ..boundary import recall_json, to_json
 from ..recall import RecallItem
@@ -84,6 +84,12 @@ class HistoryOutput(BaseModel):
 class SubjectsOutput(BaseModel):
     subjects: list[str]
     cut: bool = False
+
+
+class NamesOutput(BaseModel):
+    subject: str
+    """The subject id the name means now."""
+    names: list[SubjectName]
 
 
 class WriteOutput(BaseModel):
@@ -237,6 +243,17 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
         found = await guarded("read", lambda p: memory.reachable(p.tenant, start, attributes, depth=depth, at=at,
                                                                  known_at=known_at))
         return fenced({"subjects": found.subjects, "cut": found.cut})
+
+    @server.scoped_tool("read", read_only)
+    async def subject_names(subject: Subject) -> Annotated[CallToolResult, NamesOutput]:
+        """What a subject is called: the id a name means now, and every alias step that joined
+        a name to it (since when, until when, by whose decision), e.g. that "MJ" is Mira Jansen."""
+        async def page(p: Principal) -> dict[str, Any]:
+            meant = await memory.resolve(p.tenant, subject)
+            return {"subject": meant, "names": to_json(await memory.names(p.tenant, meant))}
+
+        found = await guarded("read", page)
+        return fenced(found)
 
     @server.scoped_tool("write", ToolAnnotations(destructive_hint=False, idempotent_hint=True,
                                                  open_world_hint=False))

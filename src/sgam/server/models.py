@@ -78,6 +78,17 @@ class RetractIn(Body):
     """For a set (cardinality many): the member that stopped holding."""
 
 
+class AliasIn(Body):
+    name: Name
+    """Another name of ``subject`` from now on."""
+    subject: Name
+
+
+class UnaliasIn(Body):
+    name: Name
+    """An alias that is its own subject again from now on."""
+
+
 class CorrectIn(Body):
     subject: Name
     attribute: Name

@@ -10,13 +10,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from .._errors import NotFoundError
-from .._model import Assertion, Episode, ForgetResult, Reachable, WriteResult
+from .._model import Assertion, Episode, ForgetResult, Reachable, SubjectName, WriteResult
 from .._rules import Effect
 from .._schema import AttributeSchema
 from ..boundary import to_json
 from .auth import Admin, Reader, Writer, memory_of
 from .idempotency import IDEMPOTENT, once
-from .models import AssertionPage, CorrectIn, DeclareIn, EpisodeIn, FactIn, RetractIn, Timestamp
+from .models import AliasIn, AssertionPage, CorrectIn, DeclareIn, EpisodeIn, FactIn, RetractIn, Timestamp, UnaliasIn
 
 router = APIRouter(prefix="/v1")
 OptionalTime = Annotated[Timestamp | None, Query(description="RFC 3339 timestamp with a zone")]
@@ -157,6 +157,31 @@ async def reachable(start: str, request: Request, caller: Reader,
                     known_at: OptionalTime = None) -> Response:
     return reply(await memory_of(request).reachable(caller.tenant, start, attribute, depth=depth, at=at,
                                                     known_at=known_at, fan_out=fan_out))
+
+
+@router.post("/aliases", dependencies=[IDEMPOTENT], status_code=201, response_model=SubjectName, tags=["subjects"],
+             summary="From now on `name` is another name of `subject`; a name with facts of its own merges")
+async def alias(body: AliasIn, request: Request, caller: Writer) -> Response:
+    async def produce() -> Response:
+        return reply(await memory_of(request).alias(caller.tenant, body.name, body.subject,
+                                                    decided_by=f"key:{caller.key_id}"), 201)
+
+    return await once(request, caller, produce)
+
+
+@router.post("/unalias", dependencies=[IDEMPOTENT], response_model=SubjectName, tags=["subjects"],
+             summary="From now on `name` is its own subject again, with the facts that named it")
+async def unalias(body: UnaliasIn, request: Request, caller: Writer) -> Response:
+    async def produce() -> Response:
+        return reply(await memory_of(request).unalias(caller.tenant, body.name))
+
+    return await once(request, caller, produce)
+
+
+@router.get("/names/{subject:path}", response_model=list[SubjectName], tags=["subjects"],
+            summary="A subject's page of names: every alias step that joined a name to it, in force or ended")
+async def subject_names(subject: str, request: Request, caller: Reader) -> Response:
+    return reply(await memory_of(request).names(caller.tenant, subject))
 
 
 @router.post("/retract", dependencies=[IDEMPOTENT],
