@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ._aliases import forget_names, in_families, rederive_family
+from ._aliases import forget_names, in_families
+from ._derivation import rederive as rederive_scope
+from ._derivation import renamed_family
 from ._errors import NotFoundError, SgamError
 from ._item_keys import ledger_key
 from ._purpose import MEMBER, outlasting_erasure, split_attribute
@@ -104,7 +106,7 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
         txn.replace_versions(key_subject, attribute, [])
     txn.delete_aliases_naming(names)
     if rest:  # names once joined to these: their keys as if the erased names had never been
-        rederive_family(txn, rest)
+        rederive_scope(txn, subjects=rest)
     for name in names:
         erased.add(_forget_relations_naming(txn, name))
         txn.delete_names_of_subject(name)
@@ -249,11 +251,16 @@ def rederive(txn: WriteTransaction, keys: Iterable[tuple[str, str]], erased: dic
     keys = sorted(keys)
     families = in_families(txn, dict.fromkeys(subject for subject, _ in keys))
     for names in families:
-        rederive_family(txn, names)
+        rederive_scope(txn, subjects=names)
     joined = set().union(*families)
+    changes = txn.ledger_changes()
+    migrated = {c.attribute for c in changes} | {str(json.loads(c.detail).get("to")) for c in changes}
     for subject, attribute in keys:
         remaining = txn.operations(subject, attribute)
-        if subject not in joined:
+        base = split_attribute(attribute)[0]
+        if subject not in joined and base in migrated:  # a migrated attribute: its steps replayed too
+            rederive_scope(txn, subjects={subject}, attributes=renamed_family(changes, [base]))
+        elif subject not in joined:
             timeline = KeyTimeline()
             timeline.replay(remaining)
             txn.replace_versions(subject, attribute, timeline.all_versions())

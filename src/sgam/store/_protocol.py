@@ -23,12 +23,14 @@ from ._records import (
     ActionRow,
     AliasRow,
     AuditRow,
+    ChangeRow,
     ClassHoldings,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
     ItemRow,
     JobRow,
+    QuarantineRow,
     QueryFilter,
     ResidueHit,
     ResidueScan,
@@ -45,6 +47,7 @@ __all__ = [
     "ActionReads",
     "ActionRow",
     "AliasRow",
+    "ChangeRow",
     "ActionWrites",
     "AuditRow",
     "ClassHoldings",
@@ -65,6 +68,7 @@ __all__ = [
     "LedgerWrites",
     "LifecycleReads",
     "LifecycleWrites",
+    "QuarantineRow",
     "QueryFilter",
     "Reader",
     "ResidueHit",
@@ -432,6 +436,11 @@ class SubjectReads(Scope, Protocol):
         """The other names meaning ``subject`` at ``known_at`` (default now)."""
         ...
     def alias_steps(self) -> list[AliasRow]: ...
+    def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
+        """The attribute ``name`` means at ``known_at`` (default now), renames followed."""
+        ...
+    def ledger_changes(self) -> list[ChangeRow]: ...
+    def quarantined(self, attribute: str | None = None) -> list[QuarantineRow]: ...
 
 
 class SubjectWrites(SubjectReads, Protocol):
@@ -449,6 +458,13 @@ class SubjectWrites(SubjectReads, Protocol):
     def operations_of_subjects(self, names: Sequence[str]) -> list[Operation]: ...
     def version_keys(self, subjects: Sequence[str]) -> list[tuple[str, str]]: ...
     def delete_aliases_naming(self, names: Sequence[str]) -> int: ...
+    def current_attribute_resolution(self) -> dict[str, str]: ...
+    def resolve_attribute_names(self, changes: dict[str, str | None], at: int) -> None: ...
+    def add_change(self, row: ChangeRow) -> None: ...
+    def operations_of_attributes(self, attributes: Sequence[str]) -> list[Operation]: ...
+    def attribute_version_keys(self, attributes: Sequence[str]) -> list[tuple[str, str]]: ...
+    def replace_quarantine(self, seqs: Sequence[int], rows: Sequence[QuarantineRow]) -> None: ...
+    def delete_attribute_schema(self, attribute: str) -> None: ...
 
 
 # the whole ------------------------------------------------------------------------------

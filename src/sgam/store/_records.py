@@ -205,3 +205,31 @@ class AliasRow:
     ended_step: int | None = None
     ended_at: int | None = None
     ended_after_seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRow:
+    """One schema migration step as recorded: ``kind`` rename, retype or cardinality, of
+    ``attribute`` (``detail``: the step's fields and the shape before it, as JSON);
+    ``after_seq`` places it in the operation log like an alias step."""
+
+    seq: int
+    kind: str
+    attribute: str
+    detail: str
+    recorded_at: int
+    after_seq: int
+    decided_by: str | None = None
+    origin: str | None = None
+    """Where the step came from (a migration file's name), for its record."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantineRow:
+    """An operation a retype set aside: its value had no conversion to the new type."""
+
+    seq: int
+    subject: str
+    attribute: str
+    value: str
+    since: int

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..._rules import Operation
-from .._records import AliasRow
+from .._records import AliasRow, ChangeRow, QuarantineRow
 from .._rows import OPERATION_COLUMNS, operation_from_row
 from .ledger import Scoped
 from .session import chunks, in_list
@@ -16,6 +16,9 @@ from .session import chunks, in_list
 RESOLVE = "SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL"
 RESOLVE_KNOWN = ("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
                  "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
+RESOLVE_ATTRIBUTE = ("SELECT attribute FROM attribute_resolution WHERE tenant = ? AND name = ? "
+                     "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
+CHANGE_COLUMNS = "seq, kind, attribute, detail, recorded_at, after_seq, decided_by, origin"
 ALIAS_COLUMNS = "seq, name, subject, recorded_at, after_seq, decided_by, ended_step, ended_at, ended_after_seq"
 
 
@@ -68,6 +71,31 @@ class SubjectReads(Scoped):
         return [AliasRow(*row) for row in rows]
 
 
+    def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
+        """The attribute ``name`` means at ``known_at`` (default now): itself unless a
+        rename in force then says otherwise."""
+        if known_at is None:
+            row = self._db.row("SELECT attribute FROM attribute_resolution WHERE tenant = ? AND name = ? "
+                               "AND recorded_to IS NULL", (self.tenant, name))
+        else:
+            moment = self._db.moment(known_at)
+            row = self._db.row(RESOLVE_ATTRIBUTE, (self.tenant, name, moment, moment))
+        return name if row is None else str(row[0])
+
+    def ledger_changes(self) -> list[ChangeRow]:
+        """Every schema migration step of the tenant, in the order taken."""
+        rows = self._db.rows(f"SELECT {CHANGE_COLUMNS} FROM ledger_changes WHERE tenant = ? ORDER BY seq",
+                             (self.tenant,))
+        return [ChangeRow(*row) for row in rows]
+
+    def quarantined(self, attribute: str | None = None) -> list[QuarantineRow]:
+        """What retypes set aside (of ``attribute``), by attribute, subject and order."""
+        where, params = ("", (self.tenant,)) if attribute is None else (" AND attribute = ?", (self.tenant, attribute))
+        rows = self._db.rows(f"SELECT seq, subject, attribute, value, since FROM quarantine WHERE tenant = ?{where} "
+                             "ORDER BY attribute, subject, seq", params)
+        return [QuarantineRow(*row) for row in rows]
+
+
 class SubjectWrites(SubjectReads):
     """Recording the first spelling of a subject, and erasing its names."""
 
@@ -106,19 +134,26 @@ class SubjectWrites(SubjectReads):
         return {str(row[0]): str(row[1]) for row in rows}
 
     def resolve_names(self, changes: dict[str, str | None], at: int) -> None:
-        """From ``at`` on, each name of ``changes`` means its value (None: itself). A row
-        that began at ``at`` itself was never visible and goes."""
+        """From ``at`` on, each subject name of ``changes`` means its value (None: itself)."""
+        self._resolve("subject_resolution", "subject", changes, at)
+
+    def resolve_attribute_names(self, changes: dict[str, str | None], at: int) -> None:
+        """From ``at`` on, each attribute name of ``changes`` means its value (None: itself)."""
+        self._resolve("attribute_resolution", "attribute", changes, at)
+
+    def _resolve(self, table: str, column: str, changes: dict[str, str | None], at: int) -> None:
+        """A row that began at ``at`` itself was never visible and goes."""
         names = sorted(changes)
         moment = self._db.moment(at)
         for chunk in chunks(names):
             inside = in_list("name", len(chunk))
-            self._db.run(f"DELETE FROM subject_resolution WHERE tenant = ? AND recorded_to IS NULL "
+            self._db.run(f"DELETE FROM {table} WHERE tenant = ? AND recorded_to IS NULL "
                          f"AND recorded_from = ? AND {inside}", (self.tenant, moment, *chunk))
-            self._db.run(f"UPDATE subject_resolution SET recorded_to = ? WHERE tenant = ? AND recorded_to IS NULL "
+            self._db.run(f"UPDATE {table} SET recorded_to = ? WHERE tenant = ? AND recorded_to IS NULL "
                          f"AND {inside}", (moment, self.tenant, *chunk))
         self._db.run_many(
-            "INSERT INTO subject_resolution (tenant, name, subject, recorded_from) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (tenant, name, recorded_from) DO UPDATE SET subject = excluded.subject, recorded_to = NULL",
+            f"INSERT INTO {table} (tenant, name, {column}, recorded_from) VALUES (?, ?, ?, ?) "
+            f"ON CONFLICT (tenant, name, recorded_from) DO UPDATE SET {column} = excluded.{column}, recorded_to = NULL",
             [(self.tenant, name, changes[name], moment) for name in names if changes[name] is not None])
 
     def operations_of_subjects(self, names: Sequence[str]) -> list[Operation]:
@@ -148,3 +183,49 @@ class SubjectWrites(SubjectReads):
             removed += self._db.count(f"DELETE FROM subject_aliases WHERE tenant = ? AND {either}", params)
             self._db.run(f"DELETE FROM subject_resolution WHERE tenant = ? AND {either}", params)
         return removed
+
+    def current_attribute_resolution(self) -> dict[str, str]:
+        rows = self._db.rows("SELECT name, attribute FROM attribute_resolution WHERE tenant = ? "
+                             "AND recorded_to IS NULL", (self.tenant,))
+        return {str(row[0]): str(row[1]) for row in rows}
+
+    def add_change(self, row: ChangeRow) -> None:
+        self._db.run(f"INSERT INTO ledger_changes (tenant, {CHANGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (self.tenant, row.seq, row.kind, row.attribute, row.detail, self._db.moment(row.recorded_at),
+                      row.after_seq, row.decided_by, row.origin))
+
+    def operations_of_attributes(self, attributes: Sequence[str]) -> list[Operation]:
+        """Every operation of ``attributes`` (their purpose timelines and members too), of
+        every subject, in the order recorded."""
+        found: list[Operation] = []
+        column = f"attribute{self._db.bytewise}"
+        for attribute in sorted(set(attributes)):
+            rows = self._db.rows(f"SELECT {OPERATION_COLUMNS} FROM operations WHERE tenant = ? AND (attribute = ? "
+                                 f"OR ({column} >= ? AND {column} < ?))",
+                                 (self.tenant, attribute, f"{attribute}\x1e", f"{attribute}\x20"))
+            found += [operation_from_row(row) for row in rows]
+        return sorted(found, key=lambda op: op.seq)
+
+    def attribute_version_keys(self, attributes: Sequence[str]) -> list[tuple[str, str]]:
+        """Every key of ``attributes`` (purposes and members too) with a stored version."""
+        found: list[tuple[str, str]] = []
+        column = f"attribute{self._db.bytewise}"
+        for attribute in sorted(set(attributes)):
+            rows = self._db.rows(f"SELECT DISTINCT subject, attribute FROM assertions WHERE tenant = ? AND "
+                                 f"(attribute = ? OR ({column} >= ? AND {column} < ?))",
+                                 (self.tenant, attribute, f"{attribute}\x1e", f"{attribute}\x20"))
+            found += [(str(row[0]), str(row[1])) for row in rows]
+        return found
+
+    def replace_quarantine(self, seqs: Sequence[int], rows: Sequence[QuarantineRow]) -> None:
+        """Forget what was set aside of the operations ``seqs``, then record ``rows``."""
+        for chunk in chunks(sorted(set(seqs))):
+            self._db.run(f"DELETE FROM quarantine WHERE tenant = ? AND {in_list('seq', len(chunk))}",
+                         (self.tenant, *chunk))
+        self._db.run_many("INSERT INTO quarantine (tenant, seq, subject, attribute, value, since) "
+                          "VALUES (?, ?, ?, ?, ?, ?)",
+                          [(self.tenant, r.seq, r.subject, r.attribute, r.value, self._db.moment(r.since))
+                           for r in rows])
+
+    def delete_attribute_schema(self, attribute: str) -> None:
+        self._db.run("DELETE FROM attribute_schemas WHERE tenant = ? AND attribute = ?", (self.tenant, attribute))

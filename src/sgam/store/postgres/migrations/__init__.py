@@ -59,6 +59,7 @@ TENANT_TABLES = (
     "api_keys", "idempotency_keys", "ledger_key_terms", "episode_counts",
     "episode_vector_heads", "saver_threads", "saver_checkpoints", "saver_writes", "saver_subjects",
     "subject_names", "subject_collisions", "subject_aliases", "subject_resolution",
+    "ledger_changes", "attribute_resolution", "quarantine",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 

@@ -9,6 +9,12 @@
 # - ``subject_resolution``: what each aliased name means, chains followed, over
 #   transaction time; a name without a row means itself. Reads at any ``known_at`` resolve
 #   a name with one index probe.
+# Schema migrations are recorded steps too:
+# - ``ledger_changes``: each rename, retype or cardinality change of an attribute as taken
+#   (its fields and the shape before it in ``detail``), placed in the log like an alias;
+# - ``attribute_resolution``: what an old attribute name means over transaction time;
+# - ``quarantine``: the operations a retype set aside (no conversion to the new type),
+#   with their value then; erasure reaches them like any operation.
 # Operations keep the name they were given; versions are stored under the subject the
 # name meant when they were derived (``_aliases.py`` re-derives a merged subject).
 #
@@ -50,6 +56,38 @@ SCRIPT = """
         CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
     );
     CREATE INDEX subject_resolution_by_subject ON subject_resolution (tenant, subject, recorded_from);
+    CREATE TABLE ledger_changes (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('rename', 'retype', 'cardinality')),
+        attribute text NOT NULL,
+        detail text NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        after_seq bigint NOT NULL,
+        decided_by text,
+        origin text,
+        PRIMARY KEY (tenant, seq)
+    );
+    CREATE TABLE attribute_resolution (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        name text NOT NULL,
+        attribute text NOT NULL,
+        recorded_from timestamptz NOT NULL,
+        recorded_to timestamptz,
+        PRIMARY KEY (tenant, name, recorded_from),
+        CHECK (name <> attribute),
+        CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
+    );
+    CREATE TABLE quarantine (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint NOT NULL,
+        subject text NOT NULL,
+        attribute text NOT NULL,
+        value text NOT NULL,
+        since timestamptz NOT NULL,
+        PRIMARY KEY (tenant, seq)
+    );
+    CREATE INDEX quarantine_by_attribute ON quarantine (tenant, attribute, subject);
     
     CREATE OR REPLACE FUNCTION sgam_point_reads(
         p_tenant text, p_now timestamptz, p_consents text[],

@@ -9,6 +9,12 @@
 # - ``subject_resolution``: what each aliased name means, chains followed, over
 #   transaction time; a name without a row means itself. Reads at any ``known_at`` resolve
 #   a name with one index probe.
+# Schema migrations are recorded steps too:
+# - ``ledger_changes``: each rename, retype or cardinality change of an attribute as taken
+#   (its fields and the shape before it in ``detail``), placed in the log like an alias;
+# - ``attribute_resolution``: what an old attribute name means over transaction time;
+# - ``quarantine``: the operations a retype set aside (no conversion to the new type),
+#   with their value then; erasure reaches them like any operation.
 # Operations keep the name they were given; versions are stored under the subject the
 # name meant when they were derived (``_aliases.py`` re-derives a merged subject).
 
@@ -42,4 +48,36 @@ SCRIPT = """
         CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
     ) WITHOUT ROWID;
     CREATE INDEX subject_resolution_by_subject ON subject_resolution (tenant, subject, recorded_from);
+    CREATE TABLE ledger_changes (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('rename', 'retype', 'cardinality')),
+        attribute TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        after_seq INTEGER NOT NULL,
+        decided_by TEXT,
+        origin TEXT,
+        PRIMARY KEY (tenant, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE attribute_resolution (
+        tenant TEXT NOT NULL,
+        name TEXT NOT NULL,
+        attribute TEXT NOT NULL,
+        recorded_from INTEGER NOT NULL,
+        recorded_to INTEGER,
+        PRIMARY KEY (tenant, name, recorded_from),
+        CHECK (name <> attribute),
+        CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
+    ) WITHOUT ROWID;
+    CREATE TABLE quarantine (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        subject TEXT NOT NULL,
+        attribute TEXT NOT NULL,
+        value TEXT NOT NULL,
+        since INTEGER NOT NULL,
+        PRIMARY KEY (tenant, seq)
+    ) WITHOUT ROWID;
+    CREATE INDEX quarantine_by_attribute ON quarantine (tenant, attribute, subject);
     """
