@@ -17,6 +17,7 @@ from ._ledger import Ledger
 from ._lifecycle import Lifecycle
 from ._memory_extraction import ExtractionCalls
 from ._memory_recall import RecallCalls
+from ._memory_schema import SchemaCalls, cardinality_at
 from ._memory_shape import ShapeCalls
 from ._model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
 from ._purpose import MEMBER, allowed, check_purpose, consent_uses, ledger_attribute, split_attribute
@@ -79,7 +80,7 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
+class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
     """A bitemporal, tenant-scoped memory ledger.
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
@@ -371,21 +372,20 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
 
-        def general(reader: Reader, meant: str = subject) -> Version | None:
-            return reader.get(meant, attribute, moment, known)
+        def general(reader: Reader, meant: str = subject, name: str = attribute) -> Version | None:
+            return reader.get(meant, name, moment, known)
 
-        def scoped(reader: Reader, meant: str = subject) -> Version | None:
-            return None if scope is None else reader.get(meant, ledger_attribute(attribute, scope), moment, known)
+        def scoped(reader: Reader, meant: str = subject, name: str = attribute) -> Version | None:
+            return None if scope is None else reader.get(meant, ledger_attribute(name, scope), moment, known)
 
         ahead = [lambda reader: reader.consents(subject), lambda reader: reader.resolve_subject(subject, known),
-                 scoped, general]
+                 lambda reader: reader.resolve_attribute(attribute, known), scoped, general]
         with self.ledger.read(tenant, "get", ahead=ahead) as reader:
             if not allowed(reader.consents(subject), scope):
                 return None
             meant = reader.resolve_subject(subject, known)
-            version = scoped(reader, meant)
-            if version is None:
-                version = general(reader, meant)
+            name = reader.resolve_attribute(attribute, known)  # an attribute renamed by then
+            version = scoped(reader, meant, name) or general(reader, meant, name)
             if version is not None and version.value.startswith('"'):
                 shown = visible_versions(reader, [version], scope, known)
                 if not shown:
@@ -403,11 +403,14 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls):
         known = optional_micros(known_at, "known_at")
 
         def read(reader: Reader, s: str, a: str) -> list[Version]:
-            declared = reader.declared(split_attribute(a)[0])
             meant = reader.resolve_subject(s, known)
-            if declared is not None and declared.cardinality is Cardinality.MANY:
-                return visible_versions(reader, reader.set_history(meant, f"{a}{MEMBER}", known), scope, known)
-            return visible_versions(reader, reader.history(meant, a, known), scope, known)
+            found = _history(reader, meant, a, known)
+            if not found:  # nothing under the name given: it may have been renamed by then
+                base, purpose = split_attribute(a)
+                renamed = reader.resolve_attribute(base, known)
+                if renamed != base:
+                    found = _history(reader, meant, ledger_attribute(renamed, purpose), known)
+            return visible_versions(reader, found, scope, known)
 
         scope = check_purpose(purpose)
 
@@ -498,6 +501,14 @@ def _batch(items: object, field: str) -> Iterable[Any]:
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise ValidationError(field, items, "must be a list (any iterable) of entries")
     return items
+
+
+def _history(reader: Reader, subject: str, attribute: str, known: int | None) -> list[Version]:
+    """A key's timeline as known at ``known``: a set's every member when the attribute
+    held a set then (a cardinality change takes effect at its transaction time)."""
+    if cardinality_at(reader, split_attribute(attribute)[0], known) is Cardinality.MANY:
+        return reader.set_history(subject, f"{attribute}{MEMBER}", known)
+    return reader.history(subject, attribute, known)
 
 
 def _hidden(reader: Reader, rows: list[EpisodeRow], purpose: str | None) -> set[str]:

@@ -195,3 +195,33 @@ class SubjectName:
     since: datetime
     until: datetime | None
     decided_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaChange:
+    """A recorded schema migration step (``Memory.schema_history``): ``kind`` rename,
+    retype or cardinality, of ``attribute`` at ``recorded_at``; ``detail`` holds the
+    step's fields and the shape before it."""
+
+    tenant: str
+    seq: int
+    kind: str
+    attribute: str
+    detail: dict[str, Any]
+    recorded_at: datetime
+    decided_by: str | None
+    origin: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Quarantined:
+    """A value a retype set aside (``Memory.quarantined``): it had no conversion to the
+    attribute's new type, so reads from ``since`` on answer as if it had never been
+    recorded; a later retype with a ``map`` gives it back, erasure reaches it."""
+
+    tenant: str
+    subject: str
+    attribute: str
+    value: Any
+    since: datetime
+    operation_id: int

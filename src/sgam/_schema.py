@@ -65,6 +65,9 @@ class AttributeSchema:
     description: str | None = None
     schema_version: int = 0
     cardinality: Cardinality = Cardinality.ONE
+    renamed_to: str | None = None
+    """The attribute this name was renamed to (a migration): steps and reads naming it
+    mean that one."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ._errors import ConflictError, NotFoundError, SgamError, ValidationError
+from ._migrations import current_name, reshape
 from ._model import Fact
 from ._purpose import allowed, check_purpose, ledger_attribute, member_attribute, refuse
 from ._retention import DEFAULT_CLASS, check_class_name
@@ -165,6 +166,7 @@ class WriteService:
         """The validation half of ``prepare``: declared value type and memory type; a
         member of a set gets its own timeline (the key names the member)."""
         value_text: str | None = None
+        op.attribute = current_name(txn, op.attribute)  # an old name means the attribute it was renamed to
         declared = txn.attribute_schema(op.attribute)
         memory_type = op.memory_type or (declared.memory_type if declared else None) or DEFAULT_MEMORY_TYPE
         field = f"{op.field_prefix}value"
@@ -370,17 +372,13 @@ class WriteService:
         self, txn: WriteTransaction, schema: AttributeSchema, cardinality: Cardinality | None = None,
     ) -> AttributeSchema:
         """Record ``schema``; ``cardinality`` None keeps the attribute's (default one).
-        Changing the cardinality of an attribute that holds data would re-shape its
-        history: that is a schema migration, refused here."""
+        Changing the cardinality of an attribute that holds data re-shapes it from now
+        on, a recorded migration step (``_migrations.reshape``)."""
         earlier = txn.attribute_schema(schema.attribute)
         kept = earlier.cardinality if earlier is not None else Cardinality.ONE
         chosen = kept if cardinality is None else cardinality
         if chosen is not kept and txn.attribute_in_use(schema.attribute):
-            raise ConflictError(
-                f"cardinality: attribute {schema.attribute!r} holds data as cardinality {kept.value}; changing it "
-                f"to {chosen.value} is a schema migration sgam does not run yet", field="cardinality",
-                value=chosen.value,
-            )
+            reshape(txn, schema.attribute, chosen, self.now())
         version = txn.bump_schema_version()
         stamped = AttributeSchema(
             schema.attribute, schema.value_type, schema.memory_type, schema.sensitive,

@@ -62,7 +62,8 @@ def test_aliases_through_the_cli(tmp_path: Path) -> None:
     assert "mj now means mira jansen" in _sgam(db, "alias", "MJ", "Mira Jansen", "--by", "ops")
     assert json.loads(_sgam(db, "get", "mj", "city", "--json"))["value"] == "Oslo"
     page = json.loads(_sgam(db, "names", "mira jansen", "--json"))
-    assert [(n["name"], n["subject"], n["until"], n["decided_by"]) for n in page] == [("mj", "mira jansen", None, "ops")]
+    assert [(n["name"], n["subject"], n["until"], n["decided_by"]) for n in page] == [
+        ("mj", "mira jansen", None, "ops")]
     assert "ops" in _sgam(db, "names", "MJ")
     assert "no longer means" in _sgam(db, "unalias", "mj")
     assert json.loads(_sgam(db, "get", "mj", "city", "--json")) is None

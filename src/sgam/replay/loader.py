@@ -36,6 +36,9 @@ OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "consent": ({"subject", "granted"}, {"purpose"}),
     "alias": ({"name", "subject"}, set()),
     "unalias": ({"name"}, set()),
+    "rename": ({"attribute", "to"}, set()),
+    "retype": ({"attribute", "type"}, {"map", "quarantine"}),
+    "expect_quarantined": ({"attribute", "values"}, set()),
     "expect": ({"subject", "attribute"},
                {"value", "values", "at", "known_at", "source", "valid_from", "valid_to", "purpose"}),
     "expect_history": ({"subject", "attribute", "values"}, {"known_at", "purpose"}),
@@ -234,6 +237,8 @@ def _check_fields(path: str, number: int, operation: str, args: Any) -> None:
         raise ScenarioFileError(path, f"{operation}: subjects must be a list", number)
     if operation == "expect_reachable" and not isinstance(args["attributes"], list):
         raise ScenarioFileError(path, "expect_reachable: attributes must be a list", number)
+    if operation == "expect_quarantined" and not isinstance(args["values"], list):
+        raise ScenarioFileError(path, "expect_quarantined: values must be a list", number)
     if operation == "expect_history" and not isinstance(args["values"], list):
         raise ScenarioFileError(path, "expect_history: values must be a list", number)
     if operation == "expect_episode" and not isinstance(args["exists"], bool):

@@ -122,6 +122,22 @@ def _unalias(context: ReplayContext, step: Step) -> None:
     context.memory.unalias(step.tenant, step.args["name"])
 
 
+def _rename(context: ReplayContext, step: Step) -> None:
+    context.memory.rename_attribute(step.tenant, step.args["attribute"], step.args["to"])
+
+
+def _retype(context: ReplayContext, step: Step) -> None:
+    a = step.args
+    context.memory.retype(step.tenant, a["attribute"], a["type"], map=a.get("map"),
+                          quarantine=a.get("quarantine", False))
+
+
+def _expect_quarantined(context: ReplayContext, step: Step) -> None:
+    found = [q.value for q in context.memory.quarantined(step.tenant, step.args["attribute"])]
+    if not _same_set(step.args["values"], found):
+        context.fail(step, {"values": step.args["values"]}, {"values": found})
+
+
 def _expect_episode(context: ReplayContext, step: Step) -> None:
     # readable as the format defines it (recorded, not erased, not expired): consent hides
     # an episode from reads but does not make it cease to exist
@@ -233,6 +249,7 @@ LEDGER_STEPS: dict[str, StepHandler] = {
     "clock": _clock, "episode": _episode, "schema": _schema, "write": _write,
     "retract": _retract, "correct": _correct, "forget": _forget,
     "retention": _retention, "consent": _consent, "alias": _alias, "unalias": _unalias,
+    "rename": _rename, "retype": _retype, "expect_quarantined": _expect_quarantined,
     "expect": _expect, "expect_history": _expect_history, "expect_episode": _expect_episode,
     "expect_linked": _expect_linked, "expect_reachable": _expect_reachable,
 }

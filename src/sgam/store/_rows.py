@@ -24,7 +24,9 @@ OPERATION_COLUMNS = (
     "seq, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, "
     "confidence, schema_version, expires_at"
 )
-ATTRIBUTE_SCHEMA_COLUMNS = "attribute, value_type, memory_type, sensitive, description, schema_version, cardinality"
+ATTRIBUTE_SCHEMA_COLUMNS = (
+    "attribute, value_type, memory_type, sensitive, description, schema_version, cardinality, renamed_to"
+)
 MEMORY_TYPE_COLUMNS = "name, json_schema, schema_version"
 EXTRACTION_COLUMNS = (
     "tenant, episode_id, attempt, recorded_at, status, error, model, raw_reply, prompt_tokens, "
@@ -66,7 +68,7 @@ def operation_from_row(row: tuple[Any, ...]) -> Operation:
 def attribute_schema_from_row(row: tuple[Any, ...]) -> AttributeSchema:
     """An ``ATTRIBUTE_SCHEMA_COLUMNS`` row."""
     return AttributeSchema(row[0], ValueType(row[1]) if row[1] else None, row[2], bool(row[3]), row[4], row[5],
-                           Cardinality(row[6]))
+                           Cardinality(row[6]), row[7])
 
 
 def memory_type_from_row(row: tuple[Any, ...]) -> MemoryTypeSchema:

@@ -311,12 +311,15 @@ class LedgerReader(LedgerReads):
         return [version_from_row(row) for row in rows]
 
     def member_keys(self, subject: str, prefix: str) -> list[str]:
-        """The ledger attributes of the subject that start with ``prefix`` (the members of
-        a set, ``_purpose.members_prefix``): one index range of the key table."""
+        """The ledger attributes of the subject's versions that start with ``prefix`` (the
+        members of a set, ``_purpose.members_prefix``): one range of the subject's keys.
+        Versions, not operations: a member may have been derived by a migration or a merge
+        from operations logged under another key."""
         column = f"attribute{self._db.bytewise}"
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         rows = self._db.rows(
-            f"SELECT attribute FROM ledger_keys WHERE tenant = ? AND subject = ? AND {column} >= ? AND {column} < ? "
-            f"ORDER BY {column}", (self.tenant, subject, prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)),
+            f"SELECT DISTINCT {column} FROM assertions WHERE tenant = ? AND subject = ? AND {column} >= ? "
+            f"AND {column} < ? ORDER BY {column}", (self.tenant, subject, prefix, end),
         )
         return [str(row[0]) for row in rows]
 
@@ -394,14 +397,14 @@ class LedgerWrites(LedgerReads):
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
         self._db.run(
             "INSERT INTO attribute_schemas (tenant, attribute, value_type, memory_type, sensitive, "
-            "description, schema_version, cardinality) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "description, schema_version, cardinality, renamed_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (tenant, attribute) DO UPDATE SET value_type = excluded.value_type, "
             "memory_type = excluded.memory_type, sensitive = excluded.sensitive, "
             "description = excluded.description, schema_version = excluded.schema_version, "
-            "cardinality = excluded.cardinality",
+            "cardinality = excluded.cardinality, renamed_to = excluded.renamed_to",
             (self.tenant, schema.attribute, schema.value_type.value if schema.value_type else None,
              schema.memory_type, bool(schema.sensitive), schema.description, schema.schema_version,
-             schema.cardinality.value),
+             schema.cardinality.value, schema.renamed_to),
         )
 
     def put_memory_type(self, schema: MemoryTypeSchema) -> None:

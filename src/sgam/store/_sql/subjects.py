@@ -17,7 +17,9 @@ RESOLVE = "SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? 
 RESOLVE_KNOWN = ("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
                  "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
 RESOLVE_ATTRIBUTE = ("SELECT attribute FROM attribute_resolution WHERE tenant = ? AND name = ? "
-                     "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
+                     "AND recorded_to IS NULL")
+RESOLVE_ATTRIBUTE_KNOWN = ("SELECT attribute FROM attribute_resolution WHERE tenant = ? AND name = ? "
+                           "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
 CHANGE_COLUMNS = "seq, kind, attribute, detail, recorded_at, after_seq, decided_by, origin"
 ALIAS_COLUMNS = "seq, name, subject, recorded_at, after_seq, decided_by, ended_step, ended_at, ended_after_seq"
 
@@ -75,11 +77,10 @@ class SubjectReads(Scoped):
         """The attribute ``name`` means at ``known_at`` (default now): itself unless a
         rename in force then says otherwise."""
         if known_at is None:
-            row = self._db.row("SELECT attribute FROM attribute_resolution WHERE tenant = ? AND name = ? "
-                               "AND recorded_to IS NULL", (self.tenant, name))
+            row = self._db.row(RESOLVE_ATTRIBUTE, (self.tenant, name))
         else:
             moment = self._db.moment(known_at)
-            row = self._db.row(RESOLVE_ATTRIBUTE, (self.tenant, name, moment, moment))
+            row = self._db.row(RESOLVE_ATTRIBUTE_KNOWN, (self.tenant, name, moment, moment))
         return name if row is None else str(row[0])
 
     def ledger_changes(self) -> list[ChangeRow]:

@@ -44,7 +44,7 @@ from .._sql.extraction import ExtractionReads
 from .._sql.ledger import GET, GET_KNOWN, LedgerReader
 from .._sql.lifecycle import CONSENTS, consents_params
 from .._sql.session import Params, Row
-from .._sql.subjects import RESOLVE, RESOLVE_KNOWN, SubjectReads
+from .._sql.subjects import RESOLVE, RESOLVE_ATTRIBUTE, RESOLVE_ATTRIBUTE_KNOWN, RESOLVE_KNOWN, SubjectReads
 from . import scan
 from .adapters import Micros, MicrosArray, Texts, configure
 from .connect import connect
@@ -153,7 +153,7 @@ class PostgresReader(
                 key = (CONSENTS, consents_params(self.tenant, row[5]))
                 if key in answers:
                     answers[key].append((row[4], *row[18:22]))
-            elif row[0] == 3:
+            elif row[0] in (3, 4):
                 answers[planned[row[1] - 1]].append((row[4],))
             else:
                 answers[planned[row[1] - 1]].append(row[2:18])
@@ -171,8 +171,8 @@ _POINT_READS = (
 
 def _point_call(tenant: str, now: int, planned: list[tuple[str, tuple[Any, ...]]]) -> tuple[Any, ...] | None:
     """``sgam_point_reads``'s arguments answering every ``planned`` statement: consent
-    statements of a subject, what a name resolves to, and point lookups of a key, current
-    or at a transaction time;
+    statements of a subject, what a subject's or an attribute's name resolves to, and point
+    lookups of a key, current or at a transaction time;
     None if one of them is something else (or nothing is planned). A lookup's item number
     is its place in ``planned``, so every planned statement is an item: consents too,
     which the function answers by subject instead."""
@@ -195,6 +195,11 @@ def _point_call(tenant: str, now: int, planned: list[tuple[str, tuple[Any, ...]]
             attributes.append(None)
             ats.append(None)
             knowns.append(params[2] if sql == RESOLVE_KNOWN else None)
+        elif sql in (RESOLVE_ATTRIBUTE, RESOLVE_ATTRIBUTE_KNOWN) and params[0] == tenant:
+            subjects.append(None)
+            attributes.append(params[1])
+            ats.append(None)
+            knowns.append(params[2] if sql == RESOLVE_ATTRIBUTE_KNOWN else None)
         elif sql == GET and params[0] == tenant:
             subjects.append(params[1])
             attributes.append(params[2])

@@ -12,7 +12,8 @@
 # Schema migrations are recorded steps too:
 # - ``ledger_changes``: each rename, retype or cardinality change of an attribute as taken
 #   (its fields and the shape before it in ``detail``), placed in the log like an alias;
-# - ``attribute_resolution``: what an old attribute name means over transaction time;
+# - ``attribute_resolution``: what an old attribute name means over transaction time, and
+#   ``attribute_schemas.renamed_to`` what it means now (so a write's cached schema resolves it);
 # - ``quarantine``: the operations a retype set aside (no conversion to the new type),
 #   with their value then; erasure reaches them like any operation.
 # Operations keep the name they were given; versions are stored under the subject the
@@ -21,8 +22,9 @@
 # The one-statement paths learn names too (their bodies as in versions 17 and 18 but for
 # what follows):
 # - ``sgam_point_reads`` answers a consent item with the statements about every name of
-#   the subject the asked name means now (the asked name in ``attribute``), and an item
-#   without an attribute with what its name resolves to at its ``known_at`` (part 3);
+#   the subject the asked name means now (the asked name in ``attribute``), an item
+#   without an attribute with what its subject name resolves to at its ``known_at``
+#   (part 3), and one without a subject with what its attribute name resolves to (part 4);
 # - ``sgam_write_lookups`` does the same for the operation's subject, and adds a part 5
 #   row naming the subject it means when that is another (an alias).
 
@@ -78,6 +80,7 @@ SCRIPT = """
         CHECK (name <> attribute),
         CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
     );
+    ALTER TABLE attribute_schemas ADD COLUMN renamed_to text;
     CREATE TABLE quarantine (
         tenant text NOT NULL CHECK (tenant <> ''),
         seq bigint NOT NULL,
@@ -124,7 +127,21 @@ SCRIPT = """
                 SELECT r.name FROM @SCHEMA@.subject_resolution r
                 WHERE r.tenant = p_tenant AND r.recorded_to IS NULL AND r.subject = m.meant));
         FOR i IN 1 .. coalesce(array_length(p_subjects, 1), 0) LOOP
-            CONTINUE WHEN p_subjects[i] IS NULL;
+            IF p_subjects[i] IS NULL THEN
+                IF p_attributes[i] IS NOT NULL THEN
+                    RETURN QUERY
+                        SELECT 4::smallint, i, NULL::bigint, NULL::bigint, r.attribute, NULL::text, NULL::text,
+                               NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
+                               NULL::timestamptz, NULL::text, NULL::double precision, NULL::integer, NULL::bigint,
+                               NULL::text, NULL::text, NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
+                        FROM @SCHEMA@.attribute_resolution r
+                        WHERE r.tenant = p_tenant AND r.name = p_attributes[i]
+                          AND CASE WHEN p_knowns[i] IS NULL THEN r.recorded_to IS NULL
+                                   ELSE r.recorded_from <= p_knowns[i]
+                                        AND (r.recorded_to IS NULL OR r.recorded_to > p_knowns[i]) END;
+                END IF;
+                CONTINUE;
+            END IF;
             IF p_attributes[i] IS NULL THEN
                 RETURN QUERY
                     SELECT 3::smallint, i, NULL::bigint, NULL::bigint, r.subject, NULL::text, NULL::text,

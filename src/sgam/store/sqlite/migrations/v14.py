@@ -12,7 +12,8 @@
 # Schema migrations are recorded steps too:
 # - ``ledger_changes``: each rename, retype or cardinality change of an attribute as taken
 #   (its fields and the shape before it in ``detail``), placed in the log like an alias;
-# - ``attribute_resolution``: what an old attribute name means over transaction time;
+# - ``attribute_resolution``: what an old attribute name means over transaction time, and
+#   ``attribute_schemas.renamed_to`` what it means now (so a write's cached schema resolves it);
 # - ``quarantine``: the operations a retype set aside (no conversion to the new type),
 #   with their value then; erasure reaches them like any operation.
 # Operations keep the name they were given; versions are stored under the subject the
@@ -70,6 +71,7 @@ SCRIPT = """
         CHECK (name <> attribute),
         CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
     ) WITHOUT ROWID;
+    ALTER TABLE attribute_schemas ADD COLUMN renamed_to TEXT;
     CREATE TABLE quarantine (
         tenant TEXT NOT NULL,
         seq INTEGER NOT NULL,
