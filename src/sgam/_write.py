@@ -370,6 +370,7 @@ class WriteService:
 
     def declare(
         self, txn: WriteTransaction, schema: AttributeSchema, cardinality: Cardinality | None = None,
+        decided_by: str | None = None, origin: str | None = None,
     ) -> AttributeSchema:
         """Record ``schema``; ``cardinality`` None keeps the attribute's (default one).
         Changing the cardinality of an attribute that holds data re-shapes it from now
@@ -378,7 +379,7 @@ class WriteService:
         kept = earlier.cardinality if earlier is not None else Cardinality.ONE
         chosen = kept if cardinality is None else cardinality
         if chosen is not kept and txn.attribute_in_use(schema.attribute):
-            reshape(txn, schema.attribute, chosen, self.now())
+            reshape(txn, schema.attribute, chosen, self.now(), decided_by, origin)
         version = txn.bump_schema_version()
         stamped = AttributeSchema(
             schema.attribute, schema.value_type, schema.memory_type, schema.sensitive,

@@ -22,6 +22,7 @@ from . import (
     migrate,
     recall,
     replay,
+    schema,
     serve,
     threads,
 )
@@ -78,8 +79,8 @@ def _options(
     """sgam: typed, bitemporal, tenant-scoped memory for AI agents."""
 
 
-for module in (ledger, browse, replay, extraction, recall, documents, actions, threads, lifecycle, keys, serve, migrate,
-               demo):
+for module in (ledger, browse, schema, replay, extraction, recall, documents, actions, threads, lifecycle, keys, serve,
+               migrate, demo):
     module.register(app)
 
 

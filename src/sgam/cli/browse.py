@@ -85,16 +85,6 @@ def register(app: typer.Typer) -> None:
             limit, lambda n: m.episodes(tenant, session=session, limit=n, purpose=purpose), "episodes"),
             show_episodes, create=False)
 
-    @app.command("schema")
-    def schema(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
-        """Declared attributes (value type, cardinality, memory type, sensitivity) and memory types."""
-
-        def call(memory: Any) -> dict[str, Any]:
-            attributes, types = memory.schema(tenant)
-            return {"attributes": attributes, "memory_types": types}
-
-        run(db, as_json, call, show_schema, create=False)
-
     @app.command("versions")
     def versions(
         tenant: TenantOption,
