@@ -140,4 +140,8 @@ class AsyncMemory:
     unalias = _twin(Memory.unalias)
     names = _twin(Memory.names)
     resolve = _twin(Memory.resolve)
+    rename_attribute = _twin(Memory.rename_attribute)
+    retype = _twin(Memory.retype)
+    quarantined = _twin(Memory.quarantined)
+    schema_history = _twin(Memory.schema_history)
     subject_collisions = _twin(Memory.subject_collisions)

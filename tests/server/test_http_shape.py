@@ -49,3 +49,27 @@ def test_aliases_over_http(served: Served) -> None:
         assert c.post("/v1/unalias", json={"name": "mj"}).status_code == 404
         empty = c.post("/v1/aliases", json={"name": " ", "subject": "mira"})
         assert empty.status_code == 422 and empty.json()["field"] == "name"
+
+
+def test_schema_migrations_over_http(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "budgets"}).status_code == 201
+        assert c.post("/v1/schema/attributes", json={"attribute": "budget", "value_type": "string"}).status_code == 201
+        for day, value in ((1, "100"), (2, "lots"), (3, "a thousand")):
+            assert c.post("/v1/facts", json={"subject": "p1", "attribute": "budget", "value": value,
+                                             "valid_from": f"2026-01-0{day}T00:00:00Z", "source": "e1"}
+                          ).status_code == 201
+        refused = c.post("/v1/schema/retype", json={"attribute": "budget", "value_type": "integer"})
+        assert refused.status_code == 422 and refused.json()["field"] == "type"
+        retyped = c.post("/v1/schema/retype", json={"attribute": "budget", "value_type": "integer",
+                                                    "map": [["a thousand", 1000]], "quarantine": True})
+        assert retyped.status_code == 201 and retyped.json()["kind"] == "retype"
+        assert c.get("/v1/facts/p1/budget").json()["value"] == 1000
+        assert [q["value"] for q in c.get("/v1/schema/quarantine").json()] == ["lots"]
+        renamed = c.post("/v1/schema/rename", json={"attribute": "budget", "to": "spend"})
+        assert renamed.status_code == 201
+        assert c.get("/v1/facts/p1/spend").json()["value"] == 1000
+        assert [h["kind"] for h in c.get("/v1/schema/history").json()] == ["retype", "rename"]
+        assert c.post("/v1/schema/rename", json={"attribute": "nothing", "to": "x"}).status_code == 404
+    with served.client("acme", "write") as c:
+        assert c.post("/v1/schema/rename", json={"attribute": "spend", "to": "budget"}).status_code == 403

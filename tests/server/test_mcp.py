@@ -26,7 +26,7 @@ from .conftest import Served
 
 T0 = "2026-01-01T00:00:00Z"
 READ_TOOLS = {"recall", "get_fact", "fact_history", "set_members", "linked_subjects", "reachable_subjects",
-              "subject_names",
+              "subject_names", "memory_schema",
               "search_memory", "get_consent", "retention_classes", "audit_log",
               "memory_files", "search_documents", "list_threads", "show_thread"}
 WRITE_TOOLS = READ_TOOLS | {"write_fact", "remember", "set_consent"}
@@ -70,6 +70,7 @@ async def exercise(client: Client, *, admin: bool) -> dict[str, Any]:
         == ["Rome"]
     assert (await call("set_members", {"subject": "MIRA", "attribute": "teams"}))["facts"] == []
     assert await call("subject_names", {"subject": "Mira"}) == {"subject": "mira", "names": []}
+    assert (await call("memory_schema", {}))["history"] == []
     for tool, arguments in (("linked_subjects", {"attribute": "city", "to": "rome"}),
                             ("reachable_subjects", {"start": "mira", "attributes": ["city"], "depth": 2})):
         not_a_relation = await client.call_tool(tool, arguments)

@@ -25,7 +25,8 @@ from pydantic import AnyHttpUrl, BaseModel, Field
 from .. import __version__
 from .._async import AsyncMemory
 from .._errors import InvalidFields
-from .._model import Assertion, Episode, ForgetResult, SubjectName, WriteResult
+from .._model import Assertion, Episode, ForgetResult, SchemaChange, SubjectName, WriteResult
+from .._schema import AttributeSchema
 from ..access import SCOPES, AuthenticationError, Principal, Scope, authenticate
 from ..boundary import recall_json, to_json
 from ..recall import RecallItem
@@ -90,6 +91,12 @@ class NamesOutput(BaseModel):
     subject: str
     """The subject id the name means now."""
     names: list[SubjectName]
+
+
+class SchemaOutput(BaseModel):
+    attributes: list[AttributeSchema]
+    """The declared attributes now (a renamed one names its new name in ``renamed_to``)."""
+    history: list[SchemaChange]
 
 
 class WriteOutput(BaseModel):
@@ -243,6 +250,17 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
         found = await guarded("read", lambda p: memory.reachable(p.tenant, start, attributes, depth=depth, at=at,
                                                                  known_at=known_at))
         return fenced({"subjects": found.subjects, "cut": found.cut})
+
+    @server.scoped_tool("read", read_only)
+    async def memory_schema() -> Annotated[CallToolResult, SchemaOutput]:
+        """The tenant's schema and its history: each attribute's type and cardinality now, and
+        every migration step (renames, retypes, cardinality changes), so you know the current
+        names; an old name still works but means the attribute it was renamed to."""
+        async def read(p: Principal) -> dict[str, Any]:
+            attributes, _ = await memory.schema(p.tenant)
+            return {"attributes": to_json(attributes), "history": to_json(await memory.schema_history(p.tenant))}
+
+        return fenced(await guarded("read", read))
 
     @server.scoped_tool("read", read_only)
     async def subject_names(subject: Subject) -> Annotated[CallToolResult, NamesOutput]:

@@ -131,6 +131,21 @@ class DeclareIn(Body):
     """one, or many (a set); absent keeps what the attribute had."""
 
 
+class RenameIn(Body):
+    attribute: Name
+    to: Name
+    """The attribute's name from now on; the old name keeps working."""
+
+
+class RetypeIn(Body):
+    attribute: Name
+    value_type: StrictStr
+    map: list[tuple[JsonValue, JsonValue]] | None = None
+    """``[old, new]`` pairs: a value ``old`` becomes ``new`` (of the new type)."""
+    quarantine: StrictBool = False
+    """Set aside the values with no conversion instead of refusing the retype."""
+
+
 class RecallOut(BaseModel):
     """The packed context (``context``: what a model reads, fenced as data) and the items
     in it, split into ledger facts, document passages and search evidence (the shape of

@@ -10,13 +10,25 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from .._errors import NotFoundError
-from .._model import Assertion, Episode, ForgetResult, Reachable, SubjectName, WriteResult
+from .._model import Assertion, Episode, ForgetResult, Quarantined, Reachable, SchemaChange, SubjectName, WriteResult
 from .._rules import Effect
 from .._schema import AttributeSchema
 from ..boundary import to_json
 from .auth import Admin, Reader, Writer, memory_of
 from .idempotency import IDEMPOTENT, once
-from .models import AliasIn, AssertionPage, CorrectIn, DeclareIn, EpisodeIn, FactIn, RetractIn, Timestamp, UnaliasIn
+from .models import (
+    AliasIn,
+    AssertionPage,
+    CorrectIn,
+    DeclareIn,
+    EpisodeIn,
+    FactIn,
+    RenameIn,
+    RetractIn,
+    RetypeIn,
+    Timestamp,
+    UnaliasIn,
+)
 
 router = APIRouter(prefix="/v1")
 OptionalTime = Annotated[Timestamp | None, Query(description="RFC 3339 timestamp with a zone")]
@@ -205,6 +217,40 @@ async def correct(body: CorrectIn, request: Request, caller: Writer) -> Response
             confidence=body.confidence, purpose=body.purpose))
 
     return await once(request, caller, produce)
+
+
+@router.post("/schema/rename", dependencies=[IDEMPOTENT], status_code=201, response_model=SchemaChange,
+             tags=["schema"], summary="From now on `attribute` is called `to`, its history too (admin)")
+async def rename_attribute(body: RenameIn, request: Request, caller: Admin) -> Response:
+    async def produce() -> Response:
+        return reply(await memory_of(request).rename_attribute(caller.tenant, body.attribute, body.to,
+                                                               decided_by=f"key:{caller.key_id}"), 201)
+
+    return await once(request, caller, produce)
+
+
+@router.post("/schema/retype", dependencies=[IDEMPOTENT], status_code=201, response_model=SchemaChange,
+             tags=["schema"], summary="Declare a new value type and convert every value it ever held (admin)")
+async def retype(body: RetypeIn, request: Request, caller: Admin) -> Response:
+    async def produce() -> Response:
+        pairs = None if body.map is None else [list(pair) for pair in body.map]
+        return reply(await memory_of(request).retype(caller.tenant, body.attribute, body.value_type, map=pairs,
+                                                     quarantine=body.quarantine,
+                                                     decided_by=f"key:{caller.key_id}"), 201)
+
+    return await once(request, caller, produce)
+
+
+@router.get("/schema/quarantine", response_model=list[Quarantined], tags=["schema"],
+            summary="The values retypes set aside: no conversion to the new type")
+async def quarantined(request: Request, caller: Reader, attribute: str | None = None) -> Response:
+    return reply(await memory_of(request).quarantined(caller.tenant, attribute))
+
+
+@router.get("/schema/history", response_model=list[SchemaChange], tags=["schema"],
+            summary="Every schema migration step: what, when, by whose decision, from which file")
+async def schema_history(request: Request, caller: Reader) -> Response:
+    return reply(await memory_of(request).schema_history(caller.tenant))
 
 
 @router.post("/schema/attributes", dependencies=[IDEMPOTENT],
