@@ -219,7 +219,10 @@ class SubjectWrites(SubjectReads):
         return found
 
     def replace_quarantine(self, seqs: Sequence[int], rows: Sequence[QuarantineRow]) -> None:
-        """Forget what was set aside of the operations ``seqs``, then record ``rows``."""
+        """Forget what was set aside of the operations ``seqs`` and of operations erased
+        since, then record ``rows``."""
+        self._db.run("DELETE FROM quarantine WHERE tenant = ? AND NOT EXISTS (SELECT 1 FROM operations o "
+                     "WHERE o.tenant = quarantine.tenant AND o.seq = quarantine.seq)", (self.tenant,))
         for chunk in chunks(sorted(set(seqs))):
             self._db.run(f"DELETE FROM quarantine WHERE tenant = ? AND {in_list('seq', len(chunk))}",
                          (self.tenant, *chunk))

@@ -1,0 +1,116 @@
+"""Schema migrations as recorded steps: conversions of the spec, erasure that reaches
+values a migration converted or set aside, and what a step refuses changing nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sgam import ConflictError, Memory, NotFoundError, ValidationError
+from sgam._conversions import check_map, convert
+from sgam._schema import ValueType
+
+from .conftest import ManualClock
+
+T1, T2, T3 = "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"
+
+
+@pytest.mark.parametrize(("value", "value_type", "expected"), [
+    (3, ValueType.NUMBER, 3), (3.0, ValueType.INTEGER, 3), (3.5, ValueType.INTEGER, None),
+    (7, ValueType.STRING, "7"), (True, ValueType.STRING, "true"), (2.5, ValueType.STRING, "2.5"),
+    ("42", ValueType.INTEGER, 42), ("4.2", ValueType.NUMBER, 4.2), ("4.2", ValueType.INTEGER, None),
+    (" 42", ValueType.INTEGER, None), ("lots", ValueType.NUMBER, None),
+    ("2026-07-15", ValueType.DATETIME, "2026-07-15T00:00:00Z"),
+    ("2026-07-15T00:00:00Z", ValueType.DATE, "2026-07-15"), ("2026-07-15T09:00:00Z", ValueType.DATE, None),
+    ({"a": 1}, ValueType.ARRAY, [{"a": 1}]), ("x", ValueType.STRING, "x"), ("x", ValueType.BOOLEAN, None),
+])
+def test_the_built_in_conversions_of_the_spec(value: object, value_type: ValueType, expected: object) -> None:
+    found = convert(json.dumps(value), value_type, {})
+    assert (None if found is None else json.loads(found)) == expected
+
+
+def test_a_map_comes_first_and_must_give_the_new_type() -> None:
+    mapping = check_map([["lots", 500]], ValueType.INTEGER)
+    assert convert('"lots"', ValueType.INTEGER, mapping) == "500"
+    with pytest.raises(ValidationError) as caught:
+        check_map([["lots", "many"]], ValueType.INTEGER)
+    assert caught.value.field == "map[0][1]"
+    with pytest.raises(ValidationError):
+        check_map([["lots"]], ValueType.INTEGER)
+
+
+@given(st.integers(-(2**53), 2**53))
+def test_an_integer_survives_a_round_trip_through_string(number: int) -> None:
+    text = convert(json.dumps(number), ValueType.STRING, {})
+    assert text is not None and convert(text, ValueType.INTEGER, {}) == json.dumps(number)
+
+
+def _budgets(memory: Memory, clock: ManualClock) -> None:
+    memory.declare("t", "budget", "string")
+    memory.add_episode("t", "e1", T1, "budget 100")
+    memory.add_episode("t", "e2", T2, "budget lots")
+    memory.write("t", "p1", "budget", "100", T1, "e1")
+    memory.write("t", "p1", "budget", "lots", T2, "e2")
+    clock.advance(60)
+
+
+def test_erasure_reaches_a_value_a_retype_set_aside(memory: Memory, clock: ManualClock) -> None:
+    _budgets(memory, clock)
+    before = clock.now
+    clock.advance(60)
+    memory.retype("t", "budget", "integer", quarantine=True)
+    assert [q.value for q in memory.quarantined("t", "budget")] == ["lots"]
+    memory.forget_episode("t", "e2")
+    assert memory.quarantined("t") == []
+    assert [a.value for a in memory.history("t", "p1", "budget")] == [100]
+    assert [a.value for a in memory.history("t", "p1", "budget", known_at=before)] == ["100"]
+    assert "lots" not in json.dumps([a.value for a in memory.versions("t", "p1", "budget")])
+
+
+def test_erasure_after_a_rename_keeps_the_history_before_it(memory: Memory, clock: ManualClock) -> None:
+    _budgets(memory, clock)
+    before = clock.now
+    clock.advance(60)
+    memory.rename_attribute("t", "budget", "spend")
+    memory.forget_episode("t", "e1")
+    assert [a.value for a in memory.history("t", "p1", "spend")] == ["lots"]
+    assert [a.value for a in memory.history("t", "p1", "budget", known_at=before)] == ["lots"]
+    assert memory.get("t", "p1", "spend", at=T1) is None
+
+
+def test_a_refused_step_changes_nothing(memory: Memory, clock: ManualClock) -> None:
+    _budgets(memory, clock)
+    with pytest.raises(ValidationError) as caught:
+        memory.retype("t", "budget", "integer")
+    assert "lots" in caught.value.message
+    with pytest.raises(NotFoundError):
+        memory.rename_attribute("t", "nothing", "else")
+    memory.declare("t", "spend", "integer")
+    with pytest.raises(ConflictError):
+        memory.rename_attribute("t", "budget", "spend")
+    with pytest.raises(ValidationError):
+        memory.retype("t", "budget", "integer", map=[["lots", "x"]])
+    assert memory.schema_history("t") == []
+    assert memory.get("t", "p1", "budget").value == "lots"  # type: ignore[union-attr]
+
+
+def test_a_rename_merges_into_a_key_and_refuses_two_values_at_one_start(memory: Memory, clock: ManualClock) -> None:
+    memory.add_episode("t", "e1", T1, "x")
+    memory.write("t", "ann", "city", "Rome", T1, "e1")
+    memory.write("t", "ann", "town", "Oslo", T2, "e1")
+    memory.write("t", "bob", "town", "Lima", T1, "e1")
+    memory.write("t", "cid", "town", "Pisa", T1, "e1")
+    memory.write("t", "cid", "city", "Bari", T1, "e1")
+    clock.advance(60)
+    with pytest.raises(ConflictError):  # cid would hold Pisa and Bari from T1
+        memory.rename_attribute("t", "town", "city")
+    memory.forget_subject("t", "cid")
+    clock.advance(60)
+    change = memory.rename_attribute("t", "town", "city", decided_by="ops")
+    assert (change.kind, change.decided_by, change.detail["to"]) == ("rename", "ops", "city")
+    assert memory.get("t", "bob", "city").value == "Lima"  # type: ignore[union-attr]
+    assert [a.value for a in memory.history("t", "ann", "town")] == ["Rome", "Oslo"]
+    assert [a.value for a in memory.history("t", "ann", "town", known_at=change.recorded_at)] == ["Rome", "Oslo"]
