@@ -5,12 +5,12 @@ is written out whole.
 
 Everything is read from the catalogs of the current schema, as the server prints it
 (``format_type``, ``pg_get_constraintdef``, ``pg_get_indexdef``, ``pg_get_triggerdef``,
-``pg_get_functiondef``; the snapshot's schema is ``public``). Per table, in name order: row-level security, columns in their order,
-constraints, indexes (those a constraint owns are its line), triggers and policies; then
-sequences, views and functions. Objects an extension owns (pgvector's) are left out,
-and the role policies are written ``TO`` is named ``CURRENT_USER`` when it is the role
-reading (the owner), as the migrations write it. NOT NULL constraints are the columns'
-``NOT NULL``.
+``pg_get_functiondef``; the snapshot's schema is ``public``). Per table, in name order:
+row-level security, columns in their order, constraints, indexes (an index a constraint
+owns is that constraint's line), triggers and policies; then sequences, views and
+functions. Objects an extension owns (pgvector's) are left out; a policy's role is
+``CURRENT_USER`` when it is the role reading (the owner), as the migrations write it;
+NOT NULL constraints are the columns' ``NOT NULL``.
 """
 
 from __future__ import annotations
@@ -106,7 +106,8 @@ def _table(conn: psycopg.Connection[Any], oid: int, name: str, rls: bool, forced
                                    ("forced", forced)) if on]
     lines = [f"table {name}" + (f" ({', '.join(flags)})" if flags else "")]
     lines += [_column(*row) for row in conn.execute(_COLUMNS, (oid,))]
-    lines += [f"  constraint {constraint}: {definition}" for constraint, definition in conn.execute(_CONSTRAINTS, (oid,))]
+    lines += [f"  constraint {constraint}: {definition}"
+              for constraint, definition in conn.execute(_CONSTRAINTS, (oid,))]
     lines += [f"  index {definition}" for (definition,) in conn.execute(_INDEXES, (oid,))]
     lines += [f"  trigger {definition}" for (definition,) in conn.execute(_TRIGGERS, (oid,))]
     for policy, permissive, command, roles, using, check in conn.execute(_POLICIES, (oid,)):

@@ -88,7 +88,8 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
             if current < len(MIGRATIONS) or missing:
                 _unforce(conn)
             with conn.cursor() as cur:
-                cur.executemany("UPDATE sgam_migrations SET checksum = %s WHERE version = %s", missing)
+                cur.executemany("UPDATE sgam_migrations SET checksum = %s WHERE version = %s",
+                                [(digest, version) for version, digest in missing])
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn))
                              .replace("@SCHEMA_LITERAL@", sql.Literal(schema).as_string(conn)))

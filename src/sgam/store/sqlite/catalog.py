@@ -82,7 +82,7 @@ def _table(conn: sqlite3.Connection, name: str, statement: str, without_rowid: b
         lines.append(f"  foreign key ({', '.join(r[1] for r in refs)}) references {target} "
                      f"({', '.join(r[2] for r in refs)}) on update {on_update.lower()} on delete {on_delete.lower()}")
     lines += ["  " + check for check in _checks(statement)]
-    for _, index, unique, origin, partial in sorted(conn.execute(f"PRAGMA index_list({quoted})"), key=lambda r: r[1]):
+    for _, index, _unique, origin, _partial in sorted(conn.execute(f"PRAGMA index_list({quoted})"), key=lambda r: r[1]):
         row = conn.execute("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", (index,)).fetchone()
         if row and row[0]:
             lines.append(f"  index {normalised(row[0])}")
