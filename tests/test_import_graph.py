@@ -155,8 +155,9 @@ def _within(*prefixes: str) -> Callable[[str], bool]:
 
 DOMAIN = _within("sgam._errors", "sgam._time", "sgam._values", "sgam._schema", "sgam._model", "sgam._rules",
                  "sgam._purpose", "sgam._retention", "sgam._secret", "sgam._item_keys")
-"""The pure domain: errors, time, values, schemas, records, the planner, purposes,
-retention, digests and item keys. No I/O, nothing above it."""
+"""The domain: errors, time, values, schemas, records, the planner, purposes, retention,
+the erasure key and digests, how a LangGraph item maps onto a key. Pure but for loading
+the erasure key (``_secret``); it imports nothing above it."""
 FACADE = _within("sgam._memory", "sgam._memory_extraction", "sgam._memory_recall", "sgam._memory_shape",
                  "sgam._lifecycle", "sgam._async")
 """``Memory``, the parts it is made of, and its async twin."""
@@ -165,7 +166,8 @@ SURFACES = _within("sgam.cli", "sgam.server", "sgam.replay", "sgam.eval", "sgam.
 STORE = _within("sgam.store")
 SQLITE, POSTGRES = _within("sgam.store.sqlite"), _within("sgam.store.postgres")
 FEATURES = _within("sgam.documents", "sgam.extraction", "sgam.langgraph", "sgam._item_keys", "sgam._actions")
-"""What erasure and expiry should reach through participants, not by name."""
+"""What erasure and expiry should reach through participants, not by name (item keys are
+pure, but LangGraph's)."""
 
 
 @dataclass(frozen=True)
