@@ -5,7 +5,7 @@ PYTHON ?= python3
 STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
 
-.PHONY: demo test test-python lint bench browser
+.PHONY: demo test test-python lint bench browser schema
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ test-python: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
+
+# After adding a migration: rewrite the checked-in schema of each backend
+# (src/sgam/store/*/migrations/schema.txt) from an empty database, and review the diff.
+schema: $(STAMP)
+	SGAM_WRITE_SCHEMA=1 $(VENV)/bin/pytest tests/store/test_schema_snapshot.py
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/ledger.py --quick

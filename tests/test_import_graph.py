@@ -1,14 +1,25 @@
-"""The package's dependencies point one way: no import cycle inside ``sgam``.
+"""The package's dependencies point one way.
 
-Every import statement counts, also those inside functions (a lazy import is still a
-dependency); only imports under ``if TYPE_CHECKING:`` are left out, since they never run.
+Two graphs of ``sgam``'s modules are read from the source. The run-time graph counts
+every import statement, also those inside functions (a lazy import is still a
+dependency), but not those under ``if TYPE_CHECKING:``, which never run: it must have
+no cycle. The full graph counts those too, since a module that names another in its
+types depends on its shape: it must keep the rules in ``RULES`` (what must never import
+what), and its cycles may close only through the TYPE_CHECKING edges in
+``CYCLE_EDGES``. Today's exceptions are listed, each with its reason, in ``ALLOWED`` and
+``CYCLE_EDGES``; an entry that no longer occurs fails too, so the lists only shrink.
+
 Importing ``sgam.a.b`` also runs ``sgam/a/__init__.py``, so the packages a module lives
 in count as dependencies too, except the importer's own packages (already being run).
+Importing the name ``Memory`` (or ``AsyncMemory``) from anywhere, the lazy package root
+included, depends on the module that defines it.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sgam"
@@ -31,11 +42,11 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+def _imports(tree: ast.AST, type_checking: bool) -> list[ast.Import | ast.ImportFrom]:
     found: list[ast.Import | ast.ImportFrom] = []
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if not type_checking and isinstance(node, ast.If) and _is_type_checking(node):
             for child in node.orelse:
                 visit(child)
             return
@@ -55,12 +66,17 @@ def _packages(name: str) -> set[str]:
     return {".".join(parts[:i]) for i in range(2, len(parts) + 1)} & set(MODULES)
 
 
-def dependencies(name: str) -> set[str]:
+NAMED = {"Memory": "sgam._memory", "AsyncMemory": "sgam._async"}
+"""Public names whose import is a dependency on their module, whatever it is imported from."""
+
+
+def dependencies(name: str, *, type_checking: bool = False) -> set[str]:
+    """The modules ``name`` imports: at run time, or (``type_checking``) also in types."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     own = _packages(package)
     targets: set[str] = set()
-    for node in _runtime_imports(ast.parse(path.read_text(), str(path))):
+    for node in _imports(ast.parse(path.read_text(), str(path)), type_checking):
         if isinstance(node, ast.Import):
             bases = [alias.name for alias in node.names]
             names: list[str] = []
@@ -77,13 +93,17 @@ def dependencies(name: str) -> set[str]:
                 continue
             targets |= _packages(base) - own
             targets |= {f"{base}.{n}" for n in names if f"{base}.{n}" in MODULES}
+            targets |= {NAMED[n] for n in names if n in NAMED}
     targets.discard(name)
     return targets
 
 
-def cycles() -> list[list[str]]:
+RUNTIME = {name: dependencies(name) for name in MODULES}
+FULL = {name: dependencies(name, type_checking=True) for name in MODULES}
+
+
+def cycles(graph: dict[str, set[str]] = RUNTIME) -> list[list[str]]:
     """Strongly connected components of more than one module (Tarjan)."""
-    graph = {name: dependencies(name) for name in MODULES}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -126,3 +146,119 @@ def test_the_import_graph_reads_lazy_and_relative_imports() -> None:
 
 def test_no_import_cycle_inside_sgam() -> None:
     assert cycles() == []
+
+
+def _within(*prefixes: str) -> Callable[[str], bool]:
+    """Whether a module is one of ``prefixes`` or inside one of them."""
+    return lambda name: any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+DOMAIN = _within("sgam._errors", "sgam._time", "sgam._values", "sgam._schema", "sgam._model", "sgam._rules",
+                 "sgam._purpose", "sgam._retention", "sgam._secret", "sgam._item_keys")
+"""The domain: errors, time, values, schemas, records, the planner, purposes, retention,
+the erasure key and digests, how a LangGraph item maps onto a key. Pure but for loading
+the erasure key (``_secret``); it imports nothing above it."""
+FACADE = _within("sgam._memory", "sgam._memory_extraction", "sgam._memory_recall", "sgam._memory_shape",
+                 "sgam._lifecycle", "sgam._async")
+"""``Memory``, the parts it is made of, and its async twin."""
+SURFACES = _within("sgam.cli", "sgam.server", "sgam.replay", "sgam.eval", "sgam.langgraph")
+"""The skins over ``Memory``; they may import anything below them."""
+STORE = _within("sgam.store")
+SQLITE, POSTGRES = _within("sgam.store.sqlite"), _within("sgam.store.postgres")
+FEATURES = _within("sgam.documents", "sgam.extraction", "sgam.langgraph", "sgam._item_keys", "sgam._actions")
+"""What erasure and expiry should reach through participants, not by name (item keys are
+pure, but LangGraph's)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Modules ``importer`` accepts must never import one ``target`` accepts (full graph)."""
+
+    name: str
+    importer: Callable[[str], bool]
+    target: Callable[[str], bool]
+
+
+RULES = [
+    Rule("the domain imports nothing above it", DOMAIN, lambda t: not DOMAIN(t)),
+    Rule("the planner imports only errors and time", _within("sgam._rules"),
+         lambda t: t not in {"sgam._errors", "sgam._time"}),
+    Rule("the store imports only itself and the domain", STORE, lambda t: not (STORE(t) or DOMAIN(t))),
+    Rule("no backend imports another", SQLITE, POSTGRES),
+    Rule("no backend imports another", POSTGRES, SQLITE),
+    Rule("nothing below the facade names Memory", lambda m: m != "sgam" and not (FACADE(m) or SURFACES(m)), FACADE),
+    Rule("nothing but a surface imports a surface", lambda m: not SURFACES(m), SURFACES),
+    Rule("erasure and expiry know no feature by name", _within("sgam._erasure", "sgam._expiry"), FEATURES),
+]
+
+ALLOWED: dict[tuple[str, str, str], str] = {
+    # API keys take the Memory and reach through it to its backend (``memory.backend``);
+    # they should take the store capability they use.
+    ("nothing below the facade names Memory", "sgam.access", "sgam._memory"): "authenticate(memory, key)",
+    # The memory-tool adapters are written over Memory's document methods; they belong
+    # above the facade (a tools layer over ``Documents``), not inside documents/.
+    ("nothing below the facade names Memory", "sgam.documents.tool", "sgam._memory"): "MemoryTool(memory, tenant)",
+    ("nothing below the facade names Memory", "sgam.documents.anthropic", "sgam._memory"): "SgamMemoryTool",
+    # Erasure re-derives what it deletes feature by feature instead of iterating over
+    # participants that register with it.
+    ("erasure and expiry know no feature by name", "sgam._erasure", "sgam._item_keys"): "LangGraph item keys",
+    ("erasure and expiry know no feature by name", "sgam._erasure", "sgam.documents"): "documents/__init__ runs",
+    ("erasure and expiry know no feature by name", "sgam._erasure", "sgam.documents.lifecycle"): "document erasure",
+    ("erasure and expiry know no feature by name", "sgam._expiry", "sgam.documents"): "documents/__init__ runs",
+    ("erasure and expiry know no feature by name", "sgam._expiry", "sgam.documents.lifecycle"): "document expiry",
+}
+"""Today's breaches of ``RULES``: (rule, importer, target) → what the import is for."""
+
+CYCLE_EDGES: dict[tuple[str, str], str] = {
+    # Memory → recall → documents → the memory tool → Memory, and the ledger's services
+    # naming their callers' types.
+    ("sgam._memory", "sgam.documents"): "Memory.documents returns Documents",
+    ("sgam.documents.tool", "sgam._memory"): "the memory tool takes a Memory",
+    ("sgam.documents.service", "sgam._ledger"): "Documents is built on a Ledger",
+    ("sgam.recall.service", "sgam.documents"): "recall packs DocumentHit",
+    ("sgam.boundary.shapes", "sgam.recall"): "the JSON shape of a RecallResult",
+    # The store contract names the checkpoint capability its unit of work hands out.
+    ("sgam.store._protocol", "sgam.store._sql.checkpoints"): "Reader.checkpoints() -> CheckpointRecords",
+    # Each backend's search index and reader reach into the backend that made them.
+    ("sgam.store.postgres.search", "sgam.store.postgres.backend"): "the index's backend and reader",
+    ("sgam.store.sqlite.reader", "sgam.store.sqlite.backend"): "the reader's backend (its lock, connection, cache)",
+    ("sgam.store.sqlite.search", "sgam.store.sqlite.backend"): "the index's backend and write unit of work",
+}
+"""TYPE_CHECKING imports that close a cycle of the full graph → what they name."""
+
+
+def breaches() -> set[tuple[str, str, str]]:
+    return {(rule.name, module, target) for rule in RULES for module in MODULES if rule.importer(module)
+            for target in FULL[module] if rule.target(target)}
+
+
+def test_the_full_graph_counts_type_checking_imports() -> None:
+    assert "sgam._memory" not in dependencies("sgam.documents.tool")  # under TYPE_CHECKING only
+    assert "sgam._memory" in dependencies("sgam.documents.tool", type_checking=True)
+    assert "sgam._memory" in dependencies("sgam.access")  # the name Memory
+    assert "sgam._memory" in FULL["sgam.server.idempotency"]
+
+
+def test_no_module_breaks_the_rules_beyond_the_listed_exceptions() -> None:
+    found = breaches()
+    assert sorted(found - set(ALLOWED)) == [], "a new import breaks the layering rules"
+    assert sorted(set(ALLOWED) - found) == [], "an allowed exception no longer occurs: delete it from ALLOWED"
+
+
+def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
+    seen, todo = {start}, [start]
+    while todo:
+        for target in graph[todo.pop()] - seen:
+            if target == goal:
+                return True
+            seen.add(target)
+            todo.append(target)
+    return start == goal
+
+
+def test_cycles_close_only_through_the_listed_type_checking_imports() -> None:
+    pruned = {name: targets - {t for (m, t) in CYCLE_EDGES if m == name} for name, targets in FULL.items()}
+    assert cycles(pruned) == [], "a new import closes a cycle, counting TYPE_CHECKING imports"
+    stale = [(module, target) for module, target in CYCLE_EDGES
+             if target not in FULL[module] or target in RUNTIME[module] or not _reaches(FULL, target, module)]
+    assert stale == [], "these no longer close a cycle through TYPE_CHECKING: delete them from CYCLE_EDGES"

@@ -123,7 +123,8 @@ class UnsafeDatabaseError(StoreError):
 
 
 class SchemaVersionError(StoreError):
-    """The database schema is newer than this version of sgam understands."""
+    """The database schema is newer than this version of sgam understands, or a migration
+    it applied differs from this sgam's (its recorded checksum does not match)."""
 
     kind = "schema_version"
 

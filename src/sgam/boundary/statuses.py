@@ -30,7 +30,7 @@ ERROR_STATUSES: dict[str, ErrorStatus] = {
     "store": ErrorStatus(6, 500, "Storage error"),
     "busy": ErrorStatus(6, 503, "Storage busy"),
     "unsafe_database": ErrorStatus(6, 500, "Unsafe database connection"),
-    "schema_version": ErrorStatus(6, 500, "Database schema newer than this sgam"),
+    "schema_version": ErrorStatus(6, 500, "Database schema does not match this sgam"),
     "model": ErrorStatus(7, 503, "Model unavailable"),
     "denied": ErrorStatus(8, 403, "Denied by consent"),
     "lease_lost": ErrorStatus(6, 409, "Extraction lease lost"),

@@ -3,8 +3,9 @@
 
 Migrations run as the owner (admin) role, never as the application role: the app role
 owns no table, so row-level security binds it. They are applied in order, each in the
-same transaction as its ``sgam_migrations`` row, under a transaction-level advisory
-lock so concurrent starters cannot apply one twice.
+same transaction as its ``sgam_migrations`` row (with the script's checksum, compared on
+every open: ``store/_migration_checksums.py``), under a transaction-level advisory lock
+so concurrent starters cannot apply one twice.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import psycopg
 from psycopg import sql
 
 from ..._errors import SchemaVersionError, ValidationError
+from .._migration_checksums import checksum, unrecorded
 from .connect import connect
 from .errors import map_postgres_errors
 from .migrations import (
@@ -33,8 +35,9 @@ from .migrations import (
 
 _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS sgam_migrations "
-    "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+    "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), checksum text)"
 )
+_CHECKSUM_COLUMN = "ALTER TABLE sgam_migrations ADD COLUMN IF NOT EXISTS checksum text"
 
 
 def installed_version(conn: psycopg.Connection[Any]) -> int:
@@ -44,6 +47,15 @@ def installed_version(conn: psycopg.Connection[Any]) -> int:
         return 0
     found = conn.execute("SELECT coalesce(max(version), 0) FROM sgam_migrations").fetchone()
     return int(found[0]) if found else 0
+
+
+def unrecorded_checksums(conn: psycopg.Connection[Any], where: str) -> list[tuple[int, str]]:
+    """Compare the recorded checksum of every applied migration with this sgam's (an
+    edited one raises ``SchemaVersionError`` naming its version); return those a database
+    written before checksums were kept lacks. Any role that may read the version table can
+    ask: the row's JSON has no ``checksum`` when the column is not there yet."""
+    rows = conn.execute("SELECT version, to_jsonb(m) ->> 'checksum' FROM sgam_migrations m").fetchall()
+    return unrecorded([(int(version), digest) for version, digest in rows], MIGRATIONS, where)
 
 
 def check_not_newer(version: int, where: str) -> None:
@@ -68,17 +80,23 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
             current = installed_version(conn)
             check_not_newer(current, _redacted(url))
             conn.execute(_VERSION_TABLE)
+            conn.execute(_CHECKSUM_COLUMN)
+            missing = unrecorded_checksums(conn, _redacted(url))
             schema_row = conn.execute("SELECT current_schema()").fetchone()
             assert schema_row is not None
             schema = str(schema_row[0])
-            if current < len(MIGRATIONS):
+            if current < len(MIGRATIONS) or missing:
                 _unforce(conn)
+            with conn.cursor() as cur:
+                cur.executemany("UPDATE sgam_migrations SET checksum = %s WHERE version = %s",
+                                [(digest, version) for version, digest in missing])
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn))
                              .replace("@SCHEMA_LITERAL@", sql.Literal(schema).as_string(conn)))
                 if version in PROGRAMS:
                     PROGRAMS[version](conn)
-                conn.execute("INSERT INTO sgam_migrations (version) VALUES (%s)", (version,))
+                conn.execute("INSERT INTO sgam_migrations (version, checksum) VALUES (%s, %s)",
+                             (version, checksum(script)))
             present = _present(conn, TENANT_TABLES)
             for statement in rls_statements(present):
                 conn.execute(statement)

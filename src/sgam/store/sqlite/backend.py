@@ -14,6 +14,7 @@ from ..._errors import BusyError, SchemaVersionError
 from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
+from .._migration_checksums import checksum, unrecorded
 from .._protocol import EpisodeRow, JobRow, ResidueScan
 from .._rows import version_columns_of, version_from_row
 from .._search import SearchIndex
@@ -314,21 +315,27 @@ class SQLiteBackend:
             conn = self._conn
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS sgam_migrations "
-                "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+                "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL, checksum TEXT)"
             )
+            if "checksum" not in {row[1] for row in conn.execute("PRAGMA table_info(sgam_migrations)")}:
+                conn.execute("ALTER TABLE sgam_migrations ADD COLUMN checksum TEXT")
             current = conn.execute("SELECT coalesce(max(version), 0) FROM sgam_migrations").fetchone()[0]
             if current > len(MIGRATIONS):
                 raise SchemaVersionError(
                     f"database {self.path} has schema version {current}; this sgam knows up to "
                     f"{len(MIGRATIONS)}. Upgrade sgam before using this database."
                 )
+            recorded = conn.execute("SELECT version, checksum FROM sgam_migrations").fetchall()
+            conn.executemany("UPDATE sgam_migrations SET checksum = ? WHERE version = ?",
+                             [(digest, version) for version, digest in unrecorded(recorded, MIGRATIONS, self.path)])
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 for statement in _split_script(script):
                     conn.execute(statement)
                 if version in PROGRAMS:
                     PROGRAMS[version](conn)
                 conn.execute(
-                    "INSERT INTO sgam_migrations VALUES (?, datetime('now'))", (version,)
+                    "INSERT INTO sgam_migrations (version, applied_at, checksum) VALUES (?, datetime('now'), ?)",
+                    (version, checksum(script)),
                 )
 
         self.run_write("_", migrate)
