@@ -44,7 +44,7 @@ def show_plan(found: list[dict[str, Any]]) -> None:
 
 
 def _migrations() -> Any:
-    from .. import _migration_file as module  # a library module: imported when a command runs
+    from ..replay import migration_file as module  # a library module: imported when a command runs
     return module
 
 

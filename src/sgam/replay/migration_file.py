@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from . import _migrations
-from ._derivation import renamed_family
-from ._errors import SgamError, ValidationError, bounded_repr
-from ._schema import AttributeSchema, parse_cardinality, parse_value_type
-from ._values import check_name, load_value
-from .store import WriteTransaction
+from .. import _migrations
+from .._derivation import renamed_family
+from .._errors import SgamError, ValidationError, bounded_repr
+from .._schema import AttributeSchema, parse_cardinality, parse_value_type
+from .._values import check_name, load_value
+from ..store import WriteTransaction
+from .loader import _StringTimestampLoader
 
 if TYPE_CHECKING:
-    from ._memory import Memory
+    from .._memory import Memory
 
 STEPS: dict[str, tuple[set[str], set[str]]] = {
     "rename": ({"attribute", "to"}, set()),
@@ -40,9 +41,7 @@ class Step:
 def load(path: Path) -> list[Step]:
     """The file's steps, each checked for shape; a ``ValidationError`` names the first
     bad one (``steps[2].retype.map``) and nothing runs."""
-    from .replay.loader import _StringTimestampLoader  # YAML 1.2 scalars, timestamps kept as text
-
-    try:
+    try:  # YAML 1.2 scalars, timestamps kept as text, as in scenario files
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StringTimestampLoader)  # noqa: S506
     except (OSError, UnicodeDecodeError) as exc:
         raise ValidationError("file", str(path), f"cannot be read ({exc})") from None
