@@ -45,7 +45,15 @@ def key_url(subject: str, attribute: str) -> str:
     return f"/ui/keys/{quote(subject, safe='')}/{quote(attribute, safe='')}"
 
 
+def subject_url(subject: str) -> str:
+    """A subject's page: by path, or by query when the id holds a '/'."""
+    if "/" in subject:
+        return "/ui/subject?" + urlencode({"subject": subject})
+    return f"/ui/subjects/{quote(subject, safe='')}"
+
+
 TEMPLATES.env.globals["key_url"] = key_url
+TEMPLATES.env.globals["subject_url"] = subject_url
 OVERVIEW_ROWS = 10_000
 RECENT_EPISODES = 20
 
