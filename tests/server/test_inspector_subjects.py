@@ -17,7 +17,7 @@ TEAM = "/ui/subjects/team%207"
 
 
 def seed_shape(memory: Memory, clock: ManualClock) -> None:
-    """Team 7 gains Mira Jansen in January and Omar in March; Mira leaves in May (recorded
+    """Team 7 gains Mira Jansen in January and Ilse in March; Mira leaves in May (recorded
     in June). Acme Corp buys from Cogs; Mira lives in Oslo."""
     memory.declare("acme", "members", "subject", cardinality="many")
     memory.declare("acme", "supplier", "subject")
@@ -25,11 +25,11 @@ def seed_shape(memory: Memory, clock: ManualClock) -> None:
     memory.add_episode("acme", "t1", "2026-01-05T09:00:00Z", "Mira Jansen joined Team 7. Mira lives in Oslo.")
     memory.write("acme", "Team 7", "members", "Mira Jansen", "2026-01-05T09:00:00Z", "t1")
     memory.write("acme", "Mira Jansen", "city", "Oslo", "2026-01-05T09:00:00Z", "t1")
-    memory.add_episode("acme", "c1", "2026-01-06T09:00:00Z", "Acme Corp buys its gears from Cogs.")
-    memory.write("acme", "Acme Corp", "supplier", "Cogs", "2026-01-06T09:00:00Z", "c1")
+    memory.add_episode("acme", "g1", "2026-01-06T09:00:00Z", "Acme Corp buys its gears from Cogs.")
+    memory.write("acme", "Acme Corp", "supplier", "Cogs", "2026-01-06T09:00:00Z", "g1")
     clock.set("2026-03-02T09:00:00+00:00")
-    memory.add_episode("acme", "t2", "2026-03-02T09:00:00Z", "Omar joined Team 7.")
-    memory.write("acme", "team 7", "members", "Omar", "2026-03-02T09:00:00Z", "t2")
+    memory.add_episode("acme", "t2", "2026-03-02T09:00:00Z", "Ilse joined Team 7.")
+    memory.write("acme", "team 7", "members", "Ilse", "2026-03-02T09:00:00Z", "t2")
     clock.set("2026-06-01T09:00:00+00:00")
     memory.add_episode("acme", "t3", "2026-05-20T09:00:00Z", "Mira left Team 7 on May 20.")
     memory.retract("acme", "team 7", "members", "2026-05-20T09:00:00Z", "t3", value="mira jansen")
@@ -54,16 +54,16 @@ def test_a_subject_page_shows_names_attributes_sets_and_relations(served_at: Ser
         assert re.search(r"<h1[^>]*>Team 7</h1>", page)  # the first spelling, for a person to read
         assert '<code class="wrap" id="subject-id">team 7</code>' in page
         assert 'id="names"' in page and "Names and merges" in page
-        assert _member_links(page) == ["omar"]  # now: Mira left in May
-        assert len(re.findall(r'<g class="version ', page)) == 3  # Mira's member, cut and replaced; Omar's
-        assert _nodes(page) == ["team 7", "omar"]
-        assert 'data-neighbour="omar" data-out="true" data-in="false"' in page
+        assert _member_links(page) == ["ilse"]  # now: Mira left in May
+        assert len(re.findall(r'<g class="version ', page)) == 3  # Mira's member, cut and replaced; Ilse's
+        assert _nodes(page) == ["team 7", "ilse"]
+        assert 'data-neighbour="ilse" data-out="true" data-in="false"' in page
 
         april = reader.get(TEAM, params={"at": "2026-04-01T00:00:00Z"}).text
-        assert sorted(_member_links(april)) == ["mira%20jansen", "omar"]
-        assert sorted(_nodes(april)) == ["mira jansen", "omar", "team 7"]
+        assert sorted(_member_links(april)) == ["ilse", "mira%20jansen"]
+        assert sorted(_nodes(april)) == ["ilse", "mira jansen", "team 7"]
         believed = reader.get(TEAM, params={"at": "2026-05-25T00:00:00Z", "known_at": "2026-05-31T00:00:00Z"}).text
-        assert sorted(_member_links(believed)) == ["mira%20jansen", "omar"]  # the retraction was recorded in June
+        assert sorted(_member_links(believed)) == ["ilse", "mira%20jansen"]  # the retraction was recorded in June
         february = reader.get(TEAM, params={"at": "2026-02-01T00:00:00Z"}).text
         assert _member_links(february) == ["mira%20jansen"]
 
@@ -96,7 +96,7 @@ def test_names_match_after_normalisation_and_unknown_subjects_say_nothing(served
     served_at.memory.write("acme", "R&D/Ops <b>", "city", "Paris", "2026-06-01T00:00:00Z", "t1")
     with signed_in(served_at) as admin:
         spelled = admin.get("/ui/subjects/%20TEAM%20%207%20")
-        assert spelled.status_code == 200 and _member_links(spelled.text) == ["omar"]
+        assert spelled.status_code == 200 and _member_links(spelled.text) == ["ilse"]
         by_query = admin.get("/ui/subject", params={"subject": "r&d/ops <b>"})
         assert by_query.status_code == 200
         assert "<h1 class=\"wrap\">R&amp;D/Ops &lt;b&gt;</h1>" in by_query.text  # stored names are escaped
@@ -106,15 +106,15 @@ def test_names_match_after_normalisation_and_unknown_subjects_say_nothing(served
         assert bad.status_code == 422 and "at" in html.unescape(bad.text)
     with signed_in(served_at, tenant="globex") as other:
         foreign = other.get(TEAM)
-        assert foreign.status_code == 404 and "Team 7" not in foreign.text and "omar" not in foreign.text
+        assert foreign.status_code == 404 and "Team 7" not in foreign.text and "ilse" not in foreign.text
 
 
 def test_erased_and_revoked_subjects_leave_the_page(served_at: Served, clock: ManualClock) -> None:
     seed_shape(served_at.memory, clock)
-    served_at.memory.consent("acme", "omar", False)
+    served_at.memory.consent("acme", "ilse", False)
     with signed_in(served_at) as admin:
         team = admin.get(TEAM).text
-        assert _member_links(team) == [] and "omar" not in _nodes(team)  # a member whose consent is revoked
+        assert _member_links(team) == [] and "ilse" not in _nodes(team)  # a member whose consent is revoked
         served_at.memory.forget_subject("acme", "team 7")
         assert admin.get(TEAM).status_code == 404
         mira = admin.get("/ui/subjects/mira%20jansen", params={"at": "2026-04-01T00:00:00Z"}).text
