@@ -217,7 +217,8 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert "no episode" in browser.page_source and "Mira" not in browser.page_source
 
 
-PAGES = ["/ui/", KEY, "/ui/subjects/team%207?at=2026-04-01T00:00:00Z", "/ui/subjects/mira%20jansen", "/ui/episodes/e3", "/ui/episodes/s2", "/ui/episodes/long", "/ui/review", "/ui/erase",
+PAGES = ["/ui/", KEY, "/ui/subjects/team%207?at=2026-04-01T00:00:00Z", "/ui/subjects/mira%20jansen",
+         "/ui/episodes/e3", "/ui/episodes/s2", "/ui/episodes/long", "/ui/review", "/ui/erase",
          "/ui/erase?kind=episode&target=e2", "/ui/lifecycle", "/ui/documents",
          "/ui/documents/file?path=/memories/mira.md", "/ui/episodes/missing"]
 """Every page kind, with a held candidate, the consent and erase forms, and a long value."""
