@@ -8,6 +8,7 @@ import html
 import re
 
 from sgam import Memory
+from sgam.extraction import ExtractionPolicy, ScriptedClient
 
 from ..conftest import ManualClock
 from .conftest import Served
@@ -119,3 +120,22 @@ def test_erased_and_revoked_subjects_leave_the_page(served_at: Served, clock: Ma
         assert admin.get(TEAM).status_code == 404
         mira = admin.get("/ui/subjects/mira%20jansen", params={"at": "2026-04-01T00:00:00Z"}).text
         assert 'id="inward"' not in mira
+
+
+def test_review_shows_an_alias_proposal_and_confirming_it_changes_nothing_yet(served: Served) -> None:
+    memory = served.memory
+    memory.add_episode("acme", "e0", "2026-05-01T00:00:00Z", "Mira Jansen lives in Oslo.")
+    memory.write("acme", "Mira Jansen", "city", "Oslo", "2026-05-01T00:00:00Z", "e0")
+    reply = {"updates": [], "aliases": [{"evidence": "Mira Jansen goes by Mimi", "name": "Mimi",
+                                         "subject": "mira jansen", "confidence": 0.9}]}
+    memory.remember("acme", "e1", "2026-06-01T00:00:00Z", "Mira Jansen goes by Mimi.",
+                    client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    (alias,) = memory.held("acme")
+    with signed_in(served, scope="write") as writer:
+        review = writer.get("/ui/review").text
+        assert '"Mimi" as another name of <a href="/ui/subjects/mira%20jansen">mira jansen</a> (alias)' in review
+        csrf = re.search(r'name="csrf" value="([^"]+)"', review)
+        assert csrf
+        refused = writer.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
+        assert refused.status_code == 409 and "cannot record aliases yet" in html.unescape(refused.text)
+    assert memory.held("acme") == [alias]
