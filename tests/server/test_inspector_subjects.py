@@ -139,3 +139,42 @@ def test_review_shows_an_alias_proposal_and_confirming_it_changes_nothing_yet(se
         refused = writer.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
         assert refused.status_code == 409 and "cannot record aliases yet" in html.unescape(refused.text)
     assert memory.held("acme") == [alias]
+
+
+def test_review_lists_the_subjects_an_ambiguous_name_could_mean_and_writes_the_one_chosen(served: Served) -> None:
+    memory = served.memory
+    memory.add_episode("acme", "e0", "2026-05-01T00:00:00Z", "Mira Jansen and Mira Kowalski.")
+    for name, city in (("Mira Jansen", "Oslo"), ("Mira Kowalski", "Gdansk")):
+        memory.write("acme", name, "city", city, "2026-05-01T00:00:00Z", "e0")
+    text = "Mira Jansen met Mira Kowalski. Mira moved to Berlin."
+    reply = {"updates": [{"evidence": "Mira moved to Berlin.", "subject": "Mira", "attribute": "city",
+                          "current_value": None, "change": "new", "value": "Berlin", "valid_from": None,
+                          "confidence": 0.9}]}
+    memory.remember("acme", "e1", "2026-06-01T00:00:00Z", text, client=ScriptedClient.of([reply]),
+                    policy=ExtractionPolicy())
+    (held,) = memory.held("acme")
+    with signed_in(served, scope="write") as writer:
+        review = writer.get("/ui/review").text
+        choices = re.search(rf'<fieldset class="choices" id="choices-{held.id}">(.*?)</fieldset>', review, re.S)
+        assert choices and re.findall(r'value="([^"]+)" required', choices.group(1)) == [
+            "mira jansen", "mira kowalski", "mira"]
+        assert "ambiguous name" in review
+        csrf = re.search(r'name="csrf" value="([^"]+)"', review)
+        assert csrf
+        done = writer.post(f"/ui/review/{held.id}/confirm", data={"csrf": csrf.group(1), "subject": "mira kowalski"})
+        assert done.status_code == 303
+        flash = writer.get("/ui/review").text
+        assert 'mira kowalski.city = "Berlin" is written' in html.unescape(flash)
+    assert memory.get("acme", "mira kowalski", "city").value == "Berlin"  # type: ignore[union-attr]
+    assert memory.get("acme", "mira jansen", "city").value == "Oslo"  # type: ignore[union-attr]
+    memory.add_episode("acme", "e2", "2026-06-02T00:00:00Z", "Mira Jansen met Mira Kowalski. Mira moved to Rome.")
+    reply["updates"][0] = {**reply["updates"][0], "evidence": "Mira moved to Rome.", "value": "Rome"}
+    memory.extract("acme", "e2", client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    (again,) = memory.held("acme")
+    with served.client(scope="write") as api:  # the HTTP API takes the choice too
+        bad = api.post(f"/v1/held/{again.id}/confirm", params={"subject": "  "})
+        assert bad.status_code == 422 and bad.json()["field"] == "subject"
+        written = api.post(f"/v1/held/{again.id}/confirm", params={"subject": "Mira Jansen"})
+        assert written.status_code == 201, written.text
+        assert written.json()["assertion"]["subject"] == "mira jansen"
+    assert memory.get("acme", "mira jansen", "city").value == "Rome"  # type: ignore[union-attr]
