@@ -39,6 +39,12 @@ def seed(memory: Memory, clock: ManualClock) -> None:
     """The passport story: e1 then e2 a week apart, the older e0 recorded late, and a
     sensitive candidate held for review; before it, a team whose members change."""
     seed_shape(memory, clock)
+    memory.write("acme", "Mira Kowalski", "city", "Gdansk", "2026-01-05T09:00:00Z", "t1")
+    ambiguous = {"updates": [{"evidence": "Mira moved to Berlin.", "subject": "Mira", "attribute": "city",
+                              "current_value": None, "change": "new", "value": "Berlin", "valid_from": None,
+                              "confidence": 0.9}]}
+    memory.remember("acme", "m1", "2026-05-30T07:00:00Z", "Mira Jansen met Mira Kowalski. Mira moved to Berlin.",
+                    client=ScriptedClient.of([ambiguous]), policy=ExtractionPolicy())
     clock.set("2026-06-01T09:00:05+00:00")
     memory.declare("acme", "passport_deadline", "date")
     memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z",
@@ -179,8 +185,9 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert browser.find_element(By.TAG_NAME, "mark").text == "Mira was diagnosed with asthma."
     visit(browser, f"{url}/ui/review")
     shot(browser, "review")
-    follow(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label^='Confirm candidate']"))
-    assert "Nothing is waiting" in browser.page_source
+    diagnosis = site["memory"].held("acme")[-1].id
+    follow(browser, browser.find_element(By.CSS_SELECTOR, f"button[aria-label='Confirm candidate {diagnosis}']"))
+    assert not browser.find_elements(By.ID, f"held-{diagnosis}")
     assert 'mira.diagnosis = "asthma" is written' in browser.find_element(By.ID, "flash").text
     assert site["memory"].get("acme", "mira", "diagnosis").value == "asthma"
 
@@ -264,6 +271,23 @@ def test_phone_width_and_scopes(browser: WebDriver, site: dict[str, Any]) -> Non
     assert "read-only key" in browser.page_source
     visit(browser, f"{site['url']}/ui/erase")
     assert "forbidden" in browser.page_source  # read scope cannot erase
+
+
+def test_an_ambiguous_name_is_confirmed_about_the_subject_chosen(browser: WebDriver, site: dict[str, Any]) -> None:
+    sign_in(browser, site["url"], site["keys"]["admin"])
+    visit(browser, f"{site['url']}/ui/review")
+    (held,) = [h for h in site["memory"].held("acme") if h.attribute == "city"]
+    choices = browser.find_element(By.ID, f"choices-{held.id}")
+    assert [label.text for label in choices.find_elements(By.TAG_NAME, "label")] == [
+        "mira jansen", "mira kowalski", "mira (a subject of its own)"]
+    confirm = browser.find_element(By.CSS_SELECTOR, f"button[aria-label='Confirm candidate {held.id}']")
+    confirm.click()  # no subject chosen: the browser refuses to send the form
+    assert browser.find_elements(By.ID, f"held-{held.id}")
+    choices.find_element(By.CSS_SELECTOR, "input[value='mira kowalski']").click()
+    shot(browser, "review-ambiguous")
+    follow(browser, confirm)
+    assert 'mira kowalski.city = "Berlin" is written' in browser.find_element(By.ID, "flash").text
+    assert site["memory"].get("acme", "mira jansen", "city").value == "Oslo"
 
 
 def test_a_subject_and_its_neighbourhood_in_a_browser(browser: WebDriver, site: dict[str, Any]) -> None:
