@@ -45,11 +45,13 @@ def key_url(subject: str, attribute: str) -> str:
     return f"/ui/keys/{quote(subject, safe='')}/{quote(attribute, safe='')}"
 
 
-def subject_url(subject: str) -> str:
-    """A subject's page: by path, or by query when the id holds a '/'."""
+def subject_url(subject: str, at: str = "", known_at: str = "") -> str:
+    """A subject's page: by path, or by query when the id holds a '/'; read at ``at`` as
+    believed at ``known_at`` when given, so following a relation keeps the instant."""
+    instant = {name: value for name, value in (("at", at), ("known_at", known_at)) if value}
     if "/" in subject:
-        return "/ui/subject?" + urlencode({"subject": subject})
-    return f"/ui/subjects/{quote(subject, safe='')}"
+        return "/ui/subject?" + urlencode({"subject": subject, **instant})
+    return f"/ui/subjects/{quote(subject, safe='')}" + (f"?{urlencode(instant)}" if instant else "")
 
 
 TEMPLATES.env.globals["key_url"] = key_url
