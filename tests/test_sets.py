@@ -7,6 +7,8 @@ import pytest
 
 from sgam import ConflictError, Memory, ValidationError
 
+from .conftest import ManualClock
+
 T1, T2, T3 = "2026-06-01T00:00:00Z", "2026-06-03T00:00:00Z", "2026-06-05T00:00:00Z"
 
 
@@ -29,6 +31,18 @@ def test_members_hold_each_on_its_own_timeline(memory: Memory) -> None:
     assert len(ola) == 1 and ola[0].valid_to is not None
     assert [a.value for a in memory.history("t", "team7", "members")] == ["mira", "ola", "kari"]
     assert memory.get("t", "team7", "members") is None  # a set is read with members()
+
+
+def test_versions_of_a_set_are_every_version_of_every_member(memory: Memory, clock: ManualClock) -> None:
+    _team(memory)
+    assert memory.versions("t", "team7", "members") != []
+    clock.advance(60)
+    memory.retract("t", "team7", "members", T3, "e1", value="ola")
+    versions = memory.versions("t", "Team7", "members")
+    assert sorted(v.value for v in versions) == ["kari", "mira", "ola", "ola"]  # ola's retired version and its end
+    ola = sorted((v for v in versions if v.value == "ola"), key=lambda v: v.recorded_at)
+    assert ola[0].superseded_at is not None and ola[1].superseded_at is None and ola[1].valid_to is not None
+    assert all(v.attribute == "members" for v in versions)
 
 
 @pytest.mark.parametrize(("call", "field"), [

@@ -417,9 +417,17 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         return self._timeline(tenant, subject, attribute, purpose, "history", read)
 
     def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
-        """The full bitemporal record of a key's timeline: every version ever visible."""
-        return self._timeline(tenant, subject, attribute, purpose, "versions",
-                              lambda reader, s, a: reader.versions(reader.resolve_subject(s), a))
+        """The full bitemporal record of a key's timeline: every version ever visible. Of
+        a set (cardinality many): every version of every member, member by member."""
+
+        def read(reader: Reader, s: str, a: str) -> list[Version]:
+            meant = reader.resolve_subject(s)
+            declared = reader.declared(split_attribute(a)[0])
+            if declared is not None and declared.cardinality is Cardinality.MANY:
+                return [v for member in reader.member_keys(meant, f"{a}{MEMBER}") for v in reader.versions(meant, member)]
+            return reader.versions(meant, a)
+
+        return self._timeline(tenant, subject, attribute, purpose, "versions", read)
 
     def _timeline(
         self, tenant: str, subject: str, attribute: str, purpose: str | None, call: str,

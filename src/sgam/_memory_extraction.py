@@ -98,11 +98,13 @@ class ExtractionCalls:
             return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, check_limit(limit))
                     if book.allows(row.subject, None)]
 
-    def confirm(self, tenant: str, held_id: int) -> WriteResult:
-        """Confirm a held candidate: it is written now, sourced from its episode."""
+    def confirm(self, tenant: str, held_id: int, *, subject: str | None = None) -> WriteResult:
+        """Confirm a held candidate: it is written now, sourced from its episode. For a
+        candidate held because its subject's name was ambiguous, ``subject`` says which
+        subject it is about (default: the name as the model wrote it, a subject of its own)."""
         from .extraction import confirm
 
-        return confirm(self.ledger, check_tenant(tenant), held_id)
+        return confirm(self.ledger, check_tenant(tenant), held_id, subject)
 
     def reject(self, tenant: str, held_id: int) -> HeldCandidate:
         """Reject a held candidate: it is never written."""

@@ -29,6 +29,7 @@ from sgam.server import create_app
 from ..conftest import ManualClock
 from .accessibility import audit
 from .conftest import ServerThread, free_port
+from .test_inspector_subjects import seed_shape
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 KEY = "/ui/keys/mira/passport_deadline"
@@ -36,7 +37,14 @@ KEY = "/ui/keys/mira/passport_deadline"
 
 def seed(memory: Memory, clock: ManualClock) -> None:
     """The passport story: e1 then e2 a week apart, the older e0 recorded late, and a
-    sensitive candidate held for review."""
+    sensitive candidate held for review; before it, a team whose members change."""
+    seed_shape(memory, clock)
+    memory.write("acme", "Mira Kowalski", "city", "Gdansk", "2026-01-05T09:00:00Z", "t1")
+    ambiguous = {"updates": [{"evidence": "Mira moved to Berlin.", "subject": "Mira", "attribute": "city",
+                              "current_value": None, "change": "new", "value": "Berlin", "valid_from": None,
+                              "confidence": 0.9}]}
+    memory.remember("acme", "m1", "2026-05-30T07:00:00Z", "Mira Jansen met Mira Kowalski. Mira moved to Berlin.",
+                    client=ScriptedClient.of([ambiguous]), policy=ExtractionPolicy())
     clock.set("2026-06-01T09:00:05+00:00")
     memory.declare("acme", "passport_deadline", "date")
     memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z",
@@ -177,8 +185,9 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert browser.find_element(By.TAG_NAME, "mark").text == "Mira was diagnosed with asthma."
     visit(browser, f"{url}/ui/review")
     shot(browser, "review")
-    follow(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label^='Confirm candidate']"))
-    assert "Nothing is waiting" in browser.page_source
+    diagnosis = site["memory"].held("acme")[-1].id
+    follow(browser, browser.find_element(By.CSS_SELECTOR, f"button[aria-label='Confirm candidate {diagnosis}']"))
+    assert not browser.find_elements(By.ID, f"held-{diagnosis}")
     assert 'mira.diagnosis = "asthma" is written' in browser.find_element(By.ID, "flash").text
     assert site["memory"].get("acme", "mira", "diagnosis").value == "asthma"
 
@@ -215,7 +224,8 @@ def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any
     assert "no episode" in browser.page_source and "Mira" not in browser.page_source
 
 
-PAGES = ["/ui/", KEY, "/ui/episodes/e3", "/ui/episodes/s2", "/ui/episodes/long", "/ui/review", "/ui/erase",
+PAGES = ["/ui/", KEY, "/ui/subjects/team%207?at=2026-04-01T00:00:00Z", "/ui/subjects/mira%20jansen",
+         "/ui/episodes/e3", "/ui/episodes/s2", "/ui/episodes/long", "/ui/review", "/ui/erase",
          "/ui/erase?kind=episode&target=e2", "/ui/lifecycle", "/ui/documents",
          "/ui/documents/file?path=/memories/mira.md", "/ui/episodes/missing"]
 """Every page kind, with a held candidate, the consent and erase forms, and a long value."""
@@ -261,6 +271,52 @@ def test_phone_width_and_scopes(browser: WebDriver, site: dict[str, Any]) -> Non
     assert "read-only key" in browser.page_source
     visit(browser, f"{site['url']}/ui/erase")
     assert "forbidden" in browser.page_source  # read scope cannot erase
+
+
+def test_an_ambiguous_name_is_confirmed_about_the_subject_chosen(browser: WebDriver, site: dict[str, Any]) -> None:
+    sign_in(browser, site["url"], site["keys"]["admin"])
+    visit(browser, f"{site['url']}/ui/review")
+    (held,) = [h for h in site["memory"].held("acme") if h.attribute == "city"]
+    choices = browser.find_element(By.ID, f"choices-{held.id}")
+    assert [label.text for label in choices.find_elements(By.TAG_NAME, "label")] == [
+        "mira jansen", "mira kowalski", "mira (a subject of its own)"]
+    confirm = browser.find_element(By.CSS_SELECTOR, f"button[aria-label='Confirm candidate {held.id}']")
+    confirm.click()  # no subject chosen: the browser refuses to send the form
+    assert browser.find_elements(By.ID, f"held-{held.id}")
+    choices.find_element(By.CSS_SELECTOR, "input[value='mira kowalski']").click()
+    shot(browser, "review-ambiguous")
+    follow(browser, confirm)
+    assert 'mira kowalski.city = "Berlin" is written' in browser.find_element(By.ID, "flash").text
+    assert site["memory"].get("acme", "mira jansen", "city").value == "Oslo"
+
+
+def test_a_subject_and_its_neighbourhood_in_a_browser(browser: WebDriver, site: dict[str, Any]) -> None:
+    """From the overview to Team 7, read in April, then along the picture's arrow to a member."""
+    url = site["url"]
+    sign_in(browser, url, site["keys"]["read"])
+    subjects = "section[aria-labelledby='subjects-h']"
+    follow(browser, browser.find_element(By.CSS_SELECTOR, f"{subjects} a[href='/ui/subjects/team%207']"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Team 7"
+    assert [li.text.split(" since")[0] for li in browser.find_elements(By.CSS_SELECTOR, "ul.members li")] == ["ilse"]
+    browser.find_element(By.ID, "at").send_keys("2026-04-01T00:00:00Z")
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "form.reader button"))
+    members = [li.text.split(" since")[0] for li in browser.find_elements(By.CSS_SELECTOR, "ul.members li")]
+    assert members == ["ilse", "Mira Jansen"]  # a value named only in a relation keeps no spelling
+    nodes = browser.find_elements(By.CSS_SELECTOR, "svg.neighbourhood g.node")
+    assert sorted(n.text for n in nodes) == ["Mira Jansen", "Team 7", "ilse"]
+    centre = browser.find_element(By.CSS_SELECTOR, "g.node.centre rect").rect
+    assert all(abs(n.rect["x"] - centre["x"]) > 10 or abs(n.rect["y"] - centre["y"]) > 10
+               for n in nodes if "centre" not in (n.get_attribute("class") or ""))  # nodes do not overlap the centre
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.timeline g.version")) == 3
+    browser.set_window_size(1280, 2000)  # the whole page in one picture
+    shot(browser, "subject")
+    browser.set_window_size(1280, 800)
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "g.node[data-subject='mira jansen'] a"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Mira Jansen"
+    assert browser.current_url.endswith("/ui/subjects/mira%20jansen?at=2026-04-01T00%3A00%3A00Z")  # same instant
+    assert browser.find_element(By.ID, "inward").text == "Team 7 → members"
+    assert '"Oslo"' in browser.find_element(By.ID, "attributes").text
+    shot(browser, "subject-member")
 
 
 @pytest.mark.parametrize("width", [1280, 390])

@@ -141,10 +141,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command("confirm")
     def confirm(
-        tenant: TenantOption, held_id: IdArg, db: DbOption = None, as_json: JsonOption = False
+        tenant: TenantOption, held_id: IdArg,
+        subject: Annotated[
+            str | None, typer.Option(help="The subject it is about, for a name held as ambiguous.")
+        ] = None,
+        db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Confirm a held candidate: write it now, sourced from its episode."""
-        run(db, as_json, lambda m: m.confirm(tenant, held_id), show_result)
+        run(db, as_json, lambda m: m.confirm(tenant, held_id, subject=subject), show_result)
 
     @app.command("reject")
     def reject(

@@ -11,7 +11,15 @@ import json
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 from pydantic import ValidationError as PydanticValidationError
 
 from .._errors import ValidationError
@@ -47,6 +55,8 @@ class Candidate(BaseModel):
         default=True,
         description="true if the episode states this outright; false if you inferred it.",
     )
+    _written: str = PrivateAttr(default="")
+    """The subject as the model spelled it (``Mira Jansen``): a new subject's display name."""
 
     @field_validator("subject")
     @classmethod
@@ -55,6 +65,30 @@ class Candidate(BaseModel):
         normalised id (an id empty once normalised is left for the write's check)."""
         return normalise_subject(subject) or subject
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_spelling(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Candidate:
+        made: Candidate = handler(data)
+        written = data.get("subject") if isinstance(data, dict) else None
+        made._written = written if isinstance(written, str) else made.subject
+        return made
+
+    @property
+    def written_subject(self) -> str:
+        return self._written or self.subject
+
+
+class AliasProposal(BaseModel):
+    """The model's proposal that ``name`` is another name of the known subject ``subject``.
+    Never applied by the model's word: policy holds it for a person to confirm."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    evidence: str = Field(description="Exact quote from the episode that says the two names are one subject.")
+    name: str = Field(description="The other name, as the episode writes it.")
+    subject: str = Field(description="The id of the known subject it names.")
+    confidence: float = Field(ge=0, le=1, description="How sure you are, from 0 to 1.")
+
 
 class Reply(BaseModel):
     """A whole structured-output reply."""
@@ -62,11 +96,15 @@ class Reply(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     updates: list[Candidate]
+    aliases: list[AliasProposal] = Field(
+        default_factory=list, description="Other names the episode gives known subjects (often none).")
 
 
 def response_schema() -> dict[str, Any]:
-    """The JSON Schema sent as ``response_format``; every field is listed as required so
-    strict decoders (OpenAI, vLLM, llama.cpp grammars) make the model write all of them."""
+    """The JSON Schema sent as ``response_format``; every field of an update (and of an
+    alias proposal) is listed as required so strict decoders (OpenAI, vLLM, llama.cpp
+    grammars) make the model write all of them. ``aliases`` stays optional: a reply of
+    updates alone, as every model sent before it, still follows the schema."""
     schema = Reply.model_json_schema()
     for definition in schema.get("$defs", {}).values():
         if "properties" in definition:
@@ -75,6 +113,10 @@ def response_schema() -> dict[str, Any]:
 
 
 def parse_reply(raw: str) -> list[Candidate]:
+    return parse_whole_reply(raw).updates
+
+
+def parse_whole_reply(raw: str) -> Reply:
     """Turn a raw reply into candidates; anything unusable is a ValidationError naming
     the field, and then nothing from the reply may be written."""
     check_text(raw, "reply")
@@ -85,12 +127,16 @@ def parse_reply(raw: str) -> list[Candidate]:
     except RecursionError:
         raise ValidationError("reply", raw, "is nested too deeply") from None
     canonical_json(data, "reply", MAX_TEXT_BYTES)  # valid Unicode after its escapes, bounded depth
-    return parse_reply_data(data)
+    return parse_reply_object(data)
 
 
 def parse_reply_data(data: Any) -> list[Candidate]:
+    return parse_reply_object(data).updates
+
+
+def parse_reply_object(data: Any) -> Reply:
     try:
-        return Reply.model_validate(data).updates
+        return Reply.model_validate(data)
     except PydanticValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])

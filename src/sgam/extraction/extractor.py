@@ -19,7 +19,7 @@ from .._ledger import Ledger
 from .._model import Episode
 from .._values import check_integer, check_tenant, storable_text
 from ..store import ExtractionRow, WriteTransaction
-from .candidates import parse_reply
+from .candidates import parse_whole_reply
 from .clients import ModelClient, ModelError, ModelResponse
 from .policy import ExtractionPolicy, Judge
 from .prompt import build_request, gather_context
@@ -61,12 +61,12 @@ def extract_episode(
     response: ModelResponse | None = None
     try:
         response = client.complete(request)
-        candidates = parse_reply(response.text)
+        reply = parse_whole_reply(response.text)
     except SgamError as exc:
         record(ledger, tenant, episode_id, response, lambda txn: [], exc, lease)
         raise
     return record(ledger, tenant, episode_id, response,
-                  lambda txn: Judge(ledger, txn, episode, policy).decide_all(candidates), None, lease)
+                  lambda txn: Judge(ledger, txn, episode, policy).decide_all(reply.updates, reply.aliases), None, lease)
 
 
 def require_episode(ledger: Ledger, tenant: str, episode_id: str) -> Episode:

@@ -3,9 +3,11 @@
 The rules of replay format 1 (Extraction) first: ``no_change`` is dropped, evidence must
 occur verbatim in the episode, tenant and source come from the caller, a missing
 ``valid_from`` is the episode's time, and writes go through the write service so every
-ledger rule and error applies. Then the policies that hold updates back, each a setting:
-sensitive attributes wait for confirmation; low-confidence or inferred candidates are
-buffered as weak signals until the same value recurs in other episodes.
+ledger rule and error applies. Names are resolved, never guessed (``names``): a subject
+a name could be more than one of waits for a person, and so does every alias the model
+proposes. Then the policies that hold updates back, each a setting: sensitive attributes
+wait for confirmation; low-confidence or inferred candidates are buffered as weak signals
+until the same value recurs in other episodes.
 """
 
 from __future__ import annotations
@@ -22,12 +24,17 @@ from .._model import Episode
 from .._purpose import allowed, refuse
 from .._rules import OpKind
 from .._schema import AttributeSchema, Cardinality, check_value_type
-from .._time import from_micros
-from .._values import canonical_json
+from .._time import from_micros, to_micros
+from .._values import canonical_json, check_subject
 from .._write import PendingOp, validate_op
 from ..store import HeldRow, WriteTransaction
-from .candidates import Candidate, Change
+from .candidates import AliasProposal, Candidate, Change
+from .names import KnownSubjects, known_subjects, resolve
 from .records import Decision, Outcome
+
+ALIAS = "alias"
+"""The ``change`` of a held alias proposal (its subject is the known subject, its value
+the other name, its attribute empty)."""
 
 
 class ExtractionPolicy(BaseModel):
@@ -50,10 +57,13 @@ class ExtractionPolicy(BaseModel):
     confirm_sensitive: bool = Field(
         default=True, description="Hold candidates for sensitive attributes for confirmation."
     )
+    confirm_ambiguous: bool = Field(
+        default=True, description="Hold candidates whose subject could be more than one subject for confirmation."
+    )
 
     @classmethod
     def off(cls) -> ExtractionPolicy:
-        return cls(min_confidence=0.0, hold_inferred=False)
+        return cls(min_confidence=0.0, hold_inferred=False, confirm_ambiguous=False)
 
     @classmethod
     def from_env(cls) -> ExtractionPolicy:
@@ -75,9 +85,19 @@ class Judge:
     txn: WriteTransaction
     episode: Episode
     policy: ExtractionPolicy
+    _known: KnownSubjects | None = None
 
-    def decide_all(self, candidates: list[Candidate]) -> list[Decision]:
-        return [self.decide(index, c, self.txn.attribute_schema(c.attribute)) for index, c in enumerate(candidates)]
+    @property
+    def known(self) -> KnownSubjects:
+        """The known subjects the episode names, as the prompt showed them."""
+        if self._known is None:
+            self._known = known_subjects(self.txn, self.episode.text)
+        return self._known
+
+    def decide_all(self, candidates: list[Candidate], aliases: list[AliasProposal] | None = None) -> list[Decision]:
+        decisions = [self.decide(index, c, self.txn.attribute_schema(c.attribute))
+                     for index, c in enumerate(candidates)]
+        return decisions + [self.propose_alias(len(decisions) + i, a) for i, a in enumerate(aliases or [])]
 
     def decide(self, index: int, c: Candidate, declared: AttributeSchema | None) -> Decision:
         shown = c.model_dump(mode="json")
@@ -96,6 +116,18 @@ class Judge:
                 raise refuse(c.subject, None)
         except SgamError as exc:
             return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}")
+        resolution = resolve(self.txn, self.known, c.subject)
+        if resolution.subject is None and self.policy.confirm_ambiguous:
+            held = self._hold("pending", c, valid_from)
+            return Decision(
+                index,
+                shown,
+                Outcome.PENDING,
+                f"subject {c.written_subject!r} is ambiguous: {resolution.why}; confirm held candidate {held} "
+                "with the subject it means (or as a new subject), or reject it",
+                held_id=held,
+                candidates=list(resolution.candidates),
+            )
         if declared is not None and declared.sensitive and self.policy.confirm_sensitive:
             held = self._hold("pending", c, valid_from)
             return Decision(
@@ -120,8 +152,8 @@ class Judge:
         reason: str | None = None,
         held: int | None = None,
     ) -> Decision:
-        pending = candidate_op(c.subject, c.attribute, c.change.value, c.value, valid_from, self.episode.id,
-                               c.confidence)
+        pending = candidate_op(c.written_subject, c.attribute, c.change.value, c.value, valid_from,
+                               self.episode.id, c.confidence)
         try:
             # A refused candidate must leave no trace in the shared transaction, so the
             # rules are asked first and the write happens only if they accept it.
@@ -129,7 +161,37 @@ class Judge:
         except SgamError as exc:
             return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}", held_id=held)
         result = self.ledger.result(self.txn.tenant, self.ledger.writes.apply_one(self.txn, pending))
+        if reason is None and c.written_subject != c.subject:
+            reason = f"subject {c.written_subject!r} is {c.subject!r} (the same id once normalised)"
         return Decision(index, shown, outcome, reason, result.effect.value, result.operation_id, held)
+
+    def propose_alias(self, index: int, proposal: AliasProposal) -> Decision:
+        """Hold the model's proposal that a name is another name of a known subject: a
+        person confirms it; the model never merges two subjects."""
+        shown = {"change": ALIAS, **proposal.model_dump(mode="json")}
+        if not proposal.evidence.strip() or proposal.evidence not in self.episode.text:
+            return Decision(index, shown, Outcome.REJECTED, f"evidence: {bounded_repr(proposal.evidence)} does not "
+                                                            f"occur verbatim in episode {self.episode.id!r}")
+        try:
+            name, subject = check_subject(proposal.name, "name"), check_subject(proposal.subject, "subject")
+            if name == subject:
+                raise ValidationError("name", proposal.name, f"is already the subject {subject!r}")
+            if not self.txn.display_names([subject]):
+                raise ValidationError("subject", proposal.subject, "names no subject recorded in this tenant")
+            for named in (name, subject):
+                if not allowed(self.txn.consents(named), None):
+                    raise refuse(named, None)
+        except SgamError as exc:
+            return Decision(index, shown, Outcome.REJECTED, f"{exc.kind}: {exc.message}")
+        held = int(self.txn.hold_candidate(HeldRow(
+            tenant=self.txn.tenant, episode_id=self.episode.id, hold="pending", status="open", subject=subject,
+            attribute="", change=ALIAS, value=canonical_json(" ".join(proposal.name.split())),
+            valid_from=to_micros(self.episode.at), confidence=proposal.confidence, stated=True,
+            evidence=proposal.evidence, created_at=self.ledger.now(),
+        )))
+        return Decision(index, shown, Outcome.PENDING,
+                        f"the model proposes {proposal.name!r} as another name of {subject!r}: an alias waits for "
+                        f"a person; confirm or reject held candidate {held}", held_id=held)
 
     def _hold(self, hold: str, c: Candidate, valid_from: int) -> int:
         row = HeldRow(

@@ -37,6 +37,8 @@ class Decision:
     effect: str | None = None
     operation_id: int | None = None
     held_id: int | None = None
+    candidates: list[str] = field(default_factory=list)
+    """The subjects an ambiguous name could mean (the name itself, as a new subject, too)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from .._errors import ConflictError, NotFoundError
 from .._ledger import Ledger
 from .._model import WriteResult
-from .._values import check_integer, load_value
+from .._values import check_integer, check_subject, load_value
 from .._write import Applied
 from ..store import ExtractionReads, ExtractionWrites, HeldRow, WriteTransaction
-from .policy import candidate_op
+from .policy import ALIAS, candidate_op
 from .records import HeldCandidate
 
 
@@ -30,17 +30,22 @@ def _open(scope: ExtractionReads | ExtractionWrites, held_id: int) -> HeldRow:
     return row
 
 
-def confirm(ledger: Ledger, tenant: str, held_id: int) -> WriteResult:
+def confirm(ledger: Ledger, tenant: str, held_id: int, subject: str | None = None) -> WriteResult:
     """Write the candidate through the normal write service; the ledger's rules decide.
+    ``subject``: the subject a person says the candidate is about (for a name that was
+    ambiguous), instead of the name the model wrote.
 
     The status check, the write and the resolution are one transaction: a candidate
     rejected meanwhile is never written, and a failure leaves it open and unwritten."""
     held_id = _check_id(held_id)
+    chosen = None if subject is None else check_subject(subject, "subject")
 
     def work(txn: WriteTransaction) -> Applied:
         row = _open(txn, held_id)
-        pending = candidate_op(row.subject, row.attribute, row.change, load_value(row.value), row.valid_from,
-                               row.episode_id, row.confidence)
+        if row.change == ALIAS:
+            return record_alias(ledger, txn, held_id, load_value(row.value), row.subject)
+        pending = candidate_op(chosen or row.subject, row.attribute, row.change, load_value(row.value),
+                               row.valid_from, row.episode_id, row.confidence)
         applied = ledger.writes.apply_one(txn, pending)
         txn.resolve_held([held_id], "confirmed", ledger.now())
         return applied
@@ -48,6 +53,16 @@ def confirm(ledger: Ledger, tenant: str, held_id: int) -> WriteResult:
     applied = ledger.run_write(tenant, work)
     ledger.index_facts(tenant)
     return ledger.result(tenant, applied)
+
+
+def record_alias(ledger: Ledger, txn: WriteTransaction, held_id: int, name: str, subject: str) -> Applied:
+    """The one place where a confirmed alias proposal takes effect: once the ledger records
+    aliases, this asks it to record ``name`` as another name of ``subject``. Until then
+    the candidate stays open, and nothing changes."""
+    raise ConflictError(
+        f"id: held candidate {held_id} proposes {name!r} as another name of {subject!r}; this version of sgam "
+        "cannot record aliases yet: leave it open or reject it", field="id", value=held_id,
+    )
 
 
 def reject(ledger: Ledger, tenant: str, held_id: int) -> HeldCandidate:

@@ -4,7 +4,7 @@
 scripted model while replies are queued, else with the configured one. Policies that
 hold updates back are off unless the scenario turns them on: ``schema`` with
 ``sensitive: true`` holds that attribute for confirmation, and ``extract`` takes
-``min_confidence``, ``promote_after`` and ``hold_inferred``. ``confirm`` and ``reject``
+``min_confidence``, ``promote_after``, ``hold_inferred`` and ``confirm_ambiguous``. ``confirm`` and ``reject``
 settle a held candidate of a key.
 """
 
@@ -18,7 +18,7 @@ from ..extraction import ExtractionPolicy, HeldCandidate, ScriptedClient
 from .context import ReplayContext, StepHandler
 from .loader import Step
 
-POLICY_KEYS = ("min_confidence", "promote_after", "hold_inferred", "confirm_sensitive")
+POLICY_KEYS = ("min_confidence", "promote_after", "hold_inferred", "confirm_sensitive", "confirm_ambiguous")
 
 
 def _scripted(context: ReplayContext) -> ScriptedClient:

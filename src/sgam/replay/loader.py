@@ -47,7 +47,8 @@ OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "expect_reachable": ({"from", "attributes", "depth", "subjects"}, {"at", "known_at"}),
     "clock": (set(), set()),
     "model_reply": (set(), set()),
-    "extract": ({"episode"}, {"min_confidence", "promote_after", "hold_inferred", "confirm_sensitive"}),
+    "extract": ({"episode"}, {"min_confidence", "promote_after", "hold_inferred", "confirm_sensitive",
+                             "confirm_ambiguous"}),
     "confirm": ({"subject", "attribute"}, {"value"}),
     "reject": ({"subject", "attribute"}, {"value"}),
 }

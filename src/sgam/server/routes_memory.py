@@ -70,10 +70,10 @@ async def held(request: Request, caller: Reader, status: str = "open", limit: in
 
 @router.post("/held/{held_id}/confirm", dependencies=[IDEMPOTENT],
              response_model=WriteResult, tags=["extraction"],
-             summary="Confirm a held candidate: it is written now")
-async def confirm(held_id: int, request: Request, caller: Writer) -> Response:
+             summary="Confirm a held candidate: it is written now (about ?subject=, for an ambiguous name)")
+async def confirm(held_id: int, request: Request, caller: Writer, subject: str | None = None) -> Response:
     async def produce() -> Response:
-        return write_reply(await memory_of(request).confirm(caller.tenant, held_id))
+        return write_reply(await memory_of(request).confirm(caller.tenant, held_id, subject=subject))
 
     return await once(request, caller, produce)
 

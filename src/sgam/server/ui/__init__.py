@@ -1,6 +1,6 @@
-"""The web inspector: see a key's timeline and sources, review held candidates, erase
-with a preview, retention classes and consent, documents and their revisions, checkpoint
-threads.
+"""The web inspector: see a key's timeline and sources, a subject with its sets, relations
+and neighbourhood, review held candidates, erase with a preview, retention classes and
+consent, documents and their revisions, checkpoint threads.
 Server-rendered HTML under ``/ui``; everything it needs ships here."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from ..limits import SessionLimits
-from . import document_pages, lifecycle_pages, pages
+from . import document_pages, lifecycle_pages, pages, subject_pages
 from .sessions import Sessions
 
 
@@ -28,6 +28,7 @@ def _include_threads(app: FastAPI) -> bool:
 def install(app: FastAPI, limits: SessionLimits) -> None:
     app.state.inspector_sessions = Sessions(limits)
     app.include_router(pages.router)
+    app.include_router(subject_pages.router)
     app.include_router(lifecycle_pages.router)
     app.include_router(document_pages.router)
     app.state.inspector_threads = _include_threads(app)

@@ -45,7 +45,17 @@ def key_url(subject: str, attribute: str) -> str:
     return f"/ui/keys/{quote(subject, safe='')}/{quote(attribute, safe='')}"
 
 
+def subject_url(subject: str, at: str = "", known_at: str = "") -> str:
+    """A subject's page: by path, or by query when the id holds a '/'; read at ``at`` as
+    believed at ``known_at`` when given, so following a relation keeps the instant."""
+    instant = {name: value for name, value in (("at", at), ("known_at", known_at)) if value}
+    if "/" in subject:
+        return "/ui/subject?" + urlencode({"subject": subject, **instant})
+    return f"/ui/subjects/{quote(subject, safe='')}" + (f"?{urlencode(instant)}" if instant else "")
+
+
 TEMPLATES.env.globals["key_url"] = key_url
+TEMPLATES.env.globals["subject_url"] = subject_url
 OVERVIEW_ROWS = 10_000
 RECENT_EPISODES = 20
 
@@ -289,22 +299,37 @@ async def episode_page(request: Request, episode_id: str, quote: str | None = No
 
 # review -----------------------------------------------------------------------------------
 
+def _review(memory: Memory, tenant: str) -> dict[str, Any]:
+    """Held candidates, and for each one held because its subject's name was ambiguous
+    the subjects its extraction listed (a person chooses; the name as written stays a
+    choice: a subject of its own)."""
+    held = memory.held(tenant, limit=200)
+    choices: dict[int, list[str]] = {}
+    for episode in dict.fromkeys(h.episode_id for h in held if h.hold == "pending"):
+        for extraction in memory.extractions(tenant, episode=episode, limit=50):
+            for decision in extraction.decisions:
+                if decision.held_id is not None and decision.candidates:
+                    choices.setdefault(decision.held_id, list(decision.candidates))
+    return {"held": held, "choices": choices}
+
+
 @router.get("/review", response_class=HTMLResponse)
 async def review(request: Request) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
-        held = await _memory(request).held(principal.tenant, limit=200)
+        data = await _memory(request).call(_review, principal.tenant)
         flash = _sessions(request).take_flash(session.id)
-        return _page(request, "review.html", session, principal, held=held, flash=flash)
+        return _page(request, "review.html", session, principal, flash=flash, **data)
 
     return await _guarded(request, "read", render)
 
 
 @router.post("/review/{held_id}/{decision}")
-async def decide(request: Request, held_id: int, decision: str, csrf: str = Form("")) -> Response:
+async def decide(request: Request, held_id: int, decision: str, csrf: str = Form(""),
+                 subject: str = Form("", max_length=1000)) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
         _checked_csrf(session, csrf)
         if decision == "confirm":
-            written = await _memory(request).confirm(principal.tenant, held_id)
+            written = await _memory(request).confirm(principal.tenant, held_id, subject=subject or None)
             fact = written.assertion
             _sessions(request).flash(session.id, f"Candidate {held_id} confirmed: " + (
                 f"{fact.subject}.{fact.attribute} = {json.dumps(fact.value, ensure_ascii=False)} "
