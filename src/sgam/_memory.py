@@ -424,7 +424,8 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
             meant = reader.resolve_subject(s)
             declared = reader.declared(split_attribute(a)[0])
             if declared is not None and declared.cardinality is Cardinality.MANY:
-                return [v for member in reader.member_keys(meant, f"{a}{MEMBER}") for v in reader.versions(meant, member)]
+                members = reader.member_keys(meant, f"{a}{MEMBER}")
+                return [v for member in members for v in reader.versions(meant, member)]
             return reader.versions(meant, a)
 
         return self._timeline(tenant, subject, attribute, purpose, "versions", read)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sgam import ConflictError, Memory
+from sgam import Memory
 from sgam.extraction import ExtractionPolicy, Outcome, ScriptedClient
 from sgam.extraction.prompt import build_request, gather_context
 from tests.conftest import PostgresUrls
@@ -123,11 +123,11 @@ def test_an_alias_the_model_proposes_waits_for_a_person(memory: Memory) -> None:
     assert "already the subject" in (decisions[3].reason or "")
     (alias,) = memory.held("acme")
     assert (alias.subject, alias.change, alias.value, alias.attribute) == ("mira jansen", "alias", "Mimi", "")
-    with pytest.raises(ConflictError, match="cannot record aliases yet"):
-        memory.confirm("acme", alias.id)
-    assert memory.held("acme") == [alias]  # still open, nothing changed
-    assert memory.get("acme", "mimi", "city") is None
-    assert memory.reject("acme", alias.id).status == "rejected"
+    assert memory.get("acme", "mimi", "city") is None  # held: nothing changed yet
+    assert memory.confirm("acme", alias.id).assertion is None  # an alias is a step, not an assertion
+    assert memory.resolve("acme", "Mimi") == "mira jansen"
+    assert memory.get("acme", "mimi", "city").value == "Oslo"  # type: ignore[union-attr]
+    assert [n.decided_by for n in memory.names("acme", "mira jansen")] == [f"review of held {alias.id}"]
 
 
 def test_a_retract_of_a_set_names_the_member(memory: Memory) -> None:

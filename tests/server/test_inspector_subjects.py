@@ -123,7 +123,7 @@ def test_erased_and_revoked_subjects_leave_the_page(served_at: Served, clock: Ma
         assert 'id="inward"' not in mira
 
 
-def test_review_shows_an_alias_proposal_and_confirming_it_changes_nothing_yet(served: Served) -> None:
+def test_review_shows_an_alias_proposal_and_confirming_it_records_the_alias(served: Served) -> None:
     memory = served.memory
     memory.add_episode("acme", "e0", "2026-05-01T00:00:00Z", "Mira Jansen lives in Oslo.")
     memory.write("acme", "Mira Jansen", "city", "Oslo", "2026-05-01T00:00:00Z", "e0")
@@ -137,9 +137,12 @@ def test_review_shows_an_alias_proposal_and_confirming_it_changes_nothing_yet(se
         assert '"Mimi" as another name of <a href="/ui/subjects/mira%20jansen">mira jansen</a> (alias)' in review
         csrf = re.search(r'name="csrf" value="([^"]+)"', review)
         assert csrf
-        refused = writer.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
-        assert refused.status_code == 409 and "cannot record aliases yet" in html.unescape(refused.text)
-    assert memory.held("acme") == [alias]
+        confirmed = writer.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
+        assert confirmed.status_code in (200, 303), confirmed.text
+        page = writer.get("/ui/subjects/mira%20jansen").text
+        assert "mimi means mira jansen since" in html.unescape(page)
+    assert memory.held("acme") == []
+    assert memory.get("acme", "Mimi", "city").value == "Oslo"  # type: ignore[union-attr]
 
 
 def test_review_lists_the_subjects_an_ambiguous_name_could_mean_and_writes_the_one_chosen(served: Served) -> None:

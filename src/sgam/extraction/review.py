@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from .. import _aliases
 from .._errors import ConflictError, NotFoundError
 from .._ledger import Ledger
 from .._model import WriteResult
+from .._rules import Effect
 from .._values import check_integer, check_subject, load_value
 from .._write import Applied
 from ..store import ExtractionReads, ExtractionWrites, HeldRow, WriteTransaction
@@ -56,13 +58,12 @@ def confirm(ledger: Ledger, tenant: str, held_id: int, subject: str | None = Non
 
 
 def record_alias(ledger: Ledger, txn: WriteTransaction, held_id: int, name: str, subject: str) -> Applied:
-    """The one place where a confirmed alias proposal takes effect: once the ledger records
-    aliases, this asks it to record ``name`` as another name of ``subject``. Until then
-    the candidate stays open, and nothing changes."""
-    raise ConflictError(
-        f"id: held candidate {held_id} proposes {name!r} as another name of {subject!r}; this version of sgam "
-        "cannot record aliases yet: leave it open or reject it", field="id", value=held_id,
-    )
+    """The one place where a confirmed alias proposal takes effect: ``name`` becomes
+    another name of ``subject`` (merging if it has facts of its own), by the review's
+    decision. An alias is a step, not an operation: the answer names no assertion."""
+    _aliases.alias(txn, check_subject(name, "value"), subject, ledger.now(), f"review of held {held_id}")
+    txn.resolve_held([held_id], "confirmed", ledger.now())
+    return Applied(0, Effect.CREATED, None)
 
 
 def reject(ledger: Ledger, tenant: str, held_id: int) -> HeldCandidate:

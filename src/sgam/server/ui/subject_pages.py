@@ -15,6 +15,7 @@ from ..._errors import NotFoundError
 from ..._memory import Memory
 from ..._model import Assertion
 from ..._schema import AttributeSchema, Cardinality, ValueType
+from ..._time import format_timestamp
 from ..._values import check_subject
 from ...access import Principal
 from . import neighbourhood
@@ -30,8 +31,8 @@ LINKED_SHOWN = 200
 @dataclass(frozen=True, slots=True)
 class Names:
     """What the subject is called: its id, the spelling shown to people, the stored
-    spellings the normalisation left apart, and (once sgam records them) its other names
-    with when and by whose decision each was given."""
+    spellings the normalisation left apart, and its other names (aliases) with when and
+    by whose decision each was given."""
 
     id: str
     display: str
@@ -40,11 +41,14 @@ class Names:
 
 
 def subject_names(memory: Memory, tenant: str, subject: str) -> Names:
-    """The one source of the page's "Names and merges" section. Aliases and merges join
-    it here, from the library's record of a subject's names, and nowhere else."""
+    """The one source of the page's "Names and merges" section: display name,
+    collisions, and the library's record of the subject's aliases."""
     display = memory.display_names(tenant, [subject])[subject]
     collisions = [stored for normalised, stored in memory.subject_collisions(tenant) if normalised == subject]
-    return Names(subject, display, collisions)
+    aliases = [f"{n.name} means {n.subject} since {format_timestamp(n.since)}"
+               + ("" if n.until is None else f", until {format_timestamp(n.until)}")
+               + ("" if n.decided_by is None else f", by {n.decided_by}") for n in memory.names(tenant, subject)]
+    return Names(subject, display, collisions, aliases)
 
 
 @dataclass(frozen=True, slots=True)
