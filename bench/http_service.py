@@ -4,18 +4,25 @@ Starts `sgam serve` as a separate process on a free loopback port for each backe
 fresh SQLite file; an embedded PostgreSQL unless --pg-admin names a server), and beside it
 the floor: a bare FastAPI endpoint under the same uvicorn settings (`uvicorn_config`, log
 level info) that checks a bearer key and answers a small JSON object. Then --clients
-threads, each with its own keep-alive HTTP connection, load one route at a time for
---seconds each: the floor, sgam's fact get, fact write, recall, a mix (40% writes, 40%
-gets, 20% recalls), and the floor again (the floor of the run is the mean of both).
+threads, each with its own keep-alive HTTP connection, load one route at a time: sgam's
+fact get, fact write, recall, and a mix (40% writes, 40% gets, 20% recalls). Each route
+runs --rounds times, each round the floor then sgam for --seconds each, so that a ratio
+compares phases that ran side by side on a machine whose speed drifts.
 
 Per phase it prints throughput, p50/p99, errors (any unexpected status or transport
 error) and the server's CPU per request (user + system time from /proc/<pid>/stat, read
-before and after the phase); then each sgam route's throughput ÷ the floor's. Lost
-acknowledged writes: every write the server answered 201 is read back afterwards through
-the library, at its valid_from, and must hold its value. `--json` prints one JSON object.
+before and after each phase); then each route's throughput ÷ the floor's in its rounds,
+and its server CPU per request ÷ the floor's. Lost acknowledged writes: every write the
+server answered 201 is read back afterwards through the library, at its valid_from, and
+must hold its value. `--json` prints one JSON object.
 
-    python bench/http_service.py                       # both backends, 16 clients, 10 s per phase
+With --baseline SRC a second `sgam serve` runs from another source tree (an older
+checkout's src/) on the same store, in every round right after sgam's ("get (baseline)"
+after "get"): before and after in one machine state.
+
+    python bench/http_service.py                       # both backends, 16 clients, 2 rounds of 5 s
     python bench/http_service.py --backend sqlite --seconds 5 --json
+    python bench/http_service.py --baseline /tmp/old/src   # git archive OLD src | tar -x -C /tmp/old
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ BASE = datetime(2020, 1, 1, tzinfo=UTC)
 SUBJECTS_PER_CLIENT = 50
 DATABASE = "sgam_http_bench"
 APP_ROLE = "sgam_http_bench_app"
-PHASES = ("floor", "get", "write", "recall", "mixed", "floor again")
+ROUTES = ("get", "write", "recall", "mixed")
 Request = tuple[str, str, str, dict[str, Any] | None]
 """(operation, method, path, JSON body)."""
 
@@ -178,10 +185,12 @@ def child_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("SGAM_EMBEDDER", "SGAM_LLM"))}
 
 
-def serve_sgam(url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+def serve_sgam(url: str, port: int, workers: int, source: str | None = None) -> subprocess.Popen[bytes]:
+    """``sgam serve``; from the sources under ``source`` instead of this one's when given."""
     sgam = Path(sys.executable).with_name("sgam")
+    env = child_env() if source is None else {**child_env(), "PYTHONPATH": source}
     process = subprocess.Popen([str(sgam), "serve", "--port", str(port), "--db", url, "--workers", str(workers)],
-                               env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return wait_until_up(process, port, "sgam serve")
 
 
@@ -225,7 +234,7 @@ def mixed_request(client: Client) -> Request:
 
 
 WORKLOADS: dict[str, Callable[[Client], Request]] = {
-    "floor": get_request, "floor again": get_request, "get": get_request, "write": write_request,
+    "get": get_request, "write": write_request,
     "recall": recall_request, "mixed": mixed_request,
 }
 
@@ -266,8 +275,43 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+@dataclass
+class Phase:
+    """What one phase measured over all its rounds."""
+
+    elapsed: float = 0.0
+    server_cpu: float = 0.0
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    load: list[float] = field(default_factory=list)
+
+    @property
+    def requests(self) -> int:
+        return sum(len(latencies) for latencies in self.samples.values())
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.elapsed if self.elapsed else 0.0
+
+    @property
+    def cpu_per_request(self) -> float:
+        return self.server_cpu / max(self.requests, 1)
+
+    def summary(self) -> dict[str, Any]:
+        every = [s for v in self.samples.values() for s in v]
+        return {
+            "requests": self.requests, "req_per_s": round(self.rate, 1), "errors": len(self.errors),
+            "server_cpu_ms_per_request": round(self.cpu_per_request * 1000, 3),
+            "p50_ms": round(percentile(every, 0.5), 2), "p99_ms": round(percentile(every, 0.99), 2),
+            "by_operation": {op: {"req_per_s": round(len(v) / self.elapsed, 1), "p50_ms": round(percentile(v, 0.5), 2),
+                                  "p99_ms": round(percentile(v, 0.99), 2)} for op, v in sorted(self.samples.items())},
+            "error_samples": sorted(set(self.errors))[:5],
+            "load_average": round(max(self.load, default=0.0), 2),
+        }
+
+
 def run_phase(port: int, pid: int, key: str, clients: list[Client], workload: Callable[[Client], Request],
-              seconds: float) -> dict[str, Any]:
+              seconds: float, into: Phase) -> None:
     """Every client on ``workload`` for ``seconds``: throughput, latency and server CPU."""
     tallies = [Tally() for _ in clients]
     stop = time.monotonic() + seconds
@@ -278,24 +322,13 @@ def run_phase(port: int, pid: int, key: str, clients: list[Client], workload: Ca
         thread.start()
     for thread in threads:
         thread.join()
-    elapsed = time.monotonic() - began
-    server_cpu = cpu_seconds(pid) - cpu_before
-    samples: dict[str, list[float]] = {}
+    into.elapsed += time.monotonic() - began
+    into.server_cpu += cpu_seconds(pid) - cpu_before
     for tally in tallies:
         for op, latencies in tally.latencies.items():
-            samples.setdefault(op, []).extend(latencies)
-    total = sum(len(latencies) for latencies in samples.values())
-    errors = [error for tally in tallies for error in tally.errors]
-    return {
-        "requests": total, "req_per_s": round(total / elapsed, 1), "errors": len(errors),
-        "server_cpu_ms_per_request": round(server_cpu / max(total, 1) * 1000, 3),
-        "p50_ms": round(percentile([s for v in samples.values() for s in v], 0.5), 2),
-        "p99_ms": round(percentile([s for v in samples.values() for s in v], 0.99), 2),
-        "by_operation": {op: {"req_per_s": round(len(v) / elapsed, 1), "p50_ms": round(percentile(v, 0.5), 2),
-                              "p99_ms": round(percentile(v, 0.99), 2)} for op, v in sorted(samples.items())},
-        "error_samples": sorted(set(errors))[:5],
-        "load_average": round(os.getloadavg()[0], 2),
-    }
+            into.samples.setdefault(op, []).extend(latencies)
+        into.errors.extend(tally.errors)
+    into.load.append(os.getloadavg()[0])
 
 
 def lost_writes(url: str, clients: list[Client]) -> int:
@@ -310,37 +343,49 @@ def lost_writes(url: str, clients: list[Client]) -> int:
     return lost
 
 
-def run(url: str, clients: int, seconds: float, workers: int, say: Callable[[str], None]) -> dict[str, Any]:
-    """Every phase against one backend's server and the floor beside it."""
+def run(url: str, clients: int, seconds: float, rounds: int, workers: int, say: Callable[[str], None],
+        baseline: str | None = None) -> dict[str, Any]:
+    """Each route in turn, ``rounds`` times: the floor, sgam's server (and the baseline's)
+    for ``seconds`` each, so that every ratio compares phases that ran side by side."""
     key = seed(url, clients)
     floor_key = f"sgam_{secrets.token_urlsafe(32)}"
-    sgam_port, floor_port = free_port(), free_port()
-    sgam, floor = serve_sgam(url, sgam_port, workers), serve_floor(floor_port, floor_key)
+    servers = {"floor": (free_port(), floor_key), "sgam": (free_port(), key)}
+    processes = {"floor": serve_floor(servers["floor"][0], floor_key),
+                 "sgam": serve_sgam(url, servers["sgam"][0], workers)}
+    if baseline is not None:
+        servers["baseline"] = (free_port(), key)
+        processes["baseline"] = serve_sgam(url, servers["baseline"][0], workers, baseline)
     people = [Client(n, random.Random(n)) for n in range(clients)]
-    phases: dict[str, dict[str, Any]] = {}
+    phases: dict[str, Phase] = {}
     try:
-        for name in PHASES:
-            on_floor = name.startswith("floor")
-            phases[name] = run_phase(floor_port if on_floor else sgam_port, (floor if on_floor else sgam).pid,
-                                     floor_key if on_floor else key, people, WORKLOADS[name], seconds)
-            say(phase_row(name, phases[name]))
+        for route in ROUTES:
+            labels = {"floor": f"floor ({route})", "sgam": route, "baseline": f"{route} (baseline)"}
+            for _ in range(rounds):
+                for target, (port, secret) in servers.items():
+                    workload = WORKLOADS["get" if target == "floor" else route]
+                    run_phase(port, processes[target].pid, secret, people, workload, seconds,
+                              phases.setdefault(labels[target], Phase()))
+            for target in servers:
+                say(phase_row(labels[target], phases[labels[target]].summary()))
     finally:
-        for process in (sgam, floor):
+        for process in processes.values():
             process.terminate()
             process.wait(30)
-    floor_rate = (phases["floor"]["req_per_s"] + phases["floor again"]["req_per_s"]) / 2
-    floor_cpu = (phases["floor"]["server_cpu_ms_per_request"] + phases["floor again"]["server_cpu_ms_per_request"]) / 2
-    ratios = {f"{name}_vs_floor": round(phases[name]["req_per_s"] / floor_rate, 3) for name in ("get", "write",
-                                                                                               "recall", "mixed")}
-    cpu_ratios = {f"{name}_vs_floor": round(phases[name]["server_cpu_ms_per_request"] / floor_cpu, 2)
-                  for name in ("get", "write", "recall", "mixed")}
-    return {"phases": phases, "floor_req_per_s": round(floor_rate, 1), "ratios": ratios,
+    ratios: dict[str, float] = {}
+    cpu_ratios: dict[str, float] = {}
+    for route in ROUTES:
+        floor = phases[f"floor ({route})"]
+        for label in (route, f"{route} (baseline)"):
+            if label in phases:
+                ratios[f"{label}_vs_floor"] = round(phases[label].rate / floor.rate, 3)
+                cpu_ratios[f"{label}_vs_floor"] = round(phases[label].cpu_per_request / floor.cpu_per_request, 2)
+    return {"phases": {label: phase.summary() for label, phase in phases.items()}, "ratios": ratios,
             "server_cpu_per_request_vs_floor": cpu_ratios, "acknowledged_writes": sum(len(p.acked) for p in people),
             "lost_writes": lost_writes(url, people)}
 
 
 def phase_row(name: str, phase: dict[str, Any]) -> str:
-    return (f"  {name:11} {phase['req_per_s']:8.0f} req/s  p50 {phase['p50_ms']:7.1f} ms  p99 {phase['p99_ms']:7.1f} ms"
+    return (f"  {name:17} {phase['req_per_s']:8.0f} req/s  p50 {phase['p50_ms']:7.1f} ms  p99 {phase['p99_ms']:7.1f} ms"
             f"  server CPU {phase['server_cpu_ms_per_request']:6.2f} ms/request  errors {phase['errors']}"
             f"  load {phase['load_average']:.1f}")
 
@@ -358,9 +403,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--seconds", type=float, default=10.0, help="per phase")
+    parser.add_argument("--seconds", type=float, default=5.0, help="per phase and round")
+    parser.add_argument("--rounds", type=int, default=2, help="how many times each route's phases alternate")
     parser.add_argument("--workers", type=int, default=16, help="sgam serve --workers")
     parser.add_argument("--pg-admin", help="admin URL of a PostgreSQL server (default: an embedded one)")
+    parser.add_argument("--baseline", metavar="SRC", help="also serve from the sources under SRC, phase by phase")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = parser.parse_args()
     load_at_start = os.getloadavg()[0]
@@ -369,23 +416,25 @@ def main() -> None:
         if not args.json:
             print(row, flush=True)
 
-    say(f"{args.clients} clients, {args.seconds:.0f} s per phase, loopback; floor: a bare FastAPI endpoint "
-        "(bearer check, small JSON) under the same uvicorn settings")
+    say(f"{args.clients} clients, {args.rounds} rounds of {args.seconds:.0f} s per phase, loopback; floor: a bare "
+        "FastAPI endpoint (bearer check, small JSON) under the same uvicorn settings")
     results: dict[str, Any] = {}
     for backend in (["sqlite", "postgres"] if args.backend == "both" else [args.backend]):
         say(backend)
         with tempfile.TemporaryDirectory(prefix="sgam-http-bench-") as folder:
             url = f"sqlite:///{folder}/bench.db" if backend == "sqlite" else postgres_url(args.pg_admin)
-            result = results[backend] = run(url, args.clients, args.seconds, args.workers, say)
-        say("  throughput / floor: " + "  ".join(f"{k.removesuffix('_vs_floor')} {v:.2f}"
-                                               for k, v in result["ratios"].items())
-            + f"  (floor {result['floor_req_per_s']:.0f} req/s)")
-        say("  server CPU per request / floor: " + "  ".join(
+            result = results[backend] = run(url, args.clients, args.seconds, args.rounds, args.workers, say,
+                                            args.baseline)
+        say("  throughput / floor: " + ",  ".join(
+            f"{k.removesuffix('_vs_floor')} {v:.2f}" for k, v in result["ratios"].items()))
+        say("  server CPU per request / floor: " + ",  ".join(
             f"{k.removesuffix('_vs_floor')} {v:.1f}x" for k, v in result["server_cpu_per_request_vs_floor"].items()))
         say(f"  acknowledged writes {result['acknowledged_writes']}, lost {result['lost_writes']}")
     if args.json:
-        print(json.dumps({"clients": args.clients, "seconds_per_phase": args.seconds, "workers": args.workers,
-                          "backends": results, "machine": machine(load_at_start)}, indent=2))
+        print(json.dumps({"clients": args.clients, "seconds_per_phase": args.seconds, "rounds": args.rounds,
+                          "workers": args.workers,
+                          "baseline": args.baseline, "backends": results, "machine": machine(load_at_start)},
+                         indent=2))
 
 
 if __name__ == "__main__":
