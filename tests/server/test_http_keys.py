@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import sgam.server.auth as auth
-from sgam import AsyncMemory, Memory
+from sgam import AsyncMemory, BusyError, Memory
 from sgam.access import Principal, create_key, fingerprint, revoke_key
 from sgam.server import create_app
 
@@ -141,3 +141,21 @@ def test_known_keys_match_the_secret_and_hold_a_bounded_number() -> None:
     assert known.principal("not a key") is None
     known.forget(keys[2])
     assert known.principal(keys[2]) is None and len(known) == 1
+
+
+def test_a_store_that_cannot_check_the_key_answers_busy(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key check that fails for want of the store is answered as every route answers a
+    busy store (503), never with the answer of a key that was not checked."""
+    with served.client("acme", "read") as reader:
+        assert reader.get("/v1/whoami").status_code == 200
+
+        def busy(memory: Memory, key: object) -> Principal:
+            raise BusyError("the store is busy")
+
+        monkeypatch.setattr(auth, "authenticate", busy)
+        answers = [reader.get("/v1/whoami"), reader.get("/v1/facts/mira/city")]
+        monkeypatch.undo()
+        assert reader.get("/v1/whoami").json()["tenant"] == "acme"
+    for answer in answers:
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["kind"] == "busy" and "acme" not in answer.text

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hmac
 import threading
 from collections.abc import Awaitable, Callable
-from contextlib import suppress
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -26,6 +25,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._async import BEFORE_EACH_CALL, AsyncMemory
+from .._errors import SgamError
 from .._memory import Memory
 from ..access import AuthenticationError, Principal, authenticate, fingerprint
 from ..access import Scope as KeyScope
@@ -137,13 +137,17 @@ class KeyChecks:
         async def checked_send(message: Message) -> None:
             nonlocal refusing
             if message["type"] == "http.response.start":
+                failed: SgamError | None = None
                 if check.pending:
-                    with suppress(AuthenticationError):
+                    try:
                         await self.memory.call(_nothing)
-                if check.refused is not None:
+                    except SgamError as exc:  # the store could not say (busy): answered as any route would
+                        failed = exc
+                error = check.refused or failed
+                if error is not None:
                     refusing = True
-                    await problem_response(check.refused, scope.get("path"),
-                                           {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+                    headers = {"WWW-Authenticate": "Bearer"} if check.refused is not None else None
+                    await problem_response(error, scope.get("path"), headers)(scope, receive, send)
             if not refusing:
                 await send(message)
 
