@@ -5,9 +5,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import IntEnum, StrEnum
+from typing import Any, NamedTuple
 
 import pytest
+from pydantic import BaseModel
 
 import sgam
 from sgam import AsyncMemory, Memory, ValidationError
@@ -42,6 +47,50 @@ def test_problem_document_is_rfc9457_with_kind_and_field() -> None:
     assert doc == {"type": "urn:sgam:error:validation", "title": "Invalid input", "status": 422,
                    "detail": "subject: must not be empty (got '')", "kind": "validation", "field": "subject",
                    "instance": "/v1/facts"}
+
+
+class Colour(StrEnum):
+    RED = "red"
+
+
+class Rank(IntEnum):
+    FIRST = 1
+
+
+class Point(NamedTuple):
+    x: int
+    y: int
+
+
+class Shape(BaseModel):
+    name: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Inner:
+    colour: Colour
+    when: datetime
+
+
+@dataclass(frozen=True)
+class Outer:
+    inner: Inner
+    items: tuple[Any, ...]
+    extra: dict[Any, Any]
+
+
+def test_to_json_of_every_kind_of_value() -> None:
+    """Plain values pass as they are; subclasses of plain types (enums on str or int, a
+    named tuple, an ordered dict) are encoded by what they are, not taken for plain."""
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    encoded = to_json(Outer(Inner(Colour.RED, when), (Rank.FIRST, Point(1, 2), True, None, 1.5),
+                            OrderedDict([(1, Shape(name="s", at=when))])))
+    assert encoded == {"inner": {"colour": "red", "when": "2026-01-01T00:00:00.000000Z"},
+                       "items": [1, [1, 2], True, None, 1.5],
+                       "extra": {"1": {"name": "s", "at": "2026-01-01T00:00:00Z"}}}
+    assert type(encoded["inner"]["colour"]) is str and type(encoded["items"][0]) is int
+    assert to_json(Inner(Colour.RED, when)) == to_json(Inner(Colour.RED, when))  # field names cached per class
 
 
 def test_results_encode_as_json(memory: Memory) -> None:

@@ -27,6 +27,13 @@ P = ParamSpec("P")
 R = TypeVar("R")
 DEFAULT_WORKERS = 8
 
+BEFORE_EACH_CALL: contextvars.ContextVar[Callable[[Memory], None] | None] = contextvars.ContextVar(
+    "sgam_before_each_call", default=None)
+"""A check the caller's context puts before every call it makes, run on the same worker
+thread just before the call (and raising instead of it): the HTTP server verifies a
+request's API key this way, in the hop of the request's first store call, instead of
+paying a thread hop of its own."""
+
 
 def _twin(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatenate[AsyncMemory, P], Awaitable[R]]:
     """The awaitable twin of a ``Memory`` method: same arguments, same result, same errors."""
@@ -74,7 +81,13 @@ class AsyncMemory:
         """``call`` on a worker thread, in a copy of the caller's context: what a request
         set there (the idempotent attempt it acts for) reaches the call."""
         context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(self._executor, context.run, call)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, context.run, self._checked, call)
+
+    def _checked(self, call: Callable[[], R]) -> R:
+        check = BEFORE_EACH_CALL.get()
+        if check is not None:
+            check(self.memory)
+        return call()
 
     async def aclose(self) -> None:
         """Wait for calls in flight, then close the store if this object opened it."""

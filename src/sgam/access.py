@@ -129,6 +129,14 @@ def authenticate(memory: Memory, key: object) -> Principal:
     return Principal(tenant, key_id, check_scope(row.scope))
 
 
+def fingerprint(key: object) -> tuple[str, str] | None:
+    """The id of a well-formed key and the digest of its secret, read without the store:
+    what a cache of keys that authenticated before matches a presented key on (a key's
+    tenant, scope and digest never change; only its revocation does)."""
+    parts = _parse(key)
+    return None if parts is None else (parts[1], _digest(parts[2]))
+
+
 def principal_of(memory: Memory, key_id: str) -> Principal | None:
     """The principal of a live key by id, or None if unknown or revoked: a session that
     signed in with a key re-checks it this way on every request."""

@@ -12,16 +12,31 @@ from pydantic import BaseModel
 
 from .._time import format_timestamp
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+"""The field names of each record class met so far (``dataclasses.fields`` per value is
+the slowest step of encoding a record)."""
+
 
 def to_json(value: Any) -> Any:
     """``value`` as plain JSON data: records become objects, timestamps RFC 3339 UTC
     strings, enums their value; the keys of a record are its field names."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        return {str(k): to_json(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [to_json(v) for v in value]
+    names = _FIELDS.get(kind)
+    if names is None and is_dataclass(value) and not isinstance(value, type):
+        names = _FIELDS[kind] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return {name: to_json(getattr(value, name)) for name in names}
     if isinstance(value, datetime):
         return format_timestamp(value)
     if isinstance(value, Enum):
         return value.value
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, BaseModel):
         return to_json(value.model_dump(mode="json"))
     if isinstance(value, dict):

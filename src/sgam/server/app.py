@@ -11,6 +11,7 @@ from starlette.routing import Route
 from .. import __version__
 from .._async import AsyncMemory
 from . import health, openapi, problems, routes_documents, routes_ledger, routes_lifecycle, routes_memory, ui
+from .auth import KeyChecks, KnownKeys
 from .http11 import HeadLimit
 from .limits import INSPECTOR_SESSIONS, MCP_SESSIONS, SessionLimits
 from .mcp import ApiKeyVerifier, build_mcp, token_caller
@@ -76,6 +77,7 @@ def create_app(
     _include_threads(app)
     ui.install(app, inspector_sessions)
     app.router.routes.append(Route("/mcp", endpoint=mcp_quota, include_in_schema=False))
+    app.add_middleware(KeyChecks, memory=memory, known=KnownKeys())
     app.add_middleware(problems.BodyLimit, limit=max_body)
     app.add_middleware(HeadLimit)
     app.add_middleware(problems.PlainPath)

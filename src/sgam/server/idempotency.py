@@ -69,11 +69,13 @@ class Replay:
     body: str
 
 
-def _declared(key: Annotated[str | None, Header(
+async def _declared(key: Annotated[str | None, Header(
     alias=HEADER, description="Retry-safe POST: 1-255 printable ASCII characters naming this request. A retry "
     "with the same key and request gets the first response (`Idempotent-Replayed: true`) without acting twice; "
     "kept 24 hours per tenant.")] = None) -> None:
-    """Declares the header in the OpenAPI document; ``once`` reads and checks it."""
+    """Declares the header in the OpenAPI document; ``once`` reads and checks it. A
+    coroutine, so FastAPI calls it on the loop (a plain function would cost every POST a
+    hop to its thread pool)."""
 
 
 IDEMPOTENT = Depends(_declared)

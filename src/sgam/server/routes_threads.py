@@ -4,12 +4,12 @@ Installed only where LangGraph is (``sgam[langgraph]``): the views rebuild check
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from .._memory import Memory
 from .._model import ForgetResult
 from ..langgraph import SgamSaver
 from ..langgraph import threads as view
@@ -26,8 +26,7 @@ router = APIRouter(prefix="/v1")
 async def list_threads(request: Request, caller: Reader,
                   limit: Annotated[int, Query(ge=1, le=10_000, description="At most this many threads")] = 100,
                   ) -> Response:
-    memory = memory_of(request).memory
-    return reply(await asyncio.to_thread(view.list_threads, memory, caller.tenant, limit))
+    return reply(await memory_of(request).call(view.list_threads, caller.tenant, limit))
 
 
 @router.get("/threads/{thread_id}", response_model=ThreadDetail, tags=["threads"],
@@ -35,22 +34,20 @@ async def list_threads(request: Request, caller: Reader,
 async def show_thread(thread_id: str, request: Request, caller: Reader,
                  limit: Annotated[int, Query(ge=1, le=1000, description="At most this many checkpoints")] = 20,
                  ) -> Response:
-    memory = memory_of(request).memory
-    return reply(await asyncio.to_thread(view.show_thread, memory, caller.tenant, thread_id, limit))
+    return reply(await memory_of(request).call(view.show_thread, caller.tenant, thread_id, limit))
 
 
 @router.post("/threads/{thread_id}/prune", dependencies=[IDEMPOTENT], response_model=ThreadSummary, tags=["threads"],
              summary="Prune a thread to its newest checkpoint per namespace (the run stays resumable; admin)")
 async def prune_thread(thread_id: str, request: Request, caller: Admin) -> Response:
-    saver = SgamSaver(memory_of(request).memory, tenant=caller.tenant)
-
-    def work() -> ThreadSummary:
+    def work(memory: Memory) -> ThreadSummary:
+        saver = SgamSaver(memory, tenant=caller.tenant)
         view.thread_summary(saver, thread_id)
         saver.prune([thread_id])
         return view.thread_summary(saver, thread_id)
 
     async def produce() -> Response:
-        return reply(await asyncio.to_thread(work))
+        return reply(await memory_of(request).call(work))
 
     return await once(request, caller, produce)
 
@@ -58,5 +55,5 @@ async def prune_thread(thread_id: str, request: Request, caller: Admin) -> Respo
 @router.delete("/threads/{thread_id}", response_model=ForgetResult, tags=["threads"],
                summary="Erase a thread whole: every checkpoint and pending write (admin; audited without content)")
 async def forget_thread(thread_id: str, request: Request, caller: Admin) -> Response:
-    saver = SgamSaver(memory_of(request).memory, tenant=caller.tenant)
-    return reply(await asyncio.to_thread(saver.forget_thread, thread_id))
+    return reply(await memory_of(request).call(lambda memory: SgamSaver(memory, tenant=caller.tenant)
+                                               .forget_thread(thread_id)))
