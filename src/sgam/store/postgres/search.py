@@ -1,9 +1,11 @@
 """PostgreSQL search: generated ``tsvector`` columns with GIN indexes, and pgvector with an
-HNSW index per dimension, queried directly (no in-process cache to invalidate).
+HNSW index per dimension, or without one, episode vectors ranked in process from a copy
+the vector tally proves current in the search's snapshot (``vectors.py``).
 
 Every read runs in the backend's tenant-scoped transaction, so row-level security binds
 it; every index entry of an erased row is deleted by ``ON DELETE CASCADE`` (vectors) or a
-trigger (ledger keys) in the erasing transaction. See docs/recall.md ("PostgreSQL").
+trigger (ledger keys) in the erasing transaction, and the copies only rank keys whose
+rows are read in that snapshot. See docs/recall.md ("PostgreSQL").
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@
 Without an HNSW index, the exact vector channel read every vector of the tenant from
 the server on every search (60-120 ms at 100,000 episodes). A copy in process is ranked
 by numpy as on SQLite (``store/_vectors.py``) in a few milliseconds. It is used only when
-it is exactly the tenant's vectors as the search's snapshot sees them: the tally's total
-of changes (a counter that only grows) equals the copy's. Otherwise the copy catches up
+it is exactly the tenant's vectors as the search's snapshot sees them: the tally equals
+the one the copy was made at (above all its count of changes, which only grows; the count
+and key sum besides catch a TRUNCATE that started the counts again). Otherwise the copy catches up
 in that snapshot: the vectors appended after its last key; if the count and the sum of
 keys then still differ (a writer committed keys out of order, or vectors were erased),
 the keys alone, to drop what is gone and fetch what is missing; a rewritten vector
@@ -95,7 +96,7 @@ class EpisodeVectors:
             copy = self._copies.get(key)
             if copy is not None:
                 self._copies.move_to_end(key)
-        if copy is not None and copy.tally.changes == tally.changes:
+        if copy is not None and copy.tally == tally:  # the count of changes alone would do, but for a TRUNCATE
             return copy.cache
         cache = self._caught_up(db, tenant, model, dims, copy, tally)
         if cache is None:
