@@ -73,7 +73,8 @@ class PostgresReader(
     """Tenant-scoped reads (``Reader``); each is one indexed statement.
 
     The read's transaction starts with its first statement, which sets the tenant: a
-    pipeline whose statements run in one implicit transaction until its closing Sync.
+    pipeline whose statements run in one REPEATABLE READ transaction (one snapshot),
+    committed before its closing Sync.
     A read that names its statements first (``prefetch``) and then asks the deadline
     probe, as a point read does, is one statement instead, outside any pipeline:
     ``sgam_point_reads`` sets the tenant, probes, and answers those statements."""
