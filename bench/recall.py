@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/recall.py [--sizes 10000 100000] [--model PATH] [--json]
     .venv/bin/python bench/recall.py --backend postgres [--db ADMIN_URL] [--hnsw]   # default: embedded
+    .venv/bin/python bench/recall.py --backend both --sizes 100000                  # one run, both, ratios
 
 On PostgreSQL each size runs in a freshly emptied ``sgam_bench`` database as an
 application role (row-level security in force), set up as ``postgres_ledger.py`` does.
@@ -14,7 +15,10 @@ words drawn the same way. Ingest uses ``Memory.add_episodes`` in batches of 1,00
 latency is measured on ``Memory.search`` (default preset, limit 10) and ``Memory.recall``
 (budget 1,000) on a warm process, p50 and p99 over the query set. ``vector_recall_at_10``
 is the share of the exact top 10 (float32 cosine over every episode, in numpy) that the
-backend's vector channel returns, over ``--recall-queries`` questions.
+backend's vector channel returns, over ``--recall-queries`` questions. ``--backend both``
+runs SQLite then PostgreSQL at each size in the same process and adds each size's
+PostgreSQL ÷ SQLite p50 ratios (``postgres_vs_sqlite``), the figure to judge on a shared
+machine.
 """
 
 from __future__ import annotations
@@ -128,7 +132,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="sqlite")
     parser.add_argument("--db", help="PostgreSQL admin URL (default: an embedded server)")
     parser.add_argument("--hnsw", action="store_true", help="PostgreSQL: HNSW index on the model's dimension")
     parser.add_argument("--recall-queries", type=int, default=50,
@@ -139,34 +143,49 @@ def main() -> None:
         sys.exit(f"no static model at {args.model}; pass --model PATH (a Model2Vec folder)")
     embedder = Model2VecEmbedder(args.model)
     words = vocabulary(args.model)
-    if args.backend == "postgres":
-        from postgres_ledger import APP_ROLE, prepare, reset, start_server
+    results: dict[str, list[dict[str, Any]]] = {}
+    backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
+    with tempfile.TemporaryDirectory(prefix="sgam-bench-") as folder:
+        app = admin = None
+        if "postgres" in backends:
+            from postgres_ledger import APP_ROLE, prepare, reset, start_server
 
-        from sgam.store.postgres import migrate
+            from sgam.store.postgres import migrate
 
-        admin, app = prepare(args.db or start_server())
-        if args.hnsw:
-            migrate(admin, grant_to=[APP_ROLE], vector_dimensions=[int(embedder.embed(["x"]).shape[1])])
-        results = []
+            admin, app = prepare(args.db or start_server())
+            if args.hnsw:
+                migrate(admin, grant_to=[APP_ROLE], vector_dimensions=[int(embedder.embed(["x"]).shape[1])])
         for size in args.sizes:
-            reset(admin)
-            results.append(run_size(size, words, embedder, args.queries, app, args.recall_queries))
-    else:
-        with tempfile.TemporaryDirectory(prefix="sgam-bench-") as folder:
-            results = [run_size(size, words, embedder, args.queries, f"sqlite:///{Path(folder) / f'recall-{size}.db'}",
-                                args.recall_queries) for size in args.sizes]
+            for backend in backends:
+                if backend == "postgres":
+                    reset(admin)
+                    url = app
+                else:
+                    url = f"sqlite:///{Path(folder) / f'recall-{size}.db'}"
+                results.setdefault(backend, []).append(
+                    run_size(size, words, embedder, args.queries, url, args.recall_queries))
     machine = {"when": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC", "python": sys.version.split()[0],
                "cpus": os.cpu_count(), "load_average_start": round(load_at_start, 2),
                "load_average_end": round(os.getloadavg()[0], 2)}
+    ratios = [{"episodes": pg["episodes"],
+               **{f"{what}_p50": round(pg[f"{what}_ms"]["p50"] / lite[f"{what}_ms"]["p50"], 2)
+                  for what in ("search", "recall")}}
+              for lite, pg in zip(results.get("sqlite", []), results.get("postgres", []), strict=False)]
     if args.json:
-        print(json.dumps({"backend": args.backend, "hnsw": args.hnsw, "model": embedder.name, "results": results,
-                          "machine": machine}))
+        shown: dict[str, Any] = ({"backend": args.backend, "results": results[args.backend]}
+                                 if args.backend != "both" else
+                                 {"backend": "both", "results": results, "postgres_vs_sqlite": ratios})
+        print(json.dumps({**shown, "hnsw": args.hnsw, "model": embedder.name, "machine": machine}))
     else:
-        for r in results:
-            print(f"{r['episodes']:>7} episodes  ingest {r['ingest_episodes_per_s']:>6}/s  "
-                  f"search p50 {r['search_ms']['p50']} ms p99 {r['search_ms']['p99']} ms  "
-                  f"recall p50 {r['recall_ms']['p50']} ms p99 {r['recall_ms']['p99']} ms  "
-                  f"vector recall@10 {r['vector_recall_at_10']}")
+        for backend, rows in results.items():
+            for r in rows:
+                print(f"{backend:>8} {r['episodes']:>7} episodes  ingest {r['ingest_episodes_per_s']:>6}/s  "
+                      f"search p50 {r['search_ms']['p50']} ms p99 {r['search_ms']['p99']} ms  "
+                      f"recall p50 {r['recall_ms']['p50']} ms p99 {r['recall_ms']['p99']} ms  "
+                      f"vector recall@10 {r['vector_recall_at_10']}")
+        for ratio in ratios:
+            print(f"PostgreSQL ÷ SQLite at {ratio['episodes']}: search p50 {ratio['search_p50']}, "
+                  f"recall p50 {ratio['recall_p50']}")
         print(f"{machine['when']}, {machine['cpus']} CPUs, load average {machine['load_average_start']} at start, "
               f"{machine['load_average_end']} at end")
 

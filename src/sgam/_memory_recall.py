@@ -16,7 +16,8 @@ from .recall import RecallResult, recall
 from .search import EvidenceHit, SearchConfig, SearchFilter, check_question, resolve_config
 
 if TYPE_CHECKING:
-    from .documents import Documents
+    from .documents import DocumentHit, Documents
+    from .store import Reader
 
 
 class RecallCalls:
@@ -85,6 +86,11 @@ class RecallCalls:
         self.ledger.search.index_facts(tenant)
         return done
 
+    def _passages(self, tenant: str, reader: Reader, question: str, floor: float,
+                  revoked: set[str]) -> list[DocumentHit]:
+        """Recall's document passages, in recall's own read (its deadlines settled)."""
+        return self.documents.passages(tenant, question, floor, revoked, settled=True, reader=reader)
+
     def recall(
         self, tenant: str, question: str, *, at: Moment | None = None, known_at: Moment | None = None,
         budget: int = 1000, config: SearchConfig | str | None = None, purpose: str | None = None,
@@ -101,5 +107,5 @@ class RecallCalls:
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
         return recall(self.ledger.search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
-                      known_at=known, documents=partial(self.documents.passages, settled=True), purpose=scope,
-                      read=lambda: self.ledger.read(tenant, "recall"))
+                      known_at=known, documents=partial(self._passages, tenant), purpose=scope,
+                      read=lambda ahead: self.ledger.read(tenant, "recall", ahead))

@@ -1,6 +1,7 @@
-"""``candidate_episodes`` asks both channels and their rows together (PostgreSQL: on two
-connections at once); what it returns must be what the three reads return one by one,
-for every combination of channels and filters, and an erased episode must be gone."""
+"""``candidate_episodes`` asks both channels and their rows together (PostgreSQL:
+overlapped in the caller's read, the vectors ranked in process); what it returns must be
+what the three reads return one by one, for every combination of channels and filters,
+and an erased episode must be gone."""
 
 from __future__ import annotations
 
@@ -66,9 +67,7 @@ def test_an_erased_episode_is_no_candidate(store: Store, hashing: Any) -> None:
 
 
 def test_one_pooled_connection_is_enough(postgres: PostgresUrls, hashing: Any) -> None:
-    """PostgreSQL reads the two channels on two connections at once when the pool has one
-    to spare, but never holds one while waiting for another: with a pool of one, the
-    vector channel follows the keyword channel in the caller's read."""
+    """PostgreSQL reads both channels in the caller's read: a pool of one serves a search."""
     from sgam.store.postgres import PostgresBackend
 
     with Memory(postgres.app, embedder=hashing) as memory:

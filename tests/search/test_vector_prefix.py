@@ -1,21 +1,22 @@
-"""The two-pass vector scan of large SQLite tenants against the exact scan it replaces."""
+"""The two-pass vector scan of large tenants (SQLite, and PostgreSQL's copies in process)
+against the exact scan it replaces."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sgam.store.sqlite.search import (
+from sgam.store._vectors import (
     PER_RESULT,
     PREFIX_CANDIDATES,
     PREFIX_ROWS,
-    _appended,
-    _best,
-    _columns,
     _dot,
     _prefix_candidates,
-    _VectorCache,
 )
+from sgam.store._vectors import VectorCache as _VectorCache
+from sgam.store._vectors import appended as _appended
+from sgam.store._vectors import best as _best
+from sgam.store._vectors import columns as _columns
 
 
 def _cache(rows: int, dims: int = 256, seed: int = 7) -> _VectorCache:

@@ -55,6 +55,7 @@ def test_the_question_vector_is_computed_once_per_execution(
     postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch, heads_from: int,
 ) -> None:
     monkeypatch.setattr(search, "HEADS_FROM_EPISODES", heads_from)
+    monkeypatch.setattr(search, "VECTORS_IN_PROCESS", False)  # the server's statements are the subject here
     with Memory(postgres.app, embedder=Noise()) as memory:
         memory.add_episodes(TENANT, _episodes(60))
         memory.write(TENANT, "ann", "drink", "tea", "2024-01-02T00:00:00Z", "e1")
@@ -70,8 +71,9 @@ def test_the_question_vector_is_computed_once_per_execution(
             assert "InitPlan" in line and not re.search(r"\$\d", line), "\n".join(plan)
 
 
-def test_generic_plans_rank_as_custom_plans_do(postgres: PostgresUrls) -> None:
+def test_generic_plans_rank_as_custom_plans_do(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same answers whichever plan PostgreSQL keeps for the prepared statements."""
+    monkeypatch.setattr(search, "VECTORS_IN_PROCESS", False)
     with Memory(postgres.app, embedder=Noise()) as memory:
         memory.add_episodes(TENANT, _episodes(200))
     vectors = [np.asarray(v) for v in Noise().embed(["tea time", "river crossing", "winter letter 7"])]

@@ -61,6 +61,7 @@ FILTERS = [SearchFilter(), SearchFilter(session="s2"), SearchFilter(since=1_704_
 
 
 def test_heads_give_the_exact_answers(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "VECTORS_IN_PROCESS", False)
     with Memory(postgres.app, embedder=Noise()) as memory:
         memory.add_episodes(TENANT, _episodes(300))
     questions = ("tea time", "river crossing", "winter letter 7")
@@ -82,6 +83,7 @@ def test_the_heads_pass_is_taken_from_the_threshold_on(postgres: PostgresUrls,
     with psycopg.connect(postgres.admin) as conn:
         conn.execute("DELETE FROM episode_vector_heads")
     monkeypatch.setattr(search, "HEADS_FROM_EPISODES", 41)
+    monkeypatch.setattr(search, "VECTORS_IN_PROCESS", False)
     with Memory(postgres.app, embedder=Noise()) as memory:
         assert len(_nearest(memory, "tea", SearchFilter(), 10)) == 10
         memory.add_episode(TENANT, "late", "2024-02-01T00:00:00Z", "tea late")
@@ -139,5 +141,6 @@ def test_upgrade_to_version_16_gives_stored_vectors_their_heads(owned: tuple[str
         assert conn.execute("SELECT episode_id FROM episode_vector_heads ORDER BY episode_id").fetchall() == [
             ("e1",), ("e2",)]
     monkeypatch.setattr(search, "HEADS_FROM_EPISODES", 0)
+    monkeypatch.setattr(search, "VECTORS_IN_PROCESS", False)
     with Memory(app, embedder=Noise()) as memory:
         assert [hit.episode_id for hit in memory.search(TENANT, "river two", limit=1)] == ["e2"]

@@ -9,6 +9,7 @@ when the next revision or an erasure replaces it."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import partial
 
 import numpy as np
@@ -19,7 +20,7 @@ from ..search.fusion import reciprocal_rank_fusion
 from ..search.scope import mentions
 from ..search.service import revoked_subjects
 from ..search.text import check_question, keywords
-from ..store import Backend, ChunkRow, DocumentStore, WriteTransaction
+from ..store import Backend, ChunkRow, DocumentStore, Reader, WriteTransaction
 from ._model import DocumentHit
 
 CANDIDATES = 50
@@ -67,20 +68,23 @@ def names_revoked(chunk: ChunkRow, revoked: set[str]) -> bool:
 def search_documents(
     backend: Backend, store: DocumentStore, embedder: Embedder | None, tenant: str, query: str, *, limit: int,
     vector_floor: float | None = None, purpose: str | None = None, revoked: set[str] | None = None,
+    reader: Reader | None = None,
 ) -> list[DocumentHit]:
     """The ``limit`` best passages for ``query``, none naming a subject whose consent for
     ``purpose`` is revoked (``revoked``: those subjects, when the caller has read them).
     ``vector_floor`` drops vector candidates below that cosine (recall uses it: without a
-    keyword match, closeness must be real)."""
+    keyword match, closeness must be real). ``reader``: the caller's read of ``tenant``
+    to search in (recall's, so its passages come from the snapshot its facts do); by
+    default a read of its own."""
     check_question(query, "query")
     terms = keywords(query)
     vector = None if embedder is None else embed_query(embedder, query)
-    with backend.read(tenant) as reader:
+    with nullcontext(reader) if reader is not None else backend.read(tenant) as scope:
         if revoked is None:
-            revoked = revoked_subjects(reader, purpose)
-        by_keyword = store.keyword_chunks(reader, terms, CANDIDATES) if terms else []
+            revoked = revoked_subjects(scope, purpose)
+        by_keyword = store.keyword_chunks(scope, terms, CANDIDATES) if terms else []
         by_vector = [] if vector is None or embedder is None else store.vector_chunks(
-            reader, embedder.name, vector, CANDIDATES)
+            scope, embedder.name, vector, CANDIDATES)
     if revoked:
         by_keyword = [(chunk, score) for chunk, score in by_keyword if not names_revoked(chunk, revoked)]
         by_vector = [(chunk, score) for chunk, score in by_vector if not names_revoked(chunk, revoked)]

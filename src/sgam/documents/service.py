@@ -171,17 +171,18 @@ class Documents:
 
     def passages(
         self, tenant: str, question: str, vector_floor: float, revoked: set[str] | None = None, *,
-        settled: bool = False,
+        settled: bool = False, reader: Reader | None = None,
     ) -> list[DocumentHit]:
         """What ``recall`` cites: the few best passages, vector-only ones above ``vector_floor``,
         none naming a ``revoked`` subject (default: those revoked for every purpose).
-        ``settled``: the caller has just settled the tenant's deadlines (recall has)."""
+        ``settled``: the caller has just settled the tenant's deadlines (recall has);
+        ``reader``: the caller's read of ``tenant`` to search in (recall's)."""
         from .search import search_documents
 
         if not settled:
             self._settle(tenant)
         return search_documents(self.backend, self.store, self.embedder, tenant, question, limit=RECALL_PASSAGES,
-                                vector_floor=vector_floor, revoked=revoked)
+                                vector_floor=vector_floor, revoked=revoked, reader=reader)
 
     def all(self, tenant: str) -> list[Document]:
         with self._read(tenant) as reader:

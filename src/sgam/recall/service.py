@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -24,9 +24,9 @@ from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 if TYPE_CHECKING:
     from ..documents import DocumentHit
 
-DocumentSearch = Callable[[str, str, float, set[str]], Sequence["DocumentHit"]]
-"""(tenant, question, vector floor, revoked subjects) -> document passages naming none of
-them, best first."""
+DocumentSearch = Callable[[Reader, str, float, set[str]], Sequence["DocumentHit"]]
+"""(the recall's read, question, vector floor, revoked subjects) -> document passages
+naming none of them, best first."""
 
 MAX_BUDGET = 1_000_000
 MAX_KEYS = 10
@@ -56,19 +56,31 @@ def check_budget(budget: object) -> int:
 def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
     known_at: int | None = None, documents: DocumentSearch | None = None, purpose: str | None = None,
-    read: Callable[[], AbstractContextManager[Reader]] | None = None,
+    read: Callable[[Sequence[Callable[[Reader], object]]], AbstractContextManager[Reader]] | None = None,
 ) -> RecallResult:
     """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
     recorded by then, so a recall with ``known_at`` can be reproduced later. ``read``
     opens the scope everything is read in (``Ledger.read`` settles deadlines first; by
-    default the backend's): facts, the consent book and the evidence alike, one scope
-    and so one pooled connection (a read nested in it would take a second, and
-    concurrent recalls would starve the pool). The question is embedded before it opens."""
+    default the backend's): facts, the consent book, the evidence and the document
+    passages alike, one scope and so one snapshot on one pooled connection (a read nested
+    in it would take a second, and concurrent recalls would starve the pool). The
+    question is embedded before it opens. ``read`` is given the reads the recall will
+    make first and whose statements depend on nothing read before them (``ahead``):
+    a backend may send them with its first statement (``Reader.prefetch``)."""
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
     search.embed_question(question)
-    with (search.backend.read(tenant) if read is None else read()) as reader:
+    flt = SearchFilter(until=at, known_at=known_at)
+    ahead: list[Callable[[Reader], object]] = [
+        lambda r: r.attribute_schemas(),
+        lambda r: r.revoking_consents(consent_uses(purpose)),
+        lambda r: search.index.matching_keys(r, terms, at, KEY_CANDIDATES, known_at),
+        lambda r: search.ranked(r, question, config=config, flt=flt, limit=EVIDENCE_LIMIT, now=at),
+    ]
+    if documents is not None and known_at is None:
+        ahead.append(lambda r: documents(r, question, SIMILARITY_FLOOR, set()))
+    with _opened(search, tenant, read, ahead) as reader:
         schemas = reader.attribute_schemas()
         sensitive = {schema.attribute for schema in schemas if schema.sensitive}
         descriptions = {schema.attribute: schema.description for schema in schemas if schema.description}
@@ -88,29 +100,46 @@ def recall(
         if revoked:  # a relation's value naming a subject whose consent is revoked is not said
             relations = {schema.attribute for schema in schemas if schema.value_type is ValueType.SUBJECT}
             facts = [item for item in facts if item.attribute not in relations or item.value not in revoked]
-        ranked = search.ranked(reader, question, config=config, flt=SearchFilter(until=at, known_at=known_at),
-                               limit=EVIDENCE_LIMIT, now=at)
+        ranked = search.ranked(reader, question, config=config, flt=flt, limit=EVIDENCE_LIMIT, now=at)
         sources = [item.citation.episode_id for item in sorted(facts, key=lambda item: item.superseded)
                    if item.citation.episode_id is not None]
         hits = in_scope(reader, ranked, revoked)[:EVIDENCE_LIMIT]
         if sources:  # the turns the facts shown were read from lead the evidence
             hits = sources_first(reader, hits, sources, at=at, known_at=known_at, revoked=revoked,
                                  limit=EVIDENCE_LIMIT)
+        # Documents keep revisions but are indexed only as they are now, so a recall at a past
+        # known_at leaves them out rather than quote text that was not recorded then.
+        found = [] if documents is None or known_at is not None else documents(reader, question, SIMILARITY_FLOOR,
+                                                                                 revoked)
     evidence = [
         RecallItem("evidence", hit.text, Citation(hit.episode_id, hit.at, hit.speaker), hit.score,
                    session=hit.session)
         for hit in hits
     ]
-    # Documents keep revisions but are indexed only as they are now, so a recall at a past
-    # known_at leaves them out rather than quote text that was not recorded then.
-    passages = [] if documents is None or known_at is not None else [
+    passages = [
         RecallItem("document", hit.text, Citation(None, None, None, hit.path, hit.revision,
                                                   (hit.start_line, hit.end_line)), hit.score)
-        for hit in documents(tenant, question, SIMILARITY_FLOOR, revoked)]
+        for hit in found]
     ordered = ([item for item in facts if not item.superseded] + [i for i in facts if i.superseded] + passages
                + evidence)
     kept, text, tokens = pack(ordered, budget)
     return RecallResult(question, kept, text, tokens, budget, len(ordered) - len(kept))
+
+
+@contextmanager
+def _opened(
+    search: SearchService, tenant: str,
+    read: Callable[[Sequence[Callable[[Reader], object]]], AbstractContextManager[Reader]] | None,
+    ahead: Sequence[Callable[[Reader], object]],
+) -> Iterator[Reader]:
+    """The recall's one read: ``read``'s, or the backend's, told what comes first."""
+    if read is not None:
+        with read(ahead) as reader:
+            yield reader
+        return
+    with search.backend.read(tenant) as reader:
+        reader.prefetch(ahead)
+        yield reader
 
 
 def _names_attribute(key: tuple[str, str], terms: list[str]) -> bool:

@@ -32,7 +32,8 @@ from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg.pq import TransactionStatus
+from psycopg_pool import ConnectionPool
 
 from ..._errors import StoreError
 from ..._values import check_tenant
@@ -57,7 +58,7 @@ from .lifecycle import LifecycleReads, due_tenants
 from .lookups import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
-from .session import SET_TENANT, Answered, Cursor, PostgresSession, ScopedSession, native
+from .session import SET_TENANT, Answered, Cursor, PostgresSession, ScopedSession, ahead_key, native
 from .write import PostgresWrite, SchemaCache
 
 if TYPE_CHECKING:
@@ -66,18 +67,14 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-SPARE_WAIT_SECONDS = 0.005
-"""How long ``spare_read`` waits for a pooled connection: long enough to take an idle
-one, never long enough to matter to a caller that holds one already."""
-
-
 class PostgresReader(
     LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads, CheckpointAccess,
 ):
     """Tenant-scoped reads (``Reader``); each is one indexed statement.
 
     The read's transaction starts with its first statement, which sets the tenant: a
-    pipeline whose statements run in one implicit transaction until its closing Sync.
+    pipeline whose statements run in one REPEATABLE READ transaction (one snapshot),
+    committed before its closing Sync.
     A read that names its statements first (``prefetch``) and then asks the deadline
     probe, as a point read does, is one statement instead, outside any pipeline:
     ``sgam_point_reads`` sets the tenant, probes, and answers those statements."""
@@ -87,7 +84,7 @@ class PostgresReader(
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
-        self._session = ScopedSession(lambda: self._cur)
+        self._session = ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
     @property
@@ -98,21 +95,50 @@ class PostgresReader(
         return self._started
 
     def _start(self, first: str, params: tuple[Any, ...]) -> Cursor:
-        """Open the pipeline, send ``first`` (which sets the tenant), then what was planned."""
+        """Open the pipeline and the read's snapshot, send ``first`` (which sets the
+        tenant), then what was planned. The snapshot is one REPEATABLE READ transaction:
+        every statement of the read (a recall's facts, consents, both search channels and
+        the vector tally its copy is checked by) sees the same committed state. Its BEGIN
+        and COMMIT travel with the read's first and last waits: no round trip of their own."""
+        self._scope.callback(self._undo_failed)
         self._scope.enter_context(self._conn.pipeline())
+        self._scope.push(self._commit)
         cur = self._conn.cursor(binary=True)
+        cur.execute(SNAPSHOT)
         cur.execute(first, params)
         self._started = cur
         self._send_planned()
         return cur
 
+    def _commit(self, kind: type[BaseException] | None, *_: object) -> bool:
+        """Queued last in the pipeline, so its closing Sync ends the transaction."""
+        if kind is None:
+            self._conn.cursor().execute("COMMIT")
+        return False
+
+    def _undo_failed(self) -> None:
+        """After a failed read (the pipeline closed): end its transaction before the
+        connection goes back to the pool."""
+        if self._conn.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+            self._conn.rollback()
+
+    def _fresh(self) -> Cursor:
+        """A cursor of its own in the read's pipeline (started first if need be): what
+        it is given is sent now and answered with the read's next wait."""
+        if self._started is None:
+            self._start(SET_TENANT, (self.tenant,))
+        return self._conn.cursor(binary=True)
+
     def _send_planned(self) -> None:
         """Send each planned statement on a cursor of its own; its call takes the rows."""
         planned, self._planned = self._planned, []
         for sql, args in planned:
+            key = ahead_key(sql, args)
+            if key is None:
+                continue
             sent = self._conn.cursor(binary=True)
             sent.execute(native(sql), args)
-            self._session.ahead[(sql, args)] = sent
+            self._session.ahead[key] = sent
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Note the first statement of each call. Asked before the deadline probe, they
@@ -162,6 +188,9 @@ class PostgresReader(
         return False
 
 
+SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+"""A read's transaction: one snapshot for all its statements (they only read, so it never
+fails to serialise)."""
 _ENTER = "SELECT part FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
 _POINT_READS = (
     "SELECT * FROM sgam_point_reads(%s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
@@ -237,6 +266,9 @@ class _Recorder(PostgresSession):
 
     def run_many(self, sql: str, params: Iterable[Params]) -> None:
         raise _Recorded(None)
+
+    def send(self, sql: str, params: Params = ()) -> Cursor | Answered:
+        raise _Recorded(sql, params)
 
     def count(self, sql: str, params: Params = ()) -> int:
         raise _Recorded(None)
@@ -334,34 +366,14 @@ class PostgresBackend:
 
     @contextmanager
     def read(self, tenant: str) -> Iterator[PostgresReader]:
-        """A read is the implicit transaction of one pipeline on an autocommit connection:
-        every statement until the pipeline's closing Sync runs in one transaction, so the
-        transaction-local tenant holds for all of them and ends with it. No BEGIN/COMMIT
-        to send: a point read measured 1.7-1.9x faster than in an explicit transaction.
-        A point read is one statement, its own transaction (``PostgresReader``)."""
+        """A read is one REPEATABLE READ transaction in one pipeline on an autocommit
+        connection, its BEGIN and COMMIT sent with its first and last statements: one
+        snapshot, and the transaction-local tenant holds for every statement and ends
+        with it. A point read is one statement, its own transaction (``PostgresReader``).
+        Everything a read does runs on this one connection: nothing in it takes a second."""
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn, ExitStack() as scope:
             yield PostgresReader(conn, tenant, scope)
-
-    @contextmanager
-    def spare_read(self, tenant: str) -> Iterator[PostgresReader | None]:
-        """A second read of ``tenant`` on a connection the pool can give at once, or None.
-        For work a caller may overlap with its own read: it holds a connection already,
-        so it must never queue for another (N callers holding N connections would each
-        wait for an (N+1)th until the pool timed out)."""
-        check_tenant(tenant)
-        try:
-            conn = self._pool.getconn(timeout=SPARE_WAIT_SECONDS)
-        except PoolTimeout:
-            conn = None
-        if conn is None:
-            yield None
-            return
-        try:
-            with map_postgres_errors(), conn, ExitStack() as scope:
-                yield PostgresReader(conn, tenant, scope)
-        finally:
-            self._pool.putconn(conn)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """Nothing can be done synchronously, so the residue is reported. Erased rows are

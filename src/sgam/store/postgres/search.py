@@ -1,17 +1,17 @@
 """PostgreSQL search: generated ``tsvector`` columns with GIN indexes, and pgvector with an
-HNSW index per dimension, queried directly (no in-process cache to invalidate).
+HNSW index per dimension, or without one, episode vectors ranked in process from a copy
+the vector tally proves current in the search's snapshot (``vectors.py``).
 
 Every read runs in the backend's tenant-scoped transaction, so row-level security binds
 it; every index entry of an erased row is deleted by ``ON DELETE CASCADE`` (vectors) or a
-trigger (ledger keys) in the erasing transaction. See docs/recall.md ("PostgreSQL").
+trigger (ledger keys) in the erasing transaction, and the copies only rank keys whose
+rows are read in that snapshot. See docs/recall.md ("PostgreSQL").
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -22,13 +22,19 @@ from .._protocol import EpisodeRow, Reader, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery
 from .._sql.search import assertions_without_vectors, filter_sql, holding
+from .._vectors import nearest, time_mask
 from .adapters import Floats, micros, query_vector
-from .session import PostgresSession
+from .session import Answered, Cursor, PostgresSession
+from .vectors import TALLY, EpisodeVectors
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
     from .backend import PostgresBackend, PostgresReader
     from .write import PostgresWrite
 
+VECTORS_IN_PROCESS = True
+"""Rank a tenant's episode vectors in process when the copy matches the read's snapshot
+(``vectors.py``); False sends every vector search to the server (as tests of the
+server's statements do)."""
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector's HNSW limit for ``vector``; larger vectors are still searched, exactly."""
 
@@ -43,23 +49,6 @@ HEADS_RECHECK_SECONDS = 60.0
 """How long a search index trusts its reading of whether a tenant is large."""
 HEADS_REMEMBERED = 4_096
 """Readings kept per search index (one per tenant and dimension searched)."""
-CHANNEL_WORKERS = 8
-"""Threads (per process, shared by every index) that read a search's vector channel
-while the caller reads its keyword channel, each on a pooled connection the pool had to
-spare."""
-
-_workers: tuple[int, ThreadPoolExecutor] | None = None
-
-
-def _channel_workers() -> ThreadPoolExecutor:
-    """The process's channel threads, made on first use and again in a forked child
-    (which inherits the executor but not its threads)."""
-    global _workers
-    if _workers is None or _workers[0] != os.getpid():
-        _workers = (os.getpid(), ThreadPoolExecutor(CHANNEL_WORKERS, thread_name_prefix="sgam-search"))
-    return _workers[1]
-
-
 def head_dimensions(dims: int) -> int | None:
     """The head of a vector: the first three eighths of its unit-length copy (as the
     migration 16 trigger cuts it); None below ``HEAD_MIN_DIMENSIONS``."""
@@ -113,6 +102,12 @@ def _ranked_rows(found: Sequence[Sequence[Any]]) -> _RankedRows:
     return keys, rows
 
 
+def _send(reader: Reader, sql: str, params: tuple[Any, ...]) -> Cursor | Answered:
+    """``sql`` sent in the caller's read on a cursor of its own (``PostgresSession.send``),
+    answered with the read's next wait; its rows are taken from what this returns."""
+    return PostgresSearchIndex._db(reader).send(sql, params)
+
+
 def _dimension(vector: npt.NDArray[np.float32]) -> int:
     if vector.ndim != 1 or vector.shape[0] < 1:
         raise ValidationError("vector", f"shape {vector.shape}", "must be one non-empty row")
@@ -154,6 +149,7 @@ class PostgresSearchIndex:
     def __init__(self, backend: PostgresBackend) -> None:
         self._backend = backend
         self._heads: dict[tuple[str, int], tuple[bool, float]] = {}
+        self._vectors = EpisodeVectors()
 
     @staticmethod
     def _db(reader: Reader) -> PostgresSession:
@@ -185,40 +181,54 @@ class PostgresSearchIndex:
         ranked = self._db(reader).rows(f"SELECT s FROM {_KEYWORD} AS s", _keyword_params(terms, flt, limit))
         return [int(row[0]) for row in ranked]
 
-    def _keyword_rows(self, reader: Reader, flt: SearchFilter, query: KeywordQuery) -> _RankedRows:
-        """``keyword_episodes`` and the rows behind it, in one statement."""
-        if not query.terms:
-            return [], {}
-        return _ranked_rows(self._db(reader).rows(
-            f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
-            (*_keyword_params(query.terms, flt, query.limit), reader.tenant),
-        ))
-
     def vector_episodes(
         self, reader: Reader, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
     ) -> list[int]:
-        """The ``limit`` nearest episodes by cosine distance: exact, or pgvector's HNSW
-        where the dimension has an index; in a tenant of ``HEADS_FROM_EPISODES`` or more
-        without one, the exact ranking of the candidates a pass over the vectors' heads
-        (migration 16) found."""
+        """The ``limit`` nearest episodes by cosine distance: ranked in process from the
+        tenant's vectors copied there (``vectors.py``) when the copy matches the read's
+        snapshot and the filter is on times alone; else by the server, exactly or through
+        pgvector's HNSW where the dimension has an index, and in a tenant of
+        ``HEADS_FROM_EPISODES`` or more without one, the exact ranking of the candidates
+        a pass over the vectors' heads (migration 16) found."""
+        query = VectorQuery(model, vector, limit)
+        ranked = self._in_process(reader, flt, query, self._tally(reader, flt, query))
+        if ranked is not None:
+            return ranked
         db = self._db(reader)
-        nearest = db.rows(*self._nearest(db, reader.tenant, VectorQuery(model, vector, limit), flt))
-        return [int(row[0]) for row in nearest]
+        nearest_keys = db.rows(*self._nearest(db, reader.tenant, query, flt))
+        return [int(row[0]) for row in nearest_keys]
 
-    def _vector_rows(self, reader: Reader, flt: SearchFilter, query: VectorQuery) -> _RankedRows:
-        """``vector_episodes`` and the rows behind it, in one statement."""
+    def _tally(self, reader: Reader, flt: SearchFilter, query: VectorQuery) -> tuple[Any, ...] | None:
+        """The vector tally of the query's model and dimension in the read's snapshot, or
+        None when the filter needs the server (sessions, speakers, sources)."""
+        if not VECTORS_IN_PROCESS or flt.session is not None or flt.speaker is not None or (
+                flt.subject is not None or flt.memory_type is not None):
+            return None
+        dims = _dimension(query.vector)
+        return self._db(reader).row(TALLY, (f"episode_vectors_hnsw_{dims}", reader.tenant, query.model, dims))
+
+    def _in_process(self, reader: Reader, flt: SearchFilter, query: VectorQuery,
+                    tally: tuple[Any, ...] | None) -> list[int] | None:
+        """The nearest keys ranked from the process's copy, or None (the server ranks)."""
+        if tally is None:
+            return None
+        dims = _dimension(query.vector)
+        cache = self._vectors.current(self._db(reader), reader.tenant, query.model, dims, tally)
+        if cache is None:
+            return None
+        return nearest(cache, query.vector, time_mask(cache, flt), query.limit)
+
+    def _send_vector_rows(self, reader: Reader, flt: SearchFilter, query: VectorQuery,
+                          tally: tuple[Any, ...] | None) -> Cursor | Answered:
+        """The statement of ``_vector_rows``, sent (its rows taken by the caller)."""
+        ranked = self._in_process(reader, flt, query, tally)
+        if ranked is not None:
+            return _send(reader, f"SELECT r.seq, e.* FROM unnest(?::bigint[]) WITH ORDINALITY AS r(seq, n) "
+                         f"{_ROWS_OF_R}", (ranked, reader.tenant))
         db = self._db(reader)
         sql, params = self._nearest(db, reader.tenant, query, flt)
-        return _ranked_rows(db.rows(
-            f"SELECT r.seq, e.* FROM (SELECT c.seq, row_number() OVER () AS n FROM ({sql}) AS c) AS r "
-            f"{_ROWS_OF_R}", (*params, reader.tenant),
-        ))
-
-    def _spare_vector_rows(self, tenant: str, flt: SearchFilter, query: VectorQuery) -> _RankedRows | None:
-        """``_vector_rows`` in a read of its own on a connection the pool has to spare
-        now, or None (the caller then reads it in its own read)."""
-        with self._backend.spare_read(tenant) as spare:
-            return None if spare is None else self._vector_rows(spare, flt, query)
+        return _send(reader, f"SELECT r.seq, e.* FROM (SELECT c.seq, row_number() OVER () AS n FROM ({sql}) AS c) "
+                     f"AS r {_ROWS_OF_R}", (*params, reader.tenant))
 
     def _nearest(self, db: PostgresSession, tenant: str, query: VectorQuery,
                  flt: SearchFilter) -> tuple[str, tuple[Any, ...]]:
@@ -266,28 +276,21 @@ class PostgresSearchIndex:
     def candidate_episodes(
         self, reader: Reader, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
     ) -> CandidateEpisodes:
-        """Each channel is one statement that returns its ranking with the rows behind it.
-        With both, the vector channel (the exact scan is the longer read) runs at once in
-        a worker thread on a second connection if the pool has one to spare right now
-        (``PostgresBackend.spare_read``), the keyword channel here in the caller's read;
-        else the vector channel follows in the caller's read. A search never waits for a
-        connection while holding one, so a pool of N connections serves N concurrent
-        searches (each read is its own READ COMMITTED statement either way)."""
-        pending = None
-        if keyword is not None and vector is not None:
-            pending = _channel_workers().submit(self._spare_vector_rows, reader.tenant, flt, vector)
-        try:
-            by_keyword, rows = ([], {}) if keyword is None else self._keyword_rows(reader, flt, keyword)
-        finally:
-            if pending is not None:
-                wait([pending])
-        spared = None if pending is None else pending.result()
-        if spared is not None:
-            by_vector, vector_rows = spared
-        else:
-            by_vector, vector_rows = ([], {}) if vector is None else self._vector_rows(reader, flt, vector)
+        """Both channels in the caller's read, so on its connection and in its snapshot,
+        overlapped in its pipeline: the vector tally first (the server answers a pipeline
+        in order, so it must not wait behind the keyword statement); then the keyword
+        statement goes out, and while the server ranks by keyword, the process ranks its
+        copy of the vectors (or, without one, sends the server's vector statement behind
+        it); the rows of the vector ranking follow, and both answers come back together."""
+        tally = None if vector is None else self._tally(reader, flt, vector)
+        by_keyword = None if keyword is None or not keyword.terms else _send(
+            reader, f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
+            (*_keyword_params(keyword.terms, flt, keyword.limit), reader.tenant))
+        by_vector = None if vector is None else self._send_vector_rows(reader, flt, vector, tally)
+        keys, rows = ([], {}) if by_keyword is None else _ranked_rows(by_keyword.fetchall())
+        vector_keys, vector_rows = ([], {}) if by_vector is None else _ranked_rows(by_vector.fetchall())
         rows.update(vector_rows)
-        return CandidateEpisodes(by_keyword, by_vector, rows)
+        return CandidateEpisodes(keys, vector_keys, rows)
 
     def episodes_by_key(self, reader: Reader, keys: Sequence[int]) -> dict[int, StoredEpisode]:
         if not keys:

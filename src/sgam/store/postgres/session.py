@@ -35,6 +35,17 @@ def native(sql: str) -> str:
     return found
 
 
+def ahead_key(sql: str, params: Params) -> tuple[str, tuple[Any, ...]] | None:
+    """How a statement sent ahead is found again: its text and parameters, lists as
+    tuples; None for a parameter that cannot be compared (it is then never sent ahead)."""
+    key = (sql, tuple(tuple(p) if isinstance(p, list) else p for p in params))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 class Answered:
     """Rows a statement would return, already at hand (answered by a server function)."""
 
@@ -69,14 +80,21 @@ class PostgresSession:
         self.ahead: dict[tuple[str, tuple[Any, ...]], Cursor | Answered] = {}
 
     def _run(self, sql: str, params: Params) -> Cursor | Answered:
-        if self.ahead:
-            try:
-                sent = self.ahead.pop((sql, tuple(params)), None)
-            except TypeError:  # an unhashable (list) parameter: never sent ahead
-                sent = None
-            if sent is not None:
-                return sent
+        sent = self._sent_ahead(sql, params)
+        if sent is not None:
+            return sent
         return self._cursor().execute(native(sql), params)
+
+    def _sent_ahead(self, sql: str, params: Params) -> Cursor | Answered | None:
+        if not self.ahead:
+            return None
+        key = ahead_key(sql, params)
+        return None if key is None else self.ahead.pop(key, None)
+
+    def send(self, sql: str, params: Params = ()) -> Cursor | Answered:
+        """``sql`` sent now, its rows taken later from what this returns, so that the
+        caller can work while the server does. On one cursor it is simply run."""
+        return Answered(self.rows(sql, params))
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
         return self._run(sql, params).fetchall()
@@ -112,13 +130,25 @@ class PostgresSession:
 
 class ScopedSession(PostgresSession):
     """A session that asks its owner for the cursor before every statement, so that the
-    owner sends first what must go first (the tenant, lookups it deferred)."""
+    owner sends first what must go first (the tenant, lookups it deferred); ``fresh``
+    gives a new cursor in the owner's pipeline for statements sent ahead (``send``)."""
 
-    __slots__ = ("_source",)
+    __slots__ = ("_fresh", "_source")
 
-    def __init__(self, source: Callable[[], Cursor]) -> None:  # noqa: D107 - no cursor of its own
+    def __init__(  # noqa: D107 - no cursor of its own
+        self, source: Callable[[], Cursor], fresh: Callable[[], Cursor] | None = None,
+    ) -> None:
         self.ahead = {}
         self._source = source
+        self._fresh = fresh
 
     def _cursor(self) -> Cursor:
         return self._source()
+
+    def send(self, sql: str, params: Params = ()) -> Cursor | Answered:
+        sent = self._sent_ahead(sql, params)
+        if sent is not None:
+            return sent
+        if self._fresh is None:
+            return super().send(sql, params)
+        return self._fresh().execute(native(sql), params)

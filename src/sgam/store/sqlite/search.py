@@ -5,7 +5,7 @@ Why brute force: the stdlib ``sqlite3`` cannot load sqlite-vec, and an exact sca
 100k x 256 float32 takes ~10 ms with numpy while needing no second index whose deletions
 could drift from the ledger (see docs/recall.md for the measurements). Large tenants are
 scanned in two passes: the leading dimensions of every vector pick candidates, which are
-then ranked exactly (``PREFIX_ROWS`` and below).
+then ranked exactly (``store/_vectors.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -23,6 +22,7 @@ from .._protocol import EpisodeRow, Reader, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery, one_by_one
 from .._sql.search import assertions_without_vectors, filter_sql, holding
+from .._vectors import VectorCache, appended, nearest, time_mask
 from .errors import map_sqlite_errors
 from .fts import fts_query
 from .session import SQLiteSession
@@ -36,58 +36,6 @@ WHOLE_FILE_RETRY = 100
 (``SQLiteSearch.keyword_episodes``) before the next whole-file attempt."""
 _TENANTS_REMEMBERED = 10_000
 
-PREFIX_ROWS = 20_000
-"""From this many vectors of a tenant on, a search scans a prefix of every vector first
-and ranks only the best of that pass exactly. Model2Vec-style static models keep their
-dimensions in PCA order, so the leading dimensions carry most of the variance."""
-PREFIX_SHARE = 1 / 4
-"""The share of dimensions the first pass reads: 64 of 256, 26 MB at 100k rows."""
-PREFIX_CANDIDATES = 4_000
-"""Rows the first pass keeps for the exact ranking (at least ``PER_RESULT`` per result
-asked). At 100k episodes of the recall benchmark, 64 dimensions and 4,000 candidates kept
-recall@10 against the exact scan at 0.99 and recall@50 at 0.98 (docs/recall.md, "Vector
-index choice")."""
-PER_RESULT = 80
-
-
-def _dot(matrix: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """``matrix @ vector`` on the calling thread. numpy hands ``@`` to a multi-threaded BLAS
-    whose workers spin while they wait: on a busy machine a scan then waits for a worker
-    whose core another process holds (a tail several times the median), and it keeps a
-    second core busy for a product one core does nearly as fast."""
-    product: npt.NDArray[np.float32] = np.einsum("ij,j->i", matrix, vector)
-    return product
-
-
-@dataclass
-class _VectorCache:
-    generation: int = -1
-    keys: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    times: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    matrix: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-    prefix: npt.NDArray[np.float32] | None = None
-
-    def prefix_columns(self) -> npt.NDArray[np.float32] | None:
-        """The leading dimensions of every row, one contiguous row per dimension (built on
-        first use), or None while the tenant is small enough for the exact scan alone.
-        Stored by dimension because the product then runs along contiguous memory: a
-        fifth faster than by row on one core."""
-        rows, dims = self.matrix.shape
-        width = int(dims * PREFIX_SHARE)
-        if rows < PREFIX_ROWS or width < 64:  # a narrower first pass was never measured
-            return None
-        if self.prefix is None or self.prefix.shape != (width, rows):
-            self.prefix = _columns(self.matrix, width)
-        return self.prefix
-
-    def spans(self, flt: SearchFilter) -> bool:
-        """Whether ``flt``'s time range holds every cached row (no mask needed for it)."""
-        if not len(self.times):
-            return True
-        return ((flt.since is None or flt.since <= int(self.times.min()))
-                and (flt.until is None or flt.until >= int(self.times.max())))
-
-
 class SQLiteSearch:
     """``SearchIndex`` over a ``SQLiteBackend``'s connection (same lock, same file). A
     reader holds that lock and its read transaction, so the statements of a search run
@@ -95,7 +43,7 @@ class SQLiteSearch:
 
     def __init__(self, backend: SQLiteBackend) -> None:
         self._backend = backend
-        self._caches: dict[tuple[str, str], _VectorCache] = {}
+        self._caches: dict[tuple[str, str], VectorCache] = {}
         self._cache_lock = threading.Lock()
         self._session = SQLiteSession(backend._conn)
         self._joined_next: dict[str, int] = {}
@@ -171,24 +119,11 @@ class SQLiteSearch:
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             cache = self._refresh(tenant, model)
             allowed = self._allowed_keys(tenant, flt)
-        if cache.matrix.shape[0] == 0 or cache.matrix.shape[1] != vector.shape[0]:
-            return []
-        mask: npt.NDArray[np.bool_] | None = None
-        if not cache.spans(flt) or allowed is not None:
-            mask = np.ones(len(cache.keys), dtype=bool)
-            if flt.since is not None:
-                mask &= cache.times >= flt.since
-            if flt.until is not None:
-                mask &= cache.times <= flt.until
-            if allowed is not None:
-                mask &= np.isin(cache.keys, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
-        rows = _prefix_candidates(cache, vector, mask, limit)
-        scores = _dot(cache.matrix if rows is None else np.take(cache.matrix, rows, axis=0), vector)
-        if mask is not None:
-            scores = np.where(mask if rows is None else mask[rows], scores, -np.inf)
-        top = _best(scores, limit)
-        found = top if rows is None else rows[top]
-        return [int(cache.keys[i]) for i, score in zip(found, scores[top], strict=True) if np.isfinite(score)]
+        mask = time_mask(cache, flt)
+        if allowed is not None:
+            mask = np.ones(len(cache.keys), dtype=bool) if mask is None else mask
+            mask &= np.isin(cache.keys, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+        return nearest(cache, vector, mask, limit)
 
     def _allowed_keys(self, tenant: str, flt: SearchFilter) -> set[int] | None:
         if (flt.session is None and flt.speaker is None and flt.subject is None and flt.memory_type is None
@@ -199,14 +134,14 @@ class SQLiteSearch:
         rows = self._conn().execute(f"SELECT e.seq FROM episodes e WHERE e.tenant = ?{where}", (tenant, *params))
         return {int(row[0]) for row in rows}
 
-    def _refresh(self, tenant: str, model: str) -> _VectorCache:
+    def _refresh(self, tenant: str, model: str) -> VectorCache:
         """Reload the tenant's vectors if anything changed since the cache was filled:
         appended rows are added; any deletion reloads the whole tenant."""
         conn = self._conn()
         row = conn.execute("SELECT generation FROM search_generation WHERE tenant = ?", (tenant,)).fetchone()
         generation = int(row[0]) if row else 0
         with self._cache_lock:
-            cache = self._caches.setdefault((tenant, model), _VectorCache())
+            cache = self._caches.setdefault((tenant, model), VectorCache())
             if cache.generation == generation:
                 return cache
             last = int(cache.keys[-1]) if len(cache.keys) else 0
@@ -215,16 +150,16 @@ class SQLiteSearch:
                 "SELECT count(*) FROM episode_vectors WHERE tenant = ? AND model = ?", (tenant, model)
             ).fetchone()[0]
             if len(cache.keys) + len(fresh[0]) != count:
-                cache = _VectorCache()
+                cache = VectorCache()
                 fresh = self._load(tenant, model, 0)
             keys, times, matrix = fresh
             prefix = None
             if len(cache.keys):
                 keys = np.concatenate([cache.keys, keys])
                 times = np.concatenate([cache.times, times])
-                prefix = _appended(cache.prefix, matrix)
+                prefix = appended(cache.prefix, matrix)
                 matrix = np.vstack([cache.matrix, matrix]) if len(matrix) else cache.matrix
-            cache = _VectorCache(generation, keys, times, matrix, prefix)
+            cache = VectorCache(generation, keys, times, matrix, prefix)
             self._caches[(tenant, model)] = cache
             return cache
 
@@ -358,50 +293,3 @@ class SQLiteSearch:
         scores = matrix.astype(np.float32) @ vector
         order = np.argsort(-scores, kind="stable")[:limit]
         return [(str(rows[i][0]), str(rows[i][1]), float(scores[i])) for i in order]
-
-
-def _best(scores: npt.NDArray[np.float32], count: int) -> npt.NDArray[np.intp]:
-    """Indexes of the ``count`` highest scores, best first (ties by position)."""
-    if count < len(scores):
-        top = np.argpartition(-scores, count - 1)[:count]
-    else:
-        top = np.arange(len(scores))
-    result: npt.NDArray[np.intp] = top[np.argsort(-scores[top], kind="stable")]
-    return result
-
-
-def _columns(matrix: npt.NDArray[np.float32], width: int, block: int = 1_024) -> npt.NDArray[np.float32]:
-    """The leading ``width`` dimensions of every row, one contiguous row per dimension.
-    Copied a block of rows at a time: a whole-matrix transpose strides through memory and
-    took 33 ms at 100k rows, in blocks 13 ms."""
-    columns = np.empty((width, matrix.shape[0]), dtype=np.float32)
-    for start in range(0, matrix.shape[0], block):
-        columns[:, start:start + block] = matrix[start:start + block, :width].T
-    return columns
-
-
-def _appended(prefix: npt.NDArray[np.float32] | None, rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32] | None:
-    """``prefix`` extended by the columns of appended ``rows`` (3-7 ms at 100k, against a
-    rebuild's 13 ms), or None to build it on the next search."""
-    if prefix is None or not len(rows):
-        return prefix
-    if rows.shape[1] < prefix.shape[0]:
-        return None
-    return np.concatenate([prefix, rows[:, : prefix.shape[0]].T], axis=1)
-
-
-def _prefix_candidates(
-    cache: _VectorCache, vector: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_] | None, limit: int,
-) -> npt.NDArray[np.intp] | None:
-    """Rows worth an exact score, picked by the pass over leading dimensions (in row
-    order); None means score them all."""
-    prefix = cache.prefix_columns()
-    wanted = max(PREFIX_CANDIDATES, PER_RESULT * limit)
-    if prefix is None or wanted >= len(cache.keys):
-        return None
-    rough: npt.NDArray[np.float32] = np.einsum("ji,j->i", prefix, vector[: prefix.shape[0]])
-    if mask is not None:
-        rough = np.where(mask, rough, -np.inf)
-    cut = len(rough) - wanted
-    rows: npt.NDArray[np.intp] = np.sort(np.argpartition(rough, cut)[cut:])
-    return rows

@@ -1,0 +1,104 @@
+"""A PostgreSQL recall is one read: one pooled connection, one snapshot, and a bounded
+number of waits for the server (its first reads sent with the deadline probe, both
+search channels overlapped in the pipeline). A recall that took a second connection
+(the vector channel on a connection of its own, the document passages in a read of
+their own) would fail here."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import _pipeline
+from tests.conftest import PostgresUrls
+
+from sgam import Memory
+
+T = "acme"
+WAITS = 13
+"""Waits of the recall below, which names a fact: the deadline probe, with the schemas,
+consents, keys, vector tally and document passages sent after it; the fact's timeline,
+its retired versions, its source, its subject's display name; the keyword and vector
+candidates together; the neighbours' rows; which candidates hold the words; their
+lineage; the source turn leading the evidence and its lineage; the document vectors;
+the close. (Before one read: three connections, the vector channel and the document
+passages each in a read of its own.)"""
+
+
+def _seed(memory: Memory) -> None:
+    memory.add_episodes(T, [
+        {"id": f"e{i}", "at": f"2024-01-{1 + i % 9:02d}T10:00:00Z", "speaker": ("ann", "bob")[i % 2],
+         "session": f"s{i % 3}", "text": f"{('tea', 'river', 'passport', 'Lisbon')[i % 4]} note {i} about "
+                                        f"{('kettles', 'bridges', 'deadlines', 'moving')[i % 4]}"}
+        for i in range(60)
+    ])
+    memory.write(T, "ann", "city", "Lisbon", "2024-01-04T10:00:00Z", "e3")
+    memory.documents.create(T, "/memories/ann.md", "Ann moved to Lisbon\nshe likes tea\n")
+
+
+def _counted(memory: Memory, monkeypatch: pytest.MonkeyPatch, question: str) -> Counter[str]:
+    """Pool checkouts, statements and waits for the server during one recall."""
+    seen: Counter[str] = Counter()
+    pool = memory.backend._pool  # type: ignore[attr-defined]
+    getconn, execute, fetch, sync = pool.getconn, psycopg.Cursor.execute, _pipeline.Pipeline._fetch_gen, \
+        _pipeline.Pipeline.sync
+
+    def counted_getconn(*args: Any, **kwargs: Any) -> Any:
+        seen["connections"] += 1
+        return getconn(*args, **kwargs)
+
+    def counted_execute(self: psycopg.Cursor[Any], *args: Any, **kwargs: Any) -> Any:
+        seen["statements"] += 1
+        if self.connection._pipeline is None:  # outside a pipeline each statement waits for its answer
+            seen["waits"] += 1
+        return execute(self, *args, **kwargs)
+
+    def counted_fetch(self: Any, *, flush: bool) -> Any:
+        seen["waits"] += flush
+        return fetch(self, flush=flush)
+
+    def counted_sync(self: Any) -> Any:
+        seen["waits"] += 1
+        return sync(self)
+
+    monkeypatch.setattr(pool, "getconn", counted_getconn)
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted_execute)
+    monkeypatch.setattr(_pipeline.Pipeline, "_fetch_gen", counted_fetch)
+    monkeypatch.setattr(_pipeline.Pipeline, "sync", counted_sync)
+    try:
+        result = memory.recall(T, question)
+    finally:
+        monkeypatch.undo()
+    assert result.items
+    return seen
+
+
+def test_a_recall_takes_one_connection(postgres: PostgresUrls, hashing: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Memory(postgres.app, embedder=hashing) as memory:
+        _seed(memory)
+        memory.recall(T, "where does ann live")  # the vector copy and the schema cache filled
+        for question in ("where does ann live", "tea kettles", "Lisbon deadlines"):
+            seen = _counted(memory, monkeypatch, question)
+            assert seen["connections"] == 1, seen
+            if question == "where does ann live":
+                result = memory.recall(T, question)
+                assert any(item.kind == "fact" for item in result.items)
+                assert any(item.kind == "document" for item in result.items)
+                assert seen["waits"] <= WAITS, seen
+
+
+def test_concurrent_recalls_share_a_small_pool(postgres: PostgresUrls, hashing: Any) -> None:
+    """Each recall holds one connection and never waits for a second: four recalls at
+    once on a pool of two all finish."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sgam.store.postgres import PostgresBackend
+
+    with Memory(backend=PostgresBackend(postgres.app, max_size=2, pool_timeout=20), embedder=hashing) as memory:
+        _seed(memory)
+        expected = memory.recall(T, "tea kettles").text
+        with ThreadPoolExecutor(4) as workers:
+            texts = list(workers.map(lambda _: memory.recall(T, "tea kettles").text, range(12)))
+    assert texts == [expected] * 12
