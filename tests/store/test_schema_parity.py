@@ -22,6 +22,7 @@ SQLITE_ONLY_TABLES = {
 POSTGRES_ONLY_TABLES = {
     "episode_counts": "each tenant's episode count, so search chooses its plan without counting",
     "episode_vector_heads": "short prefixes of episode vectors ranked before the exact scan",
+    "episode_vector_counts": "a tally of each tenant's vectors, which tells a process its copy is current",
     "ledger_key_terms": "each key's lexemes as rows, an index condition under row-level security (ledger_keys.search "
                         "is not leakproof)",
     "vector_dimensions": "the embedding dimensions allowed an HNSW index (owner-run DDL)",
