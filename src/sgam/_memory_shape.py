@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ._convert import to_assertion
+from ._convert import to_assertions
 from ._errors import ValidationError
 from ._ledger import Ledger
 from ._model import Assertion, Reachable
-from ._purpose import allowed, check_purpose, members_prefix
+from ._purpose import check_purpose
 from ._relations import (
     DEFAULT_FAN_OUT,
     check_depth,
@@ -17,8 +17,8 @@ from ._relations import (
     linked,
     reachable,
     relation_schema,
-    visible_versions,
 )
+from ._sets import member_reads, member_versions
 from ._time import Moment, moment_micros, optional_micros
 from ._values import check_limit, check_name, check_subject, check_tenant
 
@@ -57,14 +57,10 @@ class ShapeCalls:
         scope = check_purpose(purpose)
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
-        with self.ledger.read(tenant, "members") as reader:
-            if not allowed(reader.consents(subject), scope):
-                return []
-            found = [] if scope is None else reader.members(subject, members_prefix(attribute, scope), moment, known)
-            if not found:
-                found = reader.members(subject, members_prefix(attribute, None), moment, known)
-            found = visible_versions(reader, found, scope)
-        return [to_assertion(tenant, version) for version in found]
+        ahead = member_reads(subject, attribute, moment, known, scope)
+        with self.ledger.read(tenant, "members", ahead=ahead) as reader:
+            found = member_versions(reader, subject, attribute, moment, known, scope)
+        return to_assertions(tenant, found)
 
     def linked(
         self, tenant: str, attribute: str, to: str, *, at: Moment | None = None, known_at: Moment | None = None,

@@ -63,11 +63,13 @@ def named(version: Version) -> str:
 
 def visible_versions(reader: RelationReads, versions: Sequence[Version], purpose: str | None) -> list[Version]:
     """``versions`` of one attribute less those naming a subject whose consent (for
-    ``purpose``) is revoked: one schema lookup, and a consent lookup per subject named
-    only for a relation."""
+    ``purpose``) is revoked: one schema lookup, and for a relation one consent lookup
+    for every subject its values name (not one per value: a set's members are many)."""
     if not versions or not is_relation(reader.declared(split_attribute(versions[0].attribute)[0])):
         return list(versions)
-    return [v for v in versions if allowed(reader.consents(named(v)), purpose)]
+    names = [named(v) for v in versions]
+    book = ConsentBook(reader.consents_among(names))
+    return [v for v, name in zip(versions, names, strict=True) if book.allows(name, purpose)]
 
 
 def linked(

@@ -266,6 +266,10 @@ class LifecycleReads(Scope, Protocol):
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """The subject's consent statements, or (None) those of every subject that has any."""
         ...
+    def consents_among(self, subjects: Sequence[str]) -> list[ConsentRow]:
+        """The consent statements of any of ``subjects``, in one statement (per chunk):
+        what a read filtering many values that name subjects needs."""
+        ...
     def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
         """The statements of every subject with a revoked one (among ``uses``, purposes
         with '' for every purpose; None: any): all a ``ConsentBook`` for those uses needs,

@@ -97,6 +97,11 @@ class LifecycleReads(Scoped):
                              (self.tenant,))
         return [consent_from_row(row) for row in rows]
 
+    def consents_among(self, subjects: Sequence[str]) -> list[ConsentRow]:
+        rows = self._in_chunks("SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ?",
+                               "subject", list(dict.fromkeys(subjects)))
+        return [consent_from_row(row) for row in rows]
+
     def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
         wanted = "" if uses is None else f" AND {in_list('purpose', len(uses))}"
         rows = self._db.rows(

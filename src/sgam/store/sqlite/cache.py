@@ -19,7 +19,7 @@ again once it is reached.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..._purpose import ConsentRow
@@ -130,9 +130,18 @@ class TenantMemory(lifecycle.LifecycleReads):
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """Most tenants state no consent at all: that is remembered, so a read or a write
         asks about its subject only in a tenant that has statements."""
+        if subject is not None and not self._states_consent():
+            return []
+        return super().consents(subject)
+
+    def consents_among(self, subjects: Sequence[str]) -> list[ConsentRow]:
+        """As ``consents``: nothing to ask in a tenant that states no consent."""
+        if not subjects or not self._states_consent():
+            return []
+        return super().consents_among(subjects)
+
+    def _states_consent(self) -> bool:
         def stated() -> bool:
             return self._db.row("SELECT 1 FROM consents WHERE tenant = ? LIMIT 1", (self.tenant,)) is not None
 
-        if subject is not None and not self._cached(("consents", self.tenant, ""), stated):
-            return []
-        return super().consents(subject)
+        return bool(self._cached(("consents", self.tenant, ""), stated))
