@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ._errors import ValidationError
-from ._purpose import ConsentBook, allowed, members_prefix, split_attribute
+from ._purpose import ConsentBook, allowed, ledger_attribute, members_prefix, split_attribute
 from ._rules import Version
 from ._schema import AttributeSchema, Cardinality, ValueType
 from ._values import canonical_json, load_value
@@ -72,6 +72,15 @@ def visible_versions(reader: RelationReads, versions: Sequence[Version], purpose
     return [v for v, name in zip(versions, names, strict=True) if book.allows(name, purpose)]
 
 
+def relation_key(schema: AttributeSchema, value: str, purpose: str | None = None) -> str:
+    """The ledger attribute under which relation ``schema`` holds ``value`` (canonical
+    JSON) on the timeline of ``purpose``: the attribute's timeline, or for a set the
+    member's key (what ``assertions_by_value`` is searched by)."""
+    if schema.cardinality is Cardinality.MANY:
+        return f"{members_prefix(schema.attribute, purpose)}{value}"
+    return ledger_attribute(schema.attribute, purpose)
+
+
 def linked(
     reader: RelationReads, schema: AttributeSchema, to: str, at: int, known_at: int | None, limit: int,
 ) -> list[str]:
@@ -80,9 +89,7 @@ def linked(
     if not allowed(reader.consents(to), None):
         return []
     value = canonical_json(to)
-    attribute = (schema.attribute if schema.cardinality is Cardinality.ONE
-                 else f"{members_prefix(schema.attribute, None)}{value}")
-    found = reader.holders(attribute, value, at, known_at, limit)
+    found = reader.holders(relation_key(schema, value), value, at, known_at, limit)
     return [s for s in dict.fromkeys(v.subject for v in found) if allowed(reader.consents(s), None)]
 
 

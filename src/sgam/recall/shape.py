@@ -1,0 +1,92 @@
+"""Sets and relations as exact state in recall: for each subject the question names, the
+members of its sets, the subjects its relations name, and the subjects whose relations
+name it ("who else buys from Cogs?"), all holding at the question's instant as the
+ledger stood at ``known_at``. They are versions of the ledger like any fact, cited to
+the episodes that sourced them.
+
+A question that asks about more than the subject ("which *suppliers* does Acme have?")
+gets the attributes it asks about (their names, descriptions and the words they are
+asked with, as for keys); one that only names the subject gets all of its shape. A
+sensitive attribute needs its own name in the question, as everywhere in recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._purpose import ConsentBook, ledger_attribute
+from .._relations import RelationReads, relation_key
+from .._rules import Version
+from .._schema import AttributeSchema, Cardinality, ValueType
+from .._sets import member_versions
+from .._values import canonical_json
+from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
+
+MEMBERS_SHOWN = 50
+"""Members of one set a recall reads at most (the budget keeps fewer still)."""
+LINKED_SHOWN = 50
+"""Subjects naming one subject through one relation a recall reads at most."""
+
+
+def is_shaped(schema: AttributeSchema) -> bool:
+    """A set or a relation: state that key search alone does not bring."""
+    return schema.cardinality is Cardinality.MANY or schema.value_type is ValueType.SUBJECT
+
+
+def shape_versions(
+    reader: RelationReads, subjects: Sequence[str], schemas: Sequence[AttributeSchema], terms: list[str], *,
+    at: int, known_at: int | None, purpose: str | None, book: ConsentBook,
+) -> list[Version]:
+    """The versions holding at ``at`` of the sets and relations of ``subjects`` that the
+    question's ``terms`` ask about, outward then inward, subject by subject; none of a
+    subject whose consent (for ``purpose``) is revoked."""
+    shaped = [schema for schema in schemas if is_shaped(schema)]
+    found: list[Version] = []
+    for subject in subjects:
+        if not book.allows(subject, purpose):
+            continue
+        beyond = [term for term in terms if not names_any([term], tokens(subject))]
+        for schema in shaped:
+            if not _asked(schema, terms, beyond):
+                continue
+            found += _outward(reader, subject, schema, at, known_at, purpose)
+            if schema.value_type is ValueType.SUBJECT:
+                value = canonical_json(subject)
+                found += [version for version in reader.holders(relation_key(schema, value), value, at, known_at,
+                                                                LINKED_SHOWN)
+                          if book.allows(version.subject, purpose)]
+    return found
+
+
+def set_versions(
+    reader: RelationReads, sets: Sequence[tuple[str, str]], *, at: int, known_at: int | None, purpose: str | None,
+    book: ConsentBook,
+) -> list[Version]:
+    """The members holding of each (subject, attribute) set (a key search that matched one
+    of its members brings the whole set)."""
+    found: list[Version] = []
+    for subject, attribute in sets:
+        if book.allows(subject, purpose):
+            found += member_versions(reader, subject, attribute, at, known_at, purpose)[:MEMBERS_SHOWN]
+    return found
+
+
+def _asked(schema: AttributeSchema, terms: list[str], beyond: list[str]) -> bool:
+    own = tokens(schema.attribute)
+    if schema.sensitive:
+        return names_any(terms, own)
+    return not beyond or asks_about(beyond, schema.attribute,
+                                    attribute_vocabulary(schema.attribute, schema.description))
+
+
+def _outward(
+    reader: RelationReads, subject: str, schema: AttributeSchema, at: int, known_at: int | None,
+    purpose: str | None,
+) -> list[Version]:
+    if schema.cardinality is Cardinality.MANY:
+        return member_versions(reader, subject, schema.attribute, at, known_at, purpose)[:MEMBERS_SHOWN]
+    version = None if purpose is None else reader.get(subject, ledger_attribute(schema.attribute, purpose), at,
+                                                      known_at)
+    if version is None:
+        version = reader.get(subject, schema.attribute, at, known_at)
+    return [] if version is None else [version]
