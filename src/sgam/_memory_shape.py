@@ -74,7 +74,8 @@ class ShapeCalls:
         size = check_limit(limit)
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
-        with self.ledger.read(tenant, "linked") as reader:
+        ahead = [lambda reader: reader.declared(attribute), lambda reader: reader.consents(target)]
+        with self.ledger.read(tenant, "linked", ahead=ahead) as reader:
             schema = relation_schema(reader, attribute, "attribute")
             return linked(reader, schema, target, moment, known, size)
 

@@ -85,12 +85,15 @@ def linked(
     reader: RelationReads, schema: AttributeSchema, to: str, at: int, known_at: int | None, limit: int,
 ) -> list[str]:
     """The subjects whose relation ``schema`` holds a value naming ``to`` at ``at`` as known
-    at ``known_at`` (nothing when consent for ``to`` is revoked, and none whose consent is)."""
+    at ``known_at`` (nothing when consent for ``to`` is revoked, and none whose consent is;
+    their consent read in one statement)."""
     if not allowed(reader.consents(to), None):
         return []
     value = canonical_json(to)
-    found = reader.holders(relation_key(schema, value), value, at, known_at, limit)
-    return [s for s in dict.fromkeys(v.subject for v in found) if allowed(reader.consents(s), None)]
+    subjects = list(dict.fromkeys(v.subject for v in reader.holders(relation_key(schema, value), value, at,
+                                                                    known_at, limit)))
+    book = ConsentBook(reader.consents_among(subjects))  # one statement, not one per subject
+    return [s for s in subjects if book.allows(s, None)]
 
 
 def reachable(
