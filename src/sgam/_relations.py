@@ -111,16 +111,15 @@ def reachable(
     frontier = [start]
     for _ in range(depth):
         following: list[str] = []
-        for subject in frontier:
-            for target in _targets(reader, subject, schemas, at, known_at):
-                if target in reached or not book.allows(target, None):
-                    continue
-                if len(reached) >= fan_out:
-                    return list(reached), True
-                reached[target] = None
-                if target not in expanded:
-                    expanded.add(target)
-                    following.append(target)
+        for target in _targets(reader, frontier, schemas, at, known_at):
+            if target in reached or not book.allows(target, None):
+                continue
+            if len(reached) >= fan_out:
+                return list(reached), True
+            reached[target] = None
+            if target not in expanded:
+                expanded.add(target)
+                following.append(target)
         frontier = following
         if not frontier:
             break
@@ -128,15 +127,15 @@ def reachable(
 
 
 def _targets(
-    reader: RelationReads, subject: str, schemas: Sequence[AttributeSchema], at: int, known_at: int | None,
+    reader: RelationReads, frontier: Sequence[str], schemas: Sequence[AttributeSchema], at: int,
+    known_at: int | None,
 ) -> list[str]:
-    found: list[str] = []
+    """The subjects the frontier's relations name, subject by subject in frontier order:
+    one statement per relation for the whole frontier, not one per subject."""
+    by_subject: dict[str, list[str]] = {subject: [] for subject in frontier}
     for schema in schemas:
-        if schema.cardinality is Cardinality.MANY:
-            found += [named(v) for v in reader.members(subject, members_prefix(schema.attribute, None), at, known_at)]
-        else:
-            version = reader.get(subject, schema.attribute, at, known_at)
-            if version is not None:
-                found.append(named(version))
-    return found
-
+        many = schema.cardinality is Cardinality.MANY
+        attribute = members_prefix(schema.attribute, None) if many else schema.attribute
+        for version in reader.holding(frontier, attribute, at, known_at, members=many):
+            by_subject[version.subject].append(named(version))
+    return [target for subject in frontier for target in by_subject[subject]]

@@ -135,6 +135,12 @@ class LedgerReads(Scope, Protocol):
     def members(self, subject: str, prefix: str, at: int, known_at: int | None) -> list[Version]:
         """Per member key under ``prefix``, the version holding at ``at`` (as ``get``)."""
         ...
+    def holding(
+        self, subjects: Sequence[str], attribute: str, at: int, known_at: int | None, *, members: bool = False,
+    ) -> list[Version]:
+        """Per subject, the version of key ``attribute`` (``members``: of each key under that
+        prefix) holding at ``at``, by subject and key, in one statement per chunk."""
+        ...
     def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:
         """Every member's assertions by ``valid_from``, then by the value's JSON text."""
         ...

@@ -26,7 +26,7 @@ from .._rows import (
     version_columns_of,
     version_from_row,
 )
-from .session import Session
+from .session import Session, chunks, in_list
 
 KEY = "tenant = ? AND subject = ? AND attribute = ?"
 MAX_INDEXED_VALUE = 1100
@@ -110,12 +110,13 @@ def next_clause(alias: str, seen: str) -> str:
 
 
 @functools.cache
-def members_sql(bytewise: str, known: bool) -> str:
-    """``LedgerReader.members``' statement, built once per dialect and kind of read: the
-    versions in the set's range holding at an instant by their stored ends, each with the
-    start of the next version of its key (one probe; ``members`` drops a version followed
-    at or before the instant, whose derived end has passed). A follower's source is asked
-    only for the rare version it cuts (``FOLLOWER_SOURCE``), not by a second probe per row."""
+def holding_sql(bytewise: str, known: bool, subjects: int, ranged: bool) -> str:
+    """``LedgerReader.holding``'s statement, built once per dialect, kind of read, number
+    of subjects and kind of key: the versions of the keys (one attribute, or the range of
+    a set's member keys) holding at an instant by their stored ends, each with the start
+    of the next version of its key (one probe; ``holding`` drops a version followed at or
+    before the instant, whose derived end has passed). A follower's source is asked only
+    for the rare version it cuts (``follower_source_sql``), not by a second probe per row."""
     column = f"a.attribute{bytewise}"
     if known:
         index, current, seen = "assertions_by_key", visible("a"), visible("n")
@@ -124,9 +125,11 @@ def members_sql(bytewise: str, known: bool) -> str:
     following = (f"SELECT n.valid_from FROM assertions n WHERE n.tenant = a.tenant AND n.subject = a.subject "
                  f"AND n.attribute = a.attribute AND {seen} AND n.valid_from > a.valid_from "
                  "ORDER BY n.valid_from LIMIT 1")
+    who = "a.subject = ?" if subjects == 1 else in_list("a.subject", subjects)
+    keys = f"{column} >= ? AND {column} < ?" if ranged else f"{column} = ?"
     return (f"SELECT {version_columns_of('a')}, ({following}) AS next_from FROM assertions a INDEXED BY {index} "
-            f"WHERE a.tenant = ? AND a.subject = ? AND {column} >= ? AND {column} < ? AND {current} "
-            f"AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) ORDER BY {column}")
+            f"WHERE a.tenant = ? AND {who} AND {keys} AND {current} "
+            f"AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) ORDER BY a.subject, {column}")
 
 
 def follower_source_sql(known: bool) -> str:
@@ -363,21 +366,32 @@ class LedgerReader(LedgerReads):
         """The member of each key under ``prefix`` that holds at ``at`` as known at
         ``known_at``, by key: one range of the subject's versions, each end derived from
         the next version of its key (as ``query`` does)."""
+        return self.holding([subject], prefix, at, known_at, members=True)
+
+    def holding(
+        self, subjects: Sequence[str], attribute: str, at: int, known_at: int | None, *, members: bool = False,
+    ) -> list[Version]:
+        """For each of ``subjects``, the version of its key ``attribute`` (with ``members``:
+        of each key under the prefix ``attribute``, a set's members) holding at ``at`` as
+        known at ``known_at``, by subject and key: one statement per chunk of subjects (a
+        walk's whole frontier), each end derived from the next version of its key."""
         moment = self._db.moment
         known = [] if known_at is None else [moment(known_at), moment(known_at)]
-        rows = self._db.rows(members_sql(self._db.bytewise, known_at is not None), (
-            *known, self.tenant, subject, *prefix_range(prefix), *known, moment(at), moment(at)))
+        keys = prefix_range(attribute) if members else (attribute,)
         found: list[Version] = []
-        for row in rows:
-            version, following = version_from_row(row), row[-1]
-            if following is not None:
-                if following <= at:
-                    continue  # the next version of the key has started: this one has ended
-                if version.valid_to is None or version.valid_to > following:
-                    source = self._db.row(follower_source_sql(known_at is not None), (
-                        self.tenant, subject, version.attribute, *known, moment(following)))
-                    version = cut(version, following, str(source[0]) if source else "")
-            found.append(version)
+        for chunk in chunks(list(dict.fromkeys(subjects))):
+            rows = self._db.rows(holding_sql(self._db.bytewise, known_at is not None, len(chunk), members), (
+                *known, self.tenant, *chunk, *keys, *known, moment(at), moment(at)))
+            for row in rows:
+                version, following = version_from_row(row), row[-1]
+                if following is not None:
+                    if following <= at:
+                        continue  # the next version of the key has started: this one has ended
+                    if version.valid_to is None or version.valid_to > following:
+                        source = self._db.row(follower_source_sql(known_at is not None), (
+                            self.tenant, version.subject, version.attribute, *known, moment(following)))
+                        version = cut(version, following, str(source[0]) if source else "")
+                found.append(version)
         return found
 
     def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:
