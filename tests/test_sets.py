@@ -3,9 +3,11 @@ bad input that changes nothing, and a cardinality change refused once data exist
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from sgam import ConflictError, Memory, ValidationError
+from sgam import AsyncMemory, ConflictError, Memory, ValidationError
 
 T1, T2, T3 = "2026-06-01T00:00:00Z", "2026-06-03T00:00:00Z", "2026-06-05T00:00:00Z"
 
@@ -115,3 +117,17 @@ def test_query_by_a_set_attribute_lists_its_members(memory: Memory) -> None:
     assert ("team8", "per", "hr") in [(a.subject, a.value, a.purpose) for a in memory.query("t", purpose="hr")]
     assert "per" not in [a.value for a in memory.query("t")]
     assert [a.value for a in memory.query("t", attribute="city")] == ["oslo"]
+
+
+def test_the_awaitable_lookup_answers_as_the_library_does(memory: Memory) -> None:
+    _team(memory)
+
+    async def both() -> tuple[object, object]:
+        wrapped = AsyncMemory(memory)
+        try:
+            return await wrapped.lookup("t", "team7", "members", at=T1), await wrapped.lookup("t", "team7", "pet")
+        finally:
+            await wrapped.aclose()
+
+    members, nothing = asyncio.run(both())
+    assert members == memory.members("t", "team7", "members", at=T1) and nothing is None
