@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import time
@@ -111,6 +112,7 @@ def run(url: str, facts: int, reads: int) -> dict[str, Any]:
                                                        "2021-01-01T00:00:00Z", "e0"), reads // 4),
         }
         result["members_vs_plain_p50"] = round(result["members"]["p50_ms"] / result["plain_get"]["p50_ms"], 2)
+        result["load_average"] = [round(figure, 2) for figure in os.getloadavg()]
         return result
 
 
