@@ -35,3 +35,20 @@ def test_named_subjects_follow_the_question(store_url: str) -> None:
         with memory.ledger.read(T, "test") as reader:
             many = " and ".join(f"s{i}" for i in range(MAX_NAMED + 2))
             assert named_subjects(reader, many, relations) == [f"s{i}" for i in range(MAX_NAMED)]
+
+
+def test_a_subject_named_in_a_spelling_the_index_misses_still_brings_its_facts(store_url: str) -> None:
+    """``Straße`` is the id ``strasse``: the question's words do not match the key's, its
+    name does, and the question's other words still choose the attribute."""
+    with Memory(store_url) as memory:
+        memory.add_episode(T, "e1", T0, "Herr Straße zog nach Wien.")
+        memory.declare(T, "salary", "integer", sensitive=True)
+        memory.write(T, "Straße", "city", "Wien", T0, "e1")
+        memory.write(T, "Straße", "employer", "Acme", T0, "e1")
+        memory.write(T, "Straße", "salary", 5000, T0, "e1")
+        asked = memory.recall(T, "Where does Straße live?", budget=2000)
+        alone = memory.recall(T, "STRASSE?", budget=2000)
+    assert [(i.subject, i.attribute, i.value, i.citation.episode_id) for i in asked.items if i.kind == "fact"] == [
+        ("strasse", "city", "Wien", "e1")]
+    assert asked.items[0].subject_name == "Straße"
+    assert sorted(i.attribute for i in alone.items if i.kind == "fact") == ["city", "employer"]  # salary: sensitive

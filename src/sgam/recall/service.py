@@ -15,12 +15,12 @@ from .._time import from_micros
 from .._values import canonical_json, load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
 from ..search.scope import in_scope
-from ..store import EpisodeReads, LedgerReads, Reader, SubjectReads
+from ..store import EpisodeReads, LedgerReads, QueryFilter, Reader, SubjectReads
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
 from .shape import set_versions, shape_versions
 from .sources import sources_first
-from .subjects import named_subjects
+from .subjects import named_subjects, words_beyond
 from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 
 if TYPE_CHECKING:
@@ -77,6 +77,9 @@ def recall(
         descriptions = {schema.attribute: schema.description for schema in schemas if schema.description}
         keys = best_keys(search.index.matching_keys(reader, terms, at, KEY_CANDIDATES, known_at), terms,
                          descriptions)
+        relations = [schema for schema in schemas if schema.value_type is ValueType.SUBJECT]
+        subjects = named_subjects(reader, question, relations, purpose)
+        keys += _subject_keys(reader, subjects, keys, terms, descriptions, at, known_at)
         named = bool(keys)
         if not keys:  # the question names no key: fall back to the facts closest in meaning
             keys = search.similar_keys(reader, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
@@ -88,8 +91,6 @@ def recall(
         keys = timeline_keys(reader, [key for key in keys if MEMBER not in key[1]], purpose, at, known_at, book)
         facts = [item for subject, attribute in keys
                  for item in _key_items(reader, subject, attribute, at, known_at)]
-        relations = [schema for schema in schemas if schema.value_type is ValueType.SUBJECT]
-        subjects = named_subjects(reader, question, relations, purpose)
         shape = (shape_versions(reader, subjects, schemas, terms, at=at, known_at=known_at, purpose=purpose,
                                 book=book)
                  + set_versions(reader, sets, at=at, known_at=known_at, purpose=purpose, book=book))
@@ -122,6 +123,29 @@ def recall(
                + evidence)
     kept, text, tokens = pack(ordered, budget)
     return RecallResult(question, kept, text, tokens, budget, len(ordered) - len(kept))
+
+
+def _subject_keys(
+    reader: Reader, subjects: list[str], keys: list[tuple[str, str]], terms: list[str],
+    descriptions: Mapping[str, str], at: int, known_at: int | None,
+) -> list[tuple[str, str]]:
+    """The one-valued keys, holding at ``at``, of the named ``subjects`` that no key the
+    index matched belongs to, where the question asks about them: a name the index's words
+    miss (``Straße`` is the id ``strasse``) still reaches its subject's facts."""
+    covered = {subject for subject, _ in keys}
+    found: list[tuple[str, str]] = []
+    for subject in subjects:
+        if subject in covered:
+            continue
+        beyond = words_beyond(terms, subject)
+        for version in reader.query(QueryFilter(subject=subject, at=at, known_at=known_at, limit=KEY_CANDIDATES)):
+            attribute = version.attribute
+            if MEMBER in attribute or (subject, attribute) in found:
+                continue
+            vocabulary = attribute_vocabulary(attribute, descriptions.get(attribute))
+            if not beyond or asks_about(beyond, attribute, vocabulary):
+                found.append((subject, attribute))
+    return found[:MAX_KEYS]
 
 
 def _shape_items(reader: Facts, shape: list[Version], shown: list[RecallItem]) -> list[RecallItem]:

@@ -20,6 +20,7 @@ from .._rules import Version
 from .._schema import AttributeSchema, Cardinality, ValueType
 from .._sets import member_versions
 from .._values import canonical_json
+from .subjects import words_beyond
 from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 
 MEMBERS_SHOWN = 50
@@ -45,7 +46,7 @@ def shape_versions(
     for subject in subjects:
         if not book.allows(subject, purpose):
             continue
-        beyond = [term for term in terms if not names_any([term], tokens(subject))]
+        beyond = words_beyond(terms, subject)
         for schema in shaped:
             if not _asked(schema, terms, beyond):
                 continue

@@ -20,6 +20,7 @@ from .._relations import relation_key
 from .._schema import AttributeSchema
 from .._values import MAX_NAME_LENGTH, canonical_json, load_value, normalise_subject
 from ..store import SubjectReads
+from .vocabulary import names_any, tokens
 
 MAX_NAME_WORDS = 4
 MAX_WORDS = 120
@@ -69,6 +70,14 @@ def named_subjects(
             chosen.append((start, end, name))
     ordered = [name for _, _, name in sorted(chosen)]
     return list(dict.fromkeys(ordered))[:MAX_NAMED]
+
+
+def words_beyond(terms: Sequence[str], subject: str) -> list[str]:
+    """The question's words that are not part of the name of ``subject`` (compared as
+    subject ids are, so "Straße" is part of ``strasse``): the words that say what the
+    question asks about it."""
+    own = tokens(subject)
+    return [term for term in terms if not names_any([normalise_subject(term)], own)]
 
 
 def _bare(word: str) -> str:
