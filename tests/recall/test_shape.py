@@ -87,3 +87,14 @@ def test_revoked_consent_hides_the_members_and_links_that_name_a_subject(store_u
         no_zed = _facts(memory.recall(T, SUPPLIERS, at=T1, budget=4000).items)
     assert hidden == [("acme", "supplier", "bolts ltd", "e1")]
     assert no_zed == [("acme", "supplier", "bolts ltd", "e1"), ("acme", "supplier", "cogs", "e1")]
+
+
+def test_a_purpose_reads_its_own_members_where_it_has_any(store_url: str) -> None:
+    with Memory(store_url) as memory:
+        _supply_chain(memory)
+        memory.write(T, "team 7", "members", "Per", T0, "e3", purpose="payroll")
+        general = _facts(memory.recall(T, "Who is in Team 7?", at=T1, budget=4000).items)
+        payroll = memory.recall(T, "Who is in Team 7?", at=T1, budget=4000, purpose="payroll")
+        other = _facts(memory.recall(T, "Who is in Team 7?", at=T1, budget=4000, purpose="ads").items)
+    assert [f[2] for f in general] == ["Mira", "Ola"] and [f[2] for f in other] == ["Mira", "Ola"]
+    assert [(i.value, i.citation.episode_id) for i in payroll.items if i.kind == "fact"] == [("Per", "e3")]

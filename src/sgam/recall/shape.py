@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._purpose import ConsentBook, ledger_attribute
-from .._relations import RelationReads, relation_key
+from .._purpose import ConsentBook, ledger_attribute, members_prefix
+from .._relations import RelationReads, named, relation_key
 from .._rules import Version
 from .._schema import AttributeSchema, Cardinality, ValueType
 from .._sets import member_versions
@@ -40,23 +40,27 @@ def shape_versions(
 ) -> list[Version]:
     """The versions holding at ``at`` of the sets and relations of ``subjects`` that the
     question's ``terms`` ask about, outward then inward, subject by subject; none of a
-    subject whose consent (for ``purpose``) is revoked."""
-    shaped = [schema for schema in schemas if is_shaped(schema)]
-    found: list[Version] = []
-    for subject in subjects:
-        if not book.allows(subject, purpose):
+    subject whose consent (for ``purpose``) is revoked (``book``: the statements that
+    can decide it), none naming one. Outward, one statement per attribute for every
+    subject at once (two with a purpose); inward, one range per subject and relation."""
+    consented = [subject for subject in subjects if book.allows(subject, purpose)]
+    beyond = {subject: words_beyond(terms, subject) for subject in consented}
+    outward: dict[str, list[Version]] = {subject: [] for subject in consented}
+    inward: dict[str, list[Version]] = {subject: [] for subject in consented}
+    for schema in (schema for schema in schemas if is_shaped(schema)):
+        asked = [subject for subject in consented if _asked(schema, terms, beyond[subject])]
+        if not asked:
             continue
-        beyond = words_beyond(terms, subject)
-        for schema in shaped:
-            if not _asked(schema, terms, beyond):
-                continue
-            found += _outward(reader, subject, schema, at, known_at, purpose)
-            if schema.value_type is ValueType.SUBJECT:
+        for subject, versions in _holding(reader, asked, schema, at, known_at, purpose).items():
+            outward[subject] += [version for version in versions
+                                 if schema.value_type is not ValueType.SUBJECT or book.allows(named(version), purpose)]
+        if schema.value_type is ValueType.SUBJECT:
+            for subject in asked:
                 value = canonical_json(subject)
-                found += [version for version in reader.holders(relation_key(schema, value), value, at, known_at,
-                                                                LINKED_SHOWN)
-                          if book.allows(version.subject, purpose)]
-    return found
+                inward[subject] += [version for version in reader.holders(relation_key(schema, value), value, at,
+                                                                          known_at, LINKED_SHOWN)
+                                    if book.allows(version.subject, purpose)]
+    return [version for subject in consented for version in (*outward[subject], *inward[subject])]
 
 
 def set_versions(
@@ -80,14 +84,22 @@ def _asked(schema: AttributeSchema, terms: list[str], beyond: list[str]) -> bool
                                     attribute_vocabulary(schema.attribute, schema.description))
 
 
-def _outward(
-    reader: RelationReads, subject: str, schema: AttributeSchema, at: int, known_at: int | None,
+def _holding(
+    reader: RelationReads, subjects: list[str], schema: AttributeSchema, at: int, known_at: int | None,
     purpose: str | None,
-) -> list[Version]:
-    if schema.cardinality is Cardinality.MANY:
-        return member_versions(reader, subject, schema.attribute, at, known_at, purpose)[:MEMBERS_SHOWN]
-    version = None if purpose is None else reader.get(subject, ledger_attribute(schema.attribute, purpose), at,
-                                                      known_at)
-    if version is None:
-        version = reader.get(subject, schema.attribute, at, known_at)
-    return [] if version is None else [version]
+) -> dict[str, list[Version]]:
+    """Per subject, what ``schema`` holds for it at ``at``: a set's members (at most
+    ``MEMBERS_SHOWN``), or the relation's value; the purpose's timeline where it holds
+    anything for the subject, else the general one (as ``members`` and ``get`` read)."""
+    many = schema.cardinality is Cardinality.MANY
+
+    def read(scope: str | None) -> dict[str, list[Version]]:
+        attribute = members_prefix(schema.attribute, scope) if many else ledger_attribute(schema.attribute, scope)
+        found: dict[str, list[Version]] = {}
+        for version in reader.holding(subjects, attribute, at, known_at, members=many):
+            found.setdefault(version.subject, []).append(version)
+        return found
+
+    general = read(None)
+    scoped = {} if purpose is None else read(purpose)
+    return {subject: (scoped.get(subject) or general.get(subject) or [])[:MEMBERS_SHOWN] for subject in subjects}
