@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from sgam._convert import to_assertion
+from sgam._convert import to_assertion, to_assertions
 from sgam._model import Assertion
 from sgam._rules import OpKind, Version
 from sgam._time import from_micros
@@ -24,3 +24,17 @@ def test_an_assertion_is_built_field_by_field_as_its_constructor_builds_it() -> 
     assert made == expected
     assert {f.name: getattr(made, f.name) for f in fields(Assertion)} == {
         f.name: getattr(expected, f.name) for f in fields(Assertion)}
+
+
+def test_an_answer_of_many_versions_converts_each_as_one_would() -> None:
+    """``to_assertions`` shares the split attribute and converted instants of one answer
+    (a set's members, a page): each assertion is still exactly its own."""
+    members = [Version(i, "team 7", f'members\x1fhr\x1e"{who}"', f'"{who}"', 1_600_000_000_000_000 + i % 2,
+                       None if i else 1_700_000_000_000_000, 1_650_000_000_000_000, None, f"e{i}", "fact", 1.0, 1,
+                       None, OpKind.WRITE, None, i) for i, who in enumerate(("kari", "mira", "ola"))]
+    plain = Version(9, "mira", "city", '"Oslo"', 1_600_000_000_000_000, None, 1_650_000_000_000_000, None, "e9",
+                    "fact", 1.0, 1, None, OpKind.WRITE, None, 9)
+    made = to_assertions("acme", [*members, plain])
+    assert made == [to_assertion("acme", version) for version in [*members, plain]]
+    assert [(a.attribute, a.purpose, a.value) for a in made] == [
+        ("members", "hr", "kari"), ("members", "hr", "mira"), ("members", "hr", "ola"), ("city", None, "Oslo")]

@@ -100,3 +100,28 @@ def test_recall_does_not_say_a_relation_naming_a_revoked_subject(memory: Memory)
     assert not [item for item in memory.recall("t", "who is the manager of mira").items if item.kind == "fact"]
     assert memory.get("t", "mira", "manager") is None
     assert memory.query("t", subject="mira") == []
+
+
+def test_reachable_reads_a_whole_step_in_one_statement_per_relation(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each step asks once per relation for the whole frontier (one round trip on
+    PostgreSQL), not once per subject it reached."""
+    memory.add_episode("t", "e1", T1, "a star of suppliers")
+    memory.declare("t", "supplier", "subject", cardinality="many")
+    memory.declare("t", "owner", "subject")
+    for i in range(6):
+        memory.write("t", "hub", "supplier", f"s{i}", T1, "e1")
+        memory.write("t", f"s{i}", "owner", f"o{i}", T1, "e1")
+        memory.write("t", f"s{i}", "supplier", f"t{i}", T1, "e1")
+    asked: list[tuple[int, str]] = []
+    holding = LedgerReader.holding
+
+    def counted(self: LedgerReader, subjects: list[str], attribute: str, *args: object, **kwargs: object) -> object:
+        asked.append((len(subjects), attribute.partition("\x1e")[0]))
+        return holding(self, subjects, attribute, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LedgerReader, "holding", counted)
+    found = memory.reachable("t", "hub", ["supplier", "owner"], depth=2)
+    assert sorted(found.subjects) == sorted([f"{p}{i}" for p in "sot" for i in range(6)]) and not found.cut
+    assert asked == [(1, "supplier"), (1, "owner"), (6, "supplier"), (6, "owner")]

@@ -120,6 +120,7 @@ class AsyncMemory:
     forget_episode = _twin(Memory.forget_episode)
     purge_residue = _twin(Memory.purge_residue)
     get = _twin(Memory.get)
+    lookup = _twin(Memory.lookup)
     history = _twin(Memory.history)
     versions = _twin(Memory.versions)
     query = _twin(Memory.query)

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
-from ._convert import sources_of, to_assertion, to_episode
+from ._convert import sources_of, to_assertion, to_assertions, to_episode
 from ._erasure import Erased, forget_episode, forget_subject
 from ._errors import NotFoundError, ValidationError
 from ._ledger import Ledger
@@ -33,6 +33,7 @@ from ._schema import (
     parse_value_type,
 )
 from ._secret import Digests
+from ._sets import member_versions
 from ._time import Clock, Moment, moment_micros, optional_micros, utc_now
 from ._values import (
     MAX_METADATA_BYTES,
@@ -365,7 +366,32 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         """The assertion holding at valid time ``at`` (default now) as the ledger stood at
         transaction time ``known_at`` (default: everything recorded). With ``purpose``,
         that purpose's timeline, falling back to the general one where it holds nothing;
-        without, the general timeline only. Nothing while consent is revoked."""
+        without, the general timeline only. Nothing while consent is revoked.
+
+        A set (cardinality many) holds several values at once, so it has no one value to
+        answer: ``get`` of one is a ``ValidationError`` naming ``members()``, which reads
+        it (``lookup`` answers either shape)."""
+        found = self._point(tenant, subject, attribute, at, known_at, purpose, sets=False)
+        assert not isinstance(found, list)
+        return found
+
+    def lookup(
+        self, tenant: str, subject: str, attribute: str, *, at: Moment | None = None,
+        known_at: Moment | None = None, purpose: str | None = None,
+    ) -> Assertion | list[Assertion] | None:
+        """What holds for ``subject.attribute`` at ``at`` as known at ``known_at``, in the
+        attribute's shape: as ``get`` for a one-valued attribute (the assertion, or None),
+        as ``members`` for a set (a list, empty when no member holds). For a caller that
+        names attributes it has not declared itself (``sgam get``, ``GET /v1/facts/…``)."""
+        return self._point(tenant, subject, attribute, at, known_at, purpose, sets=True)
+
+    def _point(
+        self, tenant: str, subject: str, attribute: str, at: Moment | None, known_at: Moment | None,
+        purpose: str | None, *, sets: bool,
+    ) -> Assertion | list[Assertion] | None:
+        """A key's point read. A set has no versions under its own key, so only a read
+        that finds nothing asks whether the attribute is one (from the schema cache on
+        SQLite, a statement on PostgreSQL): the read of a value costs what it did."""
         check_tenant(tenant)
         subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
         scope = check_purpose(purpose)
@@ -381,17 +407,24 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         ahead = [lambda reader: reader.consents(subject), lambda reader: reader.resolve_subject(subject, known),
                  lambda reader: reader.resolve_attribute(attribute, known), scoped, general]
         with self.ledger.read(tenant, "get", ahead=ahead) as reader:
-            if not allowed(reader.consents(subject), scope):
-                return None
+            consented = allowed(reader.consents(subject), scope)
             meant = reader.resolve_subject(subject, known)
             name = reader.resolve_attribute(attribute, known)  # an attribute renamed by then
-            version = scoped(reader, meant, name) or general(reader, meant, name)
-            if version is not None and version.value.startswith('"'):
+            version = (scoped(reader, meant, name) or general(reader, meant, name)) if consented else None
+            if version is None:
+                if cardinality_at(reader, name, known) is Cardinality.MANY:
+                    if not sets:
+                        raise ValidationError("attribute", attribute,
+                                              "is a set (cardinality many): read its members with members()")
+                    found = member_versions(reader, meant, name, moment, known, scope) if consented else []
+                    return to_assertions(tenant, found)
+                return None
+            if version.value.startswith('"'):
                 shown = visible_versions(reader, [version], scope, known)
                 if not shown:
                     return None  # a relation naming a subject whose consent is revoked
                 version = shown[0]
-        return None if version is None else to_assertion(tenant, version)
+        return to_assertion(tenant, version)
 
     def history(
         self, tenant: str, subject: str, attribute: str, *, known_at: Moment | None = None,
@@ -450,7 +483,9 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         """Assertions of the tenant holding at ``at`` (default now), filtered, ordered by
         subject, attribute and valid_from; with ``all_times`` every valid interval. The
         page's ``next_cursor`` (None on the last page) passed as ``cursor`` continues it.
-        ``purpose`` reads as ``get`` does: that timeline over the general one."""
+        ``purpose`` reads as ``get`` does: that timeline over the general one. A set's
+        members are assertions too, each with the set's attribute: ``attribute=`` of a
+        set lists its members (one range of its members' keys)."""
         check_tenant(tenant)
         if not isinstance(all_times, bool):
             raise ValidationError("all_times", all_times, "must be true or false")
@@ -470,6 +505,10 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         with self.ledger.read(tenant, "query") as reader:
             if flt.subject is not None:
                 flt = replace(flt, subject=reader.resolve_subject(flt.subject, flt.known_at))
+            if flt.attribute is not None:
+                declared = reader.declared(flt.attribute)
+                if declared is not None and declared.cardinality is Cardinality.MANY:
+                    flt = replace(flt, many=True)
             book = consent_book(reader, consent_uses(scope))
             versions = reader.query(flt)
             revoked = book.revoked_subjects(scope)

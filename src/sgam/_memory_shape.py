@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from . import _aliases
-from ._convert import to_assertion
+from ._convert import to_assertions
 from ._errors import ValidationError
 from ._ledger import Ledger
 from ._model import Assertion, Reachable, SubjectName
-from ._purpose import allowed, check_purpose, members_prefix
+from ._purpose import check_purpose
 from ._relations import (
     DEFAULT_FAN_OUT,
     check_depth,
@@ -19,8 +19,8 @@ from ._relations import (
     linked,
     reachable,
     relation_schema,
-    visible_versions,
 )
+from ._sets import member_reads, member_versions
 from ._time import Moment, from_micros, moment_micros, optional_micros
 from ._values import check_limit, check_name, check_optional_name, check_subject, check_tenant
 from .store import WriteTransaction
@@ -60,17 +60,12 @@ class ShapeCalls:
         scope = check_purpose(purpose)
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
-        with self.ledger.read(tenant, "members") as reader:
-            if not allowed(reader.consents(subject), scope):
-                return []
-            meant = reader.resolve_subject(subject, known)
-            found = [] if scope is None else reader.members(meant, members_prefix(attribute, scope), moment, known)
-            if not found:
-                found = reader.members(meant, members_prefix(attribute, None), moment, known)
-            found = visible_versions(reader, found, scope, known)
+        ahead = member_reads(subject, attribute, moment, known, scope)
+        with self.ledger.read(tenant, "members", ahead=ahead) as reader:
+            found = member_versions(reader, reader.resolve_subject(subject, known), attribute, moment, known, scope)
         # two members naming subjects merged since are one member
         distinct = {version.value: version for version in reversed(found)}
-        return [to_assertion(tenant, distinct[value]) for value in dict.fromkeys(v.value for v in found)]
+        return to_assertions(tenant, [distinct[value] for value in dict.fromkeys(v.value for v in found)])
 
     def linked(
         self, tenant: str, attribute: str, to: str, *, at: Moment | None = None, known_at: Moment | None = None,
@@ -84,7 +79,8 @@ class ShapeCalls:
         size = check_limit(limit)
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
-        with self.ledger.read(tenant, "linked") as reader:
+        ahead = [lambda reader: reader.declared(attribute), lambda reader: reader.consents(target)]
+        with self.ledger.read(tenant, "linked", ahead=ahead) as reader:
             schema = relation_schema(reader, attribute, "attribute")
             return linked(reader, schema, target, moment, known, size)
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from ._errors import ValidationError
-from ._purpose import ConsentBook, ConsentRow, allowed, members_prefix, split_attribute
+from ._purpose import ConsentBook, ConsentRow, allowed, ledger_attribute, members_prefix, split_attribute
 from ._rules import Version
 from ._schema import AttributeSchema, Cardinality, ValueType
 from ._values import canonical_json, load_value
@@ -67,14 +67,15 @@ def visible_versions(
 ) -> list[Version]:
     """``versions`` of one attribute less those naming a subject whose consent (for
     ``purpose``) is revoked, each naming the subject its value meant at ``known_at``
-    (aliases followed): one schema lookup, and a consent lookup per subject named only
-    for a relation."""
+    (aliases followed): one schema lookup, and for a relation one consent lookup for
+    every subject its values name (not one per value: a set's members are many)."""
     if not versions or not is_relation(reader.declared(split_attribute(versions[0].attribute)[0])):
         return list(versions)
+    names = [named(v) for v in versions]
+    book = ConsentBook(reader.consents_among(names))
     shown: list[Version] = []
-    for version in versions:
-        name = named(version)
-        if not allowed(reader.consents(name), purpose):
+    for version, name in zip(versions, names, strict=True):
+        if not book.allows(name, purpose):
             continue
         meant = reader.resolve_subject(name, known_at)
         shown.append(version if meant == name else replace(version, value=canonical_json(meant)))
@@ -91,22 +92,31 @@ def consent_book(reader: RelationReads, uses: Sequence[str] | None) -> ConsentBo
     return ConsentBook(rows)
 
 
+def relation_key(schema: AttributeSchema, value: str, purpose: str | None = None) -> str:
+    """The ledger attribute under which relation ``schema`` holds ``value`` (canonical
+    JSON) on the timeline of ``purpose``: the attribute's timeline, or for a set the
+    member's key (what ``assertions_by_value`` is searched by)."""
+    if schema.cardinality is Cardinality.MANY:
+        return f"{members_prefix(schema.attribute, purpose)}{value}"
+    return ledger_attribute(schema.attribute, purpose)
+
+
 def linked(
     reader: RelationReads, schema: AttributeSchema, to: str, at: int, known_at: int | None, limit: int,
 ) -> list[str]:
     """The subjects whose relation ``schema`` holds a value naming ``to`` at ``at`` as known
-    at ``known_at`` (nothing when consent for ``to`` is revoked, and none whose consent is)."""
+    at ``known_at`` (nothing when consent for ``to`` is revoked, and none whose consent is;
+    their consent read in one statement)."""
     if not allowed(reader.consents(to), None):
         return []
     meant = reader.resolve_subject(to, known_at)
     found: list[Version] = []
     for name in (meant, *reader.names_meaning(meant, known_at)):  # a value may name any of them
         value = canonical_json(name)
-        attribute = (schema.attribute if schema.cardinality is Cardinality.ONE
-                     else f"{members_prefix(schema.attribute, None)}{value}")
-        found += reader.holders(attribute, value, at, known_at, limit)
+        found += reader.holders(relation_key(schema, value), value, at, known_at, limit)
     subjects = sorted(dict.fromkeys(v.subject for v in found))
-    return [s for s in subjects if allowed(reader.consents(s), None)][:limit]
+    book = ConsentBook(reader.consents_among(subjects))  # one statement, not one per subject
+    return [s for s in subjects if book.allows(s, None)][:limit]
 
 
 def reachable(
@@ -125,16 +135,15 @@ def reachable(
     frontier = [start]
     for _ in range(depth):
         following: list[str] = []
-        for subject in frontier:
-            for target in _targets(reader, subject, schemas, at, known_at):
-                if target in reached or not book.allows(target, None):
-                    continue
-                if len(reached) >= fan_out:
-                    return list(reached), True
-                reached[target] = None
-                if target not in expanded:
-                    expanded.add(target)
-                    following.append(target)
+        for target in _targets(reader, frontier, schemas, at, known_at):
+            if target in reached or not book.allows(target, None):
+                continue
+            if len(reached) >= fan_out:
+                return list(reached), True
+            reached[target] = None
+            if target not in expanded:
+                expanded.add(target)
+                following.append(target)
         frontier = following
         if not frontier:
             break
@@ -142,15 +151,15 @@ def reachable(
 
 
 def _targets(
-    reader: RelationReads, subject: str, schemas: Sequence[AttributeSchema], at: int, known_at: int | None,
+    reader: RelationReads, frontier: Sequence[str], schemas: Sequence[AttributeSchema], at: int,
+    known_at: int | None,
 ) -> list[str]:
-    found: list[str] = []
+    """The subjects the frontier's relations name, subject by subject in frontier order:
+    one statement per relation for the whole frontier, not one per subject."""
+    by_subject: dict[str, list[str]] = {subject: [] for subject in frontier}
     for schema in schemas:
-        if schema.cardinality is Cardinality.MANY:
-            found += [named(v) for v in reader.members(subject, members_prefix(schema.attribute, None), at, known_at)]
-        else:
-            version = reader.get(subject, schema.attribute, at, known_at)
-            if version is not None:
-                found.append(named(version))
-    return [reader.resolve_subject(name, known_at) for name in found]
-
+        many = schema.cardinality is Cardinality.MANY
+        attribute = members_prefix(schema.attribute, None) if many else schema.attribute
+        for version in reader.holding(frontier, attribute, at, known_at, members=many):
+            by_subject[version.subject].append(named(version))
+    return [reader.resolve_subject(target, known_at) for subject in frontier for target in by_subject[subject]]

@@ -30,6 +30,7 @@ def test_a_set_through_the_cli(tmp_path: Path) -> None:
     assert "Team 7.members" in table and '"Mira"' in table and '"Ola"' in table
     found = json.loads(_sgam(db, "members", "TEAM 7", "members", "--json"))
     assert [(m["subject"], m["value"]) for m in found] == [("team 7", "Mira"), ("team 7", "Ola")]
+    assert json.loads(_sgam(db, "get", "Team 7", "members", "--json")) == found
     _sgam(db, "retract", "team 7", "members", "--at", "2026-06-02T00:00:00Z", "--source", "e1", "--value", "Ola")
     assert [m["value"] for m in json.loads(_sgam(db, "members", "team 7", "members", "--json"))] == ["Mira"]
     schema = _sgam(db, "schema")

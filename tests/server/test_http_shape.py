@@ -19,6 +19,11 @@ def test_sets_and_relations_over_http(served: Served) -> None:
                                              "valid_from": T0, "source": "e1"}).status_code == 201
         members = c.get("/v1/facts/ACME/supplier/members").json()
         assert [(m["subject"], m["value"]) for m in members] == [("acme", "bolts"), ("acme", "cogs")]
+        assert c.get("/v1/facts/Acme/supplier").json() == members  # a set's read answers its members
+        assert c.get("/v1/facts/nobody/supplier").json() == []
+        assert c.get("/v1/facts/acme/city").status_code == 404
+        listed = c.get("/v1/facts", params={"attribute": "supplier"}).json()["items"]
+        assert [(m["subject"], m["value"]) for m in listed] == [("acme", "bolts"), ("acme", "cogs"), ("zed", "acme")]
         assert c.get("/v1/linked/supplier/Cogs").json() == ["acme"]
         found = c.get("/v1/reachable/zed", params={"attribute": "supplier", "depth": 2}).json()
         assert sorted(found["subjects"]) == ["acme", "bolts", "cogs"] and found["cut"] is False

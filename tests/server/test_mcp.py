@@ -308,3 +308,25 @@ def test_an_error_quotes_stored_data_inside_the_fence(store_url: str) -> None:
         assert "already has an assertion" in json.loads(inside)  # the message, quoted whole
         assert json.dumps(INJECTED, ensure_ascii=False) in json.loads(inside)  # the value as it is held
         assert memory.get("acme", "mira", "city").value == INJECTED  # type: ignore[union-attr]
+
+
+def test_get_fact_of_a_set_answers_its_members(store_url: str) -> None:
+    """An agent asking get_fact for "the members of team 7" gets them, not "nothing found"."""
+    with Memory(store_url) as memory:
+        memory.add_episode("acme", "e1", T0, "Team 7 is Mira and Ola.")
+        memory.declare("acme", "members", "string", cardinality="many")
+        for who in ("mira", "ola"):
+            memory.write("acme", "team 7", "members", who, T0, "e1")
+        server = build_mcp(AsyncMemory(memory), fixed_caller("acme", "read"))
+
+        async def scenario() -> tuple[Any, Any]:
+            async with Client(server) as client:
+                found = await client.call_tool("get_fact", {"subject": "Team 7", "attribute": "members"})
+                empty = await client.call_tool("get_fact", {"subject": "team 8", "attribute": "members"})
+                assert not found.is_error and not empty.is_error, text_of(found)
+                return found.structured_content, empty.structured_content
+
+        found, empty = anyio.run(scenario)
+    assert found["found"] is True and found["fact"] is None
+    assert [m["value"] for m in found["members"]] == ["mira", "ola"]
+    assert empty == {"found": False, "fact": None, "members": []}

@@ -44,3 +44,40 @@ def test_linked_and_members_read_their_indexes(postgres: PostgresUrls, monkeypat
             plan = " ".join(str(row[0]) for row in conn.execute(f"EXPLAIN {native(sql)}", params).fetchall())
             assert "Seq Scan on assertions" not in plan and "Seq Scan on ledger_keys" not in plan, plan
             assert "assertions_by_value" in plan or "assertions_current" in plan, plan
+
+
+def test_the_names_a_question_could_mean_are_looked_up_by_index(
+    postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Recall asks which runs of a question's words are subjects: the key table by subject,
+    and ``assertions_by_value`` for a subject only a relation names, never a scan."""
+    from sgam.recall.subjects import named_subjects
+
+    with Memory(postgres.app) as memory:
+        memory.add_episode("t", "e1", T1, "suppliers")
+        memory.declare("t", "supplier", "subject", cardinality="many")
+        memory.declare("t", "owner", "subject")
+        memory.write_many("t", [{"subject": f"buyer{i}", "attribute": "supplier", "value": f"s{i % 7}",
+                                 "valid_from": T1, "source": "e1"} for i in range(300)])
+        memory.write("t", "buyer1", "owner", "mira", T1, "e1")
+        sent: list[tuple[str, Any]] = []
+        run = PostgresSession._run
+
+        def record(self: PostgresSession, sql: str, params: Any) -> Any:
+            if "FROM ledger_keys WHERE" in sql or "SELECT DISTINCT value FROM assertions" in sql:
+                sent.append((sql, params))
+            return run(self, sql, params)
+
+        monkeypatch.setattr(PostgresSession, "_run", record)
+        relations = [s for s in memory.schema("t")[0] if s.value_type == "subject"]
+        with memory.ledger.read("t", "test") as reader:
+            assert named_subjects(reader, "Does buyer7 buy from s3 like Mira?", relations) == ["buyer7", "s3", "mira"]
+    assert len(sent) == 2
+    with psycopg.connect(postgres.admin, autocommit=True) as conn:
+        configure(conn)
+        conn.execute("ANALYZE assertions")
+        conn.execute("ANALYZE ledger_keys")
+        conn.execute("SET enable_seqscan = off")
+        for sql, params in sent:
+            plan = " ".join(str(row[0]) for row in conn.execute(f"EXPLAIN {native(sql)}", params).fetchall())
+            assert "Seq Scan on assertions" not in plan and "Seq Scan on ledger_keys" not in plan, plan

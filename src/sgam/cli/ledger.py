@@ -107,11 +107,6 @@ def _names(memory: Memory, tenant: str, subjects: list[str]) -> list[str]:
     return [s if names.get(s, s) == s else f"{names[s]} ({s})" for s in subjects]
 
 
-def _is_set(memory: Memory, tenant: str, attribute: str) -> bool:
-    attributes, _ = memory.schema(tenant)
-    return any(a.attribute == attribute and a.cardinality == "many" for a in attributes)
-
-
 def show_result(result: Any) -> None:
     console.print(f"{result.effect.value} (operation {result.operation_id})", highlight=False)
     if result.assertion is not None:
@@ -254,12 +249,10 @@ def register(app: typer.Typer) -> None:
         at: AtOption = None, known_at: KnownAtOption = None, purpose: PurposeOption = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """What holds for SUBJECT.ATTRIBUTE at --at, as known at --known-at."""
+        """What holds for SUBJECT.ATTRIBUTE at --at, as known at --known-at (of a set: its members)."""
 
         def call(memory: Memory) -> Assertion | list[Assertion] | None:
-            if _is_set(memory, tenant, attribute):
-                return memory.members(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
-            found = memory.get(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
+            found = memory.lookup(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
             if found is None and not memory.episodes(tenant, limit=1):
                 errors.print(f"tenant {tenant!r} has recorded nothing: check --tenant", highlight=False,
                              markup=False)

@@ -8,17 +8,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from .._errors import ValidationError
-from .._purpose import ConsentBook, consent_uses, ledger_attribute, split_attribute
+from .._purpose import MEMBER, ConsentBook, consent_uses, ledger_attribute, split_attribute
 from .._rules import Version
 from .._schema import ValueType
 from .._time import from_micros
-from .._values import load_value
+from .._values import canonical_json, load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
 from ..search.scope import in_scope
-from ..store import EpisodeReads, LedgerReads, Reader, SubjectReads
+from ..store import EpisodeReads, LedgerReads, QueryFilter, Reader, SubjectReads
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
+from .shape import set_versions, shape_versions
 from .sources import sources_first
+from .subjects import named_subjects, words_beyond
 from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 
 if TYPE_CHECKING:
@@ -34,6 +36,7 @@ KEY_CANDIDATES = 100
 SIMILAR_KEYS = 3
 SIMILARITY_FLOOR = 0.5  # cosine; below it a fact is a guess, not something the question names
 SUPERSEDED_PER_KEY = 2
+SHAPE_SCORE = 0.9  # a member or a relation the question's subject has: exact state, after the keys it names
 EVIDENCE_LIMIT = 30
 
 
@@ -86,20 +89,29 @@ def recall(
         descriptions = {schema.attribute: schema.description for schema in schemas if schema.description}
         keys = best_keys(search.index.matching_keys(reader, terms, at, KEY_CANDIDATES, known_at), terms,
                          descriptions)
+        relations = [schema for schema in schemas if schema.value_type is ValueType.SUBJECT]
+        subjects = named_subjects(reader, question, relations, purpose)
+        keys += _subject_keys(reader, subjects, keys, terms, descriptions, at, known_at)
         named = bool(keys)
         if not keys:  # the question names no key: fall back to the facts closest in meaning
             keys = search.similar_keys(reader, question, at, SIMILAR_KEYS, SIMILARITY_FLOOR, known_at)
         keys = [key for key in keys
                 if split_attribute(key[1])[0] not in sensitive or (named and _names_attribute(key, terms))]
         book = ConsentBook(reader.revoking_consents(consent_uses(purpose)))
-        keys = timeline_keys(reader, keys, purpose, at, known_at, book)
+        sets = list(dict.fromkeys((subject, split_attribute(stored)[0])
+                                  for subject, stored in keys if MEMBER in stored))
+        keys = timeline_keys(reader, [key for key in keys if MEMBER not in key[1]], purpose, at, known_at, book)
         facts = [item for subject, attribute in keys
                  for item in _key_items(reader, subject, attribute, at, known_at)]
+        shape = (shape_versions(reader, subjects, schemas, terms, at=at, known_at=known_at, purpose=purpose,
+                                book=book)
+                 + set_versions(reader, sets, at=at, known_at=known_at, purpose=purpose, book=book))
+        facts += _shape_items(reader, shape, facts)
         facts = _named(facts, reader.display_names([item.subject for item in facts if item.subject]))
         revoked = book.revoked_subjects(purpose)
         if revoked:  # a relation's value naming a subject whose consent is revoked is not said
-            relations = {schema.attribute for schema in schemas if schema.value_type is ValueType.SUBJECT}
-            facts = [item for item in facts if item.attribute not in relations or item.value not in revoked]
+            naming = {schema.attribute for schema in relations}
+            facts = [item for item in facts if item.attribute not in naming or item.value not in revoked]
         ranked = search.ranked(reader, question, config=config, flt=flt, limit=EVIDENCE_LIMIT, now=at)
         sources = [item.citation.episode_id for item in sorted(facts, key=lambda item: item.superseded)
                    if item.citation.episode_id is not None]
@@ -140,6 +152,43 @@ def _opened(
     with search.backend.read(tenant) as reader:
         reader.prefetch(ahead)
         yield reader
+
+
+def _subject_keys(
+    reader: Reader, subjects: list[str], keys: list[tuple[str, str]], terms: list[str],
+    descriptions: Mapping[str, str], at: int, known_at: int | None,
+) -> list[tuple[str, str]]:
+    """The one-valued keys, holding at ``at``, of the named ``subjects`` that no key the
+    index matched belongs to, where the question asks about them: a name the index's words
+    miss (``Straße`` is the id ``strasse``) still reaches its subject's facts."""
+    covered = {subject for subject, _ in keys}
+    found: list[tuple[str, str]] = []
+    for subject in subjects:
+        if subject in covered:
+            continue
+        beyond = words_beyond(terms, subject)
+        for version in reader.query(QueryFilter(subject=subject, at=at, known_at=known_at, limit=KEY_CANDIDATES)):
+            attribute = version.attribute
+            if MEMBER in attribute or (subject, attribute) in found:
+                continue
+            vocabulary = attribute_vocabulary(attribute, descriptions.get(attribute))
+            if not beyond or asks_about(beyond, attribute, vocabulary):
+                found.append((subject, attribute))
+    return found[:MAX_KEYS]
+
+
+def _shape_items(reader: Facts, shape: list[Version], shown: list[RecallItem]) -> list[RecallItem]:
+    """The sets' members and the relations as current facts, after the keys' current
+    facts and before anything superseded; each version once."""
+    seen = {(item.subject, item.attribute, item.valid_from, canonical_json(item.value)) for item in shown}
+    items: list[RecallItem] = []
+    for version in shape:
+        item = _fact(reader, version, superseded=False, score=SHAPE_SCORE)
+        key = (item.subject, item.attribute, item.valid_from, version.value)
+        if key not in seen:
+            seen.add(key)
+            items.append(item)
+    return items
 
 
 def _names_attribute(key: tuple[str, str], terms: list[str]) -> bool:

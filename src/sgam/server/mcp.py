@@ -76,6 +76,8 @@ class RecallOutput(BaseModel):
 class FactOutput(BaseModel):
     found: bool
     fact: Assertion | None
+    members: list[Assertion] | None = None
+    """Of a set (cardinality many): the members holding, and ``fact`` is null."""
 
 
 class HistoryOutput(BaseModel):
@@ -205,9 +207,12 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
     async def get_fact(subject: Subject, attribute: Attribute, at: At = None, known_at: KnownAt = None,
                        purpose: Purpose = None) -> Annotated[CallToolResult, FactOutput]:
         """The value of subject.attribute holding at `at` (default now), as the ledger stood
-        at `known_at` (default: everything recorded), for `purpose` if given."""
-        found = await guarded("read", lambda p: memory.get(p.tenant, subject, attribute, at=at, known_at=known_at,
-                                                           purpose=purpose))
+        at `known_at` (default: everything recorded), for `purpose` if given. Of a set
+        (cardinality many, e.g. the members of team 7): `members`, every member holding."""
+        found = await guarded("read", lambda p: memory.lookup(p.tenant, subject, attribute, at=at,
+                                                              known_at=known_at, purpose=purpose))
+        if isinstance(found, list):
+            return fenced({"found": bool(found), "fact": None, "members": to_json(found)})
         return fenced({"found": found is not None, "fact": to_json(found)})
 
     @server.scoped_tool("read", read_only)

@@ -125,12 +125,13 @@ async def query_facts(
     return reply({"items": list(page), "next_cursor": page.next_cursor})
 
 
-@router.get("/facts/{subject}/{attribute}", response_model=Assertion, tags=["facts"],
-            summary="The assertion holding at `at` as known at `known_at` (404 when none)")
+@router.get("/facts/{subject}/{attribute}", response_model=Assertion | list[Assertion], tags=["facts"],
+            summary="The assertion holding at `at` as known at `known_at` (404 when none); of a set "
+                    "(cardinality many), the list of its members holding")
 async def get_fact(subject: str, attribute: str, request: Request, caller: Reader,
                    at: OptionalTime = None, known_at: OptionalTime = None, purpose: PurposeQuery = None) -> Response:
-    found = await memory_of(request).get(caller.tenant, subject, attribute, at=at, known_at=known_at,
-                                         purpose=purpose)
+    found = await memory_of(request).lookup(caller.tenant, subject, attribute, at=at, known_at=known_at,
+                                            purpose=purpose)
     if found is None:
         raise NotFoundError(f"nothing holds for {subject!r}.{attribute!r} then")
     return reply(found)

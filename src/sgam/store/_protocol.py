@@ -141,6 +141,12 @@ class LedgerReads(Scope, Protocol):
     def members(self, subject: str, prefix: str, at: int, known_at: int | None) -> list[Version]:
         """Per member key under ``prefix``, the version holding at ``at`` (as ``get``)."""
         ...
+    def holding(
+        self, subjects: Sequence[str], attribute: str, at: int, known_at: int | None, *, members: bool = False,
+    ) -> list[Version]:
+        """Per subject, the version of key ``attribute`` (``members``: of each key under that
+        prefix) holding at ``at``, by subject and key, in one statement per chunk."""
+        ...
     def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:
         """Every member's assertions by ``valid_from``, then by the value's JSON text."""
         ...
@@ -271,6 +277,10 @@ class LifecycleReads(Scope, Protocol):
         ...
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """The subject's consent statements, or (None) those of every subject that has any."""
+        ...
+    def consents_among(self, subjects: Sequence[str]) -> list[ConsentRow]:
+        """The consent statements of any of ``subjects``, in one statement (per chunk):
+        what a read filtering many values that name subjects needs."""
         ...
     def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
         """The statements of every subject with a revoked one (among ``uses``, purposes
@@ -426,6 +436,12 @@ class SubjectReads(Scope, Protocol):
     and aliases: what a name means at a transaction time."""
 
     def display_names(self, subjects: Sequence[str]) -> dict[str, str]: ...
+    def subjects_among(self, names: Sequence[str]) -> set[str]:
+        """Those of ``names`` that are the subject of a key of the tenant."""
+        ...
+    def values_named(self, pairs: Sequence[tuple[str, str]]) -> set[str]:
+        """The values of those (ledger attribute, canonical JSON value) pairs some version holds."""
+        ...
     def subject_collisions(self, subject: str | None = None) -> list[tuple[str, str]]:
         """(normalised id, stored id) pairs the subject migration reported."""
         ...

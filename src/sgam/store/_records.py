@@ -187,6 +187,8 @@ class QueryFilter:
     limit: int = 100
     purpose: str | None = None
     """None: the general timeline only; a name: the general timeline and that purpose's."""
+    many: bool = False
+    """``attribute`` is a set (cardinality many): its members' keys are read."""
 
 
 @dataclass(frozen=True, slots=True)

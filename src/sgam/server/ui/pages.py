@@ -227,9 +227,9 @@ def _key(memory: Memory, tenant: str, subject: str, attribute: str, at: str | No
     return {
         "subject": subject, "attribute": attribute, "versions": versions, "timeline": draw(versions, now),
         "at": at or "", "known_at": known_at or "",
-        "held_at": memory.get(tenant, subject, attribute, at=at_moment) if at_moment else None,
+        "held_at": memory.get(tenant, subject, attribute, at=at_moment) if at_moment and versions else None,
         "believed_at": (memory.get(tenant, subject, attribute, at=at_moment or now, known_at=known_moment)
-                        if known_moment else None),
+                        if known_moment and versions else None),
         "asked": bool(at_moment or known_moment), "now": now,
     }
 

@@ -5,11 +5,12 @@ inserts), overriding a method and calling it through ``super()``."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._purpose import ledger_attribute
+from ..._purpose import ledger_attribute, members_prefix
 from ..._rules import Operation, Version, as_last_seen, cut, ended, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, QueryFilter
@@ -25,7 +26,7 @@ from .._rows import (
     version_columns_of,
     version_from_row,
 )
-from .session import Session
+from .session import Session, chunks, in_list
 
 KEY = "tenant = ? AND subject = ? AND attribute = ?"
 MAX_INDEXED_VALUE = 1100
@@ -73,11 +74,16 @@ OPERATION_FIELDS = (
 def timeline_clause(flt: QueryFilter, session: Session, column: str = "attribute") -> tuple[str, list[Any]]:
     """The SQL condition, on the ledger attribute ``column``, of a query's timelines: the
     general one (no separator in the ledger attribute), plus ``flt.purpose``'s (the
-    ledger attribute ends with separator + purpose), narrowed to ``flt.attribute``."""
+    ledger attribute ends with separator + purpose, or for a set's member holds
+    separator + purpose + member mark), narrowed to ``flt.attribute`` (of a set: the
+    range of its members' keys, ``_purpose.members_prefix``)."""
     if flt.attribute is not None:
-        names = [ledger_attribute(flt.attribute, None)]
-        if flt.purpose is not None:
-            names.append(ledger_attribute(flt.attribute, flt.purpose))
+        scopes = [None] if flt.purpose is None else [None, flt.purpose]
+        if flt.many:
+            ranged = f"({column}{session.bytewise} >= ? AND {column}{session.bytewise} < ?)"
+            bounds = [bound for scope in scopes for bound in prefix_range(members_prefix(flt.attribute, scope))]
+            return (ranged if len(scopes) == 1 else f"({ranged} OR {ranged})"), bounds
+        names = [ledger_attribute(flt.attribute, scope) for scope in scopes]
         if len(names) == 1:
             return f"{column} = ?", names
         return f"{column} IN (?, ?)", names
@@ -85,7 +91,13 @@ def timeline_clause(flt: QueryFilter, session: Session, column: str = "attribute
     if flt.purpose is None:
         return general, []
     tail = ledger_attribute("", flt.purpose)
-    return f"({general} OR substr({column}, length({column}) - ? + 1) = ?)", [len(tail), tail]
+    return (f"({general} OR substr({column}, length({column}) - ? + 1) = ? OR {session.find}({column}, ?) > 0)",
+            [len(tail), tail, members_prefix("", flt.purpose)])
+
+
+def prefix_range(prefix: str) -> tuple[str, str]:
+    """The bytewise range of the texts starting with ``prefix``: [prefix, its successor)."""
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
 def next_clause(alias: str, seen: str) -> str:
@@ -95,6 +107,36 @@ def next_clause(alias: str, seen: str) -> str:
     return (f"NOT EXISTS (SELECT 1 FROM assertions n WHERE n.tenant = {alias}.tenant "
             f"AND n.subject = {alias}.subject AND n.attribute = {alias}.attribute AND {seen} "
             f"AND n.valid_from > {alias}.valid_from AND n.valid_from <= ?)")
+
+
+@functools.cache
+def holding_sql(bytewise: str, known: bool, subjects: int, ranged: bool) -> str:
+    """``LedgerReader.holding``'s statement, built once per dialect, kind of read, number
+    of subjects and kind of key: the versions of the keys (one attribute, or the range of
+    a set's member keys) holding at an instant by their stored ends, each with the start
+    of the next version of its key (one probe; ``holding`` drops a version followed at or
+    before the instant, whose derived end has passed). A follower's source is asked only
+    for the rare version it cuts (``follower_source_sql``), not by a second probe per row."""
+    column = f"a.attribute{bytewise}"
+    if known:
+        index, current, seen = "assertions_by_key", visible("a"), visible("n")
+    else:
+        index, current, seen = "assertions_current", "a.recorded_to IS NULL", "n.recorded_to IS NULL"
+    following = (f"SELECT n.valid_from FROM assertions n WHERE n.tenant = a.tenant AND n.subject = a.subject "
+                 f"AND n.attribute = a.attribute AND {seen} AND n.valid_from > a.valid_from "
+                 "ORDER BY n.valid_from LIMIT 1")
+    who = "a.subject = ?" if subjects == 1 else in_list("a.subject", subjects)
+    keys = f"{column} >= ? AND {column} < ?" if ranged else f"{column} = ?"
+    return (f"SELECT {version_columns_of('a')}, ({following}) AS next_from FROM assertions a INDEXED BY {index} "
+            f"WHERE a.tenant = ? AND {who} AND {keys} AND {current} "
+            f"AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) ORDER BY a.subject, {column}")
+
+
+def follower_source_sql(known: bool) -> str:
+    """The source of the version of a key starting at an instant (visible at a
+    transaction time given twice, or current)."""
+    seen = visible() if known else "recorded_to IS NULL"
+    return f"SELECT source FROM assertions WHERE {KEY} AND {seen} AND valid_from = ? LIMIT 1"
 
 
 Near = tuple[list[Version], list[Version]]
@@ -316,10 +358,9 @@ class LedgerReader(LedgerReads):
         Versions, not operations: a member may have been derived by a migration or a merge
         from operations logged under another key."""
         column = f"attribute{self._db.bytewise}"
-        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         rows = self._db.rows(
             f"SELECT DISTINCT {column} FROM assertions WHERE tenant = ? AND subject = ? AND {column} >= ? "
-            f"AND {column} < ? ORDER BY {column}", (self.tenant, subject, prefix, end),
+            f"AND {column} < ? ORDER BY {column}", (self.tenant, subject, *prefix_range(prefix)),
         )
         return [str(row[0]) for row in rows]
 
@@ -327,28 +368,32 @@ class LedgerReader(LedgerReads):
         """The member of each key under ``prefix`` that holds at ``at`` as known at
         ``known_at``, by key: one range of the subject's versions, each end derived from
         the next version of its key (as ``query`` does)."""
+        return self.holding([subject], prefix, at, known_at, members=True)
+
+    def holding(
+        self, subjects: Sequence[str], attribute: str, at: int, known_at: int | None, *, members: bool = False,
+    ) -> list[Version]:
+        """For each of ``subjects``, the version of its key ``attribute`` (with ``members``:
+        of each key under the prefix ``attribute``, a set's members) holding at ``at`` as
+        known at ``known_at``, by subject and key: one statement per chunk of subjects (a
+        walk's whole frontier), each end derived from the next version of its key."""
         moment = self._db.moment
-        column = f"a.attribute{self._db.bytewise}"
-        if known_at is None:
-            index, current, seen, known = "assertions_current", "a.recorded_to IS NULL", "n.recorded_to IS NULL", []
-        else:
-            index, current, seen = "assertions_by_key", visible("a"), visible("n")
-            known = [moment(known_at), moment(known_at)]
-        following = (f"FROM assertions n WHERE n.tenant = a.tenant AND n.subject = a.subject "
-                     f"AND n.attribute = a.attribute AND {seen} AND n.valid_from > a.valid_from "
-                     "ORDER BY n.valid_from LIMIT 1")
-        sql = (f"SELECT {version_columns_of('a')}, (SELECT n.valid_from {following}) AS next_from, "
-               f"(SELECT n.source {following}) AS next_source FROM assertions a INDEXED BY {index} "
-               f"WHERE a.tenant = ? AND a.subject = ? AND {column} >= ? AND {column} < ? AND {current} "
-               f"AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) AND {next_clause('a', seen)} "
-               f"ORDER BY {column}")
-        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        rows = self._db.rows(sql, (*known, *known, self.tenant, subject, prefix, upper, *known, moment(at), moment(at),
-                                   *known, moment(at)))
+        known = [] if known_at is None else [moment(known_at), moment(known_at)]
+        keys = prefix_range(attribute) if members else (attribute,)
         found: list[Version] = []
-        for row in rows:
-            version = version_from_row(row)
-            found.append(version if row[-2] is None else cut(version, row[-2], row[-1]))
+        for chunk in chunks(list(dict.fromkeys(subjects))):
+            rows = self._db.rows(holding_sql(self._db.bytewise, known_at is not None, len(chunk), members), (
+                *known, self.tenant, *chunk, *keys, *known, moment(at), moment(at)))
+            for row in rows:
+                version, following = version_from_row(row), row[-1]
+                if following is not None:
+                    if following <= at:
+                        continue  # the next version of the key has started: this one has ended
+                    if version.valid_to is None or version.valid_to > following:
+                        source = self._db.row(follower_source_sql(known_at is not None), (
+                            self.tenant, version.subject, version.attribute, *known, moment(following)))
+                        version = cut(version, following, str(source[0]) if source else "")
+                found.append(version)
         return found
 
     def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:

@@ -5,6 +5,7 @@ stays with each backend (PostgreSQL asks an owner function)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..._purpose import ConsentRow
@@ -110,6 +111,32 @@ class LifecycleReads(Scoped):
         rows = self._db.rows("SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ?",
                              (self.tenant,))
         return [consent_from_row(row) for row in rows]
+
+    def consents_among(self, subjects: Sequence[str]) -> list[ConsentRow]:
+        """The statements about each of ``subjects`` under every name it has now, each
+        filed under the subject asked about (a statement about any name applies)."""
+        wanted = list(dict.fromkeys(subjects))
+        groups = self.subject_groups(wanted)
+        names = sorted(set().union(*groups.values())) if groups else []
+        rows = [consent_from_row(row) for row in self._in_chunks(
+            "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ?", "subject", names)]
+        if all(groups[subject] == {subject} for subject in wanted):
+            return rows
+        return [replace(row, subject=subject) for subject in wanted for row in rows if row.subject in groups[subject]]
+
+    def subject_groups(self, subjects: Sequence[str]) -> dict[str, set[str]]:
+        """Each subject name with every name of the subject it means now (itself included)."""
+        if not subjects:
+            return {}
+        meaning = {str(row[0]): str(row[1]) for row in self._in_chunks(
+            "SELECT name, subject FROM subject_resolution WHERE tenant = ? AND recorded_to IS NULL", "name",
+            list(subjects))}
+        canonical = {subject: meaning.get(subject, subject) for subject in subjects}
+        named: dict[str, set[str]] = {}
+        for row in self._in_chunks("SELECT subject, name FROM subject_resolution WHERE tenant = ? "
+                                   "AND recorded_to IS NULL", "subject", sorted(set(canonical.values()))):
+            named.setdefault(str(row[0]), set()).add(str(row[1]))
+        return {subject: {meant, *named.get(meant, set())} for subject, meant in canonical.items()}
 
     def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
         wanted = "" if uses is None else f" AND {in_list('purpose', len(uses))}"

@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from ..._rules import Operation
 from .._records import AliasRow, ChangeRow, QuarantineRow
 from .._rows import OPERATION_COLUMNS, operation_from_row
-from .ledger import Scoped
+from .ledger import MAX_INDEXED_VALUE, Scoped
 from .session import chunks, in_list
 
+PAIRS = 100
+"""(attribute, value) pairs asked in one statement."""
 RESOLVE = "SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL"
 RESOLVE_KNOWN = ("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
                  "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
@@ -35,6 +37,30 @@ class SubjectReads(Scoped):
                 (self.tenant, *chunk),
             )
             found.update((str(row[0]), str(row[1])) for row in rows)
+        return found
+
+    def subjects_among(self, names: Sequence[str]) -> set[str]:
+        """Those of ``names`` (normalised ids) that are the subject of a key of the tenant:
+        one probe of the key table's (tenant, subject, attribute) index each."""
+        found: set[str] = set()
+        for chunk in chunks(list(dict.fromkeys(names))):
+            rows = self._db.rows(
+                f"SELECT DISTINCT subject FROM ledger_keys WHERE tenant = ? AND {in_list('subject', len(chunk))}",
+                (self.tenant, *chunk))
+            found.update(str(row[0]) for row in rows)
+        return found
+
+    def values_named(self, pairs: Sequence[tuple[str, str]]) -> set[str]:
+        """The values (canonical JSON) of those (ledger attribute, value) ``pairs`` that some
+        version of the tenant holds: which subjects a relation names, one probe of
+        ``assertions_by_value`` per pair."""
+        found: set[str] = set()
+        for chunk in chunks(list(dict.fromkeys(pairs)), PAIRS):
+            held = " OR ".join([f"(attribute{self._db.bytewise} = ? AND value = ?)"] * len(chunk))
+            rows = self._db.rows(
+                f"SELECT DISTINCT value FROM assertions WHERE tenant = ? AND length(value) <= {MAX_INDEXED_VALUE} "
+                f"AND ({held})", (self.tenant, *(part for pair in chunk for part in pair)))
+            found.update(str(row[0]) for row in rows)
         return found
 
     def subject_collisions(self, subject: str | None = None) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ again once it is reached.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..._purpose import ConsentRow
@@ -131,12 +131,21 @@ class TenantMemory(lifecycle.LifecycleReads):
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """Most tenants state no consent at all: that is remembered, so a read or a write
         asks about its subject only in a tenant that has statements."""
+        if subject is not None and not self._states_consent():
+            return []
+        return super().consents(subject)
+
+    def consents_among(self, subjects: Sequence[str]) -> list[ConsentRow]:
+        """As ``consents``: nothing to ask in a tenant that states no consent."""
+        if not subjects or not self._states_consent():
+            return []
+        return super().consents_among(subjects)
+
+    def _states_consent(self) -> bool:
         def stated() -> bool:
             return self._db.row("SELECT 1 FROM consents WHERE tenant = ? LIMIT 1", (self.tenant,)) is not None
 
-        if subject is not None and not self._cached(("consents", self.tenant, ""), stated):
-            return []
-        return super().consents(subject)
+        return bool(self._cached(("consents", self.tenant, ""), stated))
 
     def _aliased(self) -> bool:
         """Whether any name of the tenant has ever been an alias (most tenants: never)."""
@@ -145,6 +154,9 @@ class TenantMemory(lifecycle.LifecycleReads):
                                 (self.tenant,)) is not None
 
         return bool(self._cached(("aliases", self.tenant, ""), aliased))
+
+    def subject_groups(self, subjects: Sequence[str]) -> dict[str, set[str]]:
+        return super().subject_groups(subjects) if self._aliased() else {s: {s} for s in subjects}
 
     def resolve_subject(self, name: str, known_at: int | None = None) -> str:
         return super().resolve_subject(name, known_at) if self._aliased() else name  # type: ignore[misc]
