@@ -26,11 +26,12 @@ from . import scan
 from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
+from .fulltext import flush, merge_dirty
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS, PROGRAMS
 from .reader import ReadScope
-from .residue import checkpoint, merge_full_text
+from .residue import checkpoint
 from .session import SQLiteSession
 
 if TYPE_CHECKING:
@@ -281,6 +282,10 @@ class SQLiteWrite(
             self._conn.executemany(_INSERT_VERSION, [_version_params(self.tenant, v) for v in versions])
 
 
+_QUEUED = "SELECT 1 FROM full_text_queue LIMIT 1"
+"""Whether this unit of work changed a row that a partitioned full-text index holds."""
+
+
 class SQLiteBackend:
     """One SQLite file in WAL mode; one connection per backend, serialised by a lock."""
 
@@ -361,6 +366,8 @@ class SQLiteBackend:
             txn = SQLiteWrite(conn, tenant, self._cache)
             result = work(txn)
             mark_acted(tenant, txn)
+            if conn.execute(_QUEUED).fetchone() is not None:
+                flush(conn)
             conn.execute("COMMIT")
         except BaseException:
             self._cache.clear()
@@ -392,10 +399,10 @@ class SQLiteBackend:
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove the copies SQLite keeps outside live rows (see
-        ``residue``): merge the full-text indexes, then empty the WAL, waiting up to
+        ``residue``): merge the full-text indexes that lost rows, then empty the WAL, waiting up to
         ``wait`` seconds for readers of older snapshots. Returns None when nothing is
         left, else what remains and why; later writes retry until the WAL is emptied."""
-        self.run_write("_", lambda _: merge_full_text(self._conn))
+        self.run_write("_", lambda _: merge_dirty(self._conn))
         with self._lock, map_sqlite_errors(self.path):
             self._residue = checkpoint(self._conn, wait, self._busy_timeout).residue()
             return self._residue
