@@ -134,9 +134,8 @@ def _ids(conn: sqlite3.Connection, family: Family, tenant: str, change: str) -> 
 def _drop(conn: sqlite3.Connection, family: Family, found: list[Part], row_ids: list[int]) -> None:
     for at, chunk in _by_part(found, row_ids):
         part = found[at]
-        before = conn.total_changes
-        conn.executemany(f"DELETE FROM {family.table(part.part)} WHERE rowid = ?", [(row,) for row in chunk])
-        part.rows -= conn.total_changes - before
+        gone = conn.executemany(f"DELETE FROM {family.table(part.part)} WHERE rowid = ?", [(row,) for row in chunk])
+        part.rows -= max(gone.rowcount, 0)
         conn.execute("UPDATE full_text_parts SET dirty = 1 WHERE part = ?", (part.part,))
 
 
@@ -156,12 +155,11 @@ def _add(conn: sqlite3.Connection, family: Family, tenant: str, found: list[Part
         groups.setdefault(at, []).append(row_id)
     for at, chunk in groups.items():
         part = found[at]
-        before = conn.total_changes
-        conn.executemany(
+        stored = conn.executemany(
             f"INSERT INTO {family.table(part.part)} (rowid, {', '.join(family.columns)}) "
             f"SELECT {family.row_id}, {family.values} FROM {family.source} WHERE {family.row_id} = ?",
             [(row_id,) for row_id in chunk])
-        part.rows -= len(chunk) - (conn.total_changes - before)
+        part.rows -= len(chunk) - max(stored.rowcount, 0)
 
 
 def _create(conn: sqlite3.Connection, family: Family, tenant: str, first_row: int) -> Part:
@@ -197,6 +195,13 @@ def merge_dirty(conn: sqlite3.Connection) -> None:
         if name in UNPARTITIONED:
             _merge(conn, name)
     conn.execute("DELETE FROM full_text_dirty")
+
+
+def merge_every(conn: sqlite3.Connection) -> None:
+    """Merge every FTS5 index of the file whole: a schema from before the partitions."""
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                "AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5(%' ORDER BY name").fetchall():
+        _merge(conn, name)
 
 
 def _merge(conn: sqlite3.Connection, table: str) -> None:

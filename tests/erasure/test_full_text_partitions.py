@@ -1,0 +1,136 @@
+"""SQLite full-text partitions: an erasure rewrites only the partition that held what it
+erased (never another tenant's), searches see every partition of the tenant, an emptied
+partition is dropped, and a database of the previous schema moves into partitions."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from sgam import Memory
+from sgam.store.sqlite import backend, fulltext
+from sgam.store.sqlite.fulltext import EPISODES, KEYS, count_rows, parts
+from sgam.store.sqlite.migrations import MIGRATIONS
+
+AT = "2026-06-01T09:00:00Z"
+SIZE = 50
+
+
+@pytest.fixture
+def small_parts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(fulltext, "PART_ROWS", SIZE)
+    yield
+
+
+def _fill(memory: Memory, tenant: str, count: int, marker: str = "") -> None:
+    memory.add_episodes(tenant, [
+        {"id": f"e{n}", "at": AT, "text": f"crane {tenant} number w{n}x" + (f" {marker}" if n == 60 else "")}
+        for n in range(count)])
+
+
+def _digests(conn: sqlite3.Connection, tenant: str) -> dict[int, str]:
+    """Each partition of the tenant's episodes, as the hash of its stored segments."""
+    found = {}
+    for part in parts(conn, EPISODES, tenant):
+        blocks = conn.execute(f"SELECT id, block FROM {EPISODES.table(part.part)}_data ORDER BY id").fetchall()
+        found[part.part] = hashlib.sha256(repr(blocks).encode()).hexdigest()
+    return found
+
+
+def test_an_erasure_rewrites_only_the_partition_that_held_the_episode(tmp_path: Path, small_parts: None) -> None:
+    path = tmp_path / "sgam.db"
+    marker = f"zqm{secrets.token_hex(6)}q"
+    with Memory(f"sqlite:///{path}") as memory:
+        _fill(memory, "acme", 120, marker)
+        _fill(memory, "globex", 60)
+        with closing(sqlite3.connect(path)) as conn:
+            acme, globex = _digests(conn, "acme"), _digests(conn, "globex")
+            held = parts(conn, EPISODES, "acme")
+            assert [part.rows for part in held] == [50, 50, 20] and len(globex) == 2
+            holder = held[1].part
+            assert marker[-9:].encode() in b"".join(
+                row[0] for row in conn.execute(f"SELECT block FROM {EPISODES.table(holder)}_data"))
+        before = memory.residue("acme", marker)
+        assert any(place.startswith(f"table {EPISODES.table(holder)}") for place in before.places), before
+
+        assert memory.forget_episode("acme", "e60").residue is None
+
+        with closing(sqlite3.connect(path)) as conn:
+            after = _digests(conn, "acme")
+            assert after[holder] != acme[holder]
+            assert {k: v for k, v in after.items() if k != holder} == {k: v for k, v in acme.items() if k != holder}
+            assert _digests(conn, "globex") == globex  # another tenant's index is never read or written
+            assert not any(marker[-9:].encode() in row[0] for row in conn.execute(
+                f"SELECT block FROM {EPISODES.table(holder)}_data"))
+        found = memory.residue("acme", marker)
+        assert not found.found and not [place for place in found.unscanned if "episodes_fts" in place], found
+
+
+def test_searches_see_every_partition_and_the_queue_is_empty_after_each_commit(
+    tmp_path: Path, small_parts: None,
+) -> None:
+    path = tmp_path / "sgam.db"
+    with Memory(f"sqlite:///{path}") as memory:
+        _fill(memory, "acme", 120)
+        for n in (0, 75, 119):
+            memory.add_episode("acme", f"late{n}", AT, f"a second crane w{n}x")
+        assert {hit.episode_id for hit in memory.search("acme", "w0x w75x w119x", limit=10)} == {
+            "e0", "e75", "e119", "late0", "late75", "late119"}
+        memory.write("acme", "ann", "badge", "b1", AT, "e0")
+        assert "b1" in memory.recall("acme", "what is the badge of ann?").text
+        with closing(sqlite3.connect(path)) as conn:
+            assert count_rows(conn, EPISODES) == 123 and count_rows(conn, KEYS) == 1
+            assert count_rows(conn, EPISODES, "w75x") == 2 and count_rows(conn, EPISODES, "crane") == 123
+            assert conn.execute("SELECT count(*) FROM full_text_queue").fetchone() == (0,)
+            assert [part.rows for part in parts(conn, EPISODES, "acme")] == [50, 50, 23]
+
+
+def test_an_emptied_partition_is_dropped_whole(tmp_path: Path, small_parts: None) -> None:
+    path = tmp_path / "sgam.db"
+    with Memory(f"sqlite:///{path}") as memory:
+        _fill(memory, "acme", 3)
+        memory.write("acme", "ann", "badge", "b1", AT, "e0")
+        with closing(sqlite3.connect(path)) as conn:
+            names = [EPISODES.table(p.part) for p in parts(conn, EPISODES, "acme")]
+            names += [KEYS.table(p.part) for p in parts(conn, KEYS, "acme")]
+        for n in range(3):
+            memory.forget_episode("acme", f"e{n}")
+        with closing(sqlite3.connect(path)) as conn:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            assert len(names) == 2 and not {name for name in tables for base in names if name.startswith(base)}
+            assert conn.execute("SELECT count(*) FROM full_text_parts").fetchone() == (0,)
+        memory.add_episode("acme", "again", AT, "the crane is back")
+        assert [hit.episode_id for hit in memory.search("acme", "crane")] == ["again"]
+
+
+def test_a_database_of_the_previous_schema_moves_into_partitions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_parts: None,
+) -> None:
+    path = tmp_path / "old.db"
+    previous = MIGRATIONS[:13]
+    monkeypatch.setattr(backend, "MIGRATIONS", previous)
+    with Memory(f"sqlite:///{path}") as old:
+        _fill(old, "acme", 70)
+        _fill(old, "globex", 5)
+        old.write("acme", "ann", "badge", "b1", AT, "e1")
+        assert old.forget_episode("acme", "e2").residue is None  # the old schema's whole-index merge
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("SELECT count(*) FROM episodes_fts").fetchone() == (74,)
+    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS)
+    with Memory(f"sqlite:///{path}") as memory:
+        with closing(sqlite3.connect(path)) as conn:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            assert "episodes_fts" not in tables and "ledger_keys_fts" not in tables
+            assert [p.rows for p in parts(conn, EPISODES, "acme")] == [50, 19]
+            assert [p.rows for p in parts(conn, EPISODES, "globex")] == [5]
+            assert count_rows(conn, KEYS) == 1
+        assert [hit.episode_id for hit in memory.search("acme", "w69x")] == ["e69"]
+        assert memory.search("acme", "w2x") == []
+        assert memory.forget_episode("acme", "e69").residue is None
+        assert memory.search("acme", "w69x") == []
