@@ -10,12 +10,14 @@ key index). Episodes are 12-30 pseudo-words drawn with a Zipf law, so the full-t
 sees realistic term statistics, plus one marker word of their own.
 
 Then ``--erasures`` episodes of the erasing tenant, picked at random (a tenth of them with a
-fact), are forgotten one after the other, each timed alone; p50 and p99 by size, and
-``growth`` (the largest size's p50 over the smallest's). After the last erasure
-``Memory.residue`` looks for every erased marker (in the tenant's rows; the store's shared
-places and the database and WAL bytes are searched after the neighbour is forgotten as a
-subject-free check of the files: see ``files_checked``) and the count of markers found is
-reported (it must be 0).
+fact), are forgotten one after the other, each timed alone: p50, p99 and max by size, and
+``growth``, the largest size's p50 over the smallest's. Before them, ``SEARCHES`` keyword
+searches of the erasing tenant (3-6 words drawn as the episodes', limit 10) are timed:
+``search_p50_ms`` shows what the index's layout costs the reads. Each erasure must report no
+residue. Afterwards ``Memory.residue`` looks for every erased marker (the tenant's rows
+and its own full-text partitions; with a neighbour in the file, the shared places are
+named unscanned), and the database and WAL bytes are searched for each marker's tail once
+the store is closed (``markers_in_file_bytes``); both counts must be 0.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ TENANT = "erasing"
 NEIGHBOUR = "neighbour"
 BATCH = 10_000
 FACT_EVERY = 10
+SEARCHES = 200
 START = datetime(2026, 1, 1, tzinfo=UTC)
 SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
 
@@ -109,6 +112,12 @@ def run_size(size: int, erasures: int, folder: Path, seed: int) -> dict[str, Any
         build(memory, size, texts)
         build_s = time.perf_counter() - began
         per_tenant = size // 2
+        searches = []
+        for _ in range(SEARCHES):
+            question = " ".join(texts.rng.choices(texts.words, cum_weights=texts.cumulative, k=texts.rng.randint(3, 6)))
+            began = time.perf_counter()
+            memory.search(TENANT, question, limit=10)
+            searches.append(time.perf_counter() - began)
         with_fact = [n for n in range(per_tenant) if n % FACT_EVERY == 0]
         without = [n for n in range(per_tenant) if n % FACT_EVERY]
         picked = rng.sample(with_fact, max(1, erasures // 10)) + rng.sample(without, erasures - max(1, erasures // 10))
@@ -127,6 +136,8 @@ def run_size(size: int, erasures: int, folder: Path, seed: int) -> dict[str, Any
         "episodes": size, "build_s": round(build_s, 1), "db_mb": round(db_bytes / 2**20, 1),
         "forget_p50_s": round(statistics.median(timings), 4), "forget_p99_s": round(percentile(timings, 0.99), 4),
         "forget_max_s": round(max(timings), 4), "erasures": len(timings),
+        "search_p50_ms": round(statistics.median(searches) * 1000, 2),
+        "search_p99_ms": round(percentile(searches, 0.99) * 1000, 2),
         "markers_found_by_residue": found, "markers_in_file_bytes": files_found,
         "neighbour_intact": neighbour_intact,
     }
@@ -171,10 +182,12 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"{'episodes':>10} {'build s':>8} {'db MB':>7} {'forget p50 s':>13} {'p99 s':>8} {'residue':>8}")
+    print(f"{'episodes':>10} {'build s':>8} {'db MB':>7} {'forget p50 s':>13} {'p99 s':>8} {'search p50 ms':>14} "
+          f"{'residue':>8}")
     for row in results:
         print(f"{row['episodes']:>10} {row['build_s']:>8} {row['db_mb']:>7} {row['forget_p50_s']:>13} "
-              f"{row['forget_p99_s']:>8} {row['markers_found_by_residue'] + row['markers_in_file_bytes']:>8}")
+              f"{row['forget_p99_s']:>8} {row['search_p50_ms']:>14} "
+              f"{row['markers_found_by_residue'] + row['markers_in_file_bytes']:>8}")
     print(f"growth {sizes[0]} -> {sizes[-1]}: {report['growth']}x")
 
 
