@@ -71,10 +71,14 @@ mark them dirty (``full_text_dirty``), so an erasure of episodes never merges th
 
 @dataclass(slots=True)
 class Part:
+    """One partition as ``full_text_parts`` holds it, and whether this flush changed it."""
+
     part: int
     first_row: int
     last_row: int
     rows: int
+    dirty: bool = False
+    changed: bool = False
 
 
 def parts(conn: sqlite3.Connection, family: Family, tenant: str) -> list[Part]:
@@ -119,9 +123,9 @@ def flush(conn: sqlite3.Connection) -> None:
             _drop(conn, family, found, dropped)
         if added:
             _add(conn, family, tenant, found, added)
-        for part in found:
-            conn.execute("UPDATE full_text_parts SET first_row = ?, last_row = ?, rows = ? WHERE part = ?",
-                         (part.first_row, part.last_row, part.rows, part.part))
+        conn.executemany(
+            "UPDATE full_text_parts SET first_row = ?, last_row = ?, rows = ?, dirty = max(dirty, ?) WHERE part = ?",
+            [(part.first_row, part.last_row, part.rows, int(part.dirty), part.part) for part in found if part.changed])
     conn.execute("DELETE FROM full_text_queue")
 
 
@@ -136,7 +140,7 @@ def _drop(conn: sqlite3.Connection, family: Family, found: list[Part], row_ids: 
         part = found[at]
         gone = conn.executemany(f"DELETE FROM {family.table(part.part)} WHERE rowid = ?", [(row,) for row in chunk])
         part.rows -= max(gone.rowcount, 0)
-        conn.execute("UPDATE full_text_parts SET dirty = 1 WHERE part = ?", (part.part,))
+        part.dirty = part.changed = True
 
 
 def _add(conn: sqlite3.Connection, family: Family, tenant: str, found: list[Part], row_ids: list[int]) -> None:
@@ -150,6 +154,7 @@ def _add(conn: sqlite3.Connection, family: Family, tenant: str, found: list[Part
         at = owner(found, row_id)
         part = found[at]
         part.rows += 1  # counted now so the batch itself fills partitions; corrected below
+        part.changed = True
         part.first_row = min(part.first_row, row_id) if at == 0 else part.first_row
         part.last_row = max(part.last_row, row_id)
         groups.setdefault(at, []).append(row_id)
