@@ -1,6 +1,7 @@
 """SQLite full-text partitions: an erasure rewrites only the partition that held what it
-erased (never another tenant's), searches see every partition of the tenant, an emptied
-partition is dropped, and a database of the previous schema moves into partitions."""
+erased (a large tenant's own: never another tenant's), searches see every partition that
+holds the tenant's rows, small tenants share partitions, an emptied partition is dropped,
+and a database of the previous schema moves into partitions."""
 
 from __future__ import annotations
 
@@ -15,17 +16,26 @@ import pytest
 
 from sgam import Memory
 from sgam.store.sqlite import backend, fulltext
-from sgam.store.sqlite.fulltext import EPISODES, KEYS, count_rows, parts
+from sgam.store.sqlite.fulltext import EPISODES, KEYS, Part, count_rows, layout
 from sgam.store.sqlite.migrations import MIGRATIONS
 
 AT = "2026-06-01T09:00:00Z"
-SIZE = 50
 
 
 @pytest.fixture
 def small_parts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(fulltext, "PART_ROWS", SIZE)
+    """Partitions of 50 rows; a tenant's rows after its first 20 go to its own."""
+    monkeypatch.setattr(fulltext, "PART_ROWS", 50)
+    monkeypatch.setattr(fulltext, "OWN_AFTER", 20)
     yield
+
+
+def _own(conn: sqlite3.Connection, tenant: str) -> list[Part]:
+    return layout(conn, EPISODES, tenant).own
+
+
+def _shared(conn: sqlite3.Connection, tenant: str = "") -> list[Part]:
+    return layout(conn, EPISODES, tenant).shared
 
 
 def _fill(memory: Memory, tenant: str, count: int, marker: str = "") -> None:
@@ -34,10 +44,10 @@ def _fill(memory: Memory, tenant: str, count: int, marker: str = "") -> None:
         for n in range(count)])
 
 
-def _digests(conn: sqlite3.Connection, tenant: str) -> dict[int, str]:
-    """Each partition of the tenant's episodes, as the hash of its stored segments."""
+def _digests(conn: sqlite3.Connection, found_parts: list[Part]) -> dict[int, str]:
+    """Each partition, as the hash of its stored segments."""
     found = {}
-    for part in parts(conn, EPISODES, tenant):
+    for part in found_parts:
         blocks = conn.execute(f"SELECT id, block FROM {EPISODES.table(part.part)}_data ORDER BY id").fetchall()
         found[part.part] = hashlib.sha256(repr(blocks).encode()).hexdigest()
     return found
@@ -50,10 +60,11 @@ def test_an_erasure_rewrites_only_the_partition_that_held_the_episode(tmp_path: 
         _fill(memory, "acme", 120, marker)
         _fill(memory, "globex", 60)
         with closing(sqlite3.connect(path)) as conn:
-            acme, globex = _digests(conn, "acme"), _digests(conn, "globex")
-            held = parts(conn, EPISODES, "acme")
-            assert [part.rows for part in held] == [50, 50, 20] and len(globex) == 2
-            holder = held[1].part
+            held, shared = _own(conn, "acme"), _shared(conn)
+            assert [part.rows for part in held] == [50, 50] and [part.rows for part in shared] == [40]
+            acme, globex = _digests(conn, held + shared), _digests(conn, _own(conn, "globex"))
+            assert len(globex) == 1
+            holder = held[0].part  # e60 is the 61st row: past the 20 shared ones
             assert marker[-9:].encode() in b"".join(
                 row[0] for row in conn.execute(f"SELECT block FROM {EPISODES.table(holder)}_data"))
         before = memory.residue("acme", marker)
@@ -62,14 +73,14 @@ def test_an_erasure_rewrites_only_the_partition_that_held_the_episode(tmp_path: 
         assert memory.forget_episode("acme", "e60").residue is None
 
         with closing(sqlite3.connect(path)) as conn:
-            after = _digests(conn, "acme")
+            after = _digests(conn, _own(conn, "acme") + _shared(conn))
             assert after[holder] != acme[holder]
             assert {k: v for k, v in after.items() if k != holder} == {k: v for k, v in acme.items() if k != holder}
-            assert _digests(conn, "globex") == globex  # another tenant's index is never read or written
+            assert _digests(conn, _own(conn, "globex")) == globex  # another tenant's index is never read
             assert not any(marker[-9:].encode() in row[0] for row in conn.execute(
                 f"SELECT block FROM {EPISODES.table(holder)}_data"))
         found = memory.residue("acme", marker)
-        assert not found.found and not [place for place in found.unscanned if "episodes_fts" in place], found
+        assert not found.found and f"table {EPISODES.table(holder)}_data" not in found.unscanned, found
 
 
 def test_searches_see_every_partition_and_the_queue_is_empty_after_each_commit(
@@ -88,25 +99,34 @@ def test_searches_see_every_partition_and_the_queue_is_empty_after_each_commit(
             assert count_rows(conn, EPISODES) == 123 and count_rows(conn, KEYS) == 1
             assert count_rows(conn, EPISODES, "w75x") == 2 and count_rows(conn, EPISODES, "crane") == 123
             assert conn.execute("SELECT count(*) FROM full_text_queue").fetchone() == (0,)
-            assert [part.rows for part in parts(conn, EPISODES, "acme")] == [50, 50, 23]
+            assert [part.rows for part in _own(conn, "acme")] == [50, 50, 3]
+            assert [part.rows for part in _shared(conn)] == [20]
 
 
-def test_an_emptied_partition_is_dropped_whole(tmp_path: Path, small_parts: None) -> None:
+def test_small_tenants_share_partitions_and_an_emptied_one_is_dropped_whole(
+    tmp_path: Path, small_parts: None,
+) -> None:
     path = tmp_path / "sgam.db"
     with Memory(f"sqlite:///{path}") as memory:
-        _fill(memory, "acme", 3)
-        memory.write("acme", "ann", "badge", "b1", AT, "e0")
+        for n in range(30):
+            memory.add_episode(f"t{n}", "e0", AT, f"crane of tenant t{n}x")
+            memory.write(f"t{n}", "ann", "badge", f"b{n}", AT, "e0")
         with closing(sqlite3.connect(path)) as conn:
-            names = [EPISODES.table(p.part) for p in parts(conn, EPISODES, "acme")]
-            names += [KEYS.table(p.part) for p in parts(conn, KEYS, "acme")]
-        for n in range(3):
-            memory.forget_episode("acme", f"e{n}")
+            assert conn.execute("SELECT family, tenant, rows FROM full_text_parts ORDER BY family").fetchall() == [
+                ("episodes", None, 30), ("keys", None, 30)]
+        memory.forget_episode("t3", "e0")
+        assert [hit.episode_id for hit in memory.search("t4", "crane")] == ["e0"]
+        assert memory.search("t3", "crane") == [] and memory.search("t4", "t3x") == []
+        for n in range(30):
+            if n != 3:
+                memory.forget_episode(f"t{n}", "e0")
         with closing(sqlite3.connect(path)) as conn:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            assert len(names) == 2 and not {name for name in tables for base in names if name.startswith(base)}
+            assert not [name for name in tables if name.startswith(("episodes_fts_", "ledger_keys_fts_"))]
             assert conn.execute("SELECT count(*) FROM full_text_parts").fetchone() == (0,)
-        memory.add_episode("acme", "again", AT, "the crane is back")
-        assert [hit.episode_id for hit in memory.search("acme", "crane")] == ["again"]
+            assert conn.execute("SELECT count(*) FROM full_text_members").fetchone() == (0,)
+        memory.add_episode("t4", "again", AT, "the crane is back")
+        assert [hit.episode_id for hit in memory.search("t4", "crane")] == ["again"]
 
 
 def test_a_database_of_the_previous_schema_moves_into_partitions(
@@ -127,10 +147,12 @@ def test_a_database_of_the_previous_schema_moves_into_partitions(
         with closing(sqlite3.connect(path)) as conn:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             assert "episodes_fts" not in tables and "ledger_keys_fts" not in tables
-            assert [p.rows for p in parts(conn, EPISODES, "acme")] == [50, 19]
-            assert [p.rows for p in parts(conn, EPISODES, "globex")] == [5]
-            assert count_rows(conn, KEYS) == 1
+            acme = layout(conn, EPISODES, "acme")
+            assert [p.rows for p in acme.own] == [49] and acme.pooled == 20
+            assert [p.rows for p in acme.shared] == [25] and layout(conn, EPISODES, "globex").pooled == 5
+            assert count_rows(conn, EPISODES) == 74 and count_rows(conn, KEYS) == 1
         assert [hit.episode_id for hit in memory.search("acme", "w69x")] == ["e69"]
+        assert [hit.episode_id for hit in memory.search("acme", "w0x")] == ["e0"]
         assert memory.search("acme", "w2x") == []
         assert memory.forget_episode("acme", "e69").residue is None
         assert memory.search("acme", "w69x") == []

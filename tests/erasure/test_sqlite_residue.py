@@ -50,7 +50,7 @@ def test_thousands_of_erasures_keep_the_full_text_index_healthy(fast_dir: Path) 
             f"e{k}" for k in range(ERASURES, 2 * ERASURES)}
         assert "harbour crane number" in memory.recall("acme", "harbour crane").text
     with closing(sqlite3.connect(path)) as conn:
-        for table in tables(conn, EPISODES, "acme") + tables(conn, KEYS, "acme"):
+        for table, _ in tables(conn, EPISODES, "acme") + tables(conn, KEYS, "acme"):
             assert full_text_levels(conn, table) < MAX_FULL_TEXT_LEVELS
             conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
         assert count_rows(conn, EPISODES, "harbour") == ERASURES

@@ -1,19 +1,29 @@
-"""Full-text indexes of episodes and ledger keys, partitioned by tenant and by size, so an
-erasure rewrites one small index instead of the file's whole index.
+"""Full-text indexes of episodes and ledger keys, partitioned by size (and a large tenant's
+by tenant), so an erasure rewrites one small index instead of the file's whole index.
 
 Why partitions: FTS5 records a deletion as a marker in a new segment and keeps the erased
 terms in older segments until they merge, so an erasure that must leave no residue merges
 the index holding the row (``optimize``). Over one index per file that rewrote every
-tenant's terms on every erasure (0.27 s at 100k episodes, 18x the cost at 10k) and held the
-file's write lock meanwhile. The SQLite that Python ships here (3.40) has neither FTS5's
-``secure-delete`` (3.42) nor ``contentless_delete`` (3.43), and ``secure-delete`` still
-leaves erased terms in the page separators (``residue.py``).
+tenant's terms on every erasure (2.3 s p50 at 1M episodes, 10x the cost at 100k) and held
+the file's write lock meanwhile. The SQLite that Python ships here (3.40) has neither
+FTS5's ``secure-delete`` (3.42) nor ``contentless_delete`` (3.43), and ``secure-delete``
+still leaves erased terms in the page separators (``residue.py``).
 
-So each family's rows live in FTS5 tables of ``PART_ROWS`` rows at most, each holding one
-tenant's rows of one range of row ids (``full_text_parts``: a row belongs to the tenant's
-partition with the greatest ``first_row`` at or below it, or to its first). An erasure
-marks the partitions it touched dirty; ``merge_dirty`` rewrites only those: a bounded
-cost that never reads another tenant's terms. An emptied partition is dropped whole.
+So each family's rows live in FTS5 tables of about ``PART_ROWS`` rows (``full_text_parts``),
+each holding one range of row ids:
+
+- a tenant's first ``OWN_AFTER`` rows go to the shared partitions (``tenant`` NULL), which
+  hold every small tenant's rows: a table per tenant would cost six schema objects and
+  about 40 kB each, and a file of a thousand small tenants took 40x as long to fill;
+- from then on the tenant's rows go to partitions of its own, so a large tenant's erasure
+  merges one partition of its own rows and never reads another tenant's terms.
+
+A row belongs to the tenant's own partition with the greatest ``first_row`` at or below it;
+a row below the first (or of a tenant without one) to the shared partition found the same
+way among the shared ones (the first when below all). ``full_text_members`` names the
+shared partitions that hold a tenant's rows, so a search reads only those. An erasure
+marks the partitions it touched dirty; ``merge_dirty`` rewrites only those, and drops an
+emptied partition whole.
 
 Triggers cannot name a table chosen at run time, so the triggers on the source tables
 only queue the change (``full_text_queue``: row id and tenant, never the text); the unit
@@ -25,13 +35,16 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 PART_ROWS = 20_000
-"""Rows per partition before the tenant's next row starts a new one. An erasure's merge
-rewrites at most this many rows: 20k episodes of 12-30 words merge in about 20-50 ms,
-while a keyword search reads one partition per 20k episodes of the tenant."""
+"""Rows per partition before the next row starts a new one. An erasure's merge rewrites
+at most about this many rows: 20k episodes of 12-30 words merge in about 20-50 ms, while a
+keyword search reads one partition per 20k episodes of the tenant."""
+
+OWN_AFTER = 2_000
+"""Rows of a tenant in the shared partitions before its next rows go to its own."""
 
 MAX_FULL_TEXT_LEVELS = 64
 """Each ``optimize`` leaves one more (empty) level in the index's structure record, and
@@ -71,7 +84,7 @@ mark them dirty (``full_text_dirty``), so an erasure of episodes never merges th
 
 @dataclass(slots=True)
 class Part:
-    """One partition as ``full_text_parts`` holds it, and whether this flush changed it."""
+    """One partition as ``full_text_parts`` holds it, and what this flush changed."""
 
     part: int
     first_row: int
@@ -79,29 +92,73 @@ class Part:
     rows: int
     dirty: bool = False
     changed: bool = False
+    members: dict[str, int] = field(default_factory=dict)
+    """Shared partitions: rows added (+) or removed (-) per tenant by this flush."""
 
 
-def parts(conn: sqlite3.Connection, family: Family, tenant: str) -> list[Part]:
-    """The tenant's partitions of ``family``, by first row."""
-    return [Part(*row) for row in conn.execute(
-        "SELECT part, first_row, last_row, rows FROM full_text_parts WHERE family = ? AND tenant = ? "
-        "ORDER BY first_row", (family.name, tenant))]
+@dataclass(slots=True)
+class Layout:
+    """A tenant's own partitions and the family's shared ones, by first row."""
+
+    family: Family
+    tenant: str
+    own: list[Part]
+    shared: list[Part]
+    pooled: int
+    """The tenant's rows in shared partitions."""
+
+    def holder(self, row_id: int) -> Part | None:
+        """The partition a row belongs to, None while there is none for it."""
+        if self.own and row_id >= self.own[0].first_row:
+            return self.own[_last_at_or_below(self.own, row_id)]
+        return self.shared[_last_at_or_below(self.shared, row_id)] if self.shared else None
+
+    def place(self, conn: sqlite3.Connection, row_id: int) -> Part:
+        """The partition a new row joins, created when the last one is full (a row after
+        every row it holds) or when the tenant's shared rows reach ``OWN_AFTER``."""
+        if self.own and row_id >= self.own[0].first_row:
+            last = self.own[-1]
+            if row_id > last.last_row and last.rows >= PART_ROWS:
+                self.own.append(_create(conn, self.family, self.tenant, row_id))
+            return self.own[_last_at_or_below(self.own, row_id)]
+        after_shared = not self.shared or row_id > self.shared[-1].last_row
+        if not self.own and self.pooled >= OWN_AFTER and after_shared:
+            self.own.append(_create(conn, self.family, self.tenant, row_id))
+            return self.own[0]
+        if after_shared and (not self.shared or self.shared[-1].rows >= PART_ROWS):
+            self.shared.append(_create(conn, self.family, None, row_id))
+        part = self.shared[_last_at_or_below(self.shared, row_id)]
+        self.pooled += 1
+        return part
 
 
-def owner(found: Sequence[Part], row_id: int) -> int:
-    """The index in ``found`` of the partition that holds ``row_id``."""
-    at = bisect.bisect_right([part.first_row for part in found], row_id) - 1
-    return max(at, 0)
+def _last_at_or_below(found: Sequence[Part], row_id: int) -> int:
+    return max(bisect.bisect_right([part.first_row for part in found], row_id) - 1, 0)
 
 
-def tables(conn: sqlite3.Connection, family: Family, tenant: str) -> list[str]:
-    """The tenant's partition tables of ``family``, by first row."""
-    return [family.table(part.part) for part in parts(conn, family, tenant)]
+def layout(conn: sqlite3.Connection, family: Family, tenant: str) -> Layout:
+    rows = conn.execute(
+        "SELECT part, first_row, last_row, rows, tenant FROM full_text_parts "
+        "WHERE family = ? AND (tenant = ? OR tenant IS NULL) ORDER BY first_row", (family.name, tenant)).fetchall()
+    pooled = conn.execute("SELECT coalesce(sum(rows), 0) FROM full_text_members WHERE family = ? AND tenant = ?",
+                          (family.name, tenant)).fetchone()[0]
+    return Layout(family, tenant, [Part(*row[:4]) for row in rows if row[4] is not None],
+                  [Part(*row[:4]) for row in rows if row[4] is None], int(pooled))
+
+
+def tables(conn: sqlite3.Connection, family: Family, tenant: str) -> list[tuple[str, bool]]:
+    """The partition tables that hold the tenant's rows, each with whether it is the
+    tenant's own (else shared: its matches must be filtered by tenant)."""
+    found = conn.execute(
+        "SELECT part, tenant IS NOT NULL FROM full_text_parts WHERE family = ? AND tenant = ? "
+        "UNION ALL SELECT part, 0 FROM full_text_members WHERE family = ? AND tenant = ? AND rows > 0 ORDER BY 1",
+        (family.name, tenant, family.name, tenant)).fetchall()
+    return [(family.table(part), bool(own)) for part, own in found]
 
 
 def count_rows(conn: sqlite3.Connection, family: Family, match: str | None = None) -> int:
-    """Rows of every tenant's partitions of ``family`` (those matching ``match``, an FTS5
-    query): what the index holds, read from the index itself."""
+    """Rows of every partition of ``family`` (those matching ``match``, an FTS5 query):
+    what the index holds, read from the index itself."""
     total = 0
     for (part,) in conn.execute("SELECT part FROM full_text_parts WHERE family = ?", (family.name,)).fetchall():
         table = family.table(part)
@@ -115,72 +172,72 @@ def flush(conn: sqlite3.Connection) -> None:
     commits): removals first, then additions read from the source rows as they are now."""
     groups = conn.execute("SELECT DISTINCT family, tenant FROM full_text_queue").fetchall()
     for family_name, tenant in groups:
-        family = FAMILIES[family_name]
-        found = parts(conn, family, tenant)
-        dropped = _ids(conn, family, tenant, "drop")
-        added = _ids(conn, family, tenant, "add")
-        if dropped and found:
-            _drop(conn, family, found, dropped)
-        if added:
-            _add(conn, family, tenant, found, added)
+        plan = layout(conn, FAMILIES[family_name], tenant)
+        _drop(conn, plan, _ids(conn, plan, "drop"))
+        _add(conn, plan, _ids(conn, plan, "add"))
+        changed = [part for part in plan.own + plan.shared if part.changed]
         conn.executemany(
             "UPDATE full_text_parts SET first_row = ?, last_row = ?, rows = ?, dirty = max(dirty, ?) WHERE part = ?",
-            [(part.first_row, part.last_row, part.rows, int(part.dirty), part.part) for part in found if part.changed])
+            [(part.first_row, part.last_row, part.rows, int(part.dirty), part.part) for part in changed])
+        conn.executemany(
+            "INSERT INTO full_text_members (family, tenant, part, rows) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (family, tenant, part) DO UPDATE SET rows = rows + excluded.rows",
+            [(family_name, member, part.part, delta) for part in changed for member, delta in part.members.items()])
     conn.execute("DELETE FROM full_text_queue")
 
 
-def _ids(conn: sqlite3.Connection, family: Family, tenant: str, change: str) -> list[int]:
+def _ids(conn: sqlite3.Connection, plan: Layout, change: str) -> list[int]:
     return [int(row[0]) for row in conn.execute(
         "SELECT row_id FROM full_text_queue WHERE family = ? AND tenant = ? AND change = ? ORDER BY row_id",
-        (family.name, tenant, change))]
+        (plan.family.name, plan.tenant, change))]
 
 
-def _drop(conn: sqlite3.Connection, family: Family, found: list[Part], row_ids: list[int]) -> None:
-    for at, chunk in _by_part(found, row_ids):
-        part = found[at]
-        gone = conn.executemany(f"DELETE FROM {family.table(part.part)} WHERE rowid = ?", [(row,) for row in chunk])
-        part.rows -= max(gone.rowcount, 0)
-        part.dirty = part.changed = True
-
-
-def _add(conn: sqlite3.Connection, family: Family, tenant: str, found: list[Part], row_ids: list[int]) -> None:
-    """Each row joins the partition that owns its id; past the last partition's size, a
-    row after every row it holds starts a new one. Rows whose source row is gone (added
-    and removed in one unit of work) are skipped by the join."""
-    groups: dict[int, list[int]] = {}
+def _drop(conn: sqlite3.Connection, plan: Layout, row_ids: list[int]) -> None:
+    groups: dict[int, tuple[Part, list[int]]] = {}
     for row_id in row_ids:
-        if not found or (row_id > found[-1].last_row and found[-1].rows >= PART_ROWS):
-            found.append(_create(conn, family, tenant, row_id))
-        at = owner(found, row_id)
-        part = found[at]
+        part = plan.holder(row_id)
+        if part is not None:
+            groups.setdefault(part.part, (part, []))[1].append(row_id)
+    for part, chunk in groups.values():
+        gone = max(conn.executemany(f"DELETE FROM {plan.family.table(part.part)} WHERE rowid = ?",
+                                    [(row,) for row in chunk]).rowcount, 0)
+        part.rows -= gone
+        part.dirty = part.changed = True
+        if part in plan.shared:
+            part.members[plan.tenant] = part.members.get(plan.tenant, 0) - gone
+            plan.pooled -= gone
+
+
+def _add(conn: sqlite3.Connection, plan: Layout, row_ids: list[int]) -> None:
+    """Each row joins the partition ``Layout.place`` names; rows whose source row is gone
+    (added and removed in one unit of work) are skipped by the join and uncounted."""
+    groups: dict[int, tuple[Part, list[int]]] = {}
+    for row_id in row_ids:
+        part = plan.place(conn, row_id)
         part.rows += 1  # counted now so the batch itself fills partitions; corrected below
         part.changed = True
-        part.first_row = min(part.first_row, row_id) if at == 0 else part.first_row
+        part.first_row = min(part.first_row, row_id)
         part.last_row = max(part.last_row, row_id)
-        groups.setdefault(at, []).append(row_id)
-    for at, chunk in groups.items():
-        part = found[at]
-        stored = conn.executemany(
+        groups.setdefault(part.part, (part, []))[1].append(row_id)
+    family = plan.family
+    for part, chunk in groups.values():
+        stored = max(conn.executemany(
             f"INSERT INTO {family.table(part.part)} (rowid, {', '.join(family.columns)}) "
             f"SELECT {family.row_id}, {family.values} FROM {family.source} WHERE {family.row_id} = ?",
-            [(row_id,) for row_id in chunk])
-        part.rows -= len(chunk) - max(stored.rowcount, 0)
+            [(row_id,) for row_id in chunk]).rowcount, 0)
+        part.rows -= len(chunk) - stored
+        if part in plan.shared:
+            part.members[plan.tenant] = part.members.get(plan.tenant, 0) + stored
+            plan.pooled -= len(chunk) - stored
 
 
-def _create(conn: sqlite3.Connection, family: Family, tenant: str, first_row: int) -> Part:
+def _create(conn: sqlite3.Connection, family: Family, tenant: str | None, first_row: int) -> Part:
     part = int(conn.execute(
         "INSERT INTO full_text_parts (family, tenant, first_row, last_row, rows, dirty) VALUES (?, ?, ?, ?, 0, 0) "
         "RETURNING part", (family.name, tenant, first_row, first_row)).fetchone()[0])
     conn.execute(f"CREATE VIRTUAL TABLE {family.table(part)} USING fts5("
                  f"{', '.join(family.columns)}, tokenize = '{family.tokenize}')")
     return Part(part, first_row, first_row, 0)
-
-
-def _by_part(found: Sequence[Part], row_ids: Sequence[int]) -> Iterator[tuple[int, list[int]]]:
-    groups: dict[int, list[int]] = {}
-    for row_id in row_ids:
-        groups.setdefault(owner(found, row_id), []).append(row_id)
-    yield from groups.items()
 
 
 def merge_dirty(conn: sqlite3.Connection) -> None:
@@ -193,9 +250,11 @@ def merge_dirty(conn: sqlite3.Connection) -> None:
         if rows <= 0:
             conn.execute(f"DROP TABLE {table}")
             conn.execute("DELETE FROM full_text_parts WHERE part = ?", (part,))
+            conn.execute("DELETE FROM full_text_members WHERE part = ?", (part,))
             continue
         _merge(conn, table)
         conn.execute("UPDATE full_text_parts SET dirty = 0 WHERE part = ?", (part,))
+    conn.execute("DELETE FROM full_text_members WHERE rows <= 0")
     for (name,) in conn.execute("SELECT name FROM full_text_dirty").fetchall():
         if name in UNPARTITIONED:
             _merge(conn, name)

@@ -4,9 +4,9 @@ and WAL files. An operator's proof that an erasure or a purge left nothing behin
 
 Only what belongs to the tenant is searched for it. Rows of tables with a ``tenant``
 column are the tenant's when the column says so, and so is every table of the tenant's
-full-text partitions (``fulltext``: one tenant's rows each, their binary segments
-included). The other places (the unpartitioned full-text indexes, whose segments mix
-every tenant's terms, and the files) cannot be attributed to a tenant, so they are
+own full-text partitions (``fulltext``: a large tenant's rows, their binary segments
+included). The other places (the shared and the unpartitioned full-text indexes, whose
+segments mix tenants' terms, and the files) cannot be attributed to a tenant, so they are
 searched only when the store holds no other tenant's rows; otherwise they are named as
 not searched. The files are read by a child process
 (``filebytes``): a second descriptor in this process would drop SQLite's locks.
@@ -68,10 +68,11 @@ def _tables(conn: sqlite3.Connection) -> list[_Table]:
 
 
 def partition_owners(conn: sqlite3.Connection) -> dict[str, str]:
-    """Every table of a full-text partition (the FTS5 table and its shadow tables), mapped
-    to the tenant whose rows it holds."""
+    """Every table of a tenant's own full-text partition (the FTS5 table and its shadow
+    tables), mapped to that tenant."""
     owners: dict[str, str] = {}
-    for family_name, part, tenant in conn.execute("SELECT family, part, tenant FROM full_text_parts"):
+    for family_name, part, tenant in conn.execute(
+            "SELECT family, part, tenant FROM full_text_parts WHERE tenant IS NOT NULL"):
         base = FAMILIES[family_name].table(part)
         owners.update((name, tenant) for name in (base, *(f"{base}_{shadow}" for shadow in SHADOW_TABLES)))
     return owners

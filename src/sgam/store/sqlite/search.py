@@ -26,7 +26,7 @@ from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpiso
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .errors import map_sqlite_errors
 from .fts import fts_query
-from .fulltext import EPISODES, KEYS, owner, parts, tables
+from .fulltext import EPISODES, KEYS, layout, tables
 from .session import SQLiteSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
@@ -111,11 +111,12 @@ class SQLiteSearch:
         )
 
     def keyword_episodes(self, reader: Reader, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
-        """BM25 within each of the tenant's full-text partitions, the best ``limit`` of
-        each merged by score (ties by row). A partition holds one tenant's rows only, so
-        no other tenant's match is read, and without a filter no match is joined to its
-        episode row (at 100k episodes that join was half of the query). Scores are the
-        partition's own (its term statistics): exact for a tenant of one partition."""
+        """BM25 within each full-text partition that holds the tenant's rows, the best
+        ``limit`` of each merged by score (ties by row). A large tenant's own partitions
+        hold its rows only: without a filter no match is joined to its episode row (at
+        100k episodes that join was half of the query). Matches in a shared partition are
+        joined and filtered by tenant. Scores are the partition's own (its term
+        statistics), as they were the whole file's before there were partitions."""
         if not terms:
             return []
         query = fts_query(terms)
@@ -123,8 +124,8 @@ class SQLiteSearch:
         found: list[tuple[float, int]] = []
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             conn = self._conn()
-            for table in tables(conn, EPISODES, reader.tenant):
-                if where:
+            for table, own in tables(conn, EPISODES, reader.tenant):
+                if where or not own:
                     sql = (f"SELECT e.seq, bm25({table}, 0.3, 1.0) AS score FROM {table} "
                            f"JOIN episodes e ON e.seq = {table}.rowid WHERE {table} MATCH ? AND +e.tenant = ?{where} "
                            "ORDER BY score, e.seq LIMIT ?")
@@ -242,27 +243,36 @@ class SQLiteSearch:
         found: dict[int, bool] = {}
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             conn = self._conn()
-            held = parts(conn, EPISODES, reader.tenant)
-            by_part: dict[int, list[int]] = {}
-            for key in unique if held else []:
-                by_part.setdefault(owner(held, key), []).append(key)
-            for at, part_keys in by_part.items():
-                table = EPISODES.table(held[at].part)
+            plan = layout(conn, EPISODES, reader.tenant)
+            by_table: dict[str, list[int]] = {}
+            for key in unique:
+                part = plan.holder(key)
+                if part is not None:
+                    by_table.setdefault(EPISODES.table(part.part), []).append(key)
+            own = {EPISODES.table(part.part) for part in plan.own}
+            for table, part_keys in by_table.items():
+                tenant = None if table in own else reader.tenant
                 for start in range(0, len(part_keys), _CHUNK):
-                    sharing = self._matching(table, fts_query(terms), part_keys[start:start + _CHUNK])
-                    holding = set(self._matching(table, fts_query(terms, every=True), sharing)
+                    sharing = self._matching(table, tenant, fts_query(terms), part_keys[start:start + _CHUNK])
+                    holding = set(self._matching(table, tenant, fts_query(terms, every=True), sharing)
                                   if len(terms) > 1 else sharing)
                     found.update((key, key in holding) for key in sharing)
         return found
 
-    def _matching(self, table: str, query: str, keys: Sequence[int]) -> list[int]:
+    def _matching(self, table: str, tenant: str | None, query: str, keys: Sequence[int]) -> list[int]:
+        """The keys whose rows of ``table`` match; of ``tenant``'s episodes only, for a
+        partition that other tenants share."""
         if not keys:
             return []
-        rows = self._conn().execute(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND +rowid IN ({', '.join('?' * len(keys))})",
-            (query, *keys),
-        ).fetchall()
-        return [int(row[0]) for row in rows]
+        marks = ", ".join("?" * len(keys))
+        if tenant is None:
+            sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND +rowid IN ({marks})"
+            params: tuple[Any, ...] = (query, *keys)
+        else:
+            sql = (f"SELECT e.seq FROM {table} JOIN episodes e ON e.seq = {table}.rowid "
+                   f"WHERE {table} MATCH ? AND +{table}.rowid IN ({marks}) AND +e.tenant = ?")
+            params = (query, *keys, tenant)
+        return [int(row[0]) for row in self._conn().execute(sql, params).fetchall()]
 
     def candidate_episodes(
         self, reader: Reader, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
@@ -273,8 +283,8 @@ class SQLiteSearch:
     def matching_keys(
         self, reader: Reader, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
     ) -> list[tuple[str, str]]:
-        """The tenant's keys whose words match, best first (BM25 within each of its key
-        partitions, merged by score), among those that hold at ``at``."""
+        """The tenant's keys whose words match, best first (BM25 within each key partition
+        that holds the tenant's keys, merged by score), among those that hold at ``at``."""
         tenant = reader.tenant
         if not terms:
             return []
@@ -286,7 +296,7 @@ class SQLiteSearch:
         found: list[tuple[float, int, str, str]] = []
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             conn = self._conn()
-            for table in tables(conn, KEYS, tenant):
+            for table, _ in tables(conn, KEYS, tenant):
                 found += [(float(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in conn.execute(
                     f"SELECT bm25({table}) AS score, k.key_id, k.subject, k.attribute FROM {table} JOIN ledger_keys k "
                     f"ON k.key_id = {table}.rowid WHERE {table} MATCH ? AND +k.tenant = ? AND {exists} "

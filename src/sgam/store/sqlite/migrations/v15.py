@@ -1,19 +1,21 @@
 """SQLite schema, version 15."""
 
-# The full-text indexes of episodes and ledger keys become partitions of one tenant and at
-# most ``fulltext.PART_ROWS`` rows each (``full_text_parts``), so an erasure merges one
-# small index instead of the file's whole index. The triggers on the source rows queue each
-# change (``full_text_queue``: row id and tenant, never text); the unit of work applies the
-# queue before it commits (``fulltext.flush``). Existing rows are queued here and indexed
-# when this migration commits. Deletions from the unpartitioned indexes (document chunks,
-# LangGraph items) mark them for the next merge (``full_text_dirty``). Applies on top of
-# version 13: it reads only tables of versions 1 to 5.
+# The full-text indexes of episodes and ledger keys become partitions of about
+# ``fulltext.PART_ROWS`` rows each (``full_text_parts``): shared ones for small tenants
+# (``full_text_members`` names those holding a tenant's rows), a large tenant's own for
+# the rest, so an erasure merges one small index instead of the file's whole index. The
+# triggers on the source rows queue each change (``full_text_queue``: row id and tenant,
+# never text); the unit of work applies the queue before it commits (``fulltext.flush``).
+# Existing rows are queued here and indexed when this migration commits. Deletions from
+# the unpartitioned indexes (document chunks, LangGraph items) mark them for the next
+# merge (``full_text_dirty``). Applies on top of version 13: it reads only tables of
+# versions 1 to 5.
 
 SCRIPT = """
     CREATE TABLE full_text_parts (
         part INTEGER PRIMARY KEY,
         family TEXT NOT NULL,
-        tenant TEXT NOT NULL,
+        tenant TEXT,
         first_row INTEGER NOT NULL,
         last_row INTEGER NOT NULL,
         rows INTEGER NOT NULL,
@@ -21,6 +23,14 @@ SCRIPT = """
         UNIQUE (family, tenant, first_row)
     );
     CREATE INDEX full_text_parts_dirty ON full_text_parts (dirty) WHERE dirty = 1;
+
+    CREATE TABLE full_text_members (
+        family TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        part INTEGER NOT NULL,
+        rows INTEGER NOT NULL,
+        PRIMARY KEY (family, tenant, part)
+    ) WITHOUT ROWID;
 
     CREATE TABLE full_text_queue (
         family TEXT NOT NULL,
