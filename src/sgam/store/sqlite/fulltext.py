@@ -13,8 +13,9 @@ So each family's rows live in FTS5 tables of about ``PART_ROWS`` rows (``full_te
 each holding one range of row ids:
 
 - a tenant's first ``OWN_AFTER`` rows go to the shared partitions (``tenant`` NULL), which
-  hold every small tenant's rows: a table per tenant would cost six schema objects and
-  about 40 kB each, and a file of a thousand small tenants took 40x as long to fill;
+  hold every small tenant's rows: tables of every tenant's own cost twelve schema objects
+  and about 40 kB per tenant, and a file of a thousand small tenants took 40x as long to
+  fill;
 - from then on the tenant's rows go to partitions of its own, so a large tenant's erasure
   merges one partition of its own rows and never reads another tenant's terms.
 
