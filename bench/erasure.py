@@ -18,6 +18,9 @@ residue. Afterwards ``Memory.residue`` looks for every erased marker (the tenant
 and its own full-text partitions; with a neighbour in the file, the shared places are
 named unscanned), and the database and WAL bytes are searched for each marker's tail once
 the store is closed (``markers_in_file_bytes``); both counts must be 0.
+``neighbour_partitions_untouched`` says whether the neighbour's own full-text partitions
+(its rows past the first ones, which small tenants share) are byte for byte as they were
+before the erasures (null for a schema without partitions).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -122,6 +126,7 @@ def run_size(size: int, erasures: int, folder: Path, seed: int) -> dict[str, Any
         without = [n for n in range(per_tenant) if n % FACT_EVERY]
         picked = rng.sample(with_fact, max(1, erasures // 10)) + rng.sample(without, erasures - max(1, erasures // 10))
         rng.shuffle(picked)
+        neighbour_before = _own_partitions(path, NEIGHBOUR)
         timings = []
         for n in picked:
             began = time.perf_counter()
@@ -130,6 +135,7 @@ def run_size(size: int, erasures: int, folder: Path, seed: int) -> dict[str, Any
             assert result.episodes_removed == 1 and result.residue is None, result
         found = sum(bool(memory.residue(TENANT, marker(TENANT, n)).found) for n in picked)
         neighbour_intact = all(memory.episode(NEIGHBOUR, f"ep{n}") is not None for n in picked)
+        neighbour_after = _own_partitions(path, NEIGHBOUR)
         db_bytes = path.stat().st_size
     files_found = _file_hits(path, [marker(TENANT, n) for n in picked])
     return {
@@ -140,7 +146,22 @@ def run_size(size: int, erasures: int, folder: Path, seed: int) -> dict[str, Any
         "search_p99_ms": round(percentile(searches, 0.99) * 1000, 2),
         "markers_found_by_residue": found, "markers_in_file_bytes": files_found,
         "neighbour_intact": neighbour_intact,
+        "neighbour_partitions_untouched": None if neighbour_before is None else neighbour_before == neighbour_after,
     }
+
+
+def _own_partitions(path: Path, tenant: str) -> dict[int, str] | None:
+    """The tenant's own full-text partitions, each as a digest of its segments (None for a
+    schema without partitions): equal before and after means no erasure rewrote them."""
+    with closing(sqlite3.connect(path)) as conn:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'full_text_parts'").fetchone():
+            return None
+        found = {}
+        for part, family in conn.execute("SELECT part, family FROM full_text_parts WHERE tenant = ?", (tenant,)):
+            table = ("episodes" if family == "episodes" else "ledger_keys") + f"_fts_{part}_data"
+            blocks = conn.execute(f"SELECT id, block FROM {table} ORDER BY id").fetchall()
+            found[part] = hashlib.sha256(repr(blocks).encode()).hexdigest()
+        return found
 
 
 def _file_hits(path: Path, needles: list[str]) -> int:
