@@ -402,9 +402,10 @@ class SQLiteBackend:
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove the copies SQLite keeps outside live rows (see
-        ``residue``): merge the full-text indexes that lost rows, then empty the WAL, waiting up to
-        ``wait`` seconds for readers of older snapshots. Returns None when nothing is
-        left, else what remains and why; later writes retry until the WAL is emptied."""
+        ``residue``): merge the full-text indexes that lost rows, then empty the WAL,
+        waiting up to ``wait`` seconds for readers of older snapshots. Returns None when
+        nothing is left, else what remains and why; later writes retry until the WAL is
+        emptied."""
         self.run_write("_", lambda _: (merge_dirty if self._queues_full_text else merge_every)(self._conn))
         with self._lock, map_sqlite_errors(self.path):
             self._residue = checkpoint(self._conn, wait, self._busy_timeout).residue()

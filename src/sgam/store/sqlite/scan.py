@@ -45,7 +45,7 @@ def scan(conn: sqlite3.Connection, path: str, tenant: str, needles: Sequence[str
     """The tenant's rows; the unattributable tables and the files of ``path`` only when no
     other tenant has rows, else they are listed as unscanned."""
     tables = _tables(conn)
-    owners = partition_owners(conn)
+    owners = partition_owners(conn) if any(table.name == "full_text_parts" for table in tables) else {}
     hits = [hit for table in tables if table.scoped for hit in _count(conn, table, needles, tenant)]
     hits += [hit for table in tables if owners.get(table.name) == tenant
              for hit in _count(conn, table, needles, None, owned=True)]
