@@ -138,6 +138,7 @@ def _last_at_or_below(found: Sequence[Part], row_id: int) -> int:
 
 
 def layout(conn: sqlite3.Connection, family: Family, tenant: str) -> Layout:
+    """Where the tenant's rows of ``family`` are, and where its next ones go."""
     rows = conn.execute(
         "SELECT part, first_row, last_row, rows, tenant FROM full_text_parts "
         "WHERE family = ? AND (tenant = ? OR tenant IS NULL) ORDER BY first_row", (family.name, tenant)).fetchall()
@@ -151,7 +152,7 @@ def tables(conn: sqlite3.Connection, family: Family, tenant: str) -> list[tuple[
     """The partition tables that hold the tenant's rows, each with whether it is the
     tenant's own (else shared: its matches must be filtered by tenant)."""
     found = conn.execute(
-        "SELECT part, tenant IS NOT NULL FROM full_text_parts WHERE family = ? AND tenant = ? "
+        "SELECT part, 1 FROM full_text_parts WHERE family = ? AND tenant = ? "
         "UNION ALL SELECT part, 0 FROM full_text_members WHERE family = ? AND tenant = ? AND rows > 0 ORDER BY 1",
         (family.name, tenant, family.name, tenant)).fetchall()
     return [(family.table(part), bool(own)) for part, own in found]
