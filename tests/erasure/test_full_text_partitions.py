@@ -156,3 +156,24 @@ def test_a_database_of_the_previous_schema_moves_into_partitions(
         assert memory.search("acme", "w2x") == []
         assert memory.forget_episode("acme", "e69").residue is None
         assert memory.search("acme", "w69x") == []
+
+
+def test_an_episode_erasure_leaves_the_other_indexes_alone_until_their_own_deletions(tmp_path: Path) -> None:
+    """The document and item indexes hold no episode: forgetting one must not merge them
+    (it did, whole, on every erasure); erasing a document still merges its index."""
+    path = tmp_path / "sgam.db"
+    with Memory(f"sqlite:///{path}") as memory:
+        memory.documents.create("acme", "/memories/a.md", "Alpha notes about cranes.\n")
+        memory.documents.create("acme", "/memories/b.md", "Beta notes about harbours.\n")
+        memory.add_episode("acme", "e1", AT, "a crane story")
+
+        def segments() -> list[tuple[int, bytes]]:
+            with closing(sqlite3.connect(path)) as conn:
+                return conn.execute("SELECT id, block FROM document_chunks_fts_data ORDER BY id").fetchall()
+
+        before = segments()
+        assert memory.forget_episode("acme", "e1").residue is None
+        assert segments() == before
+        assert memory.documents.erase("acme", "/memories/b.md") == 1
+        assert segments() != before
+        assert not [block for _, block in segments() if b"harbour" in block]
