@@ -193,6 +193,18 @@ class Store:
             assert row is not None
             return int(row[0])
 
+    def full_text(self, family: str, postgres: str, match: str | None = None) -> int:
+        """Rows of a SQLite full-text index, every tenant's partitions (``episodes`` or
+        ``keys``; those matching ``match``), or the count of ``postgres`` on PostgreSQL."""
+        if self.backend == "sqlite":
+            import sqlite3
+
+            from sgam.store.sqlite.fulltext import FAMILIES, count_rows
+
+            with closing(sqlite3.connect(self.admin)) as conn:
+                return count_rows(conn, FAMILIES[family], match)
+        return self.count(postgres)
+
 
 @pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sgam import Memory
-from sgam.store.sqlite.residue import MAX_FULL_TEXT_LEVELS, full_text_levels
+from sgam.store.sqlite.fulltext import EPISODES, KEYS, MAX_FULL_TEXT_LEVELS, count_rows, full_text_levels, tables
 
 ERASURES = int(os.environ.get("SGAM_TEST_ERASURES", "3000"))
 """3,000 by default: past where the index used to break (about 1,100) with dozens of its
@@ -50,14 +50,12 @@ def test_thousands_of_erasures_keep_the_full_text_index_healthy(fast_dir: Path) 
             f"e{k}" for k in range(ERASURES, 2 * ERASURES)}
         assert "harbour crane number" in memory.recall("acme", "harbour crane").text
     with closing(sqlite3.connect(path)) as conn:
-        for table in ("episodes_fts", "ledger_keys_fts"):
+        for table, _ in tables(conn, EPISODES, "acme") + tables(conn, KEYS, "acme"):
             assert full_text_levels(conn, table) < MAX_FULL_TEXT_LEVELS
             conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
-        found = conn.execute("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH 'harbour'").fetchone()
-        assert found == (ERASURES,)
+        assert count_rows(conn, EPISODES, "harbour") == ERASURES
         for k, count in ((ERASURES - 1, 0), (ERASURES, 1), (2 * ERASURES - 1, 1)):
-            assert conn.execute("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH ?",
-                                (f'"{k}"',)).fetchone() == (count,)
+            assert count_rows(conn, EPISODES, f'"{k}"') == count
 
 
 def _planted(path: Path, marker: bytes) -> list[str]:

@@ -35,7 +35,7 @@ class WrongDimension:
 
 def _counts(db: Store) -> tuple[int, int, int]:
     return (db.count("SELECT count(*) FROM episodes"),
-            db.count("SELECT count(*) FROM episodes_fts", "SELECT count(*) FROM episodes WHERE search <> ''"),
+            db.full_text("episodes", "SELECT count(*) FROM episodes WHERE search <> ''"),
             db.count("SELECT count(*) FROM episode_vectors"))
 
 

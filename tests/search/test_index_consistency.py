@@ -36,8 +36,8 @@ def test_erased_episode_is_unreachable_by_keyword_and_vector(store: Store, hashi
         assert "e3" not in _ids(memory, "tortoise Zebulon", KEYWORD)
         assert "e3" not in _ids(memory, "tortoise named Zebulon", VECTOR)
         assert "e3" not in _ids(memory, "tortoise named Zebulon", SearchConfig())
-        assert store.count("SELECT count(*) FROM episodes_fts WHERE episodes_fts MATCH 'zebulon'",
-                               "SELECT count(*) FROM episodes WHERE search @@ to_tsquery('english', 'zebulon')") == 0
+        matching = "SELECT count(*) FROM episodes WHERE search @@ to_tsquery('english', 'zebulon')"
+        assert store.full_text("episodes", matching, "zebulon") == 0
         assert store.count("SELECT count(*) FROM episode_vectors") == 2
 
 
@@ -72,7 +72,7 @@ def test_fact_index_follows_write_correct_and_forget(store: Store) -> None:
         memory.forget_subject(T, "ann")
         assert [i for i in memory.recall(T, "ann passport deadline", budget=500).items if i.kind == "fact"] == []
         keys = store.count("SELECT count(*) FROM (SELECT DISTINCT tenant, subject, attribute FROM operations)")
-        assert store.count("SELECT count(*) FROM ledger_keys_fts", "SELECT count(*) FROM ledger_keys") == keys
+        assert store.full_text("keys", "SELECT count(*) FROM ledger_keys") == keys
         assert store.count("SELECT count(*) FROM ledger_keys WHERE subject = 'ann'") == 0
 
 

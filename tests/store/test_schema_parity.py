@@ -12,9 +12,12 @@ from pathlib import Path
 from tests.store.test_schema_snapshot import POSTGRES_SNAPSHOT, SQLITE_SNAPSHOT
 
 SQLITE_ONLY_TABLES = {
-    "episodes_fts": "FTS5 full-text index (PostgreSQL: the tsvector column episodes.search)",
+    "full_text_parts": "the FTS5 partitions episodes and keys are indexed in (PostgreSQL: the tsvector columns "
+                       "episodes.search, ledger_keys.search)",
+    "full_text_members": "which partition holds each indexed row",
+    "full_text_queue": "rows a write changed, indexed before it commits (a trigger cannot name a partition)",
+    "full_text_dirty": "partitions an erasure removed rows from, merged before it commits",
     "document_chunks_fts": "FTS5 (PostgreSQL: document_chunks.search)",
-    "ledger_keys_fts": "FTS5 (PostgreSQL: ledger_keys.search)",
     "store_items_fts": "FTS5 (PostgreSQL: store_items.search)",
     "ledger_key_types": "the memory types of each key, for queries by type (PostgreSQL: a partial index)",
     "search_generation": "counts each tenant's vector changes, so the in-process vector scan knows when to reload",
@@ -78,7 +81,7 @@ def _only(left: dict[str, set[str]], right: dict[str, set[str]]) -> tuple[set[st
 
 def test_the_snapshots_list_tables_and_columns() -> None:
     sqlite = tables(SQLITE_SNAPSHOT)
-    assert {"operations", "assertions", "episodes_fts"} <= set(sqlite)
+    assert {"operations", "assertions", "full_text_parts"} <= set(sqlite)
     assert {"tenant", "subject", "attribute", "valid_from"} <= sqlite["assertions"]
 
 

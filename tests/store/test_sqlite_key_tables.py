@@ -50,7 +50,7 @@ def _answers(memory: Memory) -> list[object]:
 
 def _at_version_9(path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
     """A ``Memory`` on a version-9 file, with what today's write path needs of versions 13
-    and 14 (a subject's first spelling, an attribute's cardinality, aliases) added for the fill and taken
+    and 14 (a subject's first spelling, an attribute's cardinality and new name, aliases) added for the fill and taken
     away by ``_back_to_version_9``, so the file is version 9 as that release wrote it."""
     monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:9])
     with closing(sqlite3.connect(path)) as conn:  # what aliases resolve through (version 14)
@@ -61,6 +61,7 @@ def _at_version_9(path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
         conn.execute("CREATE TABLE subject_names (tenant TEXT, subject TEXT, display TEXT, "
                      "PRIMARY KEY (tenant, subject))")
         conn.execute("ALTER TABLE attribute_schemas ADD COLUMN cardinality TEXT NOT NULL DEFAULT 'one'")
+        conn.execute("ALTER TABLE attribute_schemas ADD COLUMN renamed_to TEXT")
         conn.commit()
     return Memory(f"sqlite:///{path}")
 
@@ -69,6 +70,7 @@ def _back_to_version_9(path: Path) -> None:
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("DROP TABLE subject_names")
         conn.execute("DROP TABLE subject_resolution")
+        conn.execute("ALTER TABLE attribute_schemas DROP COLUMN renamed_to")
         conn.execute("ALTER TABLE attribute_schemas DROP COLUMN cardinality")
         conn.commit()
 

@@ -27,11 +27,12 @@ from . import scan
 from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
+from .fulltext import flush, merge_dirty, merge_every
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS, PROGRAMS
 from .reader import ReadScope
-from .residue import checkpoint, merge_full_text
+from .residue import checkpoint
 from .session import SQLiteSession
 
 if TYPE_CHECKING:
@@ -282,6 +283,10 @@ class SQLiteWrite(
             self._conn.executemany(_INSERT_VERSION, [_version_params(self.tenant, v) for v in versions])
 
 
+_QUEUED = "SELECT 1 FROM full_text_queue LIMIT 1"
+"""Whether this unit of work changed a row that a partitioned full-text index holds."""
+
+
 class SQLiteBackend:
     """One SQLite file in WAL mode; one connection per backend, serialised by a lock."""
 
@@ -294,6 +299,7 @@ class SQLiteBackend:
         self._lock = threading.RLock()
         self._cache: Cache = {}
         self._data_version = -1
+        self._queues_full_text = False  # whether the schema has ``full_text_queue`` (set by ``_setup``)
         with map_sqlite_errors(self.path):
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
@@ -337,6 +343,8 @@ class SQLiteBackend:
                     "INSERT INTO sgam_migrations (version, applied_at, checksum) VALUES (?, datetime('now'), ?)",
                     (version, checksum(script)),
                 )
+            self._queues_full_text = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'full_text_queue'").fetchone() is not None
 
         self.run_write("_", migrate)
         with map_sqlite_errors(self.path):
@@ -368,6 +376,8 @@ class SQLiteBackend:
             txn = SQLiteWrite(conn, tenant, self._cache)
             result = work(txn)
             mark_acted(tenant, txn)
+            if self._queues_full_text and conn.execute(_QUEUED).fetchone() is not None:
+                flush(conn)
             conn.execute("COMMIT")
         except BaseException:
             self._cache.clear()
@@ -399,10 +409,11 @@ class SQLiteBackend:
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove the copies SQLite keeps outside live rows (see
-        ``residue``): merge the full-text indexes, then empty the WAL, waiting up to
-        ``wait`` seconds for readers of older snapshots. Returns None when nothing is
-        left, else what remains and why; later writes retry until the WAL is emptied."""
-        self.run_write("_", lambda _: merge_full_text(self._conn))
+        ``residue``): merge the full-text indexes that lost rows, then empty the WAL,
+        waiting up to ``wait`` seconds for readers of older snapshots. Returns None when
+        nothing is left, else what remains and why; later writes retry until the WAL is
+        emptied."""
+        self.run_write("_", lambda _: (merge_dirty if self._queues_full_text else merge_every)(self._conn))
         with self._lock, map_sqlite_errors(self.path):
             self._residue = checkpoint(self._conn, wait, self._busy_timeout).residue()
             return self._residue

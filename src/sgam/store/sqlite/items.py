@@ -51,7 +51,7 @@ class ItemWrites(ItemReads, items.ItemWrites):
     def put_item(self, row: ItemRow) -> None:
         old = self._db.row(_ROW_ID, (self.tenant, row.namespace, row.key))
         if old:
-            self._db.run("DELETE FROM store_items_fts WHERE rowid = ?", (old[0],))
+            self._forget_text(old[0])
         stored = self._db.row(
             f"INSERT INTO store_items ({ITEM_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (tenant, namespace, key) DO UPDATE SET value = excluded.value, "
@@ -76,6 +76,12 @@ class ItemWrites(ItemReads, items.ItemWrites):
         old = self._db.row(_ROW_ID, (self.tenant, namespace, key))
         if not old:
             return 0
-        self._db.run("DELETE FROM store_items_fts WHERE rowid = ?", (old[0],))
+        self._forget_text(old[0])
         self._db.run("DELETE FROM store_items WHERE row_id = ?", (old[0],))
         return 1
+
+    def _forget_text(self, row_id: int) -> None:
+        """Remove the item's full-text entry and mark the index for the next merge, which
+        removes the terms its older segments still hold."""
+        self._db.run("DELETE FROM store_items_fts WHERE rowid = ?", (row_id,))
+        self._db.run("INSERT OR IGNORE INTO full_text_dirty VALUES ('store_items_fts')")

@@ -4,13 +4,11 @@ Two places keep copies of deleted rows. ``secure_delete`` zeroes freed pages, so
 file is clean once the rest is done.
 
 - **FTS5 indexes** record a deletion as a marker in a new segment and keep the erased
-  terms in older segments until they merge, so each full-text index is merged whole
-  (``optimize``). Each ``optimize`` also leaves one more (empty) level in the index's
-  structure record, and past about 2,000 levels FTS5 reports the index as corrupt, so
-  when the levels pass ``MAX_FULL_TEXT_LEVELS`` the index is rebuilt from its own
-  content instead, which starts a fresh structure. FTS5's ``secure-delete`` option
-  (SQLite 3.42+) is not used: it leaves erased terms in the index's page separators
-  (``*_idx``), about 3 in 1,000 unique erased terms with SQLite 3.54.
+  terms in older segments until they merge, so each index that lost rows is merged whole
+  (``fulltext.merge_dirty``): one partition of one tenant for episodes and keys. FTS5's
+  ``secure-delete`` option (SQLite 3.42+, newer than the 3.40 that Python ships here) is
+  not used: it leaves erased terms in the index's page separators (``*_idx``), about 3 in
+  1,000 unique erased terms with SQLite 3.54.
 - **The WAL** keeps the pages as they were until it is checkpointed and truncated,
   which waits for every reader that holds an older snapshot. A reader that outlasts the
   wait is reported, never ignored; the next write tries again.
@@ -20,38 +18,6 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-
-FULL_TEXT_TABLES = ("episodes_fts", "ledger_keys_fts", "document_chunks_fts", "store_items_fts")
-MAX_FULL_TEXT_LEVELS = 64
-_STRUCTURE_ROW = 10  # FTS5 keeps its structure record at this id of the ``*_data`` table
-_STRUCTURE_V2 = b"\xff\x00\x00\x01"
-
-
-def merge_full_text(conn: sqlite3.Connection) -> None:
-    """Merge every full-text index into one segment so no erased term remains; rebuild an
-    index whose structure has grown too many levels. Runs inside a write transaction."""
-    for table in FULL_TEXT_TABLES:
-        command = "rebuild" if full_text_levels(conn, table) >= MAX_FULL_TEXT_LEVELS else "optimize"
-        conn.execute(f"INSERT INTO {table} ({table}) VALUES ('{command}')")
-
-
-def full_text_levels(conn: sqlite3.Connection, table: str) -> int:
-    """The level count in an FTS5 structure record: a 4-byte cookie, an optional format
-    marker, then the count as a SQLite varint. An unreadable record counts as too many,
-    which rebuilds the index."""
-    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = ?", (_STRUCTURE_ROW,)).fetchone()
-    if row is None or not isinstance(row[0], bytes) or len(row[0]) < 5:
-        return 0 if row is None else MAX_FULL_TEXT_LEVELS
-    block: bytes = row[0]
-    start = 8 if block[4:8] == _STRUCTURE_V2 else 4
-    value = 0
-    for offset, byte in enumerate(block[start:start + 9]):
-        if offset == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            return value
-    return MAX_FULL_TEXT_LEVELS
 
 
 @dataclass(frozen=True, slots=True)

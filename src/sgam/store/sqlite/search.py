@@ -1,5 +1,6 @@
-"""SQLite search: FTS5 (kept exact by triggers) and brute-force cosine over vectors kept in
-a table, cached in process per tenant and reloaded when the tenant's generation moves.
+"""SQLite search: FTS5 partitions of each tenant (exact at every commit, ``fulltext``) and
+brute-force cosine over vectors kept in a table, cached in process per tenant and
+reloaded when the tenant's generation moves.
 
 Why brute force: the stdlib ``sqlite3`` cannot load sqlite-vec, and an exact scan of
 100k x 256 float32 takes ~10 ms with numpy while needing no second index whose deletions
@@ -25,16 +26,13 @@ from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import VectorCache, appended, nearest, time_mask
 from .errors import map_sqlite_errors
 from .fts import fts_query
+from .fulltext import EPISODES, KEYS, layout, tables
 from .session import SQLiteSession
 
 if TYPE_CHECKING:  # the backend imports this module when asked for its index
     from .backend import SQLiteBackend, SQLiteWrite
 
 _CHUNK = 500
-WHOLE_FILE_RETRY = 100
-"""Keyword queries of a tenant that join every match after its whole-file read fell short
-(``SQLiteSearch.keyword_episodes``) before the next whole-file attempt."""
-_TENANTS_REMEMBERED = 10_000
 
 class SQLiteSearch:
     """``SearchIndex`` over a ``SQLiteBackend``'s connection (same lock, same file). A
@@ -46,7 +44,6 @@ class SQLiteSearch:
         self._caches: dict[tuple[str, str], VectorCache] = {}
         self._cache_lock = threading.Lock()
         self._session = SQLiteSession(backend._conn)
-        self._joined_next: dict[str, int] = {}
 
     def _conn(self) -> sqlite3.Connection:
         return self._backend._conn
@@ -62,55 +59,31 @@ class SQLiteSearch:
         )
 
     def keyword_episodes(self, reader: Reader, terms: Sequence[str], flt: SearchFilter, limit: int) -> list[int]:
-        """BM25 over the file's full-text index (ties by row), the tenant's episodes only.
-
-        Read whole-file first: the index's best ``limit`` matches of every tenant, then which
-        of them are the tenant's and pass the filter. When ``limit`` of them do (or the file
-        has no more matches), they are exactly the tenant's best, and no match outside the
-        top was joined to its episode row: at 100k episodes that join was half of the
-        query. Otherwise the tenant holds too small a share of the matches, and the query
-        joins every match; the tenant's next ``WHOLE_FILE_RETRY`` queries then do so at once."""
-        tenant = reader.tenant
+        """BM25 within each full-text partition that holds the tenant's rows, the best
+        ``limit`` of each merged by score (ties by row). A large tenant's own partitions
+        hold its rows only: without a filter no match is joined to its episode row (at
+        100k episodes that join was half of the query). Matches in a shared partition are
+        joined and filtered by tenant. Scores are the partition's own (its term
+        statistics), as they were the whole file's before there were partitions."""
         if not terms:
             return []
         query = fts_query(terms)
         where, params = filter_sql(flt, self._session)
+        found: list[tuple[float, int]] = []
         with self._backend._lock, map_sqlite_errors(self._backend.path):
-            if limit <= _CHUNK and self._joined_next.get(tenant, 0) <= 0:
-                found = self._whole_file_first(tenant, query, where, params, limit)
-                if found is not None:
-                    return found
-                if len(self._joined_next) >= _TENANTS_REMEMBERED:
-                    self._joined_next.clear()
-                self._joined_next[tenant] = WHOLE_FILE_RETRY
-            elif limit <= _CHUNK:
-                self._joined_next[tenant] -= 1
-            rows = self._conn().execute(
-                "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid "
-                f"WHERE episodes_fts MATCH ? AND e.tenant = ?{where} "
-                "ORDER BY bm25(episodes_fts, 0.3, 1.0), e.seq LIMIT ?",
-                (query, tenant, *params, limit),
-            ).fetchall()
-        return [int(row[0]) for row in rows]
-
-    def _whole_file_first(
-        self, tenant: str, query: str, where: str, params: list[Any], limit: int,
-    ) -> list[int] | None:
-        """The tenant's best ``limit`` matches if the file's best ``limit`` hold them, else None."""
-        conn = self._conn()
-        ranked = [int(row[0]) for row in conn.execute(
-            "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? "
-            "ORDER BY bm25(episodes_fts, 0.3, 1.0), rowid LIMIT ?", (query, limit),
-        )]
-        if not ranked:
-            return []
-        mine = {int(row[0]) for row in conn.execute(
-            f"SELECT e.seq FROM episodes e WHERE e.seq IN ({', '.join('?' * len(ranked))}) AND +e.tenant = ?{where}",
-            (*ranked, tenant, *params),
-        )}
-        if len(mine) < limit and len(ranked) == limit:
-            return None
-        return [key for key in ranked if key in mine]
+            conn = self._conn()
+            for table, own in tables(conn, EPISODES, reader.tenant):
+                if where or not own:
+                    sql = (f"SELECT e.seq, bm25({table}, 0.3, 1.0) AS score FROM {table} "
+                           f"JOIN episodes e ON e.seq = {table}.rowid WHERE {table} MATCH ? AND +e.tenant = ?{where} "
+                           "ORDER BY score, e.seq LIMIT ?")
+                    bound: tuple[Any, ...] = (query, reader.tenant, *params, limit)
+                else:
+                    sql = (f"SELECT rowid, bm25({table}, 0.3, 1.0) AS score FROM {table} WHERE {table} MATCH ? "
+                           "ORDER BY score, rowid LIMIT ?")
+                    bound = (query, limit)
+                found += [(float(row[1]), int(row[0])) for row in conn.execute(sql, bound)]
+        return [seq for _, seq in sorted(found)[:limit]]
 
     def vector_episodes(
         self, reader: Reader, model: str, vector: npt.NDArray[np.float32], flt: SearchFilter, limit: int
@@ -195,32 +168,46 @@ class SQLiteSearch:
         return found
 
     def episodes_holding(self, reader: Reader, terms: Sequence[str], keys: Sequence[int]) -> dict[int, bool]:
-        """Two full-text matches (any term, then every term among those) per chunk of
-        keys, each filtered by rowid after matching (the ``+``): handed to FTS5 as a rowid
-        constraint, the match was evaluated again for every key (44 ms for 200 keys of
-        one conversation, against 0.8 ms)."""
-        tenant = reader.tenant
+        """Two full-text matches (any term, then every term among those) per partition and
+        chunk of keys, each filtered by rowid after matching (the ``+``): handed to FTS5 as
+        a rowid constraint, the match was evaluated again for every key (44 ms for 200 keys
+        of one conversation, against 0.8 ms)."""
         unique = list(dict.fromkeys(keys))
         if not terms or not unique:
             return {}
         found: dict[int, bool] = {}
         with self._backend._lock, map_sqlite_errors(self._backend.path):
-            for start in range(0, len(unique), _CHUNK):
-                sharing = self._matching(tenant, fts_query(terms), unique[start:start + _CHUNK])
-                holding = set(self._matching(tenant, fts_query(terms, every=True), sharing)
-                              if len(terms) > 1 else sharing)
-                found.update((key, key in holding) for key in sharing)
+            conn = self._conn()
+            plan = layout(conn, EPISODES, reader.tenant)
+            by_table: dict[str, list[int]] = {}
+            for key in unique:
+                part = plan.holder(key)
+                if part is not None:
+                    by_table.setdefault(EPISODES.table(part.part), []).append(key)
+            own = {EPISODES.table(part.part) for part in plan.own}
+            for table, part_keys in by_table.items():
+                tenant = None if table in own else reader.tenant
+                for start in range(0, len(part_keys), _CHUNK):
+                    sharing = self._matching(table, tenant, fts_query(terms), part_keys[start:start + _CHUNK])
+                    holding = set(self._matching(table, tenant, fts_query(terms, every=True), sharing)
+                                  if len(terms) > 1 else sharing)
+                    found.update((key, key in holding) for key in sharing)
         return found
 
-    def _matching(self, tenant: str, query: str, keys: Sequence[int]) -> list[int]:
+    def _matching(self, table: str, tenant: str | None, query: str, keys: Sequence[int]) -> list[int]:
+        """The keys whose rows of ``table`` match; of ``tenant``'s episodes only, for a
+        partition that other tenants share."""
         if not keys:
             return []
-        rows = self._conn().execute(
-            "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid "
-            f"WHERE episodes_fts MATCH ? AND +episodes_fts.rowid IN ({', '.join('?' * len(keys))}) AND +e.tenant = ?",
-            (query, *keys, tenant),
-        ).fetchall()
-        return [int(row[0]) for row in rows]
+        marks = ", ".join("?" * len(keys))
+        if tenant is None:
+            sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND +rowid IN ({marks})"
+            params: tuple[Any, ...] = (query, *keys)
+        else:
+            sql = (f"SELECT e.seq FROM {table} JOIN episodes e ON e.seq = {table}.rowid "
+                   f"WHERE {table} MATCH ? AND +{table}.rowid IN ({marks}) AND +e.tenant = ?")
+            params = (query, *keys, tenant)
+        return [int(row[0]) for row in self._conn().execute(sql, params).fetchall()]
 
     def candidate_episodes(
         self, reader: Reader, flt: SearchFilter, keyword: KeywordQuery | None, vector: VectorQuery | None,
@@ -231,21 +218,26 @@ class SQLiteSearch:
     def matching_keys(
         self, reader: Reader, terms: Sequence[str], at: int, limit: int, known_at: int | None = None
     ) -> list[tuple[str, str]]:
+        """The tenant's keys whose words match, best first (BM25 within each key partition
+        that holds the tenant's keys, merged by score), among those that hold at ``at``."""
         tenant = reader.tenant
         if not terms:
             return []
         holds, held = holding(known_at, at, self._session)
-        sql = (
-            "SELECT k.subject, k.attribute FROM ledger_keys_fts JOIN ledger_keys k "
-            "ON k.key_id = ledger_keys_fts.rowid WHERE ledger_keys_fts MATCH ? AND k.tenant = ? "
-            f"AND EXISTS (SELECT 1 FROM assertions a {'' if known_at is not None else 'INDEXED BY assertions_current '}"
-            f"WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute AND {holds}) "
-            "ORDER BY bm25(ledger_keys_fts) LIMIT ?"
-        )
+        hint = "" if known_at is not None else "INDEXED BY assertions_current "
+        exists = (f"EXISTS (SELECT 1 FROM assertions a {hint}"
+                  f"WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute AND {holds})")
         query = fts_query(terms)
+        found: list[tuple[float, int, str, str]] = []
         with self._backend._lock, map_sqlite_errors(self._backend.path):
-            rows = self._conn().execute(sql, (query, tenant, *held, limit * 4)).fetchall()
-        return list(dict.fromkeys((str(r[0]), str(r[1])) for r in rows))[:limit]
+            conn = self._conn()
+            for table, _ in tables(conn, KEYS, tenant):
+                found += [(float(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in conn.execute(
+                    f"SELECT bm25({table}) AS score, k.key_id, k.subject, k.attribute FROM {table} JOIN ledger_keys k "
+                    f"ON k.key_id = {table}.rowid WHERE {table} MATCH ? AND +k.tenant = ? AND {exists} "
+                    "ORDER BY score LIMIT ?", (query, tenant, *held, limit * 4))]
+        ranked = sorted(found)[:limit * 4]
+        return list(dict.fromkeys((subject, attribute) for _, _, subject, attribute in ranked))[:limit]
 
     def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
         tenant = reader.tenant
