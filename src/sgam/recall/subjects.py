@@ -57,7 +57,8 @@ def named_subjects(
     name subjects too; ``purpose``: the timeline read besides the general one."""
     spans = candidate_spans(question)
     names = list(dict.fromkeys(name for _, _, name in spans))
-    known = reader.subjects_among(names) if names else set()
+    aliases = reader.resolve_subjects(names) if names else {}  # "MJ" names the subject it is an alias of
+    known = (reader.subjects_among(names) if names else set()) | set(aliases)
     rest = [name for name in names if name not in known]
     if rest and relations:
         scopes = [None] if purpose is None else [None, purpose]
@@ -68,7 +69,7 @@ def named_subjects(
     for start, end, name in sorted((s for s in spans if s[2] in known), key=lambda s: (s[0] - s[1], s[0])):
         if all(end <= first or start >= last for first, last, _ in chosen):
             chosen.append((start, end, name))
-    ordered = [name for _, _, name in sorted(chosen)]
+    ordered = [aliases.get(name, name) for _, _, name in sorted(chosen)]
     return list(dict.fromkeys(ordered))[:MAX_NAMED]
 
 

@@ -451,6 +451,9 @@ class SubjectReads(Scope, Protocol):
     def names_meaning(self, subject: str, known_at: int | None = None) -> list[str]:
         """The other names meaning ``subject`` at ``known_at`` (default now)."""
         ...
+    def resolve_subjects(self, names: Sequence[str]) -> dict[str, str]:
+        """What each aliased one of ``names`` means now (names that are no alias are left out)."""
+        ...
     def alias_steps(self) -> list[AliasRow]: ...
     def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
         """The attribute ``name`` means at ``known_at`` (default now), renames followed."""

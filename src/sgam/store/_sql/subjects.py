@@ -80,6 +80,15 @@ class SubjectReads(Scoped):
             row = self._db.row(RESOLVE_KNOWN, (self.tenant, name, moment, moment))
         return name if row is None else str(row[0])
 
+    def resolve_subjects(self, names: Sequence[str]) -> dict[str, str]:
+        """What each of ``names`` means now, for the aliased ones (one statement per chunk)."""
+        found: dict[str, str] = {}
+        for chunk in chunks(sorted(set(names))):
+            rows = self._db.rows("SELECT name, subject FROM subject_resolution WHERE tenant = ? "
+                                 f"AND recorded_to IS NULL AND {in_list('name', len(chunk))}", (self.tenant, *chunk))
+            found.update((str(row[0]), str(row[1])) for row in rows)
+        return found
+
     def names_meaning(self, subject: str, known_at: int | None = None) -> list[str]:
         """The other names that mean ``subject`` at ``known_at`` (default now), sorted."""
         if known_at is None:

@@ -158,6 +158,9 @@ class TenantMemory(lifecycle.LifecycleReads):
     def subject_groups(self, subjects: Sequence[str]) -> dict[str, set[str]]:
         return super().subject_groups(subjects) if self._aliased() else {s: {s} for s in subjects}
 
+    def resolve_subjects(self, names: Sequence[str]) -> dict[str, str]:
+        return super().resolve_subjects(names) if self._aliased() else {}  # type: ignore[misc]
+
     def resolve_subject(self, name: str, known_at: int | None = None) -> str:
         return super().resolve_subject(name, known_at) if self._aliased() else name  # type: ignore[misc]
 
