@@ -13,6 +13,7 @@ import pytest
 
 from sgam import Memory
 from sgam.extraction import ExtractionPolicy, Outcome, ScriptedClient
+from sgam.extraction.names import known_subjects
 from sgam.extraction.prompt import build_request, gather_context
 from tests.conftest import PostgresUrls
 from tests.store.test_subject_migration import _postgres_old, _sqlite_old
@@ -168,3 +169,12 @@ def test_two_stored_ids_of_one_name_are_ambiguous_on_postgres(
 ) -> None:
     with _postgres_old(postgres, monkeypatch) as app, Memory(app) as memory:
         _collided(memory)
+
+
+def test_the_prompt_shows_an_alias_as_the_subject_it_means(memory: Memory) -> None:
+    memory.add_episode("acme", "e0", "2026-05-01T00:00:00Z", "Mira Jansen lives in Oslo.")
+    memory.write("acme", "Mira Jansen", "city", "Oslo", "2026-05-01T00:00:00Z", "e0")
+    memory.alias("acme", "MJ", "Mira Jansen")
+    with memory.ledger.read("acme") as reader:
+        known = known_subjects(reader, "MJ moved to Bergen.")
+    assert known.names == {"mira jansen": "Mira Jansen, also called MJ"}

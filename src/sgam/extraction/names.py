@@ -62,7 +62,17 @@ class KnownSubjects:
 
 
 def known_subjects(reader: SubjectReads, text: str) -> KnownSubjects:
-    found = reader.display_names(name_probes(text))
+    """The subjects the episode's words name, by their ids or by an alias: an alias shows
+    as the subject it means, "also called" by it (a write naming the alias reaches it)."""
+    probes = name_probes(text)
+    found = reader.display_names(probes)
+    aliases = reader.resolve_subjects(probes)
+    if aliases:
+        meant = reader.display_names(sorted(set(aliases.values())))
+        for alias, subject in sorted(aliases.items()):
+            spelled = found.pop(alias, alias)
+            shown = found.get(subject) or meant.get(subject, subject)
+            found[subject] = f"{shown}, also called {spelled}"
     return KnownSubjects(dict(sorted(found.items())[:MAX_KNOWN_SHOWN]))
 
 
