@@ -87,6 +87,9 @@ class SgamSaver(BaseCheckpointSaver[str]):
         self.memory = memory
         self.tenant = check_tenant(tenant)
         self.retention = check_name(retention, "retention")
+        self._classes: set[str] = {DEFAULT_CLASS}
+        """Retention classes seen to exist in the tenant. A class is never removed, so a
+        put names a known one without asking the database again."""
 
     @classmethod
     @contextmanager
@@ -102,13 +105,9 @@ class SgamSaver(BaseCheckpointSaver[str]):
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         thread_id, checkpoint_ns, checkpoint_id = _thread(config)
-        with self._read() as reader:
-            records = reader.checkpoints()
-            row = records.checkpoint(thread_id, checkpoint_ns, checkpoint_id)
-            if row is None:
-                return None
-            writes = records.writes(thread_id, checkpoint_ns, row.checkpoint_id)
-        return self._tuple(row, writes)
+        with self.memory.ledger.backend.read_one(self.tenant) as reader:
+            found = reader.checkpoints().checkpoint_with_writes(thread_id, checkpoint_ns, checkpoint_id)
+        return None if found is None else self._tuple(*found)
 
     def list(
         self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
@@ -155,12 +154,13 @@ class SgamSaver(BaseCheckpointSaver[str]):
                             self.memory.ledger.now())
 
         def work(txn: WriteTransaction) -> None:
-            if retention != DEFAULT_CLASS and txn.retention_class(retention) is None:
+            if retention not in self._classes and txn.retention_class(retention) is None:
                 raise NotFoundError(f"retention: no class {retention!r} in tenant {self.tenant!r}",
                                     field="retention", value=retention)
             txn.checkpoints().put_checkpoint(row, retention, subjects)
 
         self._write(work)
+        self._classes.add(retention)
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
                                  "checkpoint_id": row.checkpoint_id}}
 

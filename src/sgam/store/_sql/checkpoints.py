@@ -89,6 +89,33 @@ def _thread(row: Sequence[Any]) -> ThreadRow:
     return ThreadRow(str(row[0]), str(row[1]), int(row[2]), _instant(row[3]), _instant(row[4]))
 
 
+def _with_writes(by_id: bool) -> str:
+    """The checkpoint (side 0) and its pending writes (side 1) as rows of one shape: side,
+    then the checkpoint's columns, where a write has its task_path, task_id and channel
+    in the checkpoint's address, its value where the body is and its idx last. The
+    caller orders the writes: an order of the whole would make both databases sort."""
+    pick = "AND checkpoint_id = ?" if by_id else "ORDER BY checkpoint_id DESC LIMIT 1"
+    checkpoint_id = "?" if by_id else (
+        "(SELECT max(checkpoint_id) FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ?)")
+    return (
+        "SELECT 0, thread_id, checkpoint_ns, checkpoint_id, parent_id, run_id, kind, body, metadata_kind, metadata, "
+        "created_at, NULL FROM (SELECT thread_id, checkpoint_ns, checkpoint_id, parent_id, run_id, kind, body, "
+        "metadata_kind, metadata, created_at FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
+        f"AND checkpoint_ns = ? {pick}) AS c "
+        "UNION ALL SELECT 1, task_path, task_id, channel, NULL, NULL, kind, body, NULL, NULL, NULL, idx "
+        "FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+        f"AND checkpoint_id = {checkpoint_id}"
+    )
+
+
+def _write_order(write: CheckpointWriteRow) -> tuple[str, str, int]:
+    return write.task_path, write.task_id, write.idx
+
+
+_WITH_WRITES = _with_writes(by_id=False)
+_WITH_WRITES_BY_ID = _with_writes(by_id=True)
+
+
 class CheckpointRecords(Scoped):
     """A tenant's checkpoints inside one read or one write unit of work."""
 
@@ -105,6 +132,26 @@ class CheckpointRecords(Scoped):
                 f"SELECT {CHECKPOINT_COLUMNS} FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
                 "AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1", (self.tenant, thread_id, checkpoint_ns))
         return _checkpoint(row) if row else None
+
+    def checkpoint_with_writes(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str | None,
+    ) -> tuple[CheckpointRow, list[CheckpointWriteRow]] | None:
+        """``checkpoint`` and its pending writes in one statement: what a resume reads,
+        one snapshot without a transaction around it and one round trip."""
+        scope = (self.tenant, thread_id, checkpoint_ns)
+        if checkpoint_id is None:
+            rows = self._db.rows(_WITH_WRITES, (*scope, *scope, *scope))
+        else:
+            rows = self._db.rows(_WITH_WRITES_BY_ID, (*scope, checkpoint_id, *scope, checkpoint_id))
+        head = next((row for row in rows if row[0] == 0), None)
+        if head is None:
+            return None
+        checkpoint = CheckpointRow(head[1], head[2], head[3], head[4], head[5], head[6], bytes(head[7]), head[8],
+                                   bytes(head[9]), int(head[10]))
+        writes = sorted((CheckpointWriteRow(checkpoint.thread_id, checkpoint.checkpoint_ns, checkpoint.checkpoint_id,
+                                            row[2], int(row[11]), row[3], row[6], bytes(row[7]), row[1])
+                         for row in rows if row[0] == 1), key=_write_order)
+        return checkpoint, writes
 
     def checkpoints(
         self, thread_id: str | None, checkpoint_ns: str | None, checkpoint_id: str | None, before: str | None,

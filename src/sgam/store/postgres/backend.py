@@ -57,7 +57,7 @@ from .lifecycle import LifecycleReads, due_tenants
 from .lookups import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
-from .session import SET_TENANT, Answered, Cursor, PostgresSession, ScopedSession, native
+from .session import SET_TENANT, AloneSession, Answered, Cursor, PostgresSession, ScopedSession, native
 from .write import PostgresWrite, SchemaCache
 
 if TYPE_CHECKING:
@@ -82,12 +82,12 @@ class PostgresReader(
     probe, as a point read does, is one statement instead, outside any pipeline:
     ``sgam_point_reads`` sets the tenant, probes, and answers those statements."""
 
-    def __init__(self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack) -> None:
+    def __init__(self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False) -> None:
         self._conn = conn
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
-        self._session = ScopedSession(lambda: self._cur)
+        self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur)
         super().__init__(self._session, tenant)
 
     @property
@@ -309,11 +309,24 @@ class PostgresBackend:
             delay = min(delay * 2, 0.25)
 
     def _attempt(self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int]) -> T:
-        with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
-            txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
-            result = work(txn)
-            mark_acted(tenant, txn)
-            txn.finish()
+        """One pipeline from ``BEGIN`` to ``COMMIT``: a write that reads no rows on the way
+        is one round trip. (psycopg's ``transaction()`` inside a pipeline syncs twice: once
+        leaving the transaction, once leaving the pipeline.) Anything raised on the way,
+        here or by the server, leaves the transaction open or failed after the pipeline's
+        Sync, and it is rolled back before the error goes on."""
+        with self._pool.connection() as conn:
+            try:
+                with conn.pipeline():
+                    cur = conn.cursor(binary=True)
+                    cur.execute(_BEGIN, prepare=False)
+                    txn = PostgresWrite(cur, tenant, prelock, self._schemas)
+                    result = work(txn)
+                    mark_acted(tenant, txn)
+                    txn.finish()
+                    cur.execute(_COMMIT, prepare=False)
+            except BaseException:
+                _roll_back(conn)
+                raise
             return result
 
     @contextmanager
@@ -326,6 +339,15 @@ class PostgresBackend:
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn, ExitStack() as scope:
             yield PostgresReader(conn, tenant, scope)
+
+    @contextmanager
+    def read_one(self, tenant: str) -> Iterator[PostgresReader]:
+        """Each statement of this read is a pipeline of its own, the tenant set first,
+        whose results are taken after its Sync: one round trip, where a statement inside
+        the read's pipeline waits once for its rows and once more for the closing Sync."""
+        check_tenant(tenant)
+        with map_postgres_errors(), self._pool.connection() as conn:
+            yield PostgresReader(conn, tenant, ExitStack(), alone=True)
 
     @contextmanager
     def spare_read(self, tenant: str) -> Iterator[PostgresReader | None]:
@@ -388,6 +410,21 @@ class PostgresBackend:
             cur = conn.cursor(binary=True)
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
             return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
+
+
+_BEGIN = "BEGIN"
+_COMMIT = "COMMIT"
+
+
+def _roll_back(conn: psycopg.Connection[Any]) -> None:
+    """End a unit of work that failed; a connection too broken to roll back is one the
+    pool discards on its return, so that error never hides the first one."""
+    if conn.closed or conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        return
+    try:
+        conn.rollback()
+    except psycopg.Error:
+        pass
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:
