@@ -194,3 +194,32 @@ def test_a_thread_names_its_subjects_under_any_spelling(memory: Memory) -> None:
     saver.put(_config("about-mira", subjects=" MIRA "), checkpoint, {}, {})  # type: ignore[arg-type]
     memory.forget_subject("acme", "Mira")
     assert saver.get_tuple(_config("about-mira")) is None  # type: ignore[arg-type]
+
+
+def test_purge_applies_checkpoint_retention_in_every_tenant_that_has_threads_due(
+    memory: Memory, clock: object,
+) -> None:
+    """Nothing else of either tenant is due: the purge finds them by their threads alone,
+    prunes the interrupted one (its class keeps what a resume needs) and erases the
+    expired one, and a second purge finds nothing."""
+    memory.retention("acme", "drafts", "P1D", on_expiry="keep_facts")
+    memory.retention("beta", "runs", "P1D")
+    acme = SgamSaver(memory, tenant="acme", retention="drafts")
+    beta = SgamSaver(memory, tenant="beta", retention="runs")
+    graph, beta_graph = _graph(acme), _graph(beta)
+    live = {"configurable": {"thread_id": "live"}}
+    graph.invoke({"topic": "q1", "draft": "", "published": False}, live)  # type: ignore[attr-defined]
+    old = {"configurable": {"thread_id": "old"}}
+    beta_graph.invoke({"topic": "q0", "draft": "", "published": False}, old)  # type: ignore[attr-defined]
+    assert memory.purge().tenants == 0
+    clock.advance(2 * 86_400)  # type: ignore[attr-defined]
+    before = len(list(acme.list(live)))  # type: ignore[arg-type]
+    result = memory.purge()
+    assert (result.tenants, result.threads_erased, result.threads_pruned) == (2, 1, 1)
+    assert before > 1 and len(list(acme.list(live))) == 1  # type: ignore[arg-type]
+    assert beta.get_tuple(old) is None  # type: ignore[arg-type]
+    assert [entry.action for entry in memory.audit("beta")][:1] == ["expire_thread"]
+    again = memory.purge()
+    assert (again.tenants, again.threads_erased, again.threads_pruned) == (0, 0, 0)
+    assert graph.get_state(live).next == ("approve",)  # type: ignore[attr-defined]
+    assert graph.invoke(Command(resume="ok"), live)["published"] is True  # type: ignore[attr-defined]

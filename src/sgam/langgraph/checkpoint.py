@@ -33,6 +33,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from .._erasure import forget_thread
 from .._errors import NotFoundError, ValidationError
+from .._expiry import settle_threads
 from .._memory import Memory
 from .._model import ForgetResult
 from .._retention import DEFAULT_CLASS
@@ -237,28 +238,19 @@ class SgamSaver(BaseCheckpointSaver[str]):
         return ForgetResult(0, 0, 0, residue=ledger.backend.purge_residue())
 
     def apply_retention(self) -> dict[str, builtins.list[str]]:
-        """Apply each thread's retention class at the clock's instant. A thread whose
-        newest checkpoint is past the class's ttl is erased whole (``on_expiry: erase``)
-        or pruned to what a resume needs (``keep_facts``); a live thread whose older
-        checkpoints are past it is pruned to its newest checkpoint per namespace, with
-        the saver's own prune, never by deleting rows by age. What happened, by thread."""
-        now = self.memory.ledger.now()
-        with self._read() as reader:
-            classes = {row.name: row for row in reader.retention_classes()}
-            threads = reader.checkpoints().threads(limit=1_000_000)
-        outcome: dict[str, builtins.list[str]] = {"erased": [], "pruned": []}
-        for thread in threads:
-            rule = classes.get(thread.retention)
-            if rule is None or rule.ttl is None or thread.first_at is None or thread.last_at is None:
-                continue
-            deadline = now - rule.ttl
-            if thread.last_at <= deadline and rule.on_expiry == "erase":
-                self.forget_thread(thread.thread_id)
-                outcome["erased"].append(thread.thread_id)
-            elif thread.first_at <= deadline and thread.checkpoints > 1:
-                self._keep_latest(thread.thread_id)
-                outcome["pruned"].append(thread.thread_id)
-        return outcome
+        """Apply each thread's retention class at the clock's instant, in one transaction
+        (``sgam purge`` does the same for every tenant). A thread whose newest checkpoint
+        is past the class's ttl is erased whole (``on_expiry: erase``) or pruned to what a
+        resume needs (``keep_facts``); a live thread whose older checkpoints are past it
+        is pruned to its newest checkpoint per namespace, with the saver's own prune,
+        never by deleting rows by age. What happened, by thread."""
+        ledger = self.memory.ledger
+        now = ledger.now()
+        settled = ledger.backend.run_write(
+            self.tenant, lambda txn: settle_threads(txn, now, ledger.digests, "apply_retention"))
+        if settled.erased:
+            ledger.backend.purge_residue()
+        return {"erased": settled.erased, "pruned": settled.pruned}
 
     def threads(self, limit: int = 1000) -> builtins.list[ThreadRow]:
         with self._read() as reader:

@@ -23,7 +23,30 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21
+from . import (
+    v01,
+    v02,
+    v03,
+    v04,
+    v05,
+    v06,
+    v07,
+    v08,
+    v09,
+    v10,
+    v11,
+    v12,
+    v13,
+    v14,
+    v15,
+    v16,
+    v17,
+    v18,
+    v19,
+    v20,
+    v21,
+    v24,
+)
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -55,8 +78,11 @@ SEARCH_FUNCTIONS = (
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
 
 LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
-"""The purge's cross-tenant entry point: which tenants have something due (migrations 8, 10)."""
-LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
+"""The purge's cross-tenant entry point: which tenants have something due (migrations 8,
+10, and the module v24, which adds checkpoint threads)."""
+LIFECYCLE_TABLES = (
+    "operations", "episodes", "retention_classes", "documents", "store_items", "saver_threads", "saver_checkpoints",
+)
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
 READ_FUNCTIONS = (
@@ -74,7 +100,7 @@ WRITE_FUNCTIONS = (
 MIGRATIONS: list[str] = [
     version.SCRIPT
     for version in (
-        v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
+        v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v24,
     )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
