@@ -58,3 +58,17 @@ def test_list_show_prune_forget(store_url: str) -> None:
     assert sgam(store_url, "threads", "forget", "-t", "acme", thread)[0] == 0
     assert sgam(store_url, "threads", "list", "-t", "acme")[1] == []
     assert sgam(store_url, "threads", "forget", "-t", "acme", thread)[0] == 4
+
+
+def test_show_lists_the_actions_the_thread_began_and_finished(store_url: str) -> None:
+    thread = _interrupted_thread(store_url)
+    with Memory(store_url) as memory:
+        memory.once("acme", "publish:report-1", {"draft": 2}, lambda key: "receipt-9", thread_id=thread)
+        memory.once("acme", "unrelated", {}, lambda key: None)
+    code, shown = sgam(store_url, "threads", "show", "-t", "acme", thread)
+    assert code == 0 and isinstance(shown, dict)
+    assert [(a["action_key"], a["status"], a["attempts"]) for a in shown["actions"]] == [
+        ("publish:report-1", "done", 1)]
+    assert shown["actions"][0]["finished_at"] is not None
+    table = runner.invoke(app, ["threads", "show", "-t", "acme", thread, "--db", store_url])
+    assert table.exit_code == 0 and "publish:report-1" in table.stdout and "unrelated" not in table.stdout

@@ -1,13 +1,18 @@
-"""PostgreSQL schema: the purge's tenant list names tenants with checkpoint threads due."""
+"""PostgreSQL schema: the purge's tenant list names tenants with checkpoint threads due,
+and an action names the checkpoint thread it was made for."""
 
 # Checkpoint retention runs in the purge (``_expiry.settle_threads``): a thread of a class
 # with a ttl is due when its oldest checkpoint is past the ttl and it has older history to
 # prune, or its class erases it. ``sgam_due_tenants`` reads the thread tables across
 # tenants for that, as the owner, through the read-only ``lifecycle_sweep`` policy
 # (``LIFECYCLE_TABLES``). Replaces the function whole: it depends only on the tables of
-# version 20 and earlier.
+# version 20 and earlier. An action made from inside a LangGraph run (or given a thread)
+# records its thread, so a thread's page shows the external calls it began and finished.
 
 SCRIPT = """
+    ALTER TABLE actions ADD COLUMN thread_id text;
+    CREATE INDEX actions_by_thread ON actions (tenant, thread_id, seq) WHERE thread_id IS NOT NULL;
+
     CREATE OR REPLACE FUNCTION sgam_due_tenants(p_now timestamptz)
     RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
