@@ -137,7 +137,7 @@ def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.
             sql.SQL("DROP POLICY IF EXISTS search_owner ON episode_counts"),
             sql.SQL("CREATE POLICY search_owner ON episode_counts FOR SELECT TO CURRENT_USER USING (true)"),
         ]
-    for table in LIFECYCLE_TABLES:
+    for table in (t for t in LIFECYCLE_TABLES if t in tables):
         name = sql.Identifier(table)
         statements += [
             sql.SQL("DROP POLICY IF EXISTS lifecycle_sweep ON {}").format(name),
