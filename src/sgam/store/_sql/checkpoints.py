@@ -81,6 +81,18 @@ _THREADS = (
 _BY_THREAD = "GROUP BY t.thread_id, t.retention"
 
 
+PUT_THREAD = (
+    "INSERT INTO saver_threads (tenant, thread_id, retention) VALUES (?, ?, ?) "
+    "ON CONFLICT (tenant, thread_id) DO NOTHING"
+)
+PUT_CHECKPOINT = (
+    f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET "
+    "parent_id = excluded.parent_id, run_id = excluded.run_id, kind = excluded.kind, body = excluded.body, "
+    "metadata_kind = excluded.metadata_kind, metadata = excluded.metadata, created_at = excluded.created_at"
+)
+
+
 def _instant(value: Any) -> int | None:
     return None if value is None else int(value)
 
@@ -209,21 +221,20 @@ class CheckpointRecords(Scoped):
     def put_checkpoint(self, row: CheckpointRow, retention: str, subjects: Sequence[str]) -> None:
         """Store a checkpoint (a second put of one id replaces it), registering its thread
         under ``retention`` the first time and the subjects it names."""
-        self._db.run(
-            "INSERT INTO saver_threads (tenant, thread_id, retention) VALUES (?, ?, ?) "
-            "ON CONFLICT (tenant, thread_id) DO NOTHING", (self.tenant, row.thread_id, retention))
-        self._db.run(
-            f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET "
-            "parent_id = excluded.parent_id, run_id = excluded.run_id, kind = excluded.kind, body = excluded.body, "
-            "metadata_kind = excluded.metadata_kind, metadata = excluded.metadata, created_at = excluded.created_at",
-            (self.tenant, row.thread_id, row.checkpoint_ns, row.checkpoint_id, row.parent_id, row.run_id, row.kind,
-             row.body, row.metadata_kind, row.metadata, self._db.moment(row.created_at)))
+        self._db.run(PUT_THREAD, (self.tenant, row.thread_id, retention))
+        self._db.run(PUT_CHECKPOINT, self._checkpoint_params(row))
+        self._put_subjects(row.thread_id, subjects)
+
+    def _checkpoint_params(self, row: CheckpointRow) -> tuple[Any, ...]:
+        return (self.tenant, row.thread_id, row.checkpoint_ns, row.checkpoint_id, row.parent_id, row.run_id, row.kind,
+                row.body, row.metadata_kind, row.metadata, self._db.moment(row.created_at))
+
+    def _put_subjects(self, thread_id: str, subjects: Sequence[str]) -> None:
         if subjects:
             self._db.run_many(
                 "INSERT INTO saver_subjects (tenant, subject, thread_id) VALUES (?, ?, ?) "
                 "ON CONFLICT (tenant, subject, thread_id) DO NOTHING",
-                [(self.tenant, subject, row.thread_id) for subject in dict.fromkeys(subjects)])
+                [(self.tenant, subject, thread_id) for subject in dict.fromkeys(subjects)])
 
     def set_retention(self, thread_id: str, retention: str) -> bool:
         return self._db.count("UPDATE saver_threads SET retention = ? WHERE tenant = ? AND thread_id = ?",
@@ -232,6 +243,8 @@ class CheckpointRecords(Scoped):
     def put_writes(self, rows: Sequence[CheckpointWriteRow], replace: bool) -> None:
         """Store a task's writes; ``replace``: a later write of the same slot wins (the
         special channels: errors, interrupts), else the first one stays."""
+        if not rows:  # nothing to send: on PostgreSQL even an empty batch costs a pipeline exchange
+            return
         conflict = ("DO UPDATE SET channel = excluded.channel, kind = excluded.kind, body = excluded.body, "
                     "task_path = excluded.task_path" if replace else "DO NOTHING")
         self._db.run_many(
