@@ -120,9 +120,10 @@ def test_a_fact_past_its_deadline_is_not_answered_from_a_read_sent_ahead(postgre
 
 
 def test_a_unit_of_work_that_fails_on_either_side_commits_nothing(postgres: PostgresUrls) -> None:
-    """A unit of work is one pipeline from BEGIN to COMMIT: raised in Python after its
-    statements went, or refused by the server midway, it is rolled back whole, and the
-    connection goes back to the pool ready for the next one."""
+    """A unit of work is the implicit transaction of one pipeline: raised in Python after
+    its statements went (the connection closes before the Sync could commit them), or
+    refused by the server midway, it is rolled back whole, and the pool (of one
+    connection here) serves the next one."""
     from sgam import StoreError
     from sgam.store._sql.checkpoints import CheckpointRow
 

@@ -1,8 +1,8 @@
 """PostgreSQL backend: psycopg 3 with a connection pool, row-level security by tenant.
 
-Each unit of work is one READ COMMITTED transaction that first sets ``sgam.tenant``
-(``set_config(..., true)``: transaction-local, a bound parameter) so RLS admits only that
-tenant's rows. Writers serialise per (tenant, subject) on transaction-level advisory
+Each unit of work is one READ COMMITTED transaction (the implicit transaction of one
+pipeline, ``_attempt``) that first sets ``sgam.tenant`` (``set_config(..., true)``:
+transaction-local, a bound parameter) so RLS admits only that tenant's rows. Writers serialise per (tenant, subject) on transaction-level advisory
 locks, taken the first time the unit of work touches a subject: the rules read a key,
 then change it, and the lock makes that read-then-write atomic without SERIALIZABLE's
 false conflicts between unrelated keys (and its retries under load). Locking by subject,
@@ -309,21 +309,25 @@ class PostgresBackend:
             delay = min(delay * 2, 0.25)
 
     def _attempt(self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int]) -> T:
-        """One pipeline from ``BEGIN`` to ``COMMIT``: a write that reads no rows on the way
-        is one round trip. (psycopg's ``transaction()`` inside a pipeline syncs twice: once
-        leaving the transaction, once leaving the pipeline.) Anything raised on the way,
-        here or by the server, leaves the transaction open or failed after the pipeline's
-        Sync, and it is rolled back before the error goes on."""
+        """One pipeline on the autocommit connection, as a read is: every statement until
+        its closing Sync runs in one implicit transaction, which the Sync commits, so a
+        write that reads no rows on the way is one round trip with no ``BEGIN`` or
+        ``COMMIT`` to send (psycopg's ``transaction()`` inside a pipeline adds both and
+        syncs twice). A statement the server refuses aborts the transaction before the
+        Sync. Anything raised in Python closes the connection before its pipeline can
+        sync: the server rolls back a transaction whose client has gone, and the pool
+        replaces the connection."""
         with self._pool.connection() as conn:
             try:
                 with conn.pipeline():
-                    cur = conn.cursor(binary=True)
-                    cur.execute(_BEGIN, prepare=False)
-                    txn = PostgresWrite(cur, tenant, prelock, self._schemas)
-                    result = work(txn)
-                    mark_acted(tenant, txn)
-                    txn.finish()
-                    cur.execute(_COMMIT, prepare=False)
+                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
+                    try:
+                        result = work(txn)
+                        mark_acted(tenant, txn)
+                        txn.finish()
+                    except BaseException:
+                        conn.close()
+                        raise
             except BaseException:
                 _roll_back(conn)
                 raise
@@ -410,10 +414,6 @@ class PostgresBackend:
             cur = conn.cursor(binary=True)
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
             return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
-
-
-_BEGIN = "BEGIN"
-_COMMIT = "COMMIT"
 
 
 def _roll_back(conn: psycopg.Connection[Any]) -> None:
