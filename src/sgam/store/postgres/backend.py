@@ -2,9 +2,10 @@
 
 Each unit of work is one READ COMMITTED transaction (the implicit transaction of one
 pipeline, ``_attempt``) that first sets ``sgam.tenant`` (``set_config(..., true)``:
-transaction-local, a bound parameter) so RLS admits only that tenant's rows. Writers serialise per (tenant, subject) on transaction-level advisory
-locks, taken the first time the unit of work touches a subject: the rules read a key,
-then change it, and the lock makes that read-then-write atomic without SERIALIZABLE's
+transaction-local, a bound parameter) so RLS admits only that tenant's rows. Writers
+serialise per (tenant, subject) on transaction-level advisory locks, taken the first
+time the unit of work touches a subject: the rules read a key, then change it, and the
+lock makes that read-then-write atomic without SERIALIZABLE's
 false conflicts between unrelated keys (and its retries under load). Locking by subject,
 not by key, also covers ``forget_subject``, which must see every key of the subject.
 Erasing an episode locks the episode row ``FOR UPDATE``, which waits for and then blocks
