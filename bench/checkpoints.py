@@ -5,9 +5,10 @@ Workload per saver: ``--threads`` threads of ``--steps`` chained checkpoints eac
 state of a few short messages and a counter, as a small chat graph keeps), each put
 followed by the pending writes of one task; then ``get_tuple`` of random threads' latest
 checkpoints; then a three-node graph (draft → review → publish) invoked ``--runs`` times,
-each invocation a new thread, giving graph steps per second. ``SgamSaver`` runs with its
-tenancy (PostgreSQL: row-level security as the application role) and its strict
-serializer on, and its threads in a retention class with a ttl.
+each invocation a new thread, giving graph steps per second. The savers take turns at
+each thread, probe and run (``measure``), so load that changes during the run is shared.
+``SgamSaver`` runs with its tenancy (PostgreSQL: row-level security as the application
+role) and its strict serializer on, and its threads in a retention class with a ttl.
 
     python bench/checkpoints.py --json
     python bench/checkpoints.py --backend sqlite --threads 50 --steps 40
@@ -22,7 +23,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypedDict
@@ -59,47 +60,61 @@ def _quantiles(samples: list[float]) -> dict[str, float]:
             "p99_us": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1e6, 1)}
 
 
-def _timed(work: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
+def _checkpoint(thread: int, step: int) -> Any:
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = {
+        "messages": [f"message {step - k} of thread {thread}: the quarterly numbers look fine" for k in range(5)],
+        "counter": step,
+    }
+    checkpoint["channel_versions"] = {"messages": step + 1, "counter": step + 1}
+    return checkpoint
 
 
-def measure(saver: BaseCheckpointSaver[Any], threads: int, steps: int, probes: int, runs: int) -> dict[str, Any]:
+def _put_and_write(saver: BaseCheckpointSaver[Any], config: dict[str, Any], thread: int, step: int) -> dict[str, Any]:
+    stored = saver.put(config, _checkpoint(thread, step), {"source": "loop", "step": step}, {})  # type: ignore[arg-type]
+    saver.put_writes(stored, [("messages", f"reply {step}")], f"task-{step}")
+    return {"configurable": dict(stored["configurable"])}
+
+
+def measure(
+    savers: dict[str, BaseCheckpointSaver[Any]], threads: int, steps: int, probes: int, runs: int,
+) -> dict[str, dict[str, Any]]:
+    """The same workload on every saver, interleaved: each thread's puts, each probe and
+    each graph run go to every saver in turn (the order alternating), so a machine whose
+    load changes during the run weighs on all of them alike."""
     prefix = f"bench-{random.randrange(1 << 30)}"
-    puts: list[float] = []
-    latest: dict[str, Any] = {}
+    names = list(savers)
+    puts: dict[str, list[float]] = {name: [] for name in names}
+    gets: dict[str, list[float]] = {name: [] for name in names}
+    graph_time = dict.fromkeys(names, 0.0)
+
+    def turns(i: int) -> list[str]:
+        return names if i % 2 == 0 else names[::-1]
+
     for t in range(threads):
-        config: dict[str, Any] = {"configurable": {"thread_id": f"{prefix}-{t}", "checkpoint_ns": ""}}
-        for step in range(steps):
-            checkpoint = empty_checkpoint()
-            checkpoint["channel_values"] = {
-                "messages": [f"message {step - k} of thread {t}: the quarterly numbers look fine" for k in range(5)],
-                "counter": step,
-            }
-            checkpoint["channel_versions"] = {"messages": step + 1, "counter": step + 1}
-            stored: dict[str, Any] = {}
-
-            def put(config: dict[str, Any] = config, checkpoint: Any = checkpoint,
-                    step: int = step, stored: dict[str, Any] = stored) -> None:
-                stored.update(saver.put(config, checkpoint, {"source": "loop", "step": step}, {}))  # type: ignore[arg-type]
-                saver.put_writes(stored, [("messages", f"reply {step}")], f"task-{step}")  # type: ignore[arg-type]
-
-            puts.append(_timed(put))
-            config = {"configurable": dict(stored["configurable"])}
-        latest[f"{prefix}-{t}"] = config
+        for name in turns(t):
+            config: dict[str, Any] = {"configurable": {"thread_id": f"{prefix}-{t}", "checkpoint_ns": ""}}
+            for step in range(steps):
+                start = time.perf_counter()
+                config = _put_and_write(savers[name], config, t, step)
+                puts[name].append(time.perf_counter() - start)
     rng = random.Random(5)
-    gets = [_timed(lambda: saver.get_tuple({"configurable": {"thread_id": f"{prefix}-{rng.randrange(threads)}",
-                                                             "checkpoint_ns": ""}}))  # type: ignore[arg-type]
-            for _ in range(probes)]
-    graph = _graph(saver)
-    start = time.perf_counter()
+    for i in range(probes):
+        probe = {"configurable": {"thread_id": f"{prefix}-{rng.randrange(threads)}", "checkpoint_ns": ""}}
+        for name in turns(i):
+            start = time.perf_counter()
+            savers[name].get_tuple(probe)  # type: ignore[arg-type]
+            gets[name].append(time.perf_counter() - start)
+    graphs = {name: _graph(saver) for name, saver in savers.items()}
     for r in range(runs):
-        graph.invoke({"topic": f"t{r}", "draft": "", "published": False},
-                     {"configurable": {"thread_id": f"{prefix}-run-{r}"}})
-    elapsed = time.perf_counter() - start
-    return {"put": _quantiles(puts), "get_tuple": _quantiles(gets),
-            "put_per_s": round(len(puts) / sum(puts), 1), "graph_steps_per_s": round(runs * 3 / elapsed, 1)}
+        for name in turns(r):
+            start = time.perf_counter()
+            graphs[name].invoke({"topic": f"t{r}", "draft": "", "published": False},
+                                {"configurable": {"thread_id": f"{prefix}-run-{r}"}})
+            graph_time[name] += time.perf_counter() - start
+    return {name: {"put": _quantiles(puts[name]), "get_tuple": _quantiles(gets[name]),
+                   "put_per_s": round(len(puts[name]) / sum(puts[name]), 1),
+                   "graph_steps_per_s": round(runs * 3 / graph_time[name], 1)} for name in names}
 
 
 @contextmanager
@@ -157,20 +172,14 @@ def main() -> None:
     sizes = (args.threads, args.steps, args.probes, args.runs)
     report: dict[str, Any] = {"workload": dict(zip(("threads", "steps", "probes", "runs"), sizes, strict=True))}
     if args.backend in ("sqlite", "both"):
-        with temporary_url("sqlite", "checkpoints") as url, _sgam(url) as ours:
-            sgam_figures = measure(ours, *sizes)
-        with _langgraph_sqlite() as theirs:
-            lg_figures = measure(theirs, *sizes)
-        report["sqlite"] = {"sgam": sgam_figures, "langgraph_sqlite_saver": lg_figures,
-                            "ratios": _ratios(sgam_figures, lg_figures)}
+        with temporary_url("sqlite", "checkpoints") as url, _sgam(url) as ours, _langgraph_sqlite() as theirs:
+            figures = measure({"sgam": ours, "langgraph_sqlite_saver": theirs}, *sizes)
+        report["sqlite"] = {**figures, "ratios": _ratios(figures["sgam"], figures["langgraph_sqlite_saver"])}
     if args.backend in ("postgres", "both"):
-        with temporary_url("postgres", "checkpoints") as url:
-            with _sgam(url) as ours:
-                sgam_figures = measure(ours, *sizes)
-            with _langgraph_postgres(_own_database(url)) as theirs:
-                lg_figures = measure(theirs, *sizes)
-        report["postgres"] = {"sgam": sgam_figures, "langgraph_postgres_saver": lg_figures,
-                              "ratios": _ratios(sgam_figures, lg_figures)}
+        with temporary_url("postgres", "checkpoints") as url, _sgam(url) as ours, \
+                _langgraph_postgres(_own_database(url)) as theirs:
+            figures = measure({"sgam": ours, "langgraph_postgres_saver": theirs}, *sizes)
+        report["postgres"] = {**figures, "ratios": _ratios(figures["sgam"], figures["langgraph_postgres_saver"])}
     print(json.dumps(report, indent=None if args.json else 2))
 
 

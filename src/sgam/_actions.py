@@ -51,21 +51,42 @@ class Action:
     attempts: int
     started_at: datetime
     finished_at: datetime | None
+    thread_id: str | None = None
+    """The checkpoint thread the action was made for: the LangGraph run it was called
+    from, or the one ``once`` was given."""
 
     @classmethod
     def from_row(cls, row: ActionRow) -> Action:
         return cls(row.tenant, row.action_key, load_value(row.request), row.status,
                    None if row.result is None else load_value(row.result), row.error, row.attempts,
-                   from_micros(row.started_at), None if row.finished_at is None else from_micros(row.finished_at))
+                   from_micros(row.started_at), None if row.finished_at is None else from_micros(row.finished_at),
+                   row.thread_id)
+
+
+def _running_thread() -> str | None:
+    """The ``thread_id`` of the LangGraph run calling, when called from inside one (a
+    node runs with its config in context); None elsewhere or without LangGraph."""
+    try:
+        from langgraph.config import get_config
+    except ImportError:
+        return None
+    try:
+        configurable = get_config().get("configurable") or {}
+    except RuntimeError:  # not inside a runnable
+        return None
+    thread = configurable.get("thread_id")
+    return None if thread is None or thread == "" else str(thread)
 
 
 def once(
     ledger: Ledger, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
-    reconcile: Callable[[str], Reconciled | None] | None = None,
+    reconcile: Callable[[str], Reconciled | None] | None = None, thread_id: str | None = None,
 ) -> Any:
-    """Run ``call(action_key)`` at most once for this tenant and key; see the module."""
+    """Run ``call(action_key)`` at most once for this tenant and key; see the module. The
+    action is recorded for ``thread_id``, or the LangGraph thread it is called from."""
     check_tenant(tenant)
     key = check_name(action_key, "action_key")
+    thread = _running_thread() if thread_id is None else check_name(thread_id, "thread_id")
     request_text = canonical_json(request, "request", MAX_VALUE_BYTES)
     if not callable(call):
         raise ValidationError("call", call, "must be callable with the action key")
@@ -76,7 +97,7 @@ def once(
     def record_intent(txn: WriteTransaction) -> ActionRow | None:
         row = txn.action(key)
         if row is None:
-            txn.insert_action(ActionRow(tenant, key, request_text, "in_doubt", None, None, 1, now, None))
+            txn.insert_action(ActionRow(tenant, key, request_text, "in_doubt", None, None, 1, now, None, thread))
         return row
 
     existing = ledger.run_write(tenant, record_intent)
@@ -118,6 +139,13 @@ def actions(ledger: Ledger, tenant: str, status: str | None, limit: int) -> list
         raise ValidationError("status", status, f"must be one of {', '.join(ACTION_STATUSES)} or None")
     with ledger.read(check_tenant(tenant)) as reader:
         return [Action.from_row(row) for row in reader.actions(status, limit)]
+
+
+def actions_of_thread(ledger: Ledger, tenant: str, thread_id: str, limit: int) -> list[Action]:
+    """The actions recorded for a checkpoint thread, in the order they began."""
+    thread = check_name(thread_id, "thread_id")
+    with ledger.read(check_tenant(tenant)) as reader:
+        return [Action.from_row(row) for row in reader.actions_of_thread(thread, limit)]
 
 
 def _update(ledger: Ledger, tenant: str, key: str, change: Callable[[ActionRow], None]) -> None:

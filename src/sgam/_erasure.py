@@ -120,12 +120,14 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
     return erased
 
 
-def forget_thread(txn: WriteTransaction, thread_id: str, now: int, digests: Digests, call: str) -> Erased:
+def forget_thread(
+    txn: WriteTransaction, thread_id: str, now: int, digests: Digests, call: str, action: str = "forget_thread",
+) -> Erased:
     """Erase a checkpoint thread whole: every checkpoint, pending write and subject link.
     The audit entry names it by a keyed digest, like every erased target."""
     gone = txn.checkpoints().delete_thread(thread_id)
     erased = Erased(threads=1 if gone else 0)
-    audit(txn, now, "forget_thread", call, digests.of(txn.tenant, "thread", thread_id), erased)
+    audit(txn, now, action, call, digests.of(txn.tenant, "thread", thread_id), erased)
     return erased
 
 

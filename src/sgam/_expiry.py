@@ -11,7 +11,9 @@ erased with its derivatives; one of a ``keep_facts`` class loses its text.
 
 from __future__ import annotations
 
-from ._erasure import Erased, audit, drop_text, erase_operations, forget_episode, forget_item
+from dataclasses import dataclass, field
+
+from ._erasure import Erased, audit, drop_text, erase_operations, forget_episode, forget_item, forget_thread
 from ._secret import Digests
 from .documents.lifecycle import expire_documents
 from .store import Backend, WriteTransaction
@@ -46,13 +48,56 @@ def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Eras
     return done
 
 
-def purge(backend: Backend, digests: Digests, now: int, tenant: str | None = None) -> tuple[int, Erased]:
-    """Settle every tenant with something due (or one), one transaction per tenant, then
-    remove the physical residue as an erasure does. Cut short, it leaves whole tenants
-    done or untouched; run again, it finishes. Returns (tenants visited, what went)."""
+@dataclass
+class ThreadsSettled:
+    """What checkpoint retention did to a tenant's threads, by thread id."""
+
+    erased: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+
+
+def settle_threads(txn: WriteTransaction, now: int, digests: Digests, call: str) -> ThreadsSettled:
+    """Apply each checkpoint thread's retention class at ``now``. A thread whose newest
+    checkpoint is past the class's ttl is erased whole (``on_expiry: erase``; audited as
+    ``expire_thread``) or pruned to what a resume needs (``keep_facts``); a live thread
+    whose older checkpoints are past it is pruned to its newest checkpoint per namespace,
+    with the saver's own prune, never by deleting rows by age. Idempotent."""
+    classes = {row.name: row for row in txn.retention_classes() if row.ttl is not None}
+    done = ThreadsSettled()
+    if not classes:
+        return done
+    records = txn.checkpoints()
+    for thread in records.threads(MAX_ITEMS):
+        rule = classes.get(thread.retention)
+        if rule is None or rule.ttl is None or thread.first_at is None or thread.last_at is None:
+            continue
+        deadline = now - rule.ttl
+        if thread.last_at <= deadline and rule.on_expiry == "erase":
+            forget_thread(txn, thread.thread_id, now, digests, call, action="expire_thread")
+            done.erased.append(thread.thread_id)
+        elif thread.first_at <= deadline and thread.checkpoints > 1 and records.keep_latest(thread.thread_id):
+            done.pruned.append(thread.thread_id)
+    return done
+
+
+def purge(
+    backend: Backend, digests: Digests, now: int, tenant: str | None = None,
+) -> tuple[int, Erased, ThreadsSettled]:
+    """Settle every tenant with something due (or one), its checkpoint threads included,
+    one transaction per tenant, then remove the physical residue as an erasure does. Cut
+    short, it leaves whole tenants done or untouched; run again, it finishes. Returns
+    (tenants visited, what went, what checkpoint retention did)."""
     tenants = [tenant] if tenant is not None else backend.due_tenants(now)
     total = Erased()
+    threads = ThreadsSettled()
+
+    def work(txn: WriteTransaction) -> tuple[Erased, ThreadsSettled]:
+        return settle(txn, now, digests, "purge"), settle_threads(txn, now, digests, "purge")
+
     for name in tenants:
-        total.add(backend.run_write(name, lambda txn: settle(txn, now, digests, "purge")))
+        erased, settled = backend.run_write(name, work)
+        total.add(erased)
+        threads.erased += settled.erased
+        threads.pruned += settled.pruned
     backend.purge_residue()
-    return len(tenants), total
+    return len(tenants), total, threads

@@ -131,13 +131,14 @@ class Lifecycle:
     # purge and audit ------------------------------------------------------------------
 
     def purge(self, tenant: str | None = None) -> PurgeResult:
-        """Erase everything past its deadline, in every tenant (or one), then remove the
-        physical residue as an erasure does. Each tenant is one transaction: a purge cut
-        short leaves whole tenants done or untouched, and running it again finishes."""
+        """Erase everything past its deadline, in every tenant (or one), apply checkpoint
+        retention to their threads, then remove the physical residue as an erasure does.
+        Each tenant is one transaction: a purge cut short leaves whole tenants done or
+        untouched, and running it again finishes."""
         scope = None if tenant is None else check_tenant(tenant)
-        visited, total = purge(self.ledger.backend, self.ledger.digests, self.ledger.now(), scope)
+        visited, total, threads = purge(self.ledger.backend, self.ledger.digests, self.ledger.now(), scope)
         return PurgeResult(visited, total.operations, total.episodes, total.texts, total.keys, total.items,
-                           total.documents)
+                           total.documents, len(threads.erased), len(threads.pruned))
 
     def residue(self, tenant: str, text: str) -> Residue:
         """Every table, index and stored reply of the tenant (and, on SQLite, the database

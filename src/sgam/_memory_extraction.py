@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._actions import Action, Reconciled, actions, once
+from ._actions import Action, Reconciled, actions, actions_of_thread, once
 from ._convert import to_episode
 from ._errors import SgamError, ValidationError
 from ._ledger import Ledger
@@ -116,15 +116,24 @@ class ExtractionCalls:
 
     def once(
         self, tenant: str, action_key: str, request: Any, call: Callable[[str], Any], *,
-        reconcile: Callable[[str], Reconciled | None] | None = None,
+        reconcile: Callable[[str], Reconciled | None] | None = None, thread_id: str | None = None,
     ) -> Any:
         """Call ``call(action_key)`` at most once per tenant and key: the intent is
         committed first, the outcome after; a retry returns the recorded result; an
-        intent without outcome raises ``ActionInDoubt`` unless ``reconcile`` settles it."""
-        return once(self.ledger, tenant, action_key, request, call, reconcile=reconcile)
+        intent without outcome raises ``ActionInDoubt`` unless ``reconcile`` settles it.
+        Called from a LangGraph node, the action is recorded for the run's thread (or
+        for ``thread_id``), whose page shows it."""
+        return once(self.ledger, tenant, action_key, request, call, reconcile=reconcile, thread_id=thread_id)
 
-    def actions(self, tenant: str, *, status: str | None = None, limit: int = 100) -> list[Action]:
-        """Recorded actions in the order they began (``status``: in_doubt or done)."""
+    def actions(
+        self, tenant: str, *, status: str | None = None, limit: int = 100, thread_id: str | None = None,
+    ) -> list[Action]:
+        """Recorded actions in the order they began (``status``: in_doubt or done;
+        ``thread_id``: those made for that checkpoint thread)."""
+        if thread_id is not None:
+            if status is not None:
+                raise ValidationError("status", status, "cannot be combined with thread_id")
+            return actions_of_thread(self.ledger, tenant, thread_id, check_limit(limit))
         return actions(self.ledger, tenant, status, check_limit(limit))
 
 

@@ -133,6 +133,11 @@ class PurgeResult:
     """LangGraph store items expired with their history."""
     revisions_removed: int = 0
     """Document revisions past their deadline."""
+    threads_erased: int = 0
+    """Checkpoint threads whose class erases them, past its ttl: erased whole."""
+    threads_pruned: int = 0
+    """Checkpoint threads pruned to their newest checkpoint per namespace (what a resume
+    needs) because older ones were past their class's ttl."""
 
 
 @dataclass(frozen=True, slots=True)

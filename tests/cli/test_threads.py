@@ -58,3 +58,39 @@ def test_list_show_prune_forget(store_url: str) -> None:
     assert sgam(store_url, "threads", "forget", "-t", "acme", thread)[0] == 0
     assert sgam(store_url, "threads", "list", "-t", "acme")[1] == []
     assert sgam(store_url, "threads", "forget", "-t", "acme", thread)[0] == 4
+
+
+def test_show_lists_the_actions_the_thread_began_and_finished(store_url: str) -> None:
+    thread = _interrupted_thread(store_url)
+    with Memory(store_url) as memory:
+        memory.once("acme", "publish:report-1", {"draft": 2}, lambda key: "receipt-9", thread_id=thread)
+        memory.once("acme", "unrelated", {}, lambda key: None)
+    code, shown = sgam(store_url, "threads", "show", "-t", "acme", thread)
+    assert code == 0 and isinstance(shown, dict)
+    assert [(a["action_key"], a["status"], a["attempts"]) for a in shown["actions"]] == [
+        ("publish:report-1", "done", 1)]
+    assert shown["actions"][0]["finished_at"] is not None
+    table = runner.invoke(app, ["threads", "show", "-t", "acme", thread, "--db", store_url])
+    assert table.exit_code == 0 and "publish:report-1" in table.stdout and "unrelated" not in table.stdout
+
+
+def test_purge_applies_checkpoint_retention(store_url: str) -> None:
+    """Threads stored a year ago in classes with a day's ttl: ``sgam purge`` erases the one
+    its class erases and prunes the other to its newest checkpoint."""
+    from datetime import UTC, datetime
+
+    with Memory(store_url, clock=lambda: datetime(2025, 1, 1, tzinfo=UTC)) as memory:
+        memory.retention("acme", "runs", "P1D")
+        memory.retention("acme", "drafts", "P1D", on_expiry="keep_facts")
+        for thread, retention in (("gone", "runs"), ("kept", "drafts")):
+            saver = SgamSaver(memory, tenant="acme", retention=retention)
+            config: dict[str, object] = {"configurable": {"thread_id": thread}}
+            for step in range(2):
+                config = saver.put(config, empty_checkpoint(), {"step": step}, {})  # type: ignore[arg-type,assignment]
+    code, result = sgam(store_url, "purge")
+    assert code == 0 and isinstance(result, dict)
+    assert (result["threads_erased"], result["threads_pruned"]) == (1, 1)
+    listed = sgam(store_url, "threads", "list", "-t", "acme")[1]
+    assert [(t["thread_id"], t["checkpoints"]) for t in listed] == [("kept", 1)]  # type: ignore[union-attr,index]
+    again = runner.invoke(app, ["purge", "--db", store_url])
+    assert again.exit_code == 0 and "0 checkpoint threads" in again.stdout and "0 threads pruned" in again.stdout

@@ -194,3 +194,81 @@ def test_a_thread_names_its_subjects_under_any_spelling(memory: Memory) -> None:
     saver.put(_config("about-mira", subjects=" MIRA "), checkpoint, {}, {})  # type: ignore[arg-type]
     memory.forget_subject("acme", "Mira")
     assert saver.get_tuple(_config("about-mira")) is None  # type: ignore[arg-type]
+
+
+def test_purge_applies_checkpoint_retention_in_every_tenant_that_has_threads_due(
+    memory: Memory, clock: object,
+) -> None:
+    """Nothing else of either tenant is due: the purge finds them by their threads alone,
+    prunes the interrupted one (its class keeps what a resume needs) and erases the
+    expired one, and a second purge finds nothing."""
+    memory.retention("acme", "drafts", "P1D", on_expiry="keep_facts")
+    memory.retention("beta", "runs", "P1D")
+    acme = SgamSaver(memory, tenant="acme", retention="drafts")
+    beta = SgamSaver(memory, tenant="beta", retention="runs")
+    graph, beta_graph = _graph(acme), _graph(beta)
+    live = {"configurable": {"thread_id": "live"}}
+    graph.invoke({"topic": "q1", "draft": "", "published": False}, live)  # type: ignore[attr-defined]
+    old = {"configurable": {"thread_id": "old"}}
+    beta_graph.invoke({"topic": "q0", "draft": "", "published": False}, old)  # type: ignore[attr-defined]
+    assert memory.purge().tenants == 0
+    clock.advance(2 * 86_400)  # type: ignore[attr-defined]
+    before = len(list(acme.list(live)))  # type: ignore[arg-type]
+    result = memory.purge()
+    assert (result.tenants, result.threads_erased, result.threads_pruned) == (2, 1, 1)
+    assert before > 1 and len(list(acme.list(live))) == 1  # type: ignore[arg-type]
+    assert beta.get_tuple(old) is None  # type: ignore[arg-type]
+    assert [entry.action for entry in memory.audit("beta")][:1] == ["expire_thread"]
+    again = memory.purge()
+    assert (again.tenants, again.threads_erased, again.threads_pruned) == (0, 0, 0)
+    assert graph.get_state(live).next == ("approve",)  # type: ignore[attr-defined]
+    assert graph.invoke(Command(resume="ok"), live)["published"] is True  # type: ignore[attr-defined]
+
+
+def _publishing_graph(memory: Memory, saver: SgamSaver, published: list[str]) -> object:
+    """Draft, wait for approval, publish through the action ledger: the publish is an
+    external call made once, recorded for the run's thread."""
+    def draft(state: State) -> dict[str, str]:
+        return {"draft": f"report on {state['topic']}"}
+
+    def approve(state: State) -> dict[str, str]:
+        return {"draft": f"{state['draft']} ({interrupt('approve?')})"}
+
+    def publish(state: State) -> dict[str, bool]:
+        memory.once("acme", f"publish:{state['topic']}", {"draft": state["draft"]},
+                    lambda key: published.append(key) or "receipt-1")
+        return {"published": True}
+
+    builder = StateGraph(State)
+    for name, node in (("draft", draft), ("approve", approve), ("publish", publish)):
+        builder.add_node(name, node)
+    builder.add_edge(START, "draft")
+    builder.add_edge("draft", "approve")
+    builder.add_edge("approve", "publish")
+    builder.add_edge("publish", END)
+    return builder.compile(checkpointer=saver)
+
+
+def test_an_action_called_from_a_node_is_recorded_for_its_thread(memory: Memory) -> None:
+    from sgam.langgraph.threads import show_thread
+
+    published: list[str] = []
+    saver = SgamSaver(memory, tenant="acme")
+    graph = _publishing_graph(memory, saver, published)
+    config = {"configurable": {"thread_id": "report-7"}}
+    graph.invoke({"topic": "q3", "draft": "", "published": False}, config)  # type: ignore[attr-defined]
+    assert show_thread(memory, "acme", "report-7").actions == []
+    graph.invoke(Command(resume="yes"), config)  # type: ignore[attr-defined]
+    memory.once("acme", "elsewhere", {}, lambda key: "not a run's")
+    memory.once("acme", "by-hand", {}, lambda key: "given", thread_id="report-7")
+    assert published == ["publish:q3"]
+    (action,) = memory.actions("acme", thread_id="report-7")[:1]
+    assert (action.key, action.status, action.thread_id, action.result) == ("publish:q3", "done", "report-7",
+                                                                             "receipt-1")
+    shown = show_thread(memory, "acme", "report-7").actions
+    assert [(a.action_key, a.status) for a in shown] == [("publish:q3", "done"), ("by-hand", "done")]
+    assert all(a.finished_at is not None and a.attempts == 1 for a in shown)
+    assert memory.actions("beta", thread_id="report-7") == []
+    assert [a.thread_id for a in memory.actions("acme")] == ["report-7", None, "report-7"]
+    with pytest.raises(ValidationError):
+        memory.actions("acme", thread_id="report-7", status="done")

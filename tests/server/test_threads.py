@@ -92,3 +92,22 @@ def test_inspector_shows_where_a_run_waits_and_only_to_its_tenant(served: Served
                 assert 'href="/ui/threads"' in browser.get("/ui/").text
             else:
                 assert page.status_code == 404 and "approve?" not in page.text and "checkpoint" not in page.text
+
+
+def test_the_thread_page_shows_the_actions_its_run_began_and_finished(served: Served) -> None:
+    import httpx
+
+    from .conftest import post_sign_in
+
+    saver = SgamSaver(served.memory, tenant="acme")
+    saver.put({"configurable": {"thread_id": "report-2"}}, empty_checkpoint(),  # type: ignore[arg-type]
+              {"step": 0, "source": "input"}, {})
+    served.memory.once("acme", "publish:<report-2>", {}, lambda key: "receipt", thread_id="report-2")
+    with httpx.Client(base_url=served.url, timeout=30) as browser:
+        assert post_sign_in(browser, served.keys[("acme", "read")]).status_code == 303
+        page = browser.get("/ui/threads/report-2")
+        assert page.status_code == 200 and "Actions the run began and finished" in page.text
+        assert "publish:&lt;report-2&gt;" in page.text and "<report-2>" not in page.text
+    with served.client("acme", "read") as read:
+        shown = read.get("/v1/threads/report-2").json()
+        assert [(a["action_key"], a["status"]) for a in shown["actions"]] == [("publish:<report-2>", "done")]

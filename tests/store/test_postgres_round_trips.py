@@ -117,3 +117,39 @@ def test_a_fact_past_its_deadline_is_not_answered_from_a_read_sent_ahead(postgre
         assert memory.get("acme", "ann", "city") is not None
         clock_now[0] = datetime(2026, 7, 2, tzinfo=UTC)
         assert memory.get("acme", "ann", "city") is None
+
+
+def test_a_unit_of_work_that_fails_on_either_side_commits_nothing(postgres: PostgresUrls) -> None:
+    """A unit of work is the implicit transaction of one pipeline: raised in Python after
+    its statements went (the connection closes before the Sync could commit them), or
+    refused by the server midway, it is rolled back whole, and the pool (of one
+    connection here) serves the next one."""
+    from sgam import StoreError
+    from sgam.store._sql.checkpoints import CheckpointRow
+
+    backend = PostgresBackend(postgres.app, max_size=1)
+    with Memory(backend=backend):
+        def row(thread: str) -> CheckpointRow:
+            return CheckpointRow(thread, "", "c1", None, None, "msgpack", b"\x80", "msgpack", b"\x80", 0)
+
+        def then_raise(txn: PostgresWrite) -> None:
+            txn.checkpoints().put_checkpoint(row("t-python"), "default", [])
+            raise ValueError("after the statements")
+
+        def then_refused(txn: PostgresWrite) -> None:
+            txn.checkpoints().put_checkpoint(row("t-server"), "default", [])
+            txn._db.run("SELECT 1 / 0")
+            txn.checkpoints().put_checkpoint(row("t-after"), "default", [])
+
+        with pytest.raises(ValueError):
+            backend.run_write("acme", then_raise)
+        with pytest.raises(StoreError):
+            backend.run_write("acme", then_refused)
+        backend.run_write("acme", lambda txn: txn.checkpoints().put_checkpoint(row("t-kept"), "default", []))
+        with backend.read("acme") as reader:
+            assert [t.thread_id for t in reader.checkpoints().threads(10)] == ["t-kept"]
+        with backend.read_one("acme") as reader:
+            found = reader.checkpoints().checkpoint_with_writes("t-kept", "", None)
+            assert found is not None and found[0].checkpoint_id == "c1" and found[1] == []
+        with backend.read_one("globex") as reader:
+            assert reader.checkpoints().checkpoint_with_writes("t-kept", "", None) is None

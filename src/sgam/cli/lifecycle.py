@@ -38,8 +38,9 @@ def _show_consent(state: Any) -> None:
 def _show_purge(result: Any) -> None:
     console.print(f"purged {result.tenants} tenant(s): {result.operations_removed} operations, "
                   f"{result.episodes_removed} episodes, {result.texts_dropped} texts, {result.items_removed} "
-                  f"store items, {result.revisions_removed} document revisions; "
-                  f"{result.keys_rederived} keys re-derived")
+                  f"store items, {result.revisions_removed} document revisions, {result.threads_erased} "
+                  f"checkpoint threads; {result.keys_rederived} keys re-derived, {result.threads_pruned} "
+                  "threads pruned to what a resume needs")
 
 
 def _show_residue(result: Any) -> None:

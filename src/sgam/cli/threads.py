@@ -48,6 +48,10 @@ def show_detail(detail: ThreadDetail) -> None:
                   ", ".join(c.pending_writes) or "-", "; ".join(map(str, c.waiting_for)) or "-")
                  for c in detail.checkpoints],
                 empty="no checkpoints", fold=("waiting for",))
+    print_table(("action", "status", "began", "finished", "attempts", "last error"),
+                [(a.action_key, a.status, a.began_at, a.finished_at or "-", str(a.attempts), a.error or "-")
+                 for a in detail.actions],
+                empty="no actions", fold=("last error",))
 
 
 def register(app: typer.Typer) -> None:
@@ -67,7 +71,8 @@ def register(app: typer.Typer) -> None:
         limit: Annotated[int, typer.Option(help="At most this many checkpoints, newest first.", min=1)] = 20,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """A thread's checkpoints, newest first, with pending writes and what the run waits for."""
+        """A thread's checkpoints, newest first, with pending writes and what the run waits
+        for, and the actions its run began and finished."""
         run(db, as_json, lambda m: _view().show_thread(m, tenant, thread_id, limit), show_detail, create=False)
 
     @threads.command("prune")

@@ -243,7 +243,7 @@ class ItemService:
     def sweep(self) -> int:
         """Purge the tenant's expired items with their history now; how many went. Reads
         never need it, and any unit of work or ``Memory.purge()`` does the same."""
-        _, erased = purge(self.ledger.backend, self.ledger.digests, self.now(), self.tenant)
+        _, erased, _ = purge(self.ledger.backend, self.ledger.digests, self.now(), self.tenant)
         return erased.items
 
     # history, as-of reads, erasure ----------------------------------------------------

@@ -21,6 +21,12 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from .._errors import ValidationError
 
 _BLOCKED_KINDS = frozenset({"msgpack_blocked", "msgpack_method_blocked"})
+_PLAIN_KINDS = frozenset({"null", "bytes", "bytearray"})
+_EXT_MARKERS = bytes((0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8))
+"""The first bytes of msgpack's extension types (ext 8/16/32, fixext 1-16), which carry
+every value that is not plain data; the same bytes inside strings or numbers only make
+the check below look closer, never skip it."""
+_NOT_MARKERS = bytes(b for b in range(256) if b not in _EXT_MARKERS)
 _blocked: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("sgam_serde_blocked", default=None)
 
 
@@ -42,11 +48,16 @@ class StrictSerializer(SerializerProtocol):
         self._inner = JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=declared or None)
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        """The value's bytes, loaded back first unless they are plain data (no extension
+        type), which every reader rebuilds: what could not be read back is never stored."""
         kind, data = self._inner.dumps_typed(obj)
-        self._load(kind, data, "value")
+        if not _plain(kind, data):
+            self._load(kind, data, "value")
         return kind, data
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        if _plain(data[0], data[1]):
+            return self._inner.loads_typed(data)
         return self._load(data[0], data[1], "stored value")
 
     def _load(self, kind: str, data: bytes, what: str) -> Any:
@@ -64,3 +75,8 @@ class StrictSerializer(SerializerProtocol):
                 "checkpoint", names,
                 "holds a type the strict serializer does not rebuild; declare it with SgamSaver(allowed_types=...)")
         return value
+
+
+def _plain(kind: str, data: bytes) -> bool:
+    """Bytes that load without constructing anything: no type to refuse in them."""
+    return kind in _PLAIN_KINDS or (kind == "msgpack" and not data.translate(None, _NOT_MARKERS))

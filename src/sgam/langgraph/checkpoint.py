@@ -33,6 +33,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from .._erasure import forget_thread
 from .._errors import NotFoundError, ValidationError
+from .._expiry import settle_threads
 from .._memory import Memory
 from .._model import ForgetResult
 from .._retention import DEFAULT_CLASS
@@ -87,6 +88,9 @@ class SgamSaver(BaseCheckpointSaver[str]):
         self.memory = memory
         self.tenant = check_tenant(tenant)
         self.retention = check_name(retention, "retention")
+        self._classes: set[str] = {DEFAULT_CLASS}
+        """Retention classes seen to exist in the tenant. A class is never removed, so a
+        put names a known one without asking the database again."""
 
     @classmethod
     @contextmanager
@@ -102,13 +106,9 @@ class SgamSaver(BaseCheckpointSaver[str]):
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         thread_id, checkpoint_ns, checkpoint_id = _thread(config)
-        with self._read() as reader:
-            records = reader.checkpoints()
-            row = records.checkpoint(thread_id, checkpoint_ns, checkpoint_id)
-            if row is None:
-                return None
-            writes = records.writes(thread_id, checkpoint_ns, row.checkpoint_id)
-        return self._tuple(row, writes)
+        with self.memory.ledger.backend.read_one(self.tenant) as reader:
+            found = reader.checkpoints().checkpoint_with_writes(thread_id, checkpoint_ns, checkpoint_id)
+        return None if found is None else self._tuple(*found)
 
     def list(
         self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
@@ -155,12 +155,13 @@ class SgamSaver(BaseCheckpointSaver[str]):
                             self.memory.ledger.now())
 
         def work(txn: WriteTransaction) -> None:
-            if retention != DEFAULT_CLASS and txn.retention_class(retention) is None:
+            if retention not in self._classes and txn.retention_class(retention) is None:
                 raise NotFoundError(f"retention: no class {retention!r} in tenant {self.tenant!r}",
                                     field="retention", value=retention)
             txn.checkpoints().put_checkpoint(row, retention, subjects)
 
         self._write(work)
+        self._classes.add(retention)
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
                                  "checkpoint_id": row.checkpoint_id}}
 
@@ -237,28 +238,19 @@ class SgamSaver(BaseCheckpointSaver[str]):
         return ForgetResult(0, 0, 0, residue=ledger.backend.purge_residue())
 
     def apply_retention(self) -> dict[str, builtins.list[str]]:
-        """Apply each thread's retention class at the clock's instant. A thread whose
-        newest checkpoint is past the class's ttl is erased whole (``on_expiry: erase``)
-        or pruned to what a resume needs (``keep_facts``); a live thread whose older
-        checkpoints are past it is pruned to its newest checkpoint per namespace, with
-        the saver's own prune, never by deleting rows by age. What happened, by thread."""
-        now = self.memory.ledger.now()
-        with self._read() as reader:
-            classes = {row.name: row for row in reader.retention_classes()}
-            threads = reader.checkpoints().threads(limit=1_000_000)
-        outcome: dict[str, builtins.list[str]] = {"erased": [], "pruned": []}
-        for thread in threads:
-            rule = classes.get(thread.retention)
-            if rule is None or rule.ttl is None or thread.first_at is None or thread.last_at is None:
-                continue
-            deadline = now - rule.ttl
-            if thread.last_at <= deadline and rule.on_expiry == "erase":
-                self.forget_thread(thread.thread_id)
-                outcome["erased"].append(thread.thread_id)
-            elif thread.first_at <= deadline and thread.checkpoints > 1:
-                self._keep_latest(thread.thread_id)
-                outcome["pruned"].append(thread.thread_id)
-        return outcome
+        """Apply each thread's retention class at the clock's instant, in one transaction
+        (``sgam purge`` does the same for every tenant). A thread whose newest checkpoint
+        is past the class's ttl is erased whole (``on_expiry: erase``) or pruned to what a
+        resume needs (``keep_facts``); a live thread whose older checkpoints are past it
+        is pruned to its newest checkpoint per namespace, with the saver's own prune,
+        never by deleting rows by age. What happened, by thread."""
+        ledger = self.memory.ledger
+        now = ledger.now()
+        settled = ledger.backend.run_write(
+            self.tenant, lambda txn: settle_threads(txn, now, ledger.digests, "apply_retention"))
+        if settled.erased:
+            ledger.backend.purge_residue()
+        return {"erased": settled.erased, "pruned": settled.pruned}
 
     def threads(self, limit: int = 1000) -> builtins.list[ThreadRow]:
         with self._read() as reader:

@@ -4,9 +4,10 @@ One view for every surface (CLI, HTTP, MCP)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from .._actions import Action
 from .._memory import Memory
 from .._time import format_timestamp, from_micros
 from ..store._sql.checkpoints import ThreadRow
@@ -36,11 +37,26 @@ class CheckpointSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class ThreadAction:
+    """An external call the thread's run made through the action ledger (``Memory.once``):
+    begun (``in_doubt`` until its outcome is recorded) or finished (``done``)."""
+
+    action_key: str
+    status: str
+    began_at: str
+    finished_at: str | None
+    attempts: int
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class ThreadDetail:
     thread: ThreadSummary
     subjects: list[str]
     checkpoints: list[CheckpointSummary]
     """Newest first: time travel goes down the list."""
+    actions: list[ThreadAction] = field(default_factory=list)
+    """In the order they began."""
 
 
 def _instant(micros: int | None) -> str | None:
@@ -73,4 +89,11 @@ def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) ->
             [channel for _, channel, _ in writes],
             [getattr(value, "value", value) for _, channel, value in writes if channel == "__interrupt__"],
         ))
-    return ThreadDetail(_summary(row), subjects, found)
+    actions = [_action(action) for action in memory.actions(tenant, thread_id=thread_id, limit=limit)]
+    return ThreadDetail(_summary(row), subjects, found, actions)
+
+
+def _action(action: Action) -> ThreadAction:
+    return ThreadAction(action.key, action.status, format_timestamp(action.started_at),
+                        None if action.finished_at is None else format_timestamp(action.finished_at),
+                        action.attempts, action.error)

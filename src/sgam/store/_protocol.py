@@ -380,6 +380,9 @@ class ItemWrites(Scope, Protocol):
 
 class ActionReads(Scope, Protocol):
     def actions(self, status: str | None, limit: int) -> list[ActionRow]: ...
+    def actions_of_thread(self, thread_id: str, limit: int) -> list[ActionRow]:
+        """The actions made for a checkpoint thread, in the order they began."""
+        ...
 
 
 class ActionWrites(Scope, Protocol):

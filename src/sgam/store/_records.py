@@ -122,6 +122,8 @@ class ActionRow:
     attempts: int
     started_at: int
     finished_at: int | None
+    thread_id: str | None = None
+    """The checkpoint thread the action was made for, if any."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,12 +81,51 @@ _THREADS = (
 _BY_THREAD = "GROUP BY t.thread_id, t.retention"
 
 
+PUT_THREAD = (
+    "INSERT INTO saver_threads (tenant, thread_id, retention) VALUES (?, ?, ?) "
+    "ON CONFLICT (tenant, thread_id) DO NOTHING"
+)
+PUT_CHECKPOINT = (
+    f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET "
+    "parent_id = excluded.parent_id, run_id = excluded.run_id, kind = excluded.kind, body = excluded.body, "
+    "metadata_kind = excluded.metadata_kind, metadata = excluded.metadata, created_at = excluded.created_at"
+)
+
+
 def _instant(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
 def _thread(row: Sequence[Any]) -> ThreadRow:
     return ThreadRow(str(row[0]), str(row[1]), int(row[2]), _instant(row[3]), _instant(row[4]))
+
+
+def _with_writes(by_id: bool) -> str:
+    """The checkpoint (side 0) and its pending writes (side 1) as rows of one shape: side,
+    then the checkpoint's columns, where a write has its task_path, task_id and channel
+    in the checkpoint's address, its value where the body is and its idx last. The
+    caller orders the writes: an order of the whole would make both databases sort."""
+    pick = "AND checkpoint_id = ?" if by_id else "ORDER BY checkpoint_id DESC LIMIT 1"
+    checkpoint_id = "?" if by_id else (
+        "(SELECT max(checkpoint_id) FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ?)")
+    return (
+        "SELECT 0, thread_id, checkpoint_ns, checkpoint_id, parent_id, run_id, kind, body, metadata_kind, metadata, "
+        "created_at, NULL FROM (SELECT thread_id, checkpoint_ns, checkpoint_id, parent_id, run_id, kind, body, "
+        "metadata_kind, metadata, created_at FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
+        f"AND checkpoint_ns = ? {pick}) AS c "
+        "UNION ALL SELECT 1, task_path, task_id, channel, NULL, NULL, kind, body, NULL, NULL, NULL, idx "
+        "FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+        f"AND checkpoint_id = {checkpoint_id}"
+    )
+
+
+def _write_order(write: CheckpointWriteRow) -> tuple[str, str, int]:
+    return write.task_path, write.task_id, write.idx
+
+
+_WITH_WRITES = _with_writes(by_id=False)
+_WITH_WRITES_BY_ID = _with_writes(by_id=True)
 
 
 class CheckpointRecords(Scoped):
@@ -105,6 +144,26 @@ class CheckpointRecords(Scoped):
                 f"SELECT {CHECKPOINT_COLUMNS} FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
                 "AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1", (self.tenant, thread_id, checkpoint_ns))
         return _checkpoint(row) if row else None
+
+    def checkpoint_with_writes(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str | None,
+    ) -> tuple[CheckpointRow, list[CheckpointWriteRow]] | None:
+        """``checkpoint`` and its pending writes in one statement: what a resume reads,
+        one snapshot without a transaction around it and one round trip."""
+        scope = (self.tenant, thread_id, checkpoint_ns)
+        if checkpoint_id is None:
+            rows = self._db.rows(_WITH_WRITES, (*scope, *scope, *scope))
+        else:
+            rows = self._db.rows(_WITH_WRITES_BY_ID, (*scope, checkpoint_id, *scope, checkpoint_id))
+        head = next((row for row in rows if row[0] == 0), None)
+        if head is None:
+            return None
+        checkpoint = CheckpointRow(head[1], head[2], head[3], head[4], head[5], head[6], bytes(head[7]), head[8],
+                                   bytes(head[9]), int(head[10]))
+        writes = sorted((CheckpointWriteRow(checkpoint.thread_id, checkpoint.checkpoint_ns, checkpoint.checkpoint_id,
+                                            row[2], int(row[11]), row[3], row[6], bytes(row[7]), row[1])
+                         for row in rows if row[0] == 1), key=_write_order)
+        return checkpoint, writes
 
     def checkpoints(
         self, thread_id: str | None, checkpoint_ns: str | None, checkpoint_id: str | None, before: str | None,
@@ -162,21 +221,20 @@ class CheckpointRecords(Scoped):
     def put_checkpoint(self, row: CheckpointRow, retention: str, subjects: Sequence[str]) -> None:
         """Store a checkpoint (a second put of one id replaces it), registering its thread
         under ``retention`` the first time and the subjects it names."""
-        self._db.run(
-            "INSERT INTO saver_threads (tenant, thread_id, retention) VALUES (?, ?, ?) "
-            "ON CONFLICT (tenant, thread_id) DO NOTHING", (self.tenant, row.thread_id, retention))
-        self._db.run(
-            f"INSERT INTO saver_checkpoints (tenant, {CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET "
-            "parent_id = excluded.parent_id, run_id = excluded.run_id, kind = excluded.kind, body = excluded.body, "
-            "metadata_kind = excluded.metadata_kind, metadata = excluded.metadata, created_at = excluded.created_at",
-            (self.tenant, row.thread_id, row.checkpoint_ns, row.checkpoint_id, row.parent_id, row.run_id, row.kind,
-             row.body, row.metadata_kind, row.metadata, self._db.moment(row.created_at)))
+        self._db.run(PUT_THREAD, (self.tenant, row.thread_id, retention))
+        self._db.run(PUT_CHECKPOINT, self._checkpoint_params(row))
+        self._put_subjects(row.thread_id, subjects)
+
+    def _checkpoint_params(self, row: CheckpointRow) -> tuple[Any, ...]:
+        return (self.tenant, row.thread_id, row.checkpoint_ns, row.checkpoint_id, row.parent_id, row.run_id, row.kind,
+                row.body, row.metadata_kind, row.metadata, self._db.moment(row.created_at))
+
+    def _put_subjects(self, thread_id: str, subjects: Sequence[str]) -> None:
         if subjects:
             self._db.run_many(
                 "INSERT INTO saver_subjects (tenant, subject, thread_id) VALUES (?, ?, ?) "
                 "ON CONFLICT (tenant, subject, thread_id) DO NOTHING",
-                [(self.tenant, subject, row.thread_id) for subject in dict.fromkeys(subjects)])
+                [(self.tenant, subject, thread_id) for subject in dict.fromkeys(subjects)])
 
     def set_retention(self, thread_id: str, retention: str) -> bool:
         return self._db.count("UPDATE saver_threads SET retention = ? WHERE tenant = ? AND thread_id = ?",
@@ -185,6 +243,8 @@ class CheckpointRecords(Scoped):
     def put_writes(self, rows: Sequence[CheckpointWriteRow], replace: bool) -> None:
         """Store a task's writes; ``replace``: a later write of the same slot wins (the
         special channels: errors, interrupts), else the first one stays."""
+        if not rows:  # nothing to send: on PostgreSQL even an empty batch costs a pipeline exchange
+            return
         conflict = ("DO UPDATE SET channel = excluded.channel, kind = excluded.kind, body = excluded.body, "
                     "task_path = excluded.task_path" if replace else "DO NOTHING")
         self._db.run_many(

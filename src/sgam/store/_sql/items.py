@@ -12,7 +12,7 @@ from .ledger import Scoped
 ITEM_COLUMNS = (
     "tenant, namespace, key, value, created_at, updated_at, expires_at, ttl_minutes, index_text, vectors, dims"
 )
-ACTION_COLUMNS = "tenant, action_key, request, status, result, error, attempts, started_at, finished_at"
+ACTION_COLUMNS = "tenant, action_key, request, status, result, error, attempts, started_at, finished_at, thread_id"
 LIVE = "value IS NOT NULL AND (expires_at IS NULL OR expires_at > ?)"
 
 
@@ -56,6 +56,11 @@ class ItemReads(Scoped):
                              (self.tenant, *params, limit))
         return [ActionRow(*row) for row in rows]
 
+    def actions_of_thread(self, thread_id: str, limit: int) -> list[ActionRow]:
+        rows = self._db.rows(f"SELECT {ACTION_COLUMNS} FROM actions WHERE tenant = ? AND thread_id = ? "
+                             "ORDER BY seq LIMIT ?", (self.tenant, thread_id, limit))
+        return [ActionRow(*row) for row in rows]
+
 
 class ItemWrites(ItemReads):
     """Item and action changes inside a write unit of work."""
@@ -75,9 +80,9 @@ class ItemWrites(ItemReads):
     def insert_action(self, row: ActionRow) -> None:
         moment = self._db.moment
         self._db.run(
-            f"INSERT INTO actions ({ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO actions ({ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (self.tenant, row.action_key, row.request, row.status, row.result, row.error, row.attempts,
-             moment(row.started_at), moment(row.finished_at)),
+             moment(row.started_at), moment(row.finished_at), row.thread_id),
         )
 
     def update_action(self, row: ActionRow) -> None:

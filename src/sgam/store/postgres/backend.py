@@ -1,10 +1,11 @@
 """PostgreSQL backend: psycopg 3 with a connection pool, row-level security by tenant.
 
-Each unit of work is one READ COMMITTED transaction that first sets ``sgam.tenant``
-(``set_config(..., true)``: transaction-local, a bound parameter) so RLS admits only that
-tenant's rows. Writers serialise per (tenant, subject) on transaction-level advisory
-locks, taken the first time the unit of work touches a subject: the rules read a key,
-then change it, and the lock makes that read-then-write atomic without SERIALIZABLE's
+Each unit of work is one READ COMMITTED transaction (the implicit transaction of one
+pipeline, ``_attempt``) that first sets ``sgam.tenant`` (``set_config(..., true)``:
+transaction-local, a bound parameter) so RLS admits only that tenant's rows. Writers
+serialise per (tenant, subject) on transaction-level advisory locks, taken the first
+time the unit of work touches a subject: the rules read a key, then change it, and the
+lock makes that read-then-write atomic without SERIALIZABLE's
 false conflicts between unrelated keys (and its retries under load). Locking by subject,
 not by key, also covers ``forget_subject``, which must see every key of the subject.
 Erasing an episode locks the episode row ``FOR UPDATE``, which waits for and then blocks
@@ -58,7 +59,7 @@ from .lifecycle import LifecycleReads, due_tenants
 from .lookups import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .security import check_safe
-from .session import SET_TENANT, Answered, Cursor, PostgresSession, ScopedSession, ahead_key, native
+from .session import SET_TENANT, AloneSession, Answered, Cursor, PostgresSession, ScopedSession, ahead_key, native
 from .write import PostgresWrite, SchemaCache
 
 if TYPE_CHECKING:
@@ -79,12 +80,12 @@ class PostgresReader(
     probe, as a point read does, is one statement instead, outside any pipeline:
     ``sgam_point_reads`` sets the tenant, probes, and answers those statements."""
 
-    def __init__(self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack) -> None:
+    def __init__(self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False) -> None:
         self._conn = conn
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
-        self._session = ScopedSession(lambda: self._cur, self._fresh)
+        self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
     @property
@@ -357,11 +358,28 @@ class PostgresBackend:
             delay = min(delay * 2, 0.25)
 
     def _attempt(self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int]) -> T:
-        with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
-            txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
-            result = work(txn)
-            mark_acted(tenant, txn)
-            txn.finish()
+        """One pipeline on the autocommit connection, as a read is: every statement until
+        its closing Sync runs in one implicit transaction, which the Sync commits, so a
+        write that reads no rows on the way is one round trip with no ``BEGIN`` or
+        ``COMMIT`` to send (psycopg's ``transaction()`` inside a pipeline adds both and
+        syncs twice). A statement the server refuses aborts the transaction before the
+        Sync. Anything raised in Python closes the connection before its pipeline can
+        sync: the server rolls back a transaction whose client has gone, and the pool
+        replaces the connection."""
+        with self._pool.connection() as conn:
+            try:
+                with conn.pipeline():
+                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
+                    try:
+                        result = work(txn)
+                        mark_acted(tenant, txn)
+                        txn.finish()
+                    except BaseException:
+                        conn.close()
+                        raise
+            except BaseException:
+                _roll_back(conn)
+                raise
             return result
 
     @contextmanager
@@ -374,6 +392,15 @@ class PostgresBackend:
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn, ExitStack() as scope:
             yield PostgresReader(conn, tenant, scope)
+
+    @contextmanager
+    def read_one(self, tenant: str) -> Iterator[PostgresReader]:
+        """Each statement of this read is a pipeline of its own, the tenant set first,
+        whose results are taken after its Sync: one round trip, where a statement inside
+        the read's pipeline waits once for its rows and once more for the closing Sync."""
+        check_tenant(tenant)
+        with map_postgres_errors(), self._pool.connection() as conn:
+            yield PostgresReader(conn, tenant, ExitStack(), alone=True)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """Nothing can be done synchronously, so the residue is reported. Erased rows are
@@ -416,6 +443,17 @@ class PostgresBackend:
             cur = conn.cursor(binary=True)
             cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
             return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
+
+
+def _roll_back(conn: psycopg.Connection[Any]) -> None:
+    """End a unit of work that failed; a connection too broken to roll back is one the
+    pool discards on its return, so that error never hides the first one."""
+    if conn.closed or conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        return
+    try:
+        conn.rollback()
+    except psycopg.Error:
+        pass
 
 
 def _current_user(conn: psycopg.Connection[Any]) -> str:

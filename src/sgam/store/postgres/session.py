@@ -152,3 +152,38 @@ class ScopedSession(PostgresSession):
         if self._fresh is None:
             return super().send(sql, params)
         return self._fresh().execute(native(sql), params)
+
+class AloneSession(PostgresSession):
+    """A session whose every statement is a pipeline of its own: the tenant, the statement,
+    one Sync, and its rows read after the Sync (``PostgresBackend.read_one``)."""
+
+    __slots__ = ("_conn", "_tenant")
+
+    def __init__(self, conn: psycopg.Connection[Any], tenant: str) -> None:  # noqa: D107 - no cursor of its own
+        self.ahead = {}
+        self._conn = conn
+        self._tenant = tenant
+
+    def _alone(self, sql: str, params: Params) -> Cursor:
+        with self._conn.pipeline():
+            self._conn.cursor(binary=True).execute(SET_TENANT, (self._tenant,))
+            cur = self._conn.cursor(binary=True)
+            cur.execute(sql, params)
+        return cur
+
+    def _run(self, sql: str, params: Params) -> Cursor:
+        return self._alone(native(sql), params)
+
+    def run(self, sql: str, params: Params = ()) -> None:
+        self._alone(native(sql), params)
+
+    def run_many(self, sql: str, params: Iterable[Params]) -> None:
+        raise NotImplementedError("a read of one statement runs no batch")
+
+    def count(self, sql: str, params: Params = ()) -> int:
+        return len(self._alone(native(f"{sql} RETURNING 1"), params).fetchall())
+
+    def insert(self, sql: str, params: Params, key: str) -> int:
+        row = self._alone(native(f"{sql} RETURNING {key}"), params).fetchone()
+        assert row is not None
+        return int(row[0])

@@ -15,12 +15,12 @@ from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
-from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import KeyLookups, LedgerWrites, Near
 from .._sql.subjects import SubjectWrites
 from . import inserts
 from .adapters import Micros, MicrosArray, micros
+from .checkpoints import PostgresCheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
 from .lookups import LockOrderError, Lookups, lock_key
@@ -38,7 +38,8 @@ schema neither reads nor fills the cache."""
 
 
 class PostgresWrite(
-    LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites, CheckpointAccess,
+    LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites,
+    PostgresCheckpointAccess,
 ):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 

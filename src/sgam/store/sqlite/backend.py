@@ -407,6 +407,11 @@ class SQLiteBackend:
     def read(self, tenant: str) -> ReadScope:
         return ReadScope(self, tenant)
 
+    def read_one(self, tenant: str) -> ReadScope:
+        """Under the connection lock, in autocommit: no ``BEGIN`` and ``COMMIT`` around the
+        one statement."""
+        return ReadScope(self, tenant, begin=False)
+
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove the copies SQLite keeps outside live rows (see
         ``residue``): merge the full-text indexes that lost rows, then empty the WAL,

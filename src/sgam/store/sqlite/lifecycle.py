@@ -40,7 +40,13 @@ def due_tenants(conn: sqlite3.Connection, now: int) -> list[str]:
         "WHERE c.ttl IS NOT NULL AND (e.lost_at IS NULL OR c.on_expiry = 'erase') "
         "UNION SELECT d.tenant FROM retention_classes c JOIN documents d "
         "ON d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= ? - c.ttl WHERE c.ttl IS NOT NULL "
-        "UNION SELECT tenant FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY 1",
-        (now, now, now, now),
+        "UNION SELECT tenant FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ? "
+        # checkpoint threads: older history to prune, or a thread its class erases
+        "UNION SELECT t.tenant FROM saver_threads t JOIN retention_classes c "
+        "ON c.tenant = t.tenant AND c.name = t.retention JOIN saver_checkpoints k "
+        "ON k.tenant = t.tenant AND k.thread_id = t.thread_id WHERE c.ttl IS NOT NULL "
+        "GROUP BY t.tenant, t.thread_id, c.ttl, c.on_expiry "
+        "HAVING min(k.created_at) <= ? - c.ttl AND (count(*) > 1 OR c.on_expiry = 'erase') ORDER BY 1",
+        (now, now, now, now, now),
     ).fetchall()
     return [row[0] for row in rows]

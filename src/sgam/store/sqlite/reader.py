@@ -69,13 +69,17 @@ class ReadScope(AbstractContextManager[SQLiteReader]):
     """A read holds the connection lock and one read transaction, so that every statement
     of the read sees one snapshot, the one the connection's cache was checked against
     (a class rather than ``@contextmanager``: reads are short and this is on every one).
+    ``begin=False``: a read of one statement, which is its own snapshot, in autocommit;
+    with no snapshot to check the connection's cache against, its reader has a cache of
+    its own, empty.
     Driver errors are mapped on the way out."""
 
-    __slots__ = ("_backend", "_began", "_tenant")
+    __slots__ = ("_backend", "_begin", "_began", "_tenant")
 
-    def __init__(self, backend: SQLiteBackend, tenant: str) -> None:
+    def __init__(self, backend: SQLiteBackend, tenant: str, *, begin: bool = True) -> None:
         self._backend = backend
         self._tenant = tenant
+        self._begin = begin
         self._began = False
 
     def __enter__(self) -> SQLiteReader:
@@ -83,6 +87,8 @@ class ReadScope(AbstractContextManager[SQLiteReader]):
         backend._lock.acquire()
         conn = backend._conn
         try:
+            if not self._begin:
+                return SQLiteReader(conn, self._tenant, {})
             if not conn.in_transaction:  # a read inside a unit of work shares its snapshot
                 conn.execute("BEGIN")
                 self._began = True

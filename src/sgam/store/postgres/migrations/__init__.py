@@ -47,6 +47,7 @@ from . import (
     v21,
     v22,
     v23,
+    v24,
 )
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
@@ -80,8 +81,11 @@ SEARCH_FUNCTIONS = (
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
 
 LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
-"""The purge's cross-tenant entry point: which tenants have something due (migrations 8, 10)."""
-LIFECYCLE_TABLES = ("operations", "episodes", "retention_classes", "documents", "store_items")
+"""The purge's cross-tenant entry point: which tenants have something due (migrations 8,
+10, and the module v24, which adds checkpoint threads)."""
+LIFECYCLE_TABLES = (
+    "operations", "episodes", "retention_classes", "documents", "store_items", "saver_threads", "saver_checkpoints",
+)
 """Tables ``sgam_due_tenants`` reads across tenants, as the owner, through a read-only policy."""
 
 READ_FUNCTIONS = (
@@ -100,7 +104,7 @@ MIGRATIONS: list[str] = [
     version.SCRIPT
     for version in (
         v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
-        v22, v23,
+        v22, v23, v24,
     )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
@@ -137,7 +141,7 @@ def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.
             sql.SQL("DROP POLICY IF EXISTS search_owner ON episode_counts"),
             sql.SQL("CREATE POLICY search_owner ON episode_counts FOR SELECT TO CURRENT_USER USING (true)"),
         ]
-    for table in LIFECYCLE_TABLES:
+    for table in (t for t in LIFECYCLE_TABLES if t in tables):
         name = sql.Identifier(table)
         statements += [
             sql.SQL("DROP POLICY IF EXISTS lifecycle_sweep ON {}").format(name),
