@@ -25,6 +25,7 @@ from fastapi.templating import Jinja2Templates
 from ..._async import AsyncMemory
 from ..._errors import NotFoundError, SgamError, ValidationError
 from ..._memory import Memory
+from ..._model import Assertion
 from ..._time import parse_timestamp, utc_now
 from ...access import AuthenticationError, Principal, Scope, authenticate, principal_of
 from ...boundary import http_status
@@ -224,11 +225,14 @@ def _key(memory: Memory, tenant: str, subject: str, attribute: str, at: str | No
     versions = memory.versions(tenant, subject, attribute)
     now = memory.clock()
     at_moment, known_moment = _moment(at, "at"), _moment(known_at, "known_at")
+    def one(found: Assertion | list[Assertion] | None) -> Assertion | None:
+        return None if isinstance(found, list) else found  # a set's members are drawn on the timeline
+
     return {
         "subject": subject, "attribute": attribute, "versions": versions, "timeline": draw(versions, now),
         "at": at or "", "known_at": known_at or "",
-        "held_at": memory.get(tenant, subject, attribute, at=at_moment) if at_moment and versions else None,
-        "believed_at": (memory.get(tenant, subject, attribute, at=at_moment or now, known_at=known_moment)
+        "held_at": one(memory.lookup(tenant, subject, attribute, at=at_moment)) if at_moment and versions else None,
+        "believed_at": (one(memory.lookup(tenant, subject, attribute, at=at_moment or now, known_at=known_moment))
                         if known_moment and versions else None),
         "asked": bool(at_moment or known_moment), "now": now,
     }
