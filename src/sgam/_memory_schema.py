@@ -72,13 +72,16 @@ class SchemaCalls:
 
 def cardinality_at(reader: Reader, attribute: str, known_at: int | None) -> Cardinality:
     """The attribute's cardinality as the ledger stood at ``known_at`` (default now):
-    the shape before the first change recorded after it, else as declared now."""
-    if known_at is not None:
+    the shape before the first change recorded after it, else as declared now. Only a
+    set asks for the changes: an attribute made one-valued from a set reads in its new
+    shape at every ``known_at`` (the old members are answered by ``members``)."""
+    declared = reader.declared(attribute)
+    current = Cardinality.ONE if declared is None else declared.cardinality
+    if known_at is not None and current is Cardinality.MANY:
         for change in reader.ledger_changes():
             if change.kind == "cardinality" and change.attribute == attribute and change.recorded_at > known_at:
                 return Cardinality(json.loads(change.detail)["from_cardinality"])
-    declared = reader.declared(attribute)
-    return Cardinality.ONE if declared is None else declared.cardinality
+    return current
 
 
 def _change(tenant: str, row: ChangeRow) -> SchemaChange:

@@ -17,14 +17,15 @@ from tests.conftest import PostgresUrls
 from sgam import Memory
 
 T = "acme"
-WAITS = 13
+WAITS = 15
 """Waits of the recall below, which names a fact: the deadline probe, with the schemas,
 consents, keys, vector tally and document passages sent after it; the fact's timeline,
 its retired versions, its source, its subject's display name; the keyword and vector
 candidates together; the neighbours' rows; which candidates hold the words; their
 lineage; the source turn leading the evidence and its lineage; the document vectors;
-the close. (Before one read: three connections, the vector channel and the document
-passages each in a read of its own.)"""
+the close; and two for names: which of the question's words are aliases, and the other
+names of the subjects whose consent is read. (Before one read: three connections, the
+vector channel and the document passages each in a read of its own.)"""
 
 
 def _seed(memory: Memory) -> None:
