@@ -73,11 +73,15 @@ class SubjectReads(Scoped):
     def resolve_subject(self, name: str, known_at: int | None = None) -> str:
         """The subject ``name`` means as the ledger stood at ``known_at`` (default now):
         itself unless an alias in force then says otherwise."""
+        return self._meaning(RESOLVE, RESOLVE_KNOWN, name, known_at)
+
+    def _meaning(self, now: str, then: str, name: str, known_at: int | None) -> str:
+        """What ``name`` means by ``now`` (current) or ``then`` (at ``known_at``), else itself."""
         if known_at is None:
-            row = self._db.row(RESOLVE, (self.tenant, name))
+            row = self._db.row(now, (self.tenant, name))
         else:
             moment = self._db.moment(known_at)
-            row = self._db.row(RESOLVE_KNOWN, (self.tenant, name, moment, moment))
+            row = self._db.row(then, (self.tenant, name, moment, moment))
         return name if row is None else str(row[0])
 
     def resolve_subjects(self, names: Sequence[str]) -> dict[str, str]:
@@ -107,16 +111,10 @@ class SubjectReads(Scoped):
                              (self.tenant,))
         return [AliasRow(*row) for row in rows]
 
-
     def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
         """The attribute ``name`` means at ``known_at`` (default now): itself unless a
         rename in force then says otherwise."""
-        if known_at is None:
-            row = self._db.row(RESOLVE_ATTRIBUTE, (self.tenant, name))
-        else:
-            moment = self._db.moment(known_at)
-            row = self._db.row(RESOLVE_ATTRIBUTE_KNOWN, (self.tenant, name, moment, moment))
-        return name if row is None else str(row[0])
+        return self._meaning(RESOLVE_ATTRIBUTE, RESOLVE_ATTRIBUTE_KNOWN, name, known_at)
 
     def ledger_changes(self) -> list[ChangeRow]:
         """Every schema migration step of the tenant, in the order taken."""
