@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from ..limits import SessionLimits
-from . import document_pages, lifecycle_pages, pages, subject_pages
+from . import document_pages, lifecycle_pages, pages, schema_pages, subject_pages
 from .sessions import Sessions
 
 
@@ -30,6 +30,7 @@ def install(app: FastAPI, limits: SessionLimits) -> None:
     app.include_router(pages.router)
     app.include_router(subject_pages.router)
     app.include_router(lifecycle_pages.router)
+    app.include_router(schema_pages.router)
     app.include_router(document_pages.router)
     app.state.inspector_threads = _include_threads(app)
     app.mount("/ui/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="ui-static")
