@@ -314,7 +314,11 @@ class SQLiteBackend:
                            "secure_delete = ON", "temp_store = MEMORY", "cache_size = -65536",
                            "wal_autocheckpoint = 16384"):
                 self._conn.execute(f"PRAGMA {pragma}")
-        self._setup()
+        try:
+            self._setup()
+        except BaseException:  # a database this sgam refuses (too new, an edited migration): nothing stays open
+            self._conn.close()
+            raise
 
     def _setup(self) -> None:
         def migrate(_: SQLiteWrite) -> None:
