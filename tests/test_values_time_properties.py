@@ -8,7 +8,7 @@ import random
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sgam import ValidationError
@@ -75,12 +75,14 @@ texts_with_surrogates = st.lists(
 
 
 @given(texts_with_surrogates, st.integers(min_value=2, max_value=120))
+@example("\x00", 8)
 def test_a_string_value_is_its_json_text_within_the_byte_limit(text: str, limit: int) -> None:
     """Strings take a shorter path than other values; it must agree with the general rule:
-    the JSON text if it fits in ``limit`` bytes and is valid Unicode, else an error."""
+    the JSON text if it fits in ``limit`` bytes, is valid Unicode and holds no NUL (which
+    PostgreSQL cannot store), else an error."""
     try:
         expected: str | None = json.dumps(text, ensure_ascii=False)
-        fits = len(expected.encode()) <= limit
+        fits = len(expected.encode()) <= limit and "\x00" not in text
     except UnicodeEncodeError:
         expected, fits = None, False
     try:
