@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from ._derivation import rederive, resolve
+from ._derivation import joined, rederive, resolve
 from ._errors import ConflictError, NotFoundError
+from ._rules import Operation
 from .store import AliasRow, WriteTransaction
 
 
@@ -38,26 +39,18 @@ def current_edges(steps: Iterable[AliasRow]) -> dict[str, str]:
 
 def family(steps: Sequence[AliasRow], names: Iterable[str]) -> set[str]:
     """``names`` and every name an alias step has ever joined to them, transitively."""
-    found = set(names)
-    grew = True
-    while grew:
-        grew = False
-        for step in steps:
-            if (step.name in found) != (step.subject in found):
-                found.update((step.name, step.subject))
-                grew = True
-    return found
+    return joined(((step.name, step.subject) for step in steps), names)
 
 
 def next_step(steps: Sequence[AliasRow]) -> int:
     return 1 + max((max(step.seq, step.ended_step or 0) for step in steps), default=0)
 
 
-def step_time(txn: WriteTransaction, names: set[str], now: int) -> int:
-    """Now, or later if the family's log or steps already run past the clock (recorded
-    intervals stay ordered when the wall clock steps back)."""
-    latest = max((op.recorded_at for op in txn.operations_of_subjects(sorted(names))), default=now)
-    for step in txn.alias_steps():
+def step_time(ops: Sequence[Operation], steps: Sequence[AliasRow], names: set[str], now: int) -> int:
+    """Now, or later if the family's log (``ops``) or steps already run past the clock
+    (recorded intervals stay ordered when the wall clock steps back)."""
+    latest = max((op.recorded_at for op in ops), default=now)
+    for step in steps:
         if step.name in names or step.subject in names:
             latest = max(latest, step.recorded_at, step.ended_at or step.recorded_at)
     return max(now, latest)
@@ -75,7 +68,8 @@ def alias(txn: WriteTransaction, name: str, subject: str, now: int, decided_by: 
         raise ConflictError(f"name: {name!r} {why}; an alias must join two subjects", field="name", value=name)
     names = family(steps, [name, subject])
     _lock_family(txn, names)
-    at = step_time(txn, names, now)
+    ops = txn.operations_of_subjects(sorted(names))
+    at = step_time(ops, steps, names, now)
     after = txn.last_operation_seq()
     number = next_step(steps)
     for step in steps:
@@ -84,7 +78,7 @@ def alias(txn: WriteTransaction, name: str, subject: str, now: int, decided_by: 
             number += 1
     row = AliasRow(number, name, subject, at, after, decided_by)
     txn.add_alias(row)
-    rederive(txn, subjects=names, strict=("alias", row.seq))
+    rederive(txn, subjects=names, strict=("alias", row.seq), ops=ops)
     _store_resolution(txn, names, at)
     return row
 
@@ -98,11 +92,12 @@ def unalias(txn: WriteTransaction, name: str, now: int) -> AliasRow:
         raise NotFoundError(f"name: {name!r} is not an alias in tenant {txn.tenant!r}", field="name", value=name)
     names = family(steps, [name])
     _lock_family(txn, names)
-    at = step_time(txn, names, now)
+    ops = txn.operations_of_subjects(sorted(names))
+    at = step_time(ops, steps, names, now)
     ended = replace(current, ended_step=next_step(steps), ended_at=at, ended_after_seq=txn.last_operation_seq())
     assert ended.ended_step is not None and ended.ended_after_seq is not None
     txn.end_alias(current.seq, ended.ended_step, at, ended.ended_after_seq)
-    rederive(txn, subjects=names)
+    rederive(txn, subjects=names, ops=ops)
     _store_resolution(txn, names, at)
     return ended
 

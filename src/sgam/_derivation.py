@@ -306,18 +306,24 @@ def derive(ops: Sequence[Operation], events: Sequence[Event], cardinality_of: Ca
     return derivation
 
 
-def renamed_family(changes: Sequence[ChangeRow], attributes: Iterable[str]) -> set[str]:
-    """``attributes`` and every name a rename has ever joined to them."""
-    found = set(attributes)
-    edges = [(c.attribute, str(json.loads(c.detail)["to"])) for c in changes if c.kind == "rename"]
+def joined(edges: Iterable[tuple[str, str]], names: Iterable[str]) -> set[str]:
+    """``names`` and every name the ``edges`` (aliases, renames) ever joined to them,
+    transitively: the family a step or an erasure re-derives together."""
+    pairs = list(edges)
+    found = set(names)
     grew = True
     while grew:
         grew = False
-        for old, new in edges:
-            if (old in found) != (new in found):
-                found.update((old, new))
+        for one, other in pairs:
+            if (one in found) != (other in found):
+                found.update((one, other))
                 grew = True
     return found
+
+
+def renamed_family(changes: Sequence[ChangeRow], attributes: Iterable[str]) -> set[str]:
+    """``attributes`` and every name a rename has ever joined to them."""
+    return joined(((c.attribute, str(json.loads(c.detail)["to"])) for c in changes if c.kind == "rename"), attributes)
 
 
 def first_cardinality(txn: WriteTransaction, changes: Sequence[ChangeRow]) -> Callable[[str], Cardinality]:
@@ -338,20 +344,23 @@ def first_cardinality(txn: WriteTransaction, changes: Sequence[ChangeRow]) -> Ca
 
 def rederive(
     txn: WriteTransaction, *, subjects: Collection[str] | None = None, attributes: Collection[str] | None = None,
-    strict: Ident | None = None,
+    strict: Ident | None = None, ops: Sequence[Operation] | None = None,
 ) -> Derivation:
     """Derive again, from their operations and every recorded step, the keys of
     ``subjects`` (every attribute) or of ``attributes`` (every subject), or of both
-    (their intersection); store every version and what retypes set aside."""
+    (their intersection); store every version and what retypes set aside. ``ops``: the
+    scope's operations, when the caller (a step, to time itself) has read them already."""
     if subjects is not None:
-        ops = txn.operations_of_subjects(sorted(subjects))
+        if ops is None:
+            ops = txn.operations_of_subjects(sorted(subjects))
         existing = txn.version_keys(sorted(subjects))
         if attributes is not None:
             ops = [op for op in ops if split_attribute(op.attribute)[0] in attributes]
             existing = [key for key in existing if split_attribute(key[1])[0] in attributes]
     else:
         assert attributes is not None
-        ops = txn.operations_of_attributes(sorted(attributes))
+        if ops is None:
+            ops = txn.operations_of_attributes(sorted(attributes))
         existing = txn.attribute_version_keys(sorted(attributes))
     changes = txn.ledger_changes()
     events = [*alias_events(txn.alias_steps()), *change_events(changes)]

@@ -51,7 +51,7 @@ def _record(
                     json.dumps(detail, sort_keys=True), at, txn.last_operation_seq(), decided_by, origin)
     txn.add_change(row)
     ident: Ident = ("change", row.seq)
-    rederive(txn, attributes=family, strict=ident)
+    rederive(txn, attributes=family, strict=ident, ops=ops)
     return row
 
 
