@@ -4,6 +4,7 @@ values a migration converted or set aside, and what a step refuses changing noth
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -114,3 +115,16 @@ def test_a_rename_merges_into_a_key_and_refuses_two_values_at_one_start(memory: 
     assert memory.get("t", "bob", "city").value == "Lima"  # type: ignore[union-attr]
     assert [a.value for a in memory.history("t", "ann", "town")] == ["Rome", "Oslo"]
     assert [a.value for a in memory.history("t", "ann", "town", known_at=change.recorded_at)] == ["Rome", "Oslo"]
+
+
+def test_a_rename_by_another_connection_is_seen_by_the_next_read(tmp_path: Path) -> None:
+    """SQLite remembers that a tenant never renamed an attribute; another connection's
+    rename must reach this one's next read all the same."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    with Memory(url) as reader, Memory(url) as writer:
+        writer.add_episode("t", "e1", T1, "x")
+        writer.write("t", "ann", "town", "Oslo", T1, "e1")
+        assert reader.get("t", "ann", "city") is None  # remembered: no renames in the tenant
+        writer.rename_attribute("t", "town", "city")
+        assert reader.get("t", "ann", "city").value == "Oslo"  # type: ignore[union-attr]
+        assert reader.get("t", "ann", "town").value == "Oslo"  # type: ignore[union-attr]

@@ -56,6 +56,8 @@ def _at_version_9(path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
     with closing(sqlite3.connect(path)) as conn:  # what aliases resolve through (version 14)
         conn.execute("CREATE TABLE subject_resolution (tenant TEXT, name TEXT, subject TEXT, recorded_from INTEGER, "
                      "recorded_to INTEGER)")
+        conn.execute("CREATE TABLE attribute_resolution (tenant TEXT, name TEXT, attribute TEXT, "
+                     "recorded_from INTEGER, recorded_to INTEGER)")
     Memory(f"sqlite:///{path}").close()
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("CREATE TABLE subject_names (tenant TEXT, subject TEXT, display TEXT, "
@@ -70,6 +72,7 @@ def _back_to_version_9(path: Path) -> None:
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("DROP TABLE subject_names")
         conn.execute("DROP TABLE subject_resolution")
+        conn.execute("DROP TABLE attribute_resolution")
         conn.execute("ALTER TABLE attribute_schemas DROP COLUMN renamed_to")
         conn.execute("ALTER TABLE attribute_schemas DROP COLUMN cardinality")
         conn.commit()

@@ -2,7 +2,8 @@
 it learns that a memory is stale.
 
 Every read and write asks whether anything of the tenant is past its deadline, whether
-the subject has consent statements, and what its name means (aliases). Asked of the database, that is two
+the subject has consent statements, and what its name (aliases) or its attribute's
+(renames) means. Asked of the database, that is two
 statements on every call; remembered, it is none. A memory goes stale two ways:
 
 - another connection commits: ``PRAGMA data_version`` changes, and the backend forgets
@@ -78,6 +79,8 @@ _TRIGGERS = {
     "classes_updated": "AFTER UPDATE ON main.retention_classes BEGIN SELECT sgam_forget('deadline', NEW.tenant)",
     "consents_inserted": "AFTER INSERT ON main.consents BEGIN SELECT sgam_forget('consents', NEW.tenant)",
     "names_resolved": "AFTER INSERT ON main.subject_resolution BEGIN SELECT sgam_forget('aliases', NEW.tenant)",
+    "attributes_renamed": "AFTER INSERT ON main.attribute_resolution BEGIN "
+                          "SELECT sgam_forget('renames', NEW.tenant)",
 }
 
 
@@ -149,11 +152,20 @@ class TenantMemory(lifecycle.LifecycleReads):
 
     def _aliased(self) -> bool:
         """Whether any name of the tenant has ever been an alias (most tenants: never)."""
-        def aliased() -> bool:
-            return self._db.row("SELECT 1 FROM subject_resolution WHERE tenant = ? LIMIT 1",
-                                (self.tenant,)) is not None
+        return self._ever_in("subject_resolution", "aliases")
 
-        return bool(self._cached(("aliases", self.tenant, ""), aliased))
+    def _renamed(self) -> bool:
+        """Whether any attribute of the tenant has ever been renamed (most tenants: never)."""
+        return self._ever_in("attribute_resolution", "renames")
+
+    def _ever_in(self, table: str, what: str) -> bool:
+        def found() -> bool:
+            return self._db.row(f"SELECT 1 FROM {table} WHERE tenant = ? LIMIT 1", (self.tenant,)) is not None  # noqa: S608
+
+        return bool(self._cached((what, self.tenant, ""), found))
+
+    def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
+        return super().resolve_attribute(name, known_at) if self._renamed() else name  # type: ignore[misc]
 
     def subject_groups(self, subjects: Sequence[str]) -> dict[str, set[str]]:
         return super().subject_groups(subjects) if self._aliased() else {s: {s} for s in subjects}
