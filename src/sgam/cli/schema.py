@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from .browse import show_schema
 from .output import DbOption, JsonOption, TenantOption, console, run
 from .tables import exact_time, json_value, print_table
 
@@ -65,7 +66,6 @@ def _show(
         attributes, types = memory.schema(tenant)
         return {"attributes": attributes, "memory_types": types}
 
-    from .browse import show_schema
     run(db, as_json, call, show_schema, create=False)
 
 
