@@ -29,7 +29,7 @@ from ._secret import Digests
 from ._time import Clock
 from ._write import Applied, PendingOp, WriteService
 from .search import SearchService
-from .store import Backend, Reader, WriteTransaction
+from .store import Backend, PointRead, Reader, WriteTransaction
 
 T = TypeVar("T")
 
@@ -77,11 +77,13 @@ class Ledger:
 
     def read(
         self, tenant: str, call: str = "read", ahead: Sequence[Callable[[Reader], object]] = (),
+        point: PointRead | None = None,
     ) -> AbstractContextManager[Reader]:
         """A read scope of the tenant in which nothing is past its deadline at ``now``.
         ``ahead``: reads the scope will make, which a backend may send with the deadline
-        probe (``Reader.prefetch``)."""
-        return _SettledRead(self, tenant, call, ahead)
+        probe (``Reader.prefetch``); ``point``: the point read the scope is for, which a
+        backend may answer with the probe (``Reader.plan_point``)."""
+        return _SettledRead(self, tenant, call, ahead, point)
 
     def apply(self, tenant: str, pending: PendingOp) -> WriteResult:
         """One validated operation in its own transaction."""
@@ -122,13 +124,17 @@ class _SettledRead(AbstractContextManager[Reader]):
     tenant's deadlines in a write when the first look finds something due (a class
     rather than ``@contextmanager``: every read goes through it)."""
 
-    __slots__ = ("_ahead", "_call", "_ledger", "_scope", "_tenant")
+    __slots__ = ("_ahead", "_call", "_ledger", "_point", "_scope", "_tenant")
 
-    def __init__(self, ledger: Ledger, tenant: str, call: str, ahead: Sequence[Callable[[Reader], object]]) -> None:
+    def __init__(
+        self, ledger: Ledger, tenant: str, call: str, ahead: Sequence[Callable[[Reader], object]],
+        point: PointRead | None,
+    ) -> None:
         self._ledger = ledger
         self._tenant = tenant
         self._call = call
         self._ahead = ahead
+        self._point = point
         self._scope: AbstractContextManager[Reader] | None = None
 
     def __enter__(self) -> Reader:
@@ -139,6 +145,8 @@ class _SettledRead(AbstractContextManager[Reader]):
         try:
             if self._ahead:
                 reader.prefetch(self._ahead)
+            if self._point is not None:
+                reader.plan_point(self._point)
             due = reader.lifecycle_due(now)
         except BaseException as exc:
             scope.__exit__(type(exc), exc, exc.__traceback__)
@@ -148,6 +156,13 @@ class _SettledRead(AbstractContextManager[Reader]):
             ledger.run_write(tenant, lambda txn: None, self._call)
             scope = ledger.backend.read(tenant)
             reader = scope.__enter__()
+            if self._point is not None:  # the probe after a settling write: answered with it again
+                try:
+                    reader.plan_point(self._point)
+                    reader.lifecycle_due(now)
+                except BaseException as exc:
+                    scope.__exit__(type(exc), exc, exc.__traceback__)
+                    raise
         self._scope = scope
         return reader
 

@@ -57,7 +57,7 @@ from .boundary.cursor import decode_cursor, encode_cursor
 from .search import SearchService, embedder_from_env
 from .search.embedders import Embedder
 from .search.scope import about_revoked
-from .store import Backend, EpisodeRow, QueryFilter, Reader, WriteTransaction, open_backend
+from .store import Backend, EpisodeRow, PointRead, QueryFilter, Reader, WriteTransaction, open_backend
 
 if TYPE_CHECKING:
     from .documents import Documents
@@ -404,9 +404,9 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         def scoped(reader: Reader, meant: str = subject, name: str = attribute) -> Version | None:
             return None if scope is None else reader.get(meant, ledger_attribute(name, scope), moment, known)
 
-        ahead = [lambda reader: reader.consents(subject), lambda reader: reader.resolve_subject(subject, known),
-                 lambda reader: reader.resolve_attribute(attribute, known), scoped, general]
-        with self.ledger.read(tenant, "get", ahead=ahead) as reader:
+        timelines = (attribute,) if scope is None else (ledger_attribute(attribute, scope), attribute)
+        point = PointRead(subject, attribute, moment, known, timelines)
+        with self.ledger.read(tenant, "get", point=point) as reader:
             consented = allowed(reader.consents(subject), scope)
             meant = reader.resolve_subject(subject, known)
             name = reader.resolve_attribute(attribute, known)  # an attribute renamed by then

@@ -42,7 +42,7 @@ from ._values import (
     check_subject,
     check_text,
 )
-from .store import EpisodeRow, WriteTransaction, apply_plan
+from .store import EpisodeRow, OneFactWrite, WriteTransaction, apply_plan
 
 EPISODE_KINDS = ("message", "tool_result", "event", "document")
 MAX_MEMBER_BYTES = 1024
@@ -227,7 +227,7 @@ class WriteService:
 
     @staticmethod
     def prefetch(txn: WriteTransaction, pending: PendingOp) -> None:
-        txn.prefetch_one(pending.subject, pending.ledger_attribute, pending.valid_at, pending.source)
+        txn.prefetch_one(OneFactWrite(pending.subject, pending.ledger_attribute, pending.valid_at, pending.source))
 
     def apply_one(self, txn: WriteTransaction, pending: PendingOp, *, prefetched: bool = False) -> Applied:
         """``prefetched``: the caller has already called ``prefetch`` in this unit of work."""

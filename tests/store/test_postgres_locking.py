@@ -7,7 +7,7 @@ import threading
 from tests.conftest import PostgresUrls
 
 from sgam.store.postgres import PostgresBackend
-from sgam.store.postgres.lookups import LockOrderError
+from sgam.store.postgres.locks import LockOrderError
 from sgam.store.postgres.write import PostgresWrite
 
 

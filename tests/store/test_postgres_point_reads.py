@@ -16,6 +16,7 @@ from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import Memory
 from sgam.langgraph import SgamStore
+from sgam.store import PointRead
 from sgam.store._sql import lifecycle
 from sgam.store.postgres import PostgresBackend, install, migrate
 from sgam.store.postgres.backend import PostgresReader
@@ -57,12 +58,12 @@ def statements() -> Iterator[list[str]]:
 @contextmanager
 def one_statement_at_a_time() -> Iterator[None]:
     """Reads without the point function: the tenant, the probe, then each statement."""
-    prefetch = PostgresReader.prefetch
-    PostgresReader.prefetch = lambda self, calls: None  # type: ignore[method-assign,assignment]
+    plan_point = PostgresReader.plan_point
+    PostgresReader.plan_point = lambda self, request: None  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:
-        PostgresReader.prefetch = prefetch  # type: ignore[method-assign]
+        PostgresReader.plan_point = plan_point  # type: ignore[method-assign]
 
 
 def _timeline(memory: Memory) -> None:
@@ -151,7 +152,7 @@ def _due_answers(backend: PostgresBackend, tenant: str, now: int) -> tuple[bool,
         portable = lifecycle.LifecycleReads.lifecycle_due(reader, now)
         function = reader.lifecycle_due(now)
     with backend.read(tenant) as reader:
-        reader.prefetch([lambda r: r.consents("ann")])
+        reader.plan_point(PointRead("ann", "city", now, None, ("city",)))
         point = reader.lifecycle_due(now)
     return portable, function, point
 

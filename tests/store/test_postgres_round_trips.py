@@ -12,6 +12,7 @@ from tests.conftest import PostgresUrls
 from sgam import Memory, ValidationError
 from sgam._schema import AttributeSchema, ValueType
 from sgam._time import to_micros
+from sgam.store import OneFactWrite
 from sgam.store._sql.ledger import KeyLookups
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.write import PostgresWrite
@@ -34,7 +35,7 @@ def test_prefetched_lookups_answer_as_the_index_does(postgres: PostgresUrls, mon
         moment = to_micros(datetime(2026, month, 1, tzinfo=UTC))
 
         def compare(txn: PostgresWrite) -> None:
-            txn.prefetch_one("ann", "city", moment, "e1")
+            txn.prefetch_one(OneFactWrite("ann", "city", moment, "e1"))
             prefetched = txn.key("ann", "city")
             assert isinstance(prefetched, KeyLookups) and prefetched._near is not None
             plain = KeyLookups(txn._db, "acme", "ann", "city")

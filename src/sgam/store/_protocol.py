@@ -36,6 +36,7 @@ from ._records import (
     ResidueScan,
     RetentionRow,
 )
+from ._requests import OneFactWrite, PointRead
 
 if TYPE_CHECKING:
     from ._sql.checkpoints import CheckpointRecords
@@ -163,7 +164,7 @@ class LedgerWrites(Scope, Protocol):
         that the rules consult at that instant or later) instead of the key's whole
         timeline."""
         ...
-    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+    def prefetch_one(self, request: OneFactWrite) -> None:
         """A one-operation unit of work names its key, instant and source before any lookup,
         so a backend that pays a round trip per statement can take the key's lock and fetch
         everything the rules will ask (schema version, source, last change, the versions
@@ -509,4 +510,8 @@ class Reader(
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """A hint: ``calls`` will run in this read. A backend with round trips may send
         the first statement of each now, to travel with the next one it waits for."""
+        ...
+    def plan_point(self, request: PointRead) -> None:
+        """A hint, given before the deadline probe: this read is ``request``'s point read.
+        A backend with round trips may answer it with the probe, in one statement."""
         ...

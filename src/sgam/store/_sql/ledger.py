@@ -170,6 +170,21 @@ def near_ceiling(near: Near) -> Version | None:
     return ended(ceilings[0], ceilings[1] if len(ceilings) > 1 else None)
 
 
+def holding_at(around: list[Version], at: int) -> Version | None:
+    """The version holding at ``at`` among ``around``: the one starting last at or before
+    ``at`` and the one starting first after it (``GET``'s rows), its end derived."""
+    found = following = None
+    for version in around:
+        if version.valid_from <= at:
+            found = version
+        else:
+            following = version
+    if found is None:
+        return None
+    version = ended(found, following)
+    return version if version.holds_at(at) else None
+
+
 class KeyLookups:
     """Index lookups over the current versions of one key (``KeyView``): one ``NEAR``
     statement per instant asked about, ends derived from the neighbours it brings."""
@@ -237,17 +252,7 @@ class LedgerReader(LedgerReads):
         else:
             known = (moment(known_at), moment(known_at))
             rows = self._db.rows(GET_KNOWN, (*key, *known, moment(at), *key, *known, moment(at)))
-        found = following = None
-        for row in rows:
-            version = version_from_row(row)
-            if version.valid_from <= at:
-                found = version
-            else:
-                following = version
-        if found is None:
-            return None
-        version = ended(found, following)
-        return version if version.holds_at(at) else None
+        return holding_at([version_from_row(row) for row in rows], at)
 
     def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
         if known_at is None:

@@ -37,18 +37,20 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from ..._errors import StoreError
+from ..._purpose import ConsentRow
+from ..._rules import Version
 from ..._values import check_tenant
 from .._acting import mark_acted
 from .._protocol import JobRow, Reader, ResidueScan
+from .._requests import PointRead
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
-from .._sql.ledger import GET, GET_KNOWN, LedgerReader
-from .._sql.lifecycle import CONSENTS, consents_params
-from .._sql.session import Params, Row
-from .._sql.subjects import RESOLVE, RESOLVE_ATTRIBUTE, RESOLVE_ATTRIBUTE_KNOWN, RESOLVE_KNOWN, SubjectReads
-from . import scan
-from .adapters import Micros, MicrosArray, Texts, configure
+from .._sql.ledger import LedgerReader
+from .._sql.session import Params
+from .._sql.subjects import SubjectReads
+from . import points, scan
+from .adapters import Micros, configure
 from .connect import connect
 from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
@@ -56,8 +58,9 @@ from .extraction import claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate, unrecorded_checksums
 from .items import ItemReads
 from .lifecycle import LifecycleReads, due_tenants
-from .lookups import LockOrderError, lock_key
+from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
+from .points import PointAnswers
 from .security import check_safe
 from .session import SET_TENANT, AloneSession, Answered, Cursor, PostgresSession, ScopedSession, ahead_key, native
 from .write import PostgresWrite, SchemaCache
@@ -76,15 +79,17 @@ class PostgresReader(
     The read's transaction starts with its first statement, which sets the tenant: a
     pipeline whose statements run in one REPEATABLE READ transaction (one snapshot),
     committed before its closing Sync.
-    A read that names its statements first (``prefetch``) and then asks the deadline
-    probe, as a point read does, is one statement instead, outside any pipeline:
-    ``sgam_point_reads`` sets the tenant, probes, and answers those statements."""
+    A point read names itself first (``plan_point``) and then asks the deadline probe:
+    that is one statement instead, outside any pipeline, ``sgam_point_reads``, which sets
+    the tenant, probes, and answers what the point read will ask."""
 
     def __init__(self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False) -> None:
         self._conn = conn
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
+        self._point: PointRead | None = None
+        self._answers: PointAnswers | None = None
         self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
@@ -160,89 +165,53 @@ class PostgresReader(
         if self._started is not None:
             self._send_planned()
 
+    def plan_point(self, request: PointRead) -> None:
+        """Asked before the deadline probe: the probe and ``request``'s reads then go as
+        one statement (``points.py``)."""
+        if self._started is None:
+            self._point = request
+
     def lifecycle_due(self, now: int) -> bool:
-        """The first statement of a read sets the tenant and probes in one: alone, with
-        every planned statement answered, when ``sgam_point_reads`` can answer them all;
-        else as the pipeline's first statement."""
+        """The first statement of a read sets the tenant and probes in one: alone, with a
+        planned point read answered, when nothing else is planned; else as the
+        pipeline's first statement."""
         if self._started is not None:
             return super().lifecycle_due(now)
-        point = _point_call(self.tenant, now, self._planned)
-        if point is None:
+        request, self._point = self._point, None
+        if request is None or self._planned:
             rows = self._start(_ENTER, (self.tenant, Micros(now))).fetchall()
             return bool(rows)
-        planned, self._planned = self._planned, []
-        rows = self._conn.cursor(binary=True).execute(_POINT_READS, point).fetchall()
-        if rows and rows[0][0] == 0:
+        answers = points.ask(self._conn.cursor(binary=True), self.tenant, now, request)
+        if answers is None:
             return True
-        answers: dict[tuple[str, tuple[Any, ...]], list[Row]] = {key: [] for key in planned}
-        for row in rows:
-            if row[0] == 1:
-                key = (CONSENTS, consents_params(self.tenant, row[5]))
-                if key in answers:
-                    answers[key].append((row[4], *row[18:22]))
-            elif row[0] in (3, 4):
-                answers[planned[row[1] - 1]].append((row[4],))
-            else:
-                answers[planned[row[1] - 1]].append(row[2:18])
-        for key, found in answers.items():
-            self._session.ahead[key] = Answered(found)
+        self._answers = answers
         return False
+
+    def consents(self, subject: str | None) -> list[ConsentRow]:
+        if subject is not None and self._answers is not None and subject in self._answers.consents:
+            return self._answers.consents.pop(subject)
+        return super().consents(subject)
+
+    def resolve_subject(self, name: str, known_at: int | None = None) -> str:
+        if self._answers is not None and (name, known_at) in self._answers.subjects:
+            return self._answers.subjects.pop((name, known_at))
+        return super().resolve_subject(name, known_at)
+
+    def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
+        if self._answers is not None and (name, known_at) in self._answers.attributes:
+            return self._answers.attributes.pop((name, known_at))
+        return super().resolve_attribute(name, known_at)
+
+    def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
+        if self._answers is not None and (subject, attribute, at, known_at) in self._answers.versions:
+            return self._answers.versions.pop((subject, attribute, at, known_at))
+        return super().get(subject, attribute, at, known_at)
 
 
 SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 """A read's transaction: one snapshot for all its statements (they only read, so it never
 fails to serialise)."""
 _ENTER = "SELECT part FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
-_POINT_READS = (
-    "SELECT * FROM sgam_point_reads(%s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
-    "%s::timestamptz[])"
-)
-
-
-def _point_call(tenant: str, now: int, planned: list[tuple[str, tuple[Any, ...]]]) -> tuple[Any, ...] | None:
-    """``sgam_point_reads``'s arguments answering every ``planned`` statement: consent
-    statements of a subject, what a subject's or an attribute's name resolves to, and point
-    lookups of a key, current or at a transaction time;
-    None if one of them is something else (or nothing is planned). A lookup's item number
-    is its place in ``planned``, so every planned statement is an item: consents too,
-    which the function answers by subject instead."""
-    if not planned:
-        return None
-    consents = Texts()
-    subjects = Texts()
-    attributes = Texts()
-    ats = MicrosArray()
-    knowns = MicrosArray()
-    for sql, params in planned:
-        if sql == CONSENTS and params == consents_params(tenant, params[2]):
-            consents.append(params[2])
-            subjects.append(None)
-            attributes.append(None)
-            ats.append(None)
-            knowns.append(None)
-        elif sql in (RESOLVE, RESOLVE_KNOWN) and params[0] == tenant:
-            subjects.append(params[1])
-            attributes.append(None)
-            ats.append(None)
-            knowns.append(params[2] if sql == RESOLVE_KNOWN else None)
-        elif sql in (RESOLVE_ATTRIBUTE, RESOLVE_ATTRIBUTE_KNOWN) and params[0] == tenant:
-            subjects.append(None)
-            attributes.append(params[1])
-            ats.append(None)
-            knowns.append(params[2] if sql == RESOLVE_ATTRIBUTE_KNOWN else None)
-        elif sql == GET and params[0] == tenant:
-            subjects.append(params[1])
-            attributes.append(params[2])
-            ats.append(params[3])
-            knowns.append(None)
-        elif sql == GET_KNOWN and params[0] == tenant:
-            subjects.append(params[1])
-            attributes.append(params[2])
-            ats.append(params[5])
-            knowns.append(params[3])
-        else:
-            return None
-    return (tenant, Micros(now), consents, subjects, attributes, ats, knowns)
 
 
 class _Recorded(Exception):

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .._protocol import EpisodeRow
 from .._sql import lifecycle
+from .._sql.keystate import KeyStates
 from .adapters import Micros
 from .session import Cursor
 
@@ -32,7 +33,7 @@ class LifecycleWrites(LifecycleReads, lifecycle.LifecycleWrites):
 
     _lock: Callable[[Iterable[str]], None]
     _episodes: dict[str, EpisodeRow | None]
-    _last: dict[tuple[str, str], int | None]
+    _keys: KeyStates
 
     def lock_lifecycle(self) -> None:
         """One expiry pass per tenant at a time: a second waits, then finds the work done.
@@ -45,7 +46,7 @@ class LifecycleWrites(LifecycleReads, lifecycle.LifecycleWrites):
         return found
 
     def delete_operations(self, seqs: Sequence[int]) -> int:
-        self._last.clear()
+        self._keys.operations_erased()
         return super().delete_operations(seqs)
 
     def lose_text(self, episode_ids: Sequence[str], at: int) -> int:

@@ -1,7 +1,9 @@
 """The PostgreSQL write unit of work: the portable ledger statements plus what is
-PostgreSQL's own: advisory locks per (tenant, subject), a one-fact write's lookups in one
-statement (``lookups.py``), batched retirements and ``unnest`` inserts (``inserts.py``;
-the backend module's docstring tells why).
+PostgreSQL's own: statements in a pipeline (``pipeline.py``), advisory locks per (tenant,
+subject) (``locks.py``), a one-fact write's lookups in one statement (``lookups.py``),
+batched retirements and ``unnest`` inserts (``inserts.py``; the backend module's
+docstring tells why). What it has loaded about keys it keeps as SQLite does
+(``_sql/keystate.py``).
 """
 
 from __future__ import annotations
@@ -10,21 +12,25 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._purpose import ConsentRow
-from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
+from ..._rules import KeyView, Operation, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
+from .._requests import OneFactWrite
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
-from .._sql.ledger import KeyLookups, LedgerWrites, Near
+from .._sql.keystate import KeyStates
+from .._sql.ledger import LedgerWrites
 from .._sql.subjects import SubjectWrites
 from . import inserts
 from .adapters import Micros, MicrosArray, micros
 from .checkpoints import PostgresCheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
-from .lookups import LockOrderError, Lookups, lock_key
-from .session import SET_TENANT, Cursor, ScopedSession
+from .locks import SubjectLocks, lock_key
+from .lookups import Lookups
+from .pipeline import WritePipeline
+from .session import Cursor, ScopedSession
 
 if TYPE_CHECKING:  # documents import nothing of the write unit of work at run time
     from .documents import PostgresDocuments
@@ -44,86 +50,41 @@ class PostgresWrite(
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
-        super().__init__(ScopedSession(lambda: self._cur), tenant)
-        self._raw = cur
-        self._entered = False
-        self._deferred: Lookups | None = None
-        self._queued: tuple[Any, ...] | None = None
-        self._queued_name: tuple[str, str, str] | None = None
-        """The queued operation's subject spelling (``note_spellings``), sent with it."""
+        self._pipe = WritePipeline(cur, tenant)
+        super().__init__(ScopedSession(self._pipe.cursor), tenant)
+        self._locks = SubjectLocks(tenant, self._pipe.cursor)
+        self._keys = KeyStates()
         self._schemas: SchemaCache = {} if schemas is None else schemas
         self._version: int | None = None
         self._schema_changed = False
-        self._near: dict[tuple[str, str], tuple[int, Near]] = {}
         self._seqs: list[int] = []
-        self._held: set[int] = set()
         self._episodes: dict[str, EpisodeRow | None] = {}
         self._attributes: dict[str, AttributeSchema | None] = {}
         self._types: dict[str, MemoryTypeSchema | None] = {}
-        self._last: dict[tuple[str, str], int | None] = {}
-        self._current: dict[tuple[str, str], list[Version]] = {}
         self._drop: list[int] = []
         self._close: dict[int, list[int]] = {}
-        self._subjects: set[str] = set()
         self._consents: dict[str, list[ConsentRow]] = {}
         self._resolved: dict[str, str] = {}
         self._pending: Callable[[], bool | None] | None = None
         if prelock:
-            self._acquire(prelock, wait=True)
+            self._locks.acquire(prelock, wait=True)
 
     @property
     def _cur(self) -> Cursor:
-        """The unit of work's cursor, once what must go before any statement has gone:
-        the tenant (or the lookups ``prefetch_one`` deferred, which set it) and an
-        operation waiting to travel with its version."""
-        if self._deferred is not None:
-            self._send_lookups(None)
-        elif not self._entered:
-            self._raw.execute(SET_TENANT, (self.tenant,))
-            self._entered = True
-        if self._queued is not None:
-            queued, self._queued = self._queued, None
-            named, self._queued_name = self._queued_name, None
-            if named is None:
-                self._raw.execute(inserts.OPERATION, queued)
-            else:
-                self._raw.execute(inserts.NAMED_OPERATION, (*queued, *named))
-        return self._raw
+        """The pipeline's cursor: what must go first goes as this is asked for."""
+        return self._pipe.cursor()
 
     def finish(self) -> None:
         """Send what is still queued (retirements, an operation) before the commit."""
         self.flush()
-        if self._queued is not None:
-            self._cur  # noqa: B018 - reading it sends the queued operation
+        self._pipe.finish()
 
     # locking --------------------------------------------------------------------------
 
-    def _acquire(self, keys: list[int], *, wait: bool) -> bool:
-        """Take ``keys`` in ascending order in one statement: waiting for each, or only
-        trying (then False if any is held elsewhere; those taken stay until rollback)."""
-        if wait:
-            self._cur.execute(
-                "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k", (keys,)
-            )
-        else:
-            row = self._cur.execute(
-                "SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(%s::bigint[]) AS k", (keys,)
-            ).fetchone()
-            if not row or not row[0]:
-                return False
-        self._held.update(keys)
-        return True
-
     def _lock(self, subjects: Iterable[str]) -> None:
-        """Hold the advisory locks of ``subjects``; wait only while holding none."""
+        """Hold the advisory locks of ``subjects`` (after what ``prefetch_one`` took)."""
         self._receive()
-        new = {s for s in subjects if s not in self._subjects}
-        if not new:
-            return
-        self._subjects |= new
-        wanted = sorted({lock_key(self.tenant, s) for s in new} - self._held)
-        if wanted and not self._acquire(wanted, wait=not self._held):
-            raise LockOrderError(sorted(self._held | set(wanted)))
+        self._locks.lock(subjects)
 
     # episodes and schema: looked up once per unit of work (a batch asks per fact) -------
 
@@ -245,63 +206,50 @@ class PostgresWrite(
             "AND recorded_to IS NULL ORDER BY subject, attribute, valid_from",
             (subjects, attributes, self.tenant),
         )
-        self._last.update(((row[0], row[1]), row[2]) for row in last.fetchall())
-        found: dict[tuple[str, str], list[Version]] = {key: [] for key in keys}
-        for row in current.fetchall():
-            found[(row[2], row[3])].append(version_from_row(row))
-        self._current.update((key, ended_all(versions)) for key, versions in found.items())
+        self._keys.loaded(keys, last.fetchall(), [version_from_row(row) for row in current.fetchall()])
 
     def _ask(self, statement: str, params: tuple[Any, ...]) -> Cursor:
         """Send a lookup on a cursor of its own without waiting: in pipeline mode, the
         first fetch then brings back the results of every lookup sent, in one round trip."""
-        cur = self._cur.connection.cursor(binary=True)
+        self._pipe.cursor()
+        cur = self._pipe.fresh()
         cur.execute(statement, params)
         return cur
 
-    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
+    def prefetch_one(self, request: OneFactWrite) -> None:
         """Name everything a one-operation unit of work looks up: the subject's lock, then
-        schema version, source episode, the key's last change, the versions around
-        ``moment``, the subject's consent statements and the operation's sequence number.
+        schema version, source episode, the key's last change, the versions around its
+        instant, the subject's consent statements and the operation's sequence number.
         Nothing is sent yet: the ledger asks the deadline probe next, and the lookups go
         with it as one statement (``lookups.py``); anything sent first takes them along,
         without the probe."""
         self._receive()
         self.flush()
-        locks: list[int] = []
-        if subject not in self._subjects:
-            self._subjects.add(subject)
-            key = lock_key(self.tenant, subject)
-            locks = [] if key in self._held else [key]
-        self._deferred = Lookups(
-            self.tenant, subject, attribute, moment, None if source in self._episodes else source, locks,
-            not self._held, self._version is None, subject not in self._consents,
-        )
+        source = None if request.source in self._episodes else request.source
+        lookups = Lookups(self.tenant, request, source, self._locks.claim(request.subject), not self._locks.held,
+                          self._version is None, request.subject not in self._consents)
+        self._pipe.defer(lambda cur, now: self._send_lookups(lookups, cur, now))
 
-    def _send_lookups(self, now: int | None) -> None:
-        """Send the deferred lookups (with the probe at ``now`` if given) on a cursor of
+    def _send_lookups(self, lookups: Lookups, cur: Cursor, now: int | None) -> None:
+        """Send the lookups (with the probe at ``now`` if given) on ``cur``, a cursor of
         their own; ``_receive`` takes the answer in."""
-        lookups, self._deferred = self._deferred, None
-        assert lookups is not None
-        cur = self._raw.connection.cursor(binary=True)
         lookups.send(cur, now)
-        self._entered = True
 
         def receive() -> bool | None:
             found = lookups.receive(cur)
             if found.refused:
-                raise LockOrderError(sorted(self._held | set(lookups.locks)))
-            self._held.update(lookups.locks)
-            key = (lookups.subject, lookups.attribute)
+                raise self._locks.refused(lookups.locks)
+            self._locks.taken(lookups.locks)
+            request = lookups.request
             if lookups.version:
                 self._version = found.version
             if lookups.source is not None:
                 self._episodes[lookups.source] = found.episode
-            self._last[key] = found.last
-            self._near[key] = (lookups.moment, found.near)
+            self._keys.noted((request.subject, request.attribute), request.moment, found.near, found.last)
             self._seqs.append(found.seq)
             if lookups.consents:
-                self._consents[lookups.subject] = found.consents
-            self._resolved[lookups.subject] = found.resolved
+                self._consents[request.subject] = found.consents
+            self._resolved[request.subject] = found.resolved
             return found.due
 
         self._pending = receive
@@ -310,8 +258,8 @@ class PostgresWrite(
         """Take in what ``prefetch_one`` asked for, before anything reads or drops what it
         caches; the first read that waits for the server brings it along. Returns the
         probe's answer if the lookups carried it."""
-        if self._deferred is not None:
-            self._send_lookups(None)
+        if self._pipe.deferred:
+            self._pipe.open()
         if self._pending is None:
             return None
         receive, self._pending = self._pending, None
@@ -320,8 +268,8 @@ class PostgresWrite(
     def lifecycle_due(self, now: int) -> bool:
         """Asked after ``prefetch_one`` when the ledger prefetches first: the probe goes
         in the lookups' statement, one round trip for both."""
-        if self._deferred is not None:
-            self._send_lookups(now)
+        if self._pipe.deferred:
+            self._pipe.open(now)
             due = self._receive()
             assert due is not None
             return due
@@ -357,25 +305,16 @@ class PostgresWrite(
         self._consents.clear()
         return super().delete_consents(rows)
 
-    def _forget_cached(self, subject: str, attribute: str) -> None:
-        self._current.pop((subject, attribute), None)
-        self._last.pop((subject, attribute), None)
-        self._near.pop((subject, attribute), None)
-
     def key(self, subject: str, attribute: str) -> KeyView:
         """From the current versions ``lock_keys`` loaded if it did, else index lookups
         (answered from ``prefetch_one``'s rows when they are about the same instant)."""
         self._lock([subject])
         self.flush()
-        loaded = self._current.pop((subject, attribute), None)
-        near = self._near.pop((subject, attribute), None)
-        if loaded is not None:
-            return KeyTimeline(loaded)
-        return KeyLookups(self._db, self.tenant, subject, attribute, near)
+        return self._keys.view(self._db, self.tenant, (subject, attribute))
 
     def current(self, subject: str, attribute: str) -> list[Version]:
         self._lock([subject])
-        cached = self._current.pop((subject, attribute), None)
+        cached = self._keys.take_current((subject, attribute))
         if cached is not None:
             return cached
         self.flush()
@@ -387,17 +326,15 @@ class PostgresWrite(
 
     def last_recorded_at(self, subject: str, attribute: str) -> int | None:
         self._lock([subject])
-        if (subject, attribute) in self._last:
-            return self._last[(subject, attribute)]
-        return super().last_recorded_at(subject, attribute)
+        return self._keys.last((subject, attribute), lambda: super(PostgresWrite, self).last_recorded_at(
+            subject, attribute))
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:
         """Queue the change; ``flush`` sends every queued retirement in two statements
         before anything reads or inserts versions (a batch retires per key)."""
         self._receive()
+        self._keys.versions_changed(versions)
         for version in versions:
-            self._current.pop((version.subject, version.attribute), None)
-            self._near.pop((version.subject, version.attribute), None)
             assert version.row_id is not None
             if version.recorded_from == recorded_at:
                 self._drop.append(version.row_id)
@@ -422,12 +359,9 @@ class PostgresWrite(
         if not versions:
             return
         self._lock({v.subject for v in versions})
-        for version in versions:
-            self._current.pop((version.subject, version.attribute), None)
-            self._near.pop((version.subject, version.attribute), None)
+        self._keys.versions_changed(versions)
         self.flush()
-        queued, self._queued = self._queued, None  # the operation and its versions: one statement
-        named, self._queued_name = self._queued_name, None
+        queued, named = self._pipe.take_held()  # the operation and its versions: one statement
         if len(versions) == 1:
             row = self._version_row(versions[0])
             if queued is None:
@@ -458,9 +392,7 @@ class PostgresWrite(
     def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
         """A one-fact write's spelling travels in its operation's statement (no statement
         of its own); anything else goes as the portable insert."""
-        if self._queued is not None and self._queued_name is None and len(spellings) == 1 \
-                and spellings[0][0] == self._queued[1]:
-            self._queued_name = (self.tenant, *spellings[0])
+        if len(spellings) == 1 and self._pipe.name_held((self.tenant, *spellings[0])):
             return
         super().note_spellings(spellings)
 
@@ -473,16 +405,15 @@ class PostgresWrite(
 
     def append_operation(self, op: Operation) -> int:
         self._lock([op.subject])
-        self._last.pop((op.subject, op.attribute), None)
+        self._keys.appended((op.subject, op.attribute))
         if not self._seqs:
             return super().append_operation(op)
         seq = self._seqs.pop(0)  # drawn by prefetch_one: the insert needs no round trip of its own
-        self._cur  # noqa: B018 - an operation queued earlier goes first
-        self._queued = (
+        self._pipe.hold((
             self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value,
             op.source, Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version,
             micros(op.expires_at), seq,
-        )
+        ))
         return seq
 
     def append_operations(self, ops: list[Operation]) -> list[int]:
@@ -492,7 +423,7 @@ class PostgresWrite(
             return []
         self._lock({op.subject for op in ops})
         for op in ops:
-            self._last.pop((op.subject, op.attribute), None)
+            self._keys.appended((op.subject, op.attribute))
         rows = self._cur.execute(
             "SELECT nextval(pg_get_serial_sequence('operations', 'seq')) FROM generate_series(1, %s)",
             (len(ops),),
@@ -527,15 +458,15 @@ class PostgresWrite(
 
     def delete_operations_of_subject(self, subject: str) -> int:
         self._lock([subject])
-        self._last.clear()
+        self._keys.operations_erased()
         return super().delete_operations_of_subject(subject)
 
     def delete_operations_of_source(self, episode_id: str) -> int:
-        self._last.clear()
+        self._keys.operations_erased()
         return super().delete_operations_of_source(episode_id)
 
     def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
         self._lock([subject])
-        self._forget_cached(subject, attribute)
+        self._keys.forget((subject, attribute))
         self.flush()
         super().replace_versions(subject, attribute, versions)

@@ -11,17 +11,19 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._errors import BusyError, SchemaVersionError
-from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
+from ..._rules import KeyView, Operation, Version
 from ..._schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
 from .._migration_checksums import checksum, unrecorded
 from .._protocol import EpisodeRow, JobRow, ResidueScan
+from .._requests import OneFactWrite
 from .._rows import version_columns_of, version_from_row
 from .._search import SearchIndex
 from .._sql.access import AccessWrites
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionWrites
-from .._sql.ledger import NEAR, KeyLookups, LedgerWrites, Near, near_from_rows
+from .._sql.keystate import KeyStates
+from .._sql.ledger import NEAR, LedgerWrites, near_from_rows
 from .._sql.subjects import SubjectWrites
 from . import scan
 from .cache import Cache, TenantMemory, watch
@@ -106,9 +108,7 @@ class SQLiteWrite(
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
-        self._last: dict[tuple[str, str], int | None] = {}
-        self._current: dict[tuple[str, str], list[Version]] = {}
-        self._near: dict[tuple[str, str], tuple[int, Near]] = {}
+        self._keys = KeyStates()
 
     def episode(self, episode_id: str) -> EpisodeRow | None:
         key = ("episode", self.tenant, episode_id)
@@ -176,9 +176,7 @@ class SQLiteWrite(
         super().put_memory_type(schema)
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:
-        for version in versions:
-            self._current.pop((version.subject, version.attribute), None)
-            self._near.pop((version.subject, version.attribute), None)
+        self._keys.versions_changed(versions)
         if len(versions) == 1:
             version = versions[0]
             if version.recorded_from == recorded_at:
@@ -193,17 +191,20 @@ class SQLiteWrite(
         if retired:
             self._conn.executemany(_RETIRE_VERSION, retired)
 
+    def delete_operations(self, seqs: Sequence[int]) -> int:
+        self._keys.operations_erased()
+        return super().delete_operations(seqs)
+
     def delete_operations_of_subject(self, subject: str) -> int:
-        self._last.clear()
+        self._keys.operations_erased()
         return super().delete_operations_of_subject(subject)
 
     def delete_operations_of_source(self, episode_id: str) -> int:
-        self._last.clear()
+        self._keys.operations_erased()
         return super().delete_operations_of_source(episode_id)
 
     def replace_versions(self, subject: str, attribute: str, versions: list[Version]) -> None:
-        self._current.pop((subject, attribute), None)
-        self._near.pop((subject, attribute), None)
+        self._keys.key_changed((subject, attribute))
         super().replace_versions(subject, attribute, versions)
 
     def lock_keys(self, keys: list[tuple[str, str]], since: list[int] | None = None) -> None:
@@ -211,29 +212,24 @@ class SQLiteWrite(
         change and current versions (from ``since`` on) in two statements instead of two
         per key."""
         pairs = json.dumps(keys)
-        for subject, attribute, last in self._conn.execute(_LAST_OF_KEYS, (self.tenant, pairs)):
-            self._last[(subject, attribute)] = last
-        found: dict[tuple[str, str], list[Version]] = {key: [] for key in keys}
+        last = self._conn.execute(_LAST_OF_KEYS, (self.tenant, pairs)).fetchall()
         if since is None:
             rows = self._conn.execute(_CURRENT_OF_KEYS, (pairs, self.tenant))
         else:
             triples = json.dumps([(s, a, m) for (s, a), m in zip(keys, since, strict=True)])
             rows = self._conn.execute(_WINDOW_OF_KEYS, (triples, self.tenant))
-        for row in rows:
-            found[(row[2], row[3])].append(version_from_row(row))
-        self._current.update((key, ended_all(versions)) for key, versions in found.items())
+        self._keys.loaded(keys, last, (version_from_row(row) for row in rows))
 
     def last_recorded_at(self, subject: str, attribute: str) -> int | None:
-        if (subject, attribute) in self._last:
-            return self._last[(subject, attribute)]
-        return super().last_recorded_at(subject, attribute)
+        return self._keys.last((subject, attribute), lambda: super(SQLiteWrite, self).last_recorded_at(
+            subject, attribute))
 
     def current(self, subject: str, attribute: str) -> list[Version]:
-        loaded = self._current.pop((subject, attribute), None)
+        loaded = self._keys.take_current((subject, attribute))
         return loaded if loaded is not None else super().current(subject, attribute)
 
     def append_operation(self, op: Operation) -> int:
-        self._last.pop((op.subject, op.attribute), None)
+        self._keys.appended((op.subject, op.attribute))
         return super().append_operation(op)
 
     def document_store(self) -> SQLiteDocuments:
@@ -242,25 +238,23 @@ class SQLiteWrite(
 
         return SQLiteDocuments()
 
-    def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
-        """The key's versions around ``moment`` and its last change in one statement (the
-        schema and the source come from the cache)."""
-        key = (self.tenant, subject, attribute)
+    def prefetch_one(self, request: OneFactWrite) -> None:
+        """The key's versions around the request's instant and its last change in one
+        statement (the schema and the source come from the cache)."""
+        moment = request.moment
+        key = (self.tenant, request.subject, request.attribute)
         rows = self._conn.execute(_KEY_STATE, (*key, moment, *key, moment, *key)).fetchall()
-        self._near[(subject, attribute)] = (moment, near_from_rows([r for r in rows if r[0] != 2]))
-        self._last[(subject, attribute)] = next((r[1] for r in rows if r[0] == 2), None)
+        self._keys.noted((request.subject, request.attribute), moment,
+                         near_from_rows([r for r in rows if r[0] != 2]), next((r[1] for r in rows if r[0] == 2), None))
 
     def key(self, subject: str, attribute: str) -> KeyView:
         """From the current versions ``lock_keys`` loaded if it did, else index lookups."""
-        loaded = self._current.pop((subject, attribute), None)
-        if loaded is not None:
-            return KeyTimeline(loaded)
-        return KeyLookups(self._db, self.tenant, subject, attribute, self._near.pop((subject, attribute), None))
+        return self._keys.view(self._db, self.tenant, (subject, attribute))
 
     def append_operations(self, ops: list[Operation]) -> list[int]:
         """Batch insert; sequence numbers are assigned in order."""
         for op in ops:
-            self._last.pop((op.subject, op.attribute), None)
+            self._keys.appended((op.subject, op.attribute))
         row = self._conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'operations'").fetchone()
         first = (row[0] if row else 0) + 1
         self._conn.executemany(
@@ -274,9 +268,7 @@ class SQLiteWrite(
         return list(range(first, first + len(ops)))
 
     def insert_versions(self, versions: list[Version]) -> None:
-        for version in versions:
-            self._current.pop((version.subject, version.attribute), None)
-            self._near.pop((version.subject, version.attribute), None)
+        self._keys.versions_changed(versions)
         if len(versions) == 1:
             self._conn.execute(_INSERT_VERSION, _version_params(self.tenant, versions[0]))
         else:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._schema import AttributeSchema
 from .._protocol import QueryFilter, Reader
+from .._requests import PointRead
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
@@ -38,6 +39,9 @@ class SQLiteReader(
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
+
+    def plan_point(self, request: PointRead) -> None:
+        """Nothing to answer ahead: each read asks its own statement (or the cache)."""
 
     def declared(self, attribute: str) -> AttributeSchema | None:
         """From the connection's cache, as the write unit of work's ``attribute_schema``."""

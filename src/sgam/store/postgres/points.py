@@ -1,0 +1,79 @@
+"""A point read in one statement (``sgam_point_reads``, migration 17; names from 22).
+
+``PointRead`` names what a point read asks first: the subject's consent statements, what
+its subject and attribute names mean, and the versions of its timelines. Asked with the
+deadline probe, that is one server call: it sets the tenant, probes, and answers them
+all, outside any pipeline. Its rows are read by column name into answers keyed as the
+reads ask (``PointAnswers``), so the reader gives them back when those reads run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from psycopg.rows import dict_row
+
+from ..._purpose import ConsentRow
+from ..._rules import Version
+from .._requests import PointRead
+from .._sql.ledger import holding_at
+from .adapters import Micros, MicrosArray, Texts
+from .lookups import version_of
+from .session import Cursor
+
+CALL = (
+    "SELECT * FROM sgam_point_reads(%s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
+    "%s::timestamptz[])"
+)
+_DUE, _CONSENT, _VERSION, _SUBJECT, _ATTRIBUTE = 0, 1, 2, 3, 4
+"""The parts of the answer: the probe found something due; a consent statement; a version
+near an item's instant; what an item's subject name, or its attribute name, means."""
+
+
+@dataclass
+class PointAnswers:
+    """What a point read will ask, answered: each is given back once."""
+
+    consents: dict[str, list[ConsentRow]] = field(default_factory=dict)
+    subjects: dict[tuple[str, int | None], str] = field(default_factory=dict)
+    attributes: dict[tuple[str, int | None], str] = field(default_factory=dict)
+    versions: dict[tuple[str, str, int, int | None], Version | None] = field(default_factory=dict)
+
+
+def ask(cur: Cursor, tenant: str, now: int, request: PointRead) -> PointAnswers | None:
+    """Run the call for ``request``; None when something of the tenant is due at ``now``
+    (then nothing is answered: the deadline is settled in a write first)."""
+    subjects, attributes, ats, knowns = Texts(), Texts(), MicrosArray(), MicrosArray()
+    items: list[tuple[str, str, int, int | None]] = []
+
+    def item(subject: str | None, attribute: str | None, at: int | None) -> None:
+        subjects.append(subject)
+        attributes.append(attribute)
+        ats.append(at)
+        knowns.append(request.known_at)
+
+    item(request.subject, None, None)
+    item(None, request.attribute, None)
+    for timeline in request.timelines:
+        item(request.subject, timeline, request.at)
+        items.append((request.subject, timeline, request.at, request.known_at))
+    cur.row_factory = dict_row  # type: ignore[assignment]
+    rows: list[dict[str, Any]] = cur.execute(CALL, (
+        tenant, Micros(now), Texts([request.subject]), subjects, attributes, ats, knowns,
+    )).fetchall()  # type: ignore[assignment]
+    if rows and rows[0]["part"] == _DUE:
+        return None
+    answers = PointAnswers()
+    known = request.known_at
+    answers.consents[request.subject] = [
+        ConsentRow(r["subject"], r["purpose"], bool(r["granted"]), r["changed_at"], r["seq"])
+        for r in rows if r["part"] == _CONSENT]
+    answers.subjects[(request.subject, known)] = next(
+        (str(r["subject"]) for r in rows if r["part"] == _SUBJECT), request.subject)
+    answers.attributes[(request.attribute, known)] = next(
+        (str(r["subject"]) for r in rows if r["part"] == _ATTRIBUTE), request.attribute)
+    for number, key in enumerate(items, start=3):
+        around = [version_of(r) for r in rows if r["part"] == _VERSION and r["item"] == number]
+        answers.versions[key] = holding_at(around, request.at)
+    return answers
