@@ -86,9 +86,13 @@ class Ledger:
         return _SettledRead(self, tenant, call, ahead, point)
 
     def apply(self, tenant: str, pending: PendingOp) -> WriteResult:
-        """One validated operation in its own transaction."""
-        applied = self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending, prefetched=True),
-                                 prefetch=lambda txn: self.writes.prefetch(txn, pending))
+        """One validated operation in its own transaction: the backend's one call when it
+        has one and the write is common (``CommonWriter``), else a unit of work."""
+        writer = self.backend.common_writer(tenant)
+        applied = None if writer is None else self.writes.apply_common(writer, pending)
+        if applied is None:
+            applied = self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending, prefetched=True),
+                                     prefetch=lambda txn: self.writes.prefetch(txn, pending))
         self.index_facts(tenant)
         return self.result(tenant, applied)
 

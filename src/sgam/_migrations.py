@@ -15,10 +15,10 @@ from ._conversions import check_map
 from ._derivation import Ident, rederive, renamed_family
 from ._errors import ConflictError, NotFoundError, ValidationError
 from ._schema import AttributeSchema, Cardinality, ValueType
-from .store import ChangeRow, WriteTransaction
+from .store import ChangeRow, SchemaLookups, WriteTransaction
 
 
-def current_name(txn: WriteTransaction, attribute: str) -> str:
+def current_name(txn: SchemaLookups, attribute: str) -> str:
     """What ``attribute`` means now: renames followed through the declared schemas."""
     seen = {attribute}
     declared = txn.attribute_schema(attribute)

@@ -1,4 +1,5 @@
-"""A PostgreSQL one-fact write sends its lock, lookups and deadline probe as one statement
+"""A PostgreSQL one-fact write that is not the common case (``sgam_write_one`` hands it
+back) is a unit of work that sends its lock, lookups and deadline probe as one statement
 (``sgam_write_lookups``, migration 18) and its operation with its version as another: the
 answers, the locks and the deadlines must be what they were."""
 
@@ -37,11 +38,16 @@ def test_a_one_fact_write_is_two_statements_and_writes_as_before(postgres: Postg
         with statements() as sent:
             result = memory.write("acme", "ann", "city", "Rome", datetime(2026, 3, 1, tzinfo=UTC), "e1")
         assert result.assertion is not None and result.assertion.value == "Rome"
-        assert len(sent) == 2 and "sgam_write_lookups" in sent[0] and "WITH operation AS" in sent[1]
+        assert len(sent) == 1 and "sgam_write_one" in sent[0]  # the common case: one call
         clock.advance()
-        memory.write("acme", "ann", "city", "Lima", datetime(2026, 2, 1, tzinfo=UTC), "e1")  # out of order
+        with statements() as sent:  # out of order: handed back to the planner
+            memory.write("acme", "ann", "city", "Lima", datetime(2026, 2, 1, tzinfo=UTC), "e1")
+        assert len(sent) == 3 and "sgam_write_one" in sent[0]
+        assert "sgam_write_lookups" in sent[1] and "WITH operation AS" in sent[2]
         clock.advance()
-        memory.correct("acme", "ann", "city", datetime(2026, 3, 1, tzinfo=UTC), "Bergen", "e1")
+        with statements() as sent:  # a correction never tries the one call
+            memory.correct("acme", "ann", "city", datetime(2026, 3, 1, tzinfo=UTC), "Bergen", "e1")
+        assert "sgam_write_lookups" in sent[0] and not any("sgam_write_one" in s for s in sent)
         assert [a.value for a in memory.history("acme", "ann", "city")] == ["Oslo", "Lima", "Bergen"]
         assert _operations(postgres, "ann") == 4
         memory.consent("acme", "bob", False)
@@ -55,15 +61,17 @@ def test_a_write_settles_due_deadlines_it_finds_with_its_lookups(postgres: Postg
     with Memory(postgres.app, clock=clock) as memory:
         memory.add_episode("acme", "e1", T0, "Ann's city")
         memory.write("acme", "ann", "city", "Oslo", T0, "e1", expires_at=datetime(2026, 6, 2, tzinfo=UTC))
+        memory.write("acme", "ann", "home", "Oslo", T0, "e1")  # its schema is at hand from now on
         clock.set(datetime(2026, 6, 3, tzinfo=UTC))
         with statements() as sent:
-            memory.write("acme", "ann", "home", "Rome", T0, "e1")
-        assert "sgam_write_lookups" in sent[0] and any("DELETE FROM operations" in s for s in sent)
+            memory.write("acme", "ann", "home", "Rome", datetime(2026, 2, 1, tzinfo=UTC), "e1")
+        assert "sgam_write_one" in sent[0] and "sgam_write_lookups" in sent[1]  # found due: handed back
+        assert any("DELETE FROM operations" in s for s in sent)
         assert _operations(postgres, "ann", "city") == 0  # the write settled it, before any read
         assert memory.get("acme", "ann", "home").value == "Rome"  # type: ignore[union-attr]
 
 
-def test_upgrade_to_version_18_writes_in_two_statements(owned: tuple[str, str],  # noqa: F811 - fixture
+def test_upgrade_to_version_18_writes_in_one_statement(owned: tuple[str, str],  # noqa: F811 - fixture
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     owner, app = owned
     monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:17])
@@ -75,5 +83,5 @@ def test_upgrade_to_version_18_writes_in_two_statements(owned: tuple[str, str], 
         memory.write("acme", "ann", "city", "Oslo", T0, "e1")  # the first also reads the schemas it caches
         with statements() as sent:
             assert memory.write("acme", "bob", "city", "Rome", T0, "e1").assertion is not None
-        assert len(sent) == 2 and "sgam_write_lookups" in sent[0]
+        assert len(sent) == 1 and "sgam_write_one" in sent[0]
         assert memory.get("acme", "ann", "city").value == "Oslo"  # type: ignore[union-attr]

@@ -14,6 +14,7 @@ from ._protocol import (
     AuditRow,
     ChangeRow,
     ClassHoldings,
+    CommonWriter,
     EpisodeReads,
     EpisodeRow,
     EpisodeWrites,
@@ -36,6 +37,7 @@ from ._protocol import (
     ResidueHit,
     ResidueScan,
     RetentionRow,
+    SchemaLookups,
     SchemaReads,
     SchemaWrites,
     SubjectReads,
@@ -44,7 +46,7 @@ from ._protocol import (
     apply_plan,
 )
 from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
-from ._requests import OneFactWrite, PointRead
+from ._requests import CommonWrite, CommonWritten, OneFactWrite, PointRead
 from ._search import (
     CandidateEpisodes,
     KeywordQuery,
@@ -71,6 +73,9 @@ __all__ = [
     "Chunk",
     "ChunkRow",
     "ClassHoldings",
+    "CommonWrite",
+    "CommonWriter",
+    "CommonWritten",
     "DocumentRow",
     "DocumentStore",
     "EpisodeReads",
@@ -101,6 +106,7 @@ __all__ = [
     "ResidueScan",
     "RetentionRow",
     "RevisionRow",
+    "SchemaLookups",
     "SchemaReads",
     "SchemaWrites",
     "SearchFilter",

@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 from ._documents import DocumentStore
-from ._protocol import JobRow, Reader, ResidueScan, WriteTransaction
+from ._protocol import CommonWriter, JobRow, Reader, ResidueScan, WriteTransaction
 from ._search import SearchIndex
 
 T = TypeVar("T")
@@ -21,6 +21,10 @@ class Backend(Protocol):
         failures; driver errors leave as sgam errors."""
         ...
 
+    def common_writer(self, tenant: str) -> CommonWriter | None:
+        """The one-call path of the tenant's common one-fact writes, when this backend has
+        one and the tenant's schema at hand; None: every write is a unit of work."""
+        ...
     def read(self, tenant: str) -> AbstractContextManager[Reader]: ...
     def read_one(self, tenant: str) -> AbstractContextManager[Reader]:
         """A read that runs one statement. No transaction is opened around it (a statement

@@ -36,7 +36,7 @@ from ._records import (
     ResidueScan,
     RetentionRow,
 )
-from ._requests import OneFactWrite, PointRead
+from ._requests import CommonWrite, CommonWritten, OneFactWrite, PointRead
 
 if TYPE_CHECKING:
     from ._sql.checkpoints import CheckpointRecords
@@ -112,13 +112,38 @@ class SchemaReads(Scope, Protocol):
     def memory_types(self) -> list[MemoryTypeSchema]: ...
 
 
-class SchemaWrites(Scope, Protocol):
+class SchemaLookups(Scope, Protocol):
+    """What validating a value against the tenant's schema asks."""
+
+    def attribute_schema(self, attribute: str) -> AttributeSchema | None: ...
+    def memory_type(self, name: str) -> MemoryTypeSchema | None: ...
+
+
+class SchemaWrites(SchemaLookups, Protocol):
     def schema_version(self) -> int: ...
     def bump_schema_version(self) -> int: ...
-    def attribute_schema(self, attribute: str) -> AttributeSchema | None: ...
     def put_attribute_schema(self, schema: AttributeSchema) -> None: ...
-    def memory_type(self, name: str) -> MemoryTypeSchema | None: ...
     def put_memory_type(self, schema: MemoryTypeSchema) -> None: ...
+
+
+class CommonWriter(SchemaLookups, Protocol):
+    """A backend's one-call path for the common one-fact write of one tenant (a write
+    after its key's last start). The schema it answers is the tenant's as the backend
+    last read it, at ``version``, without asking the database; the write checks that
+    version and everything else, and hands back every other case untouched."""
+
+    version: int
+
+    @property
+    def complete(self) -> bool:
+        """Whether every schema asked for so far was at hand (else the answers are not
+        to be trusted: a missing one read as undeclared)."""
+        ...
+    def write(self, request: CommonWrite) -> CommonWritten | None:
+        """``request`` applied and committed in one round trip, or None: it is not the
+        common case (or the schema changed), nothing was written, plan it in a unit of
+        work."""
+        ...
 
 
 # the ledger ----------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._rules import Effect, Operation, Version
+
 
 @dataclass(frozen=True, slots=True)
 class PointRead:
@@ -37,3 +39,26 @@ class OneFactWrite:
     attribute: str
     moment: int
     source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommonWrite:
+    """A write of one value that a backend may apply in one call (``CommonWriter``).
+    ``operation`` is validated against the schema at its ``schema_version`` (the one the
+    backend had at hand) and carries the clock's instant as ``recorded_at``, which the
+    backend keeps no earlier than the key's last change; ``now`` is the deadline probe's
+    instant; ``spelling``: the subject as the caller spelled it."""
+
+    operation: Operation
+    spelling: str | None
+    now: int
+
+
+@dataclass(frozen=True, slots=True)
+class CommonWritten:
+    """What the common write did: the operation's sequence number, its effect, and the
+    version it added (None when it corroborated)."""
+
+    seq: int
+    effect: Effect
+    version: Version | None

@@ -51,6 +51,7 @@ from .._sql.session import Params
 from .._sql.subjects import SubjectReads
 from . import points, scan
 from .adapters import Micros, configure
+from .common import PostgresCommonWriter
 from .connect import connect
 from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
@@ -350,6 +351,14 @@ class PostgresBackend:
                 _roll_back(conn)
                 raise
             return result
+
+    def common_writer(self, tenant: str) -> PostgresCommonWriter | None:
+        """One call per common write (``common.py``), once a unit of work of the tenant
+        has read its schema into the cache."""
+        check_tenant(tenant)
+        if tenant not in self._schemas:
+            return None
+        return PostgresCommonWriter(self._pool, tenant, self._schemas)
 
     @contextmanager
     def read(self, tenant: str) -> Iterator[PostgresReader]:

@@ -48,6 +48,7 @@ from . import (
     v22,
     v23,
     v24,
+    v28,
 )
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
@@ -97,14 +98,17 @@ probe, consents and versions in one statement (migration 17)."""
 
 WRITE_FUNCTIONS = (
     "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
+    "sgam_write_one(text, timestamptz, bigint, integer, text, text, timestamptz, text, text, text, double precision, "
+    "timestamptz, text)",
 )
-"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18)."""
+"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18), and the
+common one-fact write whole (the module v28)."""
 
 MIGRATIONS: list[str] = [
     version.SCRIPT
     for version in (
         v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
-        v22, v23, v24,
+        v22, v23, v24, v28,
     )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
