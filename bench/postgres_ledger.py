@@ -1,6 +1,6 @@
 """PostgreSQL benchmark: sgam's ledger against LangGraph's ``PostgresStore`` (not a test).
 
-    python bench/postgres_ledger.py [--sizes 10000 100000] [--procs 1 4 16] [--db ADMIN_URL] [--json]
+    python bench/postgres_ledger.py [--sizes 10000 100000] [--procs 1 4 16] [--db ADMIN_URL] [--json] [--waits]
 
 Workload per size N: N/10 keys with 10 versions each, 2% of them arriving out of order.
 Measured: batch ingest (rows/s, batches of 1000), one-fact write transactions (tx/s)
@@ -10,6 +10,11 @@ index with an explicit transaction time (``known_at``).
 LangGraph's store gets the same keys and values through ``batch``/``put``/``get``; it
 keeps only the latest value, so it has no ``at``/``known_at`` reads. Without ``--db`` an
 embedded PostgreSQL is started in a temporary folder.
+
+``--waits`` tells where one-fact writes spend the machine: the writers' own CPU and the
+server's CPU per transaction (``/proc``, the server on this machine), and what the
+server's backends were doing, sampled from ``pg_stat_activity`` every few milliseconds
+(running, waiting for the client, for a lock, for the WAL...).
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ import os
 import random
 import statistics
 import tempfile
+import threading
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -150,25 +157,84 @@ WORKERS: dict[str, Callable[[str, int, int, int], Callable[[], int]]] = {
 def _entry(kind: str, url: str, n: int, procs: int, worker: int, barrier: Any, results: Any) -> None:
     run = WORKERS[kind](url, n, procs, worker)  # connect before the clock starts
     barrier.wait()
-    start = time.time()
+    start, cpu = time.time(), time.process_time()
     done = run()
-    results.put((start, time.time(), done))
+    results.put((start, time.time(), done, time.process_time() - cpu))
 
 
-def parallel(kind: str, url: str, n: int, procs: int) -> float:
-    """Run ``procs`` workers from one barrier; return units done per second, all together."""
+def parallel(kind: str, url: str, n: int, procs: int, waits: dict[str, Any] | None = None) -> float:
+    """Run ``procs`` workers from one barrier; return units done per second, all together.
+    ``waits``: filled with where the run spent the machine (``Sampler``)."""
     context = multiprocessing.get_context("spawn")
     barrier, results = context.Barrier(procs), context.Queue()
     workers = [context.Process(target=_entry, args=(kind, url, n, procs, w, barrier, results))
                for w in range(procs)]
     for process in workers:
         process.start()
+    sampler = None if waits is None else Sampler(url)
     found = [results.get() for _ in workers]
+    server_cpu = None if sampler is None else sampler.stop()
     for process in workers:
         process.join()
         if process.exitcode:
             raise RuntimeError(f"{kind} worker failed with exit code {process.exitcode}")
-    return sum(r[2] for r in found) / (max(r[1] for r in found) - min(r[0] for r in found))
+    done = sum(r[2] for r in found)
+    wall = max(r[1] for r in found) - min(r[0] for r in found)
+    if waits is not None and sampler is not None and server_cpu is not None:
+        total = sum(sampler.seen.values()) or 1
+        waits.update({
+            "client_cpu_ms_per_unit": round(1000 * sum(r[3] for r in found) / done, 3),
+            "server_cpu_ms_per_unit": round(1000 * server_cpu / done, 3),
+            "wall_ms_per_unit": round(1000 * wall / done, 3),
+            "backend_states": {state: round(count / total, 3) for state, count in sampler.seen.most_common(8)},
+        })
+    return done / wall
+
+
+class Sampler:
+    """What the benchmark database's backends are doing, every few milliseconds, and the
+    CPU the server's processes use meanwhile (read from ``/proc``: the server runs here)."""
+
+    _QUERY = ("SELECT CASE WHEN state = 'active' THEN coalesce(wait_event_type || ':' || wait_event, 'running') "
+              "ELSE coalesce(wait_event_type || ':' || wait_event, state) END FROM pg_stat_activity "
+              "WHERE datname = %s AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+
+    def __init__(self, url: str) -> None:
+        self.seen: Counter[str] = Counter()
+        self._conn = psycopg.connect(url, autocommit=True)
+        self._stop = threading.Event()
+        self._cpu = _server_cpu()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.seen.update(row[0] for row in self._conn.execute(self._QUERY, (DATABASE,)))
+            self._stop.wait(0.005)
+
+    def stop(self) -> float:
+        """Stop sampling; the server's CPU seconds since the start (the sampler's own
+        backend included: a few percent)."""
+        self._stop.set()
+        self._thread.join()
+        self._conn.close()
+        return _server_cpu() - self._cpu
+
+
+def _server_cpu() -> float:
+    """CPU seconds of every ``postgres`` process, with the children it has reaped."""
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+        if name == "postgres":
+            ticks += sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def latencies(call: Callable[[int], object], keys: int) -> tuple[float, float]:
@@ -223,6 +289,8 @@ def main() -> None:
     parser.add_argument("--procs", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--db", help="admin URL of a PostgreSQL server (default: embedded)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--waits", action="store_true",
+                        help="also tell where one-fact writes spend the machine (CPU, backend wait events)")
     args = parser.parse_args()
     load_at_start = os.getloadavg()[0]
     admin, app = prepare(args.db or start_server())
@@ -235,11 +303,16 @@ def main() -> None:
         per_system = figures.setdefault(str(n), {})
         for system, url in (("sgam", app), ("langgraph", admin)):
             found: dict[str, Any] = {"batch_rows_per_s": {}, "write_tps": {}}
+            if args.waits:
+                found["write_waits"] = {}
             for procs in args.procs:
                 reset(admin)
                 found["batch_rows_per_s"][str(procs)] = round(parallel(f"{system}_batch", url, n, procs))
             for procs in args.procs:
-                found["write_tps"][str(procs)] = round(parallel(f"{system}_single", url, n, procs))
+                waits: dict[str, Any] | None = {} if args.waits else None
+                found["write_tps"][str(procs)] = round(parallel(f"{system}_single", url, n, procs, waits))
+                if waits is not None:
+                    found["write_waits"][str(procs)] = waits
             reset(admin)
             parallel(f"{system}_batch", url, n, 1)
             found.update(read_figures(system, url, n))
@@ -249,6 +322,8 @@ def main() -> None:
         print(json.dumps({"sizes": figures, "machine": machine(load_at_start)}, indent=2))
     else:
         print_table(args.procs, table_rows(figures))
+        if args.waits:
+            print_waits(figures)
 
 
 def machine(load_at_start: float) -> dict[str, Any]:
@@ -307,6 +382,16 @@ def read_figures(system: str, url: str, n: int) -> dict[str, float]:
         figures[f"read_{label}_p50_us"] = round(p50, 1)
         figures[f"read_{label}_p99_us"] = round(p99, 1)
     return figures
+
+
+def print_waits(figures: dict[str, dict[str, dict[str, Any]]]) -> None:
+    for n, per_system in figures.items():
+        for system in ("sgam", "langgraph"):
+            for procs, waits in per_system[system].get("write_waits", {}).items():
+                states = ", ".join(f"{state} {share:.0%}" for state, share in waits["backend_states"].items())
+                print(f"{system} N={n} {procs} proc: client CPU {waits['client_cpu_ms_per_unit']} ms/tx, server CPU "
+                      f"{waits['server_cpu_ms_per_unit']} ms/tx, wall {waits['wall_ms_per_unit']} ms/tx; "
+                      f"backends: {states}")
 
 
 def print_table(procs: list[int], rows: list[tuple[str, int, str, list[str]]]) -> None:
