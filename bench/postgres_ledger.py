@@ -1,6 +1,7 @@
 """PostgreSQL benchmark: sgam's ledger against LangGraph's ``PostgresStore`` (not a test).
 
     python bench/postgres_ledger.py [--sizes 10000 100000] [--procs 1 4 16] [--db ADMIN_URL] [--json] [--waits]
+                                    [--write-rounds R]
 
 Workload per size N: N/10 keys with 10 versions each, 2% of them arriving out of order.
 Measured: batch ingest (rows/s, batches of 1000), one-fact write transactions (tx/s)
@@ -14,7 +15,10 @@ embedded PostgreSQL is started in a temporary folder.
 ``--waits`` tells where one-fact writes spend the machine: the writers' own CPU and the
 server's CPU per transaction (``/proc``, the server on this machine), and what the
 server's backends were doing, sampled from ``pg_stat_activity`` every few milliseconds
-(running, waiting for the client, for a lock, for the WAL...).
+(running, waiting for the client, for a lock, for the WAL...). ``--write-rounds R`` then
+runs the one-fact writes R more times, sgam and LangGraph alternating on a store reset
+and loaded again each round, and reports each round's ratio and their median: on a shared
+machine one run's ratio moves by 2x.
 """
 
 from __future__ import annotations
@@ -100,6 +104,9 @@ def sgam_batch(url: str, n: int, procs: int, worker: int) -> Callable[[], int]:
 
 
 def sgam_single(url: str, n: int, procs: int, worker: int) -> Callable[[], int]:
+    """Each write supersedes its key's value: it starts after every version written so far,
+    those of the runs with fewer writers included (a run of ``procs`` writers writes on day
+    20 + ``procs``), as a put replaces a value."""
     memory = Memory(url)
     rng = random.Random(worker)
     count = SINGLE_WRITES // procs
@@ -107,7 +114,7 @@ def sgam_single(url: str, n: int, procs: int, worker: int) -> Callable[[], int]:
     def run() -> int:
         for j in range(count):
             k = rng.randrange(worker, n // 10, procs)
-            memory.write(TENANT, f"s{k}", "a", 100 + j, BASE + timedelta(days=20, seconds=j), "bench")
+            memory.write(TENANT, f"s{k}", "a", 100 + j, BASE + timedelta(days=20 + procs, seconds=j), "bench")
         memory.close()
         return count
     return run
@@ -202,8 +209,9 @@ class Sampler:
     def __init__(self, url: str) -> None:
         self.seen: Counter[str] = Counter()
         self._conn = psycopg.connect(url, autocommit=True)
+        self._server = int(_stat(self._conn.info.backend_pid)[1])  # the postmaster: its parent
         self._stop = threading.Event()
-        self._cpu = _server_cpu()
+        self._cpu = _server_cpu(self._server)
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
@@ -218,22 +226,28 @@ class Sampler:
         self._stop.set()
         self._thread.join()
         self._conn.close()
-        return _server_cpu() - self._cpu
+        return _server_cpu(self._server) - self._cpu
 
 
-def _server_cpu() -> float:
-    """CPU seconds of every ``postgres`` process, with the children it has reaped."""
-    ticks = 0
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name (state first)."""
+    stat = (Path("/proc") / str(pid) / "stat").read_text()
+    return stat[stat.rindex(")") + 2:].split()
+
+
+def _server_cpu(postmaster: int) -> float:
+    """CPU seconds of one server: the postmaster with the children it has reaped, and its
+    live children (other servers on the machine are not counted)."""
+    ticks = sum(int(field) for field in _stat(postmaster)[11:15])  # utime, stime, cutime, cstime
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            fields = _stat(int(entry.name))
         except OSError:
             continue
-        name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
-        if name == "postgres":
-            ticks += sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+        if int(fields[1]) == postmaster:
+            ticks += int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
@@ -289,6 +303,8 @@ def main() -> None:
     parser.add_argument("--procs", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--db", help="admin URL of a PostgreSQL server (default: embedded)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--write-rounds", type=int, default=0, metavar="R",
+                        help="R more rounds of one-fact writes, the systems alternating (median ratios)")
     parser.add_argument("--waits", action="store_true",
                         help="also tell where one-fact writes spend the machine (CPU, backend wait events)")
     args = parser.parse_args()
@@ -318,12 +334,36 @@ def main() -> None:
             found.update(read_figures(system, url, n))
             per_system[system] = found
         per_system["sgam_vs_langgraph"] = ratios(per_system["sgam"], per_system["langgraph"])
+        if args.write_rounds:
+            per_system["write_rounds"] = write_rounds(admin, app, n, args.procs, args.write_rounds)
     if args.json:
         print(json.dumps({"sizes": figures, "machine": machine(load_at_start)}, indent=2))
     else:
         print_table(args.procs, table_rows(figures))
+        for n, per_system in figures.items():
+            if "write_rounds" in per_system:
+                print(f"N={n} one-fact writes by round:", json.dumps(per_system["write_rounds"]))
         if args.waits:
             print_waits(figures)
+
+
+def write_rounds(admin: str, app: str, n: int, procs: list[int], rounds: int) -> dict[str, Any]:
+    """Per writer count: each round's tx/s of both systems, sgam's ratio, and the median
+    ratio; the store is reset and loaded again before each round, so each round's writes
+    supersede every key's value."""
+    found: dict[str, Any] = {str(p): {"sgam": [], "langgraph": [], "ratio": []} for p in procs}
+    for _ in range(rounds):
+        reset(admin)
+        parallel("sgam_batch", app, n, max(procs))
+        parallel("langgraph_batch", admin, n, max(procs))
+        for p in procs:
+            sgam, langgraph = parallel("sgam_single", app, n, p), parallel("langgraph_single", admin, n, p)
+            found[str(p)]["sgam"].append(round(sgam))
+            found[str(p)]["langgraph"].append(round(langgraph))
+            found[str(p)]["ratio"].append(round(sgam / langgraph, 3))
+    for figures in found.values():
+        figures["median_ratio"] = round(statistics.median(figures["ratio"]), 3)
+    return found
 
 
 def machine(load_at_start: float) -> dict[str, Any]:
