@@ -89,6 +89,16 @@ def test_writes_after_the_step_must_be_of_the_new_version(memory: Memory, clock:
     assert memory.get("t", "cy", "plan").value == {"destination": "Oslo", "nights": 2}  # type: ignore[union-attr]
 
 
+def test_a_process_holding_the_old_model_validates_writes_against_the_new_version(
+        store: Store, clock: ManualClock) -> None:
+    with Memory(store.url, clock=clock) as old, Memory(store.url, clock=clock) as new:
+        _trips(old, clock)
+        new.register_memory_type("t", "trip", TripV2, convert=upgrade)
+        with pytest.raises(ValidationError):
+            old.write("t", "cy", "plan", {"city": "Oslo", "nights": "2"}, T3, "e2")
+        old.write("t", "cy", "plan", {"destination": "Oslo", "nights": 2}, T3, "e2")
+
+
 def test_a_result_the_new_model_refuses_is_set_aside_with_the_reason(memory: Memory, clock: ManualClock) -> None:
     _trips(memory, clock)
     memory.register_memory_type("t", "trip", TripV2, convert=lambda old: {"destination": old["city"]})
