@@ -19,13 +19,12 @@ import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Protocol
 
-from ._conversions import convert
+from ._conversions import TypeConversion, ValueConversion
 from ._errors import ConflictError, NotFoundError, SgamError, ValidationError
 from ._purpose import MEMBER, ledger_attribute, member_attribute, split_attribute
 from ._rules import KeyTimeline, Operation, OpKind, Version, ended_all
-from ._schema import Cardinality, ValueType
+from ._schema import Cardinality
 from .store import AliasRow, ChangeRow, ConvertedRow, QuarantineRow, WriteTransaction
 
 Key = tuple[str, str]
@@ -43,50 +42,6 @@ def resolve(edges: dict[str, str], name: str) -> str:
             raise ConflictError(f"a cycle of names through {name!r}", field="name", value=name)
         seen.add(name)
     return name
-
-
-class ValueConversion(Protocol):
-    """How a ``retype`` step converts each value it reaches: the built-in conversions of
-    a value type (``TypeConversion``), or what a memory type's conversion function made
-    of each operation (``RecordedConversion``, and the function itself while the step
-    is taken)."""
-
-    def reaches(self, op: Operation) -> bool:
-        """Whether the step converts ``op`` (an operation of the step's attribute)."""
-        ...
-
-    def __call__(self, op: Operation, current: str) -> str | None:
-        """``current`` (canonical JSON) converted, or None: set aside."""
-        ...
-
-    def refused(self, attribute: str, unconverted: Sequence[str]) -> SgamError:
-        """The error of a step that would set ``unconverted`` aside without ``quarantine``."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class TypeConversion:
-    """A retype to a value type: its ``map`` first, then the built-in conversions."""
-
-    value_type: ValueType
-    mapping: dict[str, str]
-
-    @classmethod
-    def of(cls, detail: dict[str, Any]) -> TypeConversion:
-        return cls(ValueType(detail["type"]), {str(old): str(new) for old, new in detail.get("map", [])})
-
-    def reaches(self, op: Operation) -> bool:
-        return True
-
-    def __call__(self, op: Operation, current: str) -> str | None:
-        return convert(current, self.value_type, self.mapping)
-
-    def refused(self, attribute: str, unconverted: Sequence[str]) -> SgamError:
-        shown = ", ".join(sorted(set(unconverted))[:3])
-        return ValidationError(
-            "type", self.value_type.value,
-            f"{len(unconverted)} value(s) of {attribute!r} have no conversion to {self.value_type.value} "
-            f"(e.g. {shown}): list them in map, or set quarantine")
 
 
 def memory_type_of(change: ChangeRow) -> str | None:

@@ -11,8 +11,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from ._conversions import check_map
-from ._derivation import Ident, ValueConversion, rederive, renamed_family
+from ._conversions import ValueConversion, check_map
+from ._derivation import Ident, rederive, renamed_family
 from ._errors import ConflictError, NotFoundError, ValidationError
 from ._schema import AttributeSchema, Cardinality, ValueType
 from .store import ChangeRow, WriteTransaction
