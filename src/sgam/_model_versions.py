@@ -80,7 +80,7 @@ class ModelConversion:
             new = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
         try:
             text = canonical_json(new)
-            check_memory_value(new, self.schema, self.model)
+            check_memory_value(new, self.schema, self.model, text)
         except SgamError as exc:
             rule = f"{exc.field}: {exc.rule}" if isinstance(exc, ValidationError) else exc.message
             return None, _reason(f"does not validate against version {self.schema.schema_version} of "
