@@ -4,7 +4,7 @@ Each change is one unit of work that reads the document's current row (locked on
 PostgreSQL), checks the caller's expected revision, computes the new text and writes
 the document, a revision and its search chunks together: two writers cannot both build
 on the same revision, so no update is lost. Error messages of the memory-tool commands
-are the texts the tool returns (``sgam.documents.tool``), so the two cannot drift.
+are the texts the tool returns (``sgam.tools.memory_tool``), so the two cannot drift.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._errors import ConflictError, NotFoundError, SgamError, ValidationError
-from .._purpose import check_purpose
-from .._secret import Digests
-from .._time import parse_timestamp, to_micros
-from .._values import check_optional_name, check_tenant
+from .._core.errors import ConflictError, NotFoundError, SgamError, ValidationError
+from .._core.purpose import check_purpose
+from .._core.secret import Digests
+from .._core.time import parse_timestamp, to_micros
+from .._core.values import check_optional_name, check_tenant
 from ..search.embedders import Embedder
 from ..store import AuditRow, Backend, DocumentRow, DocumentStore, Reader, RevisionRow, WriteTransaction
 from ._checks import (
@@ -43,7 +43,7 @@ from .paths import ROOT, ancestors, check_path, is_within
 from .text import check_content, chunks, edit_lines
 
 if TYPE_CHECKING:
-    from .._ledger import Ledger
+    from ..ledger.service import Ledger
 
 T = TypeVar("T")
 RECALL_PASSAGES = 5

@@ -25,16 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from .._erasure import forget_item
-from .._errors import ValidationError
-from .._expiry import purge
-from .._item_keys import ledger_key
-from .._ledger import Ledger
-from .._model import ForgetResult
-from .._rules import OpKind
-from .._time import from_micros, optional_micros
-from .._values import canonical_json, load_value
-from .._write import PendingOp
+from .._core.errors import ValidationError
+from .._core.item_keys import ledger_key
+from .._core.model import ForgetResult
+from .._core.rules import OpKind
+from .._core.time import from_micros, optional_micros
+from .._core.values import canonical_json, load_value
+from ..ledger.service import Ledger
+from ..ledger.write import PendingOp
+from ..lifecycle.erasure import forget_item
+from ..lifecycle.expiry import purge
 from ..search.fusion import reciprocal_rank_fusion
 from ..search.text import keywords
 from ..store import EpisodeRow, ItemRow, Reader, WriteTransaction

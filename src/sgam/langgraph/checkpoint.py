@@ -31,13 +31,13 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from .._erasure import forget_thread
-from .._errors import NotFoundError, ValidationError
-from .._expiry import settle_threads
-from .._memory import Memory
-from .._model import ForgetResult
-from .._retention import DEFAULT_CLASS
-from .._values import check_name, check_subject, check_tenant
+from .._core.errors import NotFoundError, ValidationError
+from .._core.model import ForgetResult
+from .._core.retention import DEFAULT_CLASS
+from .._core.values import check_name, check_subject, check_tenant
+from ..lifecycle.erasure import forget_thread
+from ..lifecycle.expiry import settle_threads
+from ..memory.facade import Memory
 from ..store import Reader, WriteTransaction
 from ..store._sql.checkpoints import CheckpointRow, CheckpointWriteRow, ThreadRow
 from ._serde import StrictSerializer

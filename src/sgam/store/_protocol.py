@@ -4,7 +4,7 @@ Each capability is a small protocol: the ledger's lookups and row changes, episo
 tenant's schema, erasure, the extraction path and its jobs, the lifecycle, LangGraph
 items and the action ledger. ``WriteTransaction`` and ``Reader`` are their composition;
 code above the store asks for the narrowest one it needs. The rules live above this line
-(``sgam._rules``), so SQLite and PostgreSQL cannot disagree about them; conveniences made
+(``sgam._core.rules``), so SQLite and PostgreSQL cannot disagree about them; conveniences made
 of several calls (``apply_plan``) are plain functions here, not methods every backend repeats.
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from .._purpose import ConsentRow
-from .._rules import KeyView, Operation, Plan, Version
-from .._schema import AttributeSchema, MemoryTypeSchema
+from .._core.purpose import ConsentRow
+from .._core.rules import KeyView, Operation, Plan, Version
+from .._core.schema import AttributeSchema, MemoryTypeSchema
 from ._access import ApiKeyRow, IdempotencyRow
 from ._documents import DocumentStore
 from ._records import (

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..._erasure import forget_episode, forget_subject, with_derivatives
-from ..._memory import Memory
-from ..._rules import Version
+from ..._core.rules import Version
+from ...lifecycle.erasure import forget_episode, forget_subject, with_derivatives
+from ...memory.facade import Memory
 from ...store import WriteTransaction
 from .timeline import short_time
 

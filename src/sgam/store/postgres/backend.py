@@ -36,8 +36,8 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
-from ..._errors import StoreError
-from ..._values import check_tenant
+from ..._core.errors import StoreError
+from ..._core.values import check_tenant
 from .._acting import mark_acted
 from .._protocol import JobRow, Reader, ResidueScan
 from .._sql.access import AccessReads

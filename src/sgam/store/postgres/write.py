@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._purpose import ConsentRow
-from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
-from ..._schema import AttributeSchema, MemoryTypeSchema
+from ..._core.purpose import ConsentRow
+from ..._core.rules import KeyTimeline, KeyView, Operation, Version, ended_all
+from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites

@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..._errors import BusyError, SchemaVersionError
-from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
-from ..._schema import AttributeSchema, MemoryTypeSchema
+from ..._core.errors import BusyError, SchemaVersionError
+from ..._core.rules import KeyTimeline, KeyView, Operation, Version, ended_all
+from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
 from .._migration_checksums import checksum, unrecorded
 from .._protocol import EpisodeRow, JobRow, ResidueScan

@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ..._schema import AttributeSchema
+from ..._core.schema import AttributeSchema
 from .._protocol import QueryFilter, Reader
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
