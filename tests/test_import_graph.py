@@ -216,22 +216,16 @@ RULES = [
 ]
 
 ALLOWED: dict[tuple[str, str, str], str] = {
-    ("a layer imports nothing above it", "sgam.lifecycle.erasure", "sgam.documents"): "documents/__init__ runs",
-    ("a layer imports nothing above it", "sgam.lifecycle.erasure", "sgam.documents.lifecycle"): "document erasure",
-    ("a layer imports nothing above it", "sgam.lifecycle.expiry", "sgam.documents"): "documents/__init__ runs",
-    ("a layer imports nothing above it", "sgam.lifecycle.expiry", "sgam.documents.lifecycle"): "document expiry",
-    ("erasure and expiry know no feature by name", "sgam.lifecycle.erasure", "sgam._core.item_keys"): "item keys",
-    ("erasure and expiry know no feature by name", "sgam.lifecycle.erasure", "sgam.documents"): "documents runs",
-    ("erasure and expiry know no feature by name", "sgam.lifecycle.erasure", "sgam.documents.lifecycle"): "erasure",
-    ("erasure and expiry know no feature by name", "sgam.lifecycle.expiry", "sgam.documents"): "documents runs",
-    ("erasure and expiry know no feature by name", "sgam.lifecycle.expiry", "sgam.documents.lifecycle"): "expiry",
+    # LangGraph items are rows of sgam's own store, erased and expired with the ledger key
+    # each maps onto (a pure rule, but LangGraph's).
+    ("erasure and expiry know no feature by name", "sgam.lifecycle.erasure", "sgam._core.item_keys"): "forget_item",
 }
 """Today's breaches of ``RULES`` and of the layers: (rule, importer, target) → what the
 import is for."""
 
 CYCLE_EDGES: dict[tuple[str, str], str] = {
-    # The ledger's services naming their callers' types.
-    ("sgam.documents.service", "sgam.ledger.service"): "Documents is built on a Ledger",
+    # A participant's hook returns what it removed, in erasure's own record.
+    ("sgam.lifecycle.participants", "sgam.lifecycle.erasure"): "hooks return Erased",
     # The store contract names the checkpoint capability its unit of work hands out.
     ("sgam.store._protocol", "sgam.store._sql.checkpoints"): "Reader.checkpoints() -> CheckpointRecords",
     # Each backend's search index and reader reach into the backend that made them.

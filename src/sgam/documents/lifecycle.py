@@ -9,14 +9,33 @@ Erasing an episode reaches the revisions that name it as provenance: each later 
 was built on that text, so the document goes back to its last revision before the first
 one naming the episode (its text, path and search chunks), and the rest is deleted. When
 nothing comes before, or the path it would return to is now taken, the whole document is
-erased. Both run inside the ledger's unit of work, after the document lock.
+erased. Both run inside the ledger's unit of work, after the document lock, as the
+documents' part in erasure and expiry (``DocumentRevisions``, a participant).
 """
 
 from __future__ import annotations
 
+from .._core.secret import Digests
+from ..lifecycle.erasure import Erased, audit
+from ..lifecycle.participants import Participant
 from ..store import DocumentStore, WriteTransaction
 from .paths import ancestors
 from .text import chunks
+
+
+class DocumentRevisions(Participant):
+    """What document memory keeps of episodes: revisions naming them as provenance."""
+
+    def episodes_erased(self, txn: WriteTransaction, episode_ids: list[str]) -> Erased | None:
+        return Erased(documents=forget_revisions(txn, episode_ids))
+
+    def settle(self, txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased | None:
+        revisions = expire_documents(txn, now)
+        if not revisions:
+            return None
+        expired = Erased(documents=revisions)
+        audit(txn, now, "expire_documents", call, None, expired)
+        return expired
 
 
 def expire_documents(txn: WriteTransaction, now: int) -> int:

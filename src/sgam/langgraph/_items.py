@@ -243,7 +243,7 @@ class ItemService:
     def sweep(self) -> int:
         """Purge the tenant's expired items with their history now; how many went. Reads
         never need it, and any unit of work or ``Memory.purge()`` does the same."""
-        _, erased, _ = purge(self.ledger.backend, self.ledger.digests, self.now(), self.tenant)
+        _, erased, _ = purge(self.ledger.backend, self.ledger.reach, self.now(), self.tenant)
         return erased.items
 
     # history, as-of reads, erasure ----------------------------------------------------
@@ -285,7 +285,7 @@ class ItemService:
         """Erase every version of the item, its provenance episodes and its index entries."""
 
         def work(txn: WriteTransaction) -> tuple[int, int, int]:
-            erased = forget_item(txn, joined(namespace), key, self.now(), self.ledger.digests, "store_forget")
+            erased = forget_item(txn, joined(namespace), key, self.now(), self.ledger.reach, "store_forget")
             return erased.operations, erased.episodes, 1 if erased.episodes else 0
 
         counts = self.ledger.run_write(self.tenant, work)

@@ -232,7 +232,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
         def work(txn: WriteTransaction) -> int:
             if txn.checkpoints().thread(thread) is None:
                 raise self._unknown(thread)
-            return forget_thread(txn, thread, ledger.now(), ledger.digests, "forget_thread").threads
+            return forget_thread(txn, thread, ledger.now(), ledger.reach, "forget_thread").threads
 
         ledger.run_write(self.tenant, work, "forget")
         return ForgetResult(0, 0, 0, residue=ledger.backend.purge_residue())
@@ -247,7 +247,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
         ledger = self.memory.ledger
         now = ledger.now()
         settled = ledger.backend.run_write(
-            self.tenant, lambda txn: settle_threads(txn, now, ledger.digests, "apply_retention"))
+            self.tenant, lambda txn: settle_threads(txn, now, ledger.reach, "apply_retention"))
         if settled.erased:
             ledger.backend.purge_residue()
         return {"erased": settled.erased, "pruned": settled.pruned}

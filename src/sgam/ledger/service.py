@@ -26,6 +26,7 @@ from .._core.secret import Digests
 from .._core.time import Clock
 from ..lifecycle.erasure import Erased
 from ..lifecycle.expiry import settle
+from ..lifecycle.participants import Participant, Reach
 from ..search import SearchService
 from ..store import Backend, Reader, WriteTransaction
 from .records import to_assertion, to_episode
@@ -35,12 +36,17 @@ T = TypeVar("T")
 
 
 class Ledger:
-    """Backend, write service and search index of one open store, with its clock."""
+    """Backend, write service and search index of one open store, with its clock, and
+    what its erasures and expiries reach (``reach``: the features taking part)."""
 
-    def __init__(self, backend: Backend, writes: WriteService, search: SearchService) -> None:
+    def __init__(
+        self, backend: Backend, writes: WriteService, search: SearchService,
+        participants: Sequence[Participant] = (),
+    ) -> None:
         self.backend = backend
         self.writes = writes
         self.search = search
+        self.reach = Reach(writes.digests, tuple(participants))
 
     @property
     def clock(self) -> Clock:
@@ -67,7 +73,7 @@ class Ledger:
         def unit(txn: WriteTransaction) -> T:
             if prefetch is not None:
                 prefetch(txn)
-            settled[:] = [settle(txn, self.now(), self.digests, call)]  # a retried unit starts over
+            settled[:] = [settle(txn, self.now(), self.reach, call)]  # a retried unit starts over
             return work(txn)
 
         result = self.backend.run_write(tenant, unit)

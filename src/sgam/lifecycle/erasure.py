@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import partial
-from typing import Any
 
-from .._core.errors import NotFoundError, SgamError
+from .._core.errors import NotFoundError
 from .._core.item_keys import ledger_key
 from .._core.purpose import MEMBER, outlasting_erasure, split_attribute
 from .._core.rules import KeyTimeline
-from .._core.secret import Digests
 from .._core.values import canonical_json
-from ..documents.lifecycle import forget_revisions
 from ..ledger.aliases import forget_names, in_families
 from ..ledger.derivation import rederive as rederive_scope
 from ..ledger.derivation import renamed_family
 from ..store import ACTING_FOR, AuditRow, WriteTransaction
+from .participants import Reach
 
 
 @dataclass(slots=True)
@@ -71,7 +68,7 @@ def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str |
                               erased.detail()))
 
 
-def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Digests, call: str) -> Erased:
+def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, call: str) -> Erased:
     """Delete every operation of the subject, on every purpose timeline, and empty its
     keys; no re-derivation is needed because nothing of those keys remains. The
     subject's display name goes too. Stored ids that fold into ``subject`` but that the
@@ -94,21 +91,23 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
     erased = Erased()
     names, rest = forget_names(txn, subject)
     stored_ids = [stored for name in names for _, stored in txn.subject_collisions(name)]
-    for name in dict.fromkeys([*names, *stored_ids]):
+    every_name = list(dict.fromkeys([*names, *stored_ids]))
+    for name in every_name:
         keys = txn.keys_of_subject(name)
         erased.operations += txn.delete_operations_of_subject(name)
         txn.delete_held_of_subject(name)
-        _redact_extractions_of_subject(txn, name)
         for key_subject, attribute in keys:
             txn.replace_versions(key_subject, attribute, [])
         erased.keys += len(keys)
+    for removed in reach.gather(lambda participant: participant.subjects_erased(txn, every_name)):
+        erased.add(removed)
     for key_subject, attribute in txn.version_keys(names):  # derived from operations of several names
         txn.replace_versions(key_subject, attribute, [])
     txn.delete_aliases_naming(names)
     if rest:  # names once joined to these: their keys as if the erased names had never been
         rederive_scope(txn, subjects=rest)
     for name in names:
-        erased.add(_forget_relations_naming(txn, name))
+        erased.add(_forget_relations_naming(txn, name, reach))
         txn.delete_names_of_subject(name)
     redact_stored_responses(txn, names, now)
     checkpoints = txn.checkpoints()
@@ -116,22 +115,22 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, digests: Diges
     for thread_id in threads:
         checkpoints.delete_thread(thread_id)
     erased.threads = len(threads)
-    audit(txn, now, "forget_subject", call, digests.of(txn.tenant, "subject", subject), erased)
+    audit(txn, now, "forget_subject", call, reach.digests.of(txn.tenant, "subject", subject), erased)
     return erased
 
 
 def forget_thread(
-    txn: WriteTransaction, thread_id: str, now: int, digests: Digests, call: str, action: str = "forget_thread",
+    txn: WriteTransaction, thread_id: str, now: int, reach: Reach, call: str, action: str = "forget_thread",
 ) -> Erased:
     """Erase a checkpoint thread whole: every checkpoint, pending write and subject link.
     The audit entry names it by a keyed digest, like every erased target."""
     gone = txn.checkpoints().delete_thread(thread_id)
     erased = Erased(threads=1 if gone else 0)
-    audit(txn, now, action, call, digests.of(txn.tenant, "thread", thread_id), erased)
+    audit(txn, now, action, call, reach.digests.of(txn.tenant, "thread", thread_id), erased)
     return erased
 
 
-def _forget_relations_naming(txn: WriteTransaction, subject: str) -> Erased:
+def _forget_relations_naming(txn: WriteTransaction, subject: str, reach: Reach) -> Erased:
     """Every write of a relation whose value names ``subject`` (and every operation of a
     set member that is ``subject``), erased, and each touched key re-derived."""
     value = canonical_json(subject)
@@ -145,16 +144,16 @@ def _forget_relations_naming(txn: WriteTransaction, subject: str) -> Erased:
     if not doomed:
         return Erased()
     removed = txn.delete_operations(sorted(doomed))
-    rederive(txn, keys, {key: {value} for key in keys})
+    rederive(txn, keys, {key: {value} for key in keys}, reach)
     return Erased(operations=removed, keys=len(keys))
 
 
 def forget_episode(
-    txn: WriteTransaction, episode_id: str, now: int, digests: Digests, call: str, action: str = "forget_episode",
+    txn: WriteTransaction, episode_id: str, now: int, reach: Reach, call: str, action: str = "forget_episode",
 ) -> Erased:
     """Erase the episode, every episode derived from it (transitively), every operation
-    they sourced and every document revision naming them (and those built on it);
-    re-derive each touched key from what remains of its log."""
+    they sourced and what every participant keeps of them (document revisions naming
+    them, extraction records); re-derive each touched key from what remains of its log."""
     if txn.episode(episode_id) is None:
         raise NotFoundError(
             f"episode: no episode {episode_id!r} in tenant {txn.tenant!r}", field="episode", value=episode_id,
@@ -167,21 +166,20 @@ def forget_episode(
         key: {op.value for op in txn.operations(*key) if op.source in doomed and op.value} for key in keys
     }
     removed = sum(txn.delete_operations_of_source(doomed_id) for doomed_id in doomed)
-    rederive(txn, keys, erased_values)
-    revisions = forget_revisions(txn, doomed)
-    episodes = 0
+    rederive(txn, keys, erased_values, reach)
+    erased = Erased(operations=removed, keys=len(keys))
+    for kept in reach.gather(lambda participant: participant.episodes_erased(txn, doomed)):
+        erased.add(kept)
     for doomed_id in doomed:
-        txn.delete_extraction_records(doomed_id)
-        episodes += txn.delete_episode(doomed_id)
-    txn.add_tombstones([digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
+        erased.episodes += txn.delete_episode(doomed_id)
+    txn.add_tombstones([reach.digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
     redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys})], now)
-    erased = Erased(operations=removed, episodes=episodes, keys=len(keys), documents=revisions)
-    audit(txn, now, action, call, digests.of(txn.tenant, "episode", episode_id), erased)
+    audit(txn, now, action, call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
 
 
 def forget_item(
-    txn: WriteTransaction, namespace: str, key: str, now: int, digests: Digests, call: str,
+    txn: WriteTransaction, namespace: str, key: str, now: int, reach: Reach, call: str,
     action: str = "forget_item",
 ) -> Erased:
     """Erase a LangGraph store item: every operation of its ledger key, the episodes that
@@ -191,34 +189,36 @@ def forget_item(
     erased = Erased()
     for source in dict.fromkeys(op.source for op in txn.operations(subject, attribute)):
         if txn.episode(source) is not None:  # else erased with a source it was derived from
-            erased.add(forget_episode(txn, source, now, digests, call, action))
+            erased.add(forget_episode(txn, source, now, reach, call, action))
     erased.items = txn.delete_item(namespace, key)
     return erased
 
 
-def erase_operations(txn: WriteTransaction, due: list[tuple[int, str, str]], now: int, call: str) -> Erased:
+def erase_operations(
+    txn: WriteTransaction, due: list[tuple[int, str, str]], now: int, reach: Reach, call: str,
+) -> Erased:
     """Expiry of writes: delete those log entries and re-derive their keys, exactly as an
     erasure does (a neighbour they closed holds again, a corroboration stands alone)."""
     seqs = {seq for seq, _, _ in due}
     keys = {(subject, attribute) for _, subject, attribute in due}
     erased_values = {key: {op.value for op in txn.operations(*key) if op.seq in seqs and op.value} for key in keys}
     removed = txn.delete_operations(sorted(seqs))
-    rederive(txn, keys, erased_values)
+    rederive(txn, keys, erased_values, reach)
     redact_stored_responses(txn, sorted({subject for subject, _ in keys}), now)
     erased = Erased(operations=removed, keys=len(keys))
     audit(txn, now, "expire_writes", call, None, erased)
     return erased
 
 
-def drop_text(txn: WriteTransaction, episode_id: str, now: int, digests: Digests, call: str) -> Erased:
+def drop_text(txn: WriteTransaction, episode_id: str, now: int, reach: Reach, call: str) -> Erased:
     """Expiry of a keep_facts episode: it and its derivatives lose their text (and every
     record quoting it); the assertions they sourced stay and still name them."""
     readable = [i for i in with_derivatives(txn, [episode_id]) if (row := txn.episode(i)) and row.readable]
-    for lost in readable:
-        txn.delete_extraction_records(lost)
+    for participant in reach.participants:
+        participant.texts_dropped(txn, readable)
     erased = Erased(texts=txn.lose_text(readable, now))
     redact_stored_responses(txn, readable, now)
-    audit(txn, now, "expire_text", call, digests.of(txn.tenant, "episode", episode_id), erased)
+    audit(txn, now, "expire_text", call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
 
 
@@ -246,10 +246,12 @@ def with_derivatives(txn: WriteTransaction, roots: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def rederive(txn: WriteTransaction, keys: Iterable[tuple[str, str]], erased: dict[tuple[str, str], set[str]]) -> None:
+def rederive(
+    txn: WriteTransaction, keys: Iterable[tuple[str, str]], erased: dict[tuple[str, str], set[str]], reach: Reach,
+) -> None:
     """Replay each key's remaining log through the planner (a key of a name aliases ever
-    joined: its whole family, with its alias steps); then remove erased values that
-    other episodes' extraction records showed the model."""
+    joined: its whole family, with its alias steps); then tell the participants which
+    erased values no longer hold anywhere in the key's log (copies they keep go too)."""
     keys = sorted(keys)
     families = in_families(txn, dict.fromkeys(subject for subject, _ in keys))
     for names in families:
@@ -268,48 +270,8 @@ def rederive(txn: WriteTransaction, keys: Iterable[tuple[str, str]], erased: dic
             txn.replace_versions(subject, attribute, timeline.all_versions())
         gone = erased.get((subject, attribute), set()) - {op.value for op in remaining}
         if gone:
-            shown_attribute = split_attribute(attribute)[0]
-            _redact_extractions(txn, subject, partial(_shows, attribute=shown_attribute, gone=gone))
-
-
-def _redact_extractions_of_subject(txn: WriteTransaction, subject: str) -> None:
-    """Erasure of a subject reaches the extraction records too: decisions about it are
-    removed, and a raw reply that names it is dropped (it quotes the erased values)."""
-    _redact_extractions(txn, subject, lambda candidate: True, drop_naming_replies=True)
-
-
-def _shows(candidate: dict[str, Any], attribute: str, gone: set[str]) -> bool:
-    """A candidate of the key that carries (as current or new value) an erased value."""
-    if candidate.get("attribute") != attribute:
-        return False
-    try:
-        shown = {canonical_json(candidate.get(f)) for f in ("current_value", "value") if candidate.get(f) is not None}
-    except SgamError:
-        return True
-    return bool(shown & gone)
-
-
-def _redact_extractions(
-    txn: WriteTransaction, subject: str, erased: Callable[[dict[str, Any]], bool],
-    drop_naming_replies: bool = False,
-) -> None:
-    """Remove the decisions about ``subject`` that ``erased`` selects from every extraction
-    record, and the raw reply of each record that lost one.
-
-    Replies are matched on their decoded content: a server may send ``zoë`` as
-    ``zo\\u00eb``, so every record with a backslash escape is a candidate, read decoded."""
-    escaped = json.dumps(subject, ensure_ascii=False)[1:-1]
-    needles = list(dict.fromkeys([subject, escaped, "\\"]))
-    for row in txn.extractions_mentioning(needles):
-        decisions = json.loads(row.decisions)
-        kept = [d for d in decisions if not (_about(d, subject) and erased(d["candidate"]))]
-        raw_reply = row.raw_reply
-        if len(kept) != len(decisions) or (
-            drop_naming_replies and raw_reply is not None and names(raw_reply, subject)
-        ):
-            raw_reply = None
-        if raw_reply != row.raw_reply or len(kept) != len(decisions):
-            txn.redact_extraction(row.seq, raw_reply, json.dumps(kept, ensure_ascii=False))
+            for participant in reach.participants:
+                participant.values_erased(txn, subject, attribute, gone)
 
 
 _ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
@@ -327,8 +289,3 @@ def names(text: str, subject: str) -> bool:
         lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "u" else _SIMPLE_ESCAPES[m.group(1)], text
     )
     return subject in decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def _about(decision: Any, subject: str) -> bool:
-    candidate = decision.get("candidate") if isinstance(decision, dict) else None
-    return isinstance(candidate, dict) and candidate.get("subject") == subject

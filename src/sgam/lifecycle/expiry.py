@@ -13,37 +13,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .._core.secret import Digests
-from ..documents.lifecycle import expire_documents
 from ..store import Backend, WriteTransaction
-from .erasure import Erased, audit, drop_text, erase_operations, forget_episode, forget_item, forget_thread
+from .erasure import Erased, drop_text, erase_operations, forget_episode, forget_item, forget_thread
+from .participants import Reach
 
 MAX_ITEMS = 1_000_000
 
 
-def settle(txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased:
-    """Handle everything of the tenant past its deadline at ``now``; idempotent."""
+def settle(txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased:
+    """Handle everything of the tenant past its deadline at ``now``, the participants'
+    data included; idempotent."""
     done = Erased()
     if not txn.lifecycle_due(now):
         return done
     txn.lock_lifecycle()
     for item in txn.expired_items(now, MAX_ITEMS):
-        done.add(forget_item(txn, item.namespace, item.key, now, digests, call, action="expire_item"))
+        done.add(forget_item(txn, item.namespace, item.key, now, reach, call, action="expire_item"))
     due = txn.due_operations(now)
     if due:
-        done.add(erase_operations(txn, due, now, call))
+        done.add(erase_operations(txn, due, now, reach, call))
     for episode_id, on_expiry in txn.due_episodes(now):
         row = txn.episode(episode_id)
         if row is None:
             continue  # erased with a source earlier in this pass
         if on_expiry == "erase":
-            done.add(forget_episode(txn, episode_id, now, digests, call, action="expire_episode"))
+            done.add(forget_episode(txn, episode_id, now, reach, call, action="expire_episode"))
         elif row.readable:
-            done.add(drop_text(txn, episode_id, now, digests, call))
-    revisions = expire_documents(txn, now)
-    if revisions:
-        expired = Erased(documents=revisions)
-        audit(txn, now, "expire_documents", call, None, expired)
+            done.add(drop_text(txn, episode_id, now, reach, call))
+    for expired in reach.gather(lambda participant: participant.settle(txn, now, reach.digests, call)):
         done.add(expired)
     return done
 
@@ -56,7 +53,7 @@ class ThreadsSettled:
     pruned: list[str] = field(default_factory=list)
 
 
-def settle_threads(txn: WriteTransaction, now: int, digests: Digests, call: str) -> ThreadsSettled:
+def settle_threads(txn: WriteTransaction, now: int, reach: Reach, call: str) -> ThreadsSettled:
     """Apply each checkpoint thread's retention class at ``now``. A thread whose newest
     checkpoint is past the class's ttl is erased whole (``on_expiry: erase``; audited as
     ``expire_thread``) or pruned to what a resume needs (``keep_facts``); a live thread
@@ -73,7 +70,7 @@ def settle_threads(txn: WriteTransaction, now: int, digests: Digests, call: str)
             continue
         deadline = now - rule.ttl
         if thread.last_at <= deadline and rule.on_expiry == "erase":
-            forget_thread(txn, thread.thread_id, now, digests, call, action="expire_thread")
+            forget_thread(txn, thread.thread_id, now, reach, call, action="expire_thread")
             done.erased.append(thread.thread_id)
         elif thread.first_at <= deadline and thread.checkpoints > 1 and records.keep_latest(thread.thread_id):
             done.pruned.append(thread.thread_id)
@@ -81,7 +78,7 @@ def settle_threads(txn: WriteTransaction, now: int, digests: Digests, call: str)
 
 
 def purge(
-    backend: Backend, digests: Digests, now: int, tenant: str | None = None,
+    backend: Backend, reach: Reach, now: int, tenant: str | None = None,
 ) -> tuple[int, Erased, ThreadsSettled]:
     """Settle every tenant with something due (or one), its checkpoint threads included,
     one transaction per tenant, then remove the physical residue as an erasure does. Cut
@@ -92,7 +89,7 @@ def purge(
     threads = ThreadsSettled()
 
     def work(txn: WriteTransaction) -> tuple[Erased, ThreadsSettled]:
-        return settle(txn, now, digests, "purge"), settle_threads(txn, now, digests, "purge")
+        return settle(txn, now, reach, "purge"), settle_threads(txn, now, reach, "purge")
 
     for name in tenants:
         erased, settled = backend.run_write(name, work)

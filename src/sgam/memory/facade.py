@@ -36,6 +36,8 @@ from .._core.values import (
     check_text,
 )
 from ..boundary.cursor import decode_cursor, encode_cursor
+from ..documents.lifecycle import DocumentRevisions
+from ..extraction.lifecycle import ExtractionRecords
 from ..ledger.records import sources_of, to_assertion, to_assertions, to_episode
 from ..ledger.relations import consent_book, is_relation, named, visible_versions
 from ..ledger.service import Ledger
@@ -49,6 +51,7 @@ from ..ledger.write import (
     validate_op,
 )
 from ..lifecycle.erasure import Erased, forget_episode, forget_subject
+from ..lifecycle.participants import Participant
 from ..search import SearchService, embedder_from_env
 from ..search.embedders import Embedder
 from ..search.scope import about_revoked
@@ -81,6 +84,11 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+PARTICIPANTS: tuple[Participant, ...] = (DocumentRevisions(), ExtractionRecords())
+"""The features whose copies erasure and expiry reach (``sgam.lifecycle.participants``):
+document revisions built on an episode, extraction records quoting one."""
+
+
 class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
     """A bitemporal, tenant-scoped memory ledger.
 
@@ -99,7 +107,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         store = backend if backend is not None else open_backend(url if url is not None else DEFAULT_URL)
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self.ledger = Ledger(store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
-                             SearchService(store, embedder))
+                             SearchService(store, embedder), PARTICIPANTS)
         self._documents: Documents | None = None
 
     @classmethod
@@ -332,7 +340,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         check_tenant(tenant)
         subject = check_subject(subject, "subject")
         return self._erase(tenant, lambda txn: forget_subject(
-            txn, subject, self._writes.now(), self.ledger.digests, "forget_subject"))
+            txn, subject, self._writes.now(), self.ledger.reach, "forget_subject"))
 
     def forget_episode(self, tenant: str, episode_id: str) -> ForgetResult:
         """Erase an episode, the episodes derived from it, and every operation they
@@ -341,7 +349,7 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         check_tenant(tenant)
         episode_id = check_name(episode_id, "episode")
         return self._erase(tenant, lambda txn: forget_episode(
-            txn, episode_id, self._writes.now(), self.ledger.digests, "forget_episode"))
+            txn, episode_id, self._writes.now(), self.ledger.reach, "forget_episode"))
 
     def _erase(self, tenant: str, work: Any) -> ForgetResult:
         erased: Erased = self.ledger.run_write(tenant, work, "forget")
