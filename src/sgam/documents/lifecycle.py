@@ -40,37 +40,37 @@ class DocumentRevisions(Participant):
 
 def expire_documents(txn: WriteTransaction, now: int) -> int:
     """Remove every revision past its deadline at ``now``; how many went."""
-    store = txn.document_store()
-    if not store.due_documents(txn, now):
+    store = txn.documents()
+    if not store.due_documents(now):
         return 0
-    store.begin(txn)
-    return sum(store.expire_revisions(txn, doc_id, cutoff) for doc_id, cutoff in store.due_documents(txn, now))
+    store.begin()
+    return sum(store.expire_revisions(doc_id, cutoff) for doc_id, cutoff in store.due_documents(now))
 
 
 def forget_revisions(txn: WriteTransaction, episode_ids: list[str]) -> int:
     """Erase the revisions naming any of ``episode_ids`` and those built on them; how many went."""
-    store = txn.document_store()
-    if not store.revisions_naming(txn, episode_ids):
+    store = txn.documents()
+    if not store.revisions_naming(episode_ids):
         return 0
-    store.begin(txn)
+    store.begin()
     removed = 0
-    for doc_id, first in store.revisions_naming(txn, episode_ids):
-        row = store.document(txn, doc_id)
-        kept = [r for r in store.revisions(txn, doc_id) if r.revision < first]
+    for doc_id, first in store.revisions_naming(episode_ids):
+        row = store.document(doc_id)
+        kept = [r for r in store.revisions(doc_id) if r.revision < first]
         last = kept[-1] if kept else None
-        if row is None or last is None or (last.content is not None and _taken(store, txn, doc_id, last.path)):
-            removed += store.erase(txn, [doc_id])
+        if row is None or last is None or (last.content is not None and _taken(store, doc_id, last.path)):
+            removed += store.erase([doc_id])
             continue
-        removed += store.drop_revisions_from(txn, doc_id, first)
+        removed += store.drop_revisions_from(doc_id, first)
         row.path, row.live, row.content, row.revision = last.path, last.content is not None, last.content, last.revision
         row.size, row.updated_at = 0 if last.content is None else len(last.content.encode()), last.recorded_at
-        store.update(txn, row)
-        store.replace_chunks(txn, txn.tenant, row, [] if row.content is None else chunks(row.content))
+        store.update(row)
+        store.replace_chunks(row, [] if row.content is None else chunks(row.content))
     return removed
 
 
-def _taken(store: DocumentStore, txn: WriteTransaction, doc_id: int, path: str) -> bool:
+def _taken(store: DocumentStore, doc_id: int, path: str) -> bool:
     """Whether another live document holds ``path``, lies below it, or is a parent of it."""
-    other = store.live(txn, path)
-    return (other is not None and other.doc_id != doc_id) or store.has_under(txn, path) \
-        or bool(store.live_paths(txn, ancestors(path)))
+    other = store.live(path)
+    return (other is not None and other.doc_id != doc_id) or store.has_under(path) \
+        or bool(store.live_paths(ancestors(path)))

@@ -24,9 +24,11 @@ HELD_STATUSES = ("open", "confirmed", "rejected", "promoted")
 
 
 class ExtractionCalls:
-    """Mixed into ``Memory``; works through its ledger service."""
+    """``Memory``'s extraction, review and actions run at most once: a part the facade
+    delegates to, working through the ledger service alone."""
 
-    ledger: Ledger
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
 
     def remember(
         self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
@@ -84,12 +86,30 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+Part = TypeVar("Part")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _delegate(
+    part: Callable[[Memory], Part], method: Callable[Concatenate[Part, P], R],
+) -> Callable[Concatenate[Memory, P], R]:
+    """A ``Memory`` method that calls ``method`` on one of its parts: same arguments,
+    result, errors and docstring."""
+
+    @functools.wraps(method)
+    def call(self: Memory, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return method(part(self), *args, **kwargs)
+
+    return call
+
+
 PARTICIPANTS: tuple[Participant, ...] = (DocumentRevisions(), ExtractionRecords())
 """The features whose copies erasure and expiry reach (``sgam.lifecycle.participants``):
 document revisions built on an episode, extraction records quoting one."""
 
 
-class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
+class Memory:
     """A bitemporal, tenant-scoped memory ledger.
 
     ``Memory("sqlite:///./sgam.db")`` opens (and migrates) the embedded default;
@@ -98,6 +118,10 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
     adds vector search. ``erasure_key`` keys the digests of erasure records and tombstones
     (default: see ``sgam._core.secret``). The constructor takes no configuration from the
     environment; ``from_env`` does, for processes configured that way (the CLI, ``sgam serve``).
+
+    The ledger's reads and writes are its own; the rest it delegates, method for method,
+    to its parts (``memory/lifecycle.py``, ``schema.py``, ``shape.py``, ``recall.py``,
+    ``extraction.py``), each built on the same ``Ledger``.
     """
 
     def __init__(
@@ -108,7 +132,11 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self.ledger = Ledger(store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
                              SearchService(store, embedder), PARTICIPANTS)
-        self._documents: Documents | None = None
+        self._lifecycle = Lifecycle(self.ledger)
+        self._schema = SchemaCalls(self.ledger)
+        self._shape = ShapeCalls(self.ledger)
+        self._recall = RecallCalls(self.ledger)
+        self._extraction = ExtractionCalls(self.ledger)
 
     @classmethod
     def from_env(
@@ -120,6 +148,54 @@ class Memory(Lifecycle, ExtractionCalls, RecallCalls, ShapeCalls, SchemaCalls):
         ``SGAM_EMBEDDER`` (else none)."""
         chosen = embedder if embedder is not None else embedder_from_env()
         return cls(url if url is not None else default_url(), clock=clock, embedder=chosen, erasure_key=erasure_key)
+
+    # retention, consent, purge, residue and the audit log (``memory/lifecycle.py``)
+    retention = _delegate(attrgetter("_lifecycle"), Lifecycle.retention)
+    retention_classes = _delegate(attrgetter("_lifecycle"), Lifecycle.retention_classes)
+    retention_report = _delegate(attrgetter("_lifecycle"), Lifecycle.retention_report)
+    consent = _delegate(attrgetter("_lifecycle"), Lifecycle.consent)
+    consented = _delegate(attrgetter("_lifecycle"), Lifecycle.consented)
+    consents = _delegate(attrgetter("_lifecycle"), Lifecycle.consents)
+    purge = _delegate(attrgetter("_lifecycle"), Lifecycle.purge)
+    residue = _delegate(attrgetter("_lifecycle"), Lifecycle.residue)
+    audit = _delegate(attrgetter("_lifecycle"), Lifecycle.audit)
+
+    # rename and retype as recorded steps, the quarantine, the history of steps (``memory/schema.py``)
+    rename_attribute = _delegate(attrgetter("_schema"), SchemaCalls.rename_attribute)
+    retype = _delegate(attrgetter("_schema"), SchemaCalls.retype)
+    quarantined = _delegate(attrgetter("_schema"), SchemaCalls.quarantined)
+    schema_history = _delegate(attrgetter("_schema"), SchemaCalls.schema_history)
+
+    # names, aliases, sets and relations (``memory/shape.py``)
+    display_names = _delegate(attrgetter("_shape"), ShapeCalls.display_names)
+    members = _delegate(attrgetter("_shape"), ShapeCalls.members)
+    linked = _delegate(attrgetter("_shape"), ShapeCalls.linked)
+    reachable = _delegate(attrgetter("_shape"), ShapeCalls.reachable)
+    alias = _delegate(attrgetter("_shape"), ShapeCalls.alias)
+    unalias = _delegate(attrgetter("_shape"), ShapeCalls.unalias)
+    names = _delegate(attrgetter("_shape"), ShapeCalls.names)
+    resolve = _delegate(attrgetter("_shape"), ShapeCalls.resolve)
+    subject_collisions = _delegate(attrgetter("_shape"), ShapeCalls.subject_collisions)
+
+    # search, recall and document memory (``memory/recall.py``)
+    @property
+    def documents(self) -> Documents:
+        return self._recall.documents
+    search = _delegate(attrgetter("_recall"), RecallCalls.search)
+    search_many = _delegate(attrgetter("_recall"), RecallCalls.search_many)
+    index_episodes = _delegate(attrgetter("_recall"), RecallCalls.index_episodes)
+    recall = _delegate(attrgetter("_recall"), RecallCalls.recall)
+
+    # extraction, review and actions run at most once (``memory/extraction.py``)
+    remember = _delegate(attrgetter("_extraction"), ExtractionCalls.remember)
+    extract = _delegate(attrgetter("_extraction"), ExtractionCalls.extract)
+    extractions = _delegate(attrgetter("_extraction"), ExtractionCalls.extractions)
+    extraction = _delegate(attrgetter("_extraction"), ExtractionCalls.extraction)
+    held = _delegate(attrgetter("_extraction"), ExtractionCalls.held)
+    confirm = _delegate(attrgetter("_extraction"), ExtractionCalls.confirm)
+    reject = _delegate(attrgetter("_extraction"), ExtractionCalls.reject)
+    once = _delegate(attrgetter("_extraction"), ExtractionCalls.once)
+    actions = _delegate(attrgetter("_extraction"), ExtractionCalls.actions)
 
     @property
     def backend(self) -> Backend:

@@ -31,9 +31,11 @@ MAX_AUDIT = 10_000
 
 
 class Lifecycle:
-    """Mixed into ``Memory``; works through its ledger service."""
+    """``Memory``'s retention, consent, purge, residue and the audit log: a part the facade
+    delegates to, working through the ledger service alone."""
 
-    ledger: Ledger
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
 
     # retention ------------------------------------------------------------------------
 

@@ -21,10 +21,12 @@ if TYPE_CHECKING:
 
 
 class RecallCalls:
-    """Mixed into ``Memory``; works through its ledger service."""
+    """``Memory``'s search, recall and document memory: a part the facade delegates to,
+    working through the ledger service alone."""
 
-    ledger: Ledger
-    _documents: Documents | None
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self._documents: Documents | None = None
 
     @property
     def documents(self) -> Documents:

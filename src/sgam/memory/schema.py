@@ -16,9 +16,11 @@ from ..store import ChangeRow, Reader, WriteTransaction
 
 
 class SchemaCalls:
-    """Mixed into ``Memory``; works through its ledger service."""
+    """``Memory``'s rename and retype as recorded steps, the quarantine, the history of
+    steps: a part the facade delegates to, working through the ledger service alone."""
 
-    ledger: Ledger
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
 
     def rename_attribute(
         self, tenant: str, attribute: str, to: str, *, decided_by: str | None = None, origin: str | None = None,

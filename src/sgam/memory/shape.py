@@ -29,9 +29,11 @@ MAX_NAMES = 10_000
 
 
 class ShapeCalls:
-    """Mixed into ``Memory``; works through its ledger service."""
+    """``Memory``'s names, aliases, sets and relations: a part the facade delegates to,
+    working through the ledger service alone."""
 
-    ledger: Ledger
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
 
     def display_names(self, tenant: str, subjects: Iterable[str]) -> dict[str, str]:
         """The first spelling each subject id was written with (``Mira Jansen`` for

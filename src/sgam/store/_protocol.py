@@ -397,8 +397,8 @@ class ActionWrites(Scope, Protocol):
 
 
 class DocumentAccess(Scope, Protocol):
-    def document_store(self) -> DocumentStore:
-        """Document memory's tables, used with this unit of work as their handle."""
+    def documents(self) -> DocumentStore:
+        """The tenant's document memory in this read or unit of work."""
         ...
 
 
@@ -501,7 +501,7 @@ class WriteTransaction(
 
 class Reader(
     EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, AccessReads,
-    CheckpointCapability, SubjectReads, Protocol,
+    DocumentAccess, CheckpointCapability, SubjectReads, Protocol,
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 

@@ -141,6 +141,11 @@ class PostgresReader(
             sent.execute(native(sql), args)
             self._session.ahead[key] = sent
 
+    def documents(self) -> PostgresDocuments:
+        from .documents import PostgresDocuments
+
+        return PostgresDocuments(self._db, self.tenant, lock_key)
+
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Note the first statement of each call. Asked before the deadline probe, they
         are answered with it (``lifecycle_due``); otherwise they are sent now, each on a
@@ -412,12 +417,6 @@ class PostgresBackend:
 
     def close(self) -> None:
         self._pool.close()
-
-    def document_store(self) -> PostgresDocuments:
-        """Document memory's tables over this backend's tenant-scoped transactions."""
-        from .documents import PostgresDocuments
-
-        return PostgresDocuments(lock_key)
 
     def search_index(self) -> PostgresSearchIndex:
         """Full text and pgvector over this backend's tenant-scoped transactions."""

@@ -220,11 +220,10 @@ class PostgresWrite(
 
     # one key --------------------------------------------------------------------------
 
-    def document_store(self) -> PostgresDocuments:
-        """Document memory's tables, for erasure and expiry inside this unit of work."""
+    def documents(self) -> PostgresDocuments:
         from .documents import PostgresDocuments
 
-        return PostgresDocuments(lock_key)
+        return PostgresDocuments(self._db, self.tenant, lock_key)
 
     def lock_keys(self, keys: list[tuple[str, str]], since: list[int] | None = None) -> None:
         """Lock every subject of a batch at once, then fetch each key's last transaction

@@ -23,6 +23,7 @@ from .session import SQLiteSession
 
 if TYPE_CHECKING:
     from .backend import SQLiteBackend
+    from .documents import SQLiteDocuments
 
 
 class SQLiteReader(
@@ -35,6 +36,11 @@ class SQLiteReader(
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
+
+    def documents(self) -> SQLiteDocuments:
+        from .documents import SQLiteDocuments
+
+        return SQLiteDocuments(self._db, self.tenant)
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
