@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._rules import Effect, Operation, Version
+from .._core.rules import Effect, Operation, Version
 
 
 @dataclass(frozen=True, slots=True)

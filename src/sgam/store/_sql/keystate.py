@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..._rules import KeyTimeline, KeyView, Version, ended_all
+from ..._core.rules import KeyTimeline, KeyView, Version, ended_all
 from .ledger import KeyLookups, Near
 from .session import Session
 

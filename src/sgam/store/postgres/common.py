@@ -17,8 +17,8 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ..._rules import Effect, OpKind, Version
-from ..._schema import AttributeSchema, MemoryTypeSchema
+from ..._core.rules import Effect, OpKind, Version
+from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import ACTING_FOR
 from .._requests import CommonWrite, CommonWritten
 from .adapters import Micros, micros

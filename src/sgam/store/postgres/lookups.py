@@ -15,7 +15,7 @@ from typing import Any
 
 from psycopg.rows import dict_row
 
-from ..._purpose import ConsentRow
+from ..._core.purpose import ConsentRow
 from .._protocol import EpisodeRow
 from .._requests import OneFactWrite
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row

@@ -14,8 +14,8 @@ from typing import Any
 
 from psycopg.rows import dict_row
 
-from ..._purpose import ConsentRow
-from ..._rules import Version
+from ..._core.purpose import ConsentRow
+from ..._core.rules import Version
 from .._requests import PointRead
 from .._sql.ledger import holding_at
 from .adapters import Micros, MicrosArray, Texts
