@@ -56,7 +56,7 @@ def test_retryable_errors_are_retried_then_busy(postgres: PostgresUrls) -> None:
         with pytest.raises(BusyError):
             backend.run_write("acme", hopeless)
         with pytest.raises(StoreError):
-            backend.run_write("acme", lambda txn: txn._cur.execute("SELECT * FROM no_such_table"))
+            backend.run_write("acme", lambda txn: txn._pipe.cursor().execute("SELECT * FROM no_such_table"))
     finally:
         backend.close()
     assert pg.SerializationFailure in RETRYABLE

@@ -63,7 +63,7 @@ def test_a_claim_returns_only_what_a_worker_needs(postgres: PostgresUrls) -> Non
     backend = PostgresBackend(postgres.app)
     try:
         _queue(backend, 1, tenant="globex")
-        backend.run_write("globex", lambda txn: txn._cur.execute(  # type: ignore[attr-defined]
+        backend.run_write("globex", lambda txn: txn._pipe.cursor().execute(  # type: ignore[attr-defined]
             "UPDATE extraction_jobs SET last_error = 'secret of globex', lease_owner = 'other'"))
     finally:
         backend.close()

@@ -69,11 +69,6 @@ class PostgresWrite(
         if prelock:
             self._locks.acquire(prelock, wait=True)
 
-    @property
-    def _cur(self) -> Cursor:
-        """The pipeline's cursor: what must go first goes as this is asked for."""
-        return self._pipe.cursor()
-
     def finish(self) -> None:
         """Send what is still queued (retirements, an operation) before the commit."""
         self.flush()
@@ -98,7 +93,7 @@ class PostgresWrite(
         wanted = [i for i in dict.fromkeys(episode_ids) if i not in self._episodes]
         if not wanted:
             return
-        rows = self._cur.execute(
+        rows = self._pipe.cursor().execute(
             f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = %s AND episode_id = ANY(%s::text[])",
             (self.tenant, wanted),
         ).fetchall()
@@ -110,7 +105,7 @@ class PostgresWrite(
         self._receive()
         for row in rows:
             self._episodes.pop(row.episode_id, None)
-        self._cur.execute(inserts.EPISODES, (
+        self._pipe.cursor().execute(inserts.EPISODES, (
             self.tenant, [r.episode_id for r in rows], MicrosArray([r.occurred_at for r in rows]),
             MicrosArray([r.recorded_at for r in rows]), [r.text for r in rows], [r.speaker for r in rows],
             [r.kind for r in rows], [r.session for r in rows], [r.metadata for r in rows],
@@ -342,13 +337,13 @@ class PostgresWrite(
 
     def flush(self) -> None:
         if self._drop:
-            self._cur.execute(
+            self._pipe.cursor().execute(
                 "DELETE FROM assertions WHERE tenant = %s AND row_id = ANY(%s::bigint[])",
                 (self.tenant, self._drop),
             )
             self._drop = []
         for recorded_at, row_ids in self._close.items():
-            self._cur.execute(
+            self._pipe.cursor().execute(
                 "UPDATE assertions SET recorded_to = %s WHERE tenant = %s AND row_id = ANY(%s::bigint[])",
                 (Micros(recorded_at), self.tenant, row_ids),
             )
@@ -364,11 +359,11 @@ class PostgresWrite(
         if len(versions) == 1:
             row = self._version_row(versions[0])
             if queued is None:
-                self._cur.execute(inserts.VERSION, row)
+                self._pipe.cursor().execute(inserts.VERSION, row)
             elif named is None:
-                self._cur.execute(inserts.OPERATION_AND_VERSION, (*queued, *row))
+                self._pipe.cursor().execute(inserts.OPERATION_AND_VERSION, (*queued, *row))
             else:
-                self._cur.execute(inserts.NAMED_OPERATION_AND_VERSION, (*queued, *named, *row))
+                self._pipe.cursor().execute(inserts.NAMED_OPERATION_AND_VERSION, (*queued, *named, *row))
             return
         columns = (
             self.tenant,
@@ -382,11 +377,11 @@ class PostgresWrite(
             [v.closed_by for v in versions],
         )
         if queued is None:
-            self._cur.execute(inserts.VERSIONS, columns)
+            self._pipe.cursor().execute(inserts.VERSIONS, columns)
         elif named is None:
-            self._cur.execute(inserts.OPERATION_AND_VERSIONS, (*queued, *columns))
+            self._pipe.cursor().execute(inserts.OPERATION_AND_VERSIONS, (*queued, *columns))
         else:
-            self._cur.execute(inserts.NAMED_OPERATION_AND_VERSIONS, (*queued, *named, *columns))
+            self._pipe.cursor().execute(inserts.NAMED_OPERATION_AND_VERSIONS, (*queued, *named, *columns))
 
     def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
         """A one-fact write's spelling travels in its operation's statement (no statement
@@ -423,12 +418,12 @@ class PostgresWrite(
         self._lock({op.subject for op in ops})
         for op in ops:
             self._keys.appended((op.subject, op.attribute))
-        rows = self._cur.execute(
+        rows = self._pipe.cursor().execute(
             "SELECT nextval(pg_get_serial_sequence('operations', 'seq')) FROM generate_series(1, %s)",
             (len(ops),),
         ).fetchall()
         seqs = sorted(int(row[0]) for row in rows)
-        self._cur.execute(inserts.OPERATIONS, (
+        self._pipe.cursor().execute(inserts.OPERATIONS, (
             self.tenant, [op.subject for op in ops], [op.attribute for op in ops],
             [op.kind.value for op in ops], MicrosArray(op.valid_at for op in ops),
             [op.value for op in ops], [op.source for op in ops],
@@ -447,7 +442,7 @@ class PostgresWrite(
     def keys_of_source(self, episode_id: str) -> list[tuple[str, str]]:
         """Lock the episode first: that waits for writers citing it and keeps new ones out,
         so the keys found here are all the keys it sourced."""
-        self._cur.execute(
+        self._pipe.cursor().execute(
             "SELECT 1 FROM episodes WHERE tenant = %s AND episode_id = %s FOR UPDATE",
             (self.tenant, episode_id),
         )
