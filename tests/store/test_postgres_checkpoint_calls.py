@@ -57,6 +57,13 @@ def test_put_writes_and_get_tuple_are_one_statement_each(postgres: PostgresUrls)
         assert found is not None  # the first regular write of a slot stays, a special one is replaced
         assert found.pending_writes == [("task-1", "__interrupt__", "z"), ("task-1", "notes", "a"),
                                         ("task-1", "more", "b")]
+        saver.put_writes(second, [("__interrupt__", "last")], "task-1")  # type: ignore[arg-type]
+        saver.put_writes(second, [("notes", "ignored")], "task-1")  # type: ignore[arg-type]
+        saver.put_writes(second, [("notes", "own")], "task-2", "path-2")  # type: ignore[arg-type]
+        found = saver.get_tuple(second)  # type: ignore[arg-type]
+        assert found is not None and found.pending_writes == [
+            ("task-1", "__interrupt__", "last"), ("task-1", "notes", "a"), ("task-1", "more", "b"),
+            ("task-2", "notes", "own")]
         assert saver.get_tuple({"configurable": {"thread_id": "t-0"}}) is None  # type: ignore[arg-type]
         assert SgamSaver(memory, tenant="globex").get_tuple(second) is None  # type: ignore[arg-type]
     assert _rows(postgres, "saver_threads") == [("acme", "t-1")]

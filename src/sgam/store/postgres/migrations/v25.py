@@ -19,6 +19,9 @@
 #   namespace) and its pending writes, in the shape of the portable statement
 #   (store/_sql/checkpoints.py ``_with_writes``).
 #
+# No SET clause (it would push and pop a setting on every call): each statement is a
+# simple insert or an index probe, whose plan is the same for any values.
+#
 # Called in a write's own transaction (its pipeline) the tenant set holds until that
 # transaction ends, as the caller's set_config would; called alone on an autocommit
 # connection (a read) it is a transaction of its own, so the tenant ends with it.
@@ -28,7 +31,7 @@ SCRIPT = """
         p_tenant text, p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_parent_id text,
         p_run_id text, p_kind text, p_body bytea, p_metadata_kind text, p_metadata bytea,
         p_created_at timestamptz, p_retention text, p_subjects text[]
-    ) RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+    ) RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
         PERFORM set_config('sgam.tenant', p_tenant, true);
         INSERT INTO @SCHEMA@.saver_threads (tenant, thread_id, retention)
@@ -53,9 +56,19 @@ SCRIPT = """
     CREATE FUNCTION sgam_put_writes(
         p_tenant text, p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text,
         p_task_path text, p_idx integer[], p_channels text[], p_kinds text[], p_bodies bytea[]
-    ) RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+    ) RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
         PERFORM set_config('sgam.tenant', p_tenant, true);
+        IF cardinality(p_idx) = 1 THEN  -- most tasks write once: a row of values, not an unnest
+            INSERT INTO @SCHEMA@.saver_writes (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx,
+                                               channel, kind, body, task_path)
+            VALUES (p_tenant, p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_task_id, p_idx[1], p_channels[1],
+                    p_kinds[1], p_bodies[1], p_task_path)
+            ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+                channel = excluded.channel, kind = excluded.kind, body = excluded.body, task_path = excluded.task_path
+            WHERE excluded.idx < 0;
+            RETURN;
+        END IF;
         INSERT INTO @SCHEMA@.saver_writes (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel,
                                            kind, body, task_path)
         SELECT p_tenant, p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_task_id, w.idx, w.channel, w.kind,
@@ -73,7 +86,7 @@ SCRIPT = """
     ) RETURNS TABLE (
         side integer, thread_id text, checkpoint_ns text, checkpoint_id text, parent_id text, run_id text,
         kind text, body bytea, metadata_kind text, metadata bytea, created_at timestamptz, idx integer
-    ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+    ) LANGUAGE plpgsql AS $$
     #variable_conflict use_column
     DECLARE
         v_id text := p_checkpoint_id;
