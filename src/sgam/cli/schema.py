@@ -14,8 +14,8 @@ from .output import DbOption, JsonOption, TenantOption, console, run
 from .tables import exact_time, json_value, print_table
 
 if TYPE_CHECKING:
-    from .._memory import Memory
-    from .._model import Quarantined, SchemaChange
+    from .._core.model import Quarantined, SchemaChange
+    from ..memory.facade import Memory
 
 schema = typer.Typer(help="Declared attributes, and migrations: rename, retype, quarantine, history, plan, apply.",
                      invoke_without_command=True)
