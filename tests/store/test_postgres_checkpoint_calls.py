@@ -15,7 +15,7 @@ from tests.store.test_postgres_point_reads import statements
 from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import Memory
-from sgam._retention import DEFAULT_CLASS
+from sgam._core.retention import DEFAULT_CLASS
 from sgam.langgraph import SgamSaver
 from sgam.langgraph._serde import StrictSerializer
 from sgam.store.postgres import install, migrate
