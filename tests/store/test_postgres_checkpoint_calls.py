@@ -1,5 +1,5 @@
 """On PostgreSQL a checkpoint put, a task's pending writes and a resume's read are each one
-statement, a server function that sets the tenant itself (migration 25), run as the
+statement, a server function that sets the tenant itself (``migrations/v25.py``), run as the
 application role under forced row-level security."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sgam._core.retention import DEFAULT_CLASS
 from sgam.langgraph import SgamSaver
 from sgam.langgraph._serde import StrictSerializer
 from sgam.store.postgres import install, migrate
-from sgam.store.postgres.migrations import MIGRATIONS
+from sgam.store.postgres.migrations import MIGRATIONS, v25
 
 
 def _put(saver: SgamSaver, thread: str, step: int, parent: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -91,16 +91,16 @@ def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: Postgres
         assert saver.thread("t-2")[1] == ["mira"]
 
 
-def test_upgrade_to_version_25_keeps_threads_and_puts_in_one_statement(
+def test_an_upgrade_to_the_checkpoint_functions_keeps_threads_and_puts_in_one_statement(
     owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch,  # noqa: F811 - fixture
 ) -> None:
     owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:24])
+    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:MIGRATIONS.index(v25.SCRIPT)])
     migrate(owner, grant_to=["sgam_test_upgrade_app"])
     checkpoint = empty_checkpoint()
-    checkpoint["channel_values"] = {"notes": "written at version 24"}
+    checkpoint["channel_values"] = {"notes": "written before"}
     serde = StrictSerializer()
-    with psycopg.connect(owner) as conn:  # as version 24 stored it
+    with psycopg.connect(owner) as conn:  # as the schema before the functions stored it
         conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
         conn.execute("INSERT INTO saver_threads (tenant, thread_id, retention) VALUES ('acme', 't-old', 'default')")
         conn.execute("INSERT INTO saver_checkpoints (tenant, thread_id, checkpoint_ns, checkpoint_id, kind, body, "
@@ -111,7 +111,7 @@ def test_upgrade_to_version_25_keeps_threads_and_puts_in_one_statement(
     with Memory(app) as memory:
         saver = SgamSaver(memory, tenant="acme")
         old = saver.get_tuple({"configurable": {"thread_id": "t-old"}})  # type: ignore[arg-type]
-        assert old is not None and old.checkpoint["channel_values"] == {"notes": "written at version 24"}
+        assert old is not None and old.checkpoint["channel_values"] == {"notes": "written before"}
         with statements() as sent:
             _put(saver, "t-old", 1, old.config)  # type: ignore[arg-type]
         assert len(sent) == 1 and "sgam_put_checkpoint" in sent[0]

@@ -11,7 +11,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from .._core.conversions import check_map
+from .._core.conversions import ValueConversion, check_map
 from .._core.errors import ConflictError, NotFoundError, ValidationError
 from .._core.schema import AttributeSchema, Cardinality, ValueType
 from ..store import ChangeRow, WriteTransaction
@@ -39,10 +39,11 @@ def _known(txn: WriteTransaction, attribute: str, field: str) -> AttributeSchema
 
 def _record(
     txn: WriteTransaction, kind: str, attribute: str, detail: dict[str, Any], now: int,
-    decided_by: str | None, origin: str | None, family: set[str],
+    decided_by: str | None, origin: str | None, family: set[str], taking: ValueConversion | None = None,
 ) -> ChangeRow:
     """Append the step after every operation recorded so far and re-derive the
-    attribute's keys with it (the step refused, and nothing changed, if it cannot)."""
+    attribute's keys with it (the step refused, and nothing changed, if it cannot);
+    ``taking``: a retype's conversion when it is not its value type's."""
     txn.lock_lifecycle()
     changes = txn.ledger_changes()
     ops = txn.operations_of_attributes(sorted(family))
@@ -51,7 +52,7 @@ def _record(
                     json.dumps(detail, sort_keys=True), at, txn.last_operation_seq(), decided_by, origin)
     txn.add_change(row)
     ident: Ident = ("change", row.seq)
-    rederive(txn, attributes=family, strict=ident, ops=ops)
+    rederive(txn, attributes=family, strict=ident, ops=ops, taking=taking)
     return row
 
 
@@ -112,6 +113,17 @@ def retype(
                   renamed_family(txn.ledger_changes(), [attribute]))
     _stamped(txn, shape, value_type=value_type)
     return row
+
+
+def retype_with(
+    txn: WriteTransaction, attribute: str, conversion: ValueConversion, detail: dict[str, Any], now: int,
+    decided_by: str | None = None, origin: str | None = None,
+) -> ChangeRow:
+    """A retype of ``attribute`` whose values ``conversion`` converts (a memory type's
+    new version, named in ``detail``); its value type stays as declared."""
+    attribute = current_name(txn, attribute)
+    return _record(txn, "retype", attribute, detail, now, decided_by, origin,
+                   renamed_family(txn.ledger_changes(), [attribute]), conversion)
 
 
 def reshape(

@@ -25,6 +25,7 @@ from ._records import (
     AuditRow,
     ChangeRow,
     ClassHoldings,
+    ConvertedRow,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
@@ -51,6 +52,7 @@ __all__ = [
     "ActionWrites",
     "AuditRow",
     "ClassHoldings",
+    "ConvertedRow",
     "DocumentAccess",
     "EpisodeReads",
     "EpisodeRow",
@@ -463,6 +465,12 @@ class SubjectReads(Scope, Protocol):
         ...
     def ledger_changes(self) -> list[ChangeRow]: ...
     def quarantined(self, attribute: str | None = None) -> list[QuarantineRow]: ...
+    def converted_values(self, seqs: Sequence[int]) -> list[ConvertedRow]:
+        """What memory type conversions made of the operations ``seqs``, by step."""
+        ...
+    def attributes_of_memory_type(self, memory_type: str) -> list[str]:
+        """The ledger attributes holding operations of ``memory_type``."""
+        ...
 
 
 class SubjectWrites(SubjectReads, Protocol):
@@ -486,6 +494,7 @@ class SubjectWrites(SubjectReads, Protocol):
     def operations_of_attributes(self, attributes: Sequence[str]) -> list[Operation]: ...
     def attribute_version_keys(self, attributes: Sequence[str]) -> list[tuple[str, str]]: ...
     def replace_quarantine(self, seqs: Sequence[int], rows: Sequence[QuarantineRow]) -> None: ...
+    def add_converted_values(self, rows: Sequence[ConvertedRow]) -> None: ...
     def delete_attribute_schema(self, attribute: str) -> None: ...
 
 

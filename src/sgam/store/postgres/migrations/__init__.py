@@ -49,6 +49,7 @@ from . import (
     v23,
     v24,
     v25,
+    v29,
 )
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
@@ -62,7 +63,7 @@ TENANT_TABLES = (
     "api_keys", "idempotency_keys", "ledger_key_terms", "episode_counts",
     "episode_vector_heads", "saver_threads", "saver_checkpoints", "saver_writes", "saver_subjects",
     "subject_names", "subject_collisions", "subject_aliases", "subject_resolution",
-    "ledger_changes", "attribute_resolution", "quarantine", "episode_vector_counts",
+    "ledger_changes", "attribute_resolution", "quarantine", "episode_vector_counts", "converted_values",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -96,7 +97,7 @@ READ_FUNCTIONS = (
 )
 """Run as the caller, under its tenant policy: the deadline probe, and a point read's
 probe, consents and versions in one statement (migration 17); a checkpoint with its
-pending writes (migration 25)."""
+pending writes (module v25)."""
 
 WRITE_FUNCTIONS = (
     "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
@@ -104,13 +105,13 @@ WRITE_FUNCTIONS = (
     "sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])",
 )
 """Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18);
-a checkpoint put, and a task's pending writes, each in one statement with its tenant (migration 25)."""
+a checkpoint put, and a task's pending writes, each in one statement with its tenant (module v25)."""
 
 MIGRATIONS: list[str] = [
     version.SCRIPT
     for version in (
         v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
-        v22, v23, v24, v25,
+        v22, v23, v24, v29, v25,
     )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""

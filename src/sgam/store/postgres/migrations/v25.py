@@ -1,6 +1,6 @@
-"""PostgreSQL schema, version 25."""
+"""PostgreSQL schema: checkpoint memory in one statement per call."""
 
-# Checkpoint memory in one statement per call. A put sent the tenant's set_config and then
+# A put sent the tenant's set_config and then
 # its insert (thread and checkpoint in one data-modifying WITH); a task's pending writes
 # sent the set_config and one insert per write; a resume's read sent the set_config and
 # its one select. The driver's work per statement (a flush and polls of the socket) was
