@@ -1,13 +1,14 @@
 """PostgreSQL schema: checkpoint memory in one statement per call."""
 
-# A put sent the tenant's set_config and then
-# its insert (thread and checkpoint in one data-modifying WITH); a task's pending writes
-# sent the set_config and one insert per write; a resume's read sent the set_config and
-# its one select. The driver's work per statement (a flush and polls of the socket) was
-# the gap to LangGraph's own saver, which sends no tenant. Three functions, run as the
-# caller (SECURITY INVOKER: row-level security binds them as it binds the caller's own
-# statements, so another tenant's thread is neither found nor overwritten), each setting
-# the transaction-local tenant first, as sgam_write_lookups does:
+# A checkpoint put sent the tenant's set_config and then its insert (thread and checkpoint
+# in one data-modifying WITH); a task's pending writes sent the set_config and one insert
+# per write; a resume's read sent the set_config and its one select. Each statement costs
+# the driver a flush and polls of the socket, which LangGraph's own saver, sending no
+# tenant, does not pay. Now each call is one statement; the server does the same work
+# inside it (bench/README.md has what that saved: a read, not a write). Three functions,
+# run as the caller (SECURITY INVOKER: row-level security binds them as it binds the
+# caller's own statements, so another tenant's thread is neither found nor overwritten),
+# each setting the transaction-local tenant first, as sgam_write_lookups does:
 #
 # - sgam_put_checkpoint: registers the thread under its retention class the first time,
 #   stores the checkpoint (a second put of one id replaces it) and the subjects it names;
