@@ -44,13 +44,13 @@ from .._acting import mark_acted
 from .._protocol import JobRow, Reader, ResidueScan
 from .._requests import PointRead
 from .._sql.access import AccessReads
-from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from .._sql.session import Params
 from .._sql.subjects import SubjectReads
 from . import points, scan
 from .adapters import Micros, configure
+from .checkpoints import PostgresCheckpointAccess
 from .common import PostgresCommonWriter
 from .connect import connect
 from .connect import options as connect_options
@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 class PostgresReader(
-    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads, CheckpointAccess,
+    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads, PostgresCheckpointAccess,
 ):
     """Tenant-scoped reads (``Reader``); each is one indexed statement.
 

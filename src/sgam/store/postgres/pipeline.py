@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._sql.session import Params
 from . import inserts
 from .session import SET_TENANT, Cursor
 
@@ -64,6 +65,15 @@ class WritePipeline:
             else:
                 self._cur.execute(inserts.NAMED_OPERATION, (*held, *named))
         return self._cur
+
+    def enter(self, statement: str, params: Params) -> Cursor:
+        """Send ``statement``, a call that sets the tenant itself (``migrations/v25.py``): the
+        unit of work's first without the set_config before it; later, or after what must go
+        first, as any statement."""
+        if self._opened or self._deferred is not None or self._held is not None:
+            return self.cursor().execute(statement, params)
+        self._opened = True
+        return self._cur.execute(statement, params)
 
     def fresh(self) -> Cursor:
         """A cursor of its own: in pipeline mode what it sends waits there, unread, until
