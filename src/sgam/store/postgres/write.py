@@ -51,7 +51,7 @@ class PostgresWrite(
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
         self._pipe = WritePipeline(cur, tenant)
-        super().__init__(ScopedSession(self._pipe.cursor), tenant)
+        super().__init__(ScopedSession(self._pipe.cursor, enter=self._pipe.enter), tenant)
         self._locks = SubjectLocks(tenant, self._pipe.cursor)
         self._keys = KeyStates()
         self._schemas: SchemaCache = {} if schemas is None else schemas
