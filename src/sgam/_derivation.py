@@ -25,8 +25,8 @@ from ._conversions import convert
 from ._errors import ConflictError, NotFoundError, ValidationError
 from ._purpose import MEMBER, ledger_attribute, member_attribute, split_attribute
 from ._rules import KeyTimeline, Operation, OpKind, Version, ended_all
-from ._schema import Cardinality, ValueType
-from .store import AliasRow, ChangeRow, QuarantineRow, WriteTransaction
+from ._schema import AttributeSchema, Cardinality, ValueType
+from .store import AliasRow, ChangeRow, QuarantineRow, SubjectReads, WriteTransaction
 
 Key = tuple[str, str]
 Order = tuple[int, int, int, int, int]
@@ -102,6 +102,10 @@ class Derivation:
     archive: dict[Key, list[Version]] = field(default_factory=dict)
     derived_from: dict[Key, list[tuple[int, str | None]]] = field(default_factory=dict)
     """What each key was last derived from: (seq, value) of its operations."""
+    refused: dict[int, str] | None = None
+    """When given, the step being taken collects here (by ``seq``) the values it cannot
+    convert instead of refusing at once: a backfilled step checks its attribute a batch
+    of subjects at a time, then refuses with every batch's count."""
 
     # placing operations ---------------------------------------------------------------
 
@@ -190,11 +194,11 @@ class Derivation:
                 unconverted.append(current)
                 self.quarantined[op.seq] = (op, current)
         if unconverted and strict and not detail.get("quarantine"):
-            shown = ", ".join(sorted(set(unconverted))[:3])
-            raise ValidationError(
-                "type", value_type.value,
-                f"{len(unconverted)} value(s) of {attribute!r} have no conversion to {value_type.value} "
-                f"(e.g. {shown}): list them in map, or set quarantine")
+            if self.refused is not None:
+                self.refused.update((seq, value) for seq, (op, value) in self.quarantined.items()
+                                    if seq not in earlier and self.attribute_of(op) == attribute)
+                return
+            raise refusal(attribute, value_type, unconverted)
 
     def _reshape(self, attribute: str, cardinality: Cardinality, at: int, strict: bool) -> None:
         """One -> many: each version becomes its value's member over the same interval;
@@ -289,12 +293,21 @@ class Derivation:
                 for key in keys}
 
 
+def refusal(attribute: str, value_type: ValueType, unconverted: Collection[str]) -> ValidationError:
+    """A retype without ``quarantine`` that would leave values unconverted: counted, with examples."""
+    shown = ", ".join(sorted(set(unconverted))[:3])
+    return ValidationError(
+        "type", value_type.value,
+        f"{len(unconverted)} value(s) of {attribute!r} have no conversion to {value_type.value} "
+        f"(e.g. {shown}): list them in map, or set quarantine")
+
+
 def derive(ops: Sequence[Operation], events: Sequence[Event], cardinality_of: Callable[[str], Cardinality],
-           strict: Ident | None = None) -> Derivation:
+           strict: Ident | None = None, refused: dict[int, str] | None = None) -> Derivation:
     """Replay ``ops`` (by ``seq``) and ``events`` (by place) into keys; ``strict``: the
     step being taken now, whose impossible merge or conversion is an error."""
     ordered = sorted(events, key=lambda e: e.order)
-    derivation = Derivation(cardinality_of)
+    derivation = Derivation(cardinality_of, refused=refused)
     index = 0
     for op in ops:
         while index < len(ordered) and ordered[index].order < (op.seq, 0, 0, 0, 0):
@@ -326,9 +339,11 @@ def renamed_family(changes: Sequence[ChangeRow], attributes: Iterable[str]) -> s
     return joined(((c.attribute, str(json.loads(c.detail)["to"])) for c in changes if c.kind == "rename"), attributes)
 
 
-def first_cardinality(txn: WriteTransaction, changes: Sequence[ChangeRow]) -> Callable[[str], Cardinality]:
-    """An attribute's cardinality before its first recorded change (as declared now if
-    it has none)."""
+def first_cardinality(
+    declared: Callable[[str], AttributeSchema | None], changes: Sequence[ChangeRow],
+) -> Callable[[str], Cardinality]:
+    """An attribute's cardinality before its first recorded change (as ``declared`` now
+    if it has none)."""
     def cardinality_of(attribute: str) -> Cardinality:
         for change in changes:
             detail = json.loads(change.detail)
@@ -336,10 +351,31 @@ def first_cardinality(txn: WriteTransaction, changes: Sequence[ChangeRow]) -> Ca
                 return Cardinality(detail["from_cardinality"])
             if change.kind == "rename" and detail["to"] == attribute and detail.get("to_cardinality"):
                 return Cardinality(detail["to_cardinality"])
-        declared = txn.attribute_schema(attribute)
-        return Cardinality.ONE if declared is None else declared.cardinality
+        schema = declared(attribute)
+        return Cardinality.ONE if schema is None else schema.cardinality
 
     return cardinality_of
+
+
+def alias_family(steps: Iterable[AliasRow], names: Iterable[str]) -> set[str]:
+    """``names`` and every subject name an alias step has ever joined to them."""
+    return joined(((step.name, step.subject) for step in steps), names)
+
+
+def derive_subjects(
+    source: SubjectReads, declared: Callable[[str], AttributeSchema | None], subjects: Collection[str],
+    attributes: Collection[str], ops: Sequence[Operation] | None = None, strict: Ident | None = None,
+    refused: dict[int, str] | None = None,
+) -> Derivation:
+    """The keys of ``attributes`` of ``subjects`` (a closed alias family) as their
+    operations and every recorded step derive them, stored or not: a backfill's batch
+    stores them, a read of a key its backfill has not reached answers from them."""
+    if ops is None:
+        ops = source.operations_of_subjects(sorted(subjects))
+    ops = [op for op in ops if split_attribute(op.attribute)[0] in attributes]
+    changes = source.ledger_changes()
+    events = [*alias_events(source.alias_steps()), *change_events(changes)]
+    return derive(ops, events, first_cardinality(declared, changes), strict, refused)
 
 
 def rederive(
@@ -364,7 +400,7 @@ def rederive(
         existing = txn.attribute_version_keys(sorted(attributes))
     changes = txn.ledger_changes()
     events = [*alias_events(txn.alias_steps()), *change_events(changes)]
-    derivation = derive(ops, events, first_cardinality(txn, changes), strict)
+    derivation = derive(ops, events, first_cardinality(txn.attribute_schema, changes), strict)
     derived = derivation.versions()
     for subject, attribute in set(existing) | set(derived):
         txn.replace_versions(subject, attribute, derived.get((subject, attribute), []))

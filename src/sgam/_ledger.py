@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from ._convert import to_assertion, to_episode
+from ._dual_read import DualReader
 from ._erasure import Erased
 from ._errors import SgamError
 from ._expiry import settle
@@ -149,7 +150,11 @@ class _SettledRead(AbstractContextManager[Reader]):
             scope = ledger.backend.read(tenant)
             reader = scope.__enter__()
         self._scope = scope
-        return reader
+        try:
+            return DualReader.around(reader)
+        except BaseException as exc:
+            scope.__exit__(type(exc), exc, exc.__traceback__)
+            raise
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

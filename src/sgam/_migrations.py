@@ -11,6 +11,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from . import _backfill
 from ._conversions import check_map
 from ._derivation import Ident, rederive, renamed_family
 from ._errors import ConflictError, NotFoundError, ValidationError
@@ -39,17 +40,25 @@ def _known(txn: WriteTransaction, attribute: str, field: str) -> AttributeSchema
 
 def _record(
     txn: WriteTransaction, kind: str, attribute: str, detail: dict[str, Any], now: int,
-    decided_by: str | None, origin: str | None, family: set[str],
+    decided_by: str | None, origin: str | None, family: set[str], backfill: bool | None = None,
 ) -> ChangeRow:
     """Append the step after every operation recorded so far and re-derive the
-    attribute's keys with it (the step refused, and nothing changed, if it cannot)."""
+    attribute's keys with it (the step refused, and nothing changed, if it cannot). On a
+    large attribute (or with ``backfill``) the step is checked a batch at a time and its
+    keys are derived again by a backfill (``_backfill``), reads converting until then."""
     txn.lock_lifecycle()
     changes = txn.ledger_changes()
-    ops = txn.operations_of_attributes(sorted(family))
-    at = max([now, *(op.recorded_at for op in ops), *(c.recorded_at for c in changes)])
+    deferred = _backfill.deferred(txn, family, backfill)
+    ops = [] if deferred else txn.operations_of_attributes(sorted(family))
+    last = txn.last_recorded_of_attributes(sorted(family)) if deferred else None
+    at = max([now, *(op.recorded_at for op in ops), *(c.recorded_at for c in changes), *([last] if last else [])])
     row = ChangeRow(1 + max((c.seq for c in changes), default=0), kind, attribute,
                     json.dumps(detail, sort_keys=True), at, txn.last_operation_seq(), decided_by, origin)
     txn.add_change(row)
+    if deferred:
+        _backfill.check(txn, row, family)
+        _backfill.start(txn, row, family)
+        return row
     ident: Ident = ("change", row.seq)
     rederive(txn, attributes=family, strict=ident, ops=ops)
     return row
@@ -63,7 +72,7 @@ def _stamped(txn: WriteTransaction, schema: AttributeSchema, **changes: Any) -> 
 
 def rename(
     txn: WriteTransaction, attribute: str, to: str, now: int, decided_by: str | None = None,
-    origin: str | None = None,
+    origin: str | None = None, *, backfill: bool | None = None,
 ) -> ChangeRow:
     """From now on ``attribute`` is called ``to``: its assertions, history included, are
     read under ``to`` (merged with those of ``to``), which takes its type and cardinality;
@@ -83,7 +92,7 @@ def rename(
     detail = {"to": to, "from_cardinality": shape.cardinality.value,
               "to_cardinality": None if target is None else target.cardinality.value}
     family = renamed_family(txn.ledger_changes(), [attribute, to])
-    row = _record(txn, "rename", attribute, detail, now, decided_by, origin, family)
+    row = _record(txn, "rename", attribute, detail, now, decided_by, origin, family, backfill)
     if target is None:
         _stamped(txn, shape, attribute=to)
     _stamped(txn, shape, renamed_to=to)
@@ -96,7 +105,7 @@ def rename(
 
 def retype(
     txn: WriteTransaction, attribute: str, value_type: ValueType, pairs: object = None, quarantine: bool = False,
-    now: int = 0, decided_by: str | None = None, origin: str | None = None,
+    now: int = 0, decided_by: str | None = None, origin: str | None = None, *, backfill: bool | None = None,
 ) -> ChangeRow:
     """Declare ``value_type`` for the attribute and convert every value it ever held; a
     value with no conversion is a ``ValidationError`` unless ``quarantine`` sets it aside."""
@@ -109,14 +118,14 @@ def retype(
     detail = {"type": value_type.value, "map": sorted(mapping.items()), "quarantine": quarantine,
               "from_type": shape.value_type.value if shape.value_type else None}
     row = _record(txn, "retype", attribute, detail, now, decided_by, origin,
-                  renamed_family(txn.ledger_changes(), [attribute]))
+                  renamed_family(txn.ledger_changes(), [attribute]), backfill)
     _stamped(txn, shape, value_type=value_type)
     return row
 
 
 def reshape(
     txn: WriteTransaction, attribute: str, cardinality: Cardinality, now: int, decided_by: str | None = None,
-    origin: str | None = None,
+    origin: str | None = None, *, backfill: bool | None = None,
 ) -> ChangeRow:
     """Change the cardinality of an attribute that holds data: one -> many makes each
     value a member over its own interval; many -> one is a ``ConflictError`` if two
@@ -125,4 +134,4 @@ def reshape(
     before = Cardinality.ONE if declared is None else declared.cardinality
     detail = {"to": cardinality.value, "from_cardinality": before.value}
     return _record(txn, "cardinality", attribute, detail, now, decided_by, origin,
-                   renamed_family(txn.ledger_changes(), [attribute]))
+                   renamed_family(txn.ledger_changes(), [attribute]), backfill)

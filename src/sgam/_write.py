@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ._backfill import convert_key
 from ._errors import ConflictError, NotFoundError, SgamError, ValidationError
 from ._migrations import current_name, reshape
 from ._model import Fact
@@ -223,6 +224,7 @@ class WriteService:
         op = self.prepare(txn, pending, txn.schema_version())
         op.subject = txn.resolve_subject(op.subject)
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
+        convert_key(txn, op.subject, op.attribute)
         plan(op, txn.key(op.subject, op.attribute))
 
     @staticmethod
@@ -237,6 +239,7 @@ class WriteService:
         meant = txn.resolve_subject(op.subject)
         if meant != op.subject:  # an alias: the key is the subject it means
             txn.lock_keys([(meant, op.attribute)])
+        convert_key(txn, meant, op.attribute)  # a key a backfill has not reached: derived before it is planned
         op.recorded_at = self._transaction_time(txn, meant, op.attribute)
         op.seq = txn.append_operation(op)  # the operation keeps the name it was given
         if pending.spelling is not None:
@@ -262,6 +265,8 @@ class WriteService:
         for index, op in enumerate(ops):
             by_key.setdefault((meaning[op.subject], op.attribute), []).append(index)
         txn.lock_keys(list(by_key), [min(ops[index].valid_at for index in indexes) for indexes in by_key.values()])
+        for subject, attribute in by_key:
+            convert_key(txn, subject, attribute)
         recorded_at = self.now()
         for subject, attribute in by_key:
             last = txn.last_recorded_at(subject, attribute)

@@ -237,3 +237,20 @@ class QuarantineRow:
     attribute: str
     value: str
     since: int
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillRow:
+    """A step's backfill: its stored versions derived again a batch of subjects at a
+    time, in subject order. ``attributes``: the names it derives again (JSON list);
+    ``after_subject``: the last subject done (None: none yet); ``finished_at`` None while
+    reads of a later subject convert on the fly."""
+
+    seq: int
+    attributes: str
+    after_subject: str | None
+    subjects_done: int
+    subjects_total: int
+    batches_done: int
+    started_at: int
+    finished_at: int | None = None

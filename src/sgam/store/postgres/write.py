@@ -125,6 +125,11 @@ class PostgresWrite(
         if wanted and not self._acquire(wanted, wait=not self._held):
             raise LockOrderError(sorted(self._held | set(wanted)))
 
+    def lock_subjects(self, subjects: Sequence[str]) -> None:
+        """A backfill's batch holds its subjects before it reads their operations, so an
+        erasure committed meanwhile is seen (READ COMMITTED) and never undone."""
+        self._lock(subjects)
+
     # episodes and schema: looked up once per unit of work (a batch asks per fact) -------
 
     def episode(self, episode_id: str) -> EpisodeRow | None:
