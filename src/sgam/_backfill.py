@@ -111,21 +111,20 @@ def finish(txn: WriteTransaction, now: int, batch: int = BATCH) -> None:
             pass
 
 
-def behind(rows: Sequence[BackfillRow], subject: str, attribute: str, known_at: int | None) -> bool:
-    """Whether the key's stored versions may not be what a read at ``known_at`` answers:
-    an unfinished backfill of its attribute has not reached its subject, and the read
-    counts the step (a read before the step answers from the versions as stored)."""
+def behind(rows: Sequence[BackfillRow], subject: str, attribute: str) -> bool:
+    """Whether the key's stored versions may not be what they will be: an unfinished
+    backfill of its attribute has not reached its subject. A read at any ``known_at``
+    counts (one before the step must still see the old versions end at it)."""
     base = split_attribute(attribute)[0]
-    return any((known_at is None or known_at >= row.started_at)
-               and (row.after_subject is None or subject > row.after_subject)
-               and base in family_of(row) for row in rows)
+    return any((row.after_subject is None or subject > row.after_subject) and base in family_of(row)
+               for row in rows)
 
 
 def convert_key(txn: WriteTransaction, subject: str, attribute: str) -> None:
     """Before a write plans against the key's stored versions: derive them first when an
     unfinished backfill has not reached it (its batch will find them done)."""
     rows = txn.unfinished_backfills()
-    if not rows or not behind(rows, subject, attribute, None):
+    if not rows or not behind(rows, subject, attribute):
         return
     base = split_attribute(attribute)[0]
     family = {name for row in rows if base in family_of(row) for name in family_of(row)}

@@ -2,13 +2,13 @@
 answer once converted, by deriving it on the fly.
 
 A backfilled step is recorded at once, but the stored versions of a subject after the
-backfill's ``after_subject`` are still the old shape's. A read that counts the step
-(``known_at`` at or after it, or now) of such a key derives the subject's keys of the
-step's attributes from their operations and every recorded step — the derivation a
-batch stores — and answers from those versions exactly as the SQL answers from stored
-ones (an end derived from the next version visible at the same instant). A read at an
-earlier ``known_at`` needs nothing: the versions visible then are the same before and
-after the batch. Keys hold few operations, so a derivation costs a statement and
+backfill's ``after_subject`` are still the old shape's. A read of such a key, at
+any ``known_at``, derives the subject's keys of the step's attributes from their
+operations and every recorded step — the derivation a batch stores — and answers from
+those versions exactly as the SQL answers from stored ones (an end derived from the
+next version visible at the same instant). An earlier ``known_at`` too: the versions
+visible then are the same, but the batch records that they stopped being current at
+the step. Keys hold few operations, so a derivation costs a statement and
 microseconds; it is done once per subject per read scope.
 """
 
@@ -61,8 +61,8 @@ class DualReader:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    def _behind(self, subject: str, attribute: str, known_at: int | None) -> bool:
-        return behind(self._rows, subject, attribute, known_at)
+    def _behind(self, subject: str, attribute: str) -> bool:
+        return behind(self._rows, subject, attribute)
 
     def _keys(self, subject: str) -> dict[Key, list[Version]]:
         """Every key of the subject under the unfinished steps' attributes, derived."""
@@ -84,33 +84,33 @@ class DualReader:
     # the version reads -----------------------------------------------------------------
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
-        if not self._behind(subject, attribute, known_at):
+        if not self._behind(subject, attribute):
             return self._inner.get(subject, attribute, at, known_at)
         return _holding(self._key(subject, attribute), at, known_at)
 
     def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
-        if not self._behind(subject, attribute, known_at):
+        if not self._behind(subject, attribute):
             return self._inner.history(subject, attribute, known_at)
         return _timeline(self._key(subject, attribute), known_at)
 
     def versions(self, subject: str, attribute: str) -> list[Version]:
-        if not self._behind(subject, attribute, None):
+        if not self._behind(subject, attribute):
             return self._inner.versions(subject, attribute)
         return as_last_seen(sorted(self._key(subject, attribute), key=lambda v: (v.recorded_from, v.valid_from)))
 
     def member_keys(self, subject: str, prefix: str) -> list[str]:
-        if not self._behind(subject, prefix, None):
+        if not self._behind(subject, prefix):
             return self._inner.member_keys(subject, prefix)
         return self._member_keys(subject, prefix)
 
     def members(self, subject: str, prefix: str, at: int, known_at: int | None) -> list[Version]:
-        if not self._behind(subject, prefix, known_at):
+        if not self._behind(subject, prefix):
             return self._inner.members(subject, prefix, at, known_at)
         found = (_holding(self._key(subject, key), at, known_at) for key in self._member_keys(subject, prefix))
         return [version for version in found if version is not None]
 
     def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:
-        if not self._behind(subject, prefix, known_at):
+        if not self._behind(subject, prefix):
             return self._inner.set_history(subject, prefix, known_at)
         found = [v for key in self._member_keys(subject, prefix) for v in _timeline(self._key(subject, key), known_at)]
         return sorted(found, key=lambda v: (v.valid_from, v.value))
@@ -119,13 +119,13 @@ class DualReader:
         """Rows of a key the backfill has not reached are replaced by its derivation's:
         the page keeps its order (subject, attribute, ``valid_from``)."""
         rows = self._inner.query(flt)
-        if not any(self._behind(v.subject, v.attribute, flt.known_at) for v in rows):
+        if not any(self._behind(v.subject, v.attribute) for v in rows):
             return rows
         answered: list[Version] = []
         done: set[Key] = set()
         for version in rows:
             key = (version.subject, version.attribute)
-            if not self._behind(key[0], key[1], flt.known_at):
+            if not self._behind(key[0], key[1]):
                 answered.append(version)
             elif key not in done:
                 done.add(key)
@@ -141,11 +141,11 @@ class DualReader:
 
     def holding(self, subjects: Sequence[str], attribute: str, at: int, known_at: int | None, *, members: bool = False,
                 ) -> list[Version]:
-        if not any(self._behind(s, attribute, known_at) for s in subjects):
+        if not any(self._behind(s, attribute) for s in subjects):
             return self._inner.holding(subjects, attribute, at, known_at, members=members)
         found: list[Version] = []
         for subject in subjects:
-            if not self._behind(subject, attribute, known_at):
+            if not self._behind(subject, attribute):
                 found += self._inner.holding([subject], attribute, at, known_at, members=members)
             elif members:
                 found += self.members(subject, attribute, at, known_at)

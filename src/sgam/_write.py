@@ -375,16 +375,16 @@ class WriteService:
 
     def declare(
         self, txn: WriteTransaction, schema: AttributeSchema, cardinality: Cardinality | None = None,
-        decided_by: str | None = None, origin: str | None = None,
+        decided_by: str | None = None, origin: str | None = None, *, backfill: bool | None = None,
     ) -> AttributeSchema:
         """Record ``schema``; ``cardinality`` None keeps the attribute's (default one).
         Changing the cardinality of an attribute that holds data re-shapes it from now
-        on, a recorded migration step (``_migrations.reshape``)."""
+        on, a recorded migration step (``_migrations.reshape``; ``backfill`` as there)."""
         earlier = txn.attribute_schema(schema.attribute)
         kept = earlier.cardinality if earlier is not None else Cardinality.ONE
         chosen = kept if cardinality is None else cardinality
         if chosen is not kept and txn.attribute_in_use(schema.attribute):
-            reshape(txn, schema.attribute, chosen, self.now(), decided_by, origin)
+            reshape(txn, schema.attribute, chosen, self.now(), decided_by, origin, backfill=backfill)
         version = txn.bump_schema_version()
         stamped = AttributeSchema(
             schema.attribute, schema.value_type, schema.memory_type, schema.sensitive,

@@ -88,18 +88,21 @@ def _step(number: int, raw: object) -> Step:
     return Step(number, operation, args)
 
 
-def _run(memory: Memory, txn: WriteTransaction, step: Step, decided_by: str | None, origin: str) -> None:
+def _run(
+    memory: Memory, txn: WriteTransaction, step: Step, decided_by: str | None, origin: str,
+    backfill: bool | None = None,
+) -> None:
     a, now = step.args, memory.ledger.now()
     if step.operation == "rename":
-        _migrations.rename(txn, a["attribute"], a["to"], now, decided_by, origin)
+        _migrations.rename(txn, a["attribute"], a["to"], now, decided_by, origin, backfill=backfill)
     elif step.operation == "retype":
         _migrations.retype(txn, a["attribute"], parse_value_type(a["type"]), a.get("map"),
-                           a.get("quarantine", False), now, decided_by, origin)
+                           a.get("quarantine", False), now, decided_by, origin, backfill=backfill)
     else:
         schema = AttributeSchema(check_name(a["attribute"], "attribute"), parse_value_type(a["type"]),
                                  a.get("memory_type"), bool(a.get("sensitive", False)), a.get("description"))
         cardinality = None if a.get("cardinality") is None else parse_cardinality(a["cardinality"])
-        memory.ledger.writes.declare(txn, schema, cardinality, decided_by, origin)
+        memory.ledger.writes.declare(txn, schema, cardinality, decided_by, origin, backfill=backfill)
 
 
 def _report(txn: WriteTransaction, step: Step, outcome: str) -> dict[str, Any]:
@@ -151,13 +154,13 @@ def plan(memory: Memory, tenant: str, path: Path) -> list[dict[str, Any]]:
 
 def apply(
     memory: Memory, tenant: str, path: Path, decided_by: str | None = None, *, progress: Progress | None = None,
-    batch: int = BATCH,
+    batch: int = BATCH, backfill: bool | None = None,
 ) -> list[dict[str, Any]]:
     """Run every step of the file in one transaction (all or none); each step's record
     names ``decided_by`` and the file. Then run the backfills of steps on large
     attributes, ``batch`` subjects per transaction (``progress`` after each). Applied
     again while a backfill of this file's steps is unfinished (it was interrupted), it
-    records nothing and resumes it."""
+    records nothing and resumes it. ``backfill``: as ``Memory.retype``'s."""
     steps = load(path)
     recorded = _unfinished_from(memory, tenant, path.name)
     if recorded:
@@ -168,7 +171,7 @@ def apply(
         report = []
         for step in steps:
             try:
-                _run(memory, txn, step, decided_by, path.name)
+                _run(memory, txn, step, decided_by, path.name, backfill)
             except SgamError as exc:
                 exc.message = f"steps[{step.number}] ({step.operation}): {exc.message}"
                 exc.args = (exc.message,)

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from .._errors import NotFoundError
-from .._model import Assertion, Episode, ForgetResult, Quarantined, Reachable, SchemaChange, SubjectName, WriteResult
+from .._model import Assertion, Backfill, Episode, ForgetResult, Quarantined, Reachable, SchemaChange, SubjectName, WriteResult
 from .._rules import Effect
 from .._schema import AttributeSchema
 from ..boundary import to_json
@@ -252,6 +252,12 @@ async def quarantined(request: Request, caller: Reader, attribute: str | None = 
             summary="Every schema migration step: what, when, by whose decision, from which file")
 async def schema_history(request: Request, caller: Reader) -> Response:
     return reply(await memory_of(request).schema_history(caller.tenant))
+
+
+@router.get("/schema/backfills", response_model=list[Backfill], tags=["schema"],
+            summary="How far each migration step's backfill is: subjects done of all, batches")
+async def backfills(request: Request, caller: Reader) -> Response:
+    return reply(await memory_of(request).backfills(caller.tenant))
 
 
 @router.post("/schema/attributes", dependencies=[IDEMPOTENT],

@@ -299,7 +299,7 @@ class SubjectWrites(SubjectReads):
             for where, params in (("attribute = ?", (attribute,)),
                                   (f"{column} >= ? AND {column} < ?", (f"{attribute}\x1e", f"{attribute}\x20"))):
                 rows = self._db.rows(
-                    f"SELECT DISTINCT subject FROM ledger_keys WHERE tenant = ? AND {where}{start} "
+                    f"SELECT DISTINCT {subject} FROM ledger_keys WHERE tenant = ? AND {where}{start} "
                     f"ORDER BY {subject} LIMIT ?",
                     (self.tenant, *params, *(() if after is None else (after,)), limit))
                 found.update(str(row[0]) for row in rows)

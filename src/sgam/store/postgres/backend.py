@@ -39,7 +39,7 @@ from psycopg_pool import ConnectionPool
 from ..._errors import StoreError
 from ..._values import check_tenant
 from .._acting import mark_acted
-from .._protocol import JobRow, Reader, ResidueScan
+from .._protocol import BackfillRow, JobRow, Reader, ResidueScan
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
@@ -85,6 +85,7 @@ class PostgresReader(
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
+        self._backfills: list[BackfillRow] | None = None
         self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
@@ -169,13 +170,17 @@ class PostgresReader(
         point = _point_call(self.tenant, now, self._planned)
         if point is None:
             rows = self._start(_ENTER, (self.tenant, Micros(now))).fetchall()
-            return bool(rows)
+            self._backfills = [_backfill_of(row) for row in rows if row[0] == 6]
+            return any(row[0] == 0 for row in rows)
         planned, self._planned = self._planned, []
         rows = self._conn.cursor(binary=True).execute(_POINT_READS, point).fetchall()
         if rows and rows[0][0] == 0:
             return True
+        self._backfills = [_backfill_of(row) for row in rows if row[0] == 6]
         answers: dict[tuple[str, tuple[Any, ...]], list[Row]] = {key: [] for key in planned}
         for row in rows:
+            if row[0] == 6:
+                continue
             if row[0] == 1:
                 key = (CONSENTS, consents_params(self.tenant, row[5]))
                 if key in answers:
@@ -188,11 +193,20 @@ class PostgresReader(
             self._session.ahead[key] = Answered(found)
         return False
 
+    def unfinished_backfills(self) -> list[BackfillRow]:
+        """As the read's first statement answered them, without asking again."""
+        return super().unfinished_backfills() if self._backfills is None else self._backfills
+
+
+def _backfill_of(row: Row) -> BackfillRow:
+    """A part 6 row of ``sgam_point_reads``: an unfinished backfill, in the columns it fills."""
+    return BackfillRow(int(row[2]), str(row[5]), row[4], int(row[3]), int(row[15]), int(row[21]), int(row[8]))
+
 
 SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 """A read's transaction: one snapshot for all its statements (they only read, so it never
 fails to serialise)."""
-_ENTER = "SELECT part FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
+_ENTER = "SELECT * FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
 _POINT_READS = (
     "SELECT * FROM sgam_point_reads(%s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
     "%s::timestamptz[])"
@@ -302,6 +316,7 @@ class PostgresBackend:
         self.url = url
         self._retries = retries
         self._schemas: SchemaCache = {}
+        self._quiet: dict[str, int] = {}
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
         self._pool = ConnectionPool(
             url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
@@ -369,7 +384,7 @@ class PostgresBackend:
         with self._pool.connection() as conn:
             try:
                 with conn.pipeline():
-                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
+                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet)
                     try:
                         result = work(txn)
                         mark_acted(tenant, txn)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..._purpose import ConsentRow
 from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
 from ..._schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow
+from .._protocol import BackfillRow, EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
@@ -43,7 +43,10 @@ class PostgresWrite(
 ):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
-    def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
+    def __init__(
+        self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None,
+        quiet: dict[str, int] | None = None,
+    ) -> None:
         super().__init__(ScopedSession(lambda: self._cur), tenant)
         self._raw = cur
         self._entered = False
@@ -52,6 +55,9 @@ class PostgresWrite(
         self._queued_name: tuple[str, str, str] | None = None
         """The queued operation's subject spelling (``note_spellings``), sent with it."""
         self._schemas: SchemaCache = {} if schemas is None else schemas
+        self._quiet: dict[str, int] = {} if quiet is None else quiet
+        """Per tenant, a schema version at which it had no unfinished backfill: a step that
+        starts one changes the version, so until the version moves nothing is asked."""
         self._version: int | None = None
         self._schema_changed = False
         self._near: dict[tuple[str, str], tuple[int, Near]] = {}
@@ -124,6 +130,17 @@ class PostgresWrite(
         wanted = sorted({lock_key(self.tenant, s) for s in new} - self._held)
         if wanted and not self._acquire(wanted, wait=not self._held):
             raise LockOrderError(sorted(self._held | set(wanted)))
+
+    def unfinished_backfills(self) -> list[BackfillRow]:
+        """Every write asks (``_backfill.convert_key``); the schema version its lookups
+        brought answers for the tenants that have none, which is nearly all."""
+        version = self.schema_version()
+        if self._quiet.get(self.tenant) == version and not self._schema_changed:
+            return []
+        found = super().unfinished_backfills()
+        if not found and not self._schema_changed:
+            self._quiet[self.tenant] = version
+        return found
 
     def lock_subjects(self, subjects: Sequence[str]) -> None:
         """A backfill's batch holds its subjects before it reads their operations, so an

@@ -159,8 +159,14 @@ class TenantMemory(lifecycle.LifecycleReads):
     def unfinished_backfills(self) -> list[BackfillRow]:
         """Asked by every read and write of a versioned key: remembered (most tenants have
         none), forgotten when a backfill starts, advances or ends."""
-        found: list[BackfillRow] = self._cached(("backfills", self.tenant, ""),
-                                                    super().unfinished_backfills)  # type: ignore[misc]
+        def load() -> list[BackfillRow]:
+            try:
+                rows: list[BackfillRow] = super(TenantMemory, self).unfinished_backfills()  # type: ignore[misc]
+            except sqlite3.OperationalError:
+                return []  # a file of a schema before backfills (an upgrade's first look): none to have
+            return rows
+
+        found: list[BackfillRow] = self._cached(("backfills", self.tenant, ""), load)
         return found
 
     def _aliased(self) -> bool:
