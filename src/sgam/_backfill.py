@@ -26,7 +26,7 @@ from dataclasses import replace
 from ._derivation import Ident, alias_family, derive_subjects, rederive, refusal
 from ._errors import ValidationError
 from ._purpose import split_attribute
-from ._schema import ValueType
+from ._schema import Cardinality, ValueType
 from .store import BackfillRow, ChangeRow, WriteTransaction
 
 BACKFILL_ABOVE = 0
@@ -50,9 +50,25 @@ def deferred(txn: WriteTransaction, family: Collection[str], backfill: bool | No
 def start(txn: WriteTransaction, change: ChangeRow, family: Collection[str]) -> BackfillRow:
     """Record the backfill of ``change`` (already added), none of it done."""
     row = BackfillRow(change.seq, json.dumps(sorted(family)), None, 0, txn.count_family_subjects(sorted(family)), 0,
-                      change.recorded_at)
+                      change.recorded_at, None, _lone_conversion(txn, change, family))
     txn.add_backfill(row)
     return row
+
+
+def _lone_conversion(txn: WriteTransaction, change: ChangeRow, family: Collection[str]) -> str | None:
+    """A retype's type and map when its keys may be converted from their stored versions
+    alone (``_dual_read``): a one-valued attribute never renamed, retyped or reshaped
+    before, in a tenant without aliases; the log's derivation is needed otherwise."""
+    declared = txn.attribute_schema(change.attribute)
+    if change.kind != "retype" or set(family) != {change.attribute} or txn.alias_steps():
+        return None
+    if declared is not None and declared.cardinality is Cardinality.MANY:
+        return None
+    if any(c.seq != change.seq and change.attribute in (c.attribute, json.loads(c.detail).get("to"))
+           for c in txn.ledger_changes()):
+        return None
+    detail = json.loads(change.detail)
+    return json.dumps({"type": detail["type"], "map": detail["map"]})
 
 
 def check(txn: WriteTransaction, change: ChangeRow, family: Collection[str], batch: int = BATCH) -> None:

@@ -14,12 +14,17 @@ microseconds; it is done once per subject per read scope.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
-from ._backfill import behind, family_of
+from ._backfill import family_of
+from ._conversions import convert
 from ._derivation import Key, alias_family, derive_subjects
-from ._rules import Version, as_last_seen, ended_all
+from ._purpose import split_attribute
+from ._rules import Version, as_last_seen, ended, ended_all
+from ._schema import ValueType
 from .store import BackfillRow, QueryFilter, Reader
 
 
@@ -35,12 +40,64 @@ def _timeline(versions: list[Version], known_at: int | None) -> list[Version]:
 
 
 def _holding(versions: list[Version], at: int, known_at: int | None) -> Version | None:
-    found = [v for v in _timeline(versions, known_at) if v.valid_from <= at]
-    return found[-1] if found and found[-1].holds_at(at) else None
+    """The visible version with the greatest ``valid_from`` <= ``at``, ended by the next
+    visible one, if it still holds at ``at`` (the SQL point read's answer)."""
+    floor = following = None
+    for version in versions:
+        if not _visible(version, known_at):
+            continue
+        if version.valid_from <= at:
+            if floor is None or version.valid_from > floor.valid_from:
+                floor = version
+        elif following is None or version.valid_from < following.valid_from:
+            following = version
+    if floor is None:
+        return None
+    found = ended(floor, following)
+    return found if found.holds_at(at) else None
+
+
+def _retired(version: Version, at: int) -> Version:
+    return Version(version.assertion_id, version.subject, version.attribute, version.value, version.valid_from,
+                   version.valid_to, version.recorded_from, at, version.source, version.memory_type,
+                   version.confidence, version.schema_version, version.supersedes, version.origin,
+                   version.closed_by)
+
+
+def _from(version: Version, value: str, at: int) -> Version:
+    return Version(version.assertion_id, version.subject, version.attribute, value, version.valid_from,
+                   version.valid_to, at, None, version.source, version.memory_type, version.confidence,
+                   version.schema_version, version.supersedes, version.origin, version.closed_by)
 
 
 def _in_range(attribute: str, prefix: str) -> bool:
     return attribute.startswith(prefix)
+
+
+@dataclass(frozen=True, slots=True)
+class _Lone:
+    """A key under a lone retype: its stored versions and how each value converts (None:
+    none changes, the key stays as stored)."""
+
+    stored: list[Version]
+    values: dict[str, str] | None
+    at: int
+
+    def versions(self) -> list[Version]:
+        if self.values is None:
+            return self.stored
+        kept = [v if v.recorded_to is not None else _retired(v, self.at) for v in self.stored]
+        return kept + [_from(v, self.values[v.value], self.at) for v in self.stored if v.recorded_to is None]
+
+    def holding(self, at: int, known_at: int | None) -> Version | None:
+        """As ``_holding(self.versions(), ...)``, converting only the version it answers."""
+        if self.values is None:
+            return _holding(self.stored, at, known_at)
+        if known_at is not None and known_at < self.at:
+            found = _holding(self.stored, at, known_at)
+            return found if found is None or found.recorded_to is not None else _retired(found, self.at)
+        found = _holding(self.stored, at, None)
+        return None if found is None else _from(found, self.values[found.value], self.at)
 
 
 class DualReader:
@@ -49,7 +106,8 @@ class DualReader:
 
     def __init__(self, inner: Reader, rows: list[BackfillRow]) -> None:
         self._inner = inner
-        self._rows = rows
+        self._rows = [(row, frozenset(family_of(row))) for row in rows]
+        self._family = frozenset(name for _, family in self._rows for name in family)
         self._derived: dict[str, dict[Key, list[Version]]] = {}
 
     @classmethod
@@ -62,20 +120,56 @@ class DualReader:
         return getattr(self._inner, name)
 
     def _behind(self, subject: str, attribute: str) -> bool:
-        return behind(self._rows, subject, attribute)
+        """As ``_backfill.behind``, with each backfill's attributes read once per scope."""
+        base = split_attribute(attribute)[0]
+        if base not in self._family:
+            return False
+        return any(base in family and (row.after_subject is None or subject > row.after_subject)
+                   for row, family in self._rows)
 
     def _keys(self, subject: str) -> dict[Key, list[Version]]:
         """Every key of the subject under the unfinished steps' attributes, derived."""
         if subject not in self._derived:
-            family = {name for row in self._rows for name in family_of(row)}
             names = alias_family(self._inner.alias_steps(), [subject])
-            derivation = derive_subjects(self._inner, self._inner.declared, names, family)
+            derivation = derive_subjects(self._inner, self._inner.declared, names, self._family)
             self._derived[subject] = {key: versions for key, versions in derivation.versions().items()
                                       if key[0] == subject}
         return self._derived[subject]
 
     def _key(self, subject: str, attribute: str) -> list[Version]:
-        return self._keys(subject).get((subject, attribute), [])
+        found = self._lone(subject, attribute)
+        return self._keys(subject).get((subject, attribute), []) if found is None else found.versions()
+
+    def _lone(self, subject: str, attribute: str) -> _Lone | None:
+        """The key as a lone retype (``BackfillRow.conversion``) makes it, from its stored
+        versions alone; None when the log must decide: a value with no conversion (set
+        aside: a neighbour it closed holds again) or two values that convert to one (a
+        later one corroborates instead of superseding).
+
+        Otherwise, replayed at the step with converted values, the operations make the
+        versions they made, the values converted: the rules compare values only for
+        equality, which a conversion without collisions keeps. So the current versions
+        are retired at the step and come back converted from it, and a key whose values
+        all stay as they are is left as stored (as the derivation leaves it)."""
+        base = split_attribute(attribute)[0]
+        rows = [row for row, family in self._rows if base in family]
+        if len(rows) != 1 or rows[0].conversion is None:
+            return None
+        step, at = json.loads(rows[0].conversion), rows[0].started_at
+        stored = self._inner.key_rows(subject, attribute)
+        if any(v.recorded_from >= at or v.recorded_to == at for v in stored):
+            return _Lone(stored, None, at)  # derived since the step (a write, an erasure): as stored
+        mapping = {str(old): str(new) for old, new in step["map"]}
+        value_type = ValueType(step["type"])
+        converted: dict[str, str] = {}
+        for value in {v.value for v in stored}:
+            found = convert(value, value_type, mapping)
+            if found is None:
+                return None
+            converted[value] = found
+        if len(set(converted.values())) < len(converted):
+            return None
+        return _Lone(stored, None if all(old == new for old, new in converted.items()) else converted, at)
 
     def _member_keys(self, subject: str, prefix: str) -> list[str]:
         return sorted(attribute for (_, attribute), versions in self._keys(subject).items()
@@ -86,6 +180,9 @@ class DualReader:
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
         if not self._behind(subject, attribute):
             return self._inner.get(subject, attribute, at, known_at)
+        lone = self._lone(subject, attribute)
+        if lone is not None:
+            return lone.holding(at, known_at)
         return _holding(self._key(subject, attribute), at, known_at)
 
     def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:

@@ -10,7 +10,17 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from .._errors import NotFoundError
-from .._model import Assertion, Backfill, Episode, ForgetResult, Quarantined, Reachable, SchemaChange, SubjectName, WriteResult
+from .._model import (
+    Assertion,
+    Backfill,
+    Episode,
+    ForgetResult,
+    Quarantined,
+    Reachable,
+    SchemaChange,
+    SubjectName,
+    WriteResult,
+)
 from .._rules import Effect
 from .._schema import AttributeSchema
 from ..boundary import to_json

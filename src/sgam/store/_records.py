@@ -254,3 +254,6 @@ class BackfillRow:
     batches_done: int
     started_at: int
     finished_at: int | None = None
+    conversion: str | None = None
+    """A retype alone on its attribute (no earlier step of it, no alias in the tenant):
+    its type and map as JSON, so a read converts a key from its stored versions."""

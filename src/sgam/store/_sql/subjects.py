@@ -24,7 +24,7 @@ RESOLVE_ATTRIBUTE_KNOWN = ("SELECT attribute FROM attribute_resolution WHERE ten
                            "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
 CHANGE_COLUMNS = "seq, kind, attribute, detail, recorded_at, after_seq, decided_by, origin"
 BACKFILL_COLUMNS = ("seq, attributes, after_subject, subjects_done, subjects_total, batches_done, started_at, "
-                    "finished_at")
+                    "finished_at, conversion")
 ALIAS_COLUMNS = "seq, name, subject, recorded_at, after_seq, decided_by, ended_step, ended_at, ended_after_seq"
 
 
@@ -278,10 +278,10 @@ class SubjectWrites(SubjectReads):
         self._db.run("DELETE FROM attribute_schemas WHERE tenant = ? AND attribute = ?", (self.tenant, attribute))
 
     def add_backfill(self, row: BackfillRow) -> None:
-        self._db.run(f"INSERT INTO backfills (tenant, {BACKFILL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        self._db.run(f"INSERT INTO backfills (tenant, {BACKFILL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      (self.tenant, row.seq, row.attributes, row.after_subject, row.subjects_done,
                       row.subjects_total, row.batches_done, self._db.moment(row.started_at),
-                      self._db.moment(row.finished_at)))
+                      self._db.moment(row.finished_at), row.conversion))
 
     def advance_backfill(self, row: BackfillRow) -> None:
         self._db.run("UPDATE backfills SET after_subject = ?, subjects_done = ?, subjects_total = ?, "

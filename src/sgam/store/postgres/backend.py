@@ -200,7 +200,8 @@ class PostgresReader(
 
 def _backfill_of(row: Row) -> BackfillRow:
     """A part 6 row of ``sgam_point_reads``: an unfinished backfill, in the columns it fills."""
-    return BackfillRow(int(row[2]), str(row[5]), row[4], int(row[3]), int(row[15]), int(row[21]), int(row[8]))
+    return BackfillRow(int(row[2]), str(row[5]), row[4], int(row[3]), int(row[15]), int(row[21]), int(row[8]),
+                       None, row[6])
 
 
 SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"

@@ -2,8 +2,8 @@
 
 # As SQLite's version 17: ``backfills`` keeps, per step (``seq`` of ``ledger_changes``),
 # the attributes it derives again (JSON), the last subject done (a rerun resumes after
-# it), the counts, and when it finished (NULL: reads of a subject after
-# ``after_subject`` convert on the fly). Row-level security as every tenant table.
+# it), the counts, when it finished (NULL: reads of a subject after ``after_subject``
+# convert on the fly), and a lone retype's type and map (``conversion``). Row-level security as every tenant table.
 #
 # ``sgam_point_reads`` (its body as in version 22 but for what follows) also answers the
 # tenant's unfinished backfills, as part 6 rows (none for almost every tenant): every
@@ -21,6 +21,7 @@ SCRIPT = """
         batches_done bigint NOT NULL DEFAULT 0,
         started_at timestamptz NOT NULL,
         finished_at timestamptz,
+        conversion text,
         PRIMARY KEY (tenant, seq)
     );
 
@@ -46,7 +47,7 @@ SCRIPT = """
             RETURN;
         END IF;
         RETURN QUERY
-            SELECT 6::smallint, NULL::integer, b.seq, b.subjects_done, b.after_subject, b.attributes, NULL::text,
+            SELECT 6::smallint, NULL::integer, b.seq, b.subjects_done, b.after_subject, b.attributes, b.conversion,
                    NULL::text, b.started_at, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
                    NULL::text, NULL::double precision, NULL::integer, b.subjects_total, NULL::text, NULL::text,
                    NULL::text, NULL::boolean, NULL::timestamptz, b.batches_done
