@@ -9,8 +9,9 @@ store is bulk-loaded (``write_many``); then ``retype budget -> integer`` with
 backfill runs in batches. It is interrupted halfway (its progress callback raises after
 half the batches, as Ctrl-C would between two batches), and while it stands there
 reads are timed one by one on random subjects: a current read of ``budget`` (half the
-subjects not converted yet: derived on the fly), the same on unconverted subjects only,
-a read at a ``known_at`` before the step, and a current read of the untouched ``city``.
+subjects not converted yet: converted on the fly), the same on unconverted subjects only,
+the same on converted ones, a read at a ``known_at`` before the step, and a current
+read of the untouched ``city``.
 Then the backfill is resumed, with reads timed on a second thread while it runs; the
 batches done before and after show that nothing finished was done again. Peak RSS is
 the process's high-water mark (``VmHWM``) after the fill and at the end.
@@ -122,13 +123,18 @@ def run(url: str, facts: int, batch: int) -> dict[str, Any]:
             return f"p{rng.randrange(subjects)}"
 
         # p0, p1, p10, p100, ... sort as text: the subjects after the last one done are those not converted
-        behind = sorted((f"p{s}" for s in range(subjects)))[stopped.subjects_done:]
+        ordered = sorted(f"p{s}" for s in range(subjects))
+        done, behind = ordered[:stopped.subjects_done], ordered[stopped.subjects_done:]
 
         def pick_behind() -> str:
             return behind[rng.randrange(len(behind))]
 
+        def pick_done() -> str:
+            return done[rng.randrange(len(done))]
+
         during = {
             "read_budget": _timed(lambda: memory.get(TENANT, pick(), "budget"), READS),
+            "read_budget_converted": _timed(lambda: memory.get(TENANT, pick_done(), "budget"), READS),
             "read_budget_not_converted": _timed(lambda: memory.get(TENANT, pick_behind(), "budget"), READS),
             "read_before_step_not_converted": _timed(
                 lambda: memory.get(TENANT, pick_behind(), "budget", known_at=before), READS),
@@ -202,7 +208,9 @@ def main() -> None:
               f"resumed to {resume['batches_after']} of {resume['batches_expected']} expected "
               f"({resume['subjects_after']} subjects)")
         print(f"    during the backfill, p50/p99 us: budget {during['read_budget']['p50_us']}/"
-              f"{during['read_budget']['p99_us']}, not converted {during['read_budget_not_converted']['p50_us']}/"
+              f"{during['read_budget']['p99_us']}, converted {during['read_budget_converted']['p50_us']}/"
+              f"{during['read_budget_converted']['p99_us']}, not converted "
+              f"{during['read_budget_not_converted']['p50_us']}/"
               f"{during['read_budget_not_converted']['p99_us']}, known_at before the step (not converted) "
               f"{during['read_before_step_not_converted']['p50_us']}/"
               f"{during['read_before_step_not_converted']['p99_us']}, untouched "

@@ -29,7 +29,7 @@ from ._purpose import split_attribute
 from ._schema import Cardinality, ValueType
 from .store import BackfillRow, ChangeRow, WriteTransaction
 
-BACKFILL_ABOVE = 0
+BACKFILL_ABOVE = 2_000
 """Subjects of an attribute above which a step is backfilled rather than converted in
 the transaction that records it."""
 BATCH = 500
