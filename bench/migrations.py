@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from sgam import Memory
-from sgam._model import Backfill
+from sgam._core.model import Backfill
 
 TENANT = "bench"
 VERSIONS = 10

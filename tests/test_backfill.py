@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sgam import Memory, ValidationError
-from sgam._model import Assertion, Backfill
+from sgam._core.model import Assertion, Backfill
 
 from .conftest import ManualClock
 

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from .output import errors
 
 if TYPE_CHECKING:
-    from .._model import Backfill
+    from .._core.model import Backfill
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""

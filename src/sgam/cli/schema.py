@@ -15,8 +15,8 @@ from .progress import backfill_bars
 from .tables import exact_time, json_value, print_table
 
 if TYPE_CHECKING:
-    from .._memory import Memory
-    from .._model import Backfill, Quarantined, SchemaChange
+    from .._core.model import Backfill, Quarantined, SchemaChange
+    from ..memory.facade import Memory
 
 schema = typer.Typer(help="Declared attributes, and migrations: rename, retype, quarantine, history, plan, apply, "
                           "backfill status.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 
-from .._purpose import ConsentBook, consent_uses
+from .._core.purpose import ConsentBook, consent_uses
 from ..store import Backend, EpisodeRow, Reader, SearchFilter, SearchIndex, WriteTransaction
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked, embed_query

@@ -23,12 +23,12 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, BaseModel, Field
 
 from .. import __version__
-from .._async import AsyncMemory
-from .._errors import InvalidFields
-from .._model import Assertion, Episode, ForgetResult, SchemaChange, SubjectName, WriteResult
-from .._schema import AttributeSchema
+from .._core.errors import InvalidFields
+from .._core.model import Assertion, Episode, ForgetResult, SchemaChange, SubjectName, WriteResult
+from .._core.schema import AttributeSchema
 from ..access import SCOPES, AuthenticationError, Principal, Scope, authenticate
 from ..boundary import recall_json, to_json
+from ..memory.asynchronous import AsyncMemory
 from ..recall import RecallItem
 from ..recall.render import CLOSE, OPEN, quote
 from ..search import EvidenceHit

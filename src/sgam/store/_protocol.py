@@ -4,7 +4,7 @@ Each capability is a small protocol: the ledger's lookups and row changes, episo
 tenant's schema, erasure, the extraction path and its jobs, the lifecycle, LangGraph
 items and the action ledger. ``WriteTransaction`` and ``Reader`` are their composition;
 code above the store asks for the narrowest one it needs. The rules live above this line
-(``sgam._rules``), so SQLite and PostgreSQL cannot disagree about them; conveniences made
+(``sgam._core.rules``), so SQLite and PostgreSQL cannot disagree about them; conveniences made
 of several calls (``apply_plan``) are plain functions here, not methods every backend repeats.
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from .._purpose import ConsentRow
-from .._rules import KeyView, Operation, Plan, Version
-from .._schema import AttributeSchema, MemoryTypeSchema
+from .._core.purpose import ConsentRow
+from .._core.rules import KeyView, Operation, Plan, Version
+from .._core.schema import AttributeSchema, MemoryTypeSchema
 from ._access import ApiKeyRow, IdempotencyRow
 from ._documents import DocumentStore
 from ._records import (
@@ -402,8 +402,8 @@ class ActionWrites(Scope, Protocol):
 
 
 class DocumentAccess(Scope, Protocol):
-    def document_store(self) -> DocumentStore:
-        """Document memory's tables, used with this unit of work as their handle."""
+    def documents(self) -> DocumentStore:
+        """The tenant's document memory in this read or unit of work."""
         ...
 
 
@@ -529,7 +529,7 @@ class WriteTransaction(
 
 class Reader(
     EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, AccessReads,
-    CheckpointCapability, SubjectReads, Protocol,
+    DocumentAccess, CheckpointCapability, SubjectReads, Protocol,
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 

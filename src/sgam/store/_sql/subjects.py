@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..._rules import Operation
+from ..._core.rules import Operation
 from .._records import AliasRow, BackfillRow, ChangeRow, QuarantineRow
 from .._rows import OPERATION_COLUMNS, operation_from_row
 from .ledger import MAX_INDEXED_VALUE, Scoped

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..._errors import ValidationError
+from ..._core.errors import ValidationError
 from .._protocol import EpisodeRow, Reader, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery

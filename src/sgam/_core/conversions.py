@@ -1,0 +1,115 @@
+"""Value conversions of a ``retype`` (replay format 1, "Schema evolution"): a ``map`` of
+pairs first, then a value already of the new type as it is, then the first built-in
+conversion that applies. Pure functions over the canonical JSON text the ledger stores."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .errors import SgamError, ValidationError
+from .schema import ValueType, check_value_type
+from .time import is_iso_date, is_rfc3339, parse_timestamp
+from .values import canonical_json
+
+NO_CONVERSION = None
+
+
+_PLAIN: dict[ValueType, Callable[[Any], bool]] = {
+    ValueType.STRING: lambda v: isinstance(v, str),
+    ValueType.INTEGER: lambda v: (isinstance(v, int) and not isinstance(v, bool))
+    or (isinstance(v, float) and v.is_integer()),
+    ValueType.NUMBER: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    ValueType.BOOLEAN: lambda v: isinstance(v, bool),
+    ValueType.OBJECT: lambda v: isinstance(v, dict),
+    ValueType.ARRAY: lambda v: isinstance(v, list),
+}
+"""The declared types ``check_value_type`` decides by the value's Python type alone,
+asked without raising: a read converting a key on the fly converts every value it held."""
+
+
+def _is(value: Any, value_type: ValueType) -> bool:
+    plain = _PLAIN.get(value_type)
+    if plain is not None:
+        return value is not None and plain(value)
+    try:
+        check_value_type(value, value_type)
+    except SgamError:
+        return False
+    return True
+
+
+def _builtin(value: Any, value_type: ValueType) -> Any:
+    """The first built-in conversion of the spec that applies, or ``NO_CONVERSION``."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if value_type is ValueType.NUMBER and number:
+        return value
+    if value_type is ValueType.INTEGER and number and math.isfinite(value) and float(value).is_integer():
+        return int(value)
+    if value_type is ValueType.STRING and (number or isinstance(value, bool)):
+        return json.dumps(value)
+    if value_type in (ValueType.NUMBER, ValueType.INTEGER) and isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        finite = isinstance(parsed, int) or (isinstance(parsed, float) and math.isfinite(parsed))
+        if finite and not isinstance(parsed, bool) and value.strip() == value:  # "1e400" is no number sgam keeps
+            if value_type is ValueType.NUMBER:
+                return parsed
+            if math.isfinite(parsed) and float(parsed).is_integer():
+                return int(parsed)
+    if value_type is ValueType.DATETIME and isinstance(value, str) and is_iso_date(value):
+        return f"{value}T00:00:00Z"
+    if value_type is ValueType.DATE and isinstance(value, str) and is_rfc3339(value):
+        moment = parse_timestamp(value, "value")
+        if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
+            return moment.date().isoformat()
+    if value_type is ValueType.ARRAY:
+        return [value]
+    return NO_CONVERSION
+
+
+def convert(text: str, value_type: ValueType, mapping: dict[str, str]) -> str | None:
+    """The stored value ``text`` converted to ``value_type`` (canonical JSON), or None
+    when nothing converts it. ``mapping``: canonical JSON of ``old`` -> of ``new``."""
+    if text in mapping:
+        return mapping[text]
+    if value_type in (ValueType.INTEGER, ValueType.NUMBER) and text[0] == '"':
+        content = text[1:-1]
+        digits = content.removeprefix("-")
+        if digits.isascii() and digits.isdigit() and (content == "0" or digits[0] != "0"):
+            return text[1:-1]  # a string holding exactly an integer, as the built-in conversion gives it
+    value = json.loads(text)
+    if _is(value, value_type):
+        return text
+    converted = _builtin(value, value_type)
+    if converted is NO_CONVERSION or not _is(converted, value_type):
+        return None
+    if type(converted) is int:
+        return str(converted)  # what canonical_json gives an integer, without its checks
+    return canonical_json(converted)
+
+
+def check_map(pairs: object, value_type: ValueType, field: str = "map") -> dict[str, str]:
+    """A ``map`` (a list of ``[old, new]`` pairs, each ``new`` of the new type) as
+    canonical JSON old -> new; a ``ValidationError`` naming the pair otherwise."""
+    if pairs is None:
+        return {}
+    if not isinstance(pairs, list):
+        raise ValidationError(field, pairs, "must be a list of [old, new] pairs")
+    found: dict[str, str] = {}
+    for index, pair in enumerate(pairs):
+        where = f"{field}[{index}]"
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ValidationError(where, pair, "must be a pair [old, new]")
+        old, new = pair
+        if new is None or not _is(new, value_type):
+            raise ValidationError(f"{where}[1]", new, f"must be of the new type {value_type.value}")
+        key = canonical_json(old, f"{where}[0]")
+        if key in found and found[key] != canonical_json(new):
+            raise ValidationError(f"{where}[0]", old, "is mapped twice, to different values")
+        found[key] = canonical_json(new, f"{where}[1]")
+    return found
