@@ -18,6 +18,7 @@ the process's high-water mark (``VmHWM``) after the fill and at the end.
 
     python bench/migrations.py --facts 100000
     python bench/migrations.py --facts 1000000 --json
+    python bench/migrations.py --facts 100000 --backend postgres       # an embedded server, deleted after
     python bench/migrations.py --facts 100000 --db postgresql://...   # a fresh database it may fill
 """
 
@@ -27,13 +28,14 @@ import argparse
 import json
 import random
 import statistics
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from _stores import temporary_url
 
 from sgam import Memory
 from sgam._core.model import Backfill
@@ -162,7 +164,7 @@ def run(url: str, facts: int, batch: int) -> dict[str, Any]:
             "read_untouched": _timed(lambda: memory.get(TENANT, pick(), "city"), READS),
         }
         result: dict[str, Any] = {
-            "facts": facts, "subjects": subjects, "batch_subjects": batch,
+            "backend": url.partition(":")[0], "facts": facts, "subjects": subjects, "batch_subjects": batch,
             "step_seconds": round(step_seconds, 3),
             "backfill_seconds": round(backfill_seconds, 1),
             "backfill_rows_per_s": round(facts / backfill_seconds),
@@ -184,7 +186,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--facts", default="10000,100000", help="comma-separated sizes")
     parser.add_argument("--batch", type=int, default=500, help="subjects per backfill batch")
-    parser.add_argument("--db", help="a PostgreSQL URL of a fresh database (default: a temporary SQLite file)")
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite",
+                        help="a temporary SQLite file, or an embedded PostgreSQL server")
+    parser.add_argument("--db", help="a PostgreSQL URL of a fresh database (instead of --backend)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sizes = [int(size) for size in args.facts.split(",")]
@@ -193,8 +197,8 @@ def main() -> None:
         if args.db:
             runs.append(run(args.db, size, args.batch))
             continue
-        with tempfile.TemporaryDirectory() as folder:
-            runs.append(run(f"sqlite:///{Path(folder) / 'bench.db'}", size, args.batch))
+        with temporary_url(args.backend, "migrations") as url:
+            runs.append(run(url, size, args.batch))
     if args.json:
         print(json.dumps({"sizes": runs}, indent=2))
         return

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -168,12 +168,33 @@ def test_a_write_during_a_backfill_is_planned_against_the_converted_key(memory: 
 
 
 def test_a_refused_backfilled_step_changes_nothing(memory: Memory, clock: ManualClock) -> None:
-    _fill(memory, BIG, 6, ["100", "lots"])
-    with pytest.raises(ValidationError) as caught:
-        memory.retype(BIG, "budget", "integer", backfill=True)
-    assert "6 value(s) of 'budget' have no conversion to integer" in caught.value.message
+    messages = []
+    for tenant, backfill in ((WHOLE, False), (BIG, True)):
+        _fill(memory, tenant, 6, ["100", "lots"])
+        with pytest.raises(ValidationError) as caught:
+            memory.retype(tenant, "budget", "integer", backfill=backfill)
+        messages.append((caught.value.field, caught.value.message))
+    assert messages[0] == messages[1]  # checked a batch at a time, counted over all of them
+    assert "6 value(s) of 'budget' have no conversion to integer" in messages[1][1]
     assert memory.backfills(BIG) == [] and memory.schema_history(BIG) == []
     assert memory.get(BIG, "p00", "budget", at=DAYS[0]).value == "100"
+
+
+def test_expiry_during_a_backfill_leaves_nothing_for_a_later_batch(memory: Memory, clock: ManualClock) -> None:
+    for tenant in (WHOLE, BIG):
+        _fill(memory, tenant, 8, ["100", "250"])
+        memory.write(tenant, "p07", "budget", "999", DAYS[20], "e1", expires_at=clock.now + timedelta(hours=1))
+    clock.advance(60)
+    before = clock.now
+    memory.retype(WHOLE, "budget", "integer", backfill=False)
+    memory.retype(BIG, "budget", "integer", backfill=True, wait=False)
+    memory.run_backfill(BIG, batch=3, max_batches=1)
+    clock.advance(2 * 3600)  # p07's "999" is past its deadline: the next call erases it
+    assert memory.get(BIG, "p07", "budget", at=DAYS[21]).value == 250
+    memory.run_backfill(BIG, batch=3)
+    after = _reads(memory, BIG, 8, before)
+    assert after == _reads(memory, WHOLE, 8, before)
+    assert "999" not in json.dumps([after[f"p{s:02d}"] for s in range(8)], default=str)
 
 
 def test_a_backfilled_rename_reads_under_the_new_name(memory: Memory, clock: ManualClock) -> None:
