@@ -12,7 +12,8 @@ reads are timed one by one on random subjects: a current read of ``budget`` (hal
 subjects not converted yet: converted on the fly), the same on unconverted subjects only,
 the same on converted ones, a read at a ``known_at`` before the step, and a current
 read of the untouched ``city``.
-Then the backfill is resumed, with reads timed on a second thread while it runs; the
+Then the backfill is resumed, with reads timed on a second thread (its own ``Memory``, as
+a server beside ``sgam schema backfill``) while it runs; the
 batches done before and after show that nothing finished was done again. Peak RSS is
 the process's high-water mark (``VmHWM``) after the fill and at the end.
 
@@ -145,16 +146,18 @@ def run(url: str, facts: int, batch: int) -> dict[str, Any]:
 
         concurrent: dict[str, Any] = {}
 
-        def read_while_running() -> None:
-            concurrent["read_budget"] = _timed(lambda: memory.get(TENANT, pick(), "budget"), READS // 2)
-            concurrent["read_untouched"] = _timed(lambda: memory.get(TENANT, pick(), "city"), READS // 2)
+        def read_while_running(other: Memory) -> None:
+            concurrent["read_budget"] = _timed(lambda: other.get(TENANT, pick(), "budget"), READS // 2)
+            concurrent["read_untouched"] = _timed(lambda: other.get(TENANT, pick(), "city"), READS // 2)
 
-        reader = threading.Thread(target=read_while_running)
-        started = time.perf_counter()
-        reader.start()
-        memory.run_backfill(TENANT, batch=batch)
-        resume_seconds = time.perf_counter() - started
-        reader.join()
+        # the readers' own Memory (a connection of their own), as a server beside `sgam schema backfill`
+        with Memory(url) as other:
+            reader = threading.Thread(target=read_while_running, args=(other,))
+            started = time.perf_counter()
+            reader.start()
+            memory.run_backfill(TENANT, batch=batch)
+            resume_seconds = time.perf_counter() - started
+            reader.join()
         done = _status(memory)
         backfill_seconds = first_seconds + resume_seconds
 
