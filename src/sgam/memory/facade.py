@@ -6,7 +6,6 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -71,7 +70,6 @@ DEFAULT_URL = "sqlite:///./sgam.db"
 MAX_BATCH = 100_000
 
 
-
 def default_url() -> str:
     """The database URL from ``SGAM_DATABASE_URL``, else ``sqlite:///./sgam.db``."""
     return os.environ.get("SGAM_DATABASE_URL", DEFAULT_URL)
@@ -91,15 +89,13 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _delegate(
-    part: Callable[[Memory], Part], method: Callable[Concatenate[Part, P], R],
-) -> Callable[Concatenate[Memory, P], R]:
-    """A ``Memory`` method that calls ``method`` on one of its parts: same arguments,
-    result, errors and docstring."""
+def _delegate(part: str, method: Callable[Concatenate[Part, P], R]) -> Callable[Concatenate[Memory, P], R]:
+    """A ``Memory`` method that calls ``method`` on its part named ``part``: same
+    arguments, result, errors and docstring."""
 
     @functools.wraps(method)
     def call(self: Memory, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return method(part(self), *args, **kwargs)
+        return method(getattr(self, part), *args, **kwargs)
 
     return call
 
@@ -150,54 +146,55 @@ class Memory:
         return cls(url if url is not None else default_url(), clock=clock, embedder=chosen, erasure_key=erasure_key)
 
     # retention, consent, purge, residue and the audit log (``memory/lifecycle.py``)
-    retention = _delegate(attrgetter("_lifecycle"), Lifecycle.retention)
-    retention_classes = _delegate(attrgetter("_lifecycle"), Lifecycle.retention_classes)
-    retention_report = _delegate(attrgetter("_lifecycle"), Lifecycle.retention_report)
-    consent = _delegate(attrgetter("_lifecycle"), Lifecycle.consent)
-    consented = _delegate(attrgetter("_lifecycle"), Lifecycle.consented)
-    consents = _delegate(attrgetter("_lifecycle"), Lifecycle.consents)
-    purge = _delegate(attrgetter("_lifecycle"), Lifecycle.purge)
-    residue = _delegate(attrgetter("_lifecycle"), Lifecycle.residue)
-    audit = _delegate(attrgetter("_lifecycle"), Lifecycle.audit)
+    retention = _delegate("_lifecycle", Lifecycle.retention)
+    retention_classes = _delegate("_lifecycle", Lifecycle.retention_classes)
+    retention_report = _delegate("_lifecycle", Lifecycle.retention_report)
+    consent = _delegate("_lifecycle", Lifecycle.consent)
+    consented = _delegate("_lifecycle", Lifecycle.consented)
+    consents = _delegate("_lifecycle", Lifecycle.consents)
+    purge = _delegate("_lifecycle", Lifecycle.purge)
+    residue = _delegate("_lifecycle", Lifecycle.residue)
+    audit = _delegate("_lifecycle", Lifecycle.audit)
 
     # rename and retype as recorded steps, the quarantine, the history of steps, backfills (``memory/schema.py``)
-    rename_attribute = _delegate(attrgetter("_schema"), SchemaCalls.rename_attribute)
-    retype = _delegate(attrgetter("_schema"), SchemaCalls.retype)
-    quarantined = _delegate(attrgetter("_schema"), SchemaCalls.quarantined)
-    schema_history = _delegate(attrgetter("_schema"), SchemaCalls.schema_history)
-    backfills = _delegate(attrgetter("_schema"), SchemaCalls.backfills)
-    run_backfill = _delegate(attrgetter("_schema"), SchemaCalls.run_backfill)
+    rename_attribute = _delegate("_schema", SchemaCalls.rename_attribute)
+    retype = _delegate("_schema", SchemaCalls.retype)
+    quarantined = _delegate("_schema", SchemaCalls.quarantined)
+    schema_history = _delegate("_schema", SchemaCalls.schema_history)
+    backfills = _delegate("_schema", SchemaCalls.backfills)
+    run_backfill = _delegate("_schema", SchemaCalls.run_backfill)
 
     # names, aliases, sets and relations (``memory/shape.py``)
-    display_names = _delegate(attrgetter("_shape"), ShapeCalls.display_names)
-    members = _delegate(attrgetter("_shape"), ShapeCalls.members)
-    linked = _delegate(attrgetter("_shape"), ShapeCalls.linked)
-    reachable = _delegate(attrgetter("_shape"), ShapeCalls.reachable)
-    alias = _delegate(attrgetter("_shape"), ShapeCalls.alias)
-    unalias = _delegate(attrgetter("_shape"), ShapeCalls.unalias)
-    names = _delegate(attrgetter("_shape"), ShapeCalls.names)
-    resolve = _delegate(attrgetter("_shape"), ShapeCalls.resolve)
-    subject_collisions = _delegate(attrgetter("_shape"), ShapeCalls.subject_collisions)
+    display_names = _delegate("_shape", ShapeCalls.display_names)
+    members = _delegate("_shape", ShapeCalls.members)
+    linked = _delegate("_shape", ShapeCalls.linked)
+    reachable = _delegate("_shape", ShapeCalls.reachable)
+    alias = _delegate("_shape", ShapeCalls.alias)
+    unalias = _delegate("_shape", ShapeCalls.unalias)
+    names = _delegate("_shape", ShapeCalls.names)
+    resolve = _delegate("_shape", ShapeCalls.resolve)
+    subject_collisions = _delegate("_shape", ShapeCalls.subject_collisions)
 
     # search, recall and document memory (``memory/recall.py``)
     @property
     def documents(self) -> Documents:
         return self._recall.documents
-    search = _delegate(attrgetter("_recall"), RecallCalls.search)
-    search_many = _delegate(attrgetter("_recall"), RecallCalls.search_many)
-    index_episodes = _delegate(attrgetter("_recall"), RecallCalls.index_episodes)
-    recall = _delegate(attrgetter("_recall"), RecallCalls.recall)
+
+    search = _delegate("_recall", RecallCalls.search)
+    search_many = _delegate("_recall", RecallCalls.search_many)
+    index_episodes = _delegate("_recall", RecallCalls.index_episodes)
+    recall = _delegate("_recall", RecallCalls.recall)
 
     # extraction, review and actions run at most once (``memory/extraction.py``)
-    remember = _delegate(attrgetter("_extraction"), ExtractionCalls.remember)
-    extract = _delegate(attrgetter("_extraction"), ExtractionCalls.extract)
-    extractions = _delegate(attrgetter("_extraction"), ExtractionCalls.extractions)
-    extraction = _delegate(attrgetter("_extraction"), ExtractionCalls.extraction)
-    held = _delegate(attrgetter("_extraction"), ExtractionCalls.held)
-    confirm = _delegate(attrgetter("_extraction"), ExtractionCalls.confirm)
-    reject = _delegate(attrgetter("_extraction"), ExtractionCalls.reject)
-    once = _delegate(attrgetter("_extraction"), ExtractionCalls.once)
-    actions = _delegate(attrgetter("_extraction"), ExtractionCalls.actions)
+    remember = _delegate("_extraction", ExtractionCalls.remember)
+    extract = _delegate("_extraction", ExtractionCalls.extract)
+    extractions = _delegate("_extraction", ExtractionCalls.extractions)
+    extraction = _delegate("_extraction", ExtractionCalls.extraction)
+    held = _delegate("_extraction", ExtractionCalls.held)
+    confirm = _delegate("_extraction", ExtractionCalls.confirm)
+    reject = _delegate("_extraction", ExtractionCalls.reject)
+    once = _delegate("_extraction", ExtractionCalls.once)
+    actions = _delegate("_extraction", ExtractionCalls.actions)
 
     @property
     def backend(self) -> Backend:
