@@ -1,15 +1,18 @@
 """Value conversions of a ``retype`` (replay format 1, "Schema evolution"): a ``map`` of
 pairs first, then a value already of the new type as it is, then the first built-in
-conversion that applies. Pure functions over the canonical JSON text the ledger stores."""
+conversion that applies. Pure functions over the canonical JSON text the ledger stores,
+and ``ValueConversion``, what the derivation asks of any retype's conversion."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from .errors import SgamError, ValidationError
+from .rules import Operation
 from .schema import ValueType, check_value_type
 from .time import is_iso_date, is_rfc3339, parse_timestamp
 from .values import canonical_json
@@ -113,3 +116,47 @@ def check_map(pairs: object, value_type: ValueType, field: str = "map") -> dict[
             raise ValidationError(f"{where}[0]", old, "is mapped twice, to different values")
         found[key] = canonical_json(new, f"{where}[1]")
     return found
+
+
+class ValueConversion(Protocol):
+    """How a ``retype`` step converts each value it reaches: the built-in conversions of
+    a value type (``TypeConversion``), or what a memory type's conversion function made
+    of each operation (``RecordedConversion``, and the function itself while the step
+    is taken)."""
+
+    def reaches(self, op: Operation) -> bool:
+        """Whether the step converts ``op`` (an operation of the step's attribute)."""
+        ...
+
+    def __call__(self, op: Operation, current: str) -> str | None:
+        """``current`` (canonical JSON) converted, or None: set aside."""
+        ...
+
+    def refused(self, attribute: str, unconverted: Sequence[str]) -> SgamError:
+        """The error of a step that would set ``unconverted`` aside without ``quarantine``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TypeConversion:
+    """A retype to a value type: its ``map`` first, then the built-in conversions."""
+
+    value_type: ValueType
+    mapping: dict[str, str]
+
+    @classmethod
+    def of(cls, detail: dict[str, Any]) -> TypeConversion:
+        return cls(ValueType(detail["type"]), {str(old): str(new) for old, new in detail.get("map", [])})
+
+    def reaches(self, op: Operation) -> bool:
+        return True
+
+    def __call__(self, op: Operation, current: str) -> str | None:
+        return convert(current, self.value_type, self.mapping)
+
+    def refused(self, attribute: str, unconverted: Sequence[str]) -> SgamError:
+        shown = ", ".join(sorted(set(unconverted))[:3])
+        return ValidationError(
+            "type", self.value_type.value,
+            f"{len(unconverted)} value(s) of {attribute!r} have no conversion to {self.value_type.value} "
+            f"(e.g. {shown}): list them in map, or set quarantine")

@@ -221,8 +221,10 @@ class SchemaChange:
 @dataclass(frozen=True, slots=True)
 class Quarantined:
     """A value a retype set aside (``Memory.quarantined``): it had no conversion to the
-    attribute's new type, so reads from ``since`` on answer as if it had never been
-    recorded; a later retype with a ``map`` gives it back, erasure reaches it."""
+    attribute's new type, or a memory type's new version could not convert it
+    (``reason`` says which), so reads from ``since`` on answer as if it had never been
+    recorded; a later retype with a ``map`` (or a later version of the memory type that
+    converts it) gives it back, erasure reaches it."""
 
     tenant: str
     subject: str
@@ -230,6 +232,7 @@ class Quarantined:
     value: Any
     since: datetime
     operation_id: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import jsonschema
@@ -133,16 +134,26 @@ def parse_value_type(value: object) -> ValueType:
         raise ValidationError("type", value, f"must be one of {allowed}") from None
 
 
-def check_memory_value(value: Any, memory_type: MemoryTypeSchema, model: type[BaseModel] | None) -> None:
-    """Check a value against its memory type: the Pydantic model when this process has it,
-    else the JSON Schema stored with the tenant's schema."""
+@cache
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema, as stored when it is registered (computed once per model)."""
+    return model.model_json_schema()
+
+
+def check_memory_value(
+    value: Any, memory_type: MemoryTypeSchema, model: type[BaseModel] | None, text: str | None = None,
+) -> None:
+    """Check a value against its memory type: the Pydantic model when this process has it
+    and it is the version stored (another process may have registered a newer one since),
+    else the JSON Schema stored with the tenant's schema. ``text``: the value's canonical
+    JSON, when the caller has it already."""
     field = f"value ({memory_type.name})"
-    if model is not None:
+    if model is not None and model_schema(model) == memory_type.json_schema:
         try:
             # strict, on the JSON text: the value is stored as given, so the model may
             # not coerce it ("41" or true for an int) into something the stored JSON
             # Schema, used by processes without the model, would refuse
-            model.model_validate_json(canonical_json(value), strict=True)
+            model.model_validate_json(canonical_json(value) if text is None else text, strict=True)
         except PydanticValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "value"

@@ -39,8 +39,8 @@ def show_changes(found: list[SchemaChange]) -> None:
 
 
 def show_quarantine(found: list[Quarantined]) -> None:
-    print_table(("attribute", "subject", "value", "since", "operation"),
-                [(q.attribute, q.subject, json_value(q.value), exact_time(q.since), str(q.operation_id))
+    print_table(("attribute", "subject", "value", "since", "operation", "reason"),
+                [(q.attribute, q.subject, json_value(q.value), exact_time(q.since), str(q.operation_id), q.reason)
                  for q in found], empty="nothing set aside")
 
 

@@ -23,11 +23,12 @@ import json
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
+from .._core.conversions import TypeConversion
 from .._core.errors import ValidationError
 from .._core.purpose import split_attribute
-from .._core.schema import Cardinality, ValueType
+from .._core.schema import Cardinality
 from ..store import BackfillRow, ChangeRow, WriteTransaction
-from .derivation import Ident, alias_family, derive_subjects, rederive, refusal
+from .derivation import Ident, alias_family, derive_subjects, rederive
 
 BACKFILL_ABOVE = 2_000
 """Subjects of an attribute above which a step is backfilled rather than converted in
@@ -92,7 +93,7 @@ def check(txn: WriteTransaction, change: ChangeRow, family: Collection[str], bat
                         refused=refused)
         after = subjects[-1]
     if refused:
-        raise refusal(change.attribute, ValueType(detail["type"]), list(refused.values()))
+        raise TypeConversion.of(detail).refused(change.attribute, list(refused.values()))
 
 
 def run_batch(txn: WriteTransaction, seq: int, batch: int, now: int) -> BackfillRow:

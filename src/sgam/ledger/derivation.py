@@ -16,17 +16,16 @@ versions the key's). Erasure runs the same replay over what remains.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
 
-from .._core.conversions import convert
-from .._core.errors import ConflictError, NotFoundError, ValidationError
+from .._core.conversions import TypeConversion, ValueConversion
+from .._core.errors import ConflictError, NotFoundError, SgamError, ValidationError
 from .._core.purpose import MEMBER, ledger_attribute, member_attribute, split_attribute
 from .._core.rules import KeyTimeline, Operation, OpKind, Version, ended_all
-from .._core.schema import AttributeSchema, Cardinality, ValueType
-from ..store import AliasRow, ChangeRow, QuarantineRow, SubjectReads, WriteTransaction
+from .._core.schema import AttributeSchema, Cardinality
+from ..store import AliasRow, ChangeRow, ConvertedRow, QuarantineRow, SubjectReads, WriteTransaction
 
 Key = tuple[str, str]
 Order = tuple[int, int, int, int, int]
@@ -43,6 +42,33 @@ def resolve(edges: dict[str, str], name: str) -> str:
             raise ConflictError(f"a cycle of names through {name!r}", field="name", value=name)
         seen.add(name)
     return name
+
+
+def memory_type_of(change: ChangeRow) -> str | None:
+    """The memory type whose new version the step is (a retype of its values), if any."""
+    if change.kind != "retype":
+        return None
+    found = json.loads(change.detail).get("memory_type")
+    return None if found is None else str(found)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedConversion:
+    """A memory type's new version as its conversion function left it: each operation
+    of the type it changed, converted or set aside (``ConvertedRow``); the others stay."""
+
+    memory_type: str
+    rows: Mapping[int, ConvertedRow]
+
+    def reaches(self, op: Operation) -> bool:
+        return op.memory_type == self.memory_type
+
+    def __call__(self, op: Operation, current: str) -> str | None:
+        row = self.rows.get(op.seq)
+        return current if row is None else row.value
+
+    def refused(self, attribute: str, unconverted: Sequence[str]) -> SgamError:  # pragma: no cover - replay only
+        return ValidationError("memory_type", self.memory_type, f"{len(unconverted)} value(s) set aside")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +132,8 @@ class Derivation:
     """When given, the step being taken collects here (by ``seq``) the values it cannot
     convert instead of refusing at once: a backfilled step checks its attribute a batch
     of subjects at a time, then refuses with every batch's count."""
+    conversions: Mapping[int, ValueConversion] = field(default_factory=dict)
+    """The conversion of each retype step (by change ``seq``) that is not its value type's."""
 
     # placing operations ---------------------------------------------------------------
 
@@ -168,37 +196,36 @@ class Derivation:
             self.attribute_edges[change.attribute] = detail["to"]
             self.regroup(change.recorded_at, strict, "the rename")
         elif change.kind == "retype":
-            self._retype(change.attribute, detail, strict)
+            conversion = self.conversions.get(change.seq) or TypeConversion.of(detail)
+            self._retype(change.attribute, conversion, bool(detail.get("quarantine")), strict)
             self.regroup(change.recorded_at, strict, "the retype")
         else:
             self._reshape(change.attribute, Cardinality(detail["to"]), change.recorded_at, strict)
 
-    def _retype(self, attribute: str, detail: dict[str, Any], strict: bool) -> None:
+    def _retype(self, attribute: str, conversion: ValueConversion, quarantine: bool, strict: bool) -> None:
         """Convert every value the attribute holds; set aside what does not convert (an
-        error unless ``quarantine``), and give back what a ``map`` now converts."""
-        value_type = ValueType(detail["type"])
-        mapping = {str(old): str(new) for old, new in detail.get("map", [])}
+        error unless ``quarantine``), and give back what the conversion now converts."""
         earlier = set(self.quarantined)
         unconverted: list[str] = []
         for op in self.ops:
             current = self.value_of(op)
-            if current is None or self.attribute_of(op) != attribute:
+            if current is None or self.attribute_of(op) != attribute or not conversion.reaches(op):
                 continue
             if op.seq in earlier:
                 current = self.quarantined[op.seq][1]
-            converted = convert(current, value_type, mapping)
+            converted = conversion(op, current)
             if converted is not None:
                 self.values[op.seq] = converted
                 self.quarantined.pop(op.seq, None)
             elif op.seq not in earlier:
                 unconverted.append(current)
                 self.quarantined[op.seq] = (op, current)
-        if unconverted and strict and not detail.get("quarantine"):
+        if unconverted and strict and not quarantine:
             if self.refused is not None:
                 self.refused.update((seq, value) for seq, (op, value) in self.quarantined.items()
                                     if seq not in earlier and self.attribute_of(op) == attribute)
                 return
-            raise refusal(attribute, value_type, unconverted)
+            raise conversion.refused(attribute, unconverted)
 
     def _reshape(self, attribute: str, cardinality: Cardinality, at: int, strict: bool) -> None:
         """One -> many: each version becomes its value's member over the same interval;
@@ -293,21 +320,14 @@ class Derivation:
                 for key in keys}
 
 
-def refusal(attribute: str, value_type: ValueType, unconverted: Collection[str]) -> ValidationError:
-    """A retype without ``quarantine`` that would leave values unconverted: counted, with examples."""
-    shown = ", ".join(sorted(set(unconverted))[:3])
-    return ValidationError(
-        "type", value_type.value,
-        f"{len(unconverted)} value(s) of {attribute!r} have no conversion to {value_type.value} "
-        f"(e.g. {shown}): list them in map, or set quarantine")
-
-
 def derive(ops: Sequence[Operation], events: Sequence[Event], cardinality_of: Callable[[str], Cardinality],
-           strict: Ident | None = None, refused: dict[int, str] | None = None) -> Derivation:
+           strict: Ident | None = None, conversions: Mapping[int, ValueConversion] | None = None,
+           refused: dict[int, str] | None = None) -> Derivation:
     """Replay ``ops`` (by ``seq``) and ``events`` (by place) into keys; ``strict``: the
-    step being taken now, whose impossible merge or conversion is an error."""
+    step being taken now, whose impossible merge or conversion is an error;
+    ``conversions``: the retype steps that convert otherwise than by their value type."""
     ordered = sorted(events, key=lambda e: e.order)
-    derivation = Derivation(cardinality_of, refused=refused)
+    derivation = Derivation(cardinality_of, refused=refused, conversions=conversions or {})
     index = 0
     for op in ops:
         while index < len(ordered) and ordered[index].order < (op.seq, 0, 0, 0, 0):
@@ -375,17 +395,20 @@ def derive_subjects(
     ops = [op for op in ops if split_attribute(op.attribute)[0] in attributes]
     changes = source.ledger_changes()
     events = [*alias_events(source.alias_steps()), *change_events(changes)]
-    return derive(ops, events, first_cardinality(declared, changes), strict, refused)
+    conversions = recorded_conversions(source, changes, ops)
+    return derive(ops, events, first_cardinality(declared, changes), strict, conversions, refused)
 
 
 def rederive(
     txn: WriteTransaction, *, subjects: Collection[str] | None = None, attributes: Collection[str] | None = None,
     strict: Ident | None = None, ops: Sequence[Operation] | None = None,
+    taking: ValueConversion | None = None,
 ) -> Derivation:
     """Derive again, from their operations and every recorded step, the keys of
     ``subjects`` (every attribute) or of ``attributes`` (every subject), or of both
     (their intersection); store every version and what retypes set aside. ``ops``: the
-    scope's operations, when the caller (a step, to time itself) has read them already."""
+    scope's operations, when the caller (a step, to time itself) has read them already;
+    ``taking``: the conversion of the ``strict`` step, when it is not its value type's."""
     if subjects is not None:
         if ops is None:
             ops = txn.operations_of_subjects(sorted(subjects))
@@ -400,7 +423,10 @@ def rederive(
         existing = txn.attribute_version_keys(sorted(attributes))
     changes = txn.ledger_changes()
     events = [*alias_events(txn.alias_steps()), *change_events(changes)]
-    derivation = derive(ops, events, first_cardinality(txn.attribute_schema, changes), strict)
+    conversions = recorded_conversions(txn, changes, ops)
+    if taking is not None and strict is not None:
+        conversions[strict[1]] = taking
+    derivation = derive(ops, events, first_cardinality(txn.attribute_schema, changes), strict, conversions)
     derived = derivation.versions()
     for subject, attribute in set(existing) | set(derived):
         txn.replace_versions(subject, attribute, derived.get((subject, attribute), []))
@@ -409,6 +435,20 @@ def rederive(
             for seq, (op, value) in derivation.quarantined.items()]
     txn.replace_quarantine([op.seq for op in ops], rows)
     return derivation
+
+
+def recorded_conversions(
+    txn: SubjectReads, changes: Sequence[ChangeRow], ops: Sequence[Operation],
+) -> dict[int, ValueConversion]:
+    """The memory type versions among ``changes``, as their functions left ``ops``."""
+    typed = {change.seq: name for change in changes if (name := memory_type_of(change)) is not None}
+    if not typed:
+        return {}
+    rows: dict[int, dict[int, ConvertedRow]] = {seq: {} for seq in typed}
+    for row in txn.converted_values([op.seq for op in ops]):
+        if row.step in rows:
+            rows[row.step][row.seq] = row
+    return {seq: RecordedConversion(name, rows[seq]) for seq, name in typed.items()}
 
 
 def _since(changes: Sequence[ChangeRow], attribute: str) -> int:

@@ -11,7 +11,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from .._core.conversions import check_map
+from .._core.conversions import ValueConversion, check_map
 from .._core.errors import ConflictError, NotFoundError, ValidationError
 from .._core.schema import AttributeSchema, Cardinality, ValueType
 from ..store import ChangeRow, WriteTransaction
@@ -40,15 +40,19 @@ def _known(txn: WriteTransaction, attribute: str, field: str) -> AttributeSchema
 
 def _record(
     txn: WriteTransaction, kind: str, attribute: str, detail: dict[str, Any], now: int,
-    decided_by: str | None, origin: str | None, family: set[str], backfill: bool | None = None,
+    decided_by: str | None, origin: str | None, family: set[str], taking: ValueConversion | None = None,
+    backfill: bool | None = None,
 ) -> ChangeRow:
     """Append the step after every operation recorded so far and re-derive the
-    attribute's keys with it (the step refused, and nothing changed, if it cannot). On a
-    large attribute (or with ``backfill``) the step is checked a batch at a time and its
-    keys are derived again by a backfill (``ledger.backfill``), reads converting until then."""
+    attribute's keys with it (the step refused, and nothing changed, if it cannot);
+    ``taking``: a retype's conversion when it is not its value type's. On a large
+    attribute (or with ``backfill``) the step is checked a batch at a time and its keys
+    are derived again by a backfill (``ledger.backfill``), reads converting until then;
+    not a step ``taking`` a conversion function, whose results are recorded as it is
+    taken, so it converts in its own transaction."""
     txn.lock_lifecycle()
     changes = txn.ledger_changes()
-    deferred = backfills.deferred(txn, family, backfill)
+    deferred = taking is None and backfills.deferred(txn, family, backfill)
     ops = [] if deferred else txn.operations_of_attributes(sorted(family))
     last = txn.last_recorded_of_attributes(sorted(family)) if deferred else None
     at = max([now, *(op.recorded_at for op in ops), *(c.recorded_at for c in changes), *([last] if last else [])])
@@ -60,7 +64,7 @@ def _record(
         backfills.start(txn, row, family)
         return row
     ident: Ident = ("change", row.seq)
-    rederive(txn, attributes=family, strict=ident, ops=ops)
+    rederive(txn, attributes=family, strict=ident, ops=ops, taking=taking)
     return row
 
 
@@ -92,7 +96,7 @@ def rename(
     detail = {"to": to, "from_cardinality": shape.cardinality.value,
               "to_cardinality": None if target is None else target.cardinality.value}
     family = renamed_family(txn.ledger_changes(), [attribute, to])
-    row = _record(txn, "rename", attribute, detail, now, decided_by, origin, family, backfill)
+    row = _record(txn, "rename", attribute, detail, now, decided_by, origin, family, backfill=backfill)
     if target is None:
         _stamped(txn, shape, attribute=to)
     _stamped(txn, shape, renamed_to=to)
@@ -118,9 +122,20 @@ def retype(
     detail = {"type": value_type.value, "map": sorted(mapping.items()), "quarantine": quarantine,
               "from_type": shape.value_type.value if shape.value_type else None}
     row = _record(txn, "retype", attribute, detail, now, decided_by, origin,
-                  renamed_family(txn.ledger_changes(), [attribute]), backfill)
+                  renamed_family(txn.ledger_changes(), [attribute]), backfill=backfill)
     _stamped(txn, shape, value_type=value_type)
     return row
+
+
+def retype_with(
+    txn: WriteTransaction, attribute: str, conversion: ValueConversion, detail: dict[str, Any], now: int,
+    decided_by: str | None = None, origin: str | None = None,
+) -> ChangeRow:
+    """A retype of ``attribute`` whose values ``conversion`` converts (a memory type's
+    new version, named in ``detail``); its value type stays as declared."""
+    attribute = current_name(txn, attribute)
+    return _record(txn, "retype", attribute, detail, now, decided_by, origin,
+                   renamed_family(txn.ledger_changes(), [attribute]), conversion)
 
 
 def reshape(
@@ -134,4 +149,4 @@ def reshape(
     before = Cardinality.ONE if declared is None else declared.cardinality
     detail = {"to": cardinality.value, "from_cardinality": before.value}
     return _record(txn, "cardinality", attribute, detail, now, decided_by, origin,
-                   renamed_family(txn.ledger_changes(), [attribute]), backfill)
+                   renamed_family(txn.ledger_changes(), [attribute]), backfill=backfill)

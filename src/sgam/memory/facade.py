@@ -39,6 +39,8 @@ from .._core.values import (
 from ..boundary.cursor import decode_cursor, encode_cursor
 from ..documents.lifecycle import DocumentRevisions
 from ..extraction.lifecycle import ExtractionRecords
+from ..ledger import model_versions
+from ..ledger.model_versions import Conversion
 from ..ledger.records import sources_of, to_assertion, to_assertions, to_episode
 from ..ledger.relations import consent_book, is_relation, named, visible_versions
 from ..ledger.service import Ledger
@@ -254,22 +256,35 @@ class Memory:
         )
         return self.ledger.run_write(tenant, lambda txn: self._writes.declare(txn, schema, chosen), "declare")
 
-    def register_memory_type(self, tenant: str, name: str, model: type[BaseModel]) -> MemoryTypeSchema:
+    def register_memory_type(
+        self, tenant: str, name: str, model: type[BaseModel], *, convert: Conversion | None = None,
+        previous: type[BaseModel] | None = None, decided_by: str | None = None, origin: str | None = None,
+    ) -> MemoryTypeSchema:
         """Make ``name`` a typed memory type whose values must validate against ``model``.
 
         The model's JSON Schema is stored with the tenant's schema, so processes that do
-        not have the model class still validate against it."""
+        not have the model class still validate against it. A new version of a type that
+        has stored values is a recorded step (``schema_history``): from now on in
+        transaction time every value of the type, history included, reads as ``convert``
+        makes it (the stored JSON as a dict, or an instance of ``previous`` when given ->
+        a ``model`` instance or a dict); a value it fails on, or whose result ``model``
+        refuses, is set aside (``quarantined``, with the reason). Without ``convert`` a
+        stored value ``model`` refuses is a ``ValidationError`` naming the type, and
+        nothing changes."""
         check_tenant(tenant)
         check_name(name, "name")
         if name in BUILTIN_MEMORY_TYPES:
             raise ValidationError("name", name, "is a built-in memory type")
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            raise ValidationError("model", model, "must be a pydantic BaseModel subclass")
+        for given, field in ((model, "model"), (previous, "previous")):
+            if (given is not None or field == "model") and not (isinstance(given, type)
+                                                                and issubclass(given, BaseModel)):
+                raise ValidationError(field, given, "must be a pydantic BaseModel subclass")
+        if convert is not None and not callable(convert):
+            raise ValidationError("convert", convert, "must be a function: old value -> new value")
+        who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
 
         def register(txn: WriteTransaction) -> MemoryTypeSchema:
-            schema = MemoryTypeSchema(name, model.model_json_schema(), txn.bump_schema_version())
-            txn.put_memory_type(schema)
-            return schema
+            return model_versions.register(txn, name, model, convert, previous, self.ledger.now(), who, where)
 
         registered = self.ledger.run_write(tenant, register, "register_memory_type")
         self._models[(tenant, name)] = model

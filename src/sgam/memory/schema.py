@@ -9,7 +9,7 @@ from typing import Any
 
 from .._core.errors import ValidationError
 from .._core.model import Backfill, Quarantined, SchemaChange
-from .._core.schema import Cardinality, parse_value_type
+from .._core.schema import AttributeSchema, Cardinality, parse_value_type
 from .._core.time import from_micros
 from .._core.values import check_name, check_optional_name, check_tenant, load_value
 from ..ledger import migrations
@@ -99,13 +99,16 @@ class SchemaCalls:
         return self.backfills(tenant)
 
     def quarantined(self, tenant: str, attribute: str | None = None) -> list[Quarantined]:
-        """The values retypes set aside (of ``attribute``, or of every attribute)."""
+        """The values retypes set aside (of ``attribute``, or of every attribute), each
+        with the reason."""
         check_tenant(tenant)
         name = check_optional_name(attribute, "attribute")
         with self.ledger.read(tenant, "quarantined") as reader:
             rows = reader.quarantined(None if name is None else reader.resolve_attribute(name))
-        return [Quarantined(tenant, r.subject, r.attribute, load_value(r.value), from_micros(r.since), r.seq)
-                for r in rows]
+            reasons = {row.seq: row.reason for row in reader.converted_values([r.seq for r in rows]) if row.reason}
+            declared = {r.attribute: reader.declared(r.attribute) for r in rows}
+        return [Quarantined(tenant, r.subject, r.attribute, load_value(r.value), from_micros(r.since), r.seq,
+                            reasons.get(r.seq) or _no_conversion(declared[r.attribute])) for r in rows]
 
     def schema_history(self, tenant: str) -> list[SchemaChange]:
         """Every schema migration step of the tenant, in the order taken."""
@@ -138,6 +141,11 @@ def cardinality_at(reader: Reader, attribute: str, known_at: int | None) -> Card
             if change.kind == "cardinality" and change.attribute == attribute and change.recorded_at > known_at:
                 return Cardinality(json.loads(change.detail)["from_cardinality"])
     return current
+
+
+def _no_conversion(declared: AttributeSchema | None) -> str:
+    shown = declared.value_type.value if declared is not None and declared.value_type is not None else "the new type"
+    return f"no conversion to {shown}"
 
 
 def _change(tenant: str, row: ChangeRow) -> SchemaChange:

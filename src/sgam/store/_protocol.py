@@ -26,6 +26,7 @@ from ._records import (
     BackfillRow,
     ChangeRow,
     ClassHoldings,
+    ConvertedRow,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
@@ -53,6 +54,7 @@ __all__ = [
     "AuditRow",
     "BackfillRow",
     "ClassHoldings",
+    "ConvertedRow",
     "DocumentAccess",
     "EpisodeReads",
     "EpisodeRow",
@@ -476,6 +478,12 @@ class SubjectReads(Scope, Protocol):
         """The backfills not finished yet (a read of a subject after one's
         ``after_subject`` converts on the fly); most tenants have none."""
         ...
+    def converted_values(self, seqs: Sequence[int]) -> list[ConvertedRow]:
+        """What memory type conversions made of the operations ``seqs``, by step."""
+        ...
+    def attributes_of_memory_type(self, memory_type: str) -> list[str]:
+        """The ledger attributes holding operations of ``memory_type``."""
+        ...
 
 
 class SubjectWrites(SubjectReads, Protocol):
@@ -498,6 +506,7 @@ class SubjectWrites(SubjectReads, Protocol):
     def operations_of_attributes(self, attributes: Sequence[str]) -> list[Operation]: ...
     def attribute_version_keys(self, attributes: Sequence[str]) -> list[tuple[str, str]]: ...
     def replace_quarantine(self, seqs: Sequence[int], rows: Sequence[QuarantineRow]) -> None: ...
+    def add_converted_values(self, rows: Sequence[ConvertedRow]) -> None: ...
     def delete_attribute_schema(self, attribute: str) -> None: ...
     def add_backfill(self, row: BackfillRow) -> None: ...
     def advance_backfill(self, row: BackfillRow) -> None:

@@ -240,6 +240,18 @@ class QuarantineRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ConvertedRow:
+    """What the conversion function of a memory type's new version (the ``retype`` change
+    ``step``) made of operation ``seq``: its new value (canonical JSON), or the ``reason``
+    it was set aside. Kept because re-deriving later cannot call the function."""
+
+    step: int
+    seq: int
+    value: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class BackfillRow:
     """A step's backfill: its stored versions derived again a batch of subjects at a
     time, in subject order. ``attributes``: the names it derives again (JSON list);
