@@ -4,6 +4,7 @@ values a migration converted or set aside, and what a step refuses changing noth
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,23 @@ def test_a_rename_by_another_connection_is_seen_by_the_next_read(tmp_path: Path)
         writer.rename_attribute("t", "town", "city")
         assert reader.get("t", "ann", "city").value == "Oslo"  # type: ignore[union-attr]
         assert reader.get("t", "ann", "town").value == "Oslo"  # type: ignore[union-attr]
+
+
+@given(st.one_of(st.integers(-(10**30), 10**30).map(str), st.text(alphabet="-0123456789. e+", max_size=8),
+                 st.sampled_from(["-0", "0", "00", "-", "", "١٢", "12 "])))
+def test_a_string_converts_to_a_number_as_the_parser_reads_it(text: str) -> None:
+    """The quick path for a string holding an integer agrees with parsing its JSON."""
+    for value_type in (ValueType.INTEGER, ValueType.NUMBER):
+        found = convert(json.dumps(text), value_type, {})
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, (int, float)) or isinstance(parsed, bool) or text.strip() != text:
+            assert found is None
+        elif isinstance(parsed, float) and not math.isfinite(parsed):
+            assert found is None  # past what a JSON number sgam stores can hold
+        elif value_type is ValueType.INTEGER and not float(parsed).is_integer():
+            assert found is None
+        else:
+            assert found is not None and json.loads(found) == parsed

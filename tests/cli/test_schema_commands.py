@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from sgam.cli import app
@@ -80,3 +81,45 @@ def test_a_bad_file_is_refused_whole_before_anything_runs(tmp_path: Path) -> Non
     _sgam(db, "schema", "apply", str(refused), "--json", code=3)
     assert json.loads(_sgam(db, "schema", "history", "--json")) == []
     assert json.loads(_sgam(db, "get", "ann", "city", "--json"))["attribute"] == "city"
+
+
+def test_a_backfill_is_watched_interrupted_and_resumed_from_the_cli(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _story(db)
+    for subject in ("bob", "cy", "dee"):
+        result = CliRunner().invoke(app, ["write", "--tenant", "t", "--db", db, subject, "budget", '"12"',
+                                          "--valid-from", T1, "--source", "e1"])
+        assert result.exit_code == 0, result.output
+    from sgam import Memory  # the step recorded, its backfill left for the commands below
+
+    with Memory(db) as memory:
+        memory.retype("t", "budget", "integer", quarantine=True, backfill=True, wait=False)
+    [pending] = json.loads(_sgam(db, "schema", "status", "--json"))
+    assert (pending["subjects_done"], pending["subjects_total"], pending["finished_at"]) == (0, 4, None)
+    [stopped] = json.loads(_sgam(db, "schema", "backfill", "--batch", "1", "--max-batches", "2", "--json"))
+    assert (stopped["batches_done"], stopped["subjects_done"], stopped["after_subject"]) == (2, 2, "bob")
+    [done] = json.loads(_sgam(db, "schema", "backfill", "--batch", "1", "--json"))
+    assert (done["batches_done"], done["subjects_done"]) == (4, 4) and done["finished_at"] is not None
+    assert "subjects done" in _sgam(db, "schema", "status")
+
+
+def test_an_applied_file_run_again_resumes_its_backfill(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _story(db)
+    file = tmp_path / "migration.yaml"
+    file.write_text(MIGRATION)
+    from sgam import Memory
+    from sgam.replay import migration_file
+
+    with Memory(db) as memory, pytest.raises(KeyboardInterrupt):
+        def interrupt(status: object) -> None:
+            raise KeyboardInterrupt  # as Ctrl-C after the first batch committed
+
+        migration_file.apply(memory, "t", file, progress=interrupt, batch=1, backfill=True)
+    stopped = json.loads(_sgam(db, "schema", "status", "--json"))
+    assert [(b["batches_done"], b["finished_at"]) for b in stopped] == [(1, None), (0, None), (0, None)]
+    applied = json.loads(_sgam(db, "schema", "apply", str(file), "--json"))
+    assert {p["outcome"] for p in applied} == {"resumed"}
+    assert len(json.loads(_sgam(db, "schema", "history", "--json"))) == 3  # nothing recorded twice
+    assert all(b["finished_at"] is not None for b in json.loads(_sgam(db, "schema", "status", "--json")))
+    assert json.loads(_sgam(db, "get", "ann", "budget", "--json"))["value"] == 1000

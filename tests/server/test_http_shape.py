@@ -78,3 +78,19 @@ def test_schema_migrations_over_http(served: Served) -> None:
         assert c.post("/v1/schema/rename", json={"attribute": "nothing", "to": "x"}).status_code == 404
     with served.client("acme", "write") as c:
         assert c.post("/v1/schema/rename", json={"attribute": "spend", "to": "budget"}).status_code == 403
+
+
+def test_a_backfill_is_watched_over_http_with_the_read_key(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "budgets"}).status_code == 201
+        for subject in ("p1", "p2", "p3"):
+            assert c.post("/v1/facts", json={"subject": subject, "attribute": "budget", "value": "12",
+                                             "valid_from": T0, "source": "e1"}).status_code == 201
+    served.memory.retype("acme", "budget", "integer", backfill=True, wait=False)
+    served.memory.run_backfill("acme", batch=2, max_batches=1)
+    with served.client("acme", "read") as c:
+        assert c.get("/v1/facts/p3/budget").json()["value"] == 12  # not reached yet: converted on the fly
+        [status] = c.get("/v1/schema/backfills").json()
+        assert (status["kind"], status["attribute"], status["subjects_done"], status["subjects_total"],
+                status["batches_done"], status["after_subject"], status["finished_at"]) == (
+                    "retype", "budget", 2, 3, 1, "p2", None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -20,7 +20,23 @@ from .values import canonical_json
 NO_CONVERSION = None
 
 
+_PLAIN: dict[ValueType, Callable[[Any], bool]] = {
+    ValueType.STRING: lambda v: isinstance(v, str),
+    ValueType.INTEGER: lambda v: (isinstance(v, int) and not isinstance(v, bool))
+    or (isinstance(v, float) and v.is_integer()),
+    ValueType.NUMBER: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    ValueType.BOOLEAN: lambda v: isinstance(v, bool),
+    ValueType.OBJECT: lambda v: isinstance(v, dict),
+    ValueType.ARRAY: lambda v: isinstance(v, list),
+}
+"""The declared types ``check_value_type`` decides by the value's Python type alone,
+asked without raising: a read converting a key on the fly converts every value it held."""
+
+
 def _is(value: Any, value_type: ValueType) -> bool:
+    plain = _PLAIN.get(value_type)
+    if plain is not None:
+        return value is not None and plain(value)
     try:
         check_value_type(value, value_type)
     except SgamError:
@@ -42,7 +58,8 @@ def _builtin(value: Any, value_type: ValueType) -> Any:
             parsed = json.loads(value)
         except ValueError:
             parsed = None
-        if isinstance(parsed, (int, float)) and not isinstance(parsed, bool) and value.strip() == value:
+        finite = isinstance(parsed, int) or (isinstance(parsed, float) and math.isfinite(parsed))
+        if finite and not isinstance(parsed, bool) and value.strip() == value:  # "1e400" is no number sgam keeps
             if value_type is ValueType.NUMBER:
                 return parsed
             if math.isfinite(parsed) and float(parsed).is_integer():
@@ -63,12 +80,19 @@ def convert(text: str, value_type: ValueType, mapping: dict[str, str]) -> str | 
     when nothing converts it. ``mapping``: canonical JSON of ``old`` -> of ``new``."""
     if text in mapping:
         return mapping[text]
+    if value_type in (ValueType.INTEGER, ValueType.NUMBER) and text[0] == '"':
+        content = text[1:-1]
+        digits = content.removeprefix("-")
+        if digits.isascii() and digits.isdigit() and (content == "0" or digits[0] != "0"):
+            return text[1:-1]  # a string holding exactly an integer, as the built-in conversion gives it
     value = json.loads(text)
     if _is(value, value_type):
         return text
     converted = _builtin(value, value_type)
     if converted is NO_CONVERSION or not _is(converted, value_type):
         return None
+    if type(converted) is int:
+        return str(converted)  # what canonical_json gives an integer, without its checks
     return canonical_json(converted)
 
 

@@ -233,3 +233,27 @@ class Quarantined:
     since: datetime
     operation_id: int
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Backfill:
+    """How far the backfill of a migration step is (``Memory.backfills``): the step's
+    stored versions are derived again ``subjects_done`` of ``subjects_total`` subjects
+    on, in subject order, a batch per transaction; until ``finished_at`` a read of a
+    later subject converts on the fly (docs/schema-evolution.md)."""
+
+    tenant: str
+    step: int
+    kind: str
+    attribute: str
+    attributes: list[str]
+    subjects_done: int
+    subjects_total: int
+    batches_done: int
+    after_subject: str | None
+    started_at: datetime
+    finished_at: datetime | None
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None

@@ -11,18 +11,25 @@ import typer
 
 from .browse import show_schema
 from .output import DbOption, JsonOption, TenantOption, console, run
+from .progress import backfill_bars
 from .tables import exact_time, json_value, print_table
 
 if TYPE_CHECKING:
-    from .._core.model import Quarantined, SchemaChange
+    from .._core.model import Backfill, Quarantined, SchemaChange
     from ..memory.facade import Memory
 
-schema = typer.Typer(help="Declared attributes, and migrations: rename, retype, quarantine, history, plan, apply.",
+schema = typer.Typer(help="Declared attributes, and migrations: rename, retype, quarantine, history, plan, apply, "
+                          "backfill status.",
                      invoke_without_command=True)
 
 FileArg = Annotated[Path, typer.Argument(help="A migration file: YAML with `steps`, each a rename, retype or "
                                               "schema step of the replay format.")]
 ByOption = Annotated[str | None, typer.Option("--by", help="Whose decision it is (kept with the step).")]
+BatchOption = Annotated[int, typer.Option("--batch", min=1, help="Subjects a backfill converts per transaction.")]
+BackfillOption = Annotated[bool | None, typer.Option(
+    "--backfill/--in-one-transaction",
+    help="Convert in batches after recording the step, or in the step's own transaction "
+         "(default: batches for an attribute of more than 2,000 subjects).")]
 
 
 def show_changes(found: list[SchemaChange]) -> None:
@@ -35,6 +42,23 @@ def show_quarantine(found: list[Quarantined]) -> None:
     print_table(("attribute", "subject", "value", "since", "operation", "reason"),
                 [(q.attribute, q.subject, json_value(q.value), exact_time(q.since), str(q.operation_id), q.reason)
                  for q in found], empty="nothing set aside")
+
+
+def show_backfills(found: list[Backfill]) -> None:
+    print_table(("step", "kind", "attribute", "subjects done", "of", "batches", "last subject", "started",
+                 "finished"),
+                [(str(b.step), b.kind, b.attribute, str(b.subjects_done), str(b.subjects_total),
+                  str(b.batches_done), b.after_subject or "", exact_time(b.started_at),
+                  "" if b.finished_at is None else exact_time(b.finished_at)) for b in found],
+                empty="no backfills")
+
+
+def _backfilled(memory: Memory, tenant: str, change: SchemaChange, batch: int, quiet: bool) -> SchemaChange:
+    """The step recorded, then its backfill (if it has one) with a progress bar."""
+    if any(not b.finished for b in memory.backfills(tenant)):
+        with backfill_bars(tenant, quiet) as show:
+            memory.run_backfill(tenant, batch=batch, progress=show)
+    return change
 
 
 def show_plan(found: list[dict[str, Any]]) -> None:
@@ -72,10 +96,12 @@ def _show(
 @schema.command("rename")
 def rename(
     tenant: TenantOption, attribute: Annotated[str, typer.Argument()], to: Annotated[str, typer.Argument()],
-    by: ByOption = None, db: DbOption = None, as_json: JsonOption = False,
+    by: ByOption = None, backfill: BackfillOption = None, batch: BatchOption = 500, db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """From now on ATTRIBUTE is called TO (its history too); the old name keeps working."""
-    run(db, as_json, lambda m: m.rename_attribute(tenant, attribute, to, decided_by=by or "cli"),
+    run(db, as_json, lambda m: _backfilled(m, tenant, m.rename_attribute(
+        tenant, attribute, to, decided_by=by or "cli", backfill=backfill, wait=False), batch, as_json),
         lambda c: show_changes([c]), create=False)
 
 
@@ -84,11 +110,36 @@ def retype(
     tenant: TenantOption, attribute: Annotated[str, typer.Argument()],
     value_type: Annotated[str, typer.Argument(metavar="TYPE")],
     quarantine: Annotated[bool, typer.Option("--quarantine", help="Set aside values with no conversion.")] = False,
-    by: ByOption = None, db: DbOption = None, as_json: JsonOption = False,
+    by: ByOption = None, backfill: BackfillOption = None, batch: BatchOption = 500, db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Declare TYPE for ATTRIBUTE and convert every value it ever held (a map: use a file)."""
-    run(db, as_json, lambda m: m.retype(tenant, attribute, value_type, quarantine=quarantine,
-                                        decided_by=by or "cli"), lambda c: show_changes([c]), create=False)
+    """Declare TYPE for ATTRIBUTE and convert every value it ever held (a map: use a file).
+    A large attribute is converted in batches with a progress bar: safe to interrupt,
+    `sgam schema backfill` resumes."""
+    run(db, as_json, lambda m: _backfilled(m, tenant, m.retype(
+        tenant, attribute, value_type, quarantine=quarantine, decided_by=by or "cli", backfill=backfill,
+        wait=False), batch, as_json), lambda c: show_changes([c]), create=False)
+
+
+@schema.command("status")
+def status(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """How far each migration step's backfill is (subjects done of all, batches)."""
+    run(db, as_json, lambda m: m.backfills(tenant), show_backfills, create=False)
+
+
+@schema.command("backfill")
+def backfill_command(
+    tenant: TenantOption, batch: BatchOption = 500,
+    max_batches: Annotated[int | None, typer.Option("--max-batches", min=0,
+                                                    help="Stop after this many batches.")] = None,
+    db: DbOption = None, as_json: JsonOption = False,
+) -> None:
+    """Carry unfinished backfills on after the last batch done (after an interruption)."""
+    def call(memory: Memory) -> list[Backfill]:
+        with backfill_bars(tenant, as_json) as show:
+            return memory.run_backfill(tenant, batch=batch, max_batches=max_batches, progress=show)
+
+    run(db, as_json, call, show_backfills, create=False)
 
 
 @schema.command("quarantine")
@@ -113,14 +164,22 @@ def plan(tenant: TenantOption, file: FileArg, db: DbOption = None, as_json: Json
 
 
 @schema.command("apply")
-def apply(tenant: TenantOption, file: FileArg, by: ByOption = None, db: DbOption = None,
-          as_json: JsonOption = False) -> None:
-    """Run every step of FILE in one transaction: all of them, or none."""
+def apply(tenant: TenantOption, file: FileArg, by: ByOption = None, backfill: BackfillOption = None,
+          batch: BatchOption = 500, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Record every step of FILE in one transaction (all of them, or none), then convert
+    large attributes in batches with a progress bar. Interrupted, it is safe to run
+    again: it records nothing twice and resumes after the last batch done."""
     def show(found: list[dict[str, Any]]) -> None:
         show_plan(found)
         console.print(f"applied {len(found)} step(s) from {file.name}", highlight=False, markup=False)
 
-    run(db, as_json, lambda m: _migrations().apply(m, tenant, file, decided_by=by or "cli"), show, create=False)
+    def call(memory: Memory) -> list[dict[str, Any]]:
+        with backfill_bars(tenant, as_json) as bar:
+            result: list[dict[str, Any]] = _migrations().apply(memory, tenant, file, decided_by=by or "cli",
+                                                               progress=bar, batch=batch, backfill=backfill)
+        return result
+
+    run(db, as_json, call, show, create=False)
 
 
 def register(app: typer.Typer) -> None:

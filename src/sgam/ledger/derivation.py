@@ -24,8 +24,8 @@ from .._core.conversions import TypeConversion, ValueConversion
 from .._core.errors import ConflictError, NotFoundError, SgamError, ValidationError
 from .._core.purpose import MEMBER, ledger_attribute, member_attribute, split_attribute
 from .._core.rules import KeyTimeline, Operation, OpKind, Version, ended_all
-from .._core.schema import Cardinality
-from ..store import AliasRow, ChangeRow, ConvertedRow, QuarantineRow, WriteTransaction
+from .._core.schema import AttributeSchema, Cardinality
+from ..store import AliasRow, ChangeRow, ConvertedRow, QuarantineRow, SubjectReads, WriteTransaction
 
 Key = tuple[str, str]
 Order = tuple[int, int, int, int, int]
@@ -128,6 +128,10 @@ class Derivation:
     archive: dict[Key, list[Version]] = field(default_factory=dict)
     derived_from: dict[Key, list[tuple[int, str | None]]] = field(default_factory=dict)
     """What each key was last derived from: (seq, value) of its operations."""
+    refused: dict[int, str] | None = None
+    """When given, the step being taken collects here (by ``seq``) the values it cannot
+    convert instead of refusing at once: a backfilled step checks its attribute a batch
+    of subjects at a time, then refuses with every batch's count."""
     conversions: Mapping[int, ValueConversion] = field(default_factory=dict)
     """The conversion of each retype step (by change ``seq``) that is not its value type's."""
 
@@ -217,6 +221,10 @@ class Derivation:
                 unconverted.append(current)
                 self.quarantined[op.seq] = (op, current)
         if unconverted and strict and not quarantine:
+            if self.refused is not None:
+                self.refused.update((seq, value) for seq, (op, value) in self.quarantined.items()
+                                    if seq not in earlier and self.attribute_of(op) == attribute)
+                return
             raise conversion.refused(attribute, unconverted)
 
     def _reshape(self, attribute: str, cardinality: Cardinality, at: int, strict: bool) -> None:
@@ -313,12 +321,13 @@ class Derivation:
 
 
 def derive(ops: Sequence[Operation], events: Sequence[Event], cardinality_of: Callable[[str], Cardinality],
-           strict: Ident | None = None, conversions: Mapping[int, ValueConversion] | None = None) -> Derivation:
+           strict: Ident | None = None, conversions: Mapping[int, ValueConversion] | None = None,
+           refused: dict[int, str] | None = None) -> Derivation:
     """Replay ``ops`` (by ``seq``) and ``events`` (by place) into keys; ``strict``: the
     step being taken now, whose impossible merge or conversion is an error;
     ``conversions``: the retype steps that convert otherwise than by their value type."""
     ordered = sorted(events, key=lambda e: e.order)
-    derivation = Derivation(cardinality_of, conversions=conversions or {})
+    derivation = Derivation(cardinality_of, refused=refused, conversions=conversions or {})
     index = 0
     for op in ops:
         while index < len(ordered) and ordered[index].order < (op.seq, 0, 0, 0, 0):
@@ -350,9 +359,11 @@ def renamed_family(changes: Sequence[ChangeRow], attributes: Iterable[str]) -> s
     return joined(((c.attribute, str(json.loads(c.detail)["to"])) for c in changes if c.kind == "rename"), attributes)
 
 
-def first_cardinality(txn: WriteTransaction, changes: Sequence[ChangeRow]) -> Callable[[str], Cardinality]:
-    """An attribute's cardinality before its first recorded change (as declared now if
-    it has none)."""
+def first_cardinality(
+    declared: Callable[[str], AttributeSchema | None], changes: Sequence[ChangeRow],
+) -> Callable[[str], Cardinality]:
+    """An attribute's cardinality before its first recorded change (as ``declared`` now
+    if it has none)."""
     def cardinality_of(attribute: str) -> Cardinality:
         for change in changes:
             detail = json.loads(change.detail)
@@ -360,10 +371,32 @@ def first_cardinality(txn: WriteTransaction, changes: Sequence[ChangeRow]) -> Ca
                 return Cardinality(detail["from_cardinality"])
             if change.kind == "rename" and detail["to"] == attribute and detail.get("to_cardinality"):
                 return Cardinality(detail["to_cardinality"])
-        declared = txn.attribute_schema(attribute)
-        return Cardinality.ONE if declared is None else declared.cardinality
+        schema = declared(attribute)
+        return Cardinality.ONE if schema is None else schema.cardinality
 
     return cardinality_of
+
+
+def alias_family(steps: Iterable[AliasRow], names: Iterable[str]) -> set[str]:
+    """``names`` and every subject name an alias step has ever joined to them."""
+    return joined(((step.name, step.subject) for step in steps), names)
+
+
+def derive_subjects(
+    source: SubjectReads, declared: Callable[[str], AttributeSchema | None], subjects: Collection[str],
+    attributes: Collection[str], ops: Sequence[Operation] | None = None, strict: Ident | None = None,
+    refused: dict[int, str] | None = None,
+) -> Derivation:
+    """The keys of ``attributes`` of ``subjects`` (a closed alias family) as their
+    operations and every recorded step derive them, stored or not: a backfill's batch
+    stores them, a read of a key its backfill has not reached answers from them."""
+    if ops is None:
+        ops = source.operations_of_subjects(sorted(subjects))
+    ops = [op for op in ops if split_attribute(op.attribute)[0] in attributes]
+    changes = source.ledger_changes()
+    events = [*alias_events(source.alias_steps()), *change_events(changes)]
+    conversions = recorded_conversions(source, changes, ops)
+    return derive(ops, events, first_cardinality(declared, changes), strict, conversions, refused)
 
 
 def rederive(
@@ -393,7 +426,7 @@ def rederive(
     conversions = recorded_conversions(txn, changes, ops)
     if taking is not None and strict is not None:
         conversions[strict[1]] = taking
-    derivation = derive(ops, events, first_cardinality(txn, changes), strict, conversions)
+    derivation = derive(ops, events, first_cardinality(txn.attribute_schema, changes), strict, conversions)
     derived = derivation.versions()
     for subject, attribute in set(existing) | set(derived):
         txn.replace_versions(subject, attribute, derived.get((subject, attribute), []))
@@ -405,7 +438,7 @@ def rederive(
 
 
 def recorded_conversions(
-    txn: WriteTransaction, changes: Sequence[ChangeRow], ops: Sequence[Operation],
+    txn: SubjectReads, changes: Sequence[ChangeRow], ops: Sequence[Operation],
 ) -> dict[int, ValueConversion]:
     """The memory type versions among ``changes``, as their functions left ``ops``."""
     typed = {change.seq: name for change in changes if (name := memory_type_of(change)) is not None}

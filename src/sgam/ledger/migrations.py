@@ -15,6 +15,7 @@ from .._core.conversions import ValueConversion, check_map
 from .._core.errors import ConflictError, NotFoundError, ValidationError
 from .._core.schema import AttributeSchema, Cardinality, ValueType
 from ..store import ChangeRow, SchemaLookups, WriteTransaction
+from . import backfill as backfills
 from .derivation import Ident, rederive, renamed_family
 
 
@@ -40,17 +41,28 @@ def _known(txn: WriteTransaction, attribute: str, field: str) -> AttributeSchema
 def _record(
     txn: WriteTransaction, kind: str, attribute: str, detail: dict[str, Any], now: int,
     decided_by: str | None, origin: str | None, family: set[str], taking: ValueConversion | None = None,
+    backfill: bool | None = None,
 ) -> ChangeRow:
     """Append the step after every operation recorded so far and re-derive the
     attribute's keys with it (the step refused, and nothing changed, if it cannot);
-    ``taking``: a retype's conversion when it is not its value type's."""
+    ``taking``: a retype's conversion when it is not its value type's. On a large
+    attribute (or with ``backfill``) the step is checked a batch at a time and its keys
+    are derived again by a backfill (``ledger.backfill``), reads converting until then;
+    not a step ``taking`` a conversion function, whose results are recorded as it is
+    taken, so it converts in its own transaction."""
     txn.lock_lifecycle()
     changes = txn.ledger_changes()
-    ops = txn.operations_of_attributes(sorted(family))
-    at = max([now, *(op.recorded_at for op in ops), *(c.recorded_at for c in changes)])
+    deferred = taking is None and backfills.deferred(txn, family, backfill)
+    ops = [] if deferred else txn.operations_of_attributes(sorted(family))
+    last = txn.last_recorded_of_attributes(sorted(family)) if deferred else None
+    at = max([now, *(op.recorded_at for op in ops), *(c.recorded_at for c in changes), *([last] if last else [])])
     row = ChangeRow(1 + max((c.seq for c in changes), default=0), kind, attribute,
                     json.dumps(detail, sort_keys=True), at, txn.last_operation_seq(), decided_by, origin)
     txn.add_change(row)
+    if deferred:
+        backfills.check(txn, row, family)
+        backfills.start(txn, row, family)
+        return row
     ident: Ident = ("change", row.seq)
     rederive(txn, attributes=family, strict=ident, ops=ops, taking=taking)
     return row
@@ -64,7 +76,7 @@ def _stamped(txn: WriteTransaction, schema: AttributeSchema, **changes: Any) -> 
 
 def rename(
     txn: WriteTransaction, attribute: str, to: str, now: int, decided_by: str | None = None,
-    origin: str | None = None,
+    origin: str | None = None, *, backfill: bool | None = None,
 ) -> ChangeRow:
     """From now on ``attribute`` is called ``to``: its assertions, history included, are
     read under ``to`` (merged with those of ``to``), which takes its type and cardinality;
@@ -84,7 +96,7 @@ def rename(
     detail = {"to": to, "from_cardinality": shape.cardinality.value,
               "to_cardinality": None if target is None else target.cardinality.value}
     family = renamed_family(txn.ledger_changes(), [attribute, to])
-    row = _record(txn, "rename", attribute, detail, now, decided_by, origin, family)
+    row = _record(txn, "rename", attribute, detail, now, decided_by, origin, family, backfill=backfill)
     if target is None:
         _stamped(txn, shape, attribute=to)
     _stamped(txn, shape, renamed_to=to)
@@ -97,7 +109,7 @@ def rename(
 
 def retype(
     txn: WriteTransaction, attribute: str, value_type: ValueType, pairs: object = None, quarantine: bool = False,
-    now: int = 0, decided_by: str | None = None, origin: str | None = None,
+    now: int = 0, decided_by: str | None = None, origin: str | None = None, *, backfill: bool | None = None,
 ) -> ChangeRow:
     """Declare ``value_type`` for the attribute and convert every value it ever held; a
     value with no conversion is a ``ValidationError`` unless ``quarantine`` sets it aside."""
@@ -110,7 +122,7 @@ def retype(
     detail = {"type": value_type.value, "map": sorted(mapping.items()), "quarantine": quarantine,
               "from_type": shape.value_type.value if shape.value_type else None}
     row = _record(txn, "retype", attribute, detail, now, decided_by, origin,
-                  renamed_family(txn.ledger_changes(), [attribute]))
+                  renamed_family(txn.ledger_changes(), [attribute]), backfill=backfill)
     _stamped(txn, shape, value_type=value_type)
     return row
 
@@ -128,7 +140,7 @@ def retype_with(
 
 def reshape(
     txn: WriteTransaction, attribute: str, cardinality: Cardinality, now: int, decided_by: str | None = None,
-    origin: str | None = None,
+    origin: str | None = None, *, backfill: bool | None = None,
 ) -> ChangeRow:
     """Change the cardinality of an attribute that holds data: one -> many makes each
     value a member over its own interval; many -> one is a ``ConflictError`` if two
@@ -137,4 +149,4 @@ def reshape(
     before = Cardinality.ONE if declared is None else declared.cardinality
     detail = {"to": cardinality.value, "from_cardinality": before.value}
     return _record(txn, "cardinality", attribute, detail, now, decided_by, origin,
-                   renamed_family(txn.ledger_changes(), [attribute]))
+                   renamed_family(txn.ledger_changes(), [attribute]), backfill=backfill)

@@ -29,6 +29,7 @@ from ..lifecycle.expiry import settle
 from ..lifecycle.participants import Participant, Reach
 from ..search import SearchService
 from ..store import Backend, PointRead, Reader, WriteTransaction
+from .dual_read import DualReader
 from .records import to_assertion, to_episode
 from .write import Applied, PendingOp, WriteService
 
@@ -174,7 +175,11 @@ class _SettledRead(AbstractContextManager[Reader]):
                     scope.__exit__(type(exc), exc, exc.__traceback__)
                     raise
         self._scope = scope
-        return reader
+        try:
+            return DualReader.around(reader)
+        except BaseException as exc:
+            scope.__exit__(type(exc), exc, exc.__traceback__)
+            raise
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

@@ -42,6 +42,7 @@ from .._core.values import (
     check_text,
 )
 from ..store import CommonWrite, CommonWriter, EpisodeRow, OneFactWrite, SchemaLookups, WriteTransaction, apply_plan
+from .backfill import convert_key
 from .migrations import current_name, reshape
 
 EPISODE_KINDS = ("message", "tool_result", "event", "document")
@@ -244,6 +245,7 @@ class WriteService:
         op = self.prepare(txn, pending, txn.schema_version())
         op.subject = txn.resolve_subject(op.subject)
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
+        convert_key(txn, op.subject, op.attribute)
         plan(op, txn.key(op.subject, op.attribute))
 
     @staticmethod
@@ -258,6 +260,7 @@ class WriteService:
         meant = txn.resolve_subject(op.subject)
         if meant != op.subject:  # an alias: the key is the subject it means
             txn.lock_keys([(meant, op.attribute)])
+        convert_key(txn, meant, op.attribute)  # a key a backfill has not reached: derived before it is planned
         op.recorded_at = self._transaction_time(txn, meant, op.attribute)
         op.seq = txn.append_operation(op)  # the operation keeps the name it was given
         if pending.spelling is not None:
@@ -283,6 +286,8 @@ class WriteService:
         for index, op in enumerate(ops):
             by_key.setdefault((meaning[op.subject], op.attribute), []).append(index)
         txn.lock_keys(list(by_key), [min(ops[index].valid_at for index in indexes) for indexes in by_key.values()])
+        for subject, attribute in by_key:
+            convert_key(txn, subject, attribute)
         recorded_at = self.now()
         for subject, attribute in by_key:
             last = txn.last_recorded_at(subject, attribute)
@@ -391,16 +396,16 @@ class WriteService:
 
     def declare(
         self, txn: WriteTransaction, schema: AttributeSchema, cardinality: Cardinality | None = None,
-        decided_by: str | None = None, origin: str | None = None,
+        decided_by: str | None = None, origin: str | None = None, *, backfill: bool | None = None,
     ) -> AttributeSchema:
         """Record ``schema``; ``cardinality`` None keeps the attribute's (default one).
         Changing the cardinality of an attribute that holds data re-shapes it from now
-        on, a recorded migration step (``ledger.migrations.reshape``)."""
+        on, a recorded migration step (``ledger.migrations.reshape``; ``backfill`` as there)."""
         earlier = txn.attribute_schema(schema.attribute)
         kept = earlier.cardinality if earlier is not None else Cardinality.ONE
         chosen = kept if cardinality is None else cardinality
         if chosen is not kept and txn.attribute_in_use(schema.attribute):
-            reshape(txn, schema.attribute, chosen, self.now(), decided_by, origin)
+            reshape(txn, schema.attribute, chosen, self.now(), decided_by, origin, backfill=backfill)
         version = txn.bump_schema_version()
         stamped = AttributeSchema(
             schema.attribute, schema.value_type, schema.memory_type, schema.sensitive,

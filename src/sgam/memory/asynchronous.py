@@ -158,4 +158,6 @@ class AsyncMemory:
     retype = _twin(Memory.retype)
     quarantined = _twin(Memory.quarantined)
     schema_history = _twin(Memory.schema_history)
+    backfills = _twin(Memory.backfills)
+    run_backfill = _twin(Memory.run_backfill)
     subject_collisions = _twin(Memory.subject_collisions)

@@ -158,11 +158,13 @@ class Memory:
     residue = _delegate("_lifecycle", Lifecycle.residue)
     audit = _delegate("_lifecycle", Lifecycle.audit)
 
-    # rename and retype as recorded steps, the quarantine, the history of steps (``memory/schema.py``)
+    # rename and retype as recorded steps, the quarantine, the history of steps, backfills (``memory/schema.py``)
     rename_attribute = _delegate("_schema", SchemaCalls.rename_attribute)
     retype = _delegate("_schema", SchemaCalls.retype)
     quarantined = _delegate("_schema", SchemaCalls.quarantined)
     schema_history = _delegate("_schema", SchemaCalls.schema_history)
+    backfills = _delegate("_schema", SchemaCalls.backfills)
+    run_backfill = _delegate("_schema", SchemaCalls.run_backfill)
 
     # names, aliases, sets and relations (``memory/shape.py``)
     display_names = _delegate("_shape", ShapeCalls.display_names)

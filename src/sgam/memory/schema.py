@@ -4,15 +4,20 @@ values a retype set aside, and the tenant's history of steps (``sgam.ledger.migr
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from .._core.model import Quarantined, SchemaChange
+from .._core.errors import ValidationError
+from .._core.model import Backfill, Quarantined, SchemaChange
 from .._core.schema import AttributeSchema, Cardinality, parse_value_type
 from .._core.time import from_micros
 from .._core.values import check_name, check_optional_name, check_tenant, load_value
 from ..ledger import migrations
+from ..ledger.backfill import BATCH, run_batch
 from ..ledger.service import Ledger
-from ..store import ChangeRow, Reader, WriteTransaction
+from ..store import BackfillRow, ChangeRow, Reader, WriteTransaction
+
+Progress = Callable[[Backfill], None]
 
 
 class SchemaCalls:
@@ -24,31 +29,74 @@ class SchemaCalls:
 
     def rename_attribute(
         self, tenant: str, attribute: str, to: str, *, decided_by: str | None = None, origin: str | None = None,
+        backfill: bool | None = None, wait: bool = True,
     ) -> SchemaChange:
         """From now on ``attribute`` is called ``to``: every assertion of it, history
         included, is read under ``to`` (merged with those of ``to``: a ``ConflictError``,
         changing nothing, if a key would get two values at one ``valid_from``), and the
         old name keeps working for reads and writes. Reads with an earlier ``known_at``
-        answer under the old name."""
+        answer under the old name. ``backfill`` and ``wait``: as for ``retype``."""
         check_tenant(tenant)
         old, new = check_name(attribute, "attribute"), check_name(to, "to")
         who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
-        return self._migrate(tenant, lambda txn: migrations.rename(txn, old, new, self.ledger.now(), who, where))
+        deferred = _flag(backfill, "backfill")
+        return self._migrate(tenant, lambda txn: migrations.rename(txn, old, new, self.ledger.now(), who, where,
+                                                                    backfill=deferred), wait)
 
     def retype(
         self, tenant: str, attribute: str, value_type: str, *, map: object = None,  # noqa: A002 - the step's field
         quarantine: bool = False, decided_by: str | None = None, origin: str | None = None,
+        backfill: bool | None = None, wait: bool = True,
     ) -> SchemaChange:
         """Declare ``value_type`` for ``attribute`` and convert every value it ever held,
         history included, from now on in transaction time: a value ``map`` lists (pairs
         ``[old, new]``) becomes its ``new``; a value of the new type stays; else the
         built-in conversions of the replay format apply. A value with no conversion is a
-        ``ValidationError`` (nothing changes) unless ``quarantine`` sets it aside."""
+        ``ValidationError`` (nothing changes) unless ``quarantine`` sets it aside.
+
+        An attribute of more than ``BACKFILL_ABOVE`` subjects (or any, with ``backfill=True``;
+        none, with ``False``) is backfilled: the step is recorded at once and its stored
+        versions are converted a batch of subjects per transaction, reads converting on the
+        fly until then. ``wait``: run that backfill to the end before returning (else
+        ``run_backfill`` does, and ``backfills`` says how far it is)."""
         check_tenant(tenant)
         name, new_type = check_name(attribute, "attribute"), parse_value_type(value_type)
         who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
+        deferred = _flag(backfill, "backfill")
         return self._migrate(tenant, lambda txn: migrations.retype(
-            txn, name, new_type, map, quarantine, self.ledger.now(), who, where))
+            txn, name, new_type, map, quarantine, self.ledger.now(), who, where, backfill=deferred), wait)
+
+    def backfills(self, tenant: str) -> list[Backfill]:
+        """How far each migration step's backfill is, finished ones included, by step."""
+        check_tenant(tenant)
+        with self.ledger.read(tenant, "backfills") as reader:
+            changes = {change.seq: change for change in reader.ledger_changes()}
+            return [_backfill_of(tenant, row, changes[row.seq]) for row in reader.backfills()]
+
+    def run_backfill(
+        self, tenant: str, *, batch: int = BATCH, max_batches: int | None = None,
+        progress: Progress | None = None,
+    ) -> list[Backfill]:
+        """Carry the tenant's unfinished backfills on, oldest step first, ``batch``
+        subjects per transaction, calling ``progress`` after each commit; stop after
+        ``max_batches`` batches (None: at the end). Safe to interrupt: what committed
+        stays done, and the next call resumes after the last subject done."""
+        check_tenant(tenant)
+        size = _count(batch, "batch", 1)
+        limit = None if max_batches is None else _count(max_batches, "max_batches", 0)
+        ran = 0
+        for pending in [b for b in self.backfills(tenant) if not b.finished]:
+            def batch_of(txn: WriteTransaction, seq: int = pending.step) -> BackfillRow:
+                return run_batch(txn, seq, size, self.ledger.now())
+
+            while limit is None or ran < limit:
+                row = self.ledger.run_write(tenant, batch_of, "backfill")
+                ran += 1
+                if progress is not None:
+                    progress(_status(tenant, row, pending))
+                if row.finished_at is not None:
+                    break
+        return self.backfills(tenant)
 
     def quarantined(self, tenant: str, attribute: str | None = None) -> list[Quarantined]:
         """The values retypes set aside (of ``attribute``, or of every attribute), each
@@ -68,11 +116,17 @@ class SchemaCalls:
         with self.ledger.read(tenant, "schema_history") as reader:
             return [_change(tenant, row) for row in reader.ledger_changes()]
 
-    def _migrate(self, tenant: str, step: Any) -> SchemaChange:
+    def _migrate(self, tenant: str, step: Any, wait: bool = True) -> SchemaChange:
+        if not isinstance(wait, bool):
+            raise ValidationError("wait", wait, "must be true or false")
+
         def work(txn: WriteTransaction) -> SchemaChange:
             return _change(tenant, step(txn))
 
-        return self.ledger.run_write(tenant, work, "migrate")
+        change = self.ledger.run_write(tenant, work, "migrate")
+        if wait:
+            self.run_backfill(tenant)
+        return change
 
 
 def cardinality_at(reader: Reader, attribute: str, known_at: int | None) -> Cardinality:
@@ -97,3 +151,27 @@ def _no_conversion(declared: AttributeSchema | None) -> str:
 def _change(tenant: str, row: ChangeRow) -> SchemaChange:
     return SchemaChange(tenant, row.seq, row.kind, row.attribute, json.loads(row.detail), from_micros(row.recorded_at),
                         row.decided_by, row.origin)
+
+
+def _flag(value: object, field: str) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise ValidationError(field, value, "must be true, false or null (by the attribute's size)")
+    return value
+
+
+def _count(value: object, field: str, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValidationError(field, value, f"must be an integer of at least {least}")
+    return value
+
+
+def _status(tenant: str, row: BackfillRow, step: Backfill) -> Backfill:
+    return Backfill(tenant, row.seq, step.kind, step.attribute, step.attributes, row.subjects_done,
+                    row.subjects_total, row.batches_done, row.after_subject, from_micros(row.started_at),
+                    None if row.finished_at is None else from_micros(row.finished_at))
+
+
+def _backfill_of(tenant: str, row: BackfillRow, change: ChangeRow) -> Backfill:
+    return Backfill(tenant, row.seq, change.kind, change.attribute, sorted(json.loads(row.attributes)),
+                    row.subjects_done, row.subjects_total, row.batches_done, row.after_subject,
+                    from_micros(row.started_at), None if row.finished_at is None else from_micros(row.finished_at))

@@ -15,12 +15,14 @@ from .._core.errors import SgamError, ValidationError, bounded_repr
 from .._core.schema import AttributeSchema, parse_cardinality, parse_value_type
 from .._core.values import check_name, load_value
 from ..ledger import migrations
+from ..ledger.backfill import BATCH, finish
 from ..ledger.derivation import renamed_family
 from ..store import WriteTransaction
 from .loader import _StringTimestampLoader
 
 if TYPE_CHECKING:
     from ..memory.facade import Memory
+    from ..memory.schema import Progress
 
 STEPS: dict[str, tuple[set[str], set[str]]] = {
     "rename": ({"attribute", "to"}, set()),
@@ -86,18 +88,21 @@ def _step(number: int, raw: object) -> Step:
     return Step(number, operation, args)
 
 
-def _run(memory: Memory, txn: WriteTransaction, step: Step, decided_by: str | None, origin: str) -> None:
+def _run(
+    memory: Memory, txn: WriteTransaction, step: Step, decided_by: str | None, origin: str,
+    backfill: bool | None = None,
+) -> None:
     a, now = step.args, memory.ledger.now()
     if step.operation == "rename":
-        migrations.rename(txn, a["attribute"], a["to"], now, decided_by, origin)
+        migrations.rename(txn, a["attribute"], a["to"], now, decided_by, origin, backfill=backfill)
     elif step.operation == "retype":
         migrations.retype(txn, a["attribute"], parse_value_type(a["type"]), a.get("map"),
-                           a.get("quarantine", False), now, decided_by, origin)
+                          a.get("quarantine", False), now, decided_by, origin, backfill=backfill)
     else:
         schema = AttributeSchema(check_name(a["attribute"], "attribute"), parse_value_type(a["type"]),
                                  a.get("memory_type"), bool(a.get("sensitive", False)), a.get("description"))
         cardinality = None if a.get("cardinality") is None else parse_cardinality(a["cardinality"])
-        memory.ledger.writes.declare(txn, schema, cardinality, decided_by, origin)
+        memory.ledger.writes.declare(txn, schema, cardinality, decided_by, origin, backfill=backfill)
 
 
 def _report(txn: WriteTransaction, step: Step, outcome: str) -> dict[str, Any]:
@@ -105,7 +110,7 @@ def _report(txn: WriteTransaction, step: Step, outcome: str) -> dict[str, Any]:
     family = renamed_family(txn.ledger_changes(), [attribute])
     set_aside = txn.quarantined(attribute)
     return {"step": step.number, "operation": step.operation, "attribute": attribute,
-            "operations": len(txn.operations_of_attributes(sorted(family))), "quarantined": len(set_aside),
+            "operations": txn.count_family_operations(sorted(family)), "quarantined": len(set_aside),
             "examples": [load_value(q.value) for q in set_aside[:EXAMPLES]], "outcome": outcome}
 
 
@@ -136,6 +141,7 @@ def plan(memory: Memory, tenant: str, path: Path) -> list[dict[str, Any]]:
                             "examples": [], "outcome": "not run: an earlier step is refused"}
                            for later in steps[index + 1:]]
                 raise _Planned(report) from None
+            finish(txn, memory.ledger.now())  # a backfilled step: its batches here too, rolled back with it
             report.append(_report(txn, step, "ok"))
         raise _Planned(report)
 
@@ -146,16 +152,26 @@ def plan(memory: Memory, tenant: str, path: Path) -> list[dict[str, Any]]:
     raise AssertionError("unreachable: a plan always rolls back")  # pragma: no cover
 
 
-def apply(memory: Memory, tenant: str, path: Path, decided_by: str | None = None) -> list[dict[str, Any]]:
+def apply(
+    memory: Memory, tenant: str, path: Path, decided_by: str | None = None, *, progress: Progress | None = None,
+    batch: int = BATCH, backfill: bool | None = None,
+) -> list[dict[str, Any]]:
     """Run every step of the file in one transaction (all or none); each step's record
-    names ``decided_by`` and the file."""
+    names ``decided_by`` and the file. Then run the backfills of steps on large
+    attributes, ``batch`` subjects per transaction (``progress`` after each). Applied
+    again while a backfill of this file's steps is unfinished (it was interrupted), it
+    records nothing and resumes it. ``backfill``: as ``Memory.retype``'s."""
     steps = load(path)
+    recorded = _unfinished_from(memory, tenant, path.name)
+    if recorded:
+        memory.run_backfill(tenant, batch=batch, progress=progress)
+        return _reported(memory, tenant, steps, "resumed")
 
     def work(txn: WriteTransaction) -> list[dict[str, Any]]:
         report = []
         for step in steps:
             try:
-                _run(memory, txn, step, decided_by, path.name)
+                _run(memory, txn, step, decided_by, path.name, backfill)
             except SgamError as exc:
                 exc.message = f"steps[{step.number}] ({step.operation}): {exc.message}"
                 exc.args = (exc.message,)
@@ -164,4 +180,21 @@ def apply(memory: Memory, tenant: str, path: Path, decided_by: str | None = None
         return report
 
     result: list[dict[str, Any]] = memory.ledger.run_write(tenant, work, "migration apply")
+    if any(not b.finished for b in memory.backfills(tenant)):
+        memory.run_backfill(tenant, batch=batch, progress=progress)
+        return _reported(memory, tenant, steps, "applied")
     return result
+
+
+def _unfinished_from(memory: Memory, tenant: str, origin: str) -> list[int]:
+    """The steps recorded from ``origin`` whose backfill is not finished."""
+    unfinished = {b.step for b in memory.backfills(tenant) if not b.finished}
+    return [c.seq for c in memory.schema_history(tenant) if c.origin == origin and c.seq in unfinished]
+
+
+def _reported(memory: Memory, tenant: str, steps: list[Step], outcome: str) -> list[dict[str, Any]]:
+    """Each step's report read after its backfill (what it set aside is known then)."""
+    def work(txn: WriteTransaction) -> list[dict[str, Any]]:
+        return [_report(txn, step, outcome) for step in steps]
+
+    return memory.ledger.run_write(tenant, work, "migration report")

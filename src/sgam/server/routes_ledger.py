@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from .._core.errors import NotFoundError
 from .._core.model import (
     Assertion,
+    Backfill,
     Episode,
     ForgetResult,
     Quarantined,
@@ -261,6 +262,12 @@ async def quarantined(request: Request, caller: Reader, attribute: str | None = 
             summary="Every schema migration step: what, when, by whose decision, from which file")
 async def schema_history(request: Request, caller: Reader) -> Response:
     return reply(await memory_of(request).schema_history(caller.tenant))
+
+
+@router.get("/schema/backfills", response_model=list[Backfill], tags=["schema"],
+            summary="How far each migration step's backfill is: subjects done of all, batches")
+async def backfills(request: Request, caller: Reader) -> Response:
+    return reply(await memory_of(request).backfills(caller.tenant))
 
 
 @router.post("/schema/attributes", dependencies=[IDEMPOTENT],

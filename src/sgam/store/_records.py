@@ -249,3 +249,23 @@ class ConvertedRow:
     seq: int
     value: str | None
     reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillRow:
+    """A step's backfill: its stored versions derived again a batch of subjects at a
+    time, in subject order. ``attributes``: the names it derives again (JSON list);
+    ``after_subject``: the last subject done (None: none yet); ``finished_at`` None while
+    reads of a later subject convert on the fly."""
+
+    seq: int
+    attributes: str
+    after_subject: str | None
+    subjects_done: int
+    subjects_total: int
+    batches_done: int
+    started_at: int
+    finished_at: int | None = None
+    conversion: str | None = None
+    """A retype alone on its attribute (no earlier step of it, no alias in the tenant):
+    its type and map as JSON, so a read converts a key from its stored versions."""

@@ -264,9 +264,13 @@ class LedgerReader(LedgerReads):
 
     def versions(self, subject: str, attribute: str) -> list[Version]:
         """Every stored version, each with its end as it read while it was visible."""
-        rows = self._db.rows(f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {KEY} "
-                             "ORDER BY recorded_from, valid_from", (self.tenant, subject, attribute))
-        return as_last_seen([version_from_row(row) for row in rows])
+        found = sorted(self.key_rows(subject, attribute), key=lambda v: (v.recorded_from, v.valid_from))
+        return as_last_seen(found)
+
+    def key_rows(self, subject: str, attribute: str) -> list[Version]:
+        """In the index's order (no sort: a read converting a key on the fly asks this)."""
+        rows = self._db.rows(f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {KEY}", (self.tenant, subject, attribute))
+        return [version_from_row(row) for row in rows]
 
     def query(self, flt: QueryFilter) -> list[Version]:
         moment = self._db.moment

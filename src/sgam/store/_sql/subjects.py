@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..._core.rules import Operation
-from .._records import AliasRow, ChangeRow, ConvertedRow, QuarantineRow
+from .._records import AliasRow, BackfillRow, ChangeRow, ConvertedRow, QuarantineRow
 from .._rows import OPERATION_COLUMNS, operation_from_row
 from .ledger import MAX_INDEXED_VALUE, Scoped
 from .session import chunks, in_list
@@ -23,6 +23,8 @@ RESOLVE_ATTRIBUTE = ("SELECT attribute FROM attribute_resolution WHERE tenant = 
 RESOLVE_ATTRIBUTE_KNOWN = ("SELECT attribute FROM attribute_resolution WHERE tenant = ? AND name = ? "
                            "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
 CHANGE_COLUMNS = "seq, kind, attribute, detail, recorded_at, after_seq, decided_by, origin"
+BACKFILL_COLUMNS = ("seq, attributes, after_subject, subjects_done, subjects_total, batches_done, started_at, "
+                    "finished_at, conversion")
 ALIAS_COLUMNS = "seq, name, subject, recorded_at, after_seq, decided_by, ended_step, ended_at, ended_after_seq"
 
 
@@ -129,6 +131,23 @@ class SubjectReads(Scoped):
                              "ORDER BY attribute, subject, seq", params)
         return [QuarantineRow(*row) for row in rows]
 
+    def operations_of_subjects(self, names: Sequence[str]) -> list[Operation]:
+        """Every operation recorded naming one of ``names``, in the order recorded."""
+        found: list[Operation] = []
+        for chunk in chunks(sorted(set(names))):
+            rows = self._db.rows(f"SELECT {OPERATION_COLUMNS} FROM operations WHERE tenant = ? AND "
+                                 f"{in_list('subject', len(chunk))}", (self.tenant, *chunk))
+            found += [operation_from_row(row) for row in rows]
+        return sorted(found, key=lambda op: op.seq)
+
+    def backfills(self) -> list[BackfillRow]:
+        rows = self._db.rows(f"SELECT {BACKFILL_COLUMNS} FROM backfills WHERE tenant = ? ORDER BY seq", (self.tenant,))
+        return [BackfillRow(*row) for row in rows]
+
+    def unfinished_backfills(self) -> list[BackfillRow]:
+        rows = self._db.rows(f"SELECT {BACKFILL_COLUMNS} FROM backfills WHERE tenant = ? AND finished_at IS NULL "
+                             "ORDER BY seq", (self.tenant,))
+        return [BackfillRow(*row) for row in rows]
     def converted_values(self, seqs: Sequence[int]) -> list[ConvertedRow]:
         found: list[ConvertedRow] = []
         for chunk in chunks(sorted(set(seqs))):
@@ -203,15 +222,6 @@ class SubjectWrites(SubjectReads):
             f"ON CONFLICT (tenant, name, recorded_from) DO UPDATE SET {column} = excluded.{column}, recorded_to = NULL",
             [(self.tenant, name, changes[name], moment) for name in names if changes[name] is not None])
 
-    def operations_of_subjects(self, names: Sequence[str]) -> list[Operation]:
-        """Every operation recorded naming one of ``names``, in the order recorded."""
-        found: list[Operation] = []
-        for chunk in chunks(sorted(set(names))):
-            rows = self._db.rows(f"SELECT {OPERATION_COLUMNS} FROM operations WHERE tenant = ? AND "
-                                 f"{in_list('subject', len(chunk))}", (self.tenant, *chunk))
-            found += [operation_from_row(row) for row in rows]
-        return sorted(found, key=lambda op: op.seq)
-
     def version_keys(self, subjects: Sequence[str]) -> list[tuple[str, str]]:
         """Every key of ``subjects`` with a stored version, in any transaction time."""
         found: list[tuple[str, str]] = []
@@ -283,3 +293,58 @@ class SubjectWrites(SubjectReads):
 
     def delete_attribute_schema(self, attribute: str) -> None:
         self._db.run("DELETE FROM attribute_schemas WHERE tenant = ? AND attribute = ?", (self.tenant, attribute))
+
+    def add_backfill(self, row: BackfillRow) -> None:
+        self._db.run(f"INSERT INTO backfills (tenant, {BACKFILL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (self.tenant, row.seq, row.attributes, row.after_subject, row.subjects_done,
+                      row.subjects_total, row.batches_done, self._db.moment(row.started_at),
+                      self._db.moment(row.finished_at), row.conversion))
+
+    def advance_backfill(self, row: BackfillRow) -> None:
+        self._db.run("UPDATE backfills SET after_subject = ?, subjects_done = ?, subjects_total = ?, "
+                     "batches_done = ?, finished_at = ? WHERE tenant = ? AND seq = ?",
+                     (row.after_subject, row.subjects_done, row.subjects_total, row.batches_done,
+                      self._db.moment(row.finished_at), self.tenant, row.seq))
+
+    def family_subjects(self, attributes: Sequence[str], after: str | None, limit: int) -> list[str]:
+        """One range of the key table per attribute (its purposes and members too), each
+        in subject order from ``after`` on; bytewise, as Python compares the cursor."""
+        found: set[str] = set()
+        subject, column = f"subject{self._db.bytewise}", f"attribute{self._db.bytewise}"
+        start = "" if after is None else f" AND {subject} > ?"
+        for attribute in sorted(set(attributes)):
+            for where, params in (("attribute = ?", (attribute,)),
+                                  (f"{column} >= ? AND {column} < ?", (f"{attribute}\x1e", f"{attribute}\x20"))):
+                rows = self._db.rows(
+                    f"SELECT DISTINCT {subject} FROM ledger_keys WHERE tenant = ? AND {where}{start} "
+                    f"ORDER BY {subject} LIMIT ?",
+                    (self.tenant, *params, *(() if after is None else (after,)), limit))
+                found.update(str(row[0]) for row in rows)
+        return sorted(found)[:limit]
+
+    def count_family_subjects(self, attributes: Sequence[str]) -> int:
+        return self._count_family("count(DISTINCT subject)", "ledger_keys", attributes)
+
+    def count_family_operations(self, attributes: Sequence[str]) -> int:
+        return self._count_family("count(*)", "operations", attributes)
+
+    def _count_family(self, what: str, table: str, attributes: Sequence[str]) -> int:
+        column = f"attribute{self._db.bytewise}"
+        names = sorted(set(attributes))
+        ranges = " OR ".join([f"attribute = ? OR ({column} >= ? AND {column} < ?)"] * len(names))
+        params = [part for a in names for part in (a, f"{a}\x1e", f"{a}\x20")]
+        row = self._db.row(f"SELECT {what} FROM {table} WHERE tenant = ? AND ({ranges})", (self.tenant, *params))
+        return 0 if row is None else int(row[0])
+
+    def last_recorded_of_attributes(self, attributes: Sequence[str]) -> int | None:
+        """One pass over the tenant's operations, reading no more than a row at a time."""
+        column = f"attribute{self._db.bytewise}"
+        ranges = " OR ".join([f"attribute = ? OR ({column} >= ? AND {column} < ?)"] * len(attributes))
+        params = [part for a in sorted(set(attributes)) for part in (a, f"{a}\x1e", f"{a}\x20")]
+        row = self._db.row(f"SELECT max(recorded_at) FROM operations WHERE tenant = ? AND ({ranges})",
+                           (self.tenant, *params))
+        return None if row is None or row[0] is None else int(row[0])
+
+    def lock_subjects(self, subjects: Sequence[str]) -> None:
+        """Nothing here: a backend whose unit of work does not hold the whole tenant
+        overrides it."""

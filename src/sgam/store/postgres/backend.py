@@ -41,7 +41,7 @@ from ..._core.purpose import ConsentRow
 from ..._core.rules import Version
 from ..._core.values import check_tenant
 from .._acting import mark_acted
-from .._protocol import JobRow, Reader, ResidueScan
+from .._protocol import BackfillRow, JobRow, Reader, ResidueScan
 from .._requests import PointRead
 from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
@@ -91,6 +91,7 @@ class PostgresReader(
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
         self._point: PointRead | None = None
         self._answers: PointAnswers | None = None
+        self._backfills: list[BackfillRow] | None = None
         self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
@@ -186,11 +187,13 @@ class PostgresReader(
         request, self._point = self._point, None
         if request is None or self._planned:
             rows = self._start(_ENTER, (self.tenant, Micros(now))).fetchall()
-            return bool(rows)
+            self._backfills = [points.backfill_of(row) for row in rows if row[0] == points.BACKFILL]
+            return any(row[0] == points.DUE for row in rows)
         answers = points.ask(self._conn.cursor(binary=True), self.tenant, now, request)
         if answers is None:
             return True
         self._answers = answers
+        self._backfills = answers.backfills
         return False
 
     def consents(self, subject: str | None) -> list[ConsentRow]:
@@ -213,11 +216,15 @@ class PostgresReader(
             return self._answers.versions.pop((subject, attribute, at, known_at))
         return super().get(subject, attribute, at, known_at)
 
+    def unfinished_backfills(self) -> list[BackfillRow]:
+        """As the read's first statement answered them, without asking again."""
+        return super().unfinished_backfills() if self._backfills is None else self._backfills
+
 
 SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 """A read's transaction: one snapshot for all its statements (they only read, so it never
 fails to serialise)."""
-_ENTER = "SELECT part FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
+_ENTER = "SELECT * FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
 
 
 class _Recorded(Exception):
@@ -277,6 +284,7 @@ class PostgresBackend:
         self.url = url
         self._retries = retries
         self._schemas: SchemaCache = {}
+        self._quiet: dict[str, int] = {}
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
         self._pool = ConnectionPool(
             url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
@@ -344,7 +352,7 @@ class PostgresBackend:
         with self._pool.connection() as conn:
             try:
                 with conn.pipeline():
-                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas)
+                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet)
                     try:
                         result = work(txn)
                         mark_acted(tenant, txn)

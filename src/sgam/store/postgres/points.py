@@ -9,6 +9,7 @@ reads ask (``PointAnswers``), so the reader gives them back when those reads run
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ from psycopg.rows import dict_row
 
 from ..._core.purpose import ConsentRow
 from ..._core.rules import Version
+from .._records import BackfillRow
 from .._requests import PointRead
 from .._sql.ledger import holding_at
 from .adapters import Micros, MicrosArray, Texts
@@ -26,9 +28,23 @@ CALL = (
     "SELECT * FROM sgam_point_reads(%s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
     "%s::timestamptz[])"
 )
-_DUE, _CONSENT, _VERSION, _SUBJECT, _ATTRIBUTE = 0, 1, 2, 3, 4
+DUE, _CONSENT, _VERSION, _SUBJECT, _ATTRIBUTE, BACKFILL = 0, 1, 2, 3, 4, 6
 """The parts of the answer: the probe found something due; a consent statement; a version
-near an item's instant; what an item's subject name, or its attribute name, means."""
+near an item's instant; what an item's subject name, or its attribute name, means; an
+unfinished backfill of the tenant (migration module v26)."""
+COLUMNS = (
+    "part", "item", "row_id", "assertion_id", "subject", "attribute", "value", "memory_type", "valid_from",
+    "valid_to", "recorded_from", "recorded_to", "source", "confidence", "schema_version", "supersedes", "origin",
+    "closed_by", "purpose", "granted", "changed_at", "seq",
+)
+"""The function's columns, to read by name a row fetched as a tuple."""
+
+
+def backfill_of(row: Mapping[str, Any] | tuple[Any, ...]) -> BackfillRow:
+    """A backfill row of the function, in the columns it fills."""
+    r = row if isinstance(row, Mapping) else dict(zip(COLUMNS, row, strict=True))
+    return BackfillRow(int(r["row_id"]), str(r["attribute"]), r["subject"], int(r["assertion_id"]),
+                       int(r["supersedes"]), int(r["seq"]), int(r["valid_from"]), None, r["value"])
 
 
 @dataclass
@@ -39,6 +55,7 @@ class PointAnswers:
     subjects: dict[tuple[str, int | None], str] = field(default_factory=dict)
     attributes: dict[tuple[str, int | None], str] = field(default_factory=dict)
     versions: dict[tuple[str, str, int, int | None], Version | None] = field(default_factory=dict)
+    backfills: list[BackfillRow] = field(default_factory=list)
 
 
 def ask(cur: Cursor, tenant: str, now: int, request: PointRead) -> PointAnswers | None:
@@ -62,9 +79,9 @@ def ask(cur: Cursor, tenant: str, now: int, request: PointRead) -> PointAnswers 
     rows: list[dict[str, Any]] = cur.execute(CALL, (
         tenant, Micros(now), Texts([request.subject]), subjects, attributes, ats, knowns,
     )).fetchall()  # type: ignore[assignment]
-    if rows and rows[0]["part"] == _DUE:
+    if rows and rows[0]["part"] == DUE:
         return None
-    answers = PointAnswers()
+    answers = PointAnswers(backfills=[backfill_of(r) for r in rows if r["part"] == BACKFILL])
     known = request.known_at
     answers.consents[request.subject] = [
         ConsentRow(r["subject"], r["purpose"], bool(r["granted"]), r["changed_at"], r["seq"])

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..._core.purpose import ConsentRow
 from ..._core.rules import KeyView, Operation, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow
+from .._protocol import BackfillRow, EpisodeRow
 from .._requests import OneFactWrite
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
@@ -49,12 +49,18 @@ class PostgresWrite(
 ):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
-    def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
+    def __init__(
+        self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None,
+        quiet: dict[str, int] | None = None,
+    ) -> None:
         self._pipe = WritePipeline(cur, tenant)
         super().__init__(ScopedSession(self._pipe.cursor, enter=self._pipe.enter), tenant)
         self._locks = SubjectLocks(tenant, self._pipe.cursor)
         self._keys = KeyStates()
         self._schemas: SchemaCache = {} if schemas is None else schemas
+        self._quiet: dict[str, int] = {} if quiet is None else quiet
+        """Per tenant, a schema version at which it had no unfinished backfill: a step that
+        starts one changes the version, so until the version moves nothing is asked."""
         self._version: int | None = None
         self._schema_changed = False
         self._seqs: list[int] = []
@@ -80,6 +86,22 @@ class PostgresWrite(
         """Hold the advisory locks of ``subjects`` (after what ``prefetch_one`` took)."""
         self._receive()
         self._locks.lock(subjects)
+
+    def unfinished_backfills(self) -> list[BackfillRow]:
+        """Every write asks (``_backfill.convert_key``); the schema version its lookups
+        brought answers for the tenants that have none, which is nearly all."""
+        version = self.schema_version()
+        if self._quiet.get(self.tenant) == version and not self._schema_changed:
+            return []
+        found = super().unfinished_backfills()
+        if not found and not self._schema_changed:
+            self._quiet[self.tenant] = version
+        return found
+
+    def lock_subjects(self, subjects: Sequence[str]) -> None:
+        """A backfill's batch holds its subjects before it reads their operations, so an
+        erasure committed meanwhile is seen (READ COMMITTED) and never undone."""
+        self._lock(subjects)
 
     # episodes and schema: looked up once per unit of work (a batch asks per fact) -------
 

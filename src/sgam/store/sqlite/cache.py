@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..._core.purpose import ConsentRow
+from .._records import BackfillRow
 from .._sql import lifecycle
 
 Cache = dict[tuple[str, str, str], Any]
@@ -81,6 +82,9 @@ _TRIGGERS = {
     "names_resolved": "AFTER INSERT ON main.subject_resolution BEGIN SELECT sgam_forget('aliases', NEW.tenant)",
     "attributes_renamed": "AFTER INSERT ON main.attribute_resolution BEGIN "
                           "SELECT sgam_forget('renames', NEW.tenant)",
+    "backfill_started": "AFTER INSERT ON main.backfills BEGIN SELECT sgam_forget('backfills', NEW.tenant)",
+    "backfill_advanced": "AFTER UPDATE ON main.backfills BEGIN SELECT sgam_forget('backfills', NEW.tenant)",
+    "backfill_dropped": "AFTER DELETE ON main.backfills BEGIN SELECT sgam_forget('backfills', OLD.tenant)",
 }
 
 
@@ -100,8 +104,10 @@ def watch(conn: sqlite3.Connection, cache: Cache) -> None:
 
     conn.create_function("sgam_deadline", 2, deadline)
     conn.create_function("sgam_forget", 2, forget)
+    tables = {str(row[0]) for row in conn.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
     for name, body in _TRIGGERS.items():
-        conn.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS sgam_watch_{name} {body}; END")
+        if body.partition(" ON main.")[2].split(" ")[0] in tables:  # a table a later version adds: not yet
+            conn.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS sgam_watch_{name} {body}; END")
 
 
 class TenantMemory(lifecycle.LifecycleReads):
@@ -149,6 +155,19 @@ class TenantMemory(lifecycle.LifecycleReads):
             return self._db.row("SELECT 1 FROM consents WHERE tenant = ? LIMIT 1", (self.tenant,)) is not None
 
         return bool(self._cached(("consents", self.tenant, ""), stated))
+
+    def unfinished_backfills(self) -> list[BackfillRow]:
+        """Asked by every read and write of a versioned key: remembered (most tenants have
+        none), forgotten when a backfill starts, advances or ends."""
+        def load() -> list[BackfillRow]:
+            try:
+                rows: list[BackfillRow] = super(TenantMemory, self).unfinished_backfills()  # type: ignore[misc]
+            except sqlite3.OperationalError:
+                return []  # a file of a schema before backfills (an upgrade's first look): none to have
+            return rows
+
+        found: list[BackfillRow] = self._cached(("backfills", self.tenant, ""), load)
+        return found
 
     def _aliased(self) -> bool:
         """Whether any name of the tenant has ever been an alias (most tenants: never)."""

@@ -22,6 +22,8 @@
 #   schema     the tenant's schema version is not the one the client validated against
 #   source     the source episode is missing or has lost its text
 #   names      the subject has consent statements, or is an alias or has aliases
+#   backfill   a migration step of the tenant is still converting its stored versions
+#              (a write converts its key first: the module v26)
 #   planner    the key has a current version starting at or after the instant
 #
 # or writes and answers ``written`` with the sequence number, transaction time (the
@@ -75,6 +77,11 @@ SCRIPT = """
            OR EXISTS (SELECT 1 FROM @SCHEMA@.subject_resolution r
                       WHERE r.tenant = p_tenant AND r.subject = p_subject AND r.recorded_to IS NULL) THEN
             outcome := 'names';
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        IF EXISTS (SELECT 1 FROM @SCHEMA@.backfills b WHERE b.tenant = p_tenant AND b.finished_at IS NULL) THEN
+            outcome := 'backfill';
             RETURN NEXT;
             RETURN;
         END IF;
