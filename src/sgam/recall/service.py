@@ -73,7 +73,7 @@ def recall(
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
-    search.embed_question(question)
+    search.embed_question(question, tenant=tenant)
     flt = SearchFilter(until=at, known_at=known_at)
     ahead: list[Callable[[Reader], object]] = [
         lambda r: r.attribute_schemas(),

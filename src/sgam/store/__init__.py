@@ -46,10 +46,12 @@ from ._protocol import (
 from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
 from ._search import (
     CandidateEpisodes,
+    EmbedderStateRow,
     KeywordQuery,
     SearchFilter,
     SearchIndex,
     StoredEpisode,
+    VectorProgress,
     VectorQuery,
     fact_text,
     one_by_one,
@@ -72,6 +74,7 @@ __all__ = [
     "DocumentRow",
     "DocumentStore",
     "FAMILIES",
+    "EmbedderStateRow",
     "EpisodeReads",
     "EpisodeRow",
     "EpisodeWrites",
@@ -105,6 +108,7 @@ __all__ = [
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",
+    "VectorProgress",
     "VectorQuery",
     "WriteTransaction",
     "apply_plan",

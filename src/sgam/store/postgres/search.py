@@ -11,8 +11,8 @@ rows are read in that snapshot. See docs/recall.md ("PostgreSQL").
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,8 @@ from ..._errors import ValidationError
 from .._protocol import EpisodeRow, Reader, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery
+from .._sql.documents import scope
+from .._sql.embedders import PortableEmbedders
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import nearest, time_mask
 from .adapters import Floats, micros, query_vector
@@ -143,13 +145,29 @@ def _put_vectors(txn: WriteTransaction, table: str, key: str, rows: str, model: 
         )
 
 
-class PostgresSearchIndex:
+class PostgresSearchIndex(PortableEmbedders):
     """``SearchIndex`` over a ``PostgresBackend``: its pool, its tenant-scoped transactions."""
 
     def __init__(self, backend: PostgresBackend) -> None:
         self._backend = backend
         self._heads: dict[tuple[str, int], tuple[bool, float]] = {}
         self._vectors = EpisodeVectors()
+
+    ROW_LOCKS: ClassVar[dict[str, str]] = {"share": " FOR SHARE", "update": " FOR UPDATE"}
+    """A write that stores vectors reads the tenant's embedders ``FOR SHARE``, a switch
+    ``FOR UPDATE``: the switch waits for writers that read the old state, and writers
+    that come after it read the new one (READ COMMITTED reads the row a lock waited for)."""
+
+    def drop_vectors_except(self, handle: object, model: str) -> int:
+        """The portable delete, then the vector tally's rows of the models that went: a
+        tally row names its model, and nothing is left that names one."""
+        dropped = super().drop_vectors_except(handle, model)
+        db, tenant = scope(handle)
+        db.run("DELETE FROM episode_vector_counts WHERE tenant = ? AND model <> ?", (tenant, model))
+        return dropped
+
+    def forget_copies(self, tenant: str, keep: Collection[str]) -> None:
+        self._vectors.forget(tenant, keep)
 
     @staticmethod
     def _db(reader: Reader) -> PostgresSession:
