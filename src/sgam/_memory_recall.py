@@ -60,7 +60,7 @@ class RecallCalls:
         resolved, checked = resolve_config(config), check_limit(limit)
         check_question(question)
         self.ledger.search.embed_question(question, [resolved], tenant)
-        with self.ledger.read(tenant, "search") as reader:
+        with self.ledger.read(tenant, "search", [self.ledger.search.active_in]) as reader:
             return self.ledger.search.search(reader, question, config=resolved, flt=flt, limit=checked,
                                              now=self.ledger.now(), purpose=scope)
 
@@ -76,7 +76,7 @@ class RecallCalls:
         checked = check_limit(limit)
         check_question(question)
         self.ledger.search.embed_question(question, list(resolved.values()), tenant)
-        with self.ledger.read(tenant, "search") as reader:
+        with self.ledger.read(tenant, "search", [self.ledger.search.active_in]) as reader:
             return self.ledger.search.search_many(reader, question, configs=resolved, flt=SearchFilter(),
                                                   limit=checked, now=self.ledger.now())
 

@@ -256,17 +256,43 @@ def test_the_cli_builds_shows_and_switches(seeded: Memory, store: Store, new: Em
     assert out.exit_code == 3 and '"field": "embedder"' in out.output
 
 
-def test_a_database_of_the_version_before_keeps_its_vectors(tmp_path: Path, old: Embedder) -> None:
-    """SQLite keyed a vector by its row until this version: rebuilt by (row, model), each
-    row keeps its vector and gets room for a second model's."""
+def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: Embedder, new: Embedder,
+) -> None:
+    """SQLite keyed a vector by its row until version 17, which rebuilds the vector tables
+    keyed by (row, model): each row keeps its vector, the triggers still delete it with
+    its row, and a second model's vector no longer replaces the first."""
+    from sgam._write import validate_episode
+    from sgam.store.sqlite import backend
     from sgam.store.sqlite.migrations import MIGRATIONS
 
     path = tmp_path / "before.db"
-    with Memory(f"sqlite:///{path}", embedder=old) as memory:
-        _seed(memory)
-    with closing(sqlite3.connect(path)) as conn:
-        latest = conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0]
-        assert latest == len(MIGRATIONS)
-        stored = conn.execute("SELECT count(*) FROM episode_vectors WHERE model = ?", (old.name,)).fetchone()[0]
-        keys = [row[1] for row in conn.execute("PRAGMA table_info(episode_vectors)") if row[5]]
-    assert stored == 45 and keys == ["seq", "model"]
+    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:16])
+    rows = [validate_episode(f"e{i}", "2024-01-01T00:00:00Z", text, "ann", "message", None, None, T)
+            for i, text in enumerate(_texts())]
+    vectors = embed_checked(old, [f"ann: {row.text}" for row in rows])
+    with Memory(f"sqlite:///{path}") as before:  # the store alone: the write path reads version 17's table
+        def work(txn: Any) -> None:
+            before.ledger.writes.add_episodes(txn, [(row, ()) for row in rows])
+            before.ledger.search.index.put_episode_vectors(txn, old.name, [
+                (row.episode_id, vectors[i]) for i, row in enumerate(rows)])
+
+        before.backend.run_write(T, work)
+    monkeypatch.undo()
+    with Memory(f"sqlite:///{path}", embedder=old) as upgraded:
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0] == len(MIGRATIONS)
+            keys = [row[1] for row in sorted(conn.execute("PRAGMA table_info(episode_vectors)"), key=lambda r: r[5])
+                    if row[5]]
+            assert keys == ["seq", "model"]
+            assert conn.execute("SELECT count(*) FROM episode_vectors WHERE model = ?", (old.name,)).fetchone() == (45,)
+        question, by_old = "where is my passport", _top(old, "where is my passport")[0]
+        assert _searched(upgraded, question)[:1] == by_old[:1]
+        with pytest.raises(Interrupt):
+            upgraded.reembed(T, NEW_SPEC, batch=10, progress=_stop_after(1))
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("SELECT model, count(*) FROM episode_vectors GROUP BY model ORDER BY model").fetchall() \
+                == [(new.name, 10), (old.name, 45)]
+        upgraded.forget_episode(T, "e0")
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (45 + 10 - 2,)

@@ -87,13 +87,14 @@ def search_documents(
     terms = keywords(query)
     vector = None if embedder is None else embed_query(embedder, query)
     with nullcontext(reader) if reader is not None else backend.read(tenant) as scope:
-        if confirm is not None and (chosen := confirm(scope)) is not embedder:
-            embedder, vector = chosen, None if chosen is None else embed_query(chosen, query)
         if revoked is None:
             revoked = revoked_subjects(scope, purpose)
         by_keyword = store.keyword_chunks(scope, terms, CANDIDATES) if terms else []
         by_vector = [] if vector is None or embedder is None else store.vector_chunks(
             scope, embedder.name, vector, CANDIDATES)
+        if confirm is not None and (chosen := confirm(scope)) is not embedder:  # switched since last seen
+            by_vector = [] if chosen is None else store.vector_chunks(
+                scope, chosen.name, embed_query(chosen, query), CANDIDATES)
     if revoked:
         by_keyword = [(chunk, score) for chunk, score in by_keyword if not names_revoked(chunk, revoked)]
         by_vector = [(chunk, score) for chunk, score in by_vector if not names_revoked(chunk, revoked)]

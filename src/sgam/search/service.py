@@ -75,6 +75,17 @@ class SearchService:
         """The embedder the tenant's search uses in ``reader``'s snapshot."""
         return self.choice.active(self.choice.in_read(self.index, reader, reader.tenant))
 
+    def confirmed(self, reader: Reader, search: Callable[[Embedder | None], T]) -> T:
+        """``search`` with the embedder the tenant's search uses in ``reader``'s snapshot.
+        It runs first with the one this process saw last, and the snapshot's is read after
+        it (that statement may ride with the read's first: ``Reader.prefetch``), so the
+        search's own statements go first; only if they differ does it run again."""
+        seen, state = self.choice.guess(reader.tenant)
+        guessed = self.choice.active(state) if seen else self.active_in(reader)
+        found = search(guessed)
+        actual = self.active_in(reader)
+        return found if actual is guessed else search(actual)
+
     def wanted_in(self, txn: WriteTransaction) -> set[str]:
         """The models whose vectors the unit of work may store (a switch waits for it)."""
         state = self.index.embedder_state(txn, "share")
@@ -208,7 +219,8 @@ class SearchService:
         """Evidence before scope, ranked deeper than ``limit`` so that what ``in_scope``
         removes leaves ``limit`` to return."""
         check_question(question)
-        return search_evidence(self.index, self.active_in(reader), reader, question, config, flt, 2 * limit + 10, now)
+        return self.confirmed(reader, lambda embedder: search_evidence(
+            self.index, embedder, reader, question, config, flt, 2 * limit + 10, now))
 
     def search_many(
         self, reader: Reader, question: str, *, configs: Mapping[str, SearchConfig], flt: SearchFilter,
@@ -218,7 +230,8 @@ class SearchService:
         result equals what ``search`` returns with that configuration."""
         check_question(question)
         revoked = revoked_subjects(reader, None)
-        found = gather(self.index, self.active_in(reader), reader, question, list(configs.values()), flt, now)
+        found = self.confirmed(reader, lambda embedder: gather(
+            self.index, embedder, reader, question, list(configs.values()), flt, now))
         ranked = {name: [hit(found.rows[key], score) for key, score in rank(found, config, 2 * limit + 10, now)]
                   for name, config in configs.items()}
         return {name: in_scope(reader, hits, revoked)[:limit] for name, hits in ranked.items()}
