@@ -291,8 +291,8 @@ def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
         with pytest.raises(Interrupt):
             upgraded.reembed(T, NEW_SPEC, batch=10, progress=_stop_after(1))
         with closing(sqlite3.connect(path)) as conn:
-            assert conn.execute("SELECT model, count(*) FROM episode_vectors GROUP BY model ORDER BY model").fetchall() \
-                == [(new.name, 10), (old.name, 45)]
+            by_model = conn.execute("SELECT model, count(*) FROM episode_vectors GROUP BY model ORDER BY model")
+            assert by_model.fetchall() == [(new.name, 10), (old.name, 45)]
         upgraded.forget_episode(T, "e0")
         with closing(sqlite3.connect(path)) as conn:
             assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (45 + 10 - 2,)
