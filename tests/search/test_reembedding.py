@@ -296,3 +296,26 @@ def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
         upgraded.forget_episode(T, "e0")
         with closing(sqlite3.connect(path)) as conn:
             assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (45 + 10 - 2,)
+
+
+def test_http_builds_as_admin_and_shows_to_readers(store: Store, old: Embedder, new: Embedder) -> None:
+    from ..server.conftest import serve
+
+    with Memory(store.url, embedder=old) as seeding:
+        _seed(seeding)
+    with Memory(store.url) as memory, serve(memory) as running:  # the server has no embedder of its own
+        with running.client(T, "write") as c:
+            refused = c.post("/v1/index", json={"embedder": NEW_SPEC})
+            assert refused.status_code == 403
+        with running.client(T, "admin") as c:
+            bad = c.post("/v1/index", json={"embedder": "nope:x"})
+            assert bad.status_code == 422 and bad.json()["field"] == "embedder"
+            built = c.post("/v1/index", json={"embedder": NEW_SPEC, "batch": 20})
+            assert built.status_code == 200, built.text
+            assert (built.json()["searching"], built.json()["recorded"]) == (new.name, True)
+        with running.client(T, "read") as c:
+            shown = c.get("/v1/index").json()
+            assert (shown["searching"], shown["episodes_embedded"], shown["building"]) == (new.name, 45, None)
+            hits = c.post("/v1/search", json={"question": "green tea kettle", "config": "vector", "limit": 3})
+            assert hits.status_code == 200 and len(hits.json()) == 3
+    assert _vectors_of(store, old.name) == 0
