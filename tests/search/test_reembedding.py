@@ -177,6 +177,7 @@ def test_nothing_of_the_old_vectors_is_left_after_the_switch(
     seeded.reembed(T, NEW_SPEC)
     assert _vectors_of(store, old.name) == 0 and _vectors_of(store, new.name) == 45 + 1 + 1
     assert not seeded.residue(T, old.name).found
+    assert [(entry.action, entry.rows) for entry in seeded.audit(T)][:1] == [("reembed", 45 + 1 + 1)]
     index: Any = seeded.ledger.search.index
     held = index._caches if store.backend == "sqlite" else index._vectors._copies
     assert all(key[1] != old.name for key in held)

@@ -10,8 +10,8 @@ when they can load the new one (``choice.EmbedderChoice.for_writes``); the build
 whatever they could not. The switch is one unit of work that locks the tenant's row,
 finds every episode, current fact and document chunk embedded by the new model (else
 the build goes round again for what writers added), deletes every vector of any other
-model (with the PostgreSQL vector tally's rows that name them) and records the new
-model as the one search uses. Searches read that row in their own snapshot, so each uses
+model (with the PostgreSQL vector tally's rows that name them), records the new model
+as the one search uses and audits how many vectors went (a count, no content). Searches read that row in their own snapshot, so each uses
 the old vectors or the new ones, never a mixture. After it, the residue goes as after an
 erasure (SQLite: the WAL emptied, freed pages already zeroed), and this process drops
 its in-memory copies of the old vectors; other processes drop theirs when they next see
@@ -20,6 +20,7 @@ the tenant's new state.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
@@ -29,7 +30,7 @@ from .._errors import ConflictError
 from .._model import IndexStatus
 from .._time import from_micros
 from ..documents.search import chunk_text
-from ..store import DocumentStore, EmbedderStateRow, Reader, VectorProgress, WriteTransaction
+from ..store import AuditRow, DocumentStore, EmbedderStateRow, Reader, VectorProgress, WriteTransaction
 from .embedders import Embedder, embed_checked
 from .service import SearchService, embedding_text
 
@@ -98,9 +99,11 @@ class Reembedding:
         self._building(txn, "update")
         if not index.vector_progress(txn, self.model).complete:
             return None
-        index.drop_vectors_except(txn, self.model)
-        switched = EmbedderStateRow(active=self.model, active_spec=self.spec, switched_at=self.now())
+        dropped = index.drop_vectors_except(txn, self.model)
+        now = self.now()
+        switched = EmbedderStateRow(active=self.model, active_spec=self.spec, switched_at=now)
         index.put_embedder_state(txn, switched)
+        txn.record_audit(AuditRow(now, "reembed", "reembed", None, dropped, json.dumps({"vectors": dropped})))
         return switched
 
     def _building(self, txn: WriteTransaction, lock: str) -> EmbedderStateRow:
