@@ -11,8 +11,9 @@ whatever they could not. The switch is one unit of work that locks the tenant's 
 finds every episode, current fact and document chunk embedded by the new model (else
 the build goes round again for what writers added), deletes every vector of any other
 model (with the PostgreSQL vector tally's rows that name them), records the new model
-as the one search uses and audits how many vectors went (a count, no content). Searches read that row in their own snapshot, so each uses
-the old vectors or the new ones, never a mixture. After it, the residue goes as after an
+as the one search uses and audits how many vectors went (a count, no content). Searches
+read that row in their own snapshot, so each uses the old vectors or the new ones, never
+a mixture. After it, the residue goes as after an
 erasure (SQLite: the WAL emptied, freed pages already zeroed), and this process drops
 its in-memory copies of the old vectors; other processes drop theirs when they next see
 the tenant's new state.
