@@ -54,6 +54,7 @@ class Reembedding:
         self.embedder = embedder
         self.spec = spec
         self.now = now
+        self._after = 0
         search.choice.remember(embedder)
 
     @property
@@ -124,6 +125,7 @@ class Reembedding:
 
     def _build(self, batch: int, progress: Progress | None) -> None:
         """Every row still without a vector of the model gets one, a batch at a time."""
+        self._after = 0  # episodes: each batch goes on from the last key of the one before
         phases: Sequence[Callable[[Reader, int], list[tuple[Any, str]]]] = (
             self._missing_episodes, self._missing_facts, self._missing_chunks)
         puts: Sequence[Callable[[WriteTransaction, str, Any], None]] = (
@@ -144,8 +146,10 @@ class Reembedding:
                     break
 
     def _missing_episodes(self, reader: Reader, batch: int) -> list[tuple[Any, str]]:
-        rows = self.search.index.episodes_without_vectors(reader, self.model, batch)
-        return [(row.episode_id, embedding_text(row)) for row in rows]
+        found = self.search.index.episodes_without_vectors(reader, self.model, batch, self._after)
+        if found:
+            self._after = found[-1].key
+        return [(stored.row.episode_id, embedding_text(stored.row)) for stored in found]
 
     def _missing_facts(self, reader: Reader, batch: int) -> list[tuple[Any, str]]:
         return list(self.search.index.assertions_without_vectors(reader, self.model, batch))

@@ -144,12 +144,13 @@ class SearchService:
         embedder = self.embedder_for(tenant)
         if embedder is None:
             return 0
-        done = 0
+        done, after = 0, 0
         while True:
             with self.backend.read(tenant) as reader:
-                rows = self.index.episodes_without_vectors(reader, embedder.name, batch)
-            if not rows:
+                found = self.index.episodes_without_vectors(reader, embedder.name, batch, after)
+            if not found:
                 break
+            rows, after = [stored.row for stored in found], found[-1].key
             vectors = embed_checked(embedder, [embedding_text(row) for row in rows])
             items = [(row.episode_id, vectors[i]) for i, row in enumerate(rows)]
             if not self.backend.run_write(tenant, partial(self._put_checked, model=embedder.name,

@@ -142,8 +142,10 @@ class SearchIndex(Protocol):
         that hold a current version at valid time ``at``, best match first."""
         ...
 
-    def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
-        """Episodes with no vector of ``model`` yet (recorded before an embedder was set)."""
+    def episodes_without_vectors(self, reader: Reader, model: str, limit: int, after: int = 0) -> list[StoredEpisode]:
+        """Episodes with no vector of ``model`` yet (recorded before an embedder was set),
+        in key order from the first key above ``after``: a caller that goes on from the
+        last key it got never looks at the same episode twice."""
         ...
 
     def assertions_without_vectors(self, reader: Reader, model: str, limit: int) -> list[tuple[int, str]]:

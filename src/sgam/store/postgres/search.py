@@ -360,14 +360,14 @@ class PostgresSearchIndex(PortableEmbedders):
         )
         return [(str(r[0]), str(r[1])) for r in matched]
 
-    def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
+    def episodes_without_vectors(self, reader: Reader, model: str, limit: int, after: int = 0) -> list[StoredEpisode]:
         missing = self._db(reader).rows(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
+            f"SELECT e.seq, {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND e.seq > ? AND NOT EXISTS "
             "(SELECT 1 FROM episode_vectors v WHERE v.tenant = e.tenant AND v.episode_id = e.episode_id "
             f"AND {MODEL_PROBE} = ?) ORDER BY e.seq LIMIT ?",
-            (reader.tenant, model, limit),
+            (reader.tenant, after, model, limit),
         )
-        return [EpisodeRow(*row) for row in missing]
+        return [StoredEpisode(int(row[0]), EpisodeRow(*row[1:])) for row in missing]
 
     def assertions_without_vectors(self, reader: Reader, model: str, limit: int) -> list[tuple[int, str]]:
         return assertions_without_vectors(self._db(reader), reader.tenant, model, limit, MODEL_PROBE)

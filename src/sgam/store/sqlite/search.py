@@ -245,15 +245,15 @@ class SQLiteSearch(PortableEmbedders):
         ranked = sorted(found)[:limit * 4]
         return list(dict.fromkeys((subject, attribute) for _, _, subject, attribute in ranked))[:limit]
 
-    def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
+    def episodes_without_vectors(self, reader: Reader, model: str, limit: int, after: int = 0) -> list[StoredEpisode]:
         tenant = reader.tenant
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
-                f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
+                f"SELECT e.seq, {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND e.seq > ? AND NOT EXISTS "
                 "(SELECT 1 FROM episode_vectors v WHERE v.seq = e.seq AND v.model = ?) ORDER BY e.seq LIMIT ?",
-                (tenant, model, limit),
+                (tenant, after, model, limit),
             ).fetchall()
-        return [EpisodeRow(*row) for row in rows]
+        return [StoredEpisode(int(row[0]), EpisodeRow(*row[1:])) for row in rows]
 
     def assertions_without_vectors(self, reader: Reader, model: str, limit: int) -> list[tuple[int, str]]:
         tenant = reader.tenant
