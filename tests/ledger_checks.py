@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sgam import ConflictError, Memory, NotFoundError
-from sgam._rules import KeyTimeline, Operation, Version, as_last_seen
+from sgam._core.rules import KeyTimeline, Operation, Version, as_last_seen
 
 TENANT = "acme"
 SHARED_EPISODES = [f"shared{i}" for i in range(3)]

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 import sgam
 from sgam import AsyncMemory, Memory, ValidationError
-from sgam._errors import ERROR_KINDS
+from sgam._core.errors import ERROR_KINDS
 from sgam.boundary import (
     ERROR_STATUSES,
     decode_cursor,

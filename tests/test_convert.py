@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from sgam._convert import to_assertion, to_assertions
-from sgam._model import Assertion
-from sgam._rules import OpKind, Version
-from sgam._time import from_micros
+from sgam._core.model import Assertion
+from sgam._core.rules import OpKind, Version
+from sgam._core.time import from_micros
+from sgam.ledger.records import to_assertion, to_assertions
 
 
 def test_an_assertion_is_built_field_by_field_as_its_constructor_builds_it() -> None:

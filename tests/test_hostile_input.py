@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sgam import Memory, SgamError, ValidationError
-from sgam._errors import bounded_repr
+from sgam._core.errors import bounded_repr
 from sgam.extraction import ExtractionPolicy, ScriptedClient, Worker
 
 TEXT = "zoe likes tea."

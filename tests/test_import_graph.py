@@ -66,7 +66,7 @@ def _packages(name: str) -> set[str]:
     return {".".join(parts[:i]) for i in range(2, len(parts) + 1)} & set(MODULES)
 
 
-NAMED = {"Memory": "sgam._memory", "AsyncMemory": "sgam._async"}
+NAMED = {"Memory": "sgam.memory.facade", "AsyncMemory": "sgam.memory.asynchronous"}
 """Public names whose import is a dependency on their module, whatever it is imported from."""
 
 
@@ -153,21 +153,46 @@ def _within(*prefixes: str) -> Callable[[str], bool]:
     return lambda name: any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
-DOMAIN = _within("sgam._errors", "sgam._time", "sgam._values", "sgam._schema", "sgam._model", "sgam._rules",
-                 "sgam._purpose", "sgam._retention", "sgam._secret", "sgam._item_keys")
-"""The domain: errors, time, values, schemas, records, the planner, purposes, retention,
-the erasure key and digests, how a LangGraph item maps onto a key. Pure but for loading
-the erasure key (``_secret``); it imports nothing above it."""
-FACADE = _within("sgam._memory", "sgam._memory_extraction", "sgam._memory_recall", "sgam._memory_shape",
-                 "sgam._lifecycle", "sgam._async")
+LAYERS: list[tuple[str, Callable[[str], bool]]] = [
+    ("the domain", _within("sgam._core")),
+    ("the store", _within("sgam.store")),
+    ("the units of work", _within("sgam.ledger.write", "sgam.ledger.records", "sgam.ledger.derivation",
+                                  "sgam.ledger.aliases", "sgam.ledger.migrations", "sgam.ledger.relations",
+                                  "sgam.ledger.sets")),
+    ("the lifecycle", _within("sgam.lifecycle")),
+    ("search", _within("sgam.search")),
+    ("the ledger service", _within("sgam.ledger")),
+    ("the features", _within("sgam.documents", "sgam.recall", "sgam.extraction")),
+    ("the boundary", _within("sgam.boundary")),
+    ("the facade", _within("sgam.memory")),
+    ("tools and keys", _within("sgam.tools", "sgam.access")),
+    ("the surfaces", _within("sgam.cli", "sgam.server", "sgam.replay", "sgam.eval", "sgam.langgraph")),
+]
+"""The layers, bottom first: a module imports nothing of a layer above its own, counting
+TYPE_CHECKING imports. The first match places a module, so ``ledger/``'s units of work
+sit below the lifecycle that re-derives with them, and its service (``Ledger``, the action
+ledger) above the search it holds. Package ``__init__`` modules hold only docstrings or
+re-exports; ``sgam`` itself (the lazy root) is in none."""
+
+
+def layer_of(name: str) -> int | None:
+    if name == "sgam.ledger":
+        return 2  # the package: importing any of its modules runs it
+    return next((index for index, (_, within) in enumerate(LAYERS) if within(name)), None)
+
+
+FACADE = _within("sgam.memory")
 """``Memory``, the parts it is made of, and its async twin."""
-SURFACES = _within("sgam.cli", "sgam.server", "sgam.replay", "sgam.eval", "sgam.langgraph")
+SURFACES = LAYERS[-1][1]
 """The skins over ``Memory``; they may import anything below them."""
-STORE = _within("sgam.store")
 SQLITE, POSTGRES = _within("sgam.store.sqlite"), _within("sgam.store.postgres")
-FEATURES = _within("sgam.documents", "sgam.extraction", "sgam.langgraph", "sgam._item_keys", "sgam._actions")
-"""What erasure and expiry should reach through participants, not by name (item keys are
+FEATURES = _within("sgam.documents", "sgam.extraction", "sgam.langgraph", "sgam._core.item_keys", "sgam.ledger.actions")
+"""What erasure and expiry reach only through participants, never by name (item keys are
 pure, but LangGraph's)."""
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [name for name in MODULES if name != "sgam" and layer_of(name) is None] == []
 
 
 @dataclass(frozen=True)
@@ -180,43 +205,27 @@ class Rule:
 
 
 RULES = [
-    Rule("the domain imports nothing above it", DOMAIN, lambda t: not DOMAIN(t)),
-    Rule("the planner imports only errors and time", _within("sgam._rules"),
-         lambda t: t not in {"sgam._errors", "sgam._time"}),
-    Rule("the store imports only itself and the domain", STORE, lambda t: not (STORE(t) or DOMAIN(t))),
+    Rule("the planner imports only errors and time", _within("sgam._core.rules"),
+         lambda t: t not in {"sgam._core", "sgam._core.errors", "sgam._core.time"}),
     Rule("no backend imports another", SQLITE, POSTGRES),
     Rule("no backend imports another", POSTGRES, SQLITE),
-    Rule("nothing below the facade names Memory", lambda m: m != "sgam" and not (FACADE(m) or SURFACES(m)), FACADE),
+    Rule("nothing below the facade names Memory",
+         lambda m: m != "sgam" and (layer_of(m) or 0) < (layer_of("sgam.memory") or 0), FACADE),
     Rule("nothing but a surface imports a surface", lambda m: not SURFACES(m), SURFACES),
-    Rule("erasure and expiry know no feature by name", _within("sgam._erasure", "sgam._expiry"), FEATURES),
+    Rule("erasure and expiry know no feature by name", _within("sgam.lifecycle"), FEATURES),
 ]
 
 ALLOWED: dict[tuple[str, str, str], str] = {
-    # API keys take the Memory and reach through it to its backend (``memory.backend``);
-    # they should take the store capability they use.
-    ("nothing below the facade names Memory", "sgam.access", "sgam._memory"): "authenticate(memory, key)",
-    # The memory-tool adapters are written over Memory's document methods; they belong
-    # above the facade (a tools layer over ``Documents``), not inside documents/.
-    ("nothing below the facade names Memory", "sgam.documents.tool", "sgam._memory"): "MemoryTool(memory, tenant)",
-    ("nothing below the facade names Memory", "sgam.documents.anthropic", "sgam._memory"): "SgamMemoryTool",
-    # Erasure re-derives what it deletes feature by feature instead of iterating over
-    # participants that register with it.
-    ("erasure and expiry know no feature by name", "sgam._erasure", "sgam._item_keys"): "LangGraph item keys",
-    ("erasure and expiry know no feature by name", "sgam._erasure", "sgam.documents"): "documents/__init__ runs",
-    ("erasure and expiry know no feature by name", "sgam._erasure", "sgam.documents.lifecycle"): "document erasure",
-    ("erasure and expiry know no feature by name", "sgam._expiry", "sgam.documents"): "documents/__init__ runs",
-    ("erasure and expiry know no feature by name", "sgam._expiry", "sgam.documents.lifecycle"): "document expiry",
+    # LangGraph items are rows of sgam's own store, erased and expired with the ledger key
+    # each maps onto (a pure rule, but LangGraph's).
+    ("erasure and expiry know no feature by name", "sgam.lifecycle.erasure", "sgam._core.item_keys"): "forget_item",
 }
-"""Today's breaches of ``RULES``: (rule, importer, target) → what the import is for."""
+"""Today's breaches of ``RULES`` and of the layers: (rule, importer, target) → what the
+import is for."""
 
 CYCLE_EDGES: dict[tuple[str, str], str] = {
-    # Memory → recall → documents → the memory tool → Memory, and the ledger's services
-    # naming their callers' types.
-    ("sgam._memory", "sgam.documents"): "Memory.documents returns Documents",
-    ("sgam.documents.tool", "sgam._memory"): "the memory tool takes a Memory",
-    ("sgam.documents.service", "sgam._ledger"): "Documents is built on a Ledger",
-    ("sgam.recall.service", "sgam.documents"): "recall packs DocumentHit",
-    ("sgam.boundary.shapes", "sgam.recall"): "the JSON shape of a RecallResult",
+    # A participant's hook returns what it removed, in erasure's own record.
+    ("sgam.lifecycle.participants", "sgam.lifecycle.erasure"): "hooks return Erased",
     # The store contract names the checkpoint capability its unit of work hands out.
     ("sgam.store._protocol", "sgam.store._sql.checkpoints"): "Reader.checkpoints() -> CheckpointRecords",
     # Each backend's search index and reader reach into the backend that made them.
@@ -228,15 +237,20 @@ CYCLE_EDGES: dict[tuple[str, str], str] = {
 
 
 def breaches() -> set[tuple[str, str, str]]:
-    return {(rule.name, module, target) for rule in RULES for module in MODULES if rule.importer(module)
-            for target in FULL[module] if rule.target(target)}
+    found = {(rule.name, module, target) for rule in RULES for module in MODULES if rule.importer(module)
+             for target in FULL[module] if rule.target(target)}
+    for module in MODULES:
+        below = layer_of(module)
+        found |= {("a layer imports nothing above it", module, target) for target in FULL[module]
+                  if below is not None and (layer_of(target) or 0) > below}
+    return found
 
 
 def test_the_full_graph_counts_type_checking_imports() -> None:
-    assert "sgam._memory" not in dependencies("sgam.documents.tool")  # under TYPE_CHECKING only
-    assert "sgam._memory" in dependencies("sgam.documents.tool", type_checking=True)
-    assert "sgam._memory" in dependencies("sgam.access")  # the name Memory
-    assert "sgam._memory" in FULL["sgam.server.idempotency"]
+    assert "sgam.memory.facade" not in dependencies("sgam.tools.memory_tool")  # under TYPE_CHECKING only
+    assert "sgam.memory.facade" in dependencies("sgam.tools.memory_tool", type_checking=True)
+    assert "sgam.memory.facade" in dependencies("sgam.access")  # the name Memory
+    assert "sgam.memory.facade" in FULL["sgam.server.idempotency"]
 
 
 def test_no_module_breaks_the_rules_beyond_the_listed_exceptions() -> None:

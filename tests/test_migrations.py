@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sgam import ConflictError, Memory, NotFoundError, ValidationError
-from sgam._conversions import check_map, convert
-from sgam._schema import ValueType
+from sgam._core.conversions import check_map, convert
+from sgam._core.schema import ValueType
 
 from .conftest import ManualClock
 

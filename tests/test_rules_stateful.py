@@ -2,7 +2,7 @@
 
 The model below is deliberately naive: it keeps the list of accepted operations and
 recomputes every answer from scratch by replaying the surviving ones with the rules as
-docs/replay.md states them; it shares no code with ``sgam._rules`` (``KeyTimeline`` is
+docs/replay.md states them; it shares no code with ``sgam._core.rules`` (``KeyTimeline`` is
 used only to re-derive the stored operation log and compare). After every step the
 machine compares reads (``get`` at many ``at``/``known_at``, ``history`` at many
 ``known_at``), the error kind of refused operations, the interval invariants, and that
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from sgam import Assertion, Memory, SgamError
-from sgam._rules import KeyTimeline, Version, as_last_seen
+from sgam._core.rules import KeyTimeline, Version, as_last_seen
 from tests.conftest import BACKENDS, PostgresUrls, truncate_all
 
 TENANTS = ("t1", "t2")

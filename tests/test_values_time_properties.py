@@ -12,8 +12,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sgam import ValidationError
-from sgam._time import from_micros, parse_timestamp, to_micros
-from sgam._values import canonical_json, check_name, check_tenant, load_value
+from sgam._core.time import from_micros, parse_timestamp, to_micros
+from sgam._core.values import canonical_json, check_name, check_tenant, load_value
 
 storable = st.characters(codec="utf-8", exclude_characters="\x00")  # NUL is refused in every string (tested below)
 json_scalars = st.one_of(

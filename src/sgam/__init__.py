@@ -11,9 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._actions import Action, Reconciled
-    from ._async import AsyncMemory
-    from ._errors import (
+    from ._core.errors import (
         ActionInDoubt,
         BusyError,
         ConflictError,
@@ -26,54 +24,56 @@ if TYPE_CHECKING:
         UnsafeDatabaseError,
         ValidationError,
     )
-    from ._memory import DEFAULT_URL, Memory
-    from ._model import Assertion, Episode, Fact, ForgetResult, Page, Reachable, SubjectName, WriteResult
-    from ._rules import Effect
-    from ._schema import AttributeSchema, Cardinality, MemoryTypeSchema, ValueType
+    from ._core.model import Assertion, Episode, Fact, ForgetResult, Page, Reachable, SubjectName, WriteResult
+    from ._core.rules import Effect
+    from ._core.schema import AttributeSchema, Cardinality, MemoryTypeSchema, ValueType
+    from .ledger.actions import Action, Reconciled
+    from .memory.asynchronous import AsyncMemory
+    from .memory.facade import DEFAULT_URL, Memory
     from .recall import Citation, RecallItem, RecallResult
     from .search import Embedder, EvidenceHit, Model2VecEmbedder, OpenAIEmbedder, SearchConfig, WordLlamaEmbedder
 
 __version__ = "0.1.0"
 
 _HOMES = {
-    "Action": "._actions",
-    "ActionInDoubt": "._errors",
-    "Assertion": "._model",
-    "AsyncMemory": "._async",
-    "AttributeSchema": "._schema",
-    "BusyError": "._errors",
-    "Cardinality": "._schema",
+    "Action": ".ledger.actions",
+    "ActionInDoubt": "._core.errors",
+    "Assertion": "._core.model",
+    "AsyncMemory": ".memory.asynchronous",
+    "AttributeSchema": "._core.schema",
+    "BusyError": "._core.errors",
+    "Cardinality": "._core.schema",
     "Citation": ".recall",
-    "ConflictError": "._errors",
-    "DEFAULT_URL": "._memory",
-    "DeniedError": "._errors",
-    "Effect": "._rules",
+    "ConflictError": "._core.errors",
+    "DEFAULT_URL": ".memory.facade",
+    "DeniedError": "._core.errors",
+    "Effect": "._core.rules",
     "Embedder": ".search",
-    "Episode": "._model",
+    "Episode": "._core.model",
     "EvidenceHit": ".search",
-    "Fact": "._model",
-    "ForgetResult": "._model",
-    "Memory": "._memory",
-    "MemoryTypeSchema": "._schema",
+    "Fact": "._core.model",
+    "ForgetResult": "._core.model",
+    "Memory": ".memory.facade",
+    "MemoryTypeSchema": "._core.schema",
     "Model2VecEmbedder": ".search",
-    "ModelError": "._errors",
-    "NotFoundError": "._errors",
+    "ModelError": "._core.errors",
+    "NotFoundError": "._core.errors",
     "OpenAIEmbedder": ".search",
-    "Page": "._model",
-    "Reachable": "._model",
+    "Page": "._core.model",
+    "Reachable": "._core.model",
     "RecallItem": ".recall",
     "RecallResult": ".recall",
-    "Reconciled": "._actions",
-    "SchemaVersionError": "._errors",
+    "Reconciled": ".ledger.actions",
+    "SchemaVersionError": "._core.errors",
     "SearchConfig": ".search",
-    "SgamError": "._errors",
-    "StoreError": "._errors",
-    "SubjectName": "._model",
-    "UnsafeDatabaseError": "._errors",
-    "ValidationError": "._errors",
-    "ValueType": "._schema",
+    "SgamError": "._core.errors",
+    "StoreError": "._core.errors",
+    "SubjectName": "._core.model",
+    "UnsafeDatabaseError": "._core.errors",
+    "ValidationError": "._core.errors",
+    "ValueType": "._core.schema",
     "WordLlamaEmbedder": ".search",
-    "WriteResult": "._model",
+    "WriteResult": "._core.model",
 }
 
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from ._errors import NotFoundError, SgamError, ValidationError
-from ._memory import Memory
-from ._time import from_micros, to_micros
-from ._values import check_tenant
+from ._core.errors import NotFoundError, SgamError, ValidationError
+from ._core.time import from_micros, to_micros
+from ._core.values import check_tenant
+from .memory.facade import Memory
 from .store import WriteTransaction
 from .store._access import ApiKeyRow
 

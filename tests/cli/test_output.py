@@ -94,7 +94,8 @@ def test_help_imports_no_library_module() -> None:
     probe = ("import sys, sgam.cli.app; "
              "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
              "('numpy', 'httpx', 'pydantic', 'jsonschema', 'sqlite3', 'psycopg', 'yaml', 'fastapi', 'mcp') "
-             "or m.startswith(('sgam.store', 'sgam.search', 'sgam._memory', 'sgam.documents', 'sgam.extraction')))))")
+             "or m.startswith(('sgam.store', 'sgam.search', 'sgam.memory.facade', 'sgam.documents', "
+             "'sgam.extraction')))))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == ""
     assert "Usage" in sgam("--help")

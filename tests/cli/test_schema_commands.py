@@ -59,7 +59,8 @@ def test_a_migration_file_is_planned_without_change_then_applied(tmp_path: Path)
         ("cardinality", "ops", "migration.yaml")]
     assert json.loads(_sgam(db, "get", "ann", "city", "--json"))["attribute"] == "home_city"
     assert json.loads(_sgam(db, "get", "ann", "budget", "--json"))["value"] == 1000
-    assert [q["value"] for q in json.loads(_sgam(db, "schema", "quarantine", "--json"))] == ["lots"]
+    assert [(q["value"], q["reason"]) for q in json.loads(_sgam(db, "schema", "quarantine", "--json"))] == [
+        ("lots", "no conversion to integer")]
     assert "home_city" in _sgam(db, "schema")
 
 

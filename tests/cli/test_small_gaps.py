@@ -107,7 +107,7 @@ def test_model_error_is_exported_and_memory_has_a_useful_repr(tmp_path: Path) ->
 
 
 def test_a_postgres_repr_hides_the_password() -> None:
-    from sgam._memory import redacted
+    from sgam.memory.facade import redacted
 
     assert redacted("postgresql://app:secret@db:5432/sgam") == "postgresql://app:***@db:5432/sgam"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from sgam import ConflictError, Memory
-from sgam.documents import MemoryTool
+from sgam.tools import MemoryTool
 
 PATHS = {"blind": "/memories/blind.md", "checked": "/memories/checked.md", "counter": "/memories/counter.md"}
 TENANT = "acme"

@@ -12,7 +12,7 @@ import pytest
 from anthropic.lib.tools import ToolError
 
 from sgam import Memory
-from sgam.documents.anthropic import SgamAsyncMemoryTool, SgamMemoryTool
+from sgam.tools.anthropic import SgamAsyncMemoryTool, SgamMemoryTool
 
 T = "acme"
 

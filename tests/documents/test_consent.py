@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from sgam import Memory
-from sgam.documents import MemoryTool
+from sgam.tools import MemoryTool
 from tests.conftest import HashingEmbedder, ManualClock
 
 T = "acme"

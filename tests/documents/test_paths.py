@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from sgam import Memory
-from sgam.documents import MemoryTool, PathError, check_path
+from sgam.documents import PathError, check_path
 from sgam.documents.paths import MAX_DEPTH, MAX_NAME_BYTES, MAX_PATH_CHARS
+from sgam.tools import MemoryTool
 
 _TRAVERSALS = [
     "..", "../", "/..", "/../etc/passwd", "/memories/..", "/memories/../", "/memories/../etc/passwd",

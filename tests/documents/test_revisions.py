@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from sgam import ConflictError, Memory, NotFoundError, ValidationError
-from sgam.documents import MemoryTool, Provenance
+from sgam.documents import Provenance
 from sgam.documents.text import MAX_DOCUMENT_BYTES
+from sgam.tools import MemoryTool
 from tests.conftest import ManualClock
 
 T = "acme"

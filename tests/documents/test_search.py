@@ -113,10 +113,10 @@ def test_a_directory_rename_is_renaming_each_of_its_files(mem: Memory, hashing: 
         history = [(r.revision, r.path, r.op, r.content, r.author, r.episode, r.call)
                    for d in docs.all(tenant) for r in docs.history(tenant, d.path)]
         with mem.backend.read(tenant) as reader:
-            keyword = [sorted((c.path, c.revision, c.text) for c, _ in docs.store.keyword_chunks(reader, [term], 50))
+            keyword = [sorted((c.path, c.revision, c.text) for c, _ in reader.documents().keyword_chunks([term], 50))
                        for term in ("omega", "alpha", "harbour")]
             vectors = sorted((c.path, round(score, 5))
-                             for c, score in docs.store.vector_chunks(reader, hashing.name, query, 50))
+                             for c, score in reader.documents().vector_chunks(hashing.name, query, 50))
         return found, history, keyword, vectors
 
     assert state(T) == state("globex")

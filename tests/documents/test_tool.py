@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from sgam import Memory
-from sgam.documents import MemoryTool
+from sgam.tools import MemoryTool
 
 T = "acme"
 

@@ -91,7 +91,7 @@ class Fuzzed:
 
 
 def _shown(args: list[Any], kwargs: dict[str, Any]) -> str:
-    from sgam._errors import bounded_repr
+    from sgam._core.errors import bounded_repr
 
     shown = [bounded_repr(a) for a in args] + [f"{k}={bounded_repr(v)}" for k, v in kwargs.items()]
     return "(" + ", ".join(shown) + ")"

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sgam import DeniedError, Memory
-from sgam._purpose import EVERY_PURPOSE, ConsentRow, allowed, outlasting_erasure
+from sgam._core.purpose import EVERY_PURPOSE, ConsentRow, allowed, outlasting_erasure
 
 from ..conftest import ManualClock
 

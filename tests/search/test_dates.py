@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from sgam._time import from_micros, to_micros
+from sgam._core.time import from_micros, to_micros
 from sgam.search.dates import named_window
 
 NOW = to_micros(datetime(2024, 3, 15, 10, 30, tzinfo=UTC))

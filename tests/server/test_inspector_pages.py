@@ -9,7 +9,7 @@ import re
 from datetime import UTC, datetime
 
 from sgam import Memory
-from sgam._time import to_micros
+from sgam._core.time import to_micros
 from sgam.extraction import ExtractionPolicy, ScriptedClient
 from sgam.server.ui.timeline import LABEL, WIDTH, draw, duration_text, round_ticks
 

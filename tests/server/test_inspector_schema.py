@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html
 
+from pydantic import BaseModel
+
 from .conftest import Served
 from .test_inspector_http import signed_in
 
@@ -24,3 +26,32 @@ def test_the_schema_page_shows_attributes_steps_and_the_quarantine(served: Serve
     assert "retype</strong> of <code>budget</code> to integer (quarantine)" in page and "by ops" in page
     assert "rename</strong> of <code>budget</code> to <code>spend</code>" in page
     assert '<code>"lots"</code>' in page and "Nothing set aside" not in page
+
+
+class TripV1(BaseModel):
+    city: str
+
+
+class TripV2(BaseModel):
+    destination: str
+
+
+def test_the_schema_page_shows_a_memory_types_new_version_and_why_a_value_was_set_aside(served: Served) -> None:
+    memory = served.memory
+    memory.register_memory_type("acme", "trip", TripV1)
+    memory.declare("acme", "plan", "object", memory_type="trip")
+    memory.add_episode("acme", "e1", "2026-06-01T00:00:00Z", "trips")
+    memory.write("acme", "p1", "plan", {"city": "Oslo"}, "2026-06-01T00:00:00Z", "e1")
+    memory.write("acme", "p2", "plan", {"city": ""}, "2026-06-01T00:00:00Z", "e1")
+
+    def to_v2(old: dict[str, str]) -> TripV2:
+        if not old["city"]:
+            raise ValueError("no city")
+        return TripV2(destination=old["city"])
+
+    memory.register_memory_type("acme", "trip", TripV2, convert=to_v2, decided_by="ops")
+    with signed_in(served, scope="read") as reader:
+        page = html.unescape(reader.get("/ui/schema").text)
+    version = memory.schema_history("acme")[0].detail["version"]
+    assert f"retype</strong> of <code>plan</code> to version {version} of memory type <code>trip</code>" in page
+    assert "the conversion function raised ValueError: no city" in page

@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import PostgresUrls
 
 from sgam import Memory
-from sgam._time import to_micros
+from sgam._core.time import to_micros
 from sgam.store.postgres import install
 from sgam.store.postgres.migrations import MIGRATIONS as PG_MIGRATIONS
 from sgam.store.sqlite.backend import _split_script

@@ -10,8 +10,8 @@ import pytest
 from tests.conftest import PostgresUrls
 
 from sgam import Memory, ValidationError
-from sgam._schema import AttributeSchema, ValueType
-from sgam._time import to_micros
+from sgam._core.schema import AttributeSchema, ValueType
+from sgam._core.time import to_micros
 from sgam.store._sql.ledger import KeyLookups
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.write import PostgresWrite

@@ -17,7 +17,7 @@ from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 from tests.store.test_postgres_vector_heads import DIMS, TENANT, Noise, _episodes
 
 from sgam import Memory, StoreError
-from sgam._write import validate_episode
+from sgam.ledger.write import validate_episode
 from sgam.search import embed_checked
 from sgam.store import SearchFilter
 from sgam.store.postgres import PostgresBackend, backend, install, migrate, search

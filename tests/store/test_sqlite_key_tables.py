@@ -50,7 +50,7 @@ def _answers(memory: Memory) -> list[object]:
 
 def _at_version_9(path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
     """A ``Memory`` on a version-9 file, with what today's write path needs of versions 13,
-    14 and 17 (a subject's first spelling, an attribute's cardinality and new name, aliases,
+    14 and 18 (a subject's first spelling, an attribute's cardinality and new name, aliases,
     the tenant's embedders) added for the fill and taken
     away by ``_back_to_version_9``, so the file is version 9 as that release wrote it."""
     monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:9])

@@ -61,7 +61,7 @@ def _sqlite_old(path: Path) -> str:
 
 @contextmanager
 def _postgres_old(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    from sgam._time import from_micros
+    from sgam._core.time import from_micros
 
     monkeypatch.setattr(install, "MIGRATIONS", PG_MIGRATIONS[:POSTGRES_BEFORE])
     with install.temporary_database(postgres.server_admin) as app:

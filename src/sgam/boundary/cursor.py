@@ -12,8 +12,8 @@ import binascii
 import json
 from typing import Any
 
-from .._errors import ValidationError
-from .._values import MAX_INTEGER
+from .._core.errors import ValidationError
+from .._core.values import MAX_INTEGER
 
 CURSOR_VERSION = 1
 MAX_CURSOR_CHARS = 4096

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .._time import format_timestamp
+from .._core.time import format_timestamp
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _FIELDS: dict[type, tuple[str, ...]] = {}

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._errors import SHOWN_LENGTH, InvalidFields
+from .._core.errors import SHOWN_LENGTH, InvalidFields
 
 _EXPECTED = {
     "string_type": "must be a string", "string_sub_type": "must be a string",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import InvalidFields, SgamError
+from .._core.errors import InvalidFields, SgamError
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from .output import DbOption, JsonOption, TenantOption, run
 from .tables import compact_time, print_table
 
 if TYPE_CHECKING:
-    from .._actions import Action
+    from ..ledger.actions import Action
 
 
 def show_actions(found: list[Action]) -> None:

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._values import MAX_QUERY_LIMIT
+from .._core.values import MAX_QUERY_LIMIT
 from .output import DbOption, JsonOption, TenantOption, console, errors, run
 from .tables import cell, compact_time, json_value, print_table
 from .timeline import timeline_table
 
 if TYPE_CHECKING:
-    from .._model import Assertion, Episode
-    from .._schema import AttributeSchema, MemoryTypeSchema
+    from .._core.model import Assertion, Episode
+    from .._core.schema import AttributeSchema, MemoryTypeSchema
 
 LimitOption = Annotated[int, typer.Option("--limit", min=1, max=MAX_QUERY_LIMIT, help="At most this many rows.")]
 

@@ -17,16 +17,16 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
-from .._errors import SgamError
-from .._model import Assertion, Episode
-from .._time import parse_timestamp
+from .._core.errors import SgamError
+from .._core.model import Assertion, Episode
+from .._core.time import parse_timestamp
 from .demo_extraction import demo_extraction
 from .output import console, open_memory
 from .tables import compact_time, new_table
 from .timeline import timeline_table
 
 if TYPE_CHECKING:
-    from .._memory import Memory
+    from ..memory.facade import Memory
 
 TENANT = "acme"
 KEY = ("mira", "passport_deadline")

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._time import format_timestamp
+from .._core.time import format_timestamp
 
 if TYPE_CHECKING:
-    from .._memory import Memory
     from ..extraction import Extraction
+    from ..memory.facade import Memory
 
 PASSPORT_EPISODES: list[tuple[str, str, str]] = [
     ("e1", "2026-06-01T09:00:00Z", "Mira prefers concise answers. Her passport deadline is 2026-07-15."),

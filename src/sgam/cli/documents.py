@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from .._errors import SgamError, ValidationError
-from .._time import format_timestamp
+from .._core.errors import SgamError, ValidationError
+from .._core.time import format_timestamp
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 
 if TYPE_CHECKING:
-    from .._memory import Memory
     from ..documents import Document, DocumentHit, Provenance
     from ..documents.sync import ExportResult, ImportResult
+    from ..memory.facade import Memory
 
 PathArg = Annotated[str, typer.Argument(help="A path under /memories, e.g. /memories/notes.md.")]
 RevisionOption = Annotated[int | None, typer.Option(
@@ -63,7 +63,7 @@ def _view(memory: Memory, tenant: str, path: str) -> Any:
 def _show_view(found: Any) -> None:
     from ..documents import Document
     from ..documents.text import view_lines
-    from ..documents.tool import format_size, numbered
+    from ..tools.memory_tool import format_size, numbered
 
     if isinstance(found, Document):
         typer.echo(numbered(view_lines(found.content), 1))
@@ -98,7 +98,7 @@ def _apart_from_database(db: str | None, directory: Path, as_json: bool) -> None
     a second descriptor drops the locks this process's connection holds on it (then
     another process may delete the WAL it writes to): a DIR holding the database is
     refused before anything is opened."""
-    from .._memory import default_url
+    from ..memory.facade import default_url
     from ..store.sqlite import sqlite_path
 
     url = default_url() if db is None else db

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._errors import SgamError
+from .._core.errors import SgamError
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, read_text
 from .ledger import show_result

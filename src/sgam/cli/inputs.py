@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._errors import ValidationError
+from .._core.errors import ValidationError
 
 _JSON_OPENERS = ("[", "{", '"')
 

@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
     def create(tenant: TenantOption, scope: ScopeOption = "read", db: DbOption = None,
                as_json: JsonOption = False) -> None:
         """Create a key for a tenant and print it once."""
-        from .._errors import SgamError
-        from .._values import check_tenant
+        from .._core.errors import SgamError
+        from .._core.values import check_tenant
         from ..access import check_scope, create_key
 
         try:  # before the database is opened: a refused key must not create one

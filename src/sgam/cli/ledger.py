@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._model import Assertion
+from .._core.model import Assertion
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, parse_value, read_text
 from .output import DbOption, JsonOption, TenantOption, console, errors, run
 from .tables import cell, compact_time, exact_time, json_value, print_pairs, print_record, print_table
 
 if TYPE_CHECKING:
-    from .._memory import Memory
-    from .._model import Episode, ForgetResult, Reachable, SubjectName
-    from .._schema import AttributeSchema
+    from .._core.model import Episode, ForgetResult, Reachable, SubjectName
+    from .._core.schema import AttributeSchema
+    from ..memory.facade import Memory
 
 LONG_TEXT = 2000
 

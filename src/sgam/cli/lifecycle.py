@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .._time import format_timestamp
+from .._core.time import format_timestamp
 from .ledger import PurposeOption
 from .output import DbOption, JsonOption, TenantOption, console, run
 

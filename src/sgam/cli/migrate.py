@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from .._errors import SgamError
+from .._core.errors import SgamError
 from .output import fail
 
 
@@ -72,7 +72,7 @@ def compact_url(url: str, wait: float) -> tuple[str, str | None]:
         tables = compact(url)
         return (f"rewrote {', '.join(tables)}; WAL segments, WAL archives and backups keep erased "
                 "bytes until they are recycled or expire (docs/postgres.md)"), None
-    from .._memory import Memory
+    from ..memory.facade import Memory
 
     with Memory(url) as memory:
         residue = memory.purge_residue(wait=wait)

@@ -13,11 +13,11 @@ import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
-from .._errors import NotFoundError, SgamError
-from .._values import storable_text
+from .._core.errors import NotFoundError, SgamError
+from .._core.values import storable_text
 
 if TYPE_CHECKING:
-    from .._memory import Memory
+    from ..memory.facade import Memory
 
 UNBOUNDED = 1_000_000
 DRAWING_WIDTH = 80
@@ -75,7 +75,7 @@ def open_memory(db: str | None, as_json: bool = False, *, create: bool = True, *
     a message and the error's exit status. With ``create=False`` (reads) a missing SQLite
     file is an error instead of a new, empty database. The library is imported here, when a
     command runs, so ``sgam --help`` does not load it."""
-    from .._memory import Memory, default_url
+    from ..memory.facade import Memory, default_url
 
     try:
         url = default_url() if db is None else db

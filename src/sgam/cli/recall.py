@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .._errors import SgamError, ValidationError
-from .._values import MAX_QUERY_LIMIT
+from .._core.errors import SgamError, ValidationError
+from .._core.values import MAX_QUERY_LIMIT
 from .ledger import PurposeOption
 from .output import DbOption, JsonOption, TenantOption, console, errors, fail, print_json, run
 from .tables import print_pairs
 
 if TYPE_CHECKING:
-    from .._memory import Memory
-    from .._model import IndexStatus
+    from .._core.model import IndexStatus
+    from ..memory.facade import Memory
     from ..recall import RecallResult
     from ..search.embedders import Embedder
 

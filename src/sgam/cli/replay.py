@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from .._errors import SgamError
-from .._values import storable_text
+from .._core.errors import SgamError
+from .._core.values import storable_text
 from .output import DbOption, JsonOption, console, errors, print_json, report_error
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def run_files(paths: list[Path], db: str | None) -> list[ScenarioResult]:
 
 def replay_files(paths: list[Path], db: str | None) -> tuple[list[ScenarioResult], list[BadFile]]:
     """Run every usable scenario, each in a fresh store; collect the files that are not."""
-    from .._memory import Memory
+    from ..memory.facade import Memory
     from ..replay import ScenarioFileError, load_scenario, run_scenario
     from ..store import temporary_store
 

@@ -14,8 +14,8 @@ from .output import DbOption, JsonOption, TenantOption, console, run
 from .tables import exact_time, json_value, print_table
 
 if TYPE_CHECKING:
-    from .._memory import Memory
-    from .._model import Quarantined, SchemaChange
+    from .._core.model import Quarantined, SchemaChange
+    from ..memory.facade import Memory
 
 schema = typer.Typer(help="Declared attributes, and migrations: rename, retype, quarantine, history, plan, apply.",
                      invoke_without_command=True)
@@ -32,8 +32,8 @@ def show_changes(found: list[SchemaChange]) -> None:
 
 
 def show_quarantine(found: list[Quarantined]) -> None:
-    print_table(("attribute", "subject", "value", "since", "operation"),
-                [(q.attribute, q.subject, json_value(q.value), exact_time(q.since), str(q.operation_id))
+    print_table(("attribute", "subject", "value", "since", "operation", "reason"),
+                [(q.attribute, q.subject, json_value(q.value), exact_time(q.since), str(q.operation_id), q.reason)
                  for q in found], empty="nothing set aside")
 
 

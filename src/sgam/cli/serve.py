@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from .._errors import SgamError, ValidationError
+from .._core.errors import SgamError, ValidationError
 from .output import DbOption, errors, fail
 
 LOOPBACK = "127.0.0.1"
@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
         _configure_logging()
         import uvicorn
 
-        from .._async import AsyncMemory
+        from ..memory.asynchronous import AsyncMemory
         from ..server import create_app
         from ..server.http11 import uvicorn_config
 
@@ -87,9 +87,9 @@ def register(app: typer.Typer) -> None:
         _configure_logging()
         import anyio
 
-        from .._async import AsyncMemory
-        from .._values import check_tenant
+        from .._core.values import check_tenant
         from ..access import SCOPES
+        from ..memory.asynchronous import AsyncMemory
         from ..server import build_mcp, fixed_caller
 
         try:

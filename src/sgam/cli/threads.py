@@ -11,9 +11,9 @@ from .output import DbOption, JsonOption, TenantOption, console, run
 from .tables import print_table
 
 if TYPE_CHECKING:
-    from .._memory import Memory
     from ..langgraph import SgamSaver
     from ..langgraph.threads import ThreadDetail, ThreadSummary
+    from ..memory.facade import Memory
 
 threads = typer.Typer(help="Checkpoint threads of LangGraph runs: list, show, prune, forget.", no_args_is_help=True)
 

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .._model import Assertion
+from .._core.model import Assertion
 from .output import console
 from .tables import compact_time, fits, json_value, natural_width, new_table
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .._errors import ConflictError, NotFoundError, ValidationError
-from .._time import from_micros
-from .._values import check_integer, check_optional_name
+from .._core.errors import ConflictError, NotFoundError, ValidationError
+from .._core.time import from_micros
+from .._core.values import check_integer, check_optional_name
 from ..store import DocumentRow, RevisionRow
 from ._model import Document, Revision
 

@@ -9,49 +9,68 @@ Erasing an episode reaches the revisions that name it as provenance: each later 
 was built on that text, so the document goes back to its last revision before the first
 one naming the episode (its text, path and search chunks), and the rest is deleted. When
 nothing comes before, or the path it would return to is now taken, the whole document is
-erased. Both run inside the ledger's unit of work, after the document lock.
+erased. Both run inside the ledger's unit of work, after the document lock, as the
+documents' part in erasure and expiry (``DocumentRevisions``, a participant).
 """
 
 from __future__ import annotations
 
+from .._core.secret import Digests
+from ..lifecycle.erasure import Erased, audit
+from ..lifecycle.participants import Participant
 from ..store import DocumentStore, WriteTransaction
 from .paths import ancestors
 from .text import chunks
 
 
+class DocumentRevisions(Participant):
+    """What document memory keeps of episodes: revisions naming them as provenance."""
+
+    def episodes_erased(self, txn: WriteTransaction, episode_ids: list[str]) -> Erased | None:
+        return Erased(documents=forget_revisions(txn, episode_ids))
+
+    def settle(self, txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased | None:
+        revisions = expire_documents(txn, now)
+        if not revisions:
+            return None
+        expired = Erased(documents=revisions)
+        audit(txn, now, "expire_documents", call, None, expired)
+        return expired
+
+
 def expire_documents(txn: WriteTransaction, now: int) -> int:
     """Remove every revision past its deadline at ``now``; how many went."""
-    store = txn.document_store()
-    if not store.due_documents(txn, now):
+    store = txn.documents()
+    if not store.due_documents(now):
         return 0
-    store.begin(txn)
-    return sum(store.expire_revisions(txn, doc_id, cutoff) for doc_id, cutoff in store.due_documents(txn, now))
+    store.begin()
+    return sum(store.expire_revisions(doc_id, cutoff) for doc_id, cutoff in store.due_documents(now))
 
 
 def forget_revisions(txn: WriteTransaction, episode_ids: list[str]) -> int:
     """Erase the revisions naming any of ``episode_ids`` and those built on them; how many went."""
-    store = txn.document_store()
-    if not store.revisions_naming(txn, episode_ids):
+    store = txn.documents()
+    if not store.revisions_naming(episode_ids):
         return 0
-    store.begin(txn)
+    store.begin()
     removed = 0
-    for doc_id, first in store.revisions_naming(txn, episode_ids):
-        row = store.document(txn, doc_id)
-        kept = [r for r in store.revisions(txn, doc_id) if r.revision < first]
+    for doc_id, first in store.revisions_naming(episode_ids):
+        row = store.document(doc_id)
+        kept = [r for r in store.revisions(doc_id) if r.revision < first]
         last = kept[-1] if kept else None
-        if row is None or last is None or (last.content is not None and _taken(store, txn, doc_id, last.path)):
-            removed += store.erase(txn, [doc_id])
+        if row is None or last is None or (last.content is not None and _taken(store, doc_id, last.path)):
+            removed += store.erase([doc_id])
             continue
-        removed += store.drop_revisions_from(txn, doc_id, first)
+        removed += store.drop_revisions_from(doc_id, first)
         row.path, row.live, row.content, row.revision = last.path, last.content is not None, last.content, last.revision
         row.size, row.updated_at = 0 if last.content is None else len(last.content.encode()), last.recorded_at
-        store.update(txn, row)
-        store.replace_chunks(txn, txn.tenant, row, [] if row.content is None else chunks(row.content))
+        store.update(row)
+        store.replace_chunks(row, [] if row.content is None else chunks(row.content))
     return removed
 
 
-def _taken(store: DocumentStore, txn: WriteTransaction, doc_id: int, path: str) -> bool:
+def _taken(store: DocumentStore, doc_id: int, path: str) -> bool:
     """Whether another live document holds ``path``, lies below it, or is a parent of it."""
-    other = store.live(txn, path)
-    return (other is not None and other.doc_id != doc_id) or store.has_under(txn, path) \
-        or bool(store.live_paths(txn, ancestors(path)))
+    other = store.live(path)
+    return (other is not None and other.doc_id != doc_id) or store.has_under(path) \
+        or bool(store.live_paths(ancestors(path)))

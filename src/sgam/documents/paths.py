@@ -13,7 +13,7 @@ import posixpath
 import re
 import unicodedata
 
-from .._errors import ValidationError
+from .._core.errors import ValidationError
 
 ROOT = "/memories"
 MAX_PATH_CHARS = 1024

@@ -21,7 +21,7 @@ from ..search.fusion import reciprocal_rank_fusion
 from ..search.scope import mentions
 from ..search.service import revoked_subjects
 from ..search.text import check_question, keywords
-from ..store import Backend, ChunkRow, DocumentStore, Reader, WriteTransaction
+from ..store import Backend, ChunkRow, Reader, WriteTransaction
 from ._model import DocumentHit
 
 CANDIDATES = 50
@@ -35,32 +35,30 @@ def chunk_text(chunk: ChunkRow) -> str:
     return f"{chunk.path}\n{chunk.text}"
 
 
-def index_vectors(backend: Backend, store: DocumentStore, embedders: Sequence[Embedder], tenant: str,
-                  rounds: int = 20, wanted: Callable[[WriteTransaction], set[str]] | None = None) -> int:
+def index_vectors(backend: Backend, embedders: Sequence[Embedder], tenant: str, rounds: int = 20,
+                  wanted: Callable[[WriteTransaction], set[str]] | None = None) -> int:
     """Embed chunks without a vector of each of ``embedders``, a batch per transaction;
     ``wanted``: the models the unit of work may still store (others are left out)."""
     done = 0
     for embedder in embedders:
         for _ in range(rounds):
             with backend.read(tenant) as reader:
-                missing = store.chunks_without_vectors(reader, embedder.name, EMBED_BATCH)
+                missing = reader.documents().chunks_without_vectors(embedder.name, EMBED_BATCH)
             if not missing:
                 break
             vectors = embed_checked(embedder, [chunk_text(chunk) for chunk in missing])
             items = [(chunk.chunk_id, vectors[i]) for i, chunk in enumerate(missing)]
-            if not backend.run_write(tenant, partial(_put, store, embedder.name, items, wanted)):
+            if not backend.run_write(tenant, partial(_put, embedder.name, items, wanted)):
                 break
             done += len(missing)
     return done
 
 
-def _put(
-    store: DocumentStore, model: str, items: list[tuple[int, npt.NDArray[np.float32]]],
-    wanted: Callable[[WriteTransaction], set[str]] | None, txn: WriteTransaction,
-) -> bool:
+def _put(model: str, items: list[tuple[int, npt.NDArray[np.float32]]],
+         wanted: Callable[[WriteTransaction], set[str]] | None, txn: WriteTransaction) -> bool:
     if wanted is not None and model not in wanted(txn):
         return False
-    store.put_vectors(txn, model, items)
+    txn.documents().put_vectors(model, items)
     return True
 
 
@@ -72,7 +70,7 @@ def names_revoked(chunk: ChunkRow, revoked: set[str]) -> bool:
 
 
 def search_documents(
-    backend: Backend, store: DocumentStore, embedder: Embedder | None, tenant: str, query: str, *, limit: int,
+    backend: Backend, embedder: Embedder | None, tenant: str, query: str, *, limit: int,
     vector_floor: float | None = None, purpose: str | None = None, revoked: set[str] | None = None,
     reader: Reader | None = None, confirm: Callable[[Reader], Embedder | None] | None = None,
 ) -> list[DocumentHit]:
@@ -89,12 +87,12 @@ def search_documents(
     with nullcontext(reader) if reader is not None else backend.read(tenant) as scope:
         if revoked is None:
             revoked = revoked_subjects(scope, purpose)
-        by_keyword = store.keyword_chunks(scope, terms, CANDIDATES) if terms else []
-        by_vector = [] if vector is None or embedder is None else store.vector_chunks(
-            scope, embedder.name, vector, CANDIDATES)
+        by_keyword = scope.documents().keyword_chunks(terms, CANDIDATES) if terms else []
+        by_vector = [] if vector is None or embedder is None else scope.documents().vector_chunks(
+            embedder.name, vector, CANDIDATES)
         if confirm is not None and (chosen := confirm(scope)) is not embedder:  # switched since last seen
-            by_vector = [] if chosen is None else store.vector_chunks(
-                scope, chosen.name, embed_query(chosen, query), CANDIDATES)
+            by_vector = [] if chosen is None else scope.documents().vector_chunks(
+                chosen.name, embed_query(chosen, query), CANDIDATES)
     if revoked:
         by_keyword = [(chunk, score) for chunk, score in by_keyword if not names_revoked(chunk, revoked)]
         by_vector = [(chunk, score) for chunk, score in by_vector if not names_revoked(chunk, revoked)]

@@ -4,7 +4,7 @@ Each change is one unit of work that reads the document's current row (locked on
 PostgreSQL), checks the caller's expected revision, computes the new text and writes
 the document, a revision and its search chunks together: two writers cannot both build
 on the same revision, so no update is lost. Error messages of the memory-tool commands
-are the texts the tool returns (``sgam.documents.tool``), so the two cannot drift.
+are the texts the tool returns (``sgam.tools.memory_tool``), so the two cannot drift.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._errors import ConflictError, NotFoundError, SgamError, ValidationError
-from .._purpose import check_purpose
-from .._secret import Digests
-from .._time import parse_timestamp, to_micros
-from .._values import check_optional_name, check_tenant
+from .._core.errors import ConflictError, NotFoundError, SgamError, ValidationError
+from .._core.purpose import check_purpose
+from .._core.secret import Digests
+from .._core.time import parse_timestamp, to_micros
+from .._core.values import check_optional_name, check_tenant
 from ..search.embedders import Embedder
-from ..store import AuditRow, Backend, DocumentRow, DocumentStore, Reader, RevisionRow, WriteTransaction
+from ..store import AuditRow, Backend, DocumentRow, Reader, RevisionRow, WriteTransaction
 from ._checks import (
     ANONYMOUS,
     DEFAULT_RETENTION,
@@ -43,7 +43,7 @@ from .paths import ROOT, ancestors, check_path, is_within
 from .text import check_content, chunks, edit_lines
 
 if TYPE_CHECKING:
-    from .._ledger import Ledger
+    from ..ledger.service import Ledger
 
 T = TypeVar("T")
 RECALL_PASSAGES = 5
@@ -61,16 +61,9 @@ class Documents:
         self._clock = clock
         self.embedder = embedder
         self._digests = digests if digests is not None else Digests(backend.url)
-        self._store: DocumentStore | None = None
         self._ledger = ledger
         """With the ledger service (as ``Memory.documents`` has it), every read and change
         first settles the tenant's deadlines, documents' included."""
-
-    @property
-    def store(self) -> DocumentStore:
-        if self._store is None:
-            self._store = self.backend.document_store()
-        return self._store
 
     def _now(self) -> int:
         return to_micros(self._clock())
@@ -81,7 +74,7 @@ class Documents:
         """The live document at ``path``, or None."""
         path = check_path(path)
         with self._read(tenant) as reader:
-            row = self.store.live(reader, path)
+            row = reader.documents().live(path)
         return None if row is None else to_document(tenant, row)
 
     def read(self, tenant: str, path: str) -> Document:
@@ -95,7 +88,7 @@ class Documents:
         if path == ROOT:
             return True
         with self._read(tenant) as reader:
-            return self.store.has_under(reader, path)
+            return reader.documents().has_under(path)
 
     def listing(self, tenant: str, path: str = ROOT, depth: int = 2, *, hidden: bool = False) -> list[Entry]:
         """Files and directories below ``path`` up to ``depth`` levels, by name at each
@@ -103,7 +96,7 @@ class Documents:
         left out, with everything below them, unless ``hidden``."""
         path = check_path(path)
         with self._read(tenant) as reader:
-            rows = self.store.live_under(reader, path)
+            rows = reader.documents().live_under(path)
         if not rows and path != ROOT:
             raise not_found(path)
         tree: dict[str, Any] = {}
@@ -124,17 +117,17 @@ class Documents:
         one deleted there last), oldest first."""
         path = check_path(path)
         with self._read(tenant) as reader:
-            row = self.store.live(reader, path) or self.store.last_deleted(reader, path)
+            row = reader.documents().live(path) or reader.documents().last_deleted(path)
             if row is None:
                 raise not_found(path)
-            return [to_revision(r) for r in self.store.revisions(reader, row.doc_id)]
+            return [to_revision(r) for r in reader.documents().revisions(row.doc_id)]
 
     def revision(self, tenant: str, path: str, revision: int) -> Revision:
         path = check_path(path)
         number = revision_number(revision)
         with self._read(tenant) as reader:
-            row = self.store.live(reader, path) or self.store.last_deleted(reader, path)
-            found = None if row is None else self.store.revision(reader, row.doc_id, number)
+            row = reader.documents().live(path) or reader.documents().last_deleted(path)
+            found = None if row is None else reader.documents().revision(row.doc_id, number)
         if found is None:
             raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
         return to_revision(found)
@@ -166,7 +159,7 @@ class Documents:
             raise ValidationError("limit", limit, "must be an integer from 1 to 1000")
         scope = check_purpose(purpose)
         self._settle(tenant)
-        return search_documents(self.backend, self.store, self._searching(tenant), tenant, query, limit=limit,
+        return search_documents(self.backend, self._searching(tenant), tenant, query, limit=limit,
                                 purpose=scope, confirm=self._confirm())
 
     def passages(
@@ -181,13 +174,12 @@ class Documents:
 
         if not settled:
             self._settle(tenant)
-        return search_documents(self.backend, self.store, self._searching(tenant), tenant, question,
-                                limit=RECALL_PASSAGES, vector_floor=vector_floor, revoked=revoked, reader=reader,
-                                confirm=self._confirm())
+        return search_documents(self.backend, self._searching(tenant), tenant, question, limit=RECALL_PASSAGES,
+                                vector_floor=vector_floor, revoked=revoked, reader=reader, confirm=self._confirm())
 
     def all(self, tenant: str) -> list[Document]:
         with self._read(tenant) as reader:
-            return [to_document(tenant, row) for row in self.store.all_live(reader)]
+            return [to_document(tenant, row) for row in reader.documents().all_live()]
 
     # writes ---------------------------------------------------------------------------
 
@@ -213,12 +205,12 @@ class Documents:
             raise ConflictError(f"File {path} already exists", field="path", value=path)
 
         def work(txn: WriteTransaction) -> DocumentRow:
-            row = self.store.lock(txn, path)
+            row = txn.documents().lock(path)
             if row is None:
                 if expected not in (None, 0):
                     raise ConflictError(f"{path} does not exist; expected revision {expected}", field="path",
                                         value=path)
-                if self.store.has_under(txn, path):
+                if txn.documents().has_under(path):
                     raise ConflictError(f"File {path} already exists", field="path", value=path)
                 self._check_parents(txn, path, f"Cannot create {path}")
                 return self._commit(txn, None, path, content, op or "create", by, source=source,
@@ -301,8 +293,8 @@ class Documents:
             raise tool_error("path", path, "Cannot delete the /memories directory itself")
 
         def work(txn: WriteTransaction) -> list[str]:
-            row = self.store.lock(txn, path)
-            rows = [row] if row is not None else self.store.lock_under(txn, path)
+            row = txn.documents().lock(path)
+            rows = [row] if row is not None else txn.documents().lock_under(path)
             if not rows:
                 raise NotFoundError(f"The path {path} does not exist", field="path", value=path)
             if row is not None:
@@ -328,10 +320,10 @@ class Documents:
             raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
 
         def work(txn: WriteTransaction) -> list[tuple[str, str]]:
-            if self.store.lock(txn, new) is not None or self.store.has_under(txn, new):
+            if txn.documents().lock(new) is not None or txn.documents().has_under(new):
                 raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
-            row = self.store.lock(txn, old)
-            rows = [row] if row is not None else self.store.lock_under(txn, old)
+            row = txn.documents().lock(old)
+            rows = [row] if row is not None else txn.documents().lock_under(old)
             if not rows:
                 raise NotFoundError(f"The path {old} does not exist", field="old_path", value=old)
             if row is not None:
@@ -349,7 +341,7 @@ class Documents:
             if row is not None:
                 self._commit(txn, row, new, row.content, "rename", by)
             else:
-                self.store.move_under(txn, old, new, self._now(), by.author, by.episode, by.call)
+                txn.documents().move_under(old, new, self._now(), by.author, by.episode, by.call)
             return moved
 
         return self._run(tenant, work)
@@ -364,16 +356,16 @@ class Documents:
         number = revision_number(revision)
 
         def work(txn: WriteTransaction) -> DocumentRow:
-            row = self.store.lock(txn, path)
+            row = txn.documents().lock(path)
             if row is None:
-                row = self.store.last_deleted(txn, path)
+                row = txn.documents().last_deleted(path)
                 if row is None:
                     raise not_found(path)
-                if self.store.has_under(txn, path):
+                if txn.documents().has_under(path):
                     raise ConflictError(f"The destination {path} already exists", field="path", value=path)
                 self._check_parents(txn, path, f"Cannot restore {path}")
             check_revision(row, expected)
-            old = self.store.revision(txn, row.doc_id, number)
+            old = txn.documents().revision(row.doc_id, number)
             if old is None:
                 raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
             if old.content is None:
@@ -398,11 +390,11 @@ class Documents:
             changes["retention"] = check_retention(retention)
 
         def work(txn: WriteTransaction) -> DocumentRow:
-            row = self.store.lock(txn, path)
+            row = txn.documents().lock(path)
             if row is None:
                 raise not_found(path)
             updated = replace(row, **changes)
-            self.store.update(txn, updated)
+            txn.documents().update(updated)
             return updated
 
         return to_document(tenant, self._run(tenant, work))
@@ -414,10 +406,10 @@ class Documents:
         path = check_path(path)
 
         def work(txn: WriteTransaction) -> int:
-            doc_ids = self.store.ever_at(txn, path)
+            doc_ids = txn.documents().ever_at(path)
             if not doc_ids:
                 raise not_found(path)
-            removed = self.store.erase(txn, doc_ids)
+            removed = txn.documents().erase(doc_ids)
             target = self._digests.of(txn.tenant, "document", path)
             txn.record_audit(AuditRow(self._now(), "erase_document", "erase", target, removed,
                                       json.dumps({"revisions": removed})))
@@ -444,7 +436,7 @@ class Documents:
         check_tenant(tenant)
 
         def serialised(txn: WriteTransaction) -> T:
-            self.store.begin(txn)
+            txn.documents().begin()
             return work(txn)
 
         if self._ledger is not None:
@@ -464,9 +456,9 @@ class Documents:
 
         check_tenant(tenant)
         if self._ledger is None:
-            return index_vectors(self.backend, self.store, () if self.embedder is None else (self.embedder,), tenant)
+            return index_vectors(self.backend, () if self.embedder is None else (self.embedder,), tenant)
         search = self._ledger.search
-        return index_vectors(self.backend, self.store, search.choice.for_writes(search.state(tenant)), tenant,
+        return index_vectors(self.backend, search.choice.for_writes(search.state(tenant)), tenant,
                              wanted=search.wanted_in)
 
     def _searching(self, tenant: str) -> Embedder | None:
@@ -477,15 +469,15 @@ class Documents:
         return None if self._ledger is None else self._ledger.search.active_in
 
     def _lock_file(self, txn: WriteTransaction, path: str) -> DocumentRow:
-        row = self.store.lock(txn, path)
+        row = txn.documents().lock(path)
         if row is None:
-            if self.store.has_under(txn, path) or path == ROOT:
+            if txn.documents().has_under(path) or path == ROOT:
                 raise tool_error("path", path, f"The path {path} is not a file.")
             raise not_found(path)
         return row
 
     def _check_parents(self, txn: WriteTransaction, path: str, action: str) -> None:
-        files = self.store.live_paths(txn, ancestors(path))
+        files = txn.documents().live_paths(ancestors(path))
         if files:
             raise ConflictError(f"{action}: {min(files)} is a file", field="path", value=path)
 
@@ -498,15 +490,15 @@ class Documents:
         size = 0 if content is None else len(content.encode())
         if row is None:
             row = DocumentRow(0, path, True, 1, content, size, retention, source, None, now, now)
-            row.doc_id = self.store.insert(txn, row)
+            row.doc_id = txn.documents().insert(row)
         else:
             row.path, row.live, row.revision, row.content, row.size = path, content is not None, row.revision + 1, \
                 content, size
             row.updated_at = max(now, row.updated_at)
-            self.store.update(txn, row)
-        self.store.add_revision(txn, txn.tenant, RevisionRow(
+            txn.documents().update(row)
+        txn.documents().add_revision(RevisionRow(
             row.doc_id, row.revision, path, op, content, by.author, by.episode, by.call, row.updated_at))
-        self.store.replace_chunks(txn, txn.tenant, row, [] if content is None else chunks(content))
+        txn.documents().replace_chunks(row, [] if content is None else chunks(content))
         return row
 
 

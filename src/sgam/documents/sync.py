@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConflictError, NotFoundError, ValidationError
+from .._core.errors import ConflictError, NotFoundError, ValidationError
 from ._checks import Provenance
 from .paths import ROOT, PathError, check_path, relative
 from .service import Documents

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .._errors import ValidationError
+from .._core.errors import ValidationError
 from ..store import Chunk
 
 MAX_DOCUMENT_BYTES = 1024 * 1024

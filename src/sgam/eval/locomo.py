@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .._errors import ValidationError
+from .._core.errors import ValidationError
 from ..search import Embedder, SearchConfig
 from .runner import EvalInstance, EvalQuestion, evaluate_instances, tenant_name
 

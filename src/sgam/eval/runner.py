@@ -14,8 +14,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .._errors import ValidationError
-from .._memory import Memory
+from .._core.errors import ValidationError
+from ..memory.facade import Memory
 from ..search import Embedder, SearchConfig, resolve_config
 from .grid import GRID
 from .outcomes import Outcome, cross_validate, outcome, report

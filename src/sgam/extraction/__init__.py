@@ -7,7 +7,7 @@ queue in the background; ``sgam.extraction.replay`` plugs ``model_reply`` and
 
 from __future__ import annotations
 
-from .._ledger import Ledger
+from ..ledger.service import Ledger
 from .candidates import Candidate, Change, Reply, parse_reply, response_schema
 from .clients import (
     ClientSettings,

@@ -22,8 +22,8 @@ from pydantic import (
 )
 from pydantic import ValidationError as PydanticValidationError
 
-from .._errors import ValidationError
-from .._values import MAX_TEXT_BYTES, canonical_json, check_text, normalise_subject
+from .._core.errors import ValidationError
+from .._core.values import MAX_TEXT_BYTES, canonical_json, check_text, normalise_subject
 
 JsonValue = str | int | float | bool | list[Any] | dict[str, Any] | None
 

@@ -20,9 +20,9 @@ from typing import Any, Protocol
 import httpx
 import jsonschema
 
-from .._errors import ModelError as ModelError  # its home is _errors; extraction code imports it from here
-from .._errors import ValidationError
-from .._values import storable_text
+from .._core.errors import ModelError as ModelError  # its home is _errors; extraction code imports it from here
+from .._core.errors import ValidationError
+from .._core.values import storable_text
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._errors import NotFoundError, SgamError
-from .._ledger import Ledger
-from .._model import Episode
-from .._values import check_integer, check_tenant, storable_text
+from .._core.errors import NotFoundError, SgamError
+from .._core.model import Episode
+from .._core.values import check_integer, check_tenant, storable_text
+from ..ledger.service import Ledger
 from ..store import ExtractionRow, WriteTransaction
 from .candidates import parse_whole_reply
 from .clients import ModelClient, ModelError, ModelResponse

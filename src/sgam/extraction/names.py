@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .._values import normalise_subject
+from .._core.values import normalise_subject
 from ..store import SubjectReads
 
 MAX_NAME_WORDS = 4

@@ -18,15 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._errors import SgamError, ValidationError, bounded_repr
-from .._ledger import Ledger
-from .._model import Episode
-from .._purpose import allowed, refuse
-from .._rules import OpKind
-from .._schema import AttributeSchema, Cardinality, check_value_type
-from .._time import from_micros, to_micros
-from .._values import canonical_json, check_subject
-from .._write import PendingOp, validate_op
+from .._core.errors import SgamError, ValidationError, bounded_repr
+from .._core.model import Episode
+from .._core.purpose import allowed, refuse
+from .._core.rules import OpKind
+from .._core.schema import AttributeSchema, Cardinality, check_value_type
+from .._core.time import from_micros, to_micros
+from .._core.values import canonical_json, check_subject
+from ..ledger.service import Ledger
+from ..ledger.write import PendingOp, validate_op
 from ..store import HeldRow, WriteTransaction
 from .candidates import AliasProposal, Candidate, Change
 from .names import KnownSubjects, known_subjects, resolve

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._convert import to_assertion
-from .._model import Assertion, Episode
-from .._purpose import ConsentBook, consent_uses
-from .._schema import AttributeSchema, Cardinality
-from .._time import format_timestamp, to_micros
+from .._core.model import Assertion, Episode
+from .._core.purpose import ConsentBook, consent_uses
+from .._core.schema import AttributeSchema, Cardinality
+from .._core.time import format_timestamp, to_micros
+from ..ledger.records import to_assertion
 from ..store import QueryFilter, Reader
 from .candidates import response_schema
 from .clients import ModelRequest

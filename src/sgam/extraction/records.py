@@ -9,9 +9,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from .._model import Episode
-from .._time import from_micros
-from .._values import load_value
+from .._core.model import Episode
+from .._core.time import from_micros
+from .._core.values import load_value
 from ..store import ExtractionRow, HeldRow
 
 

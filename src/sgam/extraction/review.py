@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .. import _aliases
-from .._errors import ConflictError, NotFoundError
-from .._ledger import Ledger
-from .._model import WriteResult
-from .._rules import Effect
-from .._values import check_integer, check_subject, load_value
-from .._write import Applied
+from .._core.errors import ConflictError, NotFoundError
+from .._core.model import WriteResult
+from .._core.rules import Effect
+from .._core.values import check_integer, check_subject, load_value
+from ..ledger import aliases
+from ..ledger.service import Ledger
+from ..ledger.write import Applied
 from ..store import ExtractionReads, ExtractionWrites, HeldRow, WriteTransaction
 from .policy import ALIAS, candidate_op
 from .records import HeldCandidate
@@ -61,7 +61,7 @@ def record_alias(ledger: Ledger, txn: WriteTransaction, held_id: int, name: str,
     """The one place where a confirmed alias proposal takes effect: ``name`` becomes
     another name of ``subject`` (merging if it has facts of its own), by the review's
     decision. An alias is a step, not an operation: the answer names no assertion."""
-    _aliases.alias(txn, check_subject(name, "value"), subject, ledger.now(), f"review of held {held_id}")
+    aliases.alias(txn, check_subject(name, "value"), subject, ledger.now(), f"review of held {held_id}")
     txn.resolve_held([held_id], "confirmed", ledger.now())
     return Applied(0, Effect.CREATED, None)
 

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from .._errors import SgamError, ValidationError
-from .._expiry import purge
-from .._ledger import Ledger
-from .._values import check_tenant
+from .._core.errors import SgamError, ValidationError
+from .._core.values import check_tenant
+from ..ledger.service import Ledger
+from ..lifecycle.expiry import purge
 from ..store import JobRow
 from .clients import ModelClient, OpenAIClient
 from .extractor import Lease, extract_episode
@@ -174,7 +174,7 @@ class Worker:
         if self._last_purge is not None and clock - self._last_purge < self.purge_every:
             return 0
         self._last_purge = clock
-        _, erased, threads = purge(self.ledger.backend, self.ledger.digests, self._now(), self.tenant)
+        _, erased, threads = purge(self.ledger.backend, self.ledger.reach, self._now(), self.tenant)
         return erased.operations + erased.episodes + erased.texts + len(threads.erased)
 
     def _now(self) -> int:

@@ -17,7 +17,7 @@ import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings, get_text_at_path, tokenize_path
 
-from .._errors import ValidationError
+from .._core.errors import ValidationError
 
 IndexSpec = Literal[False] | list[str] | None
 

@@ -25,16 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from .._erasure import forget_item
-from .._errors import ValidationError
-from .._expiry import purge
-from .._item_keys import ledger_key
-from .._ledger import Ledger
-from .._model import ForgetResult
-from .._rules import OpKind
-from .._time import from_micros, optional_micros
-from .._values import canonical_json, load_value
-from .._write import PendingOp
+from .._core.errors import ValidationError
+from .._core.item_keys import ledger_key
+from .._core.model import ForgetResult
+from .._core.rules import OpKind
+from .._core.time import from_micros, optional_micros
+from .._core.values import canonical_json, load_value
+from ..ledger.service import Ledger
+from ..ledger.write import PendingOp
+from ..lifecycle.erasure import forget_item
+from ..lifecycle.expiry import purge
 from ..search.fusion import reciprocal_rank_fusion
 from ..search.text import keywords
 from ..store import EpisodeRow, ItemRow, Reader, WriteTransaction
@@ -243,7 +243,7 @@ class ItemService:
     def sweep(self) -> int:
         """Purge the tenant's expired items with their history now; how many went. Reads
         never need it, and any unit of work or ``Memory.purge()`` does the same."""
-        _, erased, _ = purge(self.ledger.backend, self.ledger.digests, self.now(), self.tenant)
+        _, erased, _ = purge(self.ledger.backend, self.ledger.reach, self.now(), self.tenant)
         return erased.items
 
     # history, as-of reads, erasure ----------------------------------------------------
@@ -285,7 +285,7 @@ class ItemService:
         """Erase every version of the item, its provenance episodes and its index entries."""
 
         def work(txn: WriteTransaction) -> tuple[int, int, int]:
-            erased = forget_item(txn, joined(namespace), key, self.now(), self.ledger.digests, "store_forget")
+            erased = forget_item(txn, joined(namespace), key, self.now(), self.ledger.reach, "store_forget")
             return erased.operations, erased.episodes, 1 if erased.episodes else 0
 
         counts = self.ledger.run_write(self.tenant, work)

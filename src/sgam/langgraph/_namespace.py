@@ -15,12 +15,12 @@ from typing import Any
 
 from langgraph.store.base import InvalidNamespaceError, MatchCondition
 
-from .._errors import ValidationError
-from .._item_keys import attribute_of as attribute_of
-from .._item_keys import joined as joined
-from .._item_keys import split as split
-from .._item_keys import subject_of as subject_of
-from .._values import MAX_NAME_LENGTH
+from .._core.errors import ValidationError
+from .._core.item_keys import attribute_of as attribute_of
+from .._core.item_keys import joined as joined
+from .._core.item_keys import split as split
+from .._core.item_keys import subject_of as subject_of
+from .._core.values import MAX_NAME_LENGTH
 
 
 class NamespaceError(ValidationError, InvalidNamespaceError):

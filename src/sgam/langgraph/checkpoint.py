@@ -31,13 +31,13 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from .._erasure import forget_thread
-from .._errors import NotFoundError, ValidationError
-from .._expiry import settle_threads
-from .._memory import Memory
-from .._model import ForgetResult
-from .._retention import DEFAULT_CLASS
-from .._values import check_name, check_subject, check_tenant
+from .._core.errors import NotFoundError, ValidationError
+from .._core.model import ForgetResult
+from .._core.retention import DEFAULT_CLASS
+from .._core.values import check_name, check_subject, check_tenant
+from ..lifecycle.erasure import forget_thread
+from ..lifecycle.expiry import settle_threads
+from ..memory.facade import Memory
 from ..store import Reader, WriteTransaction
 from ..store._sql.checkpoints import CheckpointRow, CheckpointWriteRow, ThreadRow
 from ._serde import StrictSerializer
@@ -232,7 +232,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
         def work(txn: WriteTransaction) -> int:
             if txn.checkpoints().thread(thread) is None:
                 raise self._unknown(thread)
-            return forget_thread(txn, thread, ledger.now(), ledger.digests, "forget_thread").threads
+            return forget_thread(txn, thread, ledger.now(), ledger.reach, "forget_thread").threads
 
         ledger.run_write(self.tenant, work, "forget")
         return ForgetResult(0, 0, 0, residue=ledger.backend.purge_residue())
@@ -247,7 +247,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
         ledger = self.memory.ledger
         now = ledger.now()
         settled = ledger.backend.run_write(
-            self.tenant, lambda txn: settle_threads(txn, now, ledger.digests, "apply_retention"))
+            self.tenant, lambda txn: settle_threads(txn, now, ledger.reach, "apply_retention"))
         if settled.erased:
             ledger.backend.purge_residue()
         return {"erased": settled.erased, "pruned": settled.pruned}

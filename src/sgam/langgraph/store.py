@@ -31,11 +31,11 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from .._errors import ValidationError
-from .._memory import Memory
-from .._model import ForgetResult
-from .._time import from_micros
-from .._values import canonical_json, check_integer, check_tenant
+from .._core.errors import ValidationError
+from .._core.model import ForgetResult
+from .._core.time import from_micros
+from .._core.values import canonical_json, check_integer, check_tenant
+from ..memory.facade import Memory
 from ..store import ItemRow
 from ._filter import check_filter
 from ._index import Indexed, ItemIndex

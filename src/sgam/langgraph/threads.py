@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._actions import Action
-from .._memory import Memory
-from .._time import format_timestamp, from_micros
+from .._core.time import format_timestamp, from_micros
+from ..ledger.actions import Action
+from ..memory.facade import Memory
 from ..store._sql.checkpoints import ThreadRow
 from .checkpoint import SgamSaver
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from .._time import format_timestamp
+from .._core.time import format_timestamp
 from ._model import RecallItem
 from .tokens import estimate_tokens
 

@@ -7,12 +7,12 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from .._errors import ValidationError
-from .._purpose import MEMBER, ConsentBook, consent_uses, ledger_attribute, split_attribute
-from .._rules import Version
-from .._schema import ValueType
-from .._time import from_micros
-from .._values import canonical_json, load_value
+from .._core.errors import ValidationError
+from .._core.purpose import MEMBER, ConsentBook, consent_uses, ledger_attribute, split_attribute
+from .._core.rules import Version
+from .._core.schema import ValueType
+from .._core.time import from_micros
+from .._core.values import canonical_json, load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
 from ..search.scope import in_scope
 from ..store import EpisodeReads, LedgerReads, QueryFilter, Reader, SubjectReads

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._purpose import ConsentBook, ledger_attribute, members_prefix
-from .._relations import RelationReads, named, relation_key
-from .._rules import Version
-from .._schema import AttributeSchema, Cardinality, ValueType
-from .._sets import member_versions
-from .._values import canonical_json
+from .._core.purpose import ConsentBook, ledger_attribute, members_prefix
+from .._core.rules import Version
+from .._core.schema import AttributeSchema, Cardinality, ValueType
+from .._core.values import canonical_json
+from ..ledger.relations import RelationReads, named, relation_key
+from ..ledger.sets import member_versions
 from .subjects import words_beyond
 from .vocabulary import asks_about, attribute_vocabulary, names_any, tokens
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._time import from_micros
+from .._core.time import from_micros
 from ..search import EvidenceHit
 from ..search.scope import in_scope
 from ..store import Reader

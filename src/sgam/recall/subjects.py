@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from .._relations import relation_key
-from .._schema import AttributeSchema
-from .._values import MAX_NAME_LENGTH, canonical_json, load_value, normalise_subject
+from .._core.schema import AttributeSchema
+from .._core.values import MAX_NAME_LENGTH, canonical_json, load_value, normalise_subject
+from ..ledger.relations import relation_key
 from ..store import SubjectReads
 from .vocabulary import names_any, tokens
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .._memory import Memory
-from .._time import utc_now
+from .._core.time import utc_now
+from ..memory.facade import Memory
 from .loader import Step
 
 

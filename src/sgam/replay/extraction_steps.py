@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import NotFoundError, ValidationError
-from .._values import canonical_json, normalise_subject
+from .._core.errors import NotFoundError, ValidationError
+from .._core.values import canonical_json, normalise_subject
 from ..extraction import ExtractionPolicy, HeldCandidate, ScriptedClient
 from .context import ReplayContext, StepHandler
 from .loader import Step

@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-from .._errors import SgamError, ValidationError, bounded_repr
-from .._time import parse_timestamp
+from .._core.errors import SgamError, ValidationError, bounded_repr
+from .._core.time import parse_timestamp
 
 OPERATION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     # operation: (required fields, optional fields)

@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .. import _migrations
-from .._derivation import renamed_family
-from .._errors import SgamError, ValidationError, bounded_repr
-from .._schema import AttributeSchema, parse_cardinality, parse_value_type
-from .._values import check_name, load_value
+from .._core.errors import SgamError, ValidationError, bounded_repr
+from .._core.schema import AttributeSchema, parse_cardinality, parse_value_type
+from .._core.values import check_name, load_value
+from ..ledger import migrations
+from ..ledger.derivation import renamed_family
 from ..store import WriteTransaction
 from .loader import _StringTimestampLoader
 
 if TYPE_CHECKING:
-    from .._memory import Memory
+    from ..memory.facade import Memory
 
 STEPS: dict[str, tuple[set[str], set[str]]] = {
     "rename": ({"attribute", "to"}, set()),
@@ -89,9 +89,9 @@ def _step(number: int, raw: object) -> Step:
 def _run(memory: Memory, txn: WriteTransaction, step: Step, decided_by: str | None, origin: str) -> None:
     a, now = step.args, memory.ledger.now()
     if step.operation == "rename":
-        _migrations.rename(txn, a["attribute"], a["to"], now, decided_by, origin)
+        migrations.rename(txn, a["attribute"], a["to"], now, decided_by, origin)
     elif step.operation == "retype":
-        _migrations.retype(txn, a["attribute"], parse_value_type(a["type"]), a.get("map"),
+        migrations.retype(txn, a["attribute"], parse_value_type(a["type"]), a.get("map"),
                            a.get("quarantine", False), now, decided_by, origin)
     else:
         schema = AttributeSchema(check_name(a["attribute"], "attribute"), parse_value_type(a["type"]),
@@ -101,7 +101,7 @@ def _run(memory: Memory, txn: WriteTransaction, step: Step, decided_by: str | No
 
 
 def _report(txn: WriteTransaction, step: Step, outcome: str) -> dict[str, Any]:
-    attribute = _migrations.current_name(txn, str(step.args["attribute"]))
+    attribute = migrations.current_name(txn, str(step.args["attribute"]))
     family = renamed_family(txn.ledger_changes(), [attribute])
     set_aside = txn.quarantined(attribute)
     return {"step": step.number, "operation": step.operation, "attribute": attribute,

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from .._errors import SgamError
-from .._memory import Memory
-from .._relations import MAX_FAN_OUT
-from .._time import format_timestamp, parse_timestamp
-from .._values import MAX_QUERY_LIMIT, canonical_json, normalise_subject
+from .._core.errors import SgamError
+from .._core.time import format_timestamp, parse_timestamp
+from .._core.values import MAX_QUERY_LIMIT, canonical_json, normalise_subject
+from ..ledger.relations import MAX_FAN_OUT
+from ..memory.facade import Memory
 from .context import ReplayClock, ReplayContext, ScenarioResult, StepHandler
 from .extraction_steps import EXTRACTION_STEPS
 from .loader import Scenario, Step

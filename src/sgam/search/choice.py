@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import threading
 
-from .._errors import SgamError, StoreError
-from ..store import EmbedderStateRow, SearchIndex
+from .._core.errors import SgamError, StoreError
+from ..store import EmbedderStateRow, Reader, SearchIndex
 from .embedders import Embedder, load_embedder
 
 
@@ -101,7 +101,7 @@ class EmbedderChoice:
         if changed and state is not None:
             index.forget_copies(tenant, self.models(state))
 
-    def in_read(self, index: SearchIndex, reader: object, tenant: str) -> EmbedderStateRow | None:
+    def in_read(self, index: SearchIndex, reader: Reader, tenant: str) -> EmbedderStateRow | None:
         """The tenant's state in ``reader``'s snapshot, read once per read."""
         last = self._last_read
         if last is not None and last[0] is reader:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._errors import ValidationError
+from .._core.errors import ValidationError
 
 
 class SearchConfig(BaseModel):

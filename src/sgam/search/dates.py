@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from .._time import from_micros, to_micros
+from .._core.time import from_micros, to_micros
 
 MENTION_LAG = timedelta(days=7)
 BEFORE_SPAN = timedelta(days=14)  # "the week before X", "last weekend before X"

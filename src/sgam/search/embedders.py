@@ -20,7 +20,7 @@ import httpx
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import SgamError, StoreError, ValidationError
+from .._core.errors import SgamError, StoreError, ValidationError
 
 Vectors = npt.NDArray[np.float32]
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .._time import from_micros
+from .._core.time import from_micros
 from ..store import EpisodeRow, KeywordQuery, Reader, SearchFilter, SearchIndex, StoredEpisode, VectorQuery
 from .config import SearchConfig
 from .dates import TimeWindow, named_window

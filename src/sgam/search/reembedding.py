@@ -27,11 +27,11 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from .._errors import ConflictError
-from .._model import IndexStatus
-from .._time import from_micros
+from .._core.errors import ConflictError
+from .._core.model import IndexStatus
+from .._core.time import from_micros
 from ..documents.search import chunk_text
-from ..store import AuditRow, DocumentStore, EmbedderStateRow, Reader, VectorProgress, WriteTransaction
+from ..store import AuditRow, EmbedderStateRow, Reader, VectorProgress, WriteTransaction
 from .embedders import Embedder, embed_checked
 from .service import SearchService, embedding_text
 
@@ -46,10 +46,9 @@ class Reembedding:
     """One tenant's build of ``embedder``'s vectors (``spec``: how other processes load
     it, None when it was given as an object) and the switch to them."""
 
-    def __init__(self, search: SearchService, documents: DocumentStore, tenant: str, embedder: Embedder,
-                 spec: str | None, now: Callable[[], int]) -> None:
+    def __init__(self, search: SearchService, tenant: str, embedder: Embedder, spec: str | None,
+                 now: Callable[[], int]) -> None:
         self.search = search
-        self.documents = documents
         self.tenant = tenant
         self.embedder = embedder
         self.spec = spec
@@ -130,7 +129,7 @@ class Reembedding:
             self._missing_episodes, self._missing_facts, self._missing_chunks)
         puts: Sequence[Callable[[WriteTransaction, str, Any], None]] = (
             self.search.index.put_episode_vectors, self.search.index.put_assertion_vectors,
-                partial(_put_chunks, self.documents))
+                _put_chunks)
         for missing, put in zip(phases, puts, strict=True):
             while True:
                 with self.search.backend.read(self.tenant) as reader:
@@ -156,11 +155,11 @@ class Reembedding:
 
     def _missing_chunks(self, reader: Reader, batch: int) -> list[tuple[Any, str]]:
         return [(chunk.chunk_id, chunk_text(chunk))
-                for chunk in self.documents.chunks_without_vectors(reader, self.model, batch)]
+                for chunk in reader.documents().chunks_without_vectors(self.model, batch)]
 
 
-def _put_chunks(documents: DocumentStore, txn: WriteTransaction, model: str, items: Any) -> None:
-    documents.put_vectors(txn, model, items)
+def _put_chunks(txn: WriteTransaction, model: str, items: Any) -> None:
+    txn.documents().put_vectors(model, items)
 
 
 def status(search: SearchService, tenant: str) -> IndexStatus:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from .._errors import StoreError
-from .._purpose import ConsentBook, consent_uses
+from .._core.errors import StoreError
+from .._core.purpose import ConsentBook, consent_uses
 from ..store import Backend, EmbedderStateRow, EpisodeRow, Reader, SearchFilter, SearchIndex, WriteTransaction
 from .choice import EmbedderChoice, StaleEmbedders
 from .config import SearchConfig

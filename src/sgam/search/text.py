@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from .._errors import ValidationError
-from .._values import check_unicode
+from .._core.errors import ValidationError
+from .._core.values import check_unicode
 
 MAX_TERMS = 64
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from .. import __version__
-from .._async import AsyncMemory
+from ..memory.asynchronous import AsyncMemory
 from . import health, openapi, problems, routes_documents, routes_ledger, routes_lifecycle, routes_memory, ui
 from .auth import KeyChecks, KnownKeys
 from .http11 import HeadLimit

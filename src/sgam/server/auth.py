@@ -24,11 +24,11 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .._async import BEFORE_EACH_CALL, AsyncMemory
-from .._errors import SgamError
-from .._memory import Memory
+from .._core.errors import SgamError
 from ..access import AuthenticationError, Principal, authenticate, fingerprint
 from ..access import Scope as KeyScope
+from ..memory.asynchronous import BEFORE_EACH_CALL, AsyncMemory
+from ..memory.facade import Memory
 from .problems import problem_response
 
 bearer = HTTPBearer(auto_error=False, description="An sgam API key (`sgam keys create`).")

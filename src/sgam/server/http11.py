@@ -21,7 +21,7 @@ import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .._errors import SgamError
+from .._core.errors import SgamError
 from ..boundary import problem
 
 MAX_HEAD_BYTES = 64 * 1024

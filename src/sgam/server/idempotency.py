@@ -15,7 +15,7 @@ answers ``response_lost`` and never acts again. A 5xx releases the key only if n
 was written; after a write it is the stored answer. Records are kept ``RETENTION`` long.
 
 A stored response is a copy of what it quotes: erasure empties the responses naming what
-it removes (``_erasure.redact_stored_responses``), and a retry is told so (410) without
+it removes (``lifecycle.erasure.redact_stored_responses``), and a retry is told so (410) without
 acting again; a replay naming a subject whose consent is revoked is refused (403) as the
 route would refuse it now.
 """
@@ -33,12 +33,12 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 from fastapi.responses import Response
 
-from .._erasure import names
-from .._errors import ConflictError, SgamError, ValidationError
-from .._memory import Memory
-from .._purpose import EVERY_PURPOSE, ConsentRow, allowed, refuse
-from .._time import from_micros, to_micros
+from .._core.errors import ConflictError, SgamError, ValidationError
+from .._core.purpose import EVERY_PURPOSE, ConsentRow, allowed, refuse
+from .._core.time import from_micros, to_micros
 from ..access import Principal
+from ..lifecycle.erasure import names
+from ..memory.facade import Memory
 from ..store import ACTING_FOR, Attempt, IdempotencyRow, WriteTransaction
 from .auth import memory_of
 from .problems import PROBLEM_JSON, problem_response

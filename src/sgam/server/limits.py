@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._errors import SgamError, ValidationError
+from .._core.errors import SgamError, ValidationError
 
 
 class TooManySessions(SgamError):

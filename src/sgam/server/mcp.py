@@ -23,12 +23,12 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, BaseModel, Field
 
 from .. import __version__
-from .._async import AsyncMemory
-from .._errors import InvalidFields
-from .._model import Assertion, Episode, ForgetResult, SchemaChange, SubjectName, WriteResult
-from .._schema import AttributeSchema
+from .._core.errors import InvalidFields
+from .._core.model import Assertion, Episode, ForgetResult, SchemaChange, SubjectName, WriteResult
+from .._core.schema import AttributeSchema, MemoryTypeSchema
 from ..access import SCOPES, AuthenticationError, Principal, Scope, authenticate
 from ..boundary import recall_json, to_json
+from ..memory.asynchronous import AsyncMemory
 from ..recall import RecallItem
 from ..recall.render import CLOSE, OPEN, quote
 from ..search import EvidenceHit
@@ -98,6 +98,8 @@ class NamesOutput(BaseModel):
 class SchemaOutput(BaseModel):
     attributes: list[AttributeSchema]
     """The declared attributes now (a renamed one names its new name in ``renamed_to``)."""
+    memory_types: list[MemoryTypeSchema]
+    """The typed memory types now: each one's JSON Schema and the schema version it was registered at."""
     history: list[SchemaChange]
 
 
@@ -259,11 +261,13 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
     @server.scoped_tool("read", read_only)
     async def memory_schema() -> Annotated[CallToolResult, SchemaOutput]:
         """The tenant's schema and its history: each attribute's type and cardinality now, and
-        every migration step (renames, retypes, cardinality changes), so you know the current
-        names; an old name still works but means the attribute it was renamed to."""
+        every migration step (renames, retypes, cardinality changes, new versions of a memory
+        type), so you know the current names and shapes; an old name still works but means
+        the attribute it was renamed to."""
         async def read(p: Principal) -> dict[str, Any]:
-            attributes, _ = await memory.schema(p.tenant)
-            return {"attributes": to_json(attributes), "history": to_json(await memory.schema_history(p.tenant))}
+            attributes, types = await memory.schema(p.tenant)
+            return {"attributes": to_json(attributes), "memory_types": to_json(types),
+                    "history": to_json(await memory.schema_history(p.tenant))}
 
         return fenced(await guarded("read", read))
 

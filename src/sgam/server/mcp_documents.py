@@ -17,12 +17,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from .._async import AsyncMemory
-from .._memory import Memory
 from ..access import Principal, Scope
 from ..boundary import to_json
-from ..documents import DocumentHit, MemoryTool, ToolResult
+from ..documents import DocumentHit
+from ..memory.asynchronous import AsyncMemory
+from ..memory.facade import Memory
 from ..recall.render import CLOSE, OPEN
+from ..tools import MemoryTool, ToolResult
 from .mcp_params import Limit
 from .mcp_server import ScopedServer
 

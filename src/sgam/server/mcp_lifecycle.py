@@ -10,10 +10,10 @@ from typing import Annotated, Any, Literal
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from .._async import AsyncMemory
-from .._model import AuditEntry, ConsentState, PurgeResult
+from .._core.model import AuditEntry, ConsentState, PurgeResult
 from ..access import Principal, Scope
 from ..boundary import to_json
+from ..memory.asynchronous import AsyncMemory
 from .mcp_params import Limit, Purpose, Subject
 from .mcp_server import ScopedServer
 from .models import RetentionClassOut

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from .._values import MAX_QUERY_LIMIT
+from .._core.values import MAX_QUERY_LIMIT
 from ..recall.service import MAX_BUDGET, min_budget
 
 ZONE_RULE = ("an RFC 3339 date-time with a zone (Z or an offset such as +02:00), e.g. 2026-06-01T09:00:00Z; "

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._async import AsyncMemory
-from .._model import Episode
+from .._core.model import Episode
 from ..boundary import to_json
 from ..extraction import Extraction, Outcome, Remembered
+from ..memory.asynchronous import AsyncMemory
 
 
 def _same(episode: Episode, text: str, speaker: str | None, session: str | None, retention: str) -> bool:

@@ -21,7 +21,7 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError as PydanticValidationError
 
-from .._errors import ConflictError, NotFoundError, SgamError
+from .._core.errors import ConflictError, NotFoundError, SgamError
 from ..access import Principal, Scope
 from ..boundary import invalid_fields
 from ..recall.render import CLOSE, OPEN, quote

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .._async import AsyncMemory
 from ..access import AuthenticationError, Principal, authenticate
+from ..memory.asynchronous import AsyncMemory
 from .limits import SessionLimits
 
 SESSION_HEADER = "mcp-session-id"

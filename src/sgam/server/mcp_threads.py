@@ -10,11 +10,11 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from .._async import AsyncMemory
 from ..access import Principal, Scope
 from ..boundary import to_json
 from ..langgraph import threads as view
 from ..langgraph.threads import ThreadDetail, ThreadSummary
+from ..memory.asynchronous import AsyncMemory
 from .mcp_server import ScopedServer
 
 Guarded = Callable[[Scope, Callable[[Principal], Awaitable[Any]]], Awaitable[Any]]

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from .._model import Assertion
+from .._core.model import Assertion
 from ..recall import RecallItem
 
 Timestamp = Annotated[StrictStr, Field(description="RFC 3339 timestamp with a zone, e.g. 2026-06-01T09:00:00Z",

@@ -22,8 +22,8 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .._errors import NotFoundError, SgamError, ValidationError
-from .._values import CONTROL, storable_text
+from .._core.errors import NotFoundError, SgamError, ValidationError
+from .._core.values import CONTROL, storable_text
 from ..boundary import invalid_fields, problem
 
 PROBLEM_JSON = "application/problem+json"

@@ -18,9 +18,10 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from .._memory import Memory
 from ..access import Principal
-from ..documents import Document, DocumentHit, Documents, Entry, MemoryTool, Provenance, Revision
+from ..documents import Document, DocumentHit, Documents, Entry, Provenance, Revision
+from ..memory.facade import Memory
+from ..tools import MemoryTool
 from .auth import Admin, Reader, Writer, memory_of
 from .idempotency import IDEMPOTENT, once
 from .models_documents import (

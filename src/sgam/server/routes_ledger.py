@@ -9,10 +9,19 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from .._errors import NotFoundError
-from .._model import Assertion, Episode, ForgetResult, Quarantined, Reachable, SchemaChange, SubjectName, WriteResult
-from .._rules import Effect
-from .._schema import AttributeSchema
+from .._core.errors import NotFoundError
+from .._core.model import (
+    Assertion,
+    Episode,
+    ForgetResult,
+    Quarantined,
+    Reachable,
+    SchemaChange,
+    SubjectName,
+    WriteResult,
+)
+from .._core.rules import Effect
+from .._core.schema import AttributeSchema
 from ..boundary import to_json
 from .auth import Admin, Reader, Writer, memory_of
 from .idempotency import IDEMPOTENT, once

@@ -9,8 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from .._model import AuditEntry, ConsentState, PurgeResult, Residue
-from .._retention import RetentionClass
+from .._core.model import AuditEntry, ConsentState, PurgeResult, Residue
+from .._core.retention import RetentionClass
 from .auth import Admin, Reader, Writer, memory_of
 from .idempotency import IDEMPOTENT, once
 from .models import ConsentedOut, ConsentIn, ResidueIn, RetentionClassOut, RetentionIn, RetentionReportOut

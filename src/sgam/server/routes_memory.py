@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from .._model import IndexStatus, WriteResult
+from .._core.model import IndexStatus, WriteResult
 from ..boundary import recall_json
 from ..extraction import Extraction, HeldCandidate, Remembered
 from ..search import EvidenceHit

@@ -9,11 +9,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from .._memory import Memory
-from .._model import ForgetResult
+from .._core.model import ForgetResult
 from ..langgraph import SgamSaver
 from ..langgraph import threads as view
 from ..langgraph.threads import ThreadDetail, ThreadSummary
+from ..memory.facade import Memory
 from .auth import Admin, Reader, memory_of
 from .idempotency import IDEMPOTENT, once
 from .routes_ledger import reply

@@ -13,7 +13,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from .._errors import ConflictError
+from .._core.errors import ConflictError
 from ._protocol import WriteTransaction
 
 

@@ -6,7 +6,6 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
-from ._documents import DocumentStore
 from ._protocol import JobRow, Reader, ResidueScan, WriteTransaction
 from ._search import SearchIndex
 
@@ -32,9 +31,6 @@ class Backend(Protocol):
         ...
     def search_index(self) -> SearchIndex:
         """The keyword and vector index that lives in this backend's database."""
-        ...
-    def document_store(self) -> DocumentStore:
-        """The tables of document memory in this backend's database."""
         ...
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove copies the database keeps outside live rows, waiting

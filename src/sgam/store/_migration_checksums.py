@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from .._errors import SchemaVersionError
+from .._core.errors import SchemaVersionError
 
 
 @cache

@@ -4,7 +4,7 @@ Each capability is a small protocol: the ledger's lookups and row changes, episo
 tenant's schema, erasure, the extraction path and its jobs, the lifecycle, LangGraph
 items and the action ledger. ``WriteTransaction`` and ``Reader`` are their composition;
 code above the store asks for the narrowest one it needs. The rules live above this line
-(``sgam._rules``), so SQLite and PostgreSQL cannot disagree about them; conveniences made
+(``sgam._core.rules``), so SQLite and PostgreSQL cannot disagree about them; conveniences made
 of several calls (``apply_plan``) are plain functions here, not methods every backend repeats.
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from .._purpose import ConsentRow
-from .._rules import KeyView, Operation, Plan, Version
-from .._schema import AttributeSchema, MemoryTypeSchema
+from .._core.purpose import ConsentRow
+from .._core.rules import KeyView, Operation, Plan, Version
+from .._core.schema import AttributeSchema, MemoryTypeSchema
 from ._access import ApiKeyRow, IdempotencyRow
 from ._documents import DocumentStore
 from ._records import (
@@ -25,6 +25,7 @@ from ._records import (
     AuditRow,
     ChangeRow,
     ClassHoldings,
+    ConvertedRow,
     EpisodeRow,
     ExtractionRow,
     HeldRow,
@@ -51,6 +52,7 @@ __all__ = [
     "ActionWrites",
     "AuditRow",
     "ClassHoldings",
+    "ConvertedRow",
     "DocumentAccess",
     "EpisodeReads",
     "EpisodeRow",
@@ -397,8 +399,8 @@ class ActionWrites(Scope, Protocol):
 
 
 class DocumentAccess(Scope, Protocol):
-    def document_store(self) -> DocumentStore:
-        """Document memory's tables, used with this unit of work as their handle."""
+    def documents(self) -> DocumentStore:
+        """The tenant's document memory in this read or unit of work."""
         ...
 
 
@@ -463,6 +465,12 @@ class SubjectReads(Scope, Protocol):
         ...
     def ledger_changes(self) -> list[ChangeRow]: ...
     def quarantined(self, attribute: str | None = None) -> list[QuarantineRow]: ...
+    def converted_values(self, seqs: Sequence[int]) -> list[ConvertedRow]:
+        """What memory type conversions made of the operations ``seqs``, by step."""
+        ...
+    def attributes_of_memory_type(self, memory_type: str) -> list[str]:
+        """The ledger attributes holding operations of ``memory_type``."""
+        ...
 
 
 class SubjectWrites(SubjectReads, Protocol):
@@ -486,6 +494,7 @@ class SubjectWrites(SubjectReads, Protocol):
     def operations_of_attributes(self, attributes: Sequence[str]) -> list[Operation]: ...
     def attribute_version_keys(self, attributes: Sequence[str]) -> list[tuple[str, str]]: ...
     def replace_quarantine(self, seqs: Sequence[int], rows: Sequence[QuarantineRow]) -> None: ...
+    def add_converted_values(self, rows: Sequence[ConvertedRow]) -> None: ...
     def delete_attribute_schema(self, attribute: str) -> None: ...
 
 
@@ -501,7 +510,7 @@ class WriteTransaction(
 
 class Reader(
     EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, AccessReads,
-    CheckpointCapability, SubjectReads, Protocol,
+    DocumentAccess, CheckpointCapability, SubjectReads, Protocol,
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 

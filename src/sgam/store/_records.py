@@ -237,3 +237,15 @@ class QuarantineRow:
     attribute: str
     value: str
     since: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertedRow:
+    """What the conversion function of a memory type's new version (the ``retype`` change
+    ``step``) made of operation ``seq``: its new value (canonical JSON), or the ``reason``
+    it was set aside. Kept because re-deriving later cannot call the function."""
+
+    step: int
+    seq: int
+    value: str | None
+    reason: str | None

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, cast
 
-from .._errors import ValidationError
+from .._core.errors import ValidationError
 from ._backend import Backend
 
 

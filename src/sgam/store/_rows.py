@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._rules import Operation, OpKind, Version
-from .._schema import AttributeSchema, Cardinality, MemoryTypeSchema, ValueType
+from .._core.rules import Operation, OpKind, Version
+from .._core.schema import AttributeSchema, Cardinality, MemoryTypeSchema, ValueType
 
 VERSION_COLUMNS = (
     "row_id, assertion_id, subject, attribute, value, memory_type, valid_from, valid_to, "

@@ -165,19 +165,19 @@ class SearchIndex(Protocol):
         """(subject, attribute, cosine) of keys holding a current version at ``at``, best first."""
         ...
 
-    def embedder_state(self, handle: object, lock: str = "") -> EmbedderStateRow | None:
+    def embedder_state(self, handle: Reader | WriteTransaction, lock: str = "") -> EmbedderStateRow | None:
         """In the caller's read or unit of work: the tenant's embedders, None if never
         recorded. ``lock`` (in a unit of work): ``share`` holds off a switch until it
         commits, ``update`` holds off writers that read the row with ``share``."""
         ...
 
-    def put_embedder_state(self, handle: object, state: EmbedderStateRow) -> None: ...
+    def put_embedder_state(self, handle: WriteTransaction, state: EmbedderStateRow) -> None: ...
 
-    def vector_progress(self, handle: object, model: str) -> VectorProgress:
+    def vector_progress(self, handle: Reader | WriteTransaction, model: str) -> VectorProgress:
         """How many of the tenant's episodes, current facts and chunks have a vector of ``model``."""
         ...
 
-    def drop_vectors_except(self, handle: object, model: str) -> int:
+    def drop_vectors_except(self, handle: WriteTransaction, model: str) -> int:
         """Delete the tenant's vectors of every other model (with whatever counts them)."""
         ...
 

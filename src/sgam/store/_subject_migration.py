@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .._values import normalise_subject
+from .._core.values import normalise_subject
 
 SUBJECT_TABLES = ("operations", "assertions", "consents", "held_candidates")
 """The tables whose ``subject`` column holds a subject id (key tables follow the ledger's)."""

@@ -9,9 +9,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from ..._errors import NotFoundError
-from ..._memory import Memory
+from ..._core.errors import NotFoundError
 from ...access import Principal
+from ...memory.facade import Memory
 from .pages import _guarded, _memory, _page
 from .sessions import Session
 

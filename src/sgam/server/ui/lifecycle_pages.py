@@ -9,9 +9,9 @@ from typing import Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from ..._errors import ValidationError
-from ..._memory import Memory
+from ..._core.errors import ValidationError
 from ...access import Principal
+from ...memory.facade import Memory
 from .pages import _checked_csrf, _guarded, _memory, _page, _sessions
 from .sessions import Session
 

@@ -22,13 +22,13 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from ..._async import AsyncMemory
-from ..._errors import NotFoundError, SgamError, ValidationError
-from ..._memory import Memory
-from ..._model import Assertion
-from ..._time import parse_timestamp, utc_now
+from ..._core.errors import NotFoundError, SgamError, ValidationError
+from ..._core.model import Assertion
+from ..._core.time import parse_timestamp, utc_now
 from ...access import AuthenticationError, Principal, Scope, authenticate, principal_of
 from ...boundary import http_status
+from ...memory.asynchronous import AsyncMemory
+from ...memory.facade import Memory
 from ..limits import TooManySessions
 from .preview import preview_erasure
 from .sessions import COOKIE, Session, Sessions
@@ -363,7 +363,7 @@ def _target(kind: str, target: str) -> tuple[str, str]:
 
 def _preview(memory: Memory, tenant: str, kind: str, target: str) -> Any:
     if kind == "episode" and memory.episode(tenant, target) is None:
-        from ..._errors import NotFoundError
+        from ..._core.errors import NotFoundError
 
         raise NotFoundError(f"no episode {target!r} in this tenant", field="episode", value=target)
     return preview_erasure(memory, tenant, kind, target)

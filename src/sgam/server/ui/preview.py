@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..._erasure import forget_episode, forget_subject, with_derivatives
-from ..._memory import Memory
-from ..._rules import Version
+from ..._core.rules import Version
+from ...lifecycle.erasure import forget_episode, forget_subject, with_derivatives
+from ...memory.facade import Memory
 from ...store import WriteTransaction
 from .timeline import short_time
 
@@ -52,9 +52,9 @@ def preview_erasure(memory: Memory, tenant: str, kind: str, target: str) -> Eras
             keys = {key for doomed in with_derivatives(txn, [target]) for key in txn.keys_of_source(doomed)}
         before = {key: txn.current(*key) for key in keys}
         if kind == "subject":
-            erased = forget_subject(txn, target, ledger.now(), ledger.digests, "preview")
+            erased = forget_subject(txn, target, ledger.now(), ledger.reach, "preview")
         else:
-            erased = forget_episode(txn, target, ledger.now(), ledger.digests, "preview")
+            erased = forget_episode(txn, target, ledger.now(), ledger.reach, "preview")
         preview = ErasurePreview(kind, target, erased.operations, erased.episodes)
         for key in sorted(keys):
             after = txn.current(*key)

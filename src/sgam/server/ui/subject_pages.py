@@ -11,13 +11,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from ..._errors import NotFoundError
-from ..._memory import Memory
-from ..._model import Assertion
-from ..._schema import AttributeSchema, Cardinality, ValueType
-from ..._time import format_timestamp
-from ..._values import check_subject
+from ..._core.errors import NotFoundError
+from ..._core.model import Assertion
+from ..._core.schema import AttributeSchema, Cardinality, ValueType
+from ..._core.time import format_timestamp
+from ..._core.values import check_subject
 from ...access import Principal
+from ...memory.facade import Memory
 from . import neighbourhood
 from .pages import OVERVIEW_ROWS, _guarded, _memory, _moment, _page
 from .sessions import Session

@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from ..._model import Assertion
-from ..._retention import parse_ttl
-from ..._time import from_micros, to_micros
+from ..._core.model import Assertion
+from ..._core.retention import parse_ttl
+from ..._core.time import from_micros, to_micros
 
 WIDTH = 960
 LABEL = 200

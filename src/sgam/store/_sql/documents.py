@@ -9,18 +9,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._documents import ChunkRow, DocumentRow, RevisionRow
-from .ledger import Scoped
 from .session import Session, chunks, in_list
 
 DOC = "doc_id, path, live, revision, content, size, retention, source, reviewed_at, created_at, updated_at"
 REV = "doc_id, revision, path, op, content, author, episode, call_id, recorded_at"
 CHUNK = "c.chunk_id, c.doc_id, c.revision, c.path, c.start_line, c.end_line, c.text"
-
-
-def scope(handle: object) -> tuple[Session, str]:
-    """The session and tenant of a read or unit of work handed to a ``DocumentStore``."""
-    assert isinstance(handle, Scoped), "a read or unit of work of this backend"
-    return handle._db, handle.tenant
 
 
 def doc_from_row(row: tuple[Any, ...]) -> DocumentRow:
@@ -30,46 +23,51 @@ def doc_from_row(row: tuple[Any, ...]) -> DocumentRow:
 
 
 class PortableDocuments:
+    """The shared part of a ``DocumentStore``, bound to the session and tenant of one read
+    or unit of work; ``ORDER`` is how paths sort (code points)."""
+
     MODEL_PROBE: ClassVar[str] = "v.model"
     """How a chunk's vector model is compared (PostgreSQL: an expression, ``postgres/search.py``)."""
 
-    """The shared part of a ``DocumentStore``; ``ORDER`` is how paths sort (code points)."""
-
     ORDER = "path"
+
+    def __init__(self, db: Session, tenant: str) -> None:
+        self._db = db
+        self.tenant = tenant
 
     if TYPE_CHECKING:  # each backend finds a directory's documents with its own index
         def _under(self, directory: str) -> tuple[str, tuple[Any, ...]]: ...
 
-    def _live(self, handle: object, path: str, suffix: str = "") -> DocumentRow | None:
-        db, tenant = scope(handle)
+    def _live(self, path: str, suffix: str = "") -> DocumentRow | None:
+        db, tenant = self._db, self.tenant
         row = db.row(f"SELECT {DOC} FROM documents WHERE tenant = ? AND path = ? AND live = {db.true}{suffix}",
                      (tenant, path))
         return doc_from_row(row) if row else None
 
-    def _live_under(self, handle: object, directory: str, suffix: str = "") -> list[DocumentRow]:
-        db, tenant = scope(handle)
+    def _live_under(self, directory: str, suffix: str = "") -> list[DocumentRow]:
+        db, tenant = self._db, self.tenant
         where, params = self._under(directory)
         rows = db.rows(f"SELECT {DOC} FROM documents WHERE tenant = ? AND live = {db.true} AND {where} "
                        f"ORDER BY {self.ORDER}{suffix}", (tenant, *params))
         return [doc_from_row(row) for row in rows]
 
-    def _scored(self, handle: object, sql: str, params: tuple[Any, ...], sign: float = 1.0) -> list[
+    def _scored(self, sql: str, params: tuple[Any, ...], sign: float = 1.0) -> list[
         tuple[ChunkRow, float]
     ]:
         """Chunks from ``sql`` selecting ``CHUNK`` then a score (times ``sign``: best first
         is highest)."""
-        db, _ = scope(handle)
+        db = self._db
         return [(ChunkRow(*row[:7]), sign * float(row[7])) for row in db.rows(sql, params)]
 
-    def live(self, handle: object, path: str) -> DocumentRow | None:
-        return self._live(handle, path)
+    def live(self, path: str) -> DocumentRow | None:
+        return self._live(path)
 
-    def live_under(self, handle: object, directory: str) -> list[DocumentRow]:
+    def live_under(self, directory: str) -> list[DocumentRow]:
         """Live documents strictly below ``directory``, by path (content included)."""
-        return self._live_under(handle, directory)
+        return self._live_under(directory)
 
-    def live_paths(self, handle: object, paths: Sequence[str]) -> set[str]:
-        db, tenant = scope(handle)
+    def live_paths(self, paths: Sequence[str]) -> set[str]:
+        db, tenant = self._db, self.tenant
         found: set[str] = set()
         for chunk in chunks(paths):
             rows = db.rows(f"SELECT path FROM documents WHERE tenant = ? AND live = {db.true} "
@@ -77,46 +75,46 @@ class PortableDocuments:
             found.update(str(row[0]) for row in rows)
         return found
 
-    def has_under(self, handle: object, directory: str) -> bool:
-        db, tenant = scope(handle)
+    def has_under(self, directory: str) -> bool:
+        db, tenant = self._db, self.tenant
         where, params = self._under(directory)
         return db.row(f"SELECT 1 FROM documents WHERE tenant = ? AND live = {db.true} AND {where} LIMIT 1",
                       (tenant, *params)) is not None
 
-    def last_deleted(self, handle: object, path: str) -> DocumentRow | None:
+    def last_deleted(self, path: str) -> DocumentRow | None:
         """The most recently deleted document whose last path was ``path``."""
-        db, tenant = scope(handle)
+        db, tenant = self._db, self.tenant
         row = db.row(f"SELECT {DOC} FROM documents WHERE tenant = ? AND path = ? AND live = {db.false} "
                      "ORDER BY updated_at DESC, doc_id DESC LIMIT 1", (tenant, path))
         return doc_from_row(row) if row else None
 
-    def ever_at(self, handle: object, path: str) -> list[int]:
-        db, tenant = scope(handle)
+    def ever_at(self, path: str) -> list[int]:
+        db, tenant = self._db, self.tenant
         rows = db.rows("SELECT DISTINCT doc_id FROM document_revisions WHERE tenant = ? AND path = ? ORDER BY doc_id",
                        (tenant, path))
         return [int(row[0]) for row in rows]
 
-    def revisions(self, handle: object, doc_id: int) -> list[RevisionRow]:
-        db, tenant = scope(handle)
+    def revisions(self, doc_id: int) -> list[RevisionRow]:
+        db, tenant = self._db, self.tenant
         rows = db.rows(f"SELECT {REV} FROM document_revisions WHERE tenant = ? AND doc_id = ? ORDER BY revision",
                        (tenant, doc_id))
         return [RevisionRow(*row) for row in rows]
 
-    def revision(self, handle: object, doc_id: int, revision: int) -> RevisionRow | None:
-        db, tenant = scope(handle)
+    def revision(self, doc_id: int, revision: int) -> RevisionRow | None:
+        db, tenant = self._db, self.tenant
         row = db.row(f"SELECT {REV} FROM document_revisions WHERE tenant = ? AND doc_id = ? AND revision = ?",
                      (tenant, doc_id, revision))
         return RevisionRow(*row) if row else None
 
-    def all_live(self, handle: object) -> list[DocumentRow]:
-        db, tenant = scope(handle)
+    def all_live(self) -> list[DocumentRow]:
+        db, tenant = self._db, self.tenant
         rows = db.rows(f"SELECT {DOC} FROM documents WHERE tenant = ? AND live = {db.true} ORDER BY {self.ORDER}",
                        (tenant,))
         return [doc_from_row(row) for row in rows]
 
-    def insert(self, handle: object, row: DocumentRow) -> int:
+    def insert(self, row: DocumentRow) -> int:
         """Store a new document (``row.doc_id`` is ignored); its id."""
-        db, tenant = scope(handle)
+        db, tenant = self._db, self.tenant
         return db.insert(
             "INSERT INTO documents (tenant, path, live, revision, content, size, retention, source, reviewed_at, "
             "created_at, updated_at, kept_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -126,8 +124,8 @@ class PortableDocuments:
             "doc_id",
         )
 
-    def update(self, handle: object, row: DocumentRow) -> None:
-        db, tenant = scope(handle)
+    def update(self, row: DocumentRow) -> None:
+        db, tenant = self._db, self.tenant
         db.run(
             "UPDATE documents SET path = ?, live = ?, revision = ?, content = ?, size = ?, retention = ?, "
             "source = ?, reviewed_at = ?, updated_at = ? WHERE tenant = ? AND doc_id = ?",
@@ -135,13 +133,13 @@ class PortableDocuments:
              db.moment(row.reviewed_at), db.moment(row.updated_at), tenant, row.doc_id),
         )
 
-    def move_under(self, handle: object, old: str, new: str, moved_at: int, author: str | None,
+    def move_under(self, old: str, new: str, moved_at: int, author: str | None,
                    episode: str | None, call: str | None) -> None:
         """Set-based: a directory of 10,000 documents is five statements, not 10,000 round
         trips of re-chunking. Chunks keep their text (chunking depends on the text only)
         and take the new path; their vectors embed the path, so they are dropped for the
         indexer to embed again, as after any change."""
-        db, tenant = scope(handle)
+        db, tenant = self._db, self.tenant
         before, before_params = self._under(old)
         after, after_params = self._under(new)
         tail = len(old) + 1
@@ -157,24 +155,24 @@ class PortableDocuments:
                f"WHERE tenant = ? AND doc_id IN ({moved}))", (tenant, tenant, tenant, *after_params))
         db.run(f"UPDATE document_chunks SET path = ? || substr(path, ?), revision = revision + 1 "
                f"WHERE tenant = ? AND doc_id IN ({moved})", (new, tail, tenant, tenant, *after_params))
-        self._chunks_moved(handle, f"SELECT chunk_id FROM document_chunks WHERE tenant = ? AND doc_id IN ({moved})",
+        self._chunks_moved(f"SELECT chunk_id FROM document_chunks WHERE tenant = ? AND doc_id IN ({moved})",
                            (tenant, tenant, *after_params))
 
-    def _chunks_moved(self, handle: object, chunk_ids: str, params: tuple[Any, ...]) -> None:
+    def _chunks_moved(self, chunk_ids: str, params: tuple[Any, ...]) -> None:
         """After ``move_under`` changed the path of the chunks ``chunk_ids`` selects: a
         backend whose text index does not follow the table brings it along."""
 
-    def add_revision(self, handle: object, tenant: str, row: RevisionRow) -> None:
-        db, _ = scope(handle)
+    def add_revision(self, row: RevisionRow) -> None:
+        db, tenant = self._db, self.tenant
         db.run(
             f"INSERT INTO document_revisions (tenant, {REV}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (tenant, row.doc_id, row.revision, row.path, row.op, row.content, row.author, row.episode,
              row.call_id, db.moment(row.recorded_at)),
         )
 
-    def erase(self, handle: object, doc_ids: Sequence[int]) -> int:
+    def erase(self, doc_ids: Sequence[int]) -> int:
         """Delete documents with every revision, chunk and vector; how many revisions went."""
-        db, tenant = scope(handle)
+        db, tenant = self._db, self.tenant
         removed = 0
         for chunk in chunks(doc_ids):
             ids = in_list("doc_id", len(chunk))
@@ -185,13 +183,13 @@ class PortableDocuments:
 
     # lifecycle (inside ``run_write``, after ``begin``)
 
-    def document(self, handle: object, doc_id: int) -> DocumentRow | None:
-        db, tenant = scope(handle)
+    def document(self, doc_id: int) -> DocumentRow | None:
+        db, tenant = self._db, self.tenant
         row = db.row(f"SELECT {DOC} FROM documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id))
         return doc_from_row(row) if row else None
 
-    def due_documents(self, handle: object, now: int) -> list[tuple[int, int]]:
-        db, tenant = scope(handle)
+    def due_documents(self, now: int) -> list[tuple[int, int]]:
+        db, tenant = self._db, self.tenant
         rows = db.rows(
             f"SELECT d.doc_id, c.ttl FROM retention_classes c JOIN documents d INDEXED BY documents_by_deadline "
             f"ON d.tenant = c.tenant AND d.retention = c.name AND d.kept_since <= ? - {db.span('c.ttl')} "
@@ -200,8 +198,8 @@ class PortableDocuments:
         )
         return [(int(row[0]), now - int(row[1])) for row in rows]
 
-    def expire_revisions(self, handle: object, doc_id: int, cutoff: int) -> int:
-        db, tenant = scope(handle)
+    def expire_revisions(self, doc_id: int, cutoff: int) -> int:
+        db, tenant = self._db, self.tenant
         removed = db.count("DELETE FROM document_revisions WHERE tenant = ? AND doc_id = ? AND recorded_at <= ?",
                            (tenant, doc_id, db.moment(cutoff)))
         oldest = db.row("SELECT min(recorded_at) FROM document_revisions WHERE tenant = ? AND doc_id = ?",
@@ -213,8 +211,8 @@ class PortableDocuments:
                    (db.moment(int(oldest[0])), tenant, doc_id))
         return removed
 
-    def revisions_naming(self, handle: object, episode_ids: Sequence[str]) -> list[tuple[int, int]]:
-        db, tenant = scope(handle)
+    def revisions_naming(self, episode_ids: Sequence[str]) -> list[tuple[int, int]]:
+        db, tenant = self._db, self.tenant
         found: dict[int, int] = {}
         for chunk in chunks(episode_ids):
             for doc_id, revision in db.rows(
@@ -224,13 +222,13 @@ class PortableDocuments:
                 found[int(doc_id)] = min(int(revision), found.get(int(doc_id), int(revision)))
         return sorted(found.items())
 
-    def drop_revisions_from(self, handle: object, doc_id: int, revision: int) -> int:
-        db, tenant = scope(handle)
+    def drop_revisions_from(self, doc_id: int, revision: int) -> int:
+        db, tenant = self._db, self.tenant
         return db.count("DELETE FROM document_revisions WHERE tenant = ? AND doc_id = ? AND revision >= ?",
                         (tenant, doc_id, revision))
 
-    def chunks_without_vectors(self, handle: object, model: str, limit: int) -> list[ChunkRow]:
-        db, tenant = scope(handle)
+    def chunks_without_vectors(self, model: str, limit: int) -> list[ChunkRow]:
+        db, tenant = self._db, self.tenant
         rows = db.rows(
             f"SELECT {CHUNK} FROM document_chunks c WHERE c.tenant = ? AND NOT EXISTS "
             "(SELECT 1 FROM document_vectors v WHERE v.tenant = c.tenant AND v.chunk_id = c.chunk_id "

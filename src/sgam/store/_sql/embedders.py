@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from .._protocol import Reader, WriteTransaction
 from .._search import EmbedderStateRow, VectorProgress
-from .documents import scope
+from .ledger import Scoped
 from .session import Session
 
 STATE = ("SELECT active, active_spec, building, building_spec, building_since, switched_at "
@@ -28,6 +29,12 @@ die with their rows, so a vector of the model means a row that has one)."""
 VECTOR_TABLES = ("episode_vectors", "assertion_vectors", "document_vectors")
 
 
+def scope(handle: Reader | WriteTransaction) -> tuple[Session, str]:
+    """The session and tenant of a read or unit of work of the backend."""
+    assert isinstance(handle, Scoped), "a read or unit of work of this backend"
+    return handle._db, handle.tenant
+
+
 def _moment(db: Session, value: int | None) -> object:
     return None if value is None else db.moment(value)
 
@@ -40,7 +47,7 @@ class PortableEmbedders:
     """How a unit of work locks the row it read (``share``, ``update``): nothing on SQLite,
     whose write transactions already exclude each other."""
 
-    def embedder_state(self, handle: object, lock: str = "") -> EmbedderStateRow | None:
+    def embedder_state(self, handle: Reader | WriteTransaction, lock: str = "") -> EmbedderStateRow | None:
         """The tenant's row, or None when no embedder was ever recorded for it."""
         db, tenant = scope(handle)
         row = db.row(STATE + self.ROW_LOCKS.get(lock, ""), (tenant,))
@@ -50,7 +57,7 @@ class PortableEmbedders:
         time = [None if value is None else int(value) for value in row[4:]]
         return EmbedderStateRow(text[0], text[1], text[2], text[3], time[0], time[1])
 
-    def put_embedder_state(self, handle: object, state: EmbedderStateRow) -> None:
+    def put_embedder_state(self, handle: WriteTransaction, state: EmbedderStateRow) -> None:
         db, tenant = scope(handle)
         db.run(
             "INSERT INTO search_embedders (tenant, active, active_spec, building, building_spec, building_since, "
@@ -61,13 +68,13 @@ class PortableEmbedders:
              _moment(db, state.building_since), _moment(db, state.switched_at)),
         )
 
-    def vector_progress(self, handle: object, model: str) -> VectorProgress:
+    def vector_progress(self, handle: Reader | WriteTransaction, model: str) -> VectorProgress:
         db, tenant = scope(handle)
         row = db.row(PROGRESS, (tenant, tenant, model, tenant, tenant, model, tenant, tenant, model))
         assert row is not None
         return VectorProgress(*(int(value) for value in row))
 
-    def drop_vectors_except(self, handle: object, model: str) -> int:
+    def drop_vectors_except(self, handle: WriteTransaction, model: str) -> int:
         """Delete the tenant's episode, fact and document vectors of every model but
         ``model``; how many went."""
         db, tenant = scope(handle)

@@ -10,9 +10,9 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._purpose import ledger_attribute, members_prefix
-from ..._rules import Operation, Version, as_last_seen, cut, ended, ended_all
-from ..._schema import AttributeSchema, MemoryTypeSchema
+from ..._core.purpose import ledger_attribute, members_prefix
+from ..._core.rules import Operation, Version, as_last_seen, cut, ended, ended_all
+from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, QueryFilter
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
@@ -43,7 +43,7 @@ def visible(alias: str = "") -> str:
 
 _CURRENT = f"SELECT {VERSION_COLUMNS} FROM assertions INDEXED BY assertions_current WHERE {KEY} AND recorded_to IS NULL"
 CURRENT = f"{_CURRENT} ORDER BY valid_from"
-# A version's end is derived from the next version of its key (``_rules.ended``), so every
+# A version's end is derived from the next version of its key (``_core.rules.ended``), so every
 # point lookup brings its neighbour too: the floor(s) of an instant and the version(s)
 # after it, two index probes in one statement. ``side`` tells them apart.
 NEAR = (
@@ -76,7 +76,7 @@ def timeline_clause(flt: QueryFilter, session: Session, column: str = "attribute
     general one (no separator in the ledger attribute), plus ``flt.purpose``'s (the
     ledger attribute ends with separator + purpose, or for a set's member holds
     separator + purpose + member mark), narrowed to ``flt.attribute`` (of a set: the
-    range of its members' keys, ``_purpose.members_prefix``)."""
+    range of its members' keys, ``_core.purpose.members_prefix``)."""
     if flt.attribute is not None:
         scopes = [None] if flt.purpose is None else [None, flt.purpose]
         if flt.many:
@@ -103,7 +103,7 @@ def prefix_range(prefix: str) -> tuple[str, str]:
 def next_clause(alias: str, seen: str) -> str:
     """SQL true when a version of ``alias``'s key, visible as ``seen`` says (written
     over the alias ``n``), starts after ``alias`` and at or before a bound instant: then
-    ``alias`` no longer holds at that instant (its end is derived, ``_rules.ended``)."""
+    ``alias`` no longer holds at that instant (its end is derived, ``_core.rules.ended``)."""
     return (f"NOT EXISTS (SELECT 1 FROM assertions n WHERE n.tenant = {alias}.tenant "
             f"AND n.subject = {alias}.subject AND n.attribute = {alias}.attribute AND {seen} "
             f"AND n.valid_from > {alias}.valid_from AND n.valid_from <= ?)")
@@ -354,7 +354,7 @@ class LedgerReader(LedgerReads):
 
     def member_keys(self, subject: str, prefix: str) -> list[str]:
         """The ledger attributes of the subject's versions that start with ``prefix`` (the
-        members of a set, ``_purpose.members_prefix``): one range of the subject's keys.
+        members of a set, ``_core.purpose.members_prefix``): one range of the subject's keys.
         Versions, not operations: a member may have been derived by a migration or a merge
         from operations logged under another key."""
         column = f"attribute{self._db.bytewise}"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..._purpose import ConsentRow
+from ..._core.purpose import ConsentRow
 from .._protocol import AuditRow, ClassHoldings, RetentionRow
 from .ledger import Scoped
 from .session import Session, chunks, in_list

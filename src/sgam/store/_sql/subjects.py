@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..._rules import Operation
-from .._records import AliasRow, ChangeRow, QuarantineRow
+from ..._core.rules import Operation
+from .._records import AliasRow, ChangeRow, ConvertedRow, QuarantineRow
 from .._rows import OPERATION_COLUMNS, operation_from_row
 from .ledger import MAX_INDEXED_VALUE, Scoped
 from .session import chunks, in_list
@@ -128,6 +128,19 @@ class SubjectReads(Scoped):
         rows = self._db.rows(f"SELECT seq, subject, attribute, value, since FROM quarantine WHERE tenant = ?{where} "
                              "ORDER BY attribute, subject, seq", params)
         return [QuarantineRow(*row) for row in rows]
+
+    def converted_values(self, seqs: Sequence[int]) -> list[ConvertedRow]:
+        found: list[ConvertedRow] = []
+        for chunk in chunks(sorted(set(seqs))):
+            rows = self._db.rows(f"SELECT step, seq, value, reason FROM converted_values WHERE tenant = ? AND "
+                                 f"{in_list('seq', len(chunk))} ORDER BY step, seq", (self.tenant, *chunk))
+            found += [ConvertedRow(*row) for row in rows]
+        return found
+
+    def attributes_of_memory_type(self, memory_type: str) -> list[str]:
+        rows = self._db.rows("SELECT DISTINCT attribute FROM operations WHERE tenant = ? AND memory_type = ?",
+                             (self.tenant, memory_type))
+        return sorted(str(row[0]) for row in rows)
 
 
 class SubjectWrites(SubjectReads):
@@ -263,6 +276,10 @@ class SubjectWrites(SubjectReads):
                           "VALUES (?, ?, ?, ?, ?, ?)",
                           [(self.tenant, r.seq, r.subject, r.attribute, r.value, self._db.moment(r.since))
                            for r in rows])
+
+    def add_converted_values(self, rows: Sequence[ConvertedRow]) -> None:
+        self._db.run_many("INSERT INTO converted_values (tenant, seq, step, value, reason) VALUES (?, ?, ?, ?, ?)",
+                          [(self.tenant, r.seq, r.step, r.value, r.reason) for r in rows])
 
     def delete_attribute_schema(self, attribute: str) -> None:
         self._db.run("DELETE FROM attribute_schemas WHERE tenant = ? AND attribute = ?", (self.tenant, attribute))

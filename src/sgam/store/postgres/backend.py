@@ -36,8 +36,8 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
-from ..._errors import StoreError
-from ..._values import check_tenant
+from ..._core.errors import StoreError
+from ..._core.values import check_tenant
 from .._acting import mark_acted
 from .._protocol import JobRow, Reader, ResidueScan
 from .._sql.access import AccessReads
@@ -140,6 +140,11 @@ class PostgresReader(
             sent = self._conn.cursor(binary=True)
             sent.execute(native(sql), args)
             self._session.ahead[key] = sent
+
+    def documents(self) -> PostgresDocuments:
+        from .documents import PostgresDocuments
+
+        return PostgresDocuments(self._db, self.tenant, lock_key)
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Note the first statement of each call. Asked before the deadline probe, they
@@ -412,12 +417,6 @@ class PostgresBackend:
 
     def close(self) -> None:
         self._pool.close()
-
-    def document_store(self) -> PostgresDocuments:
-        """Document memory's tables over this backend's tenant-scoped transactions."""
-        from .documents import PostgresDocuments
-
-        return PostgresDocuments(lock_key)
 
     def search_index(self) -> PostgresSearchIndex:
         """Full text and pgvector over this backend's tenant-scoped transactions."""

@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from ..._errors import StoreError
+from ..._core.errors import StoreError
 
 CONNECT_TIMEOUT = 5
 

@@ -16,40 +16,42 @@ import numpy as np
 import numpy.typing as npt
 
 from .._documents import Chunk, ChunkRow, DocumentRow
-from .._sql.documents import CHUNK, PortableDocuments, scope
+from .._sql.documents import CHUNK, PortableDocuments
+from .._sql.session import Session
 from .adapters import Floats, query_vector
 
 _WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"
 
 
 class PostgresDocuments(PortableDocuments):
-    """``DocumentStore`` over the backend's tenant-scoped transactions; ``lock_key`` is
-    the backend's advisory lock id of (tenant, name)."""
+    """``DocumentStore`` in one of the backend's tenant-scoped transactions; ``lock_key``
+    is the backend's advisory lock id of (tenant, name)."""
 
     MODEL_PROBE = "v.model || ''"  # one primary-key probe a chunk (search.MODEL_PROBE says why)
 
     ORDER = 'path COLLATE "C"'
 
-    def __init__(self, lock_key: Callable[[str, str], int]) -> None:
+    def __init__(self, db: Session, tenant: str, lock_key: Callable[[str, str], int]) -> None:
+        super().__init__(db, tenant)
         self._lock_key = lock_key
 
     def _under(self, directory: str) -> tuple[str, tuple[Any, ...]]:
         escaped = directory.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         return "path LIKE ? ESCAPE '\\'", (escaped + "/%",)
 
-    def begin(self, handle: object) -> None:
-        db, tenant = scope(handle)
+    def begin(self) -> None:
+        db, tenant = self._db, self.tenant
         # "\x00" cannot start a subject, so this lock is no subject's.
         db.run("SELECT pg_advisory_xact_lock(?)", (self._lock_key(tenant, "\x00documents"),))
 
-    def lock(self, handle: object, path: str) -> DocumentRow | None:
-        return self._live(handle, path, " FOR UPDATE")
+    def lock(self, path: str) -> DocumentRow | None:
+        return self._live(path, " FOR UPDATE")
 
-    def lock_under(self, handle: object, directory: str) -> list[DocumentRow]:
-        return self._live_under(handle, directory, " FOR UPDATE")
+    def lock_under(self, directory: str) -> list[DocumentRow]:
+        return self._live_under(directory, " FOR UPDATE")
 
-    def replace_chunks(self, handle: object, tenant: str, row: DocumentRow, chunks: Sequence[Chunk]) -> None:
-        db, _ = scope(handle)
+    def replace_chunks(self, row: DocumentRow, chunks: Sequence[Chunk]) -> None:
+        db, tenant = self._db, self.tenant
         db.run("DELETE FROM document_chunks WHERE tenant = ? AND doc_id = ?", (tenant, row.doc_id))
         if chunks:
             db.run(
@@ -59,19 +61,18 @@ class PostgresDocuments(PortableDocuments):
                  [c.end_line for c in chunks], [c.text for c in chunks]),
             )
 
-    def keyword_chunks(self, handle: object, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
+    def keyword_chunks(self, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:
             return []
         return self._scored(
-            handle,
             f"SELECT {CHUNK}, ts_rank_cd({_WEIGHTS}, c.search, a.q) AS rank FROM document_chunks c, "
             "(SELECT sgam_tsquery_or(plainto_tsquery('english', term)) AS q FROM unnest(?::text[]) AS u(term)) a "
             "WHERE c.tenant = ? AND c.search @@ a.q ORDER BY rank DESC, c.chunk_id LIMIT ?",
-            (list(terms), scope(handle)[1], limit),
+            (list(terms), self.tenant, limit),
         )
 
-    def put_vectors(self, handle: object, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]) -> None:
-        db, tenant = scope(handle)
+    def put_vectors(self, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]) -> None:
+        db, tenant = self._db, self.tenant
         for chunk_id, vector in items:
             db.run(
                 "INSERT INTO document_vectors (tenant, chunk_id, model, dims, embedding) "
@@ -83,13 +84,12 @@ class PostgresDocuments(PortableDocuments):
             )
 
     def vector_chunks(
-        self, handle: object, model: str, vector: npt.NDArray[np.float32], limit: int
+        self, model: str, vector: npt.NDArray[np.float32], limit: int
     ) -> list[tuple[ChunkRow, float]]:
         dims = int(vector.shape[0])
         return self._scored(
-            handle,
             f"SELECT {CHUNK}, 1 - (v.embedding::vector({dims}) <=> {query_vector(dims)}) AS score "
             "FROM document_vectors v JOIN document_chunks c ON c.tenant = v.tenant AND c.chunk_id = v.chunk_id "
             f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} ORDER BY score DESC LIMIT ?",
-            (Floats(vector), scope(handle)[1], model, limit),
+            (Floats(vector), self.tenant, model, limit),
         )

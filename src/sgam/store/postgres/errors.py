@@ -18,7 +18,7 @@ import psycopg
 from psycopg import errors as pg
 from psycopg_pool import PoolClosed, PoolTimeout, TooManyRequests
 
-from ..._errors import BusyError, ConflictError, NotFoundError, SgamError, StoreError
+from ..._core.errors import BusyError, ConflictError, NotFoundError, SgamError, StoreError
 
 DRIVER_ERRORS: tuple[tuple[type[Exception], type[SgamError]], ...] = (
     (pg.SerializationFailure, BusyError),

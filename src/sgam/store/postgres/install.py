@@ -19,7 +19,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
-from ..._errors import SchemaVersionError, ValidationError
+from ..._core.errors import SchemaVersionError, ValidationError
 from .._migration_checksums import checksum, unrecorded
 from .connect import connect
 from .errors import map_postgres_errors

@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..._purpose import ConsentRow
+from ..._core.purpose import ConsentRow
 from .._protocol import EpisodeRow
 from .._rows import version_from_row
 from .._sql.ledger import Near

@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..._errors import ValidationError
+from ..._core.errors import ValidationError
 from .._protocol import EpisodeRow, Reader, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery
-from .._sql.documents import scope
-from .._sql.embedders import PortableEmbedders
+from .._sql.embedders import PortableEmbedders, scope
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import nearest, time_mask
 from .adapters import Floats, micros, query_vector
@@ -166,7 +165,7 @@ class PostgresSearchIndex(PortableEmbedders):
     ``FOR UPDATE``: the switch waits for writers that read the old state, and writers
     that come after it read the new one (READ COMMITTED reads the row a lock waited for)."""
 
-    def drop_vectors_except(self, handle: object, model: str) -> int:
+    def drop_vectors_except(self, handle: WriteTransaction, model: str) -> int:
         """The portable delete, then the vector tally's rows of the models that went: a
         tally row names its model, and nothing is left that names one."""
         dropped = super().drop_vectors_except(handle, model)

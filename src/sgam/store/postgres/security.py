@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 
-from ..._errors import UnsafeDatabaseError
+from ..._core.errors import UnsafeDatabaseError
 from .migrations import TENANT_TABLES
 
 _CHECK = """

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..._purpose import ConsentRow
-from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
-from ..._schema import AttributeSchema, MemoryTypeSchema
+from ..._core.purpose import ConsentRow
+from ..._core.rules import KeyTimeline, KeyView, Operation, Version, ended_all
+from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
@@ -220,11 +220,10 @@ class PostgresWrite(
 
     # one key --------------------------------------------------------------------------
 
-    def document_store(self) -> PostgresDocuments:
-        """Document memory's tables, for erasure and expiry inside this unit of work."""
+    def documents(self) -> PostgresDocuments:
         from .documents import PostgresDocuments
 
-        return PostgresDocuments(lock_key)
+        return PostgresDocuments(self._db, self.tenant, lock_key)
 
     def lock_keys(self, keys: list[tuple[str, str]], since: list[int] | None = None) -> None:
         """Lock every subject of a batch at once, then fetch each key's last transaction

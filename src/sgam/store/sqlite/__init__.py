@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..._errors import ValidationError
+from ..._core.errors import ValidationError
 from .._backend import Backend
 from .backend import SQLiteBackend
 

@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..._errors import BusyError, SchemaVersionError
-from ..._rules import KeyTimeline, KeyView, Operation, Version, ended_all
-from ..._schema import AttributeSchema, MemoryTypeSchema
+from ..._core.errors import BusyError, SchemaVersionError
+from ..._core.rules import KeyTimeline, KeyView, Operation, Version, ended_all
+from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
 from .._migration_checksums import checksum, unrecorded
 from .._protocol import EpisodeRow, JobRow, ResidueScan
@@ -236,11 +236,10 @@ class SQLiteWrite(
         self._last.pop((op.subject, op.attribute), None)
         return super().append_operation(op)
 
-    def document_store(self) -> SQLiteDocuments:
-        """Document memory's tables, for erasure and expiry inside this unit of work."""
+    def documents(self) -> SQLiteDocuments:
         from .documents import SQLiteDocuments
 
-        return SQLiteDocuments()
+        return SQLiteDocuments(self._db, self.tenant)
 
     def prefetch_one(self, subject: str, attribute: str, moment: int, source: str) -> None:
         """The key's versions around ``moment`` and its last change in one statement (the
@@ -432,12 +431,6 @@ class SQLiteBackend:
             if self._residue is not None:  # a last try at the WAL an erasure left behind
                 self._retry_checkpoint()
             self._conn.close()
-
-    def document_store(self) -> SQLiteDocuments:
-        """Document memory's tables in the same file, under the same lock."""
-        from .documents import SQLiteDocuments
-
-        return SQLiteDocuments()
 
     def search_index(self) -> SearchIndex:
         """FTS5 and vector tables in the same file, under the same lock."""

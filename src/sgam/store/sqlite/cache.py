@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..._purpose import ConsentRow
+from ..._core.purpose import ConsentRow
 from .._sql import lifecycle
 
 Cache = dict[tuple[str, str, str], Any]

@@ -13,29 +13,29 @@ import numpy as np
 import numpy.typing as npt
 
 from .._documents import Chunk, ChunkRow, DocumentRow
-from .._sql.documents import CHUNK, PortableDocuments, scope
+from .._sql.documents import CHUNK, PortableDocuments
 from .._sql.session import in_list
 from .fts import fts_query
 
 
 class SQLiteDocuments(PortableDocuments):
-    """``DocumentStore`` on the backend's connection; a write is already ``BEGIN IMMEDIATE``,
-    so ``lock`` needs no more than a read."""
+    """``DocumentStore`` in one read or unit of work on the backend's connection; a write is
+    already ``BEGIN IMMEDIATE``, so ``lock`` needs no more than a read."""
 
     def _under(self, directory: str) -> tuple[str, tuple[Any, ...]]:
         return "path > ? || '/' AND path < ? || '0'", (directory, directory)
 
-    def begin(self, handle: object) -> None:
+    def begin(self) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already serialises every write of the file."""
 
-    def lock(self, handle: object, path: str) -> DocumentRow | None:
-        return self.live(handle, path)
+    def lock(self, path: str) -> DocumentRow | None:
+        return self.live(path)
 
-    def lock_under(self, handle: object, directory: str) -> list[DocumentRow]:
-        return self.live_under(handle, directory)
+    def lock_under(self, directory: str) -> list[DocumentRow]:
+        return self.live_under(directory)
 
-    def replace_chunks(self, handle: object, tenant: str, row: DocumentRow, chunks: Sequence[Chunk]) -> None:
-        db, _ = scope(handle)
+    def replace_chunks(self, row: DocumentRow, chunks: Sequence[Chunk]) -> None:
+        db, tenant = self._db, self.tenant
         db.run("DELETE FROM document_chunks WHERE doc_id = ?", (row.doc_id,))
         db.run_many(
             "INSERT INTO document_chunks (doc_id, tenant, revision, path, start_line, end_line, text) "
@@ -43,22 +43,22 @@ class SQLiteDocuments(PortableDocuments):
             [(row.doc_id, tenant, row.revision, row.path, c.start_line, c.end_line, c.text) for c in chunks],
         )
 
-    def _chunks_moved(self, handle: object, chunk_ids: str, params: tuple[Any, ...]) -> None:
+    def _chunks_moved(self, chunk_ids: str, params: tuple[Any, ...]) -> None:
         """The FTS5 table holds the path too and no trigger follows an update of it."""
-        db, _ = scope(handle)
+        db = self._db
         db.run("UPDATE document_chunks_fts SET path = (SELECT c.path FROM document_chunks c "
                f"WHERE c.chunk_id = document_chunks_fts.rowid) WHERE rowid IN ({chunk_ids})", params)
 
-    def keyword_chunks(self, handle: object, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
+    def keyword_chunks(self, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:
             return []
         sql = (f"SELECT {CHUNK}, bm25(document_chunks_fts, 0.5, 1.0) AS rank FROM document_chunks_fts "
                "JOIN document_chunks c ON c.chunk_id = document_chunks_fts.rowid "
                "WHERE document_chunks_fts MATCH ? AND c.tenant = ? ORDER BY rank LIMIT ?")
-        return self._scored(handle, sql, (fts_query(terms), scope(handle)[1], limit), sign=-1.0)
+        return self._scored(sql, (fts_query(terms), self.tenant, limit), sign=-1.0)
 
-    def put_vectors(self, handle: object, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]) -> None:
-        db, tenant = scope(handle)
+    def put_vectors(self, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]) -> None:
+        db, tenant = self._db, self.tenant
         db.run_many(
             "INSERT OR REPLACE INTO document_vectors (chunk_id, tenant, model, vector) "
             "SELECT chunk_id, tenant, ?, ? FROM document_chunks WHERE chunk_id = ? AND tenant = ?",
@@ -66,10 +66,10 @@ class SQLiteDocuments(PortableDocuments):
         )
 
     def vector_chunks(
-        self, handle: object, model: str, vector: npt.NDArray[np.float32], limit: int
+        self, model: str, vector: npt.NDArray[np.float32], limit: int
     ) -> list[tuple[ChunkRow, float]]:
         """Exact cosine over the tenant's chunk vectors: documents are few next to episodes."""
-        db, tenant = scope(handle)
+        db, tenant = self._db, self.tenant
         stored = db.rows("SELECT chunk_id, vector FROM document_vectors WHERE tenant = ? AND model = ?",
                          (tenant, model))
         if not stored:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..._errors import BusyError, ConflictError, SgamError, StoreError
+from ..._core.errors import BusyError, ConflictError, SgamError, StoreError
 
 DRIVER_ERRORS: dict[type[Exception], type[SgamError]] = {
     sqlite3.IntegrityError: ConflictError,

@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ..._schema import AttributeSchema
+from ..._core.schema import AttributeSchema
 from .._protocol import QueryFilter, Reader
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
@@ -23,6 +23,7 @@ from .session import SQLiteSession
 
 if TYPE_CHECKING:
     from .backend import SQLiteBackend
+    from .documents import SQLiteDocuments
 
 
 class SQLiteReader(
@@ -35,6 +36,11 @@ class SQLiteReader(
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
+
+    def documents(self) -> SQLiteDocuments:
+        from .documents import SQLiteDocuments
+
+        return SQLiteDocuments(self._db, self.tenant)
 
     def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..._errors import StoreError
+from ..._core.errors import StoreError
 from .._protocol import ResidueHit, ResidueScan
 from .fulltext import FAMILIES, SHADOW_TABLES
 

@@ -1,7 +1,7 @@
 """PostgreSQL schema: the purge's tenant list names tenants with checkpoint threads due,
 and an action names the checkpoint thread it was made for."""
 
-# Checkpoint retention runs in the purge (``_expiry.settle_threads``): a thread of a class
+# Checkpoint retention runs in the purge (``lifecycle.expiry.settle_threads``): a thread of a class
 # with a ttl is due when its oldest checkpoint is past the ttl and it has older history to
 # prune, or its class erases it. ``sgam_due_tenants`` reads the thread tables across
 # tenants for that, as the owner, through the read-only ``lifecycle_sweep`` policy

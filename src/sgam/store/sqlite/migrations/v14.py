@@ -17,7 +17,7 @@
 # - ``quarantine``: the operations a retype set aside (no conversion to the new type),
 #   with their value then; erasure reaches them like any operation.
 # Operations keep the name they were given; versions are stored under the subject the
-# name meant when they were derived (``_aliases.py`` re-derives a merged subject).
+# name meant when they were derived (``ledger/aliases.py`` re-derives a merged subject).
 
 SCRIPT = """
     CREATE TABLE subject_aliases (

@@ -1,0 +1,158 @@
+"""Memory type version benchmark: a new version of a typed memory type (a Pydantic model)
+converting N stored values with a Python function, beside reads of an untouched
+attribute in the same run.
+
+Workload: N/5 subjects, each with five versions of ``plan`` (memory type ``trip``,
+``{"city": ..., "nights": "<digits>"}``; every 50th value's nights is a word the function
+cannot convert) and one ``city``, each subject's writes from an episode of its own. The
+store is bulk-loaded (``write_many``); then ``register_memory_type(trip, TripV2,
+convert=...)`` runs as one recorded step and is timed (values per second, peak RSS of
+the process, calls of the function: once per distinct value). Reads are timed one by one
+on random subjects: a current read of ``plan`` after the step, a read at a ``known_at``
+before it (the old version), a current read of the untouched ``city``; then erasures of a
+subject's episode after the step, which re-derive its keys of ``plan`` from what the
+function made of them (``converted_values``) without calling it, beside erasures of
+others before the step.
+
+    python bench/model_versions.py --facts 10000,100000
+    python bench/model_versions.py --facts 10000 --backend postgres --json   # an embedded server, deleted after
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from _stores import temporary_url
+from pydantic import BaseModel
+
+from sgam import Memory
+
+TENANT = "bench"
+VERSIONS = 5
+BATCH = 10_000
+READS = 2_000
+ERASURES = 50
+T0 = datetime(2020, 1, 1, tzinfo=UTC)
+
+
+class TripV1(BaseModel):
+    city: str
+    nights: str
+
+
+class TripV2(BaseModel):
+    destination: str
+    nights: int
+
+
+class Counted:
+    """The conversion function, counting its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, old: dict[str, Any]) -> TripV2:
+        self.calls += 1
+        return TripV2(destination=old["city"], nights=int(old["nights"]))
+
+
+def _fill(memory: Memory, facts: int) -> int:
+    memory.register_memory_type(TENANT, "trip", TripV1)
+    memory.declare(TENANT, "plan", "object", memory_type="trip")
+    subjects = max(1, facts // VERSIONS)
+    episodes = [{"id": f"e{s}", "at": T0, "text": f"trips of p{s}"} for s in range(subjects)]
+    for start in range(0, len(episodes), BATCH):
+        memory.add_episodes(TENANT, episodes[start:start + BATCH])
+    batch: list[dict[str, Any]] = []
+    for version in range(VERSIONS):
+        for subject in range(subjects):
+            number = version * subjects + subject
+            nights = "many" if number % 50 == 0 else str(number % 30)
+            batch.append({"subject": f"p{subject}", "attribute": "plan", "value": {"city": f"c{number}",
+                                                                                   "nights": nights},
+                          "valid_from": T0 + timedelta(days=30 * version), "source": f"e{subject}"})
+            if len(batch) >= BATCH:
+                memory.write_many(TENANT, batch)
+                batch.clear()
+    batch += [{"subject": f"p{s}", "attribute": "city", "value": "Oslo", "valid_from": T0, "source": f"e{s}"}
+              for s in range(subjects)]
+    for start in range(0, len(batch), BATCH):
+        memory.write_many(TENANT, batch[start:start + BATCH])
+    return subjects
+
+
+def _timed(call: Callable[[], object], reads: int) -> dict[str, float]:
+    samples = []
+    for _ in range(reads):
+        started = time.perf_counter_ns()
+        call()
+        samples.append((time.perf_counter_ns() - started) / 1000)
+    samples.sort()
+    return {"p50_us": round(statistics.median(samples), 1), "p99_us": round(samples[int(len(samples) * 0.99)], 1)}
+
+
+def run(url: str, facts: int) -> dict[str, Any]:
+    with Memory(url) as memory:
+        subjects = _fill(memory, facts)
+        rng = random.Random(3)
+        doomed = iter(rng.sample(range(subjects), min(2 * ERASURES, subjects)))
+        erasures = min(ERASURES, subjects // 2)
+        forget_before = _timed(lambda: memory.forget_episode(TENANT, f"e{next(doomed)}"), erasures)
+        before = datetime.now(UTC)
+        time.sleep(0.01)
+        function = Counted()
+        started = time.perf_counter()
+        memory.register_memory_type(TENANT, "trip", TripV2, convert=function)
+        seconds = time.perf_counter() - started
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+        def pick() -> str:
+            return f"p{rng.randrange(subjects)}"
+
+        result: dict[str, Any] = {
+            "facts": facts, "step_seconds": round(seconds, 2), "step_values_per_s": round(facts / seconds),
+            "function_calls": function.calls, "peak_rss_mb": round(peak, 1),
+            "set_aside": len(memory.quarantined(TENANT, "plan")),
+            "read_converted": _timed(lambda: memory.get(TENANT, pick(), "plan"), READS),
+            "read_before_step": _timed(lambda: memory.get(TENANT, pick(), "plan", known_at=before), READS),
+            "read_untouched": _timed(lambda: memory.get(TENANT, pick(), "city"), READS),
+        }
+        result["forget_episode_before_step"] = forget_before
+        result["forget_episode"] = _timed(lambda: memory.forget_episode(TENANT, f"e{next(doomed)}"), erasures)
+        result["converted_vs_untouched"] = round(
+            result["read_converted"]["p50_us"] / result["read_untouched"]["p50_us"], 2)
+        return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--facts", default="10000", help="comma-separated sizes")
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    runs = []
+    for size in (int(size) for size in args.facts.split(",")):
+        with temporary_url(args.backend, "model-versions") as url:
+            runs.append(run(url, size))
+    if args.json:
+        print(json.dumps({"backend": args.backend, "sizes": runs}, indent=2))
+        return
+    for found in runs:
+        print(f"{found['facts']:>9,} values: step {found['step_seconds']} s ({found['step_values_per_s']:,} values/s, "
+              f"{found['function_calls']:,} calls), peak RSS {found['peak_rss_mb']} MB, {found['set_aside']} set "
+              f"aside; read p50 converted {found['read_converted']['p50_us']} us, before the step "
+              f"{found['read_before_step']['p50_us']} us, untouched {found['read_untouched']['p50_us']} us "
+              f"({found['converted_vs_untouched']}x); forget_episode p50 {found['forget_episode']['p50_us']} us "
+              f"(before the step {found['forget_episode_before_step']['p50_us']} us)")
+
+
+if __name__ == "__main__":
+    main()

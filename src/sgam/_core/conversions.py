@@ -1,0 +1,138 @@
+"""Value conversions of a ``retype`` (replay format 1, "Schema evolution"): a ``map`` of
+pairs first, then a value already of the new type as it is, then the first built-in
+conversion that applies. Pure functions over the canonical JSON text the ledger stores,
+and ``ValueConversion``, what the derivation asks of any retype's conversion."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .errors import SgamError, ValidationError
+from .rules import Operation
+from .schema import ValueType, check_value_type
+from .time import is_iso_date, is_rfc3339, parse_timestamp
+from .values import canonical_json
+
+NO_CONVERSION = None
+
+
+def _is(value: Any, value_type: ValueType) -> bool:
+    try:
+        check_value_type(value, value_type)
+    except SgamError:
+        return False
+    return True
+
+
+def _builtin(value: Any, value_type: ValueType) -> Any:
+    """The first built-in conversion of the spec that applies, or ``NO_CONVERSION``."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if value_type is ValueType.NUMBER and number:
+        return value
+    if value_type is ValueType.INTEGER and number and math.isfinite(value) and float(value).is_integer():
+        return int(value)
+    if value_type is ValueType.STRING and (number or isinstance(value, bool)):
+        return json.dumps(value)
+    if value_type in (ValueType.NUMBER, ValueType.INTEGER) and isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, (int, float)) and not isinstance(parsed, bool) and value.strip() == value:
+            if value_type is ValueType.NUMBER:
+                return parsed
+            if math.isfinite(parsed) and float(parsed).is_integer():
+                return int(parsed)
+    if value_type is ValueType.DATETIME and isinstance(value, str) and is_iso_date(value):
+        return f"{value}T00:00:00Z"
+    if value_type is ValueType.DATE and isinstance(value, str) and is_rfc3339(value):
+        moment = parse_timestamp(value, "value")
+        if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
+            return moment.date().isoformat()
+    if value_type is ValueType.ARRAY:
+        return [value]
+    return NO_CONVERSION
+
+
+def convert(text: str, value_type: ValueType, mapping: dict[str, str]) -> str | None:
+    """The stored value ``text`` converted to ``value_type`` (canonical JSON), or None
+    when nothing converts it. ``mapping``: canonical JSON of ``old`` -> of ``new``."""
+    if text in mapping:
+        return mapping[text]
+    value = json.loads(text)
+    if _is(value, value_type):
+        return text
+    converted = _builtin(value, value_type)
+    if converted is NO_CONVERSION or not _is(converted, value_type):
+        return None
+    return canonical_json(converted)
+
+
+def check_map(pairs: object, value_type: ValueType, field: str = "map") -> dict[str, str]:
+    """A ``map`` (a list of ``[old, new]`` pairs, each ``new`` of the new type) as
+    canonical JSON old -> new; a ``ValidationError`` naming the pair otherwise."""
+    if pairs is None:
+        return {}
+    if not isinstance(pairs, list):
+        raise ValidationError(field, pairs, "must be a list of [old, new] pairs")
+    found: dict[str, str] = {}
+    for index, pair in enumerate(pairs):
+        where = f"{field}[{index}]"
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ValidationError(where, pair, "must be a pair [old, new]")
+        old, new = pair
+        if new is None or not _is(new, value_type):
+            raise ValidationError(f"{where}[1]", new, f"must be of the new type {value_type.value}")
+        key = canonical_json(old, f"{where}[0]")
+        if key in found and found[key] != canonical_json(new):
+            raise ValidationError(f"{where}[0]", old, "is mapped twice, to different values")
+        found[key] = canonical_json(new, f"{where}[1]")
+    return found
+
+
+class ValueConversion(Protocol):
+    """How a ``retype`` step converts each value it reaches: the built-in conversions of
+    a value type (``TypeConversion``), or what a memory type's conversion function made
+    of each operation (``RecordedConversion``, and the function itself while the step
+    is taken)."""
+
+    def reaches(self, op: Operation) -> bool:
+        """Whether the step converts ``op`` (an operation of the step's attribute)."""
+        ...
+
+    def __call__(self, op: Operation, current: str) -> str | None:
+        """``current`` (canonical JSON) converted, or None: set aside."""
+        ...
+
+    def refused(self, attribute: str, unconverted: Sequence[str]) -> SgamError:
+        """The error of a step that would set ``unconverted`` aside without ``quarantine``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TypeConversion:
+    """A retype to a value type: its ``map`` first, then the built-in conversions."""
+
+    value_type: ValueType
+    mapping: dict[str, str]
+
+    @classmethod
+    def of(cls, detail: dict[str, Any]) -> TypeConversion:
+        return cls(ValueType(detail["type"]), {str(old): str(new) for old, new in detail.get("map", [])})
+
+    def reaches(self, op: Operation) -> bool:
+        return True
+
+    def __call__(self, op: Operation, current: str) -> str | None:
+        return convert(current, self.value_type, self.mapping)
+
+    def refused(self, attribute: str, unconverted: Sequence[str]) -> SgamError:
+        shown = ", ".join(sorted(set(unconverted))[:3])
+        return ValidationError(
+            "type", self.value_type.value,
+            f"{len(unconverted)} value(s) of {attribute!r} have no conversion to {self.value_type.value} "
+            f"(e.g. {shown}): list them in map, or set quarantine")

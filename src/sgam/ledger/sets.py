@@ -1,0 +1,41 @@
+"""A set's members as every read answers them (``members``, ``sgam get`` of a set, the
+query of one, recall): the purpose's members where any hold, else the general
+timeline's; nothing while consent for the subject is revoked; no value naming a subject
+whose consent is."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._core.purpose import allowed, members_prefix
+from .._core.rules import Version
+from ..store import Reader
+from .relations import RelationReads, visible_versions
+
+
+def member_versions(
+    reader: RelationReads, subject: str, attribute: str, at: int, known_at: int | None, purpose: str | None,
+) -> list[Version]:
+    """The members of ``subject.attribute`` holding at ``at`` as known at ``known_at``, in
+    the order of their values' JSON text."""
+    if not allowed(reader.consents(subject), purpose):
+        return []
+    found = [] if purpose is None else reader.members(subject, members_prefix(attribute, purpose), at, known_at)
+    if not found:
+        found = reader.members(subject, members_prefix(attribute, None), at, known_at)
+    return visible_versions(reader, found, purpose, known_at)
+
+
+def member_reads(
+    subject: str, attribute: str, at: int, known_at: int | None, purpose: str | None,
+) -> list[Callable[[Reader], object]]:
+    """What ``member_versions`` asks first, for a read to send ahead (PostgreSQL sends
+    them in one round trip): the subject's consent, the attribute's schema, the members."""
+    reads: list[Callable[[Reader], object]] = [
+        lambda reader: reader.consents(subject),
+        lambda reader: reader.declared(attribute),
+        lambda reader: reader.members(subject, members_prefix(attribute, None), at, known_at),
+    ]
+    if purpose is not None:
+        reads.append(lambda reader: reader.members(subject, members_prefix(attribute, purpose), at, known_at))
+    return reads

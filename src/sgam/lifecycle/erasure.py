@@ -1,0 +1,292 @@
+"""Erasure: remove data so that every read answers as if it had never been recorded.
+
+The operation log is the truth, so erasing means deleting log entries (and episodes)
+and re-deriving each touched key with the same planner the write path uses. Records that
+quote erased values (extraction replies and decisions) are redacted in the same
+transaction. Expiry uses the same machinery: an expired write is an erased operation, an
+expired episode an erased episode. What stays is content-free: a tombstone (a keyed
+digest) reserving each erased episode id, and an audit entry with counts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .._core.errors import NotFoundError
+from .._core.item_keys import ledger_key
+from .._core.purpose import MEMBER, outlasting_erasure, split_attribute
+from .._core.rules import KeyTimeline
+from .._core.values import canonical_json
+from ..ledger.aliases import forget_names, in_families
+from ..ledger.derivation import rederive as rederive_scope
+from ..ledger.derivation import renamed_family
+from ..store import ACTING_FOR, AuditRow, WriteTransaction
+from .participants import Reach
+
+
+@dataclass(slots=True)
+class Erased:
+    """Counts of what one erasure or expiry pass removed."""
+
+    operations: int = 0
+    episodes: int = 0
+    keys: int = 0
+    texts: int = 0
+    items: int = 0
+    """LangGraph store items expired with their history."""
+    documents: int = 0
+    """Document revisions expired or erased with the episode they name."""
+    threads: int = 0
+    """Checkpoint threads erased whole (by name, or as threads about an erased subject)."""
+
+    def add(self, other: Erased) -> None:
+        self.operations += other.operations
+        self.episodes += other.episodes
+        self.keys += other.keys
+        self.texts += other.texts
+        self.items += other.items
+        self.documents += other.documents
+        self.threads += other.threads
+
+    @property
+    def anything(self) -> bool:
+        return bool(self.operations or self.episodes or self.keys or self.texts or self.items or self.documents
+                    or self.threads)
+
+    def detail(self) -> str:
+        counts = {"operations": self.operations, "episodes": self.episodes, "keys": self.keys, "texts": self.texts}
+        counts.update({name: n for name, n in (("items", self.items), ("revisions", self.documents),
+                                               ("threads", self.threads)) if n})
+        return json.dumps(counts)
+
+
+def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str | None, erased: Erased) -> None:
+    txn.record_audit(AuditRow(now, action, call, target, erased.operations + erased.episodes + erased.texts,
+                              erased.detail()))
+
+
+def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, call: str) -> Erased:
+    """Delete every operation of the subject, on every purpose timeline, and empty its
+    keys; no re-derivation is needed because nothing of those keys remains. The
+    subject's display name goes too. Stored ids that fold into ``subject`` but that the
+    normalisation migration left apart (collisions) are the same person spelled
+    otherwise: they are erased with it.
+
+    Consent stands as it was: a revocation outlives the erasure, or what was erased would
+    be learned again at once. It must name the subject to block it, so the statements
+    that still decide a use stay as they are, and those that decide nothing go with
+    the rest (``outlasting_erasure``). The lifecycle lock keeps a consent change from
+    slipping in between reading the statements and deleting them.
+
+    Every name meaning the subject now is erased with it, with the alias steps that name
+    it; names an alias once joined to it and that stand apart now are derived again as if
+    the erased names had never been recorded."""
+    txn.lock_lifecycle()
+    statements = txn.consents(subject)
+    kept = outlasting_erasure(statements)
+    txn.delete_consents([row for row in statements if row not in kept])
+    erased = Erased()
+    names, rest = forget_names(txn, subject)
+    stored_ids = [stored for name in names for _, stored in txn.subject_collisions(name)]
+    every_name = list(dict.fromkeys([*names, *stored_ids]))
+    for name in every_name:
+        keys = txn.keys_of_subject(name)
+        erased.operations += txn.delete_operations_of_subject(name)
+        txn.delete_held_of_subject(name)
+        for key_subject, attribute in keys:
+            txn.replace_versions(key_subject, attribute, [])
+        erased.keys += len(keys)
+    for removed in reach.gather(lambda participant: participant.subjects_erased(txn, every_name)):
+        erased.add(removed)
+    for key_subject, attribute in txn.version_keys(names):  # derived from operations of several names
+        txn.replace_versions(key_subject, attribute, [])
+    txn.replace_quarantine([], [])  # what retypes set aside of the erased operations
+    txn.delete_aliases_naming(names)
+    if rest:  # names once joined to these: their keys as if the erased names had never been
+        rederive_scope(txn, subjects=rest)
+    for name in names:
+        erased.add(_forget_relations_naming(txn, name, reach))
+        txn.delete_names_of_subject(name)
+    redact_stored_responses(txn, names, now)
+    checkpoints = txn.checkpoints()
+    threads = list(dict.fromkeys(thread for name in names for thread in checkpoints.threads_naming(name)))
+    for thread_id in threads:
+        checkpoints.delete_thread(thread_id)
+    erased.threads = len(threads)
+    audit(txn, now, "forget_subject", call, reach.digests.of(txn.tenant, "subject", subject), erased)
+    return erased
+
+
+def forget_thread(
+    txn: WriteTransaction, thread_id: str, now: int, reach: Reach, call: str, action: str = "forget_thread",
+) -> Erased:
+    """Erase a checkpoint thread whole: every checkpoint, pending write and subject link.
+    The audit entry names it by a keyed digest, like every erased target."""
+    gone = txn.checkpoints().delete_thread(thread_id)
+    erased = Erased(threads=1 if gone else 0)
+    audit(txn, now, action, call, reach.digests.of(txn.tenant, "thread", thread_id), erased)
+    return erased
+
+
+def _forget_relations_naming(txn: WriteTransaction, subject: str, reach: Reach) -> Erased:
+    """Every write of a relation whose value names ``subject`` (and every operation of a
+    set member that is ``subject``), erased, and each touched key re-derived."""
+    value = canonical_json(subject)
+    keys: set[tuple[str, str]] = set()
+    doomed: list[int] = []
+    for attribute in txn.relation_attributes():
+        for key in txn.keys_naming(attribute, value):
+            keys.add(key)
+            member = MEMBER in key[1]
+            doomed += [op.seq for op in txn.operations(*key) if member or op.value == value]
+    if not doomed:
+        return Erased()
+    removed = txn.delete_operations(sorted(doomed))
+    rederive(txn, keys, {key: {value} for key in keys}, reach)
+    return Erased(operations=removed, keys=len(keys))
+
+
+def forget_episode(
+    txn: WriteTransaction, episode_id: str, now: int, reach: Reach, call: str, action: str = "forget_episode",
+) -> Erased:
+    """Erase the episode, every episode derived from it (transitively), every operation
+    they sourced and what every participant keeps of them (document revisions naming
+    them, extraction records); re-derive each touched key from what remains of its log."""
+    if txn.episode(episode_id) is None:
+        raise NotFoundError(
+            f"episode: no episode {episode_id!r} in tenant {txn.tenant!r}", field="episode", value=episode_id,
+        )
+    doomed = with_derivatives(txn, [episode_id])
+    keys: set[tuple[str, str]] = set()
+    for doomed_id in doomed:
+        keys.update(txn.keys_of_source(doomed_id))
+    erased_values = {
+        key: {op.value for op in txn.operations(*key) if op.source in doomed and op.value} for key in keys
+    }
+    removed = sum(txn.delete_operations_of_source(doomed_id) for doomed_id in doomed)
+    rederive(txn, keys, erased_values, reach)
+    erased = Erased(operations=removed, keys=len(keys))
+    for kept in reach.gather(lambda participant: participant.episodes_erased(txn, doomed)):
+        erased.add(kept)
+    for doomed_id in doomed:
+        erased.episodes += txn.delete_episode(doomed_id)
+    txn.add_tombstones([reach.digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
+    redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys})], now)
+    audit(txn, now, action, call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
+    return erased
+
+
+def forget_item(
+    txn: WriteTransaction, namespace: str, key: str, now: int, reach: Reach, call: str,
+    action: str = "forget_item",
+) -> Erased:
+    """Erase a LangGraph store item: every operation of its ledger key, the episodes that
+    carried their provenance (each put has its own), and its row and index entries."""
+    subject, attribute = ledger_key(namespace, key)
+    txn.lock_keys([(subject, attribute)])
+    erased = Erased()
+    for source in dict.fromkeys(op.source for op in txn.operations(subject, attribute)):
+        if txn.episode(source) is not None:  # else erased with a source it was derived from
+            erased.add(forget_episode(txn, source, now, reach, call, action))
+    erased.items = txn.delete_item(namespace, key)
+    return erased
+
+
+def erase_operations(
+    txn: WriteTransaction, due: list[tuple[int, str, str]], now: int, reach: Reach, call: str,
+) -> Erased:
+    """Expiry of writes: delete those log entries and re-derive their keys, exactly as an
+    erasure does (a neighbour they closed holds again, a corroboration stands alone)."""
+    seqs = {seq for seq, _, _ in due}
+    keys = {(subject, attribute) for _, subject, attribute in due}
+    erased_values = {key: {op.value for op in txn.operations(*key) if op.seq in seqs and op.value} for key in keys}
+    removed = txn.delete_operations(sorted(seqs))
+    rederive(txn, keys, erased_values, reach)
+    redact_stored_responses(txn, sorted({subject for subject, _ in keys}), now)
+    erased = Erased(operations=removed, keys=len(keys))
+    audit(txn, now, "expire_writes", call, None, erased)
+    return erased
+
+
+def drop_text(txn: WriteTransaction, episode_id: str, now: int, reach: Reach, call: str) -> Erased:
+    """Expiry of a keep_facts episode: it and its derivatives lose their text (and every
+    record quoting it); the assertions they sourced stay and still name them."""
+    readable = [i for i in with_derivatives(txn, [episode_id]) if (row := txn.episode(i)) and row.readable]
+    for participant in reach.participants:
+        participant.texts_dropped(txn, readable)
+    erased = Erased(texts=txn.lose_text(readable, now))
+    redact_stored_responses(txn, readable, now)
+    audit(txn, now, "expire_text", call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
+    return erased
+
+
+def redact_stored_responses(txn: WriteTransaction, erased: Iterable[str], now: int) -> None:
+    """A stored idempotent response is a copy: empty every one that names an erased
+    subject or episode (as written or JSON-escaped, like a raw model reply; a response
+    quotes a value only beside its subject, an episode's text only beside its id), and
+    those of requests still in flight, whose responses are not stored yet (not the one
+    this erasure runs for: an expiry its own write settled)."""
+    wanted = list(dict.fromkeys(erased))
+    needles = [*wanted, *(json.dumps(name, ensure_ascii=False)[1:-1] for name in wanted), "\\"]
+    acting = ACTING_FOR.get()
+    txn.redact_idempotency([row.key for row in txn.idempotency_responses_naming(needles)
+                            if row.response and any(names(row.response, name) for name in wanted)], now,
+                           acting.key if acting is not None and acting.tenant == txn.tenant else None)
+
+
+def with_derivatives(txn: WriteTransaction, roots: Iterable[str]) -> list[str]:
+    """``roots`` and every episode derived from them, directly or through others."""
+    seen = dict.fromkeys(roots)
+    frontier = list(seen)
+    while frontier:
+        frontier = [child for child in txn.derived_of(frontier) if child not in seen]
+        seen.update(dict.fromkeys(frontier))
+    return list(seen)
+
+
+def rederive(
+    txn: WriteTransaction, keys: Iterable[tuple[str, str]], erased: dict[tuple[str, str], set[str]], reach: Reach,
+) -> None:
+    """Replay each key's remaining log through the planner (a key of a name aliases ever
+    joined: its whole family, with its alias steps); then tell the participants which
+    erased values no longer hold anywhere in the key's log (copies they keep go too)."""
+    keys = sorted(keys)
+    families = in_families(txn, dict.fromkeys(subject for subject, _ in keys))
+    for names in families:
+        rederive_scope(txn, subjects=names)
+    joined = set().union(*families)
+    changes = txn.ledger_changes()
+    migrated = {c.attribute for c in changes} | {str(json.loads(c.detail).get("to")) for c in changes}
+    for subject, attribute in keys:
+        remaining = txn.operations(subject, attribute)
+        base = split_attribute(attribute)[0]
+        if subject not in joined and base in migrated:  # a migrated attribute: its steps replayed too
+            rederive_scope(txn, subjects={subject}, attributes=renamed_family(changes, [base]))
+        elif subject not in joined:
+            timeline = KeyTimeline()
+            timeline.replay(remaining)
+            txn.replace_versions(subject, attribute, timeline.all_versions())
+        gone = erased.get((subject, attribute), set()) - {op.value for op in remaining}
+        if gone:
+            for participant in reach.participants:
+                participant.values_erased(txn, subject, attribute, gone)
+
+
+_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def names(text: str, subject: str) -> bool:
+    """Whether ``text`` contains ``subject`` as written or once its JSON escapes are
+    decoded (whether or not the text as a whole is JSON; surrogate pairs joined)."""
+    if subject in text:
+        return True
+    if "\\" not in text:
+        return False
+    decoded = _ESCAPE.sub(
+        lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "u" else _SIMPLE_ESCAPES[m.group(1)], text
+    )
+    return subject in decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

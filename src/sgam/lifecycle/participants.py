@@ -1,0 +1,60 @@
+"""Participants: the features that keep data erasure and expiry must reach.
+
+Erasure removes data so that every read answers as if it had never been recorded; a
+feature that keeps copies (document revisions built on an episode, extraction records
+quoting a reply) must go with it, in the same unit of work. Erasure does not know those
+features: each one implements the hooks for what it keeps, and the facade hands the
+standard set to the ledger (``Reach``), so a new feature joins erasure without erasure
+importing it. Every hook runs inside the tenant's write transaction, after the ledger's
+own rows are gone, and returns what it removed (``Erased``) where that is counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .._core.secret import Digests
+from ..store import WriteTransaction
+
+if TYPE_CHECKING:
+    from .erasure import Erased
+
+
+class Participant:
+    """A feature's part in erasure and expiry; each hook does nothing unless overridden."""
+
+    def episodes_erased(self, txn: WriteTransaction, episode_ids: list[str]) -> Erased | None:
+        """``episode_ids`` (an erased episode and its derivatives) are being erased."""
+        return None
+
+    def texts_dropped(self, txn: WriteTransaction, episode_ids: list[str]) -> None:
+        """``episode_ids`` lose their text (a ``keep_facts`` expiry); their facts stay."""
+
+    def subjects_erased(self, txn: WriteTransaction, names: list[str]) -> Erased | None:
+        """Every name in ``names`` is one subject being erased whole."""
+        return None
+
+    def values_erased(self, txn: WriteTransaction, subject: str, attribute: str, gone: set[str]) -> None:
+        """The canonical values ``gone`` no longer hold anywhere in the key's log."""
+
+    def settle(self, txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased | None:
+        """Expire what the feature keeps past its deadline at ``now``; idempotent."""
+        return None
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What an erasure or expiry reaches beyond the ledger's own rows: the digests that
+    name a target in the audit log and tombstones, and the participants."""
+
+    digests: Digests
+    participants: tuple[Participant, ...] = ()
+
+    def gather(self, hook: Callable[[Participant], Erased | None]) -> Iterable[Erased]:
+        """Run ``hook`` on every participant, in order; what each removed."""
+        for participant in self.participants:
+            erased = hook(participant)
+            if erased is not None:
+                yield erased

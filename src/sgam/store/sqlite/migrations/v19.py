@@ -1,0 +1,24 @@
+"""SQLite schema: what a new version of a typed memory type made of each stored value."""
+
+# Registering a new version of a memory type (a Pydantic model) with a conversion
+# function is a ``retype`` step of each attribute holding values of the type
+# (``ledger_changes``). The function is Python the database does not have, so its outcome
+# for each operation it changed is kept: ``value`` the converted value's canonical JSON,
+# or ``reason`` why the operation was set aside (the function failed, or its result does
+# not validate against the new model). Re-deriving the attribute later (an erasure, a
+# later step) reads these instead of calling the function. ``step`` is the change's
+# ``seq``; an operation's rows die with it (``ON DELETE CASCADE``), so erasure and expiry
+# reach converted values and reasons like the operation itself. ``seq`` leads the key so
+# the cascade finds a deleted operation's rows by index.
+
+SCRIPT = """
+    CREATE TABLE converted_values (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL REFERENCES operations (seq) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        value TEXT,
+        reason TEXT,
+        PRIMARY KEY (seq, step),
+        CHECK ((value IS NULL) <> (reason IS NULL))
+    ) WITHOUT ROWID;
+"""

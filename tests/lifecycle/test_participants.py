@@ -1,0 +1,107 @@
+"""Erasure and expiry reach a feature's data through the participants its ledger was given,
+never by importing the feature: a participant added to a ``Memory``'s ledger is told of
+every erased episode and subject, every value no longer held, every dropped text and
+every settle, inside the same unit of work (what it removes there commits or rolls back
+with the erasure)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from sgam import Memory, NotFoundError
+from sgam._core.secret import Digests
+from sgam.lifecycle.erasure import Erased
+from sgam.lifecycle.participants import Participant
+from sgam.memory.facade import PARTICIPANTS
+from sgam.store import WriteTransaction
+
+from ..conftest import ManualClock
+
+T = "acme"
+
+
+class Recorder(Participant):
+    """Records each hook call as (hook, tenant, arguments)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, object]] = []
+
+    def episodes_erased(self, txn: WriteTransaction, episode_ids: list[str]) -> Erased | None:
+        self.calls.append(("episodes_erased", txn.tenant, sorted(episode_ids)))
+        return Erased(documents=len(episode_ids))
+
+    def texts_dropped(self, txn: WriteTransaction, episode_ids: list[str]) -> None:
+        self.calls.append(("texts_dropped", txn.tenant, sorted(episode_ids)))
+
+    def subjects_erased(self, txn: WriteTransaction, names: list[str]) -> Erased | None:
+        self.calls.append(("subjects_erased", txn.tenant, sorted(names)))
+        return None
+
+    def values_erased(self, txn: WriteTransaction, subject: str, attribute: str, gone: set[str]) -> None:
+        self.calls.append(("values_erased", txn.tenant, (subject, attribute, sorted(gone))))
+
+    def settle(self, txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased | None:
+        self.calls.append(("settle", txn.tenant, call))
+        return None
+
+
+@pytest.fixture
+def recorder(memory: Memory) -> Recorder:
+    recorder = Recorder()
+    memory.ledger.reach = replace(memory.ledger.reach, participants=(*memory.ledger.reach.participants, recorder))
+    return recorder
+
+
+def test_every_memory_takes_part_with_documents_and_extraction_records(memory: Memory) -> None:
+    assert memory.ledger.reach.participants == PARTICIPANTS
+    assert [type(p).__name__ for p in PARTICIPANTS] == ["DocumentRevisions", "ExtractionRecords"]
+
+
+def test_an_episode_erasure_tells_each_participant_of_it_and_its_derivatives(
+    memory: Memory, recorder: Recorder, clock: ManualClock,
+) -> None:
+    memory.add_episode(T, "e1", "2026-06-01T00:00:00Z", "Mira lives in Oslo.")
+    memory.add_episode(T, "s1", "2026-06-01T00:00:00Z", "Summary: Oslo.", derived_from=["e1"])
+    memory.write(T, "mira", "city", "Oslo", "2026-06-01T00:00:00Z", "e1")
+    clock.advance()
+    result = memory.forget_episode(T, "e1")
+    assert ("episodes_erased", T, ["e1", "s1"]) in recorder.calls
+    assert ("values_erased", T, ("mira", "city", ['"Oslo"'])) in recorder.calls
+    assert (result.operations_removed, result.episodes_removed) == (1, 2)
+    entry = next(row for row in memory.audit(T) if row.action == "forget_episode")
+    assert entry.detail["revisions"] == 2  # what the recorder removed is counted with the rest
+    assert memory.get(T, "mira", "city") is None
+
+
+def test_a_subject_erasure_tells_each_participant_every_name_of_the_subject(
+    memory: Memory, recorder: Recorder, clock: ManualClock,
+) -> None:
+    memory.add_episode(T, "e1", "2026-06-01T00:00:00Z", "Mira, also called Mi, lives in Oslo.")
+    memory.write(T, "mira", "city", "Oslo", "2026-06-01T00:00:00Z", "e1")
+    memory.write(T, "mi", "pet", "cat", "2026-06-01T00:00:00Z", "e1")
+    clock.advance()
+    memory.alias(T, "mi", "mira")
+    clock.advance()
+    memory.forget_subject(T, "mira")
+    assert ("subjects_erased", T, ["mi", "mira"]) in recorder.calls
+
+
+def test_expiry_settles_each_participant_and_drops_texts_through_them(
+    memory: Memory, recorder: Recorder, clock: ManualClock,
+) -> None:
+    clock.set("2026-06-01T00:00:00+00:00")
+    memory.retention(T, "transcripts", "PT1H", on_expiry="keep_facts")
+    memory.add_episode(T, "t1", "2026-06-01T00:00:00Z", "Ann likes tea.", retention="transcripts")
+    recorder.calls.clear()
+    clock.advance(7200)
+    memory.purge(T)
+    assert ("texts_dropped", T, ["t1"]) in recorder.calls
+    assert ("settle", T, "purge") in recorder.calls
+
+
+def test_a_refused_erasure_reaches_no_participant(memory: Memory, recorder: Recorder) -> None:
+    with pytest.raises(NotFoundError):
+        memory.forget_episode(T, "nowhere")
+    assert [call for call in recorder.calls if call[0] != "settle"] == []
