@@ -30,11 +30,6 @@ VECTOR_WEIGHT = 0.5
 EMBED_BATCH = 256
 
 
-def chunk_text(chunk: ChunkRow) -> str:
-    """What gets embedded: the path names what a passage is about."""
-    return f"{chunk.path}\n{chunk.text}"
-
-
 def index_vectors(backend: Backend, embedders: Sequence[Embedder], tenant: str, rounds: int = 20,
                   wanted: Callable[[WriteTransaction], set[str]] | None = None) -> int:
     """Embed chunks without a vector of each of ``embedders``, a batch per transaction;
@@ -46,7 +41,7 @@ def index_vectors(backend: Backend, embedders: Sequence[Embedder], tenant: str, 
                 missing = reader.documents().chunks_without_vectors(embedder.name, EMBED_BATCH)
             if not missing:
                 break
-            vectors = embed_checked(embedder, [chunk_text(chunk) for chunk in missing])
+            vectors = embed_checked(embedder, [chunk.embedded_text for chunk in missing])
             items = [(chunk.chunk_id, vectors[i]) for i, chunk in enumerate(missing)]
             if not backend.run_write(tenant, partial(_put, embedder.name, items, wanted)):
                 break

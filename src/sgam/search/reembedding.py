@@ -30,7 +30,6 @@ from typing import Any
 from .._core.errors import ConflictError
 from .._core.model import IndexStatus
 from .._core.time import from_micros
-from ..documents.search import chunk_text
 from ..store import AuditRow, EmbedderStateRow, Reader, VectorProgress, WriteTransaction
 from .embedders import Embedder, embed_checked
 from .service import SearchService, embedding_text
@@ -154,7 +153,7 @@ class Reembedding:
         return list(self.search.index.assertions_without_vectors(reader, self.model, batch))
 
     def _missing_chunks(self, reader: Reader, batch: int) -> list[tuple[Any, str]]:
-        return [(chunk.chunk_id, chunk_text(chunk))
+        return [(chunk.chunk_id, chunk.embedded_text)
                 for chunk in reader.documents().chunks_without_vectors(self.model, batch)]
 
 
