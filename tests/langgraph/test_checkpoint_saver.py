@@ -75,6 +75,26 @@ def test_a_thread_of_another_tenant_is_not_readable_even_by_its_id(memory: Memor
     assert acme.get_tuple(stored) is not None  # type: ignore[arg-type]
 
 
+def test_a_thread_of_another_tenant_is_not_writable_even_by_its_ids(memory: Memory) -> None:
+    """The same thread and checkpoint ids from another tenant are that tenant's own: a
+    put, its pending writes and an interrupt land there and change nothing of the first."""
+    acme, globex = SgamSaver(memory, tenant="acme"), SgamSaver(memory, tenant="globex")
+    stored = _put(acme, "t-1", "acme's notes")
+    acme.put_writes(stored, [("notes", "acme's write")], "task-1")  # type: ignore[arg-type]
+    checkpoint = empty_checkpoint()
+    checkpoint["id"] = stored["configurable"]["checkpoint_id"]  # type: ignore[index]
+    checkpoint["channel_values"] = {"notes": "globex's notes"}
+    globex.put(_config("t-1"), checkpoint, {"source": "input", "step": -1}, {})  # type: ignore[arg-type]
+    globex.put_writes(stored, [("notes", "globex's write"), ("__interrupt__", "globex")], "task-1")  # type: ignore[arg-type]
+    ours = acme.get_tuple(stored)  # type: ignore[arg-type]
+    assert ours is not None and ours.checkpoint["channel_values"] == {"notes": "acme's notes"}
+    assert ours.pending_writes == [("task-1", "notes", "acme's write")]
+    theirs = globex.get_tuple(stored)  # type: ignore[arg-type]
+    assert theirs is not None and theirs.checkpoint["channel_values"] == {"notes": "globex's notes"}
+    assert sorted(write[1] for write in theirs.pending_writes or []) == ["__interrupt__", "notes"]
+    assert [thread.thread_id for thread in acme.threads()] == ["t-1"] == [t.thread_id for t in globex.threads()]
+
+
 def test_the_strict_serializer_refuses_undeclared_types_and_stores_nothing(memory: Memory) -> None:
     saver = SgamSaver(memory, tenant="acme")
     with pytest.raises(ValidationError) as refused:

@@ -172,20 +172,15 @@ class SgamSaver(BaseCheckpointSaver[str]):
         if checkpoint_id is None:
             raise ValidationError("checkpoint_id", None,
                                   "pending writes belong to a checkpoint: configurable.checkpoint_id")
-        special: list[CheckpointWriteRow] = []
-        regular: list[CheckpointWriteRow] = []
+        rows: dict[int, CheckpointWriteRow] = {}
         for position, (channel, value) in enumerate(writes):
             kind, body = self._dump(value)
             idx = WRITES_IDX_MAP.get(channel, position)
-            (special if idx < 0 else regular).append(CheckpointWriteRow(
-                thread_id, checkpoint_ns, checkpoint_id, str(task_id), idx, channel, kind, body, task_path))
-
-        def work(txn: WriteTransaction) -> None:
-            records = txn.checkpoints()
-            records.put_writes(regular, replace=False)
-            records.put_writes(special, replace=True)
-
-        self._write(work)
+            # A special channel has one slot per task, which its last write takes.
+            rows[idx] = CheckpointWriteRow(
+                thread_id, checkpoint_ns, checkpoint_id, str(task_id), idx, channel, kind, body, task_path)
+        if rows:
+            self._write(lambda txn: txn.checkpoints().put_writes(list(rows.values())))
 
     def delete_thread(self, thread_id: str) -> None:
         thread = check_name(str(thread_id), "thread_id")
@@ -203,8 +198,10 @@ class SgamSaver(BaseCheckpointSaver[str]):
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """``keep_latest``: each namespace keeps its newest checkpoint and its pending
-        writes, which is all a resume reads (a checkpoint is stored whole); ``delete``:
-        the threads go entirely. Each thread is pruned in its own transaction."""
+        writes, and what reading it needs: for a ``DeltaChannel`` it leaves out, its
+        ancestors back to one holding the channel's value, with their writes, which the
+        read replays; ``delete``: the threads go entirely. Each thread is pruned in its
+        own transaction."""
         if strategy not in PRUNE_STRATEGIES:
             raise ValidationError("strategy", strategy, f"must be one of {', '.join(PRUNE_STRATEGIES)}")
         for thread_id in [check_name(str(t), "thread_ids") for t in _sequence(thread_ids, "thread_ids")]:

@@ -2,9 +2,11 @@
 once for both backends.
 
 A checkpoint is stored whole: its channel values travel inside its own serialized body,
-not in blobs shared between checkpoints. So every checkpoint can be read, copied, pruned
-or erased on its own, a pruned history never leaves a survivor that needs a deleted row,
-and an erasure is a deletion of rows, with nothing shared left to collect. Bodies are the
+not in blobs shared between checkpoints, and an erasure is a deletion of rows, with
+nothing shared left to collect. One kind of channel still reaches back: a LangGraph
+``DeltaChannel`` leaves its value out of most checkpoints and is rebuilt from the
+pending writes of their ancestors (``checkpoint_delta.py``), so a pruned history keeps,
+behind each survivor, the ancestors and writes it is rebuilt from. Bodies are the
 serializer's bytes; the rows carry only what addressing, listing and erasure need."""
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .checkpoint_delta import held, replayed
 from .ledger import Scoped
 from .session import CHUNK
 
@@ -155,6 +158,11 @@ class CheckpointRecords(Scoped):
             rows = self._db.rows(_WITH_WRITES, (*scope, *scope, *scope))
         else:
             rows = self._db.rows(_WITH_WRITES_BY_ID, (*scope, checkpoint_id, *scope, checkpoint_id))
+        return self._assemble(rows)
+
+    @staticmethod
+    def _assemble(rows: Sequence[Sequence[Any]]) -> tuple[CheckpointRow, list[CheckpointWriteRow]] | None:
+        """The checkpoint and its writes, ordered, from the rows of ``_with_writes``."""
         head = next((row for row in rows if row[0] == 0), None)
         if head is None:
             return None
@@ -240,9 +248,13 @@ class CheckpointRecords(Scoped):
         return self._db.count("UPDATE saver_threads SET retention = ? WHERE tenant = ? AND thread_id = ?",
                               (retention, self.tenant, thread_id)) > 0
 
-    def put_writes(self, rows: Sequence[CheckpointWriteRow], replace: bool) -> None:
-        """Store a task's writes; ``replace``: a later write of the same slot wins (the
-        special channels: errors, interrupts), else the first one stays."""
+    def put_writes(self, rows: Sequence[CheckpointWriteRow]) -> None:
+        """Store a task's writes: a regular write (``idx`` >= 0) keeps the first one stored
+        for its slot, a special one (errors, interrupts: ``idx`` < 0) replaces it."""
+        self._put_writes([r for r in rows if r.idx >= 0], replace=False)
+        self._put_writes([r for r in rows if r.idx < 0], replace=True)
+
+    def _put_writes(self, rows: Sequence[CheckpointWriteRow], replace: bool) -> None:
         if not rows:  # nothing to send: on PostgreSQL even an empty batch costs a pipeline exchange
             return
         conflict = ("DO UPDATE SET channel = excluded.channel, kind = excluded.kind, body = excluded.body, "
@@ -278,21 +290,69 @@ class CheckpointRecords(Scoped):
         return gone
 
     def keep_latest(self, thread_id: str) -> int:
-        """Prune the thread to the newest checkpoint of each namespace, with its pending
-        writes: what a resume reads. The survivor's parent link is cut where the parent
-        went. How many checkpoints went."""
+        """Prune the thread to the newest checkpoint of each namespace and what reading it
+        needs, with their pending writes: the ancestors on its ``parent_id`` path back to
+        one holding a value for each delta channel it rebuilds (all of the path when its
+        bytes cannot tell). The oldest survivor's parent link is cut: its parent went.
+        How many checkpoints went."""
         newest = self._db.rows(
             "SELECT checkpoint_ns, max(checkpoint_id) FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
             "GROUP BY checkpoint_ns", (self.tenant, thread_id))
         gone = 0
         for checkpoint_ns, checkpoint_id in newest:
-            scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
-            self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
-                         "AND checkpoint_id <> ?", scope)
-            gone += self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
-                                   "AND checkpoint_ns = ? AND checkpoint_id <> ?", scope)
+            kept = self._needed(thread_id, checkpoint_ns, checkpoint_id)
+            if len(kept) == 1:
+                scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
+                self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+                             "AND checkpoint_id <> ?", scope)
+                gone += self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
+                                       "AND checkpoint_ns = ? AND checkpoint_id <> ?", scope)
+            else:
+                gone += self._delete_all_but(thread_id, checkpoint_ns, set(kept))
             self._db.run("UPDATE saver_checkpoints SET parent_id = NULL WHERE tenant = ? AND thread_id = ? "
-                         "AND checkpoint_ns = ? AND checkpoint_id = ? AND parent_id IS NOT NULL", scope)
+                         "AND checkpoint_ns = ? AND checkpoint_id = ? AND parent_id IS NOT NULL",
+                         (self.tenant, thread_id, checkpoint_ns, kept[-1]))
+        return gone
+
+    def _needed(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> list[str]:
+        """``checkpoint_id`` and its ancestors, newest first, back to the first that holds
+        a value for every delta channel the checkpoint rebuilds (to the root when its
+        bytes cannot tell which those are)."""
+        head = self.checkpoint(thread_id, checkpoint_ns, checkpoint_id)
+        if head is None:
+            return [checkpoint_id]
+        wanted = replayed(head.kind, head.body, head.metadata_kind, head.metadata)
+        kept = [checkpoint_id]
+        seen = {checkpoint_id}
+        parent = head.parent_id
+        while parent is not None and parent not in seen and (wanted is None or wanted):
+            row = self.checkpoint(thread_id, checkpoint_ns, parent)
+            if row is None:
+                break
+            kept.append(parent)
+            seen.add(parent)
+            if wanted is not None:
+                wanted -= held(row.kind, row.body)
+            parent = row.parent_id
+        return kept
+
+    def _delete_all_but(self, thread_id: str, checkpoint_ns: str, kept: set[str]) -> int:
+        """Every checkpoint of the namespace outside ``kept``, and every pending write, a
+        chunk of ids per two statements; how many checkpoints went."""
+        scope = (self.tenant, thread_id, checkpoint_ns)
+        present = self._db.rows(
+            "SELECT checkpoint_id FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+            "UNION SELECT checkpoint_id FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ?",
+            (*scope, *scope))
+        doomed = sorted(str(row[0]) for row in present if str(row[0]) not in kept)
+        gone = 0
+        for start in range(0, len(doomed), CHUNK):
+            chunk = doomed[start:start + CHUNK]
+            marks = ", ".join("?" * len(chunk))
+            self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+                         f"AND checkpoint_id IN ({marks})", (*scope, *chunk))
+            gone += self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
+                                   f"AND checkpoint_ns = ? AND checkpoint_id IN ({marks})", (*scope, *chunk))
         return gone
 
     def copy_thread(self, source: str, target: str) -> int:

@@ -28,6 +28,8 @@ _TIMESTAMPTZ = psycopg.postgres.types["timestamptz"]
 _TIMESTAMPTZ_OID = _TIMESTAMPTZ.oid
 _TIMESTAMPTZ_ARRAY_OID = _TIMESTAMPTZ.array_oid
 _TEXT = psycopg.postgres.types["text"]
+_INT4 = psycopg.postgres.types["int4"]
+_BYTEA = psycopg.postgres.types["bytea"]
 _FLOAT4 = psycopg.postgres.types["float4"]
 _FLOAT4_ELEMENT = np.dtype([("length", ">i4"), ("value", ">f4")])
 
@@ -51,6 +53,18 @@ class MicrosArray(list[int | None]):
 class Texts(list[str | None]):
     """Optional strings sent as one binary ``text[]``, without the driver's inspection of
     every element to choose an array type (most of a point read's parameter cost)."""
+
+    __slots__ = ()
+
+
+class Ints(list[int]):
+    """Integers (32-bit) sent as one binary ``integer[]``, uninspected like ``Texts``."""
+
+    __slots__ = ()
+
+
+class Blobs(list[bytes]):
+    """Byte strings sent as one binary ``bytea[]``, uninspected like ``Texts``."""
 
     __slots__ = ()
 
@@ -118,6 +132,31 @@ class TextsDumper(Dumper):
         return b"".join(parts)
 
 
+class IntsDumper(Dumper):
+    """Binary one-dimensional ``integer[]`` without nulls."""
+
+    format = Format.BINARY
+    oid = _INT4.array_oid
+
+    def dump(self, obj: Any) -> Buffer | None:
+        parts = [_ARRAY_HEADER.pack(1, 0, _INT4.oid, len(obj), 1)]
+        parts += (_INT32.pack(4) + _INT32.pack(item) for item in obj)
+        return b"".join(parts)
+
+
+class BlobsDumper(Dumper):
+    """Binary one-dimensional ``bytea[]`` without nulls: each element's length, then its bytes."""
+
+    format = Format.BINARY
+    oid = _BYTEA.array_oid
+
+    def dump(self, obj: Any) -> Buffer | None:
+        parts = [_ARRAY_HEADER.pack(1, 0, _BYTEA.oid, len(obj), 1)]
+        for item in obj:
+            parts += (_INT32.pack(len(item)), item)
+        return b"".join(parts)
+
+
 class MicrosLoader(Loader):
     format = Format.BINARY
 
@@ -128,10 +167,12 @@ class MicrosLoader(Loader):
 
 def configure(conn: psycopg.Connection[Any]) -> None:
     """Pool hook: teach a new connection the ``Micros`` <-> ``timestamptz`` mapping and
-    the ``Texts`` and ``Floats`` dumpers."""
+    the ``Texts``, ``Ints``, ``Blobs`` and ``Floats`` dumpers."""
     conn.adapters.register_dumper(Micros, MicrosDumper)
     conn.adapters.register_dumper(MicrosArray, MicrosArrayDumper)
     conn.adapters.register_dumper(Texts, TextsDumper)
+    conn.adapters.register_dumper(Ints, IntsDumper)
+    conn.adapters.register_dumper(Blobs, BlobsDumper)
     conn.adapters.register_dumper(Floats, FloatsDumper)
     conn.adapters.register_loader("timestamptz", MicrosLoader)
 

@@ -41,7 +41,6 @@ from ..._core.values import check_tenant
 from .._acting import mark_acted
 from .._protocol import JobRow, Reader, ResidueScan
 from .._sql.access import AccessReads
-from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import GET, GET_KNOWN, LedgerReader
 from .._sql.lifecycle import CONSENTS, consents_params
@@ -49,6 +48,7 @@ from .._sql.session import Params, Row
 from .._sql.subjects import RESOLVE, RESOLVE_ATTRIBUTE, RESOLVE_ATTRIBUTE_KNOWN, RESOLVE_KNOWN, SubjectReads
 from . import scan
 from .adapters import Micros, MicrosArray, Texts, configure
+from .checkpoints import PostgresCheckpointAccess
 from .connect import connect
 from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
@@ -69,7 +69,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 class PostgresReader(
-    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads, CheckpointAccess,
+    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads, PostgresCheckpointAccess,
 ):
     """Tenant-scoped reads (``Reader``); each is one indexed statement.
 

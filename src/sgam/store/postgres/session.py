@@ -109,6 +109,12 @@ class PostgresSession:
     def run(self, sql: str, params: Params = ()) -> None:
         self._cursor().execute(native(sql), params)
 
+    def entering(self, sql: str, params: Params) -> Cursor:
+        """Run ``sql`` (native), a call that sets the tenant itself (``migrations/v25.py``): where
+        the session has not set it yet, it goes first without the set_config before it,
+        one statement fewer. Its rows, if wanted, are taken from the cursor returned."""
+        return self._cursor().execute(sql, params)
+
     def run_many(self, sql: str, params: Iterable[Params]) -> None:
         self._cursor().executemany(native(sql), params)
 
@@ -133,17 +139,25 @@ class ScopedSession(PostgresSession):
     owner sends first what must go first (the tenant, lookups it deferred); ``fresh``
     gives a new cursor in the owner's pipeline for statements sent ahead (``send``)."""
 
-    __slots__ = ("_fresh", "_source")
+    __slots__ = ("_enter", "_fresh", "_source")
 
     def __init__(  # noqa: D107 - no cursor of its own
         self, source: Callable[[], Cursor], fresh: Callable[[], Cursor] | None = None,
+        enter: Callable[[str, Params], Cursor] | None = None,
     ) -> None:
         self.ahead = {}
         self._source = source
         self._fresh = fresh
+        self._enter = enter
 
     def _cursor(self) -> Cursor:
         return self._source()
+
+    def entering(self, sql: str, params: Params) -> Cursor:
+        """The owner's ``enter``, which knows whether the tenant has been set, if it has one."""
+        if self._enter is None:
+            return super().entering(sql, params)
+        return self._enter(sql, params)
 
     def send(self, sql: str, params: Params = ()) -> Cursor | Answered:
         sent = self._sent_ahead(sql, params)
@@ -176,6 +190,11 @@ class AloneSession(PostgresSession):
 
     def run(self, sql: str, params: Params = ()) -> None:
         self._alone(native(sql), params)
+
+    def entering(self, sql: str, params: Params) -> Cursor:
+        """Alone on the autocommit connection, outside a pipeline: one statement that is
+        its own transaction, so the tenant it sets ends with it."""
+        return self._conn.cursor(binary=True).execute(sql, params)
 
     def run_many(self, sql: str, params: Iterable[Params]) -> None:
         raise NotImplementedError("a read of one statement runs no batch")

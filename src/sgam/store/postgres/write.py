@@ -17,6 +17,7 @@ from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
 from .._sql.ledger import KeyLookups, LedgerWrites, Near
+from .._sql.session import Params
 from .._sql.subjects import SubjectWrites
 from . import inserts
 from .adapters import Micros, MicrosArray, micros
@@ -44,7 +45,7 @@ class PostgresWrite(
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     def __init__(self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None) -> None:
-        super().__init__(ScopedSession(lambda: self._cur), tenant)
+        super().__init__(ScopedSession(lambda: self._cur, enter=self._enter), tenant)
         self._raw = cur
         self._entered = False
         self._deferred: Lookups | None = None
@@ -89,6 +90,15 @@ class PostgresWrite(
             else:
                 self._raw.execute(inserts.NAMED_OPERATION, (*queued, *named))
         return self._raw
+
+    def _enter(self, statement: str, params: Params) -> Cursor:
+        """Send ``statement``, a call that sets the tenant itself, as the unit of work's
+        first without the set_config before it; later (or after what must go first), as
+        any statement."""
+        if self._entered or self._deferred is not None or self._queued is not None:
+            return self._cur.execute(statement, params)
+        self._entered = True
+        return self._raw.execute(statement, params)
 
     def finish(self) -> None:
         """Send what is still queued (retirements, an operation) before the commit."""

@@ -48,6 +48,7 @@ from . import (
     v22,
     v23,
     v24,
+    v25,
     v27,
     v29,
 )
@@ -94,20 +95,25 @@ LIFECYCLE_TABLES = (
 READ_FUNCTIONS = (
     "sgam_lifecycle_due(text, timestamptz)",
     "sgam_point_reads(text, timestamptz, text[], text[], text[], timestamptz[], timestamptz[])",
+    "sgam_checkpoint_with_writes(text, text, text, text)",
 )
 """Run as the caller, under its tenant policy: the deadline probe, and a point read's
-probe, consents and versions in one statement (migration 17)."""
+probe, consents and versions in one statement (migration 17); a checkpoint with its
+pending writes (module v25)."""
 
 WRITE_FUNCTIONS = (
     "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
+    "sgam_put_checkpoint(text, text, text, text, text, text, text, bytea, text, bytea, timestamptz, text, text[])",
+    "sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])",
 )
-"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18)."""
+"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18);
+a checkpoint put, and a task's pending writes, each in one statement with its tenant (module v25)."""
 
 MIGRATIONS: list[str] = [
     version.SCRIPT
     for version in (
         v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
-        v22, v23, v24, v29, v27,
+        v22, v23, v24, v29, v25, v27,
     )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""

@@ -1,0 +1,119 @@
+"""On PostgreSQL a checkpoint put, a task's pending writes and a resume's read are each one
+statement, a server function that sets the tenant itself (``migrations/v25.py``), run as the
+application role under forced row-level security."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import psycopg
+import pytest
+from langgraph.checkpoint.base import empty_checkpoint
+from tests.conftest import PostgresUrls
+from tests.store.test_postgres_point_reads import statements
+from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
+
+from sgam import Memory
+from sgam._core.retention import DEFAULT_CLASS
+from sgam.langgraph import SgamSaver
+from sgam.langgraph._serde import StrictSerializer
+from sgam.store.postgres import install, migrate
+from sgam.store.postgres.migrations import MIGRATIONS, v25
+
+
+def _put(saver: SgamSaver, thread: str, step: int, parent: dict[str, Any] | None = None) -> dict[str, Any]:
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = {"notes": f"step {step}"}
+    config = parent or {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+    return saver.put(config, checkpoint, {"source": "loop", "step": step}, {})  # type: ignore[arg-type,return-value]
+
+
+def _rows(urls: PostgresUrls, table: str) -> list[tuple[Any, ...]]:
+    """Rows as the owner sees them (row-level security does not bind it)."""
+    with psycopg.connect(urls.admin) as conn:
+        return conn.execute(f"SELECT tenant, thread_id FROM {table} ORDER BY tenant, thread_id").fetchall()
+
+
+def test_put_writes_and_get_tuple_are_one_statement_each(postgres: PostgresUrls) -> None:
+    with Memory(postgres.app) as memory:
+        saver = SgamSaver(memory, tenant="acme")
+        first = _put(saver, "t-1", 0)
+        with statements() as sent:
+            second = _put(saver, "t-1", 1, first)
+        assert len(sent) == 1 and "sgam_put_checkpoint" in sent[0]
+        with statements() as sent:
+            saver.put_writes(second, [("notes", "a"), ("more", "b"), ("__interrupt__", "x"), ("__interrupt__", "y")],
+                             "task-1")  # type: ignore[arg-type]
+        assert len(sent) == 1 and "sgam_put_writes" in sent[0]
+        with statements() as sent:
+            found = saver.get_tuple({"configurable": {"thread_id": "t-1", "checkpoint_ns": ""}})  # type: ignore[arg-type]
+        assert len(sent) == 1 and "sgam_checkpoint_with_writes" in sent[0]
+        assert found is not None and found.checkpoint["channel_values"] == {"notes": "step 1"}
+        assert found.pending_writes == [("task-1", "__interrupt__", "y"), ("task-1", "notes", "a"),
+                                        ("task-1", "more", "b")]
+        saver.put_writes(second, [("notes", "later"), ("__interrupt__", "z")], "task-1")  # type: ignore[arg-type]
+        found = saver.get_tuple(second)  # type: ignore[arg-type]
+        assert found is not None  # the first regular write of a slot stays, a special one is replaced
+        assert found.pending_writes == [("task-1", "__interrupt__", "z"), ("task-1", "notes", "a"),
+                                        ("task-1", "more", "b")]
+        saver.put_writes(second, [("__interrupt__", "last")], "task-1")  # type: ignore[arg-type]
+        saver.put_writes(second, [("notes", "ignored")], "task-1")  # type: ignore[arg-type]
+        saver.put_writes(second, [("notes", "own")], "task-2", "path-2")  # type: ignore[arg-type]
+        found = saver.get_tuple(second)  # type: ignore[arg-type]
+        assert found is not None and found.pending_writes == [
+            ("task-1", "__interrupt__", "last"), ("task-1", "notes", "a"), ("task-1", "more", "b"),
+            ("task-2", "notes", "own")]
+        assert saver.get_tuple({"configurable": {"thread_id": "t-0"}}) is None  # type: ignore[arg-type]
+        assert SgamSaver(memory, tenant="globex").get_tuple(second) is None  # type: ignore[arg-type]
+    assert _rows(postgres, "saver_threads") == [("acme", "t-1")]
+
+
+def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: PostgresUrls) -> None:
+    """A put after other statements in one unit of work goes after them (the tenant they
+    set already holds), and a put first in it sends no set_config of its own."""
+    with Memory(postgres.app) as memory:
+        saver = SgamSaver(memory, tenant="acme")
+        _put(saver, "t-1", 0)
+        with memory.ledger.backend.read("acme") as reader:
+            checkpoint = reader.checkpoints().checkpoint("t-1", "", None)
+        assert checkpoint is not None
+
+        def after_a_read(txn: Any) -> None:
+            records = txn.checkpoints()
+            assert records.thread("t-1") is not None
+            records.put_checkpoint(dataclasses.replace(checkpoint, thread_id="t-2"), DEFAULT_CLASS, ["mira"])
+
+        with statements() as sent:
+            memory.ledger.backend.run_write("acme", after_a_read)
+        assert "set_config" in sent[0] and "sgam_put_checkpoint" in sent[-1]
+        assert [t.thread_id for t in saver.threads()] == ["t-1", "t-2"]
+        assert saver.thread("t-2")[1] == ["mira"]
+
+
+def test_an_upgrade_to_the_checkpoint_functions_keeps_threads_and_puts_in_one_statement(
+    owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch,  # noqa: F811 - fixture
+) -> None:
+    owner, app = owned
+    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:MIGRATIONS.index(v25.SCRIPT)])
+    migrate(owner, grant_to=["sgam_test_upgrade_app"])
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = {"notes": "written before"}
+    serde = StrictSerializer()
+    with psycopg.connect(owner) as conn:  # as the schema before the functions stored it
+        conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
+        conn.execute("INSERT INTO saver_threads (tenant, thread_id, retention) VALUES ('acme', 't-old', 'default')")
+        conn.execute("INSERT INTO saver_checkpoints (tenant, thread_id, checkpoint_ns, checkpoint_id, kind, body, "
+                     "metadata_kind, metadata, created_at) VALUES ('acme', 't-old', '', %s, %s, %s, %s, %s, now())",
+                     (checkpoint["id"], *serde.dumps_typed(checkpoint), *serde.dumps_typed({"step": 0})))
+    monkeypatch.undo()
+    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
+    with Memory(app) as memory:
+        saver = SgamSaver(memory, tenant="acme")
+        old = saver.get_tuple({"configurable": {"thread_id": "t-old"}})  # type: ignore[arg-type]
+        assert old is not None and old.checkpoint["channel_values"] == {"notes": "written before"}
+        with statements() as sent:
+            _put(saver, "t-old", 1, old.config)  # type: ignore[arg-type]
+        assert len(sent) == 1 and "sgam_put_checkpoint" in sent[0]
+        assert [t.checkpoints for t in saver.threads()] == [2]
+        assert SgamSaver(memory, tenant="globex").threads() == []
