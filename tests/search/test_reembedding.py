@@ -320,3 +320,12 @@ def test_http_builds_as_admin_and_shows_to_readers(store: Store, old: Embedder, 
             hits = c.post("/v1/search", json={"question": "green tea kettle", "config": "vector", "limit": 3})
             assert hits.status_code == 200 and len(hits.json()) == 3
     assert _vectors_of(store, old.name) == 0
+
+
+def test_status_of_a_tenant_searched_by_keyword_only_counts_its_rows(store: Store) -> None:
+    with Memory(store.url) as memory:
+        memory.add_episodes(T, [{"id": f"e{i}", "at": "2024-01-01T00:00:00Z", "text": text}
+                                for i, text in enumerate(_texts()[:5])])
+        status = memory.index_status(T)
+    assert (status.searching, status.recorded, status.building) == (None, False, None)
+    assert (status.episodes, status.episodes_embedded, status.complete) == (5, 0, False)

@@ -67,8 +67,11 @@ def _show_hits(hits: Any) -> None:
 
 
 def _show_index(found: IndexStatus) -> None:
-    searching = found.searching or "none (keyword search only)"
-    pairs = [("searching with", searching if found.recorded else f"{searching} (this process's own embedder)")]
+    if found.searching is None:
+        searching = "none (keyword search only)"
+    else:
+        searching = found.searching if found.recorded else f"{found.searching} (this process's own embedder)"
+    pairs = [("searching with", searching)]
     if found.building is not None:
         pairs.append(("building", f"{found.building} since {found.building_since:%Y-%m-%d %H:%M:%S}"))
     if found.switched_at is not None:

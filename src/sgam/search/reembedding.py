@@ -30,7 +30,7 @@ from typing import Any
 from .._core.errors import ConflictError
 from .._core.model import IndexStatus
 from .._core.time import from_micros
-from ..store import AuditRow, EmbedderStateRow, Reader, VectorProgress, WriteTransaction
+from ..store import AuditRow, EmbedderStateRow, Reader, WriteTransaction
 from .embedders import Embedder, embed_checked
 from .service import SearchService, embedding_text
 
@@ -170,8 +170,7 @@ def status(search: SearchService, tenant: str) -> IndexStatus:
         searching = state.active if state is not None and state.active is not None else (
             None if search.embedder is None else search.embedder.name)
         counted = state.building if state is not None and state.building is not None else searching
-        progress = VectorProgress(0, 0, 0, 0, 0, 0) if counted is None else search.index.vector_progress(
-            reader, counted)
+        progress = search.index.vector_progress(reader, counted or "")  # no model: the rows, none embedded
     return IndexStatus(
         tenant, searching, recorded, None if state is None else state.building,
         None if state is None or state.building_since is None else from_micros(state.building_since),
