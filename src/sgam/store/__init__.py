@@ -48,10 +48,12 @@ from ._protocol import (
 from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
 from ._search import (
     CandidateEpisodes,
+    EmbedderStateRow,
     KeywordQuery,
     SearchFilter,
     SearchIndex,
     StoredEpisode,
+    VectorProgress,
     VectorQuery,
     fact_text,
     one_by_one,
@@ -76,6 +78,7 @@ __all__ = [
     "DocumentRow",
     "DocumentStore",
     "FAMILIES",
+    "EmbedderStateRow",
     "EpisodeReads",
     "EpisodeRow",
     "EpisodeWrites",
@@ -109,6 +112,7 @@ __all__ = [
     "SearchFilter",
     "SearchIndex",
     "StoredEpisode",
+    "VectorProgress",
     "VectorQuery",
     "WriteTransaction",
     "apply_plan",
