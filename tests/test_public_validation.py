@@ -74,6 +74,11 @@ CALLS: dict[str, Callable[[Memory], Any]] = {
     "recall budget str": lambda m: m.recall("t", "x", budget="5"),  # type: ignore[arg-type]
     "recall budget negative": lambda m: m.recall("t", "x", budget=-5),
     "index_episodes batch str": lambda m: m.index_episodes("t", batch="5"),  # type: ignore[arg-type]
+    "reembed embedder int": lambda m: m.reembed("t", 5),  # type: ignore[arg-type]
+    "reembed embedder unknown": lambda m: m.reembed("t", "nope:model"),
+    "reembed batch str": lambda m: m.reembed("t", "wordllama", batch="5"),  # type: ignore[arg-type]
+    "reembed progress int": lambda m: m.reembed("t", "wordllama", progress=5),  # type: ignore[arg-type]
+    "index_status tenant int": lambda m: m.index_status(5),  # type: ignore[arg-type]
     "register_memory_type model int": lambda m: m.register_memory_type("t", "x", 5),  # type: ignore[arg-type]
     "extract episode int": lambda m: m.extract("t", 5),  # type: ignore[arg-type]
     "remember naive at": lambda m: m.remember("t", "e9", NAIVE, "x", extract=False),

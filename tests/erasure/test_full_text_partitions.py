@@ -135,6 +135,11 @@ def test_a_database_of_the_previous_schema_moves_into_partitions(
     path = tmp_path / "old.db"
     previous = MIGRATIONS[:14]
     monkeypatch.setattr(backend, "MIGRATIONS", previous)
+    Memory(f"sqlite:///{path}").close()
+    with closing(sqlite3.connect(path)) as conn:  # what today's write path reads of version 18, for the fill
+        conn.execute("CREATE TABLE search_embedders (tenant TEXT PRIMARY KEY, active TEXT, active_spec TEXT, "
+                     "building TEXT, building_spec TEXT, building_since INTEGER, switched_at INTEGER)")
+        conn.commit()
     with Memory(f"sqlite:///{path}") as old:
         _fill(old, "acme", 70)
         _fill(old, "globex", 5)
@@ -142,6 +147,8 @@ def test_a_database_of_the_previous_schema_moves_into_partitions(
         assert old.forget_episode("acme", "e2").residue is None  # the old schema's whole-index merge
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("SELECT count(*) FROM episodes_fts").fetchone() == (74,)
+        conn.execute("DROP TABLE search_embedders")
+        conn.commit()
     monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS)
     with Memory(f"sqlite:///{path}") as memory:
         with closing(sqlite3.connect(path)) as conn:

@@ -49,8 +49,9 @@ def _answers(memory: Memory) -> list[object]:
 
 
 def _at_version_9(path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
-    """A ``Memory`` on a version-9 file, with what today's write path needs of versions 13
-    and 14 (a subject's first spelling, an attribute's cardinality and new name, aliases) added for the fill and taken
+    """A ``Memory`` on a version-9 file, with what today's write path needs of versions 13,
+    14 and 18 (a subject's first spelling, an attribute's cardinality and new name, aliases,
+    the tenant's embedders) added for the fill and taken
     away by ``_back_to_version_9``, so the file is version 9 as that release wrote it."""
     monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:9])
     with closing(sqlite3.connect(path)) as conn:  # what aliases resolve through (version 14)
@@ -64,6 +65,8 @@ def _at_version_9(path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
                      "PRIMARY KEY (tenant, subject))")
         conn.execute("ALTER TABLE attribute_schemas ADD COLUMN cardinality TEXT NOT NULL DEFAULT 'one'")
         conn.execute("ALTER TABLE attribute_schemas ADD COLUMN renamed_to TEXT")
+        conn.execute("CREATE TABLE search_embedders (tenant TEXT PRIMARY KEY, active TEXT, active_spec TEXT, "
+                     "building TEXT, building_spec TEXT, building_since INTEGER, switched_at INTEGER)")
         conn.commit()
     return Memory(f"sqlite:///{path}")
 
@@ -73,6 +76,7 @@ def _back_to_version_9(path: Path) -> None:
         conn.execute("DROP TABLE subject_names")
         conn.execute("DROP TABLE subject_resolution")
         conn.execute("DROP TABLE attribute_resolution")
+        conn.execute("DROP TABLE search_embedders")
         conn.execute("ALTER TABLE attribute_schemas DROP COLUMN renamed_to")
         conn.execute("ALTER TABLE attribute_schemas DROP COLUMN cardinality")
         conn.commit()

@@ -257,3 +257,33 @@ class Backfill:
     @property
     def finished(self) -> bool:
         return self.finished_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    """Where a tenant's vectors stand (``Memory.index_status``, ``Memory.reembed``): the
+    embedder its search uses now, the one being built beside it, and how many of the rows
+    that need a vector (episodes, current facts, document chunks) have one of ``building``,
+    or of ``searching`` when nothing is being built."""
+
+    tenant: str
+    searching: str | None
+    """The embedder search uses now; None: keyword search only."""
+    recorded: bool
+    """Whether ``searching`` is recorded for the tenant (a re-embedding switched to it);
+    otherwise it is this process's own embedder, as before any re-embedding."""
+    building: str | None
+    building_since: datetime | None
+    switched_at: datetime | None
+    episodes: int
+    episodes_embedded: int
+    facts: int
+    facts_embedded: int
+    chunks: int
+    chunks_embedded: int
+
+    @property
+    def complete(self) -> bool:
+        """Every row that needs a vector of the counted embedder has one."""
+        return (self.episodes_embedded, self.facts_embedded, self.chunks_embedded) == (
+            self.episodes, self.facts, self.chunks)

@@ -16,6 +16,7 @@ from .output import DbOption, JsonOption, TenantOption, console, errors, fail, p
 from .tables import print_pairs
 
 if TYPE_CHECKING:
+    from .._core.model import IndexStatus
     from ..memory.facade import Memory
     from ..recall import RecallResult
     from ..search.embedders import Embedder
@@ -65,6 +66,42 @@ def _show_hits(hits: Any) -> None:
                       highlight=False, markup=False)
 
 
+def _show_index(found: IndexStatus) -> None:
+    if found.searching is None:
+        searching = "none (keyword search only)"
+    else:
+        searching = found.searching if found.recorded else f"{found.searching} (this process's own embedder)"
+    pairs = [("searching with", searching)]
+    if found.building is not None:
+        pairs.append(("building", f"{found.building} since {found.building_since:%Y-%m-%d %H:%M:%S}"))
+    if found.switched_at is not None:
+        pairs.append(("switched at", f"{found.switched_at:%Y-%m-%d %H:%M:%S}"))
+    pairs += [("episodes", f"{found.episodes_embedded} of {found.episodes} embedded"),
+              ("facts", f"{found.facts_embedded} of {found.facts} embedded"),
+              ("document chunks", f"{found.chunks_embedded} of {found.chunks} embedded")]
+    print_pairs(pairs)
+
+
+class IndexProgress:
+    """A Rich progress bar on stderr over the rows a re-embedding embeds."""
+
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                  TimeRemainingColumn(), console=errors)
+        self._task = self._progress.add_task("embedding", total=None)
+        self._progress.start()
+
+    def show(self, found: IndexStatus) -> None:
+        self._progress.update(self._task, description=f"embedding with {found.building or found.searching}",
+                              total=found.episodes + found.facts + found.chunks,
+                              completed=found.episodes_embedded + found.facts_embedded + found.chunks_embedded)
+
+    def close(self) -> None:
+        self._progress.stop()
+
+
 def register(app: typer.Typer) -> None:
     @app.command("recall")
     def recall_command(
@@ -101,15 +138,30 @@ def register(app: typer.Typer) -> None:
 
     @app.command("index")
     def index_command(
-        tenant: TenantOption, embedder: EmbedderOption = None, db: DbOption = None, as_json: JsonOption = False,
+        tenant: TenantOption, embedder: EmbedderOption = None,
+        batch: Annotated[int, typer.Option("--batch", min=1, max=MAX_QUERY_LIMIT,
+                                           help="Rows embedded per transaction.")] = 1000,
+        status: Annotated[bool, typer.Option("--status", help="Only show which embedder search uses and how far "
+                                             "the one being built is.")] = False,
+        db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Embed the tenant's episodes that have no vector of the embedder yet."""
-        if embedder is None and not os.environ.get("SGAM_EMBEDDER"):
+        """Build the embedder's vectors beside those search uses, switch search to them, remove the old."""
+        if status:
+            run(db, as_json, lambda memory: memory.index_status(tenant), _show_index, create=False)
+            return
+        spec = embedder or os.environ.get("SGAM_EMBEDDER", "").strip()
+        if not spec:
             fail(ValidationError("embedder", None, "sgam index needs an embedder: give --embedder (e.g. "
                                  "model2vec:/path/to/model) or set SGAM_EMBEDDER; keyword search needs no index"),
                  as_json)
-        _run(db, as_json, embedder, lambda memory: {"embedded": memory.index_episodes(tenant)},
-             lambda result: console.print(f"embedded {result['embedded']} episodes"))
+        bar = None if as_json else IndexProgress()
+        try:
+            run(db, as_json, lambda memory: memory.reembed(tenant, spec, batch=batch,
+                                                           progress=None if bar is None else bar.show),
+                _show_index, create=False)
+        finally:
+            if bar is not None:
+                bar.close()
 
     eval_app = typer.Typer(help="Retrieval evaluations.", no_args_is_help=True)
     app.add_typer(eval_app, name="eval")

@@ -9,6 +9,7 @@ when the next revision or an erasure replaces it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from functools import partial
 
@@ -29,30 +30,31 @@ VECTOR_WEIGHT = 0.5
 EMBED_BATCH = 256
 
 
-def chunk_text(chunk: ChunkRow) -> str:
-    """What gets embedded: the path names what a passage is about."""
-    return f"{chunk.path}\n{chunk.text}"
-
-
-def index_vectors(backend: Backend, embedder: Embedder | None, tenant: str, rounds: int = 20) -> int:
-    """Embed chunks without a vector of this embedder, a batch per transaction."""
-    if embedder is None:
-        return 0
+def index_vectors(backend: Backend, embedders: Sequence[Embedder], tenant: str, rounds: int = 20,
+                  wanted: Callable[[WriteTransaction], set[str]] | None = None) -> int:
+    """Embed chunks without a vector of each of ``embedders``, a batch per transaction;
+    ``wanted``: the models the unit of work may still store (others are left out)."""
     done = 0
-    for _ in range(rounds):
-        with backend.read(tenant) as reader:
-            missing = reader.documents().chunks_without_vectors(embedder.name, EMBED_BATCH)
-        if not missing:
-            break
-        vectors = embed_checked(embedder, [chunk_text(chunk) for chunk in missing])
-        items = [(chunk.chunk_id, vectors[i]) for i, chunk in enumerate(missing)]
-        backend.run_write(tenant, partial(_put, embedder.name, items))
-        done += len(missing)
+    for embedder in embedders:
+        for _ in range(rounds):
+            with backend.read(tenant) as reader:
+                missing = reader.documents().chunks_without_vectors(embedder.name, EMBED_BATCH)
+            if not missing:
+                break
+            vectors = embed_checked(embedder, [chunk.embedded_text for chunk in missing])
+            items = [(chunk.chunk_id, vectors[i]) for i, chunk in enumerate(missing)]
+            if not backend.run_write(tenant, partial(_put, embedder.name, items, wanted)):
+                break
+            done += len(missing)
     return done
 
 
-def _put(model: str, items: list[tuple[int, npt.NDArray[np.float32]]], txn: WriteTransaction) -> None:
+def _put(model: str, items: list[tuple[int, npt.NDArray[np.float32]]],
+         wanted: Callable[[WriteTransaction], set[str]] | None, txn: WriteTransaction) -> bool:
+    if wanted is not None and model not in wanted(txn):
+        return False
     txn.documents().put_vectors(model, items)
+    return True
 
 
 def names_revoked(chunk: ChunkRow, revoked: set[str]) -> bool:
@@ -65,14 +67,15 @@ def names_revoked(chunk: ChunkRow, revoked: set[str]) -> bool:
 def search_documents(
     backend: Backend, embedder: Embedder | None, tenant: str, query: str, *, limit: int,
     vector_floor: float | None = None, purpose: str | None = None, revoked: set[str] | None = None,
-    reader: Reader | None = None,
+    reader: Reader | None = None, confirm: Callable[[Reader], Embedder | None] | None = None,
 ) -> list[DocumentHit]:
     """The ``limit`` best passages for ``query``, none naming a subject whose consent for
     ``purpose`` is revoked (``revoked``: those subjects, when the caller has read them).
     ``vector_floor`` drops vector candidates below that cosine (recall uses it: without a
     keyword match, closeness must be real). ``reader``: the caller's read of ``tenant``
     to search in (recall's, so its passages come from the snapshot its facts do); by
-    default a read of its own."""
+    default a read of its own. ``embedder``: the one the tenant's search uses as last
+    seen; ``confirm``, the one it uses in the read's snapshot."""
     check_question(query, "query")
     terms = keywords(query)
     vector = None if embedder is None else embed_query(embedder, query)
@@ -82,6 +85,9 @@ def search_documents(
         by_keyword = scope.documents().keyword_chunks(terms, CANDIDATES) if terms else []
         by_vector = [] if vector is None or embedder is None else scope.documents().vector_chunks(
             embedder.name, vector, CANDIDATES)
+        if confirm is not None and (chosen := confirm(scope)) is not embedder:  # switched since last seen
+            by_vector = [] if chosen is None else scope.documents().vector_chunks(
+                chosen.name, embed_query(chosen, query), CANDIDATES)
     if revoked:
         by_keyword = [(chunk, score) for chunk, score in by_keyword if not names_revoked(chunk, revoked)]
         by_vector = [(chunk, score) for chunk, score in by_vector if not names_revoked(chunk, revoked)]

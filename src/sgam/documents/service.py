@@ -159,8 +159,8 @@ class Documents:
             raise ValidationError("limit", limit, "must be an integer from 1 to 1000")
         scope = check_purpose(purpose)
         self._settle(tenant)
-        return search_documents(self.backend, self.embedder, tenant, query, limit=limit,
-                                purpose=scope)
+        return search_documents(self.backend, self._searching(tenant), tenant, query, limit=limit,
+                                purpose=scope, confirm=self._confirm())
 
     def passages(
         self, tenant: str, question: str, vector_floor: float, revoked: set[str] | None = None, *,
@@ -174,8 +174,8 @@ class Documents:
 
         if not settled:
             self._settle(tenant)
-        return search_documents(self.backend, self.embedder, tenant, question, limit=RECALL_PASSAGES,
-                                vector_floor=vector_floor, revoked=revoked, reader=reader)
+        return search_documents(self.backend, self._searching(tenant), tenant, question, limit=RECALL_PASSAGES,
+                                vector_floor=vector_floor, revoked=revoked, reader=reader, confirm=self._confirm())
 
     def all(self, tenant: str) -> list[Document]:
         with self._read(tenant) as reader:
@@ -450,11 +450,23 @@ class Documents:
         return result
 
     def index(self, tenant: str) -> int:
-        """Embed the tenant's document chunks that have no vector of the embedder yet
-        (changes do it when they commit); how many were embedded."""
+        """Embed the tenant's document chunks that have no vector yet of the embedders its
+        rows get one of (changes do it when they commit); how many were embedded."""
         from .search import index_vectors
 
-        return index_vectors(self.backend, self.embedder, check_tenant(tenant))
+        check_tenant(tenant)
+        if self._ledger is None:
+            return index_vectors(self.backend, () if self.embedder is None else (self.embedder,), tenant)
+        search = self._ledger.search
+        return index_vectors(self.backend, search.choice.for_writes(search.state(tenant)), tenant,
+                             wanted=search.wanted_in)
+
+    def _searching(self, tenant: str) -> Embedder | None:
+        """The embedder the tenant's search uses, as this process saw it last."""
+        return self.embedder if self._ledger is None else self._ledger.search.embedder_for(tenant)
+
+    def _confirm(self) -> Callable[[Reader], Embedder | None] | None:
+        return None if self._ledger is None else self._ledger.search.active_in
 
     def _lock_file(self, txn: WriteTransaction, path: str) -> DocumentRow:
         row = txn.documents().lock(path)

@@ -107,8 +107,6 @@ class Ledger:
         """After a write has committed, give the new facts their vectors, so that reads never
         write. The write stands even if the embedder fails now: the facts still lacking a
         vector are embedded by the next write or by ``Memory.index_episodes``."""
-        if self.search.embedder is None:
-            return
         try:
             self.search.index_facts(tenant)
         except SgamError:

@@ -134,6 +134,8 @@ class AsyncMemory:
     search = _twin(Memory.search)
     search_many = _twin(Memory.search_many)
     index_episodes = _twin(Memory.index_episodes)
+    reembed = _twin(Memory.reembed)
+    index_status = _twin(Memory.index_status)
     recall = _twin(Memory.recall)
     once = _twin(Memory.once)
     actions = _twin(Memory.actions)

@@ -6,6 +6,7 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -58,6 +59,7 @@ from ..lifecycle.participants import Participant
 from ..search import SearchService, embedder_from_env
 from ..search.embedders import Embedder
 from ..search.scope import about_revoked
+from ..search.service import Embedded
 from ..store import Backend, EpisodeRow, PointRead, QueryFilter, Reader, WriteTransaction, open_backend
 from .extraction import ExtractionCalls
 from .lifecycle import Lifecycle
@@ -185,6 +187,8 @@ class Memory:
     search = _delegate("_recall", RecallCalls.search)
     search_many = _delegate("_recall", RecallCalls.search_many)
     index_episodes = _delegate("_recall", RecallCalls.index_episodes)
+    reembed = _delegate("_recall", RecallCalls.reembed)
+    index_status = _delegate("_recall", RecallCalls.index_status)
     recall = _delegate("_recall", RecallCalls.recall)
 
     # extraction, review and actions run at most once (``memory/extraction.py``)
@@ -320,16 +324,17 @@ class Memory:
 
     def _add_rows(self, tenant: str, items: list[tuple[EpisodeRow, tuple[str, ...]]]) -> list[Episode]:
         rows = [row for row, _ in items]
-        vectors = self._search.embed_rows(rows)  # before the transaction: a failure changes nothing
 
-        def work(txn: WriteTransaction) -> list[EpisodeRow]:
+        def work(embedded: Embedded, txn: WriteTransaction) -> list[EpisodeRow]:
             txn.prefetch_episodes([row.episode_id for row in rows])
             stored = self._writes.add_episodes(txn, items)
-            self._search.store_vectors(txn, rows, stored, vectors)
+            self._search.store_vectors(txn, rows, stored, embedded)
             return stored
 
-        return [to_episode(row, sources)
-                for row, (_, sources) in zip(self.ledger.run_write(tenant, work, "add_episode"), items, strict=True)]
+        # the vectors are made before the transaction: a failing embedder changes nothing
+        written = self._search.with_vectors(
+            tenant, rows, lambda embedded: self.ledger.run_write(tenant, partial(work, embedded), "add_episode"))
+        return [to_episode(row, sources) for row, (_, sources) in zip(written, items, strict=True)]
 
     def episode(self, tenant: str, id: str, *, purpose: str | None = None) -> Episode | None:
         """The episode if it can be read: recorded, not erased, not past its deadline, and

@@ -3,17 +3,19 @@ question, both read through the ledger service (deadlines settled first)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING
 
 from .._core.errors import ValidationError
+from .._core.model import IndexStatus
 from .._core.purpose import check_purpose
 from .._core.time import Moment, moment_micros, optional_micros
 from .._core.values import check_limit, check_optional_name, check_optional_subject, check_tenant
 from ..ledger.service import Ledger
 from ..recall import RecallResult, recall
-from ..search import EvidenceHit, SearchConfig, SearchFilter, check_question, resolve_config
+from ..search import EvidenceHit, SearchConfig, SearchFilter, check_question, load_embedder, resolve_config
+from ..search.embedders import Embedder
 
 if TYPE_CHECKING:
     from ..documents import DocumentHit, Documents
@@ -59,8 +61,8 @@ class RecallCalls:
         )
         resolved, checked = resolve_config(config), check_limit(limit)
         check_question(question)
-        self.ledger.search.embed_question(question, [resolved])
-        with self.ledger.read(tenant, "search") as reader:
+        self.ledger.search.embed_question(question, [resolved], tenant)
+        with self.ledger.read(tenant, "search", [self.ledger.search.active_in]) as reader:
             return self.ledger.search.search(reader, question, config=resolved, flt=flt, limit=checked,
                                              now=self.ledger.now(), purpose=scope)
 
@@ -75,8 +77,8 @@ class RecallCalls:
         resolved = {name: resolve_config(config) for name, config in configs.items()}
         checked = check_limit(limit)
         check_question(question)
-        self.ledger.search.embed_question(question, list(resolved.values()))
-        with self.ledger.read(tenant, "search") as reader:
+        self.ledger.search.embed_question(question, list(resolved.values()), tenant)
+        with self.ledger.read(tenant, "search", [self.ledger.search.active_in]) as reader:
             return self.ledger.search.search_many(reader, question, configs=resolved, flt=SearchFilter(),
                                                   limit=checked, now=self.ledger.now())
 
@@ -87,6 +89,34 @@ class RecallCalls:
         done = self.ledger.search.backfill(check_tenant(tenant), check_limit(batch))
         self.ledger.search.index_facts(tenant)
         return done
+
+    def reembed(
+        self, tenant: str, embedder: Embedder | str, *, batch: int = 1000,
+        progress: Callable[[IndexStatus], None] | None = None,
+    ) -> IndexStatus:
+        """Build ``embedder``'s vectors of the tenant's episodes, current facts and
+        document chunks beside those search uses now (nothing is extracted again), then
+        switch search to them in one transaction and remove every vector of any other
+        embedder, as an erasure removes what it erases. Safe to interrupt: running it again
+        embeds only what is still missing. Search uses the old vectors until the switch.
+        ``embedder``: an ``Embedder``, or a spec (``wordllama``, ``model2vec:/path``...;
+        ``load_embedder``) recorded so that other processes load the same one.
+        ``progress`` is called after each batch. Returns the status after the switch."""
+        from ..search.reembedding import Reembedding
+
+        check_tenant(tenant)
+        checked = check_limit(batch, "batch")
+        if progress is not None and not callable(progress):
+            raise ValidationError("progress", progress, "must be a callable or None")
+        chosen, spec = _embedder(embedder)
+        return Reembedding(self.ledger.search, tenant, chosen, spec, self.ledger.now).run(checked, progress)
+
+    def index_status(self, tenant: str) -> IndexStatus:
+        """The embedder the tenant's search uses now, the one being built beside it (by
+        ``reembed``) and how many of the rows that need one have a vector of it."""
+        from ..search.reembedding import status
+
+        return status(self.ledger.search, check_tenant(tenant))
 
     def _passages(self, tenant: str, reader: Reader, question: str, floor: float,
                   revoked: set[str]) -> list[DocumentHit]:
@@ -111,3 +141,16 @@ class RecallCalls:
         return recall(self.ledger.search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
                       known_at=known, documents=partial(self._passages, tenant), purpose=scope,
                       read=lambda ahead: self.ledger.read(tenant, "recall", ahead))
+
+
+def _embedder(given: Embedder | str) -> tuple[Embedder, str | None]:
+    """An embedder object as given (no spec), or the one a spec loads, with the spec."""
+    if isinstance(given, str):
+        spec = given.strip()
+        try:
+            return load_embedder(spec), spec
+        except ValidationError as exc:
+            raise ValidationError("embedder", given, exc.rule) from exc
+    if isinstance(given, Embedder):
+        return given, None
+    raise ValidationError("embedder", given, "must be an Embedder or a spec such as wordllama or model2vec:/path")

@@ -73,9 +73,10 @@ def recall(
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
-    search.embed_question(question)
+    search.embed_question(question, tenant=tenant)
     flt = SearchFilter(until=at, known_at=known_at)
     ahead: list[Callable[[Reader], object]] = [
+        search.active_in,
         lambda r: r.attribute_schemas(),
         lambda r: r.revoking_consents(consent_uses(purpose)),
         lambda r: search.index.matching_keys(r, terms, at, KEY_CANDIDATES, known_at),

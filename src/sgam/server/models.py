@@ -146,6 +146,14 @@ class RetypeIn(Body):
     """Set aside the values with no conversion instead of refusing the retype."""
 
 
+class ReembedIn(Body):
+    embedder: StrictStr
+    """The embedder to build and switch search to, as ``SGAM_EMBEDDER`` names one
+    (``wordllama``, ``model2vec:/path``...): the server must be able to load it."""
+    batch: StrictInt = 1000
+    """Rows embedded per transaction."""
+
+
 class RecallOut(BaseModel):
     """The packed context (``context``: what a model reads, fenced as data) and the items
     in it, split into ledger facts, document passages and search evidence (the shape of

@@ -48,7 +48,7 @@ STATUSES: dict[str, tuple[int, ...]] = {
     "rename_attribute": CHANGE, "retype": CHANGE, "quarantined": QUERY, "schema_history": KEYED,
     "backfills": KEYED,
     "retract": CHANGE, "correct": CHANGE, "declare": (*BODY, 403, 409),
-    "search": BODY, "recall": BODY, "remember": CHANGE,
+    "search": BODY, "recall": BODY, "remember": CHANGE, "index_status": KEYED, "reembed": (*BODY, 403, 409),
     "extractions": QUERY, "held": QUERY, "confirm": (*SCOPED, 404, 409), "reject": (*SCOPED, 404, 409),
     "retention_classes": KEYED, "retention_report": QUERY, "retention": (*BODY, 403),
     "consents": QUERY, "consented": QUERY, "consent": (*BODY, 403),

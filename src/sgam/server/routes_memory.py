@@ -6,13 +6,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from .._core.model import WriteResult
+from .._core.model import IndexStatus, WriteResult
 from ..boundary import recall_json
 from ..extraction import Extraction, HeldCandidate, Remembered
 from ..search import EvidenceHit
-from .auth import Reader, Writer, memory_of
+from .auth import Admin, Reader, Writer, memory_of
 from .idempotency import IDEMPOTENT, once
-from .models import RecallIn, RecallOut, RememberIn, SearchIn, WhoAmI
+from .models import RecallIn, RecallOut, ReembedIn, RememberIn, SearchIn, WhoAmI
 from .routes_ledger import episode_url, reply, write_reply
 
 router = APIRouter(prefix="/v1")
@@ -31,6 +31,21 @@ async def search(body: SearchIn, request: Request, caller: Reader) -> Response:
         session=body.session, speaker=body.speaker, subject=body.subject, memory_type=body.memory_type,
         purpose=body.purpose)
     return reply(hits)
+
+
+@router.get("/index", response_model=IndexStatus, tags=["recall"],
+            summary="Which embedder search uses, and how far the one being built is")
+async def index_status(request: Request, caller: Reader) -> Response:
+    return reply(await memory_of(request).index_status(caller.tenant))
+
+
+@router.post("/index", dependencies=[IDEMPOTENT], response_model=IndexStatus, tags=["recall"],
+             summary="Build an embedder's vectors beside those search uses, then switch search to them (admin)")
+async def reembed(body: ReembedIn, request: Request, caller: Admin) -> Response:
+    async def produce() -> Response:
+        return reply(await memory_of(request).reembed(caller.tenant, body.embedder, batch=body.batch))
+
+    return await once(request, caller, produce)
 
 
 @router.post("/recall", response_model=RecallOut, tags=["recall"],

@@ -53,6 +53,11 @@ class ChunkRow:
     end_line: int
     text: str
 
+    @property
+    def embedded_text(self) -> str:
+        """What a chunk's vector is made of: the path names what a passage is about."""
+        return f"{self.path}\n{self.text}"
+
 
 @dataclass(frozen=True, slots=True)
 class Chunk:

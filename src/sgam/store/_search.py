@@ -4,7 +4,7 @@ PostgreSQL: tsvector + pgvector. Ranking, fusion and recall live above this line
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -60,8 +60,38 @@ class CandidateEpisodes(NamedTuple):
     rows: dict[int, StoredEpisode]
 
 
+@dataclass(frozen=True, slots=True)
+class EmbedderStateRow:
+    """A tenant's ``search_embedders`` row. ``active`` None: each process's own embedder."""
+
+    active: str | None = None
+    active_spec: str | None = None
+    building: str | None = None
+    building_spec: str | None = None
+    building_since: int | None = None
+    switched_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorProgress:
+    """Rows that need a vector of one model, and how many have one: episodes, current
+    assertion rows, document chunks."""
+
+    episodes: int
+    episodes_embedded: int
+    facts: int
+    facts_embedded: int
+    chunks: int
+    chunks_embedded: int
+
+    @property
+    def complete(self) -> bool:
+        return (self.episodes_embedded == self.episodes and self.facts_embedded == self.facts
+                and self.chunks_embedded == self.chunks)
+
+
 class SearchIndex(Protocol):
-    """The search part of a backend: eleven methods, all tenant-scoped.
+    """The search part of a backend: sixteen methods, all tenant-scoped.
 
     Reads run in the caller's read scope (``reader``, from ``Backend.read``): one scope
     and one connection per search, never a read nested inside another (on PostgreSQL
@@ -112,8 +142,10 @@ class SearchIndex(Protocol):
         that hold a current version at valid time ``at``, best match first."""
         ...
 
-    def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
-        """Episodes with no vector of ``model`` yet (recorded before an embedder was set)."""
+    def episodes_without_vectors(self, reader: Reader, model: str, limit: int, after: int = 0) -> list[StoredEpisode]:
+        """Episodes with no vector of ``model`` yet (recorded before an embedder was set),
+        in key order from the first key above ``after``: a caller that goes on from the
+        last key it got never looks at the same episode twice."""
         ...
 
     def assertions_without_vectors(self, reader: Reader, model: str, limit: int) -> list[tuple[int, str]]:
@@ -131,6 +163,27 @@ class SearchIndex(Protocol):
         known_at: int | None = None,
     ) -> list[tuple[str, str, float]]:
         """(subject, attribute, cosine) of keys holding a current version at ``at``, best first."""
+        ...
+
+    def embedder_state(self, handle: Reader | WriteTransaction, lock: str = "") -> EmbedderStateRow | None:
+        """In the caller's read or unit of work: the tenant's embedders, None if never
+        recorded. ``lock`` (in a unit of work): ``share`` holds off a switch until it
+        commits, ``update`` holds off writers that read the row with ``share``."""
+        ...
+
+    def put_embedder_state(self, handle: WriteTransaction, state: EmbedderStateRow) -> None: ...
+
+    def vector_progress(self, handle: Reader | WriteTransaction, model: str) -> VectorProgress:
+        """How many of the tenant's episodes, current facts and chunks have a vector of ``model``."""
+        ...
+
+    def drop_vectors_except(self, handle: WriteTransaction, model: str) -> int:
+        """Delete the tenant's vectors of every other model (with whatever counts them)."""
+        ...
+
+    def forget_copies(self, tenant: str, keep: Collection[str]) -> None:
+        """Drop this process's copies of the tenant's vectors of models not in ``keep``:
+        memory holds no vector the database no longer does."""
         ...
 
 

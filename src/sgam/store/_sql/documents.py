@@ -6,7 +6,7 @@ chunks' text index and the vectors."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._documents import ChunkRow, DocumentRow, RevisionRow
 from .session import Session, chunks, in_list
@@ -25,6 +25,9 @@ def doc_from_row(row: tuple[Any, ...]) -> DocumentRow:
 class PortableDocuments:
     """The shared part of a ``DocumentStore``, bound to the session and tenant of one read
     or unit of work; ``ORDER`` is how paths sort (code points)."""
+
+    MODEL_PROBE: ClassVar[str] = "v.model"
+    """How a chunk's vector model is compared (PostgreSQL: an expression, ``postgres/search.py``)."""
 
     ORDER = "path"
 
@@ -229,7 +232,7 @@ class PortableDocuments:
         rows = db.rows(
             f"SELECT {CHUNK} FROM document_chunks c WHERE c.tenant = ? AND NOT EXISTS "
             "(SELECT 1 FROM document_vectors v WHERE v.tenant = c.tenant AND v.chunk_id = c.chunk_id "
-            "AND v.model = ?) ORDER BY c.chunk_id LIMIT ?",
+            f"AND {self.MODEL_PROBE} = ?) ORDER BY c.chunk_id LIMIT ?",
             (tenant, model, limit),
         )
         return [ChunkRow(*row) for row in rows]

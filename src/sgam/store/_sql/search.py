@@ -51,13 +51,16 @@ def holding(known_at: int | None, at: int, db: Session) -> tuple[str, tuple[Any,
             (*known, db.moment(at), db.moment(at), *known, db.moment(at)))
 
 
-def assertions_without_vectors(db: Session, tenant: str, model: str, limit: int) -> list[tuple[int, str]]:
-    """Current assertion rows with no vector of ``model``: (row key, "subject attribute value")."""
+def assertions_without_vectors(db: Session, tenant: str, model: str, limit: int,
+                               model_probe: str = "v.model") -> list[tuple[int, str]]:
+    """Current assertion rows with no vector of ``model``: (row key, "subject attribute value").
+    ``model_probe``: how the vector's model is compared (PostgreSQL compares an expression,
+    so that each row is one probe of the primary key: ``postgres/search.py``)."""
     rows = db.rows(
         "SELECT a.row_id, a.subject, a.attribute, a.value FROM assertions a "
         "WHERE a.tenant = ? AND a.recorded_to IS NULL AND NOT EXISTS "
         "(SELECT 1 FROM assertion_vectors v WHERE v.tenant = a.tenant AND v.row_id = a.row_id "
-        "AND v.model = ?) ORDER BY a.row_id LIMIT ?",
+        f"AND {model_probe} = ?) ORDER BY a.row_id LIMIT ?",
         (tenant, model, limit),
     )
     return [(int(r[0]), fact_text(r[1], r[2], r[3])) for r in rows]

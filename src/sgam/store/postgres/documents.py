@@ -27,6 +27,8 @@ class PostgresDocuments(PortableDocuments):
     """``DocumentStore`` in one of the backend's tenant-scoped transactions; ``lock_key``
     is the backend's advisory lock id of (tenant, name)."""
 
+    MODEL_PROBE = "v.model || ''"  # one primary-key probe a chunk (search.MODEL_PROBE says why)
+
     ORDER = 'path COLLATE "C"'
 
     def __init__(self, db: Session, tenant: str, lock_key: Callable[[str, str], int]) -> None:

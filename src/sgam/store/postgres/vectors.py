@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -82,6 +83,12 @@ class EpisodeVectors:
         self._copies: OrderedDict[tuple[str, str, int], _Copy] = OrderedDict()
         self._lock = threading.Lock()
         self._held_bytes = held_bytes
+
+    def forget(self, tenant: str, keep: Collection[str]) -> None:
+        """Drop the tenant's copies of the models not in ``keep``."""
+        with self._lock:
+            for key in [key for key in self._copies if key[0] == tenant and key[1] not in keep]:
+                del self._copies[key]
 
     def current(self, db: PostgresSession, tenant: str, model: str, dims: int,
                 tally_row: tuple[Any, ...] | None) -> VectorCache | None:

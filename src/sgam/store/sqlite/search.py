@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -22,6 +22,7 @@ import numpy.typing as npt
 from .._protocol import EpisodeRow, Reader, WriteTransaction
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery, one_by_one
+from .._sql.embedders import PortableEmbedders
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import VectorCache, appended, nearest, time_mask
 from .errors import map_sqlite_errors
@@ -34,7 +35,7 @@ if TYPE_CHECKING:  # the backend imports this module when asked for its index
 
 _CHUNK = 500
 
-class SQLiteSearch:
+class SQLiteSearch(PortableEmbedders):
     """``SearchIndex`` over a ``SQLiteBackend``'s connection (same lock, same file). A
     reader holds that lock and its read transaction, so the statements of a search run
     in the caller's snapshot; taking the (re-entrant) lock again here costs nothing."""
@@ -47,6 +48,11 @@ class SQLiteSearch:
 
     def _conn(self) -> sqlite3.Connection:
         return self._backend._conn
+
+    def forget_copies(self, tenant: str, keep: Collection[str]) -> None:
+        with self._cache_lock:
+            for key in [key for key in self._caches if key[0] == tenant and key[1] not in keep]:
+                del self._caches[key]
 
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
@@ -239,15 +245,15 @@ class SQLiteSearch:
         ranked = sorted(found)[:limit * 4]
         return list(dict.fromkeys((subject, attribute) for _, _, subject, attribute in ranked))[:limit]
 
-    def episodes_without_vectors(self, reader: Reader, model: str, limit: int) -> list[EpisodeRow]:
+    def episodes_without_vectors(self, reader: Reader, model: str, limit: int, after: int = 0) -> list[StoredEpisode]:
         tenant = reader.tenant
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
-                f"SELECT {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND NOT EXISTS "
+                f"SELECT e.seq, {EPISODE_COLUMNS} FROM episodes e WHERE e.tenant = ? AND e.seq > ? AND NOT EXISTS "
                 "(SELECT 1 FROM episode_vectors v WHERE v.seq = e.seq AND v.model = ?) ORDER BY e.seq LIMIT ?",
-                (tenant, model, limit),
+                (tenant, after, model, limit),
             ).fetchall()
-        return [EpisodeRow(*row) for row in rows]
+        return [StoredEpisode(int(row[0]), EpisodeRow(*row[1:])) for row in rows]
 
     def assertions_without_vectors(self, reader: Reader, model: str, limit: int) -> list[tuple[int, str]]:
         tenant = reader.tenant

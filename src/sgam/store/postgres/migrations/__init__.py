@@ -50,6 +50,7 @@ from . import (
     v24,
     v25,
     v26,
+    v27,
     v28,
     v29,
 )
@@ -66,7 +67,7 @@ TENANT_TABLES = (
     "episode_vector_heads", "saver_threads", "saver_checkpoints", "saver_writes", "saver_subjects",
     "subject_names", "subject_collisions", "subject_aliases", "subject_resolution",
     "ledger_changes", "attribute_resolution", "quarantine", "episode_vector_counts", "converted_values",
-    "backfills",
+    "backfills", "search_embedders",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -117,7 +118,7 @@ MIGRATIONS: list[str] = [
     version.SCRIPT
     for version in (
         v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
-        v22, v23, v24, v29, v25, v26, v28,
+        v22, v23, v24, v29, v25, v26, v27, v28,
     )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
