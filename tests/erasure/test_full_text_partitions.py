@@ -136,7 +136,7 @@ def test_a_database_of_the_previous_schema_moves_into_partitions(
     previous = MIGRATIONS[:14]
     monkeypatch.setattr(backend, "MIGRATIONS", previous)
     Memory(f"sqlite:///{path}").close()
-    with closing(sqlite3.connect(path)) as conn:  # what today's write path reads of version 18, for the fill
+    with closing(sqlite3.connect(path)) as conn:  # what today's write path reads of version 19, for the fill
         conn.execute("CREATE TABLE search_embedders (tenant TEXT PRIMARY KEY, active TEXT, active_spec TEXT, "
                      "building TEXT, building_spec TEXT, building_since INTEGER, switched_at INTEGER)")
         conn.commit()

@@ -260,7 +260,7 @@ def test_the_cli_builds_shows_and_switches(seeded: Memory, store: Store, new: Em
 def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: Embedder, new: Embedder,
 ) -> None:
-    """SQLite keyed a vector by its row until version 18, which rebuilds the vector tables
+    """SQLite keyed a vector by its row until version 19, which rebuilds the vector tables
     keyed by (row, model): each row keeps its vector, the triggers still delete it with
     its row, and a second model's vector no longer replaces the first."""
     from sgam.ledger.write import validate_episode
@@ -272,7 +272,7 @@ def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
     rows = [validate_episode(f"e{i}", "2024-01-01T00:00:00Z", text, "ann", "message", None, None, T)
             for i, text in enumerate(_texts())]
     vectors = embed_checked(old, [f"ann: {row.text}" for row in rows])
-    with Memory(f"sqlite:///{path}") as before:  # the store alone: the write path reads version 18's table
+    with Memory(f"sqlite:///{path}") as before:  # the store alone: the write path reads version 19's table
         def work(txn: Any) -> None:
             before.ledger.writes.add_episodes(txn, [(row, ()) for row in rows])
             before.ledger.search.index.put_episode_vectors(txn, old.name, [

@@ -1,5 +1,5 @@
 """On PostgreSQL a checkpoint put, a task's pending writes and a resume's read are each one
-statement, a server function that sets the tenant itself (``migrations/v25.py``), run as the
+statement, a server function that sets the tenant itself (``migrations/v26.py``), run as the
 application role under forced row-level security."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sgam._core.retention import DEFAULT_CLASS
 from sgam.langgraph import SgamSaver
 from sgam.langgraph._serde import StrictSerializer
 from sgam.store.postgres import install, migrate
-from sgam.store.postgres.migrations import MIGRATIONS, v25
+from sgam.store.postgres.migrations import MIGRATIONS, v26
 
 
 def _put(saver: SgamSaver, thread: str, step: int, parent: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def test_an_upgrade_to_the_checkpoint_functions_keeps_threads_and_puts_in_one_st
     owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch,  # noqa: F811 - fixture
 ) -> None:
     owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:MIGRATIONS.index(v25.SCRIPT)])
+    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:MIGRATIONS.index(v26.SCRIPT)])
     migrate(owner, grant_to=["sgam_test_upgrade_app"])
     checkpoint = empty_checkpoint()
     checkpoint["channel_values"] = {"notes": "written before"}

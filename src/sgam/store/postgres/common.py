@@ -1,4 +1,4 @@
-"""The common one-fact write in one round trip (``sgam_write_one``, the module v28).
+"""The common one-fact write in one round trip (``sgam_write_one``, the module v29).
 
 A write after its key's last start (it appends a version, or corroborates the one
 holding) is most writes. The client validates it against the tenant's schema as the

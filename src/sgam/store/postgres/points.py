@@ -31,7 +31,7 @@ CALL = (
 DUE, _CONSENT, _VERSION, _SUBJECT, _ATTRIBUTE, BACKFILL = 0, 1, 2, 3, 4, 6
 """The parts of the answer: the probe found something due; a consent statement; a version
 near an item's instant; what an item's subject name, or its attribute name, means; an
-unfinished backfill of the tenant (migration module v26)."""
+unfinished backfill of the tenant (migration module v27)."""
 COLUMNS = (
     "part", "item", "row_id", "assertion_id", "subject", "attribute", "value", "memory_type", "valid_from",
     "valid_to", "recorded_from", "recorded_to", "source", "confidence", "schema_version", "supersedes", "origin",

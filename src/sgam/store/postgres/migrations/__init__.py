@@ -101,7 +101,7 @@ READ_FUNCTIONS = (
 )
 """Run as the caller, under its tenant policy: the deadline probe, and a point read's
 probe, consents and versions in one statement (migration 17); a checkpoint with its
-pending writes (module v25)."""
+pending writes (module v26)."""
 
 WRITE_FUNCTIONS = (
     "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
@@ -111,14 +111,14 @@ WRITE_FUNCTIONS = (
     "timestamptz, text)",
 )
 """Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18);
-a checkpoint put, and a task's pending writes, each in one statement with its tenant (module v25);
-the common one-fact write whole (module v28)."""
+a checkpoint put, and a task's pending writes, each in one statement with its tenant (module v26);
+the common one-fact write whole (module v29)."""
 
 MIGRATIONS: list[str] = [
     version.SCRIPT
     for version in (
         v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
-        v22, v23, v24, v29, v25, v26, v27, v28,
+        v22, v23, v24, v25, v26, v27, v28, v29,
     )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""

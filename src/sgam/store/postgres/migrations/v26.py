@@ -1,144 +1,116 @@
-"""PostgreSQL schema: a migration step's backfill, converted in batches that each commit."""
+"""PostgreSQL schema: checkpoint memory in one statement per call."""
 
-# As SQLite's version 17: ``backfills`` keeps, per step (``seq`` of ``ledger_changes``),
-# the attributes it derives again (JSON), the last subject done (a rerun resumes after
-# it), the counts, when it finished (NULL: reads of a subject after ``after_subject``
-# convert on the fly), and a lone retype's type and map (``conversion``). Row-level security as every tenant table.
+# A checkpoint put sent the tenant's set_config and then its insert (thread and checkpoint
+# in one data-modifying WITH); a task's pending writes sent the set_config and one insert
+# per write; a resume's read sent the set_config and its one select. Each statement costs
+# the driver a flush and polls of the socket, which LangGraph's own saver, sending no
+# tenant, does not pay. Now each call is one statement; the server does the same work
+# inside it (bench/README.md has what that saved: a read, not a write). Three functions,
+# run as the caller (SECURITY INVOKER: row-level security binds them as it binds the
+# caller's own statements, so another tenant's thread is neither found nor overwritten),
+# each setting the transaction-local tenant first, as sgam_write_lookups does:
 #
-# ``sgam_point_reads`` (its body as in version 22 but for what follows) also answers the
-# tenant's unfinished backfills, as part 6 rows (none for almost every tenant): every
-# read begins with this function, so a read learns whether to convert on the fly without
-# a statement of its own.
+# - sgam_put_checkpoint: registers the thread under its retention class the first time,
+#   stores the checkpoint (a second put of one id replaces it) and the subjects it names;
+# - sgam_put_writes: one task's writes as parallel arrays; a regular write (idx >= 0)
+#   keeps the first one stored for its slot, a special one (errors, interrupts: idx < 0)
+#   replaces it (one INSERT whose conflict updates only where idx < 0), and the caller
+#   sends each slot once;
+# - sgam_checkpoint_with_writes: the checkpoint with that id (or the newest of the
+#   namespace) and its pending writes, in the shape of the portable statement
+#   (store/_sql/checkpoints.py ``_with_writes``).
+#
+# No SET clause (it would push and pop a setting on every call): each statement is a
+# simple insert or an index probe, whose plan is the same for any values.
+#
+# Called in a write's own transaction (its pipeline) the tenant set holds until that
+# transaction ends, as the caller's set_config would; called alone on an autocommit
+# connection (a read) it is a transaction of its own, so the tenant ends with it.
 
 SCRIPT = """
-    CREATE TABLE backfills (
-        tenant text NOT NULL CHECK (tenant <> ''),
-        seq bigint NOT NULL,
-        attributes text NOT NULL,
-        after_subject text,
-        subjects_done bigint NOT NULL DEFAULT 0,
-        subjects_total bigint NOT NULL,
-        batches_done bigint NOT NULL DEFAULT 0,
-        started_at timestamptz NOT NULL,
-        finished_at timestamptz,
-        conversion text,
-        PRIMARY KEY (tenant, seq)
-    );
-
-    CREATE OR REPLACE FUNCTION sgam_point_reads(
-        p_tenant text, p_now timestamptz, p_consents text[],
-        p_subjects text[], p_attributes text[], p_ats timestamptz[], p_knowns timestamptz[]
-    ) RETURNS TABLE (
-        part smallint, item integer,
-        row_id bigint, assertion_id bigint, subject text, attribute text, value text, memory_type text,
-        valid_from timestamptz, valid_to timestamptz, recorded_from timestamptz, recorded_to timestamptz,
-        source text, confidence double precision, schema_version integer, supersedes bigint, origin text,
-        closed_by text,
-        purpose text, granted boolean, changed_at timestamptz, seq bigint
-    ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
-    #variable_conflict use_column
-    DECLARE
-        i integer;
+    CREATE FUNCTION sgam_put_checkpoint(
+        p_tenant text, p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_parent_id text,
+        p_run_id text, p_kind text, p_body bytea, p_metadata_kind text, p_metadata bytea,
+        p_created_at timestamptz, p_retention text, p_subjects text[]
+    ) RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
         PERFORM set_config('sgam.tenant', p_tenant, true);
-        IF @SCHEMA@.sgam_lifecycle_due(p_tenant, p_now) THEN
-            part := 0;
-            RETURN NEXT;
+        INSERT INTO @SCHEMA@.saver_threads (tenant, thread_id, retention)
+        VALUES (p_tenant, p_thread_id, p_retention)
+        ON CONFLICT (tenant, thread_id) DO NOTHING;
+        INSERT INTO @SCHEMA@.saver_checkpoints (tenant, thread_id, checkpoint_ns, checkpoint_id, parent_id, run_id,
+                                                kind, body, metadata_kind, metadata, created_at)
+        VALUES (p_tenant, p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_parent_id, p_run_id, p_kind, p_body,
+                p_metadata_kind, p_metadata, p_created_at)
+        ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+            parent_id = excluded.parent_id, run_id = excluded.run_id, kind = excluded.kind, body = excluded.body,
+            metadata_kind = excluded.metadata_kind, metadata = excluded.metadata, created_at = excluded.created_at;
+        IF p_subjects IS NOT NULL THEN
+            INSERT INTO @SCHEMA@.saver_subjects (tenant, subject, thread_id)
+            SELECT p_tenant, s, p_thread_id FROM unnest(p_subjects) AS s
+            ON CONFLICT (tenant, subject, thread_id) DO NOTHING;
+        END IF;
+    END $$;
+    REVOKE ALL ON FUNCTION sgam_put_checkpoint(text, text, text, text, text, text, text, bytea, text, bytea,
+                                               timestamptz, text, text[]) FROM PUBLIC;
+
+    CREATE FUNCTION sgam_put_writes(
+        p_tenant text, p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text,
+        p_task_path text, p_idx integer[], p_channels text[], p_kinds text[], p_bodies bytea[]
+    ) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM set_config('sgam.tenant', p_tenant, true);
+        IF cardinality(p_idx) = 1 THEN  -- most tasks write once: a row of values, not an unnest
+            INSERT INTO @SCHEMA@.saver_writes (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx,
+                                               channel, kind, body, task_path)
+            VALUES (p_tenant, p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_task_id, p_idx[1], p_channels[1],
+                    p_kinds[1], p_bodies[1], p_task_path)
+            ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+                channel = excluded.channel, kind = excluded.kind, body = excluded.body, task_path = excluded.task_path
+            WHERE excluded.idx < 0;
             RETURN;
         END IF;
-        RETURN QUERY
-            SELECT 6::smallint, NULL::integer, b.seq, b.subjects_done, b.after_subject, b.attributes, b.conversion,
-                   NULL::text, b.started_at, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
-                   NULL::text, NULL::double precision, NULL::integer, b.subjects_total, NULL::text, NULL::text,
-                   NULL::text, NULL::boolean, NULL::timestamptz, b.batches_done
-            FROM @SCHEMA@.backfills b WHERE b.tenant = p_tenant AND b.finished_at IS NULL;
-        RETURN QUERY
-            SELECT 1::smallint, NULL::integer, NULL::bigint, NULL::bigint, c.subject, q.name, NULL::text,
-                   NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
-                   NULL::text, NULL::double precision, NULL::integer, NULL::bigint, NULL::text, NULL::text,
-                   c.purpose, c.granted, c.changed_at, c.seq
-            FROM unnest(p_consents) AS q(name)
-            CROSS JOIN LATERAL (
-                SELECT coalesce((SELECT r.subject FROM @SCHEMA@.subject_resolution r
-                                 WHERE r.tenant = p_tenant AND r.name = q.name AND r.recorded_to IS NULL),
-                                q.name) AS meant) AS m
-            JOIN @SCHEMA@.consents c ON c.tenant = p_tenant AND (c.subject = m.meant OR c.subject IN (
-                SELECT r.name FROM @SCHEMA@.subject_resolution r
-                WHERE r.tenant = p_tenant AND r.recorded_to IS NULL AND r.subject = m.meant));
-        FOR i IN 1 .. coalesce(array_length(p_subjects, 1), 0) LOOP
-            IF p_subjects[i] IS NULL THEN
-                IF p_attributes[i] IS NOT NULL THEN
-                    RETURN QUERY
-                        SELECT 4::smallint, i, NULL::bigint, NULL::bigint, r.attribute, NULL::text, NULL::text,
-                               NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
-                               NULL::timestamptz, NULL::text, NULL::double precision, NULL::integer, NULL::bigint,
-                               NULL::text, NULL::text, NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.attribute_resolution r
-                        WHERE r.tenant = p_tenant AND r.name = p_attributes[i]
-                          AND CASE WHEN p_knowns[i] IS NULL THEN r.recorded_to IS NULL
-                                   ELSE r.recorded_from <= p_knowns[i]
-                                        AND (r.recorded_to IS NULL OR r.recorded_to > p_knowns[i]) END;
-                END IF;
-                CONTINUE;
-            END IF;
-            IF p_attributes[i] IS NULL THEN
-                RETURN QUERY
-                    SELECT 3::smallint, i, NULL::bigint, NULL::bigint, r.subject, NULL::text, NULL::text,
-                           NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
-                           NULL::text, NULL::double precision, NULL::integer, NULL::bigint, NULL::text, NULL::text,
-                           NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                    FROM @SCHEMA@.subject_resolution r
-                    WHERE r.tenant = p_tenant AND r.name = p_subjects[i]
-                      AND CASE WHEN p_knowns[i] IS NULL THEN r.recorded_to IS NULL
-                               ELSE r.recorded_from <= p_knowns[i]
-                                    AND (r.recorded_to IS NULL OR r.recorded_to > p_knowns[i]) END;
-            ELSIF p_knowns[i] IS NULL THEN
-                RETURN QUERY
-                    SELECT * FROM (
-                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
-                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
-                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
-                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.assertions a
-                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
-                          AND a.recorded_to IS NULL AND a.valid_from <= p_ats[i]
-                        ORDER BY a.valid_from DESC LIMIT 1) AS f
-                    UNION ALL
-                    SELECT * FROM (
-                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
-                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
-                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
-                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.assertions a
-                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
-                          AND a.recorded_to IS NULL AND a.valid_from > p_ats[i]
-                        ORDER BY a.valid_from LIMIT 1) AS c;
-            ELSE
-                RETURN QUERY
-                    SELECT * FROM (
-                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
-                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
-                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
-                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.assertions a
-                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
-                          AND a.recorded_from <= p_knowns[i]
-                          AND (a.recorded_to IS NULL OR a.recorded_to > p_knowns[i])
-                          AND a.valid_from <= p_ats[i]
-                        ORDER BY a.valid_from DESC LIMIT 1) AS f
-                    UNION ALL
-                    SELECT * FROM (
-                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
-                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
-                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
-                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.assertions a
-                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
-                          AND a.recorded_from <= p_knowns[i]
-                          AND (a.recorded_to IS NULL OR a.recorded_to > p_knowns[i])
-                          AND a.valid_from > p_ats[i]
-                        ORDER BY a.valid_from LIMIT 1) AS c;
-            END IF;
-        END LOOP;
+        INSERT INTO @SCHEMA@.saver_writes (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel,
+                                           kind, body, task_path)
+        SELECT p_tenant, p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_task_id, w.idx, w.channel, w.kind,
+               w.body, p_task_path
+        FROM unnest(p_idx, p_channels, p_kinds, p_bodies) AS w (idx, channel, kind, body)
+        ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+            channel = excluded.channel, kind = excluded.kind, body = excluded.body, task_path = excluded.task_path
+        WHERE excluded.idx < 0;
     END $$;
-"""
+    REVOKE ALL ON FUNCTION sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])
+        FROM PUBLIC;
+
+    CREATE FUNCTION sgam_checkpoint_with_writes(
+        p_tenant text, p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text
+    ) RETURNS TABLE (
+        side integer, thread_id text, checkpoint_ns text, checkpoint_id text, parent_id text, run_id text,
+        kind text, body bytea, metadata_kind text, metadata bytea, created_at timestamptz, idx integer
+    ) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+        v_id text := p_checkpoint_id;
+    BEGIN
+        PERFORM set_config('sgam.tenant', p_tenant, true);
+        IF v_id IS NULL THEN
+            v_id := (SELECT max(c.checkpoint_id) FROM @SCHEMA@.saver_checkpoints c
+                     WHERE c.tenant = p_tenant AND c.thread_id = p_thread_id AND c.checkpoint_ns = p_checkpoint_ns);
+            IF v_id IS NULL THEN
+                RETURN;
+            END IF;
+        END IF;
+        RETURN QUERY
+            SELECT 0, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_id, c.run_id, c.kind, c.body,
+                   c.metadata_kind, c.metadata, c.created_at, NULL::integer
+            FROM @SCHEMA@.saver_checkpoints c
+            WHERE c.tenant = p_tenant AND c.thread_id = p_thread_id AND c.checkpoint_ns = p_checkpoint_ns
+              AND c.checkpoint_id = v_id
+            UNION ALL
+            SELECT 1, w.task_path, w.task_id, w.channel, NULL, NULL, w.kind, w.body, NULL, NULL, NULL, w.idx
+            FROM @SCHEMA@.saver_writes w
+            WHERE w.tenant = p_tenant AND w.thread_id = p_thread_id AND w.checkpoint_ns = p_checkpoint_ns
+              AND w.checkpoint_id = v_id;
+    END $$;
+    REVOKE ALL ON FUNCTION sgam_checkpoint_with_writes(text, text, text, text) FROM PUBLIC;
+    """

@@ -17,7 +17,7 @@ from . import v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v
 
 MIGRATIONS: list[str] = [
     version.SCRIPT for version in (v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16,
-                                   v19, v17, v18)
+                                   v17, v18, v19)
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
 

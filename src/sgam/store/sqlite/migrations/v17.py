@@ -1,27 +1,24 @@
-"""SQLite schema: a migration step's backfill, converted in batches that each commit."""
+"""SQLite schema: what a new version of a typed memory type made of each stored value."""
 
-# A step on a large attribute (rename, retype, cardinality) is recorded at once and its
-# stored versions are derived again afterwards, a batch of subjects per transaction, in
-# subject order. ``backfills`` keeps, per step (``seq`` of ``ledger_changes``), the
-# attributes it derives again (the step's renamed family, JSON), the last subject done
-# (``after_subject``: a rerun resumes after it), the counts, and when it finished (NULL:
-# reads of a subject after ``after_subject`` convert on the fly), and, for a retype
-# alone on its attribute (no earlier step of it, no alias in the tenant), its type and
-# map (``conversion``, JSON): a read then converts a key from its stored versions, without
-# the log. Depends on ``ledger_changes`` of version 14.
+# Registering a new version of a memory type (a Pydantic model) with a conversion
+# function is a ``retype`` step of each attribute holding values of the type
+# (``ledger_changes``). The function is Python the database does not have, so its outcome
+# for each operation it changed is kept: ``value`` the converted value's canonical JSON,
+# or ``reason`` why the operation was set aside (the function failed, or its result does
+# not validate against the new model). Re-deriving the attribute later (an erasure, a
+# later step) reads these instead of calling the function. ``step`` is the change's
+# ``seq``; an operation's rows die with it (``ON DELETE CASCADE``), so erasure and expiry
+# reach converted values and reasons like the operation itself. ``seq`` leads the key so
+# the cascade finds a deleted operation's rows by index.
 
 SCRIPT = """
-    CREATE TABLE backfills (
+    CREATE TABLE converted_values (
         tenant TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        attributes TEXT NOT NULL,
-        after_subject TEXT,
-        subjects_done INTEGER NOT NULL DEFAULT 0,
-        subjects_total INTEGER NOT NULL,
-        batches_done INTEGER NOT NULL DEFAULT 0,
-        started_at INTEGER NOT NULL,
-        finished_at INTEGER,
-        conversion TEXT,
-        PRIMARY KEY (tenant, seq)
+        seq INTEGER NOT NULL REFERENCES operations (seq) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        value TEXT,
+        reason TEXT,
+        PRIMARY KEY (seq, step),
+        CHECK ((value IS NULL) <> (reason IS NULL))
     ) WITHOUT ROWID;
 """
