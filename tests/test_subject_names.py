@@ -32,3 +32,10 @@ def test_an_id_empty_or_too_long_once_normalised_is_refused(memory: Memory) -> N
         memory.write("t", "\ufdfa" * 20, "city", "Oslo", T1, "e1")  # NFKC makes each 18 characters
     assert caught.value.field == "subject"
     assert memory.query("t") == []
+
+
+@pytest.mark.parametrize("subjects", [0, None, "mira", b"mira", {"mira": 1}])
+def test_display_names_of_anything_but_a_list_of_ids_is_a_validation_error(memory: Memory, subjects: object) -> None:
+    with pytest.raises(ValidationError) as caught:
+        memory.display_names("t", subjects)  # type: ignore[arg-type]
+    assert caught.value.field == "subjects"

@@ -4,7 +4,7 @@ normalisation migration left apart for an operator to resolve."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .._core.errors import ValidationError
 from .._core.model import Assertion, Reachable, SubjectName
@@ -40,7 +40,7 @@ class ShapeCalls:
         ``mira jansen``), for tables and texts a person reads; JSON answers keep the id.
         An id with none recorded is shown as itself."""
         check_tenant(tenant)
-        if isinstance(subjects, str):
+        if isinstance(subjects, (str, bytes, Mapping)) or not isinstance(subjects, Iterable):
             raise ValidationError("subjects", subjects, "must be a list of subject ids")
         ids = list(dict.fromkeys(check_subject(s, "subjects") for s in subjects))
         if len(ids) > MAX_NAMES:
