@@ -117,17 +117,19 @@ class Documents:
         one deleted there last), oldest first."""
         path = check_path(path)
         with self._read(tenant) as reader:
-            row = reader.documents().live(path) or reader.documents().last_deleted(path)
+            docs = reader.documents()
+            row = docs.live(path) or docs.last_deleted(path)
             if row is None:
                 raise not_found(path)
-            return [to_revision(r) for r in reader.documents().revisions(row.doc_id)]
+            return [to_revision(r) for r in docs.revisions(row.doc_id)]
 
     def revision(self, tenant: str, path: str, revision: int) -> Revision:
         path = check_path(path)
         number = revision_number(revision)
         with self._read(tenant) as reader:
-            row = reader.documents().live(path) or reader.documents().last_deleted(path)
-            found = None if row is None else reader.documents().revision(row.doc_id, number)
+            docs = reader.documents()
+            row = docs.live(path) or docs.last_deleted(path)
+            found = None if row is None else docs.revision(row.doc_id, number)
         if found is None:
             raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
         return to_revision(found)
@@ -205,12 +207,13 @@ class Documents:
             raise ConflictError(f"File {path} already exists", field="path", value=path)
 
         def work(txn: WriteTransaction) -> DocumentRow:
-            row = txn.documents().lock(path)
+            docs = txn.documents()
+            row = docs.lock(path)
             if row is None:
                 if expected not in (None, 0):
                     raise ConflictError(f"{path} does not exist; expected revision {expected}", field="path",
                                         value=path)
-                if txn.documents().has_under(path):
+                if docs.has_under(path):
                     raise ConflictError(f"File {path} already exists", field="path", value=path)
                 self._check_parents(txn, path, f"Cannot create {path}")
                 return self._commit(txn, None, path, content, op or "create", by, source=source,
@@ -293,8 +296,9 @@ class Documents:
             raise tool_error("path", path, "Cannot delete the /memories directory itself")
 
         def work(txn: WriteTransaction) -> list[str]:
-            row = txn.documents().lock(path)
-            rows = [row] if row is not None else txn.documents().lock_under(path)
+            docs = txn.documents()
+            row = docs.lock(path)
+            rows = [row] if row is not None else docs.lock_under(path)
             if not rows:
                 raise NotFoundError(f"The path {path} does not exist", field="path", value=path)
             if row is not None:
@@ -320,10 +324,11 @@ class Documents:
             raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
 
         def work(txn: WriteTransaction) -> list[tuple[str, str]]:
-            if txn.documents().lock(new) is not None or txn.documents().has_under(new):
+            docs = txn.documents()
+            if docs.lock(new) is not None or docs.has_under(new):
                 raise ConflictError(f"The destination {new} already exists", field="new_path", value=new)
-            row = txn.documents().lock(old)
-            rows = [row] if row is not None else txn.documents().lock_under(old)
+            row = docs.lock(old)
+            rows = [row] if row is not None else docs.lock_under(old)
             if not rows:
                 raise NotFoundError(f"The path {old} does not exist", field="old_path", value=old)
             if row is not None:
@@ -341,7 +346,7 @@ class Documents:
             if row is not None:
                 self._commit(txn, row, new, row.content, "rename", by)
             else:
-                txn.documents().move_under(old, new, self._now(), by.author, by.episode, by.call)
+                docs.move_under(old, new, self._now(), by.author, by.episode, by.call)
             return moved
 
         return self._run(tenant, work)
@@ -356,16 +361,17 @@ class Documents:
         number = revision_number(revision)
 
         def work(txn: WriteTransaction) -> DocumentRow:
-            row = txn.documents().lock(path)
+            docs = txn.documents()
+            row = docs.lock(path)
             if row is None:
-                row = txn.documents().last_deleted(path)
+                row = docs.last_deleted(path)
                 if row is None:
                     raise not_found(path)
-                if txn.documents().has_under(path):
+                if docs.has_under(path):
                     raise ConflictError(f"The destination {path} already exists", field="path", value=path)
                 self._check_parents(txn, path, f"Cannot restore {path}")
             check_revision(row, expected)
-            old = txn.documents().revision(row.doc_id, number)
+            old = docs.revision(row.doc_id, number)
             if old is None:
                 raise NotFoundError(f"{path} has no revision {number}", field="revision", value=number)
             if old.content is None:
@@ -390,11 +396,12 @@ class Documents:
             changes["retention"] = check_retention(retention)
 
         def work(txn: WriteTransaction) -> DocumentRow:
-            row = txn.documents().lock(path)
+            docs = txn.documents()
+            row = docs.lock(path)
             if row is None:
                 raise not_found(path)
             updated = replace(row, **changes)
-            txn.documents().update(updated)
+            docs.update(updated)
             return updated
 
         return to_document(tenant, self._run(tenant, work))
@@ -406,10 +413,11 @@ class Documents:
         path = check_path(path)
 
         def work(txn: WriteTransaction) -> int:
-            doc_ids = txn.documents().ever_at(path)
+            docs = txn.documents()
+            doc_ids = docs.ever_at(path)
             if not doc_ids:
                 raise not_found(path)
-            removed = txn.documents().erase(doc_ids)
+            removed = docs.erase(doc_ids)
             target = self._digests.of(txn.tenant, "document", path)
             txn.record_audit(AuditRow(self._now(), "erase_document", "erase", target, removed,
                                       json.dumps({"revisions": removed})))
@@ -469,9 +477,10 @@ class Documents:
         return None if self._ledger is None else self._ledger.search.active_in
 
     def _lock_file(self, txn: WriteTransaction, path: str) -> DocumentRow:
-        row = txn.documents().lock(path)
+        docs = txn.documents()
+        row = docs.lock(path)
         if row is None:
-            if txn.documents().has_under(path) or path == ROOT:
+            if docs.has_under(path) or path == ROOT:
                 raise tool_error("path", path, f"The path {path} is not a file.")
             raise not_found(path)
         return row
