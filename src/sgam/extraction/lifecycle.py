@@ -31,8 +31,7 @@ class ExtractionRecords(Participant):
         return None
 
     def texts_dropped(self, txn: WriteTransaction, episode_ids: list[str]) -> None:
-        for episode_id in episode_ids:
-            txn.delete_extraction_records(episode_id)
+        self.episodes_erased(txn, episode_ids)  # a record quotes the text: it goes with it
 
     def subjects_erased(self, txn: WriteTransaction, subjects: list[str]) -> Erased | None:
         for subject in subjects:

@@ -1,11 +1,12 @@
 """Erasure: remove data so that every read answers as if it had never been recorded.
 
 The operation log is the truth, so erasing means deleting log entries (and episodes)
-and re-deriving each touched key with the same planner the write path uses. Records that
-quote erased values (extraction replies and decisions) are redacted in the same
-transaction. Expiry uses the same machinery: an expired write is an erased operation, an
-expired episode an erased episode. What stays is content-free: a tombstone (a keyed
-digest) reserving each erased episode id, and an audit entry with counts.
+and re-deriving each touched key with the same planner the write path uses. Features
+that keep copies (document revisions, extraction records) remove them as participants
+(``participants.py``) in the same transaction. Expiry uses the same machinery: an
+expired write is an erased operation, an expired episode an erased episode. What stays
+is content-free: a tombstone (a keyed digest) reserving each erased episode id, and an
+audit entry with counts.
 """
 
 from __future__ import annotations
