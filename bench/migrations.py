@@ -28,15 +28,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import threading
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from _stores import temporary_url
+from _timing import timed
 
 from sgam import Memory
 from sgam._core.model import Backfill
@@ -79,16 +78,6 @@ def _peak_mb() -> float:
         if line.startswith("VmHWM:"):
             return round(int(line.split()[1]) / 1024, 1)
     return 0.0
-
-
-def _timed(call: Callable[[], object], reads: int) -> dict[str, float]:
-    samples = []
-    for _ in range(reads):
-        started = time.perf_counter_ns()
-        call()
-        samples.append((time.perf_counter_ns() - started) / 1000)
-    samples.sort()
-    return {"p50_us": round(statistics.median(samples), 1), "p99_us": round(samples[int(len(samples) * 0.99)], 1)}
 
 
 def _status(memory: Memory) -> Backfill:
@@ -136,19 +125,19 @@ def run(url: str, facts: int, batch: int) -> dict[str, Any]:
             return done[rng.randrange(len(done))]
 
         during = {
-            "read_budget": _timed(lambda: memory.get(TENANT, pick(), "budget"), READS),
-            "read_budget_converted": _timed(lambda: memory.get(TENANT, pick_done(), "budget"), READS),
-            "read_budget_not_converted": _timed(lambda: memory.get(TENANT, pick_behind(), "budget"), READS),
-            "read_before_step_not_converted": _timed(
+            "read_budget": timed(lambda: memory.get(TENANT, pick(), "budget"), READS),
+            "read_budget_converted": timed(lambda: memory.get(TENANT, pick_done(), "budget"), READS),
+            "read_budget_not_converted": timed(lambda: memory.get(TENANT, pick_behind(), "budget"), READS),
+            "read_before_step_not_converted": timed(
                 lambda: memory.get(TENANT, pick_behind(), "budget", known_at=before), READS),
-            "read_untouched": _timed(lambda: memory.get(TENANT, pick(), "city"), READS),
+            "read_untouched": timed(lambda: memory.get(TENANT, pick(), "city"), READS),
         }
 
         concurrent: dict[str, Any] = {}
 
         def read_while_running(other: Memory) -> None:
-            concurrent["read_budget"] = _timed(lambda: other.get(TENANT, pick(), "budget"), READS // 2)
-            concurrent["read_untouched"] = _timed(lambda: other.get(TENANT, pick(), "city"), READS // 2)
+            concurrent["read_budget"] = timed(lambda: other.get(TENANT, pick(), "budget"), READS // 2)
+            concurrent["read_untouched"] = timed(lambda: other.get(TENANT, pick(), "city"), READS // 2)
 
         # the readers' own Memory (a connection of their own), as a server beside `sgam schema backfill`
         with Memory(url) as other:
@@ -162,9 +151,9 @@ def run(url: str, facts: int, batch: int) -> dict[str, Any]:
         backfill_seconds = first_seconds + resume_seconds
 
         after = {
-            "read_budget": _timed(lambda: memory.get(TENANT, pick(), "budget"), READS),
-            "read_before_step": _timed(lambda: memory.get(TENANT, pick(), "budget", known_at=before), READS),
-            "read_untouched": _timed(lambda: memory.get(TENANT, pick(), "city"), READS),
+            "read_budget": timed(lambda: memory.get(TENANT, pick(), "budget"), READS),
+            "read_before_step": timed(lambda: memory.get(TENANT, pick(), "budget", known_at=before), READS),
+            "read_untouched": timed(lambda: memory.get(TENANT, pick(), "city"), READS),
         }
         result: dict[str, Any] = {
             "backend": url.partition(":")[0], "facts": facts, "subjects": subjects, "batch_subjects": batch,

@@ -24,13 +24,12 @@ import argparse
 import json
 import random
 import resource
-import statistics
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from _stores import temporary_url
+from _timing import timed
 from pydantic import BaseModel
 
 from sgam import Memory
@@ -89,23 +88,13 @@ def _fill(memory: Memory, facts: int) -> int:
     return subjects
 
 
-def _timed(call: Callable[[], object], reads: int) -> dict[str, float]:
-    samples = []
-    for _ in range(reads):
-        started = time.perf_counter_ns()
-        call()
-        samples.append((time.perf_counter_ns() - started) / 1000)
-    samples.sort()
-    return {"p50_us": round(statistics.median(samples), 1), "p99_us": round(samples[int(len(samples) * 0.99)], 1)}
-
-
 def run(url: str, facts: int) -> dict[str, Any]:
     with Memory(url) as memory:
         subjects = _fill(memory, facts)
         rng = random.Random(3)
         doomed = iter(rng.sample(range(subjects), min(2 * ERASURES, subjects)))
         erasures = min(ERASURES, subjects // 2)
-        forget_before = _timed(lambda: memory.forget_episode(TENANT, f"e{next(doomed)}"), erasures)
+        forget_before = timed(lambda: memory.forget_episode(TENANT, f"e{next(doomed)}"), erasures)
         before = datetime.now(UTC)
         time.sleep(0.01)
         function = Counted()
@@ -121,12 +110,12 @@ def run(url: str, facts: int) -> dict[str, Any]:
             "facts": facts, "step_seconds": round(seconds, 2), "step_values_per_s": round(facts / seconds),
             "function_calls": function.calls, "peak_rss_mb": round(peak, 1),
             "set_aside": len(memory.quarantined(TENANT, "plan")),
-            "read_converted": _timed(lambda: memory.get(TENANT, pick(), "plan"), READS),
-            "read_before_step": _timed(lambda: memory.get(TENANT, pick(), "plan", known_at=before), READS),
-            "read_untouched": _timed(lambda: memory.get(TENANT, pick(), "city"), READS),
+            "read_converted": timed(lambda: memory.get(TENANT, pick(), "plan"), READS),
+            "read_before_step": timed(lambda: memory.get(TENANT, pick(), "plan", known_at=before), READS),
+            "read_untouched": timed(lambda: memory.get(TENANT, pick(), "city"), READS),
         }
         result["forget_episode_before_step"] = forget_before
-        result["forget_episode"] = _timed(lambda: memory.forget_episode(TENANT, f"e{next(doomed)}"), erasures)
+        result["forget_episode"] = timed(lambda: memory.forget_episode(TENANT, f"e{next(doomed)}"), erasures)
         result["converted_vs_untouched"] = round(
             result["read_converted"]["p50_us"] / result["read_untouched"]["p50_us"], 2)
         return result
