@@ -327,13 +327,16 @@ class SgamSaver(BaseCheckpointSaver[str]):
     def _tuple(
         self, row: CheckpointRow, writes: Sequence[CheckpointWriteRow], metadata: Any = None,
     ) -> CheckpointTuple:
-        address = {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns}
+        loads = self.serde.loads_typed
+        thread_id, checkpoint_ns = row.thread_id, row.checkpoint_ns
         return CheckpointTuple(
-            config={"configurable": {**address, "checkpoint_id": row.checkpoint_id}},
-            checkpoint=self.serde.loads_typed((row.kind, row.body)),
-            metadata=metadata if metadata is not None else self.serde.loads_typed((row.metadata_kind, row.metadata)),
-            parent_config={"configurable": {**address, "checkpoint_id": row.parent_id}} if row.parent_id else None,
-            pending_writes=[(w.task_id, w.channel, self.serde.loads_typed((w.kind, w.body))) for w in writes],
+            config={"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
+                                     "checkpoint_id": row.checkpoint_id}},
+            checkpoint=loads((row.kind, row.body)),
+            metadata=metadata if metadata is not None else loads((row.metadata_kind, row.metadata)),
+            parent_config={"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
+                                            "checkpoint_id": row.parent_id}} if row.parent_id else None,
+            pending_writes=[(w.task_id, w.channel, loads((w.kind, w.body))) for w in writes],
         )
 
 

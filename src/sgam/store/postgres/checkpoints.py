@@ -6,8 +6,15 @@ before them, and a statement per write."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from .._sql.checkpoints import CheckpointAccess, CheckpointRecords, CheckpointRow, CheckpointWriteRow
+from .._sql.checkpoints import (
+    CheckpointAccess,
+    CheckpointRecords,
+    CheckpointRow,
+    CheckpointWriteRow,
+    ordered_writes,
+)
 from .adapters import Blobs, Ints, Texts
 from .session import PostgresSession
 
@@ -45,7 +52,21 @@ class PostgresCheckpointRecords(CheckpointRecords):
         self, thread_id: str, checkpoint_ns: str, checkpoint_id: str | None,
     ) -> tuple[CheckpointRow, list[CheckpointWriteRow]] | None:
         rows = self._pg.entering(_WITH_WRITES, (self.tenant, thread_id, checkpoint_ns, checkpoint_id)).fetchall()
-        return self._assemble(rows)
+        return _assemble(rows)
+
+
+def _assemble(rows: Sequence[Sequence[Any]]) -> tuple[CheckpointRow, list[CheckpointWriteRow]] | None:
+    """The checkpoint and its writes from the rows of ``sgam_checkpoint_with_writes``:
+    side, then the checkpoint's columns, where a write has its task_path, task_id and
+    channel in the checkpoint's address, its value where the body is and its idx last."""
+    head = next((row for row in rows if row[0] == 0), None)
+    if head is None:
+        return None
+    thread_id, checkpoint_ns, checkpoint_id = head[1], head[2], head[3]
+    writes = [CheckpointWriteRow(thread_id, checkpoint_ns, checkpoint_id, row[2], int(row[11]), row[3], row[6],
+                                 bytes(row[7]), row[1]) for row in rows if row[0] == 1]
+    return (CheckpointRow(thread_id, checkpoint_ns, checkpoint_id, head[4], head[5], head[6], bytes(head[7]),
+                          head[8], bytes(head[9]), int(head[10])), ordered_writes(writes))
 
 
 class PostgresCheckpointAccess(CheckpointAccess):
