@@ -4,7 +4,6 @@ application role under forced row-level security."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import psycopg
@@ -82,7 +81,7 @@ def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: Postgres
         def after_a_read(txn: Any) -> None:
             records = txn.checkpoints()
             assert records.thread("t-1") is not None
-            records.put_checkpoint(dataclasses.replace(checkpoint, thread_id="t-2"), DEFAULT_CLASS, ["mira"])
+            records.put_checkpoint(checkpoint._replace(thread_id="t-2"), DEFAULT_CLASS, ["mira"])
 
         with statements() as sent:
             memory.ledger.backend.run_write("acme", after_a_read)
