@@ -6,8 +6,8 @@ before them, and a statement per write.
 A put or a task's writes made on its own (``SgamSaver``'s, not inside a larger unit of
 work) is also sent on its own (``PostgresCheckpointWriter``): the call alone on an
 autocommit connection, which commits it, without the unit of work's pipeline. A
-pipeline of one statement costs the client its mode switch, its Sync and a second
-pass over the socket: 62 µs of client CPU per call against 37 µs alone (bench/README.md).
+pipeline of one statement costs the client entering and leaving pipeline mode and a
+Sync of its own: 62 µs of client CPU per call against 37 µs alone (bench/README.md).
 """
 
 from __future__ import annotations
@@ -118,9 +118,9 @@ class PostgresCheckpointWriter:
 
     def _alone(self, sql: str, params: tuple[Any, ...]) -> bool:
         """The call alone, its own transaction: the tenant it sets ends with it. An
-        idempotent attempt's mark must commit with what it stores, so it is left to a
-        unit of work, as is a failure a retry may cure (the call is an upsert, so a retry
-        after a commit whose answer was lost stores the same rows)."""
+        idempotent attempt's mark must commit with what it stores, so that write is left
+        to a unit of work, as is a failure a retry may cure (a deadlock, a serialization
+        failure: the statement rolled back, nothing is stored)."""
         attempt = ACTING_FOR.get()
         if attempt is not None and attempt.tenant == self.tenant:
             return False
