@@ -19,6 +19,11 @@ with automatic checkpoints off, and the same-run ratios reference ÷ each. The g
 *sgam* and *statements, two rows* is Python; the gap between the two statement layouts is
 what merging the operation into its version saves.
 
+Batches the same way, on further copies: ``Memory.write_many`` of 2,000 appends, against
+the batch's inserts alone (``executemany`` of the operations and of the versions, or of
+the versions carrying their operations) and ``ledger.py``'s raw indexed insert (d); CPU
+microseconds per row and raw insert ÷ each.
+
     python bench/write_budget.py --facts 100000
     python bench/write_budget.py --facts 1000000 --json
 """
@@ -72,6 +77,9 @@ ONE_ROW_LAYOUT = (
 )
 
 
+BATCH = 2_000
+
+
 class Statements:
     """A write's statements on a copy of the store, in either layout."""
 
@@ -104,6 +112,45 @@ class Statements:
             seq = execute(INSERT_OPERATION, (*key, start, value, source, self.clock)).fetchone()[0]
             execute(INSERT_VERSION, (seq, *key, value, start, self.clock, source))
         execute("COMMIT")
+
+    def ingest(self, batch: list[workload.Item]) -> None:
+        """The inserts of a batch of appends, without its lookups."""
+        rows = []
+        for item in batch:
+            self.clock += 1
+            rows.append((workload.TENANT, workload.subject_of(item.key), workload.attribute_of(item.key),
+                         json.dumps(workload.value_of(item.key, item.version)),
+                         to_micros(workload.valid_from(item.key, item.version)),
+                         workload.source_of(item.key, item.version), self.clock))
+        self.conn.execute("BEGIN IMMEDIATE")
+        if self.one_row:
+            first = self.seq + 1
+            self.seq += len(rows)
+            self.conn.executemany(INSERT_CARRIER, [
+                (first + i, tenant, subject, attribute, value, start, clock, source)
+                for i, (tenant, subject, attribute, value, start, source, clock) in enumerate(rows)])
+        else:
+            first = int(self.conn.execute("SELECT max(seq) FROM operations").fetchone()[0]) + 1
+            self.conn.executemany(INSERT_OPERATION.removesuffix(" RETURNING seq"), [
+                (tenant, subject, attribute, start, value, source, clock)
+                for tenant, subject, attribute, value, start, source, clock in rows])
+            self.conn.executemany(INSERT_VERSION, [
+                (first + i, tenant, subject, attribute, value, start, clock, source)
+                for i, (tenant, subject, attribute, value, start, source, clock) in enumerate(rows)])
+        self.conn.execute("COMMIT")
+
+
+def per_row_cpu(ingest: dict[str, Callable[[list[workload.Item]], None]],
+                items: list[workload.Item]) -> dict[str, float]:
+    """CPU microseconds per row of each way of ingesting, batches alternating."""
+    cpu: dict[str, list[float]] = {name: [] for name in ingest}
+    for start in range(0, len(items), BATCH):
+        batch = items[start: start + BATCH]
+        for name, call in ingest.items():
+            began = time.process_time()
+            call(batch)
+            cpu[name].append((time.process_time() - began) / len(batch) * 1e6)
+    return {name: round(statistics.median(values), 1) for name, values in cpu.items()}
 
 
 def frames_per_write(conn: sqlite3.Connection, path: Path, write: Callable[[workload.Item], None],
@@ -141,7 +188,8 @@ def main() -> None:
         store.ingest(chunk)
     store.close()
     print(f"# {len(bulk):,} facts loaded", file=sys.stderr)
-    paths = {name: workdir / f"{name}.db" for name in ("sgam", "two rows", "one row")}
+    paths = {name: workdir / f"{name}.db" for name in
+             ("sgam", "two rows", "one row", "batch sgam", "batch two rows", "batch one row")}
     for path in paths.values():
         shutil.copy(loaded, path)
     sgam = workload.Sgam()
@@ -174,15 +222,38 @@ def main() -> None:
         values["reference_vs_this"] = round(reference_cpu / values["cpu_us_per_write"], 3)
     sgam.close()
     reference.close()
+    batches = batch_budget(paths, bulk, timed + counted, workdir)
     shutil.rmtree(workdir)
-    report = {"facts": n, "writes": figures, "machine": workload.machine(load_at_start)}
+    report = {"facts": n, "writes": figures, "batches": batches, "machine": workload.machine(load_at_start)}
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"{'':22s} {'CPU us/write':>13s} {'WAL frames':>11s} {'reference ÷ this':>17s}")
+    print(f"{'one-fact writes':22s} {'CPU us/write':>13s} {'WAL frames':>11s} {'reference ÷ this':>17s}")
     for name, values in figures.items():
         print(f"{name:22s} {values['cpu_us_per_write']:13.1f} {values['wal_frames_per_write']:11.2f} "
               f"{values['reference_vs_this']:17.3f}")
+    print(f"{'batches':22s} {'CPU us/row':>13s} {'':>11s} {'raw insert ÷ this':>17s}")
+    for name, values in batches.items():
+        print(f"{name:22s} {values['cpu_us_per_row']:13.1f} {'':>11s} {values['raw_insert_vs_this']:17.3f}")
+
+
+def batch_budget(paths: dict[str, Path], bulk: list[workload.Item], appends: list[workload.Item],
+                 workdir: Path) -> dict[str, dict[str, float]]:
+    sgam = workload.Sgam()
+    sgam.mem = workload.Memory(f"sqlite:///{paths['batch sgam']}")
+    raw = workload.RawInsert()
+    raw.open(workdir / "raw.db")
+    for chunk in workload.chunks(iter(bulk), workload.BATCH, len(bulk)):
+        raw.ingest(chunk)
+    ingest: dict[str, Callable[[list[workload.Item]], None]] = {"sgam write_many": sgam.ingest}
+    for name, one_row in (("two rows", False), ("one row", True)):
+        ingest[f"inserts, {name}"] = Statements(paths[f"batch {name}"], one_row=one_row).ingest
+    ingest["raw indexed insert"] = raw.ingest
+    cpu = per_row_cpu(ingest, appends)
+    sgam.close()
+    raw.close()
+    return {name: {"cpu_us_per_row": value, "raw_insert_vs_this": round(cpu["raw indexed insert"] / value, 3)}
+            for name, value in cpu.items()}
 
 
 if __name__ == "__main__":
