@@ -121,7 +121,7 @@ def authenticate(memory: Memory, key: object) -> Principal:
     if parts is None:
         raise AuthenticationError("missing, malformed, unknown or revoked API key")
     tenant, key_id, secret = parts
-    with memory.backend.read(tenant) as reader:
+    with memory.backend.read_one(tenant) as reader:
         row = reader.api_key(key_id)
     stored = row.digest if row is not None else _digest("")
     if not hmac.compare_digest(stored, _digest(secret)) or row is None or row.revoked_at is not None:
@@ -143,7 +143,7 @@ def principal_of(memory: Memory, key_id: str) -> Principal | None:
     tenant = _tenant_of_id(key_id)
     if tenant is None:
         return None
-    with memory.backend.read(tenant) as reader:
+    with memory.backend.read_one(tenant) as reader:
         row = reader.api_key(key_id)
     if row is None or row.revoked_at is not None:
         return None

@@ -40,6 +40,7 @@ from ..._core.errors import StoreError
 from ..._core.purpose import ConsentRow
 from ..._core.rules import Version
 from ..._core.values import check_tenant
+from .._access import ApiKeyRow
 from .._acting import mark_acted
 from .._protocol import BackfillRow, JobRow, Reader, ResidueScan
 from .._requests import PointRead
@@ -92,6 +93,7 @@ class PostgresReader(
         self._point: PointRead | None = None
         self._answers: PointAnswers | None = None
         self._backfills: list[BackfillRow] | None = None
+        self._alone = alone
         self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
@@ -196,6 +198,14 @@ class PostgresReader(
         self._backfills = answers.backfills
         return False
 
+    def api_key(self, key_id: str) -> ApiKeyRow | None:
+        """In a read of one statement: one call that sets the tenant itself (module v33),
+        alone on the autocommit connection, with no pipeline around it."""
+        if not self._alone:
+            return super().api_key(key_id)
+        row = self._session.entering(_API_KEY, (self.tenant, key_id)).fetchone()
+        return None if row is None else ApiKeyRow(*row)
+
     def consents(self, subject: str | None) -> list[ConsentRow]:
         if subject is not None and self._answers is not None and subject in self._answers.consents:
             return self._answers.consents.pop(subject)
@@ -225,6 +235,7 @@ SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 """A read's transaction: one snapshot for all its statements (they only read, so it never
 fails to serialise)."""
 _ENTER = "SELECT * FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
+_API_KEY = "SELECT tenant, key_id, scope, digest, created_at, revoked_at FROM sgam_api_key(%s, %s)"
 
 
 class _Recorded(Exception):

@@ -53,6 +53,7 @@ from . import (
     v27,
     v28,
     v29,
+    v33,
 )
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
@@ -98,10 +99,11 @@ READ_FUNCTIONS = (
     "sgam_lifecycle_due(text, timestamptz)",
     "sgam_point_reads(text, timestamptz, text[], text[], text[], timestamptz[], timestamptz[])",
     "sgam_checkpoint_with_writes(text, text, text, text)",
+    "sgam_api_key(text, text)",
 )
 """Run as the caller, under its tenant policy: the deadline probe, and a point read's
 probe, consents and versions in one statement (migration 17); a checkpoint with its
-pending writes (module v26)."""
+pending writes (module v26); an API key's row (module v33)."""
 
 WRITE_FUNCTIONS = (
     "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
@@ -118,7 +120,7 @@ MIGRATIONS: list[str] = [
     version.SCRIPT
     for version in (
         v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
-        v22, v23, v24, v25, v26, v27, v28, v29,
+        v22, v23, v24, v25, v26, v27, v28, v29, v33,
     )
 ]
 """Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
