@@ -40,7 +40,7 @@ from ..._core.errors import StoreError
 from ..._core.purpose import ConsentRow
 from ..._core.rules import Version
 from ..._core.values import check_tenant
-from .._access import ApiKeyRow
+from .._access import ApiKeyRow, KeyToCheck, key_to_check
 from .._acting import mark_acted
 from .._protocol import BackfillRow, JobRow, Reader, ResidueScan
 from .._requests import PointRead
@@ -59,6 +59,7 @@ from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import check_not_newer, installed_version, migrate, unrecorded_checksums
 from .items import ItemReads
+from .keys import CHECK_KEY, check_key_alone, key_params
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
@@ -85,8 +86,13 @@ class PostgresReader(
     that is one statement instead, outside any pipeline, ``sgam_point_reads``, which sets
     the tenant, probes, and answers what the point read will ask."""
 
-    def __init__(self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False) -> None:
+    def __init__(
+        self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False,
+        key: KeyToCheck | None = None,
+    ) -> None:
         self._conn = conn
+        self._key = key
+        self.sent_key = False
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
@@ -115,6 +121,9 @@ class PostgresReader(
         self._scope.push(self._commit)
         cur = self._conn.cursor(binary=True)
         cur.execute(SNAPSHOT)
+        if self._key is not None and not self.sent_key:
+            self._conn.cursor(binary=True).execute(CHECK_KEY, key_params(self._key))
+            self.sent_key = True
         cur.execute(first, params)
         self._started = cur
         self._send_planned()
@@ -187,11 +196,13 @@ class PostgresReader(
         if self._started is not None:
             return super().lifecycle_due(now)
         request, self._point = self._point, None
-        if request is None or self._planned:
+        key = self._key
+        if request is None or self._planned or (key is not None and key.tenant != self.tenant):
             rows = self._start(_ENTER, (self.tenant, Micros(now))).fetchall()
             self._backfills = [points.backfill_of(row) for row in rows if row[0] == points.BACKFILL]
             return any(row[0] == points.DUE for row in rows)
-        answers = points.ask(self._conn.cursor(binary=True), self.tenant, now, request)
+        answers = points.ask(self._conn.cursor(binary=True), self.tenant, now, request, key)
+        self.sent_key = key is not None
         if answers is None:
             return True
         self._answers = answers
@@ -235,7 +246,7 @@ SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 """A read's transaction: one snapshot for all its statements (they only read, so it never
 fails to serialise)."""
 _ENTER = "SELECT * FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
-_API_KEY = "SELECT tenant, key_id, scope, digest, created_at, revoked_at FROM sgam_api_key(%s, %s)"
+_API_KEY = "SELECT tenant, key_id, scope, digest, created_at, revoked_at FROM sgam_api_key(%s, %s, NULL)"
 
 
 class _Recorded(Exception):
@@ -288,6 +299,9 @@ class PostgresBackend:
     finds none free within ``pool_timeout`` seconds fails with ``BusyError``.
     """
 
+    checks_keys = True
+    """A call's API key is checked with its first statement (``keys.py``)."""
+
     def __init__(
         self, url: str, *, admin_url: str | None = None, allow_unsafe_for_tests: bool = False,
         min_size: int = 1, max_size: int = 8, retries: int = 12, pool_timeout: float = 30.0,
@@ -331,6 +345,7 @@ class PostgresBackend:
 
     def schema_version(self) -> int:
         with map_postgres_errors(), self._pool.connection() as conn:
+            check_key_alone(conn)
             return installed_version(conn)
 
     def run_write(self, tenant: str, work: Callable[[PostgresWrite], T]) -> T:
@@ -360,9 +375,12 @@ class PostgresBackend:
         Sync. Anything raised in Python closes the connection before its pipeline can
         sync: the server rolls back a transaction whose client has gone, and the pool
         replaces the connection."""
+        key = key_to_check()
         with self._pool.connection() as conn:
             try:
                 with conn.pipeline():
+                    if key is not None:
+                        conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
                     txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet)
                     try:
                         result = work(txn)
@@ -374,6 +392,8 @@ class PostgresBackend:
             except BaseException:
                 _roll_back(conn)
                 raise
+            if key is not None:
+                key.checked = True
             return result
 
     def common_writer(self, tenant: str) -> PostgresCommonWriter | None:
@@ -392,8 +412,13 @@ class PostgresBackend:
         with it. A point read is one statement, its own transaction (``PostgresReader``).
         Everything a read does runs on this one connection: nothing in it takes a second."""
         check_tenant(tenant)
-        with map_postgres_errors(), self._pool.connection() as conn, ExitStack() as scope:
-            yield PostgresReader(conn, tenant, scope)
+        key = key_to_check()
+        with map_postgres_errors(), self._pool.connection() as conn:
+            with ExitStack() as scope:
+                reader = PostgresReader(conn, tenant, scope, key=key)
+                yield reader
+            if key is not None and reader.sent_key:
+                key.checked = True
 
     @contextmanager
     def read_one(self, tenant: str) -> Iterator[PostgresReader]:
@@ -402,6 +427,7 @@ class PostgresBackend:
         the read's pipeline waits once for its rows and once more for the closing Sync."""
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn:
+            check_key_alone(conn)
             yield PostgresReader(conn, tenant, ExitStack(), alone=True)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
@@ -422,23 +448,29 @@ class PostgresBackend:
         return PostgresSearchIndex(self)
 
     def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
-        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
-            return claim_jobs(conn.cursor(binary=True), owner, now, lease_until, limit, tenant)
+        with map_postgres_errors(), self._pool.connection() as conn:
+            check_key_alone(conn)
+            with conn.transaction():
+                return claim_jobs(conn.cursor(binary=True), owner, now, lease_until, limit, tenant)
 
     def count_jobs(self, now: int, tenant: str | None) -> int:
         with map_postgres_errors(), self._pool.connection() as conn:
+            check_key_alone(conn)
             return count_jobs(conn.cursor(binary=True), now, tenant)
 
     def due_tenants(self, now: int) -> list[str]:
         with map_postgres_errors(), self._pool.connection() as conn:
+            check_key_alone(conn)
             return due_tenants(conn.cursor(binary=True), now)
 
     def residue(self, tenant: str, needles: Sequence[str]) -> ResidueScan:
         check_tenant(tenant)
-        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
-            cur = conn.cursor(binary=True)
-            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-            return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
+        with map_postgres_errors(), self._pool.connection() as conn:
+            check_key_alone(conn)
+            with conn.transaction():
+                cur = conn.cursor(binary=True)
+                cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+                return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
 
 
 def _roll_back(conn: psycopg.Connection[Any]) -> None:

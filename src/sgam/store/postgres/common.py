@@ -18,17 +18,19 @@ from psycopg_pool import ConnectionPool
 
 from ..._core.rules import Effect, OpKind, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
+from .._access import key_to_check
 from .._acting import ACTING_FOR
 from .._requests import CommonWrite, CommonWritten
 from .adapters import Micros, micros
 from .errors import is_retryable, to_sgam
+from .keys import check_key_alone
 from .locks import lock_key
 from .write import SchemaCache
 
-_CALL = (
-    "SELECT outcome, seq, recorded_at, effect, row_id, valid_to, supersedes "
-    "FROM sgam_write_one(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
+_COLUMNS = "SELECT outcome, seq, recorded_at, effect, row_id, valid_to, supersedes "
+_CALL = _COLUMNS + "FROM sgam_write_one(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+_KEYED_CALL = _COLUMNS + "FROM sgam_keyed_write_one(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+"""The same after the check of the call's API key (module v33): a key not live writes nothing."""
 _EFFECTS = {effect.value: effect for effect in Effect}
 
 
@@ -73,13 +75,23 @@ class PostgresCommonWriter:
             op.attribute, Micros(op.valid_at), op.value, op.source, op.memory_type, op.confidence,
             micros(op.expires_at), request.spelling,
         )
+        key = key_to_check()
         try:
             with self._pool.connection() as conn:
-                row = conn.cursor(binary=True).execute(_CALL, params).fetchone()
+                cur = conn.cursor(binary=True)
+                if key is None:
+                    row = cur.execute(_CALL, params).fetchone()
+                elif key.tenant == self.tenant:
+                    row = cur.execute(_KEYED_CALL, (key.key_id, key.digest, *params)).fetchone()
+                else:
+                    check_key_alone(conn)
+                    row = cur.execute(_CALL, params).fetchone()
         except psycopg.Error as exc:  # what a retry may cure is left to the unit of work, which retries
             if is_retryable(exc):
                 return None
             raise to_sgam(exc) from exc
+        if key is not None:
+            key.checked = True
         if row is None or row[0] != "written":
             return None
         _, seq, recorded_at, effect_name, row_id, valid_to, supersedes = row

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..._core.purpose import ConsentRow
 from ..._core.rules import Version
+from .._access import KeyToCheck
 from .._records import BackfillRow
 from .._requests import PointRead
 from .._rows import version_from_row
@@ -27,6 +28,11 @@ CALL = (
     "SELECT * FROM sgam_point_reads(%s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
     "%s::timestamptz[])"
 )
+KEYED_CALL = (
+    "SELECT * FROM sgam_keyed_point_reads(%s, %s, %s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
+    "%s::timestamptz[])"
+)
+"""The same after the check of the call's API key (module v33)."""
 DUE, _CONSENT, _VERSION, _SUBJECT, _ATTRIBUTE, BACKFILL = 0, 1, 2, 3, 4, 6
 """The parts of the answer: the probe found something due; a consent statement; a version
 near an item's instant; what an item's subject name, or its attribute name, means; an
@@ -62,9 +68,12 @@ class PointAnswers:
     backfills: list[BackfillRow] = field(default_factory=list)
 
 
-def ask(cur: Cursor, tenant: str, now: int, request: PointRead) -> PointAnswers | None:
-    """Run the call for ``request``; None when something of the tenant is due at ``now``
-    (then nothing is answered: the deadline is settled in a write first)."""
+def ask(
+    cur: Cursor, tenant: str, now: int, request: PointRead, checking: KeyToCheck | None = None,
+) -> PointAnswers | None:
+    """Run the call for ``request``, after the check of ``checking``, an API key, if given; None when something
+    of the tenant is due at ``now`` (then nothing is answered: the deadline is settled in
+    a write first)."""
     subjects, attributes, ats, knowns = Texts(), Texts(), MicrosArray(), MicrosArray()
     items: list[tuple[str, str, int, int | None]] = []
 
@@ -79,9 +88,11 @@ def ask(cur: Cursor, tenant: str, now: int, request: PointRead) -> PointAnswers 
     for timeline in request.timelines:
         item(request.subject, timeline, request.at)
         items.append((request.subject, timeline, request.at, request.known_at))
-    rows: list[tuple[Any, ...]] = cur.execute(CALL, (
-        tenant, Micros(now), Texts([request.subject]), subjects, attributes, ats, knowns,
-    )).fetchall()
+    params = (tenant, Micros(now), Texts([request.subject]), subjects, attributes, ats, knowns)
+    if checking is None:
+        rows: list[tuple[Any, ...]] = cur.execute(CALL, params).fetchall()
+    else:
+        rows = cur.execute(KEYED_CALL, (checking.key_id, checking.digest, *params)).fetchall()
     if rows and rows[0][_PART] == DUE:
         return None
     answers = PointAnswers(backfills=[backfill_of(r) for r in rows if r[_PART] == BACKFILL])

@@ -99,11 +99,12 @@ READ_FUNCTIONS = (
     "sgam_lifecycle_due(text, timestamptz)",
     "sgam_point_reads(text, timestamptz, text[], text[], text[], timestamptz[], timestamptz[])",
     "sgam_checkpoint_with_writes(text, text, text, text)",
-    "sgam_api_key(text, text)",
+    "sgam_api_key(text, text, text)",
+    "sgam_keyed_point_reads(text, text, text, timestamptz, text[], text[], text[], timestamptz[], timestamptz[])",
 )
 """Run as the caller, under its tenant policy: the deadline probe, and a point read's
 probe, consents and versions in one statement (migration 17); a checkpoint with its
-pending writes (module v26); an API key's row (module v33)."""
+pending writes (module v26); an API key's row, and a point read after its key's check (module v33)."""
 
 WRITE_FUNCTIONS = (
     "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
@@ -111,10 +112,12 @@ WRITE_FUNCTIONS = (
     "sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])",
     "sgam_write_one(text, timestamptz, bigint, integer, text, text, timestamptz, text, text, text, double precision, "
     "timestamptz, text)",
+    "sgam_keyed_write_one(text, text, text, timestamptz, bigint, integer, text, text, timestamptz, text, text, text, "
+    "double precision, timestamptz, text)",
 )
 """Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18);
 a checkpoint put, and a task's pending writes, each in one statement with its tenant (module v26);
-the common one-fact write whole (module v29)."""
+the common one-fact write whole (module v29), and after its key's check (module v33)."""
 
 MIGRATIONS: list[str] = [
     version.SCRIPT
