@@ -110,16 +110,18 @@ class KeyCheck:
         if key is None:
             return call()
         try:
-            return checked_call(memory, key, call)
+            result = checked_call(memory, key, call)
         except AuthenticationError as exc:
             with self._lock:
                 self.refused = exc
             self.known.forget(key)
             raise
-        finally:
-            with self._lock:
-                if self.refused is None and self._key == key:
-                    self._key = None
+        # a call that failed may have failed before its key was read: the key stays
+        # pending, to be read before the error's answer leaves
+        with self._lock:
+            if self._key == key:
+                self._key = None
+        return result
 
 
 def _nothing(_: Memory) -> None:
