@@ -51,7 +51,7 @@ from .._sql.session import Params
 from .._sql.subjects import SubjectReads
 from . import points, scan
 from .adapters import Micros, configure
-from .checkpoints import PostgresCheckpointAccess
+from .checkpoints import PostgresCheckpointAccess, PostgresCheckpointWriter
 from .common import PostgresCommonWriter
 from .connect import connect
 from .connect import options as connect_options
@@ -403,6 +403,10 @@ class PostgresBackend:
         if tenant not in self._schemas:
             return None
         return PostgresCommonWriter(self._pool, tenant, self._schemas)
+
+    def checkpoint_writer(self, tenant: str) -> PostgresCheckpointWriter:
+        """Each put and each task's writes alone on an autocommit connection (``checkpoints.py``)."""
+        return PostgresCheckpointWriter(self._pool, check_tenant(tenant))
 
     @contextmanager
     def read(self, tenant: str) -> Iterator[PostgresReader]:
