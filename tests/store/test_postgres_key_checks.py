@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 from tests.conftest import PostgresUrls
+from tests.store.test_postgres_checkpoint_calls import _put
 from tests.store.test_postgres_point_reads import statements
 
 from sgam import Memory, access
 from sgam.access import AuthenticationError, checked_call, create_key, fingerprint, revoke_key
+from sgam.langgraph import SgamSaver
 from sgam.store.postgres import PostgresBackend
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -26,6 +28,8 @@ CALLS: dict[str, Callable[[Memory], Any]] = {
     "pipelined read": lambda m: m.history("acme", "mira", "city"),
     "read of one statement": lambda m: m.search("acme", "Oslo"),
     "another tenant's write": lambda m: m.write("other", "ann", "city", "Rome", "2026-03-01T00:00:00Z", "o1"),
+    "checkpoint put": lambda m: _put(SgamSaver(m, tenant="acme"), "t1", 1),
+    "a path of its own": lambda m: m.backend.due_tenants(0),
     "no store call": lambda m: None,
 }
 """Calls that reach the store each way it can be reached (and one that does not)."""
@@ -48,7 +52,7 @@ def _seeded(postgres: PostgresUrls) -> tuple[Memory, str]:
 
 def _state(memory: Memory) -> list[Any]:
     return [[(v.value, v.valid_from, v.valid_to) for v in memory.versions(tenant, subject, "city")]
-            for tenant, subject in (("acme", "mira"), ("other", "ann"))]
+            for tenant, subject in (("acme", "mira"), ("other", "ann"))] + [SgamSaver(memory, tenant="acme").threads()]
 
 
 @pytest.mark.parametrize("name", list(CALLS))

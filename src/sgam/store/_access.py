@@ -43,12 +43,14 @@ class KeyToCheck:
     that the check costs no round trip of its own (``Backend.checks_keys``): the store
     refuses the call with ``AuthenticationError``, before anything of it commits or is
     answered, unless the key is there, unrevoked, with this digest of its secret.
-    ``checked`` turns true once a statement that checked it has succeeded."""
+    ``checked`` turns true once a statement that checked it has succeeded; ``taken``
+    while a caller holds it to send with its own first statement."""
 
     tenant: str
     key_id: str
     digest: str
     checked: bool = False
+    taken: bool = False
 
 
 KEY_TO_CHECK: ContextVar[KeyToCheck | None] = ContextVar("sgam_key_to_check", default=None)

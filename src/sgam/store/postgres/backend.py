@@ -34,13 +34,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
 from psycopg.pq import TransactionStatus
-from psycopg_pool import ConnectionPool
 
 from ..._core.errors import StoreError
 from ..._core.purpose import ConsentRow
 from ..._core.rules import Version
 from ..._core.values import check_tenant
-from .._access import ApiKeyRow, KeyToCheck, key_to_check
+from .._access import ApiKeyRow, KeyToCheck
 from .._acting import mark_acted
 from .._protocol import BackfillRow, JobRow, Reader, ResidueScan
 from .._requests import PointRead
@@ -59,7 +58,7 @@ from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, unrecorded_checksums
 from .items import ItemReads
-from .keys import CHECK_KEY, check_key_alone, key_params
+from .keys import CHECK_KEY, KeyCheckingPool, connection_taking_key, key_params
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
@@ -311,7 +310,7 @@ class PostgresBackend:
         self._schemas: SchemaCache = {}
         self._quiet: dict[str, int] = {}
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
-        self._pool = ConnectionPool(
+        self._pool = KeyCheckingPool(
             url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
             kwargs={"autocommit": True, "prepare_threshold": 0, **connect_options(url)}, name="sgam",
         )
@@ -345,7 +344,6 @@ class PostgresBackend:
 
     def schema_version(self) -> int:
         with map_postgres_errors(), self._pool.connection() as conn:
-            check_key_alone(conn)
             return installed_version(conn)
 
     def run_write(self, tenant: str, work: Callable[[PostgresWrite], T]) -> T:
@@ -375,8 +373,7 @@ class PostgresBackend:
         Sync. Anything raised in Python closes the connection before its pipeline can
         sync: the server rolls back a transaction whose client has gone, and the pool
         replaces the connection."""
-        key = key_to_check()
-        with self._pool.connection() as conn:
+        with connection_taking_key(self._pool) as (conn, key):
             try:
                 with conn.pipeline():
                     if key is not None:
@@ -416,8 +413,7 @@ class PostgresBackend:
         with it. A point read is one statement, its own transaction (``PostgresReader``).
         Everything a read does runs on this one connection: nothing in it takes a second."""
         check_tenant(tenant)
-        key = key_to_check()
-        with map_postgres_errors(), self._pool.connection() as conn:
+        with map_postgres_errors(), connection_taking_key(self._pool) as (conn, key):
             with ExitStack() as scope:
                 reader = PostgresReader(conn, tenant, scope, key=key)
                 yield reader
@@ -431,7 +427,6 @@ class PostgresBackend:
         the read's pipeline waits once for its rows and once more for the closing Sync."""
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn:
-            check_key_alone(conn)
             yield PostgresReader(conn, tenant, ExitStack(), alone=True)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
@@ -452,29 +447,23 @@ class PostgresBackend:
         return PostgresSearchIndex(self)
 
     def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
-        with map_postgres_errors(), self._pool.connection() as conn:
-            check_key_alone(conn)
-            with conn.transaction():
-                return claim_jobs(conn.cursor(binary=True), owner, now, lease_until, limit, tenant)
+        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
+            return claim_jobs(conn.cursor(binary=True), owner, now, lease_until, limit, tenant)
 
     def count_jobs(self, now: int, tenant: str | None) -> int:
         with map_postgres_errors(), self._pool.connection() as conn:
-            check_key_alone(conn)
             return count_jobs(conn.cursor(binary=True), now, tenant)
 
     def due_tenants(self, now: int) -> list[str]:
         with map_postgres_errors(), self._pool.connection() as conn:
-            check_key_alone(conn)
             return due_tenants(conn.cursor(binary=True), now)
 
     def residue(self, tenant: str, needles: Sequence[str]) -> ResidueScan:
         check_tenant(tenant)
-        with map_postgres_errors(), self._pool.connection() as conn:
-            check_key_alone(conn)
-            with conn.transaction():
-                cur = conn.cursor(binary=True)
-                cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-                return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
+        with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
+            cur = conn.cursor(binary=True)
+            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+            return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
 
 
 def _roll_back(conn: psycopg.Connection[Any]) -> None:

@@ -18,12 +18,11 @@ from psycopg_pool import ConnectionPool
 
 from ..._core.rules import Effect, OpKind, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
-from .._access import key_to_check
 from .._acting import ACTING_FOR
 from .._requests import CommonWrite, CommonWritten
 from .adapters import Micros, micros
 from .errors import is_retryable, to_sgam
-from .keys import check_key_alone
+from .keys import connection_taking_key
 from .locks import lock_key
 from .write import SchemaCache
 
@@ -75,17 +74,13 @@ class PostgresCommonWriter:
             op.attribute, Micros(op.valid_at), op.value, op.source, op.memory_type, op.confidence,
             micros(op.expires_at), request.spelling,
         )
-        key = key_to_check()
         try:
-            with self._pool.connection() as conn:
+            with connection_taking_key(self._pool, self.tenant) as (conn, key):
                 cur = conn.cursor(binary=True)
                 if key is None:
                     row = cur.execute(_CALL, params).fetchone()
-                elif key.tenant == self.tenant:
-                    row = cur.execute(_KEYED_CALL, (key.key_id, key.digest, *params)).fetchone()
                 else:
-                    check_key_alone(conn)
-                    row = cur.execute(_CALL, params).fetchone()
+                    row = cur.execute(_KEYED_CALL, (key.key_id, key.digest, *params)).fetchone()
         except psycopg.Error as exc:  # what a retry may cure is left to the unit of work, which retries
             if is_retryable(exc):
                 return None
