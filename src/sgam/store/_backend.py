@@ -14,6 +14,9 @@ T = TypeVar("T")
 
 class Backend(Protocol):
     url: str
+    checks_keys: bool
+    """Whether every way a call reaches this store checks ``KEY_TO_CHECK`` (``_access.py``)
+    with the call's first statement, before anything of it commits or is answered."""
 
     def run_write(self, tenant: str, work: Callable[[WriteTransaction], T]) -> T:
         """Run ``work`` in one transaction, retrying it whole on busy or serialisation

@@ -281,6 +281,9 @@ _QUEUED = "SELECT 1 FROM full_text_queue LIMIT 1"
 class SQLiteBackend:
     """One SQLite file in WAL mode; one connection per backend, serialised by a lock."""
 
+    checks_keys = False
+    """A key's row is read before the call: in process, it costs no round trip."""
+
     def __init__(self, path: str, *, busy_timeout: float = 5.0, retries: int = 10) -> None:
         self.path = path
         self.url = f"sqlite:///{path}"
