@@ -209,7 +209,7 @@ class PostgresReader(
         return False
 
     def api_key(self, key_id: str) -> ApiKeyRow | None:
-        """In a read of one statement: one call that sets the tenant itself (module v33),
+        """In a read of one statement: one call that sets the tenant itself (module v30),
         alone on the autocommit connection, with no pipeline around it."""
         if not self._alone:
             return super().api_key(key_id)

@@ -29,7 +29,7 @@ from .write import SchemaCache
 _COLUMNS = "SELECT outcome, seq, recorded_at, effect, row_id, valid_to, supersedes "
 _CALL = _COLUMNS + "FROM sgam_write_one(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 _KEYED_CALL = _COLUMNS + "FROM sgam_keyed_write_one(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-"""The same after the check of the call's API key (module v33): a key not live writes nothing."""
+"""The same after the check of the call's API key (module v30): a key not live writes nothing."""
 _EFFECTS = {effect.value: effect for effect in Effect}
 
 

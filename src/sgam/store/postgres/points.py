@@ -32,7 +32,7 @@ KEYED_CALL = (
     "SELECT * FROM sgam_keyed_point_reads(%s, %s, %s, %s, %s::text[], %s::text[], %s::text[], %s::timestamptz[], "
     "%s::timestamptz[])"
 )
-"""The same after the check of the call's API key (module v33)."""
+"""The same after the check of the call's API key (module v30)."""
 DUE, _CONSENT, _VERSION, _SUBJECT, _ATTRIBUTE, BACKFILL = 0, 1, 2, 3, 4, 6
 """The parts of the answer: the probe found something due; a consent statement; a version
 near an item's instant; what an item's subject name, or its attribute name, means; an
