@@ -292,6 +292,19 @@ class RawInsert(IndexedReference):
         self.conn.execute("COMMIT")
 
 
+def frames_per_write(conn: sqlite3.Connection, path: Path, write: Callable[[Item], None], items: list[Item]) -> float:
+    """WAL bytes ``write`` adds per one-fact write, in frames (pages), with automatic
+    checkpoints off."""
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    wal = Path(f"{path}-wal")
+    before = wal.stat().st_size if wal.exists() else 0
+    for item in items:
+        write(item)
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    return (wal.stat().st_size - before) / (page + 24) / len(items)
+
+
 VARIANTS: dict[str, type[Variant]] = {
     "a": Sgam, "b": Reference, "c": IndexedReference, "d": RawInsert,
 }

@@ -153,18 +153,6 @@ def per_row_cpu(ingest: dict[str, Callable[[list[workload.Item]], None]],
     return {name: round(statistics.median(values), 1) for name, values in cpu.items()}
 
 
-def frames_per_write(conn: sqlite3.Connection, path: Path, write: Callable[[workload.Item], None],
-                     items: list[workload.Item]) -> float:
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.execute("PRAGMA wal_autocheckpoint = 0")
-    wal = Path(f"{path}-wal")
-    before = wal.stat().st_size if wal.exists() else 0
-    for item in items:
-        write(item)
-    page = conn.execute("PRAGMA page_size").fetchone()[0]
-    return (wal.stat().st_size - before) / (page + 24) / len(items)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--facts", type=int, default=100_000)
@@ -216,7 +204,7 @@ def main() -> None:
     figures: dict[str, dict[str, float]] = {}
     for name, (write, conn, path) in writers.items():
         figures[name] = {"cpu_us_per_write": round(statistics.median(cpu[name]), 1),
-                         "wal_frames_per_write": round(frames_per_write(conn, path, write, counted), 2)}
+                         "wal_frames_per_write": round(workload.frames_per_write(conn, path, write, counted), 2)}
     reference_cpu = figures["indexed reference"]["cpu_us_per_write"]
     for values in figures.values():
         values["reference_vs_this"] = round(reference_cpu / values["cpu_us_per_write"], 3)

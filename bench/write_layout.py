@@ -40,19 +40,6 @@ CHUNK = 2_000
 FRAME_WRITES = 2_000
 
 
-def frames_per_write(variant: workload.Variant, conn: object, path: Path, items: list[workload.Item]) -> float:
-    """WAL bytes added per one-fact write, in frames, with automatic checkpoints off."""
-    execute = conn.execute  # type: ignore[attr-defined]
-    execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    execute("PRAGMA wal_autocheckpoint = 0")
-    wal = Path(f"{path}-wal")
-    before = wal.stat().st_size if wal.exists() else 0
-    for item in items:
-        variant.write_one(item)
-    page = execute("PRAGMA page_size").fetchone()[0]
-    return (wal.stat().st_size - before) / (page + 24) / len(items)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--facts", type=int, default=100_000)
@@ -91,13 +78,13 @@ def main() -> None:
         figures[name]["writes_per_s"] = round(statistics.median(wall[name]))
         conn = store.mem.ledger.backend._conn  # type: ignore[attr-defined]
         figures[name]["wal_frames_per_write"] = round(
-            frames_per_write(store, conn, workdir / f"{name.replace(' ', '-')}.db", counted), 2)
+            workload.frames_per_write(conn, workdir / f"{name.replace(' ', '-')}.db", store.write_one, counted), 2)
         store.close()
     reference = workload.IndexedReference()
     reference.open(workdir / "reference.db")
     for chunk in workload.chunks(iter(items[:n]), workload.BATCH, n):
         reference.ingest(chunk)
-    frames = frames_per_write(reference, reference.conn, workdir / "reference.db", counted)
+    frames = workload.frames_per_write(reference.conn, workdir / "reference.db", reference.write_one, counted)
     figures["indexed reference"] = {"wal_frames_per_write": round(frames, 2)}
     reference.close()
     shutil.rmtree(workdir)
