@@ -238,7 +238,8 @@ async def correct(body: CorrectIn, request: Request, caller: Writer) -> Response
     return await once(request, caller, produce)
 
 
-ACCEPTED: dict[int | str, dict[str, Any]] = {202: {"model": StepAccepted, "description": "Recorded; its backfill goes on in the server"}}
+ACCEPTED: dict[int | str, dict[str, Any]] = {
+    202: {"model": StepAccepted, "description": "Recorded; its backfill goes on in the server"}}
 
 
 @router.post("/schema/rename", dependencies=[IDEMPOTENT], status_code=201, response_model=SchemaChange,
