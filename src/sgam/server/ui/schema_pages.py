@@ -1,7 +1,8 @@
 """The inspector's schema page: each attribute as declared now (type, cardinality, what an
 old name was renamed to), the history of migration steps that shaped it, how far their
-backfills are, where re-embedding stands, and what retypes set aside. Reading it needs a read key; migrations are run from files
-(``sgam schema apply``) or the API, not from this page."""
+backfills are, where re-embedding stands, and what retypes set aside. Reading it needs a
+read key; migrations are run from files (``sgam schema apply``) or the API, not from
+this page."""
 
 from __future__ import annotations
 
