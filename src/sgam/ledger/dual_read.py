@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
 
-from .._core.conversions import convert
+from .._core.conversions import convert_all
 from .._core.purpose import split_attribute
 from .._core.rules import Version, as_last_seen, ended, ended_all
 from .._core.schema import ValueType
@@ -84,13 +84,8 @@ class _Step:
 
     def converted(self, values: Iterable[str]) -> dict[str, str] | None:
         """Each value's conversion; None when one has none or two convert to one value."""
-        found: dict[str, str] = {}
-        for value in values:
-            new = convert(value, self.value_type, self.mapping)
-            if new is None:
-                return None
-            found[value] = new
-        return None if len(set(found.values())) < len(found) else found
+        found = convert_all(values, self.value_type, self.mapping)
+        return None if found is None or len(set(found.values())) < len(found) else found
 
 
 @lru_cache(maxsize=64)
