@@ -187,14 +187,13 @@ class DualReader:
         return _Lone(stored, None if all(old == new for old, new in converted.items()) else converted, step.at)
 
     def _lone_get(self, subject: str, attribute: str, at: int, known_at: int | None) -> tuple[bool, Version | None]:
-        """``_lone(...).holding(...)`` without reading the key's versions: its distinct
-        values (to know that each converts, and to none other's value) and the one point
-        read of the stored versions that the answer converts. (False, None) when the log
-        must decide.
+        """The point read of ``_lone``'s versions without building them: the key's
+        distinct values (each must convert, none to another's value) and the stored
+        versions' point read, whose answer is retired at the step (read before it) or
+        converted from it. (False, None) when the log must decide.
 
-        A read of an unconverted key at 1M versions on SQLite was 2.38x an untouched read
-        when it built all ten versions of its key; the values alone and the point read
-        cost about a third less (``bench/migrations.py``)."""
+        Building all ten versions of a key to answer one made a read of an unconverted key
+        2.38x an untouched read at 1M versions on SQLite (``bench/migrations.py``)."""
         step = self._lone_step(attribute)
         if step is None:
             return False, None
