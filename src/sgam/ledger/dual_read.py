@@ -125,6 +125,7 @@ class DualReader:
         self._rows = [(row, _family(row.attributes)) for row in rows]
         self._family = frozenset(name for _, family in self._rows for name in family)
         self._derived: dict[str, dict[Key, list[Version]]] = {}
+        self._steps: dict[str, _Step | None] = {}
 
     @classmethod
     def around(cls, reader: Reader) -> Reader:
@@ -158,11 +159,12 @@ class DualReader:
 
     def _lone_step(self, attribute: str) -> _Step | None:
         """The lone retype of the attribute's only unfinished backfill, if it is one."""
-        base = split_attribute(attribute)[0]
-        rows = [row for row, family in self._rows if base in family]
-        if len(rows) != 1 or rows[0].conversion is None:
-            return None
-        return _step(rows[0].conversion, rows[0].started_at)
+        if attribute not in self._steps:
+            base = split_attribute(attribute)[0]
+            rows = [row for row, family in self._rows if base in family]
+            lone = len(rows) == 1 and rows[0].conversion is not None
+            self._steps[attribute] = _step(str(rows[0].conversion), rows[0].started_at) if lone else None
+        return self._steps[attribute]
 
     def _lone(self, subject: str, attribute: str) -> _Lone | None:
         """The key as a lone retype (``BackfillRow.conversion``) makes it, from its stored
@@ -203,7 +205,7 @@ class DualReader:
         converted = step.converted(values)
         if converted is None:
             return False, None
-        if all(old == new for old, new in converted.items()):
+        if all(map(str.__eq__, converted, converted.values())):
             return True, self._inner.get(subject, attribute, at, known_at)
         if known_at is not None and known_at < step.at:
             found = self._inner.get(subject, attribute, at, known_at)

@@ -278,7 +278,7 @@ class LedgerReader(LedgerReads):
     def key_values(self, subject: str, attribute: str, since: int) -> tuple[list[str], bool]:
         at = self._db.moment(since)
         rows = self._db.rows(KEY_VALUES, (at, at, self.tenant, subject, attribute))
-        return list({row[0] for row in rows}), any(row[1] for row in rows)
+        return list({row[0] for row in rows}), any([row[1] for row in rows])
 
     def query(self, flt: QueryFilter) -> list[Version]:
         moment = self._db.moment
