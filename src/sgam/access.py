@@ -16,27 +16,24 @@ import binascii
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeVar
 
+from ._core.errors import AuthenticationError as AuthenticationError  # its home before the store raised it
 from ._core.errors import NotFoundError, SgamError, ValidationError
 from ._core.time import from_micros, to_micros
 from ._core.values import check_tenant
 from .memory.facade import Memory
 from .store import WriteTransaction
-from .store._access import ApiKeyRow
+from .store._access import KEY_TO_CHECK, ApiKeyRow, KeyToCheck
 
 Scope = Literal["read", "write", "admin"]
 SCOPES: tuple[Scope, ...] = ("read", "write", "admin")
 KEY_PREFIX = "sgam_"
 MAX_KEY_CHARS = 512
-
-
-class AuthenticationError(SgamError):
-    """No API key, or one that is malformed, unknown or revoked (HTTP 401)."""
-
-    kind = "unauthenticated"
+R = TypeVar("R")
 
 
 class ForbiddenError(SgamError):
@@ -121,12 +118,35 @@ def authenticate(memory: Memory, key: object) -> Principal:
     if parts is None:
         raise AuthenticationError("missing, malformed, unknown or revoked API key")
     tenant, key_id, secret = parts
-    with memory.backend.read(tenant) as reader:
+    with memory.backend.read_one(tenant) as reader:
         row = reader.api_key(key_id)
     stored = row.digest if row is not None else _digest("")
     if not hmac.compare_digest(stored, _digest(secret)) or row is None or row.revoked_at is not None:
         raise AuthenticationError("missing, malformed, unknown or revoked API key")
     return Principal(tenant, key_id, check_scope(row.scope))
+
+
+def checked_call(memory: Memory, key: str, call: Callable[[], R]) -> R:
+    """``call()`` for a key that authenticated before, its row read again: by the call's
+    first statement where the store can (``Backend.checks_keys``: no round trip of its
+    own), else just before the call; after it when the call reached no statement (it then
+    changed nothing) or failed before one succeeded. ``AuthenticationError`` when the key
+    is not live: then nothing of the call committed and nothing it read is returned."""
+    parts = _parse(key)
+    if parts is None:
+        raise AuthenticationError("missing, malformed, unknown or revoked API key")
+    if not memory.backend.checks_keys:
+        authenticate(memory, key)
+        return call()
+    tenant, key_id, secret = parts
+    check = KeyToCheck(tenant, key_id, _digest(secret))
+    riding = KEY_TO_CHECK.set(check)
+    try:
+        return call()
+    finally:
+        KEY_TO_CHECK.reset(riding)
+        if not check.checked:
+            authenticate(memory, key)
 
 
 def fingerprint(key: object) -> tuple[str, str] | None:
@@ -143,7 +163,7 @@ def principal_of(memory: Memory, key_id: str) -> Principal | None:
     tenant = _tenant_of_id(key_id)
     if tenant is None:
         return None
-    with memory.backend.read(tenant) as reader:
+    with memory.backend.read_one(tenant) as reader:
         row = reader.api_key(key_id)
     if row is None or row.revoked_at is not None:
         return None

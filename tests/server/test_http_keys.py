@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import sgam.server.auth as auth
-from sgam import AsyncMemory, BusyError, Memory
+from sgam import AsyncMemory, BusyError, Memory, access
 from sgam.access import Principal, create_key, fingerprint, revoke_key
 from sgam.server import create_app
 
@@ -58,6 +58,8 @@ def test_a_key_revoked_by_another_process_fails_on_its_next_request(served: Serv
             writer.post("/v1/facts", json=later),
             writer.post("/v1/facts", json=later, headers={"Idempotency-Key": "k1"}),
             reader.get("/v1/facts/mira/city"),
+            reader.get("/v1/facts/mira/city/history"),
+            reader.post("/v1/recall", json={"question": "Where does Mira live?"}),
             reader.get("/v1/whoami"),  # no store call
             reader.post("/v1/facts", json=later),  # was a 403: the key's scope is too small
             writer.post("/v1/facts", json={"subject": "mira"}),  # was a 422: the body is incomplete
@@ -102,10 +104,13 @@ def counting(target: Callable[..., Any], calls: list[str], name: str) -> Callabl
 def test_a_known_key_is_read_on_every_request_in_the_hop_of_the_store_call(
     store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One worker call per get once the key is known (the key's row read in it), where
-    authenticating in a call of its own made two; the first request looks the key up."""
+    """One worker call per get once the key is known, its key checked in it (by the store
+    call's first statement on PostgreSQL, a read of its own just before it on SQLite),
+    where authenticating in a call of its own made two; the first request looks the key up."""
     calls: list[str] = []
-    monkeypatch.setattr(auth, "authenticate", counting(auth.authenticate, calls, "key read"))
+    monkeypatch.setattr(access, "authenticate", counting(access.authenticate, calls, "key read"))
+    monkeypatch.setattr(auth, "authenticate", counting(auth.authenticate, calls, "key lookup"))
+    monkeypatch.setattr(auth, "checked_call", counting(auth.checked_call, calls, "key check"))
     with Memory(store_url) as memory:
         memory.add_episode("acme", "e1", "2026-01-01T00:00:00Z", "Mira moved to Oslo.")
         memory.write("acme", "mira", "city", "Oslo", "2026-01-01T00:00:00Z", "e1")
@@ -125,9 +130,10 @@ def test_a_known_key_is_read_on_every_request_in_the_hop_of_the_store_call(
                 known, calls[:] = list(calls), []
                 assert client.get("/v1/whoami").json()["tenant"] == "acme"
                 without_store_call = list(calls)
-    assert first == ["worker call", "key read", "worker call"]
-    assert known == ["worker call", "key read"] * 3
-    assert without_store_call == ["worker call", "key read"]
+    by_store = memory.backend.checks_keys
+    assert first == ["worker call", "key lookup", "worker call"]
+    assert known == ["worker call", "key check", *([] if by_store else ["key read"])] * 3
+    assert without_store_call == ["worker call", "key check", "key read"]
 
 
 def test_known_keys_match_the_secret_and_hold_a_bounded_number() -> None:
@@ -149,10 +155,10 @@ def test_a_store_that_cannot_check_the_key_answers_busy(served: Served, monkeypa
     with served.client("acme", "read") as reader:
         assert reader.get("/v1/whoami").status_code == 200
 
-        def busy(memory: Memory, key: object) -> Principal:
+        def busy(memory: Memory, key: object, call: object) -> Principal:
             raise BusyError("the store is busy")
 
-        monkeypatch.setattr(auth, "authenticate", busy)
+        monkeypatch.setattr(auth, "checked_call", busy)
         answers = [reader.get("/v1/whoami"), reader.get("/v1/facts/mira/city")]
         monkeypatch.undo()
         assert reader.get("/v1/whoami").json()["tenant"] == "acme"

@@ -104,6 +104,12 @@ class ActionInDoubt(ConflictError):
     kind = "action_in_doubt"
 
 
+class AuthenticationError(SgamError):
+    """No API key, or one that is malformed, unknown or revoked (HTTP 401)."""
+
+    kind = "unauthenticated"
+
+
 class StoreError(SgamError):
     """The database failed in a way the caller cannot fix by changing the call."""
 

@@ -17,7 +17,7 @@ import contextvars
 import functools
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from .._core.time import Clock, utc_now
 from ..search.embedders import Embedder
@@ -27,12 +27,17 @@ P = ParamSpec("P")
 R = TypeVar("R")
 DEFAULT_WORKERS = 8
 
-BEFORE_EACH_CALL: contextvars.ContextVar[Callable[[Memory], None] | None] = contextvars.ContextVar(
-    "sgam_before_each_call", default=None)
-"""A check the caller's context puts before every call it makes, run on the same worker
-thread just before the call (and raising instead of it): the HTTP server verifies a
-request's API key this way, in the hop of the request's first store call, instead of
-paying a thread hop of its own."""
+class AroundCall(Protocol):
+    """Runs ``call`` (a ``Memory`` call) on the worker thread, or raises instead."""
+
+    def __call__(self, memory: Memory, call: Callable[[], R], /) -> R: ...
+
+
+AROUND_EACH_CALL: contextvars.ContextVar[AroundCall | None] = contextvars.ContextVar(
+    "sgam_around_each_call", default=None)
+"""What the caller's context puts around every call it makes, on the same worker thread:
+the HTTP server has a request's API key checked this way, with the request's first store
+call (by its first statement on PostgreSQL), instead of paying a thread hop of its own."""
 
 
 def _twin(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatenate[AsyncMemory, P], Awaitable[R]]:
@@ -84,10 +89,8 @@ class AsyncMemory:
         return await asyncio.get_running_loop().run_in_executor(self._executor, context.run, self._checked, call)
 
     def _checked(self, call: Callable[[], R]) -> R:
-        check = BEFORE_EACH_CALL.get()
-        if check is not None:
-            check(self.memory)
-        return call()
+        around = AROUND_EACH_CALL.get()
+        return call() if around is None else around(self.memory, call)
 
     async def aclose(self) -> None:
         """Wait for calls in flight, then close the store if this object opened it."""

@@ -5,9 +5,10 @@ No route reads a tenant from its path, query or body; handlers get it from ``Pri
 Every request checks its key against the stored row, so a key revoked by any process
 fails on the next request. What never changes about a key (its tenant, its scope, the
 digest of its secret) is kept by ``KnownKeys`` once the key has authenticated, so a
-route can start at once; the row is then read on the worker thread just before the
-request's first store call, in that call's hop (``AsyncMemory``'s ``BEFORE_EACH_CALL``),
-rather than in a thread hop of its own, which cost a get about a third of its CPU.
+route can start at once; the row is then read with the request's first store call, in
+that call's hop (``AsyncMemory``'s ``AROUND_EACH_CALL``) rather than in a thread hop of
+its own, which cost a get about a third of its CPU, and on PostgreSQL by that call's
+first statement rather than a round trip of its own (``access.checked_call``).
 ``KeyChecks`` sees to it that no answer leaves for a key its request has not checked: a
 route that made no store call (``whoami``, a refusal) has its key checked before its
 answer is sent, and a refused key's answer is replaced by the 401.
@@ -18,21 +19,22 @@ from __future__ import annotations
 import hmac
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._core.errors import SgamError
-from ..access import AuthenticationError, Principal, authenticate, fingerprint
+from ..access import AuthenticationError, Principal, authenticate, checked_call, fingerprint
 from ..access import Scope as KeyScope
-from ..memory.asynchronous import BEFORE_EACH_CALL, AsyncMemory
+from ..memory.asynchronous import AROUND_EACH_CALL, AsyncMemory
 from ..memory.facade import Memory
 from .problems import problem_response
 
 bearer = HTTPBearer(auto_error=False, description="An sgam API key (`sgam keys create`).")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+R = TypeVar("R")
 KNOWN_KEYS_LIMIT = 10_000
 """Keys ``KnownKeys`` holds at most (the oldest is dropped; it authenticates again)."""
 
@@ -81,9 +83,10 @@ class KnownKeys:
 
 
 class KeyCheck:
-    """One request's key, read from the store once: on the worker thread before the
-    request's first store call, or before its answer if it made none. Installed as the
-    request's ``BEFORE_EACH_CALL``; a refusal is raised again on every later call."""
+    """One request's key, read from the store once: with the request's first store call
+    (``checked_call``: by that call's first statement on PostgreSQL, just before the call
+    on SQLite), or before its answer if it made none. Installed as the request's
+    ``AROUND_EACH_CALL``; a refusal is raised again on every later call."""
 
     def __init__(self, known: KnownKeys) -> None:
         self.known = known
@@ -99,23 +102,30 @@ class KeyCheck:
     def pending(self) -> bool:
         return self._key is not None and self.refused is None
 
-    def __call__(self, memory: Memory) -> None:
+    def __call__(self, memory: Memory, call: Callable[[], R], /) -> R:
         with self._lock:
             if self.refused is not None:
                 raise self.refused
-            if self._key is None:
-                return
-            try:
-                authenticate(memory, self._key)
-            except AuthenticationError as exc:
+            key = self._key
+        if key is None:
+            return call()
+        try:
+            result = checked_call(memory, key, call)
+        except AuthenticationError as exc:
+            with self._lock:
                 self.refused = exc
-                self.known.forget(self._key)
-                raise
-            self._key = None
+            self.known.forget(key)
+            raise
+        # a call that failed may have failed before its key was read: the key stays
+        # pending, to be read before the error's answer leaves
+        with self._lock:
+            if self._key == key:
+                self._key = None
+        return result
 
 
 def _nothing(_: Memory) -> None:
-    """A store call that does nothing but run the request's key check."""
+    """A call that does nothing but have the request's key checked."""
 
 
 class KeyChecks:
@@ -151,11 +161,11 @@ class KeyChecks:
             if not refusing:
                 await send(message)
 
-        installed = BEFORE_EACH_CALL.set(check)
+        installed = AROUND_EACH_CALL.set(check)
         try:
             await self.app(scope, receive, checked_send)
         finally:
-            BEFORE_EACH_CALL.reset(installed)
+            AROUND_EACH_CALL.reset(installed)
 
 
 async def principal(request: Request, credentials: HTTPAuthorizationCredentials | None) -> Principal:
@@ -164,7 +174,7 @@ async def principal(request: Request, credentials: HTTPAuthorizationCredentials 
     if credentials is None:
         raise AuthenticationError("send an API key as 'Authorization: Bearer KEY'")
     key = credentials.credentials
-    check = BEFORE_EACH_CALL.get()
+    check = AROUND_EACH_CALL.get()
     if isinstance(check, KeyCheck):
         known = check.known.principal(key)
         if known is not None:

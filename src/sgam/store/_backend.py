@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
-from ._protocol import CommonWriter, JobRow, Reader, ResidueScan, WriteTransaction
+from ._protocol import CheckpointWriter, CommonWriter, JobRow, Reader, ResidueScan, WriteTransaction
 from ._search import SearchIndex
 
 T = TypeVar("T")
@@ -14,6 +14,9 @@ T = TypeVar("T")
 
 class Backend(Protocol):
     url: str
+    checks_keys: bool
+    """Whether every way a call reaches this store checks ``KEY_TO_CHECK`` (``_access.py``)
+    with the call's first statement, before anything of it commits or is answered."""
 
     def run_write(self, tenant: str, work: Callable[[WriteTransaction], T]) -> T:
         """Run ``work`` in one transaction, retrying it whole on busy or serialisation
@@ -23,6 +26,10 @@ class Backend(Protocol):
     def common_writer(self, tenant: str) -> CommonWriter | None:
         """The one-call path of the tenant's common one-fact writes, when this backend has
         one and the tenant's schema at hand; None: every write is a unit of work."""
+        ...
+    def checkpoint_writer(self, tenant: str) -> CheckpointWriter | None:
+        """The one-call path of the tenant's checkpoint puts and pending writes, when this
+        backend has one; None: each is a unit of work."""
         ...
     def read(self, tenant: str) -> AbstractContextManager[Reader]: ...
     def read_one(self, tenant: str) -> AbstractContextManager[Reader]:

@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
 from psycopg.pq import TransactionStatus
-from psycopg_pool import ConnectionPool
 
 from ..._core.errors import StoreError
 from ..._core.purpose import ConsentRow
 from ..._core.rules import Version
 from ..._core.values import check_tenant
+from .._access import ApiKeyRow, KeyToCheck
 from .._acting import mark_acted
 from .._protocol import BackfillRow, JobRow, Reader, ResidueScan
 from .._requests import PointRead
@@ -50,7 +50,7 @@ from .._sql.session import Params
 from .._sql.subjects import SubjectReads
 from . import points, scan
 from .adapters import Micros, configure
-from .checkpoints import PostgresCheckpointAccess
+from .checkpoints import PostgresCheckpointAccess, PostgresCheckpointWriter
 from .common import PostgresCommonWriter
 from .connect import connect
 from .connect import options as connect_options
@@ -58,6 +58,7 @@ from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, unrecorded_checksums
 from .items import ItemReads
+from .keys import CHECK_KEY, KeyCheckingPool, connection_taking_key, key_params
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
@@ -84,14 +85,20 @@ class PostgresReader(
     that is one statement instead, outside any pipeline, ``sgam_point_reads``, which sets
     the tenant, probes, and answers what the point read will ask."""
 
-    def __init__(self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False) -> None:
+    def __init__(
+        self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False,
+        key: KeyToCheck | None = None,
+    ) -> None:
         self._conn = conn
+        self._key = key
+        self.sent_key = False
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[str, tuple[Any, ...]]] = []
         self._point: PointRead | None = None
         self._answers: PointAnswers | None = None
         self._backfills: list[BackfillRow] | None = None
+        self._alone = alone
         self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
@@ -113,6 +120,9 @@ class PostgresReader(
         self._scope.push(self._commit)
         cur = self._conn.cursor(binary=True)
         cur.execute(SNAPSHOT)
+        if self._key is not None and not self.sent_key:
+            self._conn.cursor(binary=True).execute(CHECK_KEY, key_params(self._key))
+            self.sent_key = True
         cur.execute(first, params)
         self._started = cur
         self._send_planned()
@@ -185,16 +195,26 @@ class PostgresReader(
         if self._started is not None:
             return super().lifecycle_due(now)
         request, self._point = self._point, None
-        if request is None or self._planned:
+        key = self._key
+        if request is None or self._planned or (key is not None and key.tenant != self.tenant):
             rows = self._start(_ENTER, (self.tenant, Micros(now))).fetchall()
             self._backfills = [points.backfill_of(row) for row in rows if row[0] == points.BACKFILL]
             return any(row[0] == points.DUE for row in rows)
-        answers = points.ask(self._conn.cursor(binary=True), self.tenant, now, request)
+        answers = points.ask(self._conn.cursor(binary=True), self.tenant, now, request, key)
+        self.sent_key = key is not None
         if answers is None:
             return True
         self._answers = answers
         self._backfills = answers.backfills
         return False
+
+    def api_key(self, key_id: str) -> ApiKeyRow | None:
+        """In a read of one statement: one call that sets the tenant itself (module v33),
+        alone on the autocommit connection, with no pipeline around it."""
+        if not self._alone:
+            return super().api_key(key_id)
+        row = self._session.entering(_API_KEY, (self.tenant, key_id)).fetchone()
+        return None if row is None else ApiKeyRow(*row)
 
     def consents(self, subject: str | None) -> list[ConsentRow]:
         if subject is not None and self._answers is not None and subject in self._answers.consents:
@@ -225,6 +245,7 @@ SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 """A read's transaction: one snapshot for all its statements (they only read, so it never
 fails to serialise)."""
 _ENTER = "SELECT * FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
+_API_KEY = "SELECT tenant, key_id, scope, digest, created_at, revoked_at FROM sgam_api_key(%s, %s, NULL)"
 
 
 class _Recorded(Exception):
@@ -277,6 +298,9 @@ class PostgresBackend:
     finds none free within ``pool_timeout`` seconds fails with ``BusyError``.
     """
 
+    checks_keys = True
+    """A call's API key is checked with its first statement (``keys.py``)."""
+
     def __init__(
         self, url: str, *, admin_url: str | None = None, allow_unsafe_for_tests: bool = False,
         min_size: int = 1, max_size: int = 8, retries: int = 12, pool_timeout: float = 30.0,
@@ -286,7 +310,7 @@ class PostgresBackend:
         self._schemas: SchemaCache = {}
         self._quiet: dict[str, int] = {}
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
-        self._pool = ConnectionPool(
+        self._pool = KeyCheckingPool(
             url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
             kwargs={"autocommit": True, "prepare_threshold": 0, **connect_options(url)}, name="sgam",
         )
@@ -349,9 +373,11 @@ class PostgresBackend:
         Sync. Anything raised in Python closes the connection before its pipeline can
         sync: the server rolls back a transaction whose client has gone, and the pool
         replaces the connection."""
-        with self._pool.connection() as conn:
+        with connection_taking_key(self._pool) as (conn, key):
             try:
                 with conn.pipeline():
+                    if key is not None:
+                        conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
                     txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet)
                     try:
                         result = work(txn)
@@ -363,6 +389,8 @@ class PostgresBackend:
             except BaseException:
                 _roll_back(conn)
                 raise
+            if key is not None:
+                key.checked = True
             return result
 
     def common_writer(self, tenant: str) -> PostgresCommonWriter | None:
@@ -373,6 +401,10 @@ class PostgresBackend:
             return None
         return PostgresCommonWriter(self._pool, tenant, self._schemas)
 
+    def checkpoint_writer(self, tenant: str) -> PostgresCheckpointWriter:
+        """Each put and each task's writes alone on an autocommit connection (``checkpoints.py``)."""
+        return PostgresCheckpointWriter(self._pool, check_tenant(tenant))
+
     @contextmanager
     def read(self, tenant: str) -> Iterator[PostgresReader]:
         """A read is one REPEATABLE READ transaction in one pipeline on an autocommit
@@ -381,8 +413,12 @@ class PostgresBackend:
         with it. A point read is one statement, its own transaction (``PostgresReader``).
         Everything a read does runs on this one connection: nothing in it takes a second."""
         check_tenant(tenant)
-        with map_postgres_errors(), self._pool.connection() as conn, ExitStack() as scope:
-            yield PostgresReader(conn, tenant, scope)
+        with map_postgres_errors(), connection_taking_key(self._pool) as (conn, key):
+            with ExitStack() as scope:
+                reader = PostgresReader(conn, tenant, scope, key=key)
+                yield reader
+            if key is not None and reader.sent_key:
+                key.checked = True
 
     @contextmanager
     def read_one(self, tenant: str) -> Iterator[PostgresReader]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
-from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ..._core.rules import Effect, OpKind, Version
@@ -23,10 +22,14 @@ from .._acting import ACTING_FOR
 from .._requests import CommonWrite, CommonWritten
 from .adapters import Micros, micros
 from .errors import is_retryable, to_sgam
+from .keys import connection_taking_key
 from .locks import lock_key
 from .write import SchemaCache
 
-_CALL = "SELECT * FROM sgam_write_one(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+_COLUMNS = "SELECT outcome, seq, recorded_at, effect, row_id, valid_to, supersedes "
+_CALL = _COLUMNS + "FROM sgam_write_one(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+_KEYED_CALL = _COLUMNS + "FROM sgam_keyed_write_one(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+"""The same after the check of the call's API key (module v33): a key not live writes nothing."""
 _EFFECTS = {effect.value: effect for effect in Effect}
 
 
@@ -58,9 +61,10 @@ class PostgresCommonWriter:
         return None
 
     def write(self, request: CommonWrite) -> CommonWritten | None:
-        """One pipeline of the call and its Sync; the row is read after the Sync, so the
-        write commits in the same round trip. A request that marks an idempotent attempt
-        is left to a unit of work, in whose transaction the mark commits."""
+        """The call alone on the autocommit connection: one statement that is its own
+        transaction, committed before its row comes back, in one round trip (a pipeline
+        around it costs the client more and saves nothing). A request that marks an
+        idempotent attempt is left to a unit of work, in whose transaction the mark commits."""
         attempt = ACTING_FOR.get()
         if not self._complete or (attempt is not None and attempt.tenant == self.tenant):
             return None
@@ -71,24 +75,27 @@ class PostgresCommonWriter:
             micros(op.expires_at), request.spelling,
         )
         try:
-            with self._pool.connection() as conn:
-                with conn.pipeline():
-                    cur = conn.cursor(binary=True, row_factory=dict_row)
-                    cur.execute(_CALL, params)
-                row = cur.fetchone()
+            with connection_taking_key(self._pool, self.tenant) as (conn, key):
+                cur = conn.cursor(binary=True)
+                if key is None:
+                    row = cur.execute(_CALL, params).fetchone()
+                else:
+                    row = cur.execute(_KEYED_CALL, (key.key_id, key.digest, *params)).fetchone()
         except psycopg.Error as exc:  # what a retry may cure is left to the unit of work, which retries
             if is_retryable(exc):
                 return None
             raise to_sgam(exc) from exc
-        if row is None or row["outcome"] != "written":
+        if key is not None:
+            key.checked = True
+        if row is None or row[0] != "written":
             return None
-        effect = _EFFECTS[row["effect"]]
-        seq, recorded_at = int(row["seq"]), int(row["recorded_at"])
+        _, seq, recorded_at, effect_name, row_id, valid_to, supersedes = row
+        effect = _EFFECTS[effect_name]
         if effect is Effect.CORROBORATED:
-            return CommonWritten(seq, effect, None)
+            return CommonWritten(int(seq), effect, None)
         assert op.value is not None
         version = Version(
-            seq, op.subject, op.attribute, op.value, op.valid_at, row["valid_to"], recorded_at, None, op.source,
-            op.memory_type, op.confidence, op.schema_version, row["supersedes"], OpKind.WRITE, None, row["row_id"],
+            int(seq), op.subject, op.attribute, op.value, op.valid_at, valid_to, int(recorded_at), None, op.source,
+            op.memory_type, op.confidence, op.schema_version, supersedes, OpKind.WRITE, None, row_id,
         )
-        return CommonWritten(seq, effect, version)
+        return CommonWritten(int(seq), effect, version)

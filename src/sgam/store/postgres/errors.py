@@ -18,7 +18,10 @@ import psycopg
 from psycopg import errors as pg
 from psycopg_pool import PoolClosed, PoolTimeout, TooManyRequests
 
-from ..._core.errors import BusyError, ConflictError, NotFoundError, SgamError, StoreError
+from ..._core.errors import AuthenticationError, BusyError, ConflictError, NotFoundError, SgamError, StoreError
+
+KEY_REFUSED = "SGK01"
+"""What ``sgam_api_key`` raises for a key checked inside a call that is not live (module v33)."""
 
 DRIVER_ERRORS: tuple[tuple[type[Exception], type[SgamError]], ...] = (
     (pg.SerializationFailure, BusyError),
@@ -53,6 +56,8 @@ def is_retryable(exc: BaseException) -> bool:
 
 def to_sgam(exc: psycopg.Error) -> SgamError:
     """The sgam error for a driver error; its message keeps the database's own words."""
+    if exc.sqlstate == KEY_REFUSED:
+        return AuthenticationError("missing, malformed, unknown or revoked API key")
     if isinstance(exc, PoolClosed):
         return StoreError(f"PostgreSQL: this Memory is closed ({exc}): open a new one")
     if isinstance(exc, (PoolTimeout, TooManyRequests)):

@@ -281,6 +281,9 @@ _QUEUED = "SELECT 1 FROM full_text_queue LIMIT 1"
 class SQLiteBackend:
     """One SQLite file in WAL mode; one connection per backend, serialised by a lock."""
 
+    checks_keys = False
+    """A key's row is read before the call: in process, it costs no round trip."""
+
     def __init__(self, path: str, *, busy_timeout: float = 5.0, retries: int = 10) -> None:
         self.path = path
         self.url = f"sqlite:///{path}"
@@ -398,6 +401,10 @@ class SQLiteBackend:
     def common_writer(self, tenant: str) -> None:
         """None: a write's statements are function calls into this process, so the unit of
         work with the planner costs no round trips to save."""
+        return None
+
+    def checkpoint_writer(self, tenant: str) -> None:
+        """None, for the same reason: a put in a unit of work is already function calls."""
         return None
 
     def read(self, tenant: str) -> ReadScope:
