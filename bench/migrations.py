@@ -96,6 +96,8 @@ def run(url: str, facts: int, batch: int) -> dict[str, Any]:
         memory.retype(TENANT, "budget", "integer", quarantine=True, backfill=True, wait=False)
         step_seconds = time.perf_counter() - started
 
+        # at least two batches, so that the run can stop halfway with subjects left to read unconverted
+        batch = max(1, min(batch, subjects // 2))
         total_batches = -(-subjects // batch)
         halfway = max(1, total_batches // 2)
 
@@ -184,6 +186,10 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sizes = [int(size) for size in args.facts.split(",")]
+    if min(sizes) < 2 * VERSIONS:
+        parser.error(f"--facts: each size must be at least {2 * VERSIONS} (two subjects of {VERSIONS} versions)")
+    if args.batch < 1:
+        parser.error("--batch: must be at least 1")
     runs = []
     for size in sizes:
         if args.db:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sgam import ConflictError, Memory, NotFoundError, ValidationError
-from sgam._core.conversions import check_map, convert
+from sgam._core.conversions import check_map, convert, convert_all
 from sgam._core.schema import ValueType
 
 from .conftest import ManualClock
@@ -48,6 +48,25 @@ def test_a_map_comes_first_and_must_give_the_new_type() -> None:
 def test_an_integer_survives_a_round_trip_through_string(number: int) -> None:
     text = convert(json.dumps(number), ValueType.STRING, {})
     assert text is not None and convert(text, ValueType.INTEGER, {}) == json.dumps(number)
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                           | st.text(max_size=8) | st.integers().map(str),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                         max_size=3), max_leaves=5)
+
+
+@given(st.lists(JSON_VALUES, max_size=6), st.sampled_from(list(ValueType)), st.booleans())
+def test_converting_values_together_gives_each_ones_conversion(values: list[object], value_type: ValueType,
+                                                               mapped: bool) -> None:
+    texts = [json.dumps(value, sort_keys=True, separators=(",", ":")) for value in values]
+    mapping = {texts[0]: '"mapped"' if value_type is ValueType.STRING else "7"} if mapped and texts else {}
+    each = {text: convert(text, value_type, mapping) for text in texts}
+    together = convert_all(texts, value_type, mapping)
+    if any(found is None for found in each.values()):
+        assert together is None
+    else:
+        assert together == each
 
 
 def _budgets(memory: Memory, clock: ManualClock) -> None:

@@ -335,3 +335,23 @@ def test_every_page_passes_the_accessibility_audit(browser: WebDriver, site: dic
         if found:
             failures[page] = found
     assert failures == {}
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_schema_page_shows_a_backfill_in_a_browser(browser: WebDriver, site: dict[str, Any], width: int) -> None:
+    """A backfill under way: its progress bar is named and readable, and the page passes
+    the audit at desktop and phone width."""
+    memory = site["memory"]
+    for subject in ("p1", "p2", "p3"):
+        memory.write("acme", subject, "budget", "12", "2026-06-01T00:00:00Z", "e1")
+    memory.retype("acme", "budget", "integer", backfill=True, wait=False)
+    memory.run_backfill("acme", batch=2, max_batches=1)
+    browser.set_window_size(width, 800 if width > 700 else 844)
+    sign_in(browser, site["url"], site["keys"]["read"])
+    visit(browser, f"{site['url']}/ui/schema")
+    bar = browser.find_element(By.CSS_SELECTOR, "#backfills progress")
+    assert (bar.get_attribute("value"), bar.get_attribute("max")) == ("2", "3")
+    assert "2 of 3 subjects" in (bar.get_attribute("aria-label") or "")
+    assert browser.find_element(By.ID, "index").is_displayed()
+    assert audit(browser) == []
+    shot(browser, f"schema-backfill-{width}")

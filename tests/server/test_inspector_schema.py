@@ -55,3 +55,23 @@ def test_the_schema_page_shows_a_memory_types_new_version_and_why_a_value_was_se
     version = memory.schema_history("acme")[0].detail["version"]
     assert f"retype</strong> of <code>plan</code> to version {version} of memory type <code>trip</code>" in page
     assert "the conversion function raised ValueError: no city" in page
+
+
+def test_the_schema_page_shows_a_backfill_under_way_and_the_index(served: Served) -> None:
+    memory = served.memory
+    memory.add_episode("acme", "e1", "2026-06-01T00:00:00Z", "budgets")
+    for subject in ("p1", "p2", "p3"):
+        memory.write("acme", subject, "budget", "12", "2026-06-01T00:00:00Z", "e1")
+    with signed_in(served, scope="read") as reader:
+        before = html.unescape(reader.get("/ui/schema").text)
+        memory.retype("acme", "budget", "integer", backfill=True, wait=False)
+        memory.run_backfill("acme", batch=2, max_batches=1)
+        during = html.unescape(reader.get("/ui/schema").text)
+        memory.run_backfill("acme")
+        after = html.unescape(reader.get("/ui/schema").text)
+    assert "No backfills." in before and "keyword search only" in before
+    assert "episodes 0 of 1" in before  # no embedder: the episode has no vector
+    step = memory.schema_history("acme")[0].seq
+    assert f'<tr data-step="{step}"><td data-label="step">{step} · retype</td>' in during
+    assert '<progress value="2" max="3" aria-label="step' in during and "2 of 3</td>" in during
+    assert "not yet" in during and "not yet" not in after and '<progress value="3" max="3"' in after

@@ -26,7 +26,7 @@ from .conftest import Served
 
 T0 = "2026-01-01T00:00:00Z"
 READ_TOOLS = {"recall", "get_fact", "fact_history", "set_members", "linked_subjects", "reachable_subjects",
-              "subject_names", "memory_schema",
+              "subject_names", "memory_schema", "index_status",
               "search_memory", "get_consent", "retention_classes", "audit_log",
               "memory_files", "search_documents", "list_threads", "show_thread"}
 WRITE_TOOLS = READ_TOOLS | {"write_fact", "remember", "set_consent"}
@@ -71,7 +71,9 @@ async def exercise(client: Client, *, admin: bool) -> dict[str, Any]:
     assert (await call("set_members", {"subject": "MIRA", "attribute": "teams"}))["facts"] == []
     assert await call("subject_names", {"subject": "Mira"}) == {"subject": "mira", "names": []}
     schema = await call("memory_schema", {})
-    assert (schema["history"], schema["memory_types"]) == ([], [])
+    assert (schema["history"], schema["memory_types"], schema["backfills"]) == ([], [], [])
+    index = (await call("index_status", {}))["index"]
+    assert (index["building"], index["episodes"]) == (None, 1)
     for tool, arguments in (("linked_subjects", {"attribute": "city", "to": "rome"}),
                             ("reachable_subjects", {"start": "mira", "attributes": ["city"], "depth": 2})):
         not_a_relation = await client.call_tool(tool, arguments)
@@ -331,3 +333,31 @@ def test_get_fact_of_a_set_answers_its_members(store_url: str) -> None:
     assert found["found"] is True and found["fact"] is None
     assert [m["value"] for m in found["members"]] == ["mira", "ola"]
     assert empty == {"found": False, "fact": None, "members": []}
+
+
+def test_an_agent_sees_an_unfinished_backfill_and_the_index(store_url: str) -> None:
+    """A step still being converted is listed with its progress, so an agent knows the
+    attribute's new shape is in force though its stored versions are not all converted."""
+    with Memory(store_url) as memory:
+        memory.add_episode("acme", "e1", T0, "budgets")
+        for subject in ("p1", "p2", "p3"):
+            memory.write("acme", subject, "budget", "12", T0, "e1")
+        memory.retype("acme", "budget", "integer", backfill=True, wait=False)
+        memory.run_backfill("acme", batch=2, max_batches=1)
+        server = build_mcp(AsyncMemory(memory), fixed_caller("acme", "read"))
+
+        async def scenario() -> tuple[Any, Any]:
+            async with Client(server) as client:
+                schema = await client.call_tool("memory_schema", {})
+                index = await client.call_tool("index_status", {})
+                assert not schema.is_error and not index.is_error, text_of(schema)
+                return schema.structured_content, index.structured_content
+
+        schema, index = anyio.run(scenario)
+        memory.run_backfill("acme")
+        [finished] = memory.backfills("acme")
+    [pending] = schema["backfills"]
+    assert (pending["step"], pending["kind"], pending["attribute"], pending["subjects_done"],
+            pending["subjects_total"], pending["finished_at"]) == (finished.step, "retype", "budget", 2, 3, None)
+    assert [step["kind"] for step in schema["history"]] == ["retype"]
+    assert (index["index"]["episodes"], index["index"]["building"]) == (1, None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -75,16 +75,49 @@ def _builtin(value: Any, value_type: ValueType) -> Any:
     return NO_CONVERSION
 
 
+_NUMERIC = frozenset((ValueType.INTEGER, ValueType.NUMBER))
+
+
 def convert(text: str, value_type: ValueType, mapping: dict[str, str]) -> str | None:
     """The stored value ``text`` converted to ``value_type`` (canonical JSON), or None
     when nothing converts it. ``mapping``: canonical JSON of ``old`` -> of ``new``."""
     if text in mapping:
         return mapping[text]
-    if value_type in (ValueType.INTEGER, ValueType.NUMBER) and text[0] == '"':
-        content = text[1:-1]
-        digits = content.removeprefix("-")
-        if digits.isascii() and digits.isdigit() and (content == "0" or digits[0] != "0"):
-            return text[1:-1]  # a string holding exactly an integer, as the built-in conversion gives it
+    if value_type in _NUMERIC and text[0] == '"':
+        found = _integer_text(text)
+        if found is not None:
+            return found
+    return _converted(text, value_type)
+
+
+def convert_all(texts: Iterable[str], value_type: ValueType, mapping: dict[str, str]) -> dict[str, str] | None:
+    """Each stored value converted as ``convert`` does; None as soon as one has no
+    conversion. A dual read asks this of every value of a key on each read, so the test
+    of the type is made once, not per value."""
+    numeric = value_type in _NUMERIC
+    found: dict[str, str] = {}
+    for text in texts:
+        new = mapping.get(text)
+        if new is None and numeric and text[0] == '"':
+            new = _integer_text(text)
+        if new is None:
+            new = _converted(text, value_type)
+            if new is None:
+                return None
+        found[text] = new
+    return found
+
+
+def _integer_text(text: str) -> str | None:
+    """A JSON string holding exactly an integer, as the built-in conversion gives it."""
+    content = text[1:-1]
+    digits = content.removeprefix("-")
+    if digits.isascii() and digits.isdigit() and (content == "0" or digits[0] != "0"):
+        return content
+    return None
+
+
+def _converted(text: str, value_type: ValueType) -> str | None:
     value = json.loads(text)
     if _is(value, value_type):
         return text

@@ -15,16 +15,16 @@ microseconds; it is done once per subject per read scope.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, cast
 
-from .._core.conversions import convert
+from .._core.conversions import convert_all
 from .._core.purpose import split_attribute
 from .._core.rules import Version, as_last_seen, ended, ended_all
 from .._core.schema import ValueType
 from ..store import BackfillRow, QueryFilter, Reader
-from .backfill import family_of
 from .derivation import Key, alias_family, derive_subjects
 
 
@@ -75,6 +75,32 @@ def _in_range(attribute: str, prefix: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class _Step:
+    """A lone retype's new type and map, parsed once per step rather than once per read."""
+
+    value_type: ValueType
+    mapping: dict[str, str]
+    at: int
+
+    def converted(self, values: Iterable[str]) -> dict[str, str] | None:
+        """Each value's conversion; None when one has none or two convert to one value."""
+        found = convert_all(values, self.value_type, self.mapping)
+        return None if found is None or len(set(found.values())) < len(found) else found
+
+
+@lru_cache(maxsize=64)
+def _family(attributes: str) -> frozenset[str]:
+    """A backfill's attributes (``BackfillRow.attributes``), parsed once, not on every read."""
+    return frozenset(json.loads(attributes))
+
+
+@lru_cache(maxsize=64)
+def _step(conversion: str, at: int) -> _Step:
+    step = json.loads(conversion)
+    return _Step(ValueType(step["type"]), {str(old): str(new) for old, new in step["map"]}, at)
+
+
+@dataclass(frozen=True, slots=True)
 class _Lone:
     """A key under a lone retype: its stored versions and how each value converts (None:
     none changes, the key stays as stored)."""
@@ -89,16 +115,6 @@ class _Lone:
         kept = [v if v.recorded_to is not None else _retired(v, self.at) for v in self.stored]
         return kept + [_from(v, self.values[v.value], self.at) for v in self.stored if v.recorded_to is None]
 
-    def holding(self, at: int, known_at: int | None) -> Version | None:
-        """As ``_holding(self.versions(), ...)``, converting only the version it answers."""
-        if self.values is None:
-            return _holding(self.stored, at, known_at)
-        if known_at is not None and known_at < self.at:
-            found = _holding(self.stored, at, known_at)
-            return found if found is None or found.recorded_to is not None else _retired(found, self.at)
-        found = _holding(self.stored, at, None)
-        return None if found is None else _from(found, self.values[found.value], self.at)
-
 
 class DualReader:
     """A ``Reader`` whose version reads of a key an unfinished backfill has not reached
@@ -106,9 +122,10 @@ class DualReader:
 
     def __init__(self, inner: Reader, rows: list[BackfillRow]) -> None:
         self._inner = inner
-        self._rows = [(row, frozenset(family_of(row))) for row in rows]
+        self._rows = [(row, _family(row.attributes)) for row in rows]
         self._family = frozenset(name for _, family in self._rows for name in family)
         self._derived: dict[str, dict[Key, list[Version]]] = {}
+        self._steps: dict[str, _Step | None] = {}
 
     @classmethod
     def around(cls, reader: Reader) -> Reader:
@@ -140,6 +157,15 @@ class DualReader:
         found = self._lone(subject, attribute)
         return self._keys(subject).get((subject, attribute), []) if found is None else found.versions()
 
+    def _lone_step(self, attribute: str) -> _Step | None:
+        """The lone retype of the attribute's only unfinished backfill, if it is one."""
+        if attribute not in self._steps:
+            base = split_attribute(attribute)[0]
+            rows = [row for row, family in self._rows if base in family]
+            lone = len(rows) == 1 and rows[0].conversion is not None
+            self._steps[attribute] = _step(str(rows[0].conversion), rows[0].started_at) if lone else None
+        return self._steps[attribute]
+
     def _lone(self, subject: str, attribute: str) -> _Lone | None:
         """The key as a lone retype (``BackfillRow.conversion``) makes it, from its stored
         versions alone; None when the log must decide: a value with no conversion (set
@@ -151,25 +177,41 @@ class DualReader:
         equality, which a conversion without collisions keeps. So the current versions
         are retired at the step and come back converted from it, and a key whose values
         all stay as they are is left as stored (as the derivation leaves it)."""
-        base = split_attribute(attribute)[0]
-        rows = [row for row, family in self._rows if base in family]
-        if len(rows) != 1 or rows[0].conversion is None:
+        step = self._lone_step(attribute)
+        if step is None:
             return None
-        step, at = json.loads(rows[0].conversion), rows[0].started_at
         stored = self._inner.key_rows(subject, attribute)
-        if any(v.recorded_from >= at or v.recorded_to == at for v in stored):
-            return _Lone(stored, None, at)  # derived since the step (a write, an erasure): as stored
-        mapping = {str(old): str(new) for old, new in step["map"]}
-        value_type = ValueType(step["type"])
-        converted: dict[str, str] = {}
-        for value in {v.value for v in stored}:
-            found = convert(value, value_type, mapping)
-            if found is None:
-                return None
-            converted[value] = found
-        if len(set(converted.values())) < len(converted):
+        if any(v.recorded_from >= step.at or v.recorded_to == step.at for v in stored):
+            return _Lone(stored, None, step.at)  # derived since the step (a write, an erasure): as stored
+        converted = step.converted({v.value for v in stored})
+        if converted is None:
             return None
-        return _Lone(stored, None if all(old == new for old, new in converted.items()) else converted, at)
+        return _Lone(stored, None if all(old == new for old, new in converted.items()) else converted, step.at)
+
+    def _lone_get(self, subject: str, attribute: str, at: int, known_at: int | None) -> tuple[bool, Version | None]:
+        """The point read of ``_lone``'s versions without building them: the key's
+        distinct values (each must convert, none to another's value) and the stored
+        versions' point read, whose answer is retired at the step (read before it) or
+        converted from it. (False, None) when the log must decide.
+
+        Building all ten versions of a key to answer one made a read of an unconverted key
+        2.38x an untouched read at 1M versions on SQLite (``bench/migrations.py``)."""
+        step = self._lone_step(attribute)
+        if step is None:
+            return False, None
+        values, changed = self._inner.key_values(subject, attribute, step.at)
+        if changed:
+            return True, self._inner.get(subject, attribute, at, known_at)  # derived since the step: as stored
+        converted = step.converted(values)
+        if converted is None:
+            return False, None
+        if all(map(str.__eq__, converted, converted.values())):
+            return True, self._inner.get(subject, attribute, at, known_at)
+        if known_at is not None and known_at < step.at:
+            found = self._inner.get(subject, attribute, at, known_at)
+            return True, found if found is None or found.recorded_to is not None else _retired(found, step.at)
+        found = self._inner.get(subject, attribute, at, None)
+        return True, None if found is None else _from(found, converted[found.value], step.at)
 
     def _member_keys(self, subject: str, prefix: str) -> list[str]:
         return sorted(attribute for (_, attribute), versions in self._keys(subject).items()
@@ -180,9 +222,9 @@ class DualReader:
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
         if not self._behind(subject, attribute):
             return self._inner.get(subject, attribute, at, known_at)
-        lone = self._lone(subject, attribute)
-        if lone is not None:
-            return lone.holding(at, known_at)
+        answered, found = self._lone_get(subject, attribute, at, known_at)
+        if answered:
+            return found
         return _holding(self._key(subject, attribute), at, known_at)
 
     def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:

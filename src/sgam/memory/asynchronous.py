@@ -164,5 +164,6 @@ class AsyncMemory:
     quarantined = _twin(Memory.quarantined)
     schema_history = _twin(Memory.schema_history)
     backfills = _twin(Memory.backfills)
+    backfill = _twin(Memory.backfill)
     run_backfill = _twin(Memory.run_backfill)
     subject_collisions = _twin(Memory.subject_collisions)

@@ -168,6 +168,7 @@ class Memory:
     quarantined = _delegate("_schema", SchemaCalls.quarantined)
     schema_history = _delegate("_schema", SchemaCalls.schema_history)
     backfills = _delegate("_schema", SchemaCalls.backfills)
+    backfill = _delegate("_schema", SchemaCalls.backfill)
     run_backfill = _delegate("_schema", SchemaCalls.run_backfill)
 
     # names, aliases, sets and relations (``memory/shape.py``)

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .._core.errors import ValidationError
+from .._core.errors import NotFoundError, ValidationError
 from .._core.model import Backfill, Quarantined, SchemaChange
 from .._core.schema import AttributeSchema, Cardinality, parse_value_type
 from .._core.time import from_micros
@@ -75,17 +75,18 @@ class SchemaCalls:
 
     def run_backfill(
         self, tenant: str, *, batch: int = BATCH, max_batches: int | None = None,
-        progress: Progress | None = None,
+        progress: Progress | None = None, step: int | None = None,
     ) -> list[Backfill]:
         """Carry the tenant's unfinished backfills on, oldest step first, ``batch``
         subjects per transaction, calling ``progress`` after each commit; stop after
-        ``max_batches`` batches (None: at the end). Safe to interrupt: what committed
-        stays done, and the next call resumes after the last subject done."""
+        ``max_batches`` batches (None: at the end). ``step``: that step's backfill alone,
+        run and returned (a ``NotFoundError`` if the step has none). Safe to interrupt:
+        what committed stays done, and the next call resumes after the last subject done."""
         check_tenant(tenant)
         size = _count(batch, "batch", 1)
         limit = None if max_batches is None else _count(max_batches, "max_batches", 0)
         ran = 0
-        for pending in [b for b in self.backfills(tenant) if not b.finished]:
+        for pending in [b for b in self._chosen(tenant, step) if not b.finished]:
             def batch_of(txn: WriteTransaction, seq: int = pending.step) -> BackfillRow:
                 return run_batch(txn, seq, size, self.ledger.now())
 
@@ -96,7 +97,22 @@ class SchemaCalls:
                     progress(_status(tenant, row, pending))
                 if row.finished_at is not None:
                     break
-        return self.backfills(tenant)
+        return self._chosen(tenant, step)
+
+    def backfill(self, tenant: str, step: int) -> Backfill:
+        """How far the backfill of migration step ``step`` is (a ``NotFoundError`` if the
+        step has none)."""
+        return self._chosen(tenant, step)[0]
+
+    def _chosen(self, tenant: str, step: int | None) -> list[Backfill]:
+        found = self.backfills(tenant)
+        if step is None:
+            return found
+        seq = _count(step, "step", 1)
+        chosen = [backfill for backfill in found if backfill.step == seq]
+        if not chosen:
+            raise NotFoundError(f"step {seq} has no backfill", field="step", value=seq)
+        return chosen
 
     def quarantined(self, tenant: str, attribute: str | None = None) -> list[Quarantined]:
         """The values retypes set aside (of ``attribute``, or of every attribute), each

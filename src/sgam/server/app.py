@@ -9,9 +9,11 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from .. import __version__
+from ..ledger.backfill import BATCH
 from ..memory.asynchronous import AsyncMemory
 from . import health, openapi, problems, routes_documents, routes_ledger, routes_lifecycle, routes_memory, ui
 from .auth import KeyChecks, KnownKeys
+from .backfills import BackfillWorkers
 from .http11 import HeadLimit
 from .limits import INSPECTOR_SESSIONS, MCP_SESSIONS, SessionLimits
 from .mcp import ApiKeyVerifier, build_mcp, token_caller
@@ -35,12 +37,14 @@ def create_app(
     memory: AsyncMemory, *, max_body: int = DEFAULT_MAX_BODY, extract: bool = False,
     public_url: str = "http://127.0.0.1:8000", allowed_hosts: list[str] | None = None,
     mcp_sessions: SessionLimits = MCP_SESSIONS, inspector_sessions: SessionLimits = INSPECTOR_SESSIONS,
+    backfill_batch: int = BATCH,
 ) -> FastAPI:
     """The service over ``memory``. ``extract``: a model is configured, so ``remember``
     extracts at once by default; ``public_url`` and ``allowed_hosts`` name how clients
     reach the server (the MCP transport refuses other ``Host`` headers);
     ``mcp_sessions`` and ``inspector_sessions``: how many sessions a key, a tenant and
-    the server may hold open."""
+    the server may hold open; ``backfill_batch``: subjects per batch of the backfills the
+    server runs."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     mcp_server = build_mcp(memory, token_caller, verifier=ApiKeyVerifier(memory), issuer=public_url,
@@ -52,12 +56,16 @@ def create_app(
     mcp_app = mcp_server.streamable_http_app(streamable_http_path="/mcp", transport_security=security,
                                              max_request_body_size=max_body, max_sessions=mcp_sessions.total,
                                              session_idle_timeout=MCP_IDLE_SECONDS)
+    backfills = BackfillWorkers(memory, backfill_batch)
     mcp_quota = McpSessionQuota(mcp_app, memory, OpenSessions(mcp_sessions, MCP_IDLE_SECONDS))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         async with mcp_server.session_manager.run():
-            yield
+            try:
+                yield
+            finally:
+                await backfills.stop()
 
     app = FastAPI(
         title="sgam", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
@@ -67,6 +75,7 @@ def create_app(
     )
     app.state.memory = memory
     app.state.extract_by_default = extract
+    app.state.backfills = backfills
     problems.install(app)
     openapi.describe(app)
     app.include_router(health.router)

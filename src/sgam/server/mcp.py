@@ -24,7 +24,16 @@ from pydantic import AnyHttpUrl, BaseModel, Field
 
 from .. import __version__
 from .._core.errors import InvalidFields
-from .._core.model import Assertion, Episode, ForgetResult, SchemaChange, SubjectName, WriteResult
+from .._core.model import (
+    Assertion,
+    Backfill,
+    Episode,
+    ForgetResult,
+    IndexStatus,
+    SchemaChange,
+    SubjectName,
+    WriteResult,
+)
 from .._core.schema import AttributeSchema, MemoryTypeSchema
 from ..access import SCOPES, AuthenticationError, Principal, Scope, authenticate
 from ..boundary import recall_json, to_json
@@ -101,6 +110,14 @@ class SchemaOutput(BaseModel):
     memory_types: list[MemoryTypeSchema]
     """The typed memory types now: each one's JSON Schema and the schema version it was registered at."""
     history: list[SchemaChange]
+    backfills: list[Backfill]
+    """The unfinished backfills of migration steps, with their progress: until one is
+    finished, reads of its attribute answer converted all the same."""
+
+
+class IndexOutput(BaseModel):
+    index: IndexStatus
+    """The embedder search uses, the one a re-embedding builds beside it, and how far."""
 
 
 class WriteOutput(BaseModel):
@@ -263,11 +280,23 @@ def build_mcp(memory: AsyncMemory, caller: Caller, *, verifier: ApiKeyVerifier |
         """The tenant's schema and its history: each attribute's type and cardinality now, and
         every migration step (renames, retypes, cardinality changes, new versions of a memory
         type), so you know the current names and shapes; an old name still works but means
-        the attribute it was renamed to."""
+        the attribute it was renamed to. `backfills`: steps still being converted, with
+        their progress (reads answer converted meanwhile)."""
         async def read(p: Principal) -> dict[str, Any]:
             attributes, types = await memory.schema(p.tenant)
+            unfinished = [b for b in await memory.backfills(p.tenant) if not b.finished]
             return {"attributes": to_json(attributes), "memory_types": to_json(types),
-                    "history": to_json(await memory.schema_history(p.tenant))}
+                    "history": to_json(await memory.schema_history(p.tenant)), "backfills": to_json(unfinished)}
+
+        return fenced(await guarded("read", read))
+
+    @server.scoped_tool("read", read_only)
+    async def index_status() -> Annotated[CallToolResult, IndexOutput]:
+        """Which embedder search uses now, the one a re-embedding is building beside it
+        (search switches once it is complete) and how many episodes, facts and document
+        chunks have a vector of it."""
+        async def read(p: Principal) -> dict[str, Any]:
+            return {"index": to_json(await memory.index_status(p.tenant))}
 
         return fenced(await guarded("read", read))
 

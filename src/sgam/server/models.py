@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from .._core.model import Assertion
+from .._core.model import Assertion, Backfill, SchemaChange
 from ..recall import RecallItem
 
 Timestamp = Annotated[StrictStr, Field(description="RFC 3339 timestamp with a zone, e.g. 2026-06-01T09:00:00Z",
@@ -135,6 +135,9 @@ class RenameIn(Body):
     attribute: Name
     to: Name
     """The attribute's name from now on; the old name keeps working."""
+    backfill: StrictBool | None = None
+    """Convert in batches after the step is recorded (202); null: when the attribute has
+    more than 2,000 subjects."""
 
 
 class RetypeIn(Body):
@@ -144,6 +147,9 @@ class RetypeIn(Body):
     """``[old, new]`` pairs: a value ``old`` becomes ``new`` (of the new type)."""
     quarantine: StrictBool = False
     """Set aside the values with no conversion instead of refusing the retype."""
+    backfill: StrictBool | None = None
+    """Convert in batches after the step is recorded (202); null: when the attribute has
+    more than 2,000 subjects."""
 
 
 class ReembedIn(Body):
@@ -262,3 +268,21 @@ class ConsentedOut(BaseModel):
 
 class ResidueIn(Body):
     text: Annotated[StrictStr, Field(description="The text to look for in every table, index and file")]
+
+
+class StepAccepted(BaseModel):
+    """A migration step recorded, its backfill left to run in the server: reads convert
+    on the fly until it is finished; ``status`` says how far it is."""
+
+    change: SchemaChange
+    backfill: Backfill
+    status: StrictStr
+
+
+class BackfillRun(BaseModel):
+    """A backfill and whether this server is running it (``started``: by this request;
+    false with ``running``: a worker already was, and only that one runs it)."""
+
+    backfill: Backfill
+    running: StrictBool
+    started: StrictBool

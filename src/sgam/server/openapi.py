@@ -46,7 +46,7 @@ STATUSES: dict[str, tuple[int, ...]] = {
     "set_members": QUERY, "linked": QUERY, "reachable": QUERY,
     "alias": CHANGE, "unalias": CHANGE, "subject_names": QUERY,
     "rename_attribute": CHANGE, "retype": CHANGE, "quarantined": QUERY, "schema_history": KEYED,
-    "backfills": KEYED,
+    "backfills": KEYED, "backfill": LOOKUP, "run_backfill": (*SCOPED, 404),
     "retract": CHANGE, "correct": CHANGE, "declare": (*BODY, 403, 409),
     "search": BODY, "recall": BODY, "remember": CHANGE, "index_status": KEYED, "reembed": (*BODY, 403, 409),
     "extractions": QUERY, "held": QUERY, "confirm": (*SCOPED, 404, 409), "reject": (*SCOPED, 404, 409),

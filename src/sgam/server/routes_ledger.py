@@ -25,10 +25,12 @@ from .._core.rules import Effect
 from .._core.schema import AttributeSchema
 from ..boundary import to_json
 from .auth import Admin, Reader, Writer, memory_of
+from .backfills import BackfillWorkers, status_url
 from .idempotency import IDEMPOTENT, once
 from .models import (
     AliasIn,
     AssertionPage,
+    BackfillRun,
     CorrectIn,
     DeclareIn,
     EpisodeIn,
@@ -36,6 +38,7 @@ from .models import (
     RenameIn,
     RetractIn,
     RetypeIn,
+    StepAccepted,
     Timestamp,
     UnaliasIn,
 )
@@ -51,6 +54,11 @@ def reply(value: Any, status: int = 200, location: str | None = None) -> JSONRes
     """``value`` as JSON; a 201 names where the new resource is read (``location``)."""
     return JSONResponse(to_json(value), status_code=status,
                         headers={"Location": location} if location is not None else None)
+
+
+def workers_of(request: Request) -> BackfillWorkers:
+    workers: BackfillWorkers = request.app.state.backfills
+    return workers
 
 
 def episode_url(episode_id: str) -> str:
@@ -230,26 +238,44 @@ async def correct(body: CorrectIn, request: Request, caller: Writer) -> Response
     return await once(request, caller, produce)
 
 
+ACCEPTED: dict[int | str, dict[str, Any]] = {
+    202: {"model": StepAccepted, "description": "Recorded; its backfill goes on in the server"}}
+
+
 @router.post("/schema/rename", dependencies=[IDEMPOTENT], status_code=201, response_model=SchemaChange,
-             tags=["schema"], summary="From now on `attribute` is called `to`, its history too (admin)")
+             responses=ACCEPTED, tags=["schema"],
+             summary="From now on `attribute` is called `to`, its history too (admin)")
 async def rename_attribute(body: RenameIn, request: Request, caller: Admin) -> Response:
     async def produce() -> Response:
-        return reply(await memory_of(request).rename_attribute(caller.tenant, body.attribute, body.to,
-                                                               decided_by=f"key:{caller.key_id}"), 201)
+        return await _recorded(request, caller.tenant, await memory_of(request).rename_attribute(
+            caller.tenant, body.attribute, body.to, decided_by=f"key:{caller.key_id}", backfill=body.backfill,
+            wait=False))
 
     return await once(request, caller, produce)
 
 
 @router.post("/schema/retype", dependencies=[IDEMPOTENT], status_code=201, response_model=SchemaChange,
-             tags=["schema"], summary="Declare a new value type and convert every value it ever held (admin)")
+             responses=ACCEPTED, tags=["schema"],
+             summary="Declare a new value type and convert every value it ever held (admin)")
 async def retype(body: RetypeIn, request: Request, caller: Admin) -> Response:
     async def produce() -> Response:
         pairs = None if body.map is None else [list(pair) for pair in body.map]
-        return reply(await memory_of(request).retype(caller.tenant, body.attribute, body.value_type, map=pairs,
-                                                     quarantine=body.quarantine,
-                                                     decided_by=f"key:{caller.key_id}"), 201)
+        return await _recorded(request, caller.tenant, await memory_of(request).retype(
+            caller.tenant, body.attribute, body.value_type, map=pairs, quarantine=body.quarantine,
+            decided_by=f"key:{caller.key_id}", backfill=body.backfill, wait=False))
 
     return await once(request, caller, produce)
+
+
+async def _recorded(request: Request, tenant: str, change: SchemaChange) -> JSONResponse:
+    """201 with the step when it converted in the transaction that recorded it; 202 with
+    its backfill, started in a server worker, and where to watch it otherwise."""
+    found = [b for b in await memory_of(request).backfills(tenant) if b.step == change.seq and not b.finished]
+    if not found:
+        return reply(change, 201)
+    workers_of(request).start(tenant, change.seq)
+    url = status_url(found[0])
+    return reply({"change": change, "backfill": found[0], "status": url}, 202, location=url)
 
 
 @router.get("/schema/quarantine", response_model=list[Quarantined], tags=["schema"],
@@ -268,6 +294,29 @@ async def schema_history(request: Request, caller: Reader) -> Response:
             summary="How far each migration step's backfill is: subjects done of all, batches")
 async def backfills(request: Request, caller: Reader) -> Response:
     return reply(await memory_of(request).backfills(caller.tenant))
+
+
+@router.get("/schema/backfills/{step}", response_model=BackfillRun, tags=["schema"],
+            summary="How far the backfill of migration step `step` is, and whether this server runs it")
+async def backfill(step: int, request: Request, caller: Reader) -> Response:
+    found = await memory_of(request).backfill(caller.tenant, step)
+    return reply({"backfill": found, "running": workers_of(request).running(caller.tenant, step), "started": False})
+
+
+@router.post("/schema/backfills/{step}/run", dependencies=[IDEMPOTENT], status_code=202, response_model=BackfillRun,
+             responses={200: {"model": BackfillRun, "description": "Finished already: nothing to run"}},
+             tags=["schema"], summary="Resume an unfinished backfill in the server, unless it runs already (admin)")
+async def run_backfill(step: int, request: Request, caller: Admin) -> Response:
+    async def produce() -> Response:
+        found = await memory_of(request).backfill(caller.tenant, step)
+        if found.finished:
+            return reply({"backfill": found, "running": False, "started": False})
+        workers = workers_of(request)
+        started = workers.start(caller.tenant, step)
+        return reply({"backfill": found, "running": workers.running(caller.tenant, step), "started": started}, 202,
+                     location=status_url(found))
+
+    return await once(request, caller, produce)
 
 
 @router.post("/schema/attributes", dependencies=[IDEMPOTENT],

@@ -1,7 +1,8 @@
 """The inspector's schema page: each attribute as declared now (type, cardinality, what an
-old name was renamed to), the history of migration steps that shaped it, and what
-retypes set aside. Reading it needs a read key; migrations are run from files
-(``sgam schema apply``) or the API, not from this page."""
+old name was renamed to), the history of migration steps that shaped it, how far their
+backfills are, where re-embedding stands, and what retypes set aside. Reading it needs a
+read key; migrations are run from files (``sgam schema apply``) or the API, not from
+this page."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def _schema(memory: Memory, tenant: str) -> dict[str, Any]:
         if change.kind == "rename":
             by_attribute.setdefault(str(change.detail["to"]), []).append(change)
     return {"attributes": attributes, "memory_types": types, "history": history, "by_attribute": by_attribute,
-            "quarantined": memory.quarantined(tenant)}
+            "quarantined": memory.quarantined(tenant), "backfills": memory.backfills(tenant),
+            "index": memory.index_status(tenant)}
 
 
 @router.get("/schema", response_class=HTMLResponse)
