@@ -4,6 +4,7 @@ route, and a second resume while a worker runs it starts no other."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -12,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from sgam import Memory
-from sgam.store import WriteTransaction
+from sgam import AsyncMemory, Memory
+from sgam._core.model import Backfill
 
 from .conftest import Served, serve
 
@@ -69,18 +70,19 @@ def test_a_retype_with_a_backfill_is_accepted_and_converted_by_the_server(batche
         assert small.status_code == 201 and small.json()["kind"] == "retype"  # converted in its transaction
 
 
-def _hold_subjects(memory: Memory, held: threading.Event, release: threading.Event) -> None:
-    """A unit of work holding the subjects' locks (on SQLite, the write lock) until released:
-    the worker's first batch waits for it, so the worker is surely running meanwhile."""
-    def hold(txn: WriteTransaction) -> None:
-        txn.lock_subjects(list(SUBJECTS))
-        held.set()
-        release.wait(30)
+def _held_until(release: threading.Event, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every worker's batches wait for ``release`` (outside any lock or transaction, so the
+    server goes on answering): a worker surely runs until then."""
+    run = AsyncMemory.run_backfill
 
-    memory.ledger.run_write("acme", hold, "hold")
+    async def held(self: AsyncMemory, *args: Any, **kwargs: Any) -> list[Backfill]:
+        await asyncio.to_thread(release.wait, 30)
+        return await run(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncMemory, "run_backfill", held)
 
 
-def test_an_unfinished_backfill_is_resumed_once_over_http(batched: Served) -> None:
+def test_an_unfinished_backfill_is_resumed_once_over_http(batched: Served, monkeypatch: pytest.MonkeyPatch) -> None:
     with batched.client("acme", "admin") as c:
         _fill(c)
     batched.memory.retype("acme", "budget", "integer", backfill=True, wait=False)
@@ -91,11 +93,9 @@ def test_an_unfinished_backfill_is_resumed_once_over_http(batched: Served) -> No
         stopped = c.get(url).json()
         assert (stopped["running"], stopped["backfill"]["subjects_done"]) == (False, 2)
         assert c.post(f"{url}/run").status_code == 403
-    held, release = threading.Event(), threading.Event()
-    holder = threading.Thread(target=_hold_subjects, args=(batched.memory, held, release))
-    holder.start()
+    release = threading.Event()
+    _held_until(release, monkeypatch)
     try:
-        assert held.wait(30)
         with batched.client("acme", "admin") as c:
             first = c.post(f"{url}/run")
             assert first.status_code == 202 and first.headers["Location"] == url
@@ -105,7 +105,6 @@ def test_an_unfinished_backfill_is_resumed_once_over_http(batched: Served) -> No
             assert (second.json()["started"], second.json()["running"]) == (False, True)
     finally:
         release.set()
-        holder.join(30)
     with batched.client("acme", "admin") as c:
         done = _finished(c, url)["backfill"]
         # resumed after the first two subjects: three more batches of one, none redone
