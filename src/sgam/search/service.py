@@ -9,7 +9,18 @@ from typing import Any, TypeVar
 
 from .._core.errors import StoreError
 from .._core.purpose import ConsentBook, consent_uses
-from ..store import Backend, EmbedderStateRow, EpisodeRow, Reader, SearchFilter, SearchIndex, WriteTransaction
+from ..store import (
+    Backend,
+    EmbedderState,
+    EmbedderStateRow,
+    EpisodeRow,
+    ReadAhead,
+    Reader,
+    SearchFilter,
+    SearchIndex,
+    VectorTally,
+    WriteTransaction,
+)
 from .choice import EmbedderChoice, StaleEmbedders
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked, embed_query
@@ -70,6 +81,18 @@ class SearchService:
     def embedder_for(self, tenant: str) -> Embedder | None:
         """The embedder the tenant's search uses, as this process saw it last."""
         return self.choice.active(self.state(tenant))
+
+    def first_reads(self, tenant: str, question: str, config: SearchConfig, flt: SearchFilter) -> list[ReadAhead]:
+        """What ``active_in`` and ``ranked`` ask first, for a read to send ahead: the
+        tenant's embedder state and, when the vector channel may be ranked from this
+        process's copy of the vectors, the tally that copy is checked against (for the
+        embedder this process saw last, the one ``confirmed`` searches with first)."""
+        reads: list[ReadAhead] = [EmbedderState()]
+        seen, state = self.choice.guess(tenant)
+        embedder = self.choice.active(state) if seen else None
+        if embedder is not None and config.vector and flt.on_times_only:
+            reads.append(VectorTally(embedder.name, int(embed_query(embedder, question).shape[0])))
+        return reads
 
     def active_in(self, reader: Reader) -> Embedder | None:
         """The embedder the tenant's search uses in ``reader``'s snapshot."""

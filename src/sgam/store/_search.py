@@ -28,6 +28,11 @@ class SearchFilter:
     known_at: int | None = None
     """Only episodes recorded at or before this transaction time (a reproducible read)."""
 
+    @property
+    def on_times_only(self) -> bool:
+        """Whether the filter names times alone (what each vector row holds itself)."""
+        return self.session is None and self.speaker is None and self.subject is None and self.memory_type is None
+
 
 @dataclass(frozen=True, slots=True)
 class StoredEpisode:
