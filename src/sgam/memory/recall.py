@@ -142,7 +142,7 @@ class RecallCalls:
         return recall(self.ledger.search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
                       known_at=known, documents=partial(self._passages, tenant), purpose=scope,
                       read=lambda ahead: self.ledger.read(tenant, "recall", ahead),
-                      document_reads=self.documents.passage_reads(question))
+                      document_reads=self.documents.passage_reads)
 
 
 def _embedder(given: Embedder | str) -> tuple[Embedder, str | None]:

@@ -71,7 +71,7 @@ def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
     known_at: int | None = None, documents: DocumentSearch | None = None, purpose: str | None = None,
     read: Callable[[Sequence[ReadAhead]], AbstractContextManager[Reader]] | None = None,
-    document_reads: Sequence[ReadAhead] = (),
+    document_reads: Callable[[str], Sequence[ReadAhead]] | None = None,
 ) -> RecallResult:
     """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
     recorded by then, so a recall with ``known_at`` can be reproduced later. ``read``
@@ -82,7 +82,7 @@ def recall(
     question is embedded before it opens. ``read`` is given the reads the recall will
     make first and whose statements depend on nothing read before them (``ahead``):
     a backend may send them with its first statement (``Reader.prefetch``);
-    ``document_reads``: those ``documents`` makes first."""
+    ``document_reads``: those ``documents`` makes first for a question."""
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
@@ -92,8 +92,8 @@ def recall(
         EmbedderState(), AttributeSchemas(), RevokingConsents(consent_uses(purpose)),
         MatchingKeys(tuple(terms), at, KEY_CANDIDATES, known_at), *search.first_reads(tenant, question, config, flt),
     ]
-    if documents is not None and known_at is None:
-        ahead += document_reads
+    if documents is not None and known_at is None and document_reads is not None:
+        ahead += document_reads(question)
     with _opened(search, tenant, read, ahead) as reader:
         schemas = reader.attribute_schemas()
         sensitive = {schema.attribute for schema in schemas if schema.sensitive}
