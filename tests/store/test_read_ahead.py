@@ -27,6 +27,8 @@ from sgam.store import (
     Declared,
     EmbedderState,
     KeywordChunks,
+    KeywordEpisodes,
+    KeywordQuery,
     MatchingKeys,
     Members,
     ReadAhead,
@@ -73,6 +75,8 @@ def _reads(memory: Memory) -> list[tuple[ReadAhead, Callable[[Reader], object]]]
         (MatchingKeys(("acme", "city"), AT, 10, None), lambda r: index.matching_keys(r, ["acme", "city"], AT, 10)),
         (VectorTally(model, int(vector.shape[0])),
          lambda r: index.vector_episodes(r, model, vector, SearchFilter(until=AT), 5)),
+        (KeywordEpisodes(("cogs",), 5, SearchFilter(until=AT)),
+         lambda r: index.candidate_episodes(r, SearchFilter(until=AT), KeywordQuery(["cogs"], 5), None)),
         (KeywordChunks(("cogs",), 5), lambda r: r.documents().keyword_chunks(["cogs"], 5)),
     ]
 
@@ -161,3 +165,30 @@ def test_members_and_linked_read_first_with_the_deadline_probe(
                     assert call() == expected
             assert ahead["connections"] == plain["connections"] == 1, name
             assert ahead["waits"] <= bound < plain["waits"], (name, ahead, plain)
+
+
+RECALL_WAITS = {True: 10, False: 7}
+"""Waits of the recall below, with an embedder and without: its first reads (the embedder
+state, the schemas, the revoking consents, the matching keys, then the vector tally, or
+without an embedder the keyword candidates, and the document passages) are sent behind the
+deadline probe; ``test_postgres_recall_reads.py`` says what the rest are. Without the
+reads sent ahead: 16 and 13."""
+
+
+@pytest.mark.parametrize("embedded", [True, False])
+def test_a_recall_reads_first_with_the_deadline_probe(
+    postgres: PostgresUrls, hashing: HashingEmbedder, monkeypatch: pytest.MonkeyPatch, embedded: bool,
+) -> None:
+    from tests.store.test_postgres_recall_reads import T, _seed
+
+    with Memory(postgres.app, embedder=hashing if embedded else None) as memory:
+        _seed(memory)
+        expected = memory.recall(T, "tea kettles").text  # the vector copy filled, the embedder seen
+        with _waits(memory, monkeypatch) as ahead:
+            assert memory.recall(T, "tea kettles").text == expected
+        with monkeypatch.context() as patch:
+            patch.setattr(PostgresReader, "prefetch", lambda self, requests: None)
+            with _waits(memory, monkeypatch) as plain:
+                assert memory.recall(T, "tea kettles").text == expected
+        assert ahead["connections"] == plain["connections"] == 1
+        assert ahead["waits"] <= RECALL_WAITS[embedded] < plain["waits"], (ahead, plain)

@@ -14,6 +14,7 @@ from ..store import (
     EmbedderState,
     EmbedderStateRow,
     EpisodeRow,
+    KeywordEpisodes,
     ReadAhead,
     Reader,
     SearchFilter,
@@ -24,9 +25,9 @@ from ..store import (
 from .choice import EmbedderChoice, StaleEmbedders
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked, embed_query
-from .engine import EvidenceHit, gather, hit, rank, search_evidence
+from .engine import EvidenceHit, gather, hit, keyword_query, rank, search_evidence
 from .scope import in_scope
-from .text import check_question
+from .text import check_question, keywords
 
 T = TypeVar("T")
 
@@ -84,14 +85,22 @@ class SearchService:
 
     def first_reads(self, tenant: str, question: str, config: SearchConfig, flt: SearchFilter) -> list[ReadAhead]:
         """What ``active_in`` and ``ranked`` ask first, for a read to send ahead: the
-        tenant's embedder state and, when the vector channel may be ranked from this
-        process's copy of the vectors, the tally that copy is checked against (for the
-        embedder this process saw last, the one ``confirmed`` searches with first)."""
+        tenant's embedder state, then what the search with the embedder this process saw
+        last (the one ``confirmed`` searches with first) asks first: with a vector channel
+        that may be ranked from this process's copy of the vectors, the tally that copy is
+        checked against; else its keyword candidates."""
         reads: list[ReadAhead] = [EmbedderState()]
         seen, state = self.choice.guess(tenant)
-        embedder = self.choice.active(state) if seen else None
-        if embedder is not None and config.vector and flt.on_times_only:
-            reads.append(VectorTally(embedder.name, int(embed_query(embedder, question).shape[0])))
+        if not seen:  # the embedder is known only once the read has said which
+            return reads
+        embedder = self.choice.active(state)
+        if embedder is not None and config.vector:
+            if flt.on_times_only:
+                reads.append(VectorTally(embedder.name, int(embed_query(embedder, question).shape[0])))
+            return reads
+        keyword = keyword_query(keywords(question), [config])
+        if keyword is not None:
+            reads.append(KeywordEpisodes(tuple(keyword.terms), keyword.limit, flt))
         return reads
 
     def active_in(self, reader: Reader) -> Embedder | None:

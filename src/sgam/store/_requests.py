@@ -10,8 +10,12 @@ only says what is coming, never how it is stored.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .._core.rules import Effect, Operation, Version
+
+if TYPE_CHECKING:
+    from ._search import SearchFilter
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,16 @@ class VectorTally:
 
 
 @dataclass(frozen=True, slots=True)
+class KeywordEpisodes:
+    """An evidence search's keyword candidates (``SearchIndex.candidate_episodes``): the
+    ``limit`` best episodes for ``terms`` within ``flt``, with their rows."""
+
+    terms: tuple[str, ...]
+    limit: int
+    flt: SearchFilter
+
+
+@dataclass(frozen=True, slots=True)
 class KeywordChunks:
     """``DocumentStore.keyword_chunks(terms, limit)`` of the read's documents."""
 
@@ -139,5 +153,5 @@ class KeywordChunks:
 
 
 ReadAhead = (EmbedderState | AttributeSchemas | Declared | Consents | RevokingConsents | Members | MatchingKeys
-             | VectorTally | KeywordChunks)
+             | VectorTally | KeywordEpisodes | KeywordChunks)
 """A read named before it is made (``Reader.prefetch``)."""

@@ -13,6 +13,7 @@ from .._requests import (
     Declared,
     EmbedderState,
     KeywordChunks,
+    KeywordEpisodes,
     MatchingKeys,
     Members,
     ReadAhead,
@@ -50,6 +51,10 @@ def statement(session: PostgresSession, tenant: str, request: ReadAhead) -> tupl
         from . import search
 
         return search.tally_statement(tenant, request) if search.VECTORS_IN_PROCESS else None
+    if isinstance(request, KeywordEpisodes):
+        from . import search
+
+        return search.keyword_episodes_statement(tenant, request) if request.terms else None
     if isinstance(request, KeywordChunks):
         from .documents import keyword_chunks_statement
 

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from ..._core.errors import ValidationError
 from .._protocol import EpisodeRow, Reader, WriteTransaction
-from .._requests import MatchingKeys, VectorTally
+from .._requests import KeywordEpisodes, MatchingKeys, VectorTally
 from .._rows import EPISODE_COLUMNS
 from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery
 from .._sql.embedders import PortableEmbedders, scope
@@ -121,6 +121,12 @@ def matching_keys_statement(
         "ORDER BY r.rank DESC, r.key_id LIMIT ?",
         (tenant, list(terms), *terms, tenant, tenant, *held, request.limit),
     )
+
+
+def keyword_episodes_statement(tenant: str, request: KeywordEpisodes) -> tuple[str, tuple[Any, ...]]:
+    """The statement of an evidence search's keyword candidates with their rows."""
+    return (f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
+            (*_keyword_params(request.terms, request.flt, request.limit), tenant))
 
 
 def tally_statement(tenant: str, request: VectorTally) -> tuple[str, tuple[Any, ...]]:
@@ -333,9 +339,10 @@ class PostgresSearchIndex(PortableEmbedders):
         copy of the vectors (or, without one, sends the server's vector statement behind
         it); the rows of the vector ranking follow, and both answers come back together."""
         tally = None if vector is None else self._tally(reader, flt, vector)
-        by_keyword = None if keyword is None or not keyword.terms else _send(
-            reader, f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
-            (*_keyword_params(keyword.terms, flt, keyword.limit), reader.tenant))
+        by_keyword = None
+        if keyword is not None and keyword.terms:
+            request = KeywordEpisodes(tuple(keyword.terms), keyword.limit, flt)
+            by_keyword = self._db(reader).send_answer(request, *keyword_episodes_statement(reader.tenant, request))
         by_vector = None if vector is None else self._send_vector_rows(reader, flt, vector, tally)
         keys, rows = ([], {}) if by_keyword is None else _ranked_rows(by_keyword.fetchall())
         vector_keys, vector_rows = ([], {}) if by_vector is None else _ranked_rows(by_vector.fetchall())

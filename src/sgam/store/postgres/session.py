@@ -80,6 +80,12 @@ class PostgresSession:
         caller can work while the server does. On one cursor it is simply run."""
         return Answered(self.rows(sql, params))
 
+    def send_answer(self, request: ReadAhead, sql: str, params: Params = ()) -> Cursor | Answered:
+        """``send`` of ``sql``, the statement that answers ``request``: what was sent ahead
+        for it, if anything was."""
+        sent = self.ahead.pop(request, None) if self.ahead else None
+        return self.send(sql, params) if sent is None else sent
+
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
         return self._run(sql, params).fetchall()
 
