@@ -157,9 +157,10 @@ class PostgresReader(
         each on a cursor of its own, to come back with the read's next wait. The read,
         when it is made, takes those rows instead of asking again; a read that becomes a
         write first (a deadline was due) never uses them."""
+        known = {planned[0] for planned in self._planned} | self._session.ahead.keys()
         for request in dict.fromkeys(requests):
-            found = statement(self._session, self.tenant, request)
-            if found is not None and request not in self._session.ahead:
+            found = None if request in known else statement(self._session, self.tenant, request)
+            if found is not None:
                 self._planned.append((request, *found))
         if self._started is not None:
             self._send_planned()
