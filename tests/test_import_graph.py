@@ -162,7 +162,7 @@ LAYERS: list[tuple[str, Callable[[str], bool]]] = [
     ("the lifecycle", _within("sgam.lifecycle")),
     ("search", _within("sgam.search")),
     ("the ledger service", _within("sgam.ledger")),
-    ("the features", _within("sgam.documents", "sgam.recall", "sgam.extraction")),
+    ("the features", _within("sgam.documents", "sgam.recall", "sgam.extraction", "sgam.items")),
     ("the boundary", _within("sgam.boundary")),
     ("the facade", _within("sgam.memory")),
     ("tools and keys", _within("sgam.tools", "sgam.access")),
@@ -186,7 +186,7 @@ FACADE = _within("sgam.memory")
 SURFACES = LAYERS[-1][1]
 """The skins over ``Memory``; they may import anything below them."""
 SQLITE, POSTGRES = _within("sgam.store.sqlite"), _within("sgam.store.postgres")
-FEATURES = _within("sgam.documents", "sgam.extraction", "sgam.langgraph", "sgam._core.item_keys", "sgam.ledger.actions")
+FEATURES = _within("sgam.documents", "sgam.extraction", "sgam.items", "sgam.langgraph", "sgam.ledger.actions")
 """What erasure and expiry reach only through participants, never by name (item keys are
 pure, but LangGraph's)."""
 
@@ -216,9 +216,6 @@ RULES = [
 ]
 
 ALLOWED: dict[tuple[str, str, str], str] = {
-    # LangGraph items are rows of sgam's own store, erased and expired with the ledger key
-    # each maps onto (a pure rule, but LangGraph's).
-    ("erasure and expiry know no feature by name", "sgam.lifecycle.erasure", "sgam._core.item_keys"): "forget_item",
 }
 """Today's breaches of ``RULES`` and of the layers: (rule, importer, target) → what the
 import is for."""

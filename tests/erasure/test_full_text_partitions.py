@@ -133,7 +133,7 @@ def test_a_database_of_the_previous_schema_moves_into_partitions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_parts: None,
 ) -> None:
     path = tmp_path / "old.db"
-    previous = MIGRATIONS[:14]
+    previous = MIGRATIONS.upto(14)
     monkeypatch.setattr(backend, "MIGRATIONS", previous)
     Memory(f"sqlite:///{path}").close()
     with closing(sqlite3.connect(path)) as conn:  # what today's write path reads of version 19, for the fill

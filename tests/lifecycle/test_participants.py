@@ -11,9 +11,8 @@ from dataclasses import replace
 import pytest
 
 from sgam import Memory, NotFoundError
-from sgam._core.secret import Digests
 from sgam.lifecycle.erasure import Erased
-from sgam.lifecycle.participants import Participant
+from sgam.lifecycle.participants import Participant, Reach
 from sgam.memory.facade import PARTICIPANTS
 from sgam.store import WriteTransaction
 
@@ -42,7 +41,7 @@ class Recorder(Participant):
     def values_erased(self, txn: WriteTransaction, subject: str, attribute: str, gone: set[str]) -> None:
         self.calls.append(("values_erased", txn.tenant, (subject, attribute, sorted(gone))))
 
-    def settle(self, txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased | None:
+    def settle(self, txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased | None:
         self.calls.append(("settle", txn.tenant, call))
         return None
 
@@ -54,9 +53,9 @@ def recorder(memory: Memory) -> Recorder:
     return recorder
 
 
-def test_every_memory_takes_part_with_documents_and_extraction_records(memory: Memory) -> None:
+def test_every_memory_takes_part_with_store_items_documents_and_extraction_records(memory: Memory) -> None:
     assert memory.ledger.reach.participants == PARTICIPANTS
-    assert [type(p).__name__ for p in PARTICIPANTS] == ["DocumentRevisions", "ExtractionRecords"]
+    assert [type(p).__name__ for p in PARTICIPANTS] == ["StoreItems", "DocumentRevisions", "ExtractionRecords"]
 
 
 def test_an_episode_erasure_tells_each_participant_of_it_and_its_derivatives(

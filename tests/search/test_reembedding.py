@@ -268,7 +268,7 @@ def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
     from sgam.store.sqlite.migrations import MIGRATIONS
 
     path = tmp_path / "before.db"
-    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:16])
+    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS.upto(16))
     rows = [validate_episode(f"e{i}", "2024-01-01T00:00:00Z", text, "ann", "message", None, None, T)
             for i, text in enumerate(_texts())]
     vectors = embed_checked(old, [f"ann: {row.text}" for row in rows])
@@ -282,7 +282,7 @@ def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
     monkeypatch.undo()
     with Memory(f"sqlite:///{path}", embedder=old) as upgraded:
         with closing(sqlite3.connect(path)) as conn:
-            assert conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0] == len(MIGRATIONS)
+            assert conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0] == MIGRATIONS.latest
             keys = [row[1] for row in sorted(conn.execute("PRAGMA table_info(episode_vectors)"), key=lambda r: r[5])
                     if row[5]]
             assert keys == ["seq", "model"]

@@ -1,10 +1,11 @@
-"""A database written before versions ended where the next one starts (SQLite 9,
-PostgreSQL 11) reads the same after the migration, takes ordinary writes as single
-appends, and is re-derived exactly by an erasure.
+"""Rows written before versions ended where the next one starts (before SQLite 9,
+PostgreSQL 11, both folded into the baseline) read the same, take ordinary writes as
+single appends, and are re-derived exactly by an erasure.
 
-The old database is built with the migrations it had and the rows the write path of
+A database that was upgraded through those versions keeps the rows the write path of
 that time stored: a superseding write retired the version it closed and inserted a
-shortened copy, a retraction did the same."""
+shortened copy, a retraction did the same. The test stores such rows in a database at
+the baseline and opens it with this sgam."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ from sgam.store.postgres.migrations import MIGRATIONS as PG_MIGRATIONS
 from sgam.store.sqlite.backend import _split_script
 from sgam.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 
-SQLITE_BEFORE = 8
-POSTGRES_BEFORE = 10
+SQLITE_BASELINE = SQLITE_MIGRATIONS.upto(SQLITE_MIGRATIONS.baseline)
+POSTGRES_BASELINE = PG_MIGRATIONS.upto(PG_MIGRATIONS.baseline)
 
 
 def _t(month: int, day: int = 1, year: int = 2021) -> datetime:
@@ -58,7 +59,7 @@ def _sqlite_old(path: Path) -> str:
 
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         conn.execute("CREATE TABLE sgam_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-        for version, script in enumerate(SQLITE_MIGRATIONS[:SQLITE_BEFORE], start=1):
+        for version, script in SQLITE_BASELINE.pending(0):
             for statement in _split_script(script):
                 conn.execute(statement)
             conn.execute("INSERT INTO sgam_migrations VALUES (?, datetime('now'))", (version,))
@@ -114,7 +115,7 @@ def _postgres_rows(owner: str) -> None:
 
 @contextmanager
 def _postgres_old(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    monkeypatch.setattr(install, "MIGRATIONS", PG_MIGRATIONS[:POSTGRES_BEFORE])
+    monkeypatch.setattr(install, "MIGRATIONS", POSTGRES_BASELINE)
     with install.temporary_database(postgres.server_admin) as app:
         parts = urlsplit(app)
         admin = urlsplit(postgres.server_admin)
@@ -122,7 +123,7 @@ def _postgres_old(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> It
                                    dbname=parts.path.lstrip("/"))
         _postgres_rows(owner)
         monkeypatch.setattr(install, "MIGRATIONS", PG_MIGRATIONS)
-        assert install.migrate(owner, grant_to=[parts.username or ""]) == len(PG_MIGRATIONS)
+        assert install.migrate(owner, grant_to=[parts.username or ""]) == PG_MIGRATIONS.latest
         yield app
 
 
@@ -158,7 +159,7 @@ def _check(memory: Memory) -> None:
 def test_a_sqlite_database_of_the_old_layout_migrates(tmp_path: Path) -> None:
     url = _sqlite_old(tmp_path / "old.db")
     with Memory(url) as memory:
-        assert memory.backend.schema_version() == len(SQLITE_MIGRATIONS)
+        assert memory.backend.schema_version() == SQLITE_MIGRATIONS.latest
         _check(memory)
 
 

@@ -19,7 +19,7 @@ from sgam._core.retention import DEFAULT_CLASS
 from sgam.langgraph import SgamSaver
 from sgam.langgraph._serde import StrictSerializer
 from sgam.store.postgres import install, migrate
-from sgam.store.postgres.migrations import MIGRATIONS, v26
+from sgam.store.postgres.migrations import MIGRATIONS
 
 
 def _put(saver: SgamSaver, thread: str, step: int, parent: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def test_an_upgrade_to_the_checkpoint_functions_keeps_threads_and_puts_in_one_st
     owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch,  # noqa: F811 - fixture
 ) -> None:
     owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:MIGRATIONS.index(v26.SCRIPT)])
+    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS.upto(25))
     migrate(owner, grant_to=["sgam_test_upgrade_app"])
     checkpoint = empty_checkpoint()
     checkpoint["channel_values"] = {"notes": "written before"}
@@ -107,7 +107,7 @@ def test_an_upgrade_to_the_checkpoint_functions_keeps_threads_and_puts_in_one_st
                      "metadata_kind, metadata, created_at) VALUES ('acme', 't-old', '', %s, %s, %s, %s, %s, now())",
                      (checkpoint["id"], *serde.dumps_typed(checkpoint), *serde.dumps_typed({"step": 0})))
     monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
+    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == MIGRATIONS.latest
     with Memory(app) as memory:
         saver = SgamSaver(memory, tenant="acme")
         old = saver.get_tuple({"configurable": {"thread_id": "t-old"}})  # type: ignore[arg-type]

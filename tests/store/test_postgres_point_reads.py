@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
-import pytest
 from tests.conftest import ManualClock, PostgresUrls
 from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
@@ -18,9 +17,8 @@ from sgam import Memory
 from sgam.langgraph import SgamStore
 from sgam.store import PointRead
 from sgam.store._sql import lifecycle
-from sgam.store.postgres import PostgresBackend, install, migrate
+from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.backend import PostgresReader
-from sgam.store.postgres.migrations import MIGRATIONS
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -181,37 +179,3 @@ def test_the_server_probe_finds_every_deadline_the_portable_probe_finds(postgres
                 seen.append(answers[0])
             assert seen == sorted(seen), (tenant, seen)  # once due, due later too
             assert seen[-1] is (tenant != "none") and seen[0] is False, (tenant, seen)
-
-
-def test_upgrade_to_version_17_reads_in_one_statement(owned: tuple[str, str],  # noqa: F811 - fixture
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:16])
-    migrate(owner, grant_to=["sgam_test_upgrade_app"])
-    with psycopg.connect(owner) as conn:  # rows as version 16 stored them (forced RLS binds the owner)
-        conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
-        conn.execute("INSERT INTO episodes (tenant, episode_id, occurred_at, recorded_at, text, kind, metadata, "
-                     "schema_version) VALUES ('acme', 'e1', %s, %s, 'Ann moved', 'message', '{}', 0)", (T0, T0))
-        for n, (attribute, value, start, expires) in enumerate((
-                ("city", "Oslo", T0, None), ("city", "Rome", T0 + 60 * DAY, None),
-                ("home", "Bergen", T0, datetime(2026, 6, 5, tzinfo=UTC)))):
-            conn.execute(
-                "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, recorded_at, "
-                "memory_type, confidence, schema_version, expires_at) VALUES ('acme', 'ann', %s, 'write', %s, %s, "
-                "'e1', %s, 'fact', 1, 0, %s)", (attribute, start, f'"{value}"', T0 + n * DAY, expires))
-            conn.execute(
-                "INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, valid_from, "
-                "recorded_from, source, confidence, schema_version, origin) VALUES ('acme', %s, 'ann', %s, %s, "
-                "'fact', %s, %s, 'e1', 1, 0, 'write')", (n + 1, attribute, f'"{value}"', start, T0 + n * DAY))
-    monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
-    clock = ManualClock(datetime(2026, 6, 1, tzinfo=UTC))
-    with Memory(app, clock=clock) as memory:
-        with statements() as sent:
-            assert memory.get("acme", "ann", "city").value == "Rome"  # type: ignore[union-attr]
-            assert memory.get("acme", "ann", "city", at=T0 + DAY).value == "Oslo"  # type: ignore[union-attr]
-            assert memory.get("acme", "ann", "home").value == "Bergen"  # type: ignore[union-attr]
-        assert len(point_reads(sent)) == 3 and all("sgam_point_reads" in statement for statement in point_reads(sent))
-        clock.set(datetime(2026, 6, 6, tzinfo=UTC))
-        assert memory.get("acme", "ann", "home") is None
-        assert memory.get("acme", "ann", "city").value == "Rome"  # type: ignore[union-attr]

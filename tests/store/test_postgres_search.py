@@ -14,9 +14,7 @@ from tests.conftest import HashingEmbedder, PostgresUrls
 
 from sgam import Memory
 from sgam.search import SearchConfig
-from sgam.store.postgres import install, migrate, migrations
 from sgam.store.postgres.install import with_login
-from sgam.store.postgres.migrations import MIGRATIONS
 
 D1 = "2024-01-01T00:00:00Z"
 
@@ -84,62 +82,6 @@ def owned(postgres_urls: PostgresUrls) -> Iterator[tuple[str, str]]:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(db))
             for role in (owner, app):
                 conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(role))
-
-
-def test_upgrade_from_version_2_indexes_existing_keys(owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:2])
-    version_2_tables = migrations.TENANT_TABLES[:migrations.TENANT_TABLES.index("ledger_keys")]
-    monkeypatch.setattr(migrations, "TENANT_TABLES", version_2_tables)
-    monkeypatch.setattr(migrations, "INDEX_FUNCTIONS", ())
-    monkeypatch.setattr(migrations, "SEARCH_FUNCTIONS", ())
-    monkeypatch.setattr(migrations, "LIFECYCLE_FUNCTIONS", ())
-    monkeypatch.setattr(migrations, "LIFECYCLE_TABLES", ())
-    migrate(owner, grant_to=["sgam_test_upgrade_app"])
-    with psycopg.connect(owner) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
-        conn.execute("INSERT INTO episodes (tenant, episode_id, occurred_at, recorded_at, text, kind, metadata, "
-                     "schema_version) VALUES ('acme', 'e1', now(), now(), 'Ann moved', 'message', '{}', 0)")
-        conn.execute("INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, "
-                     "recorded_at, memory_type, confidence, schema_version) VALUES ('acme', 'ann', "
-                     "'home_city', 'write', now(), '\"Oslo\"', 'e1', now(), 'fact', 1, 0)")
-    monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
-    with psycopg.connect(owner) as conn:
-        assert conn.execute("SELECT count(*) FROM ledger_keys").fetchone() == (0,)  # forced RLS is back
-        conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
-        assert conn.execute("SELECT subject, attribute FROM ledger_keys").fetchall() == [("ann", "home_city")]
-        assert conn.execute("SELECT count(*) FROM episodes WHERE search @@ to_tsquery('english', 'moved')"
-                            ).fetchone() == (1,)
-    with Memory(app) as memory:
-        assert [hit.episode_id for hit in memory.search("acme", "Ann moved")] == ["e1"]
-
-
-def test_upgrade_to_version_13_copies_the_episode_columns_onto_stored_vectors(
-    owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:12])
-    migrate(owner, grant_to=["sgam_test_upgrade_app"])
-    with psycopg.connect(owner) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', 'globex', true)")
-        for episode_id, text, session in (("g1", "green tea", "s1"), ("g2", "tea time", "s2")):
-            seq = conn.execute(
-                "INSERT INTO episodes (tenant, episode_id, occurred_at, recorded_at, text, speaker, kind, session, "
-                "metadata, schema_version) VALUES ('globex', %s, '2024-01-01Z', '2024-01-02Z', %s, 'ann', 'message', "
-                "%s, '{}', 0) RETURNING seq", (episode_id, text, session)).fetchone()
-            assert seq is not None
-            conn.execute("INSERT INTO episode_vectors (tenant, episode_id, seq, model, dims, embedding) "
-                         "VALUES ('globex', %s, %s, 'test:two', 2, '[1,0]')", (episode_id, seq[0]))
-    monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
-    with psycopg.connect(owner) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', 'globex', true)")
-        assert conn.execute("SELECT episode_id, session, speaker, occurred_at = '2024-01-01Z' FROM episode_vectors "
-                            "ORDER BY episode_id").fetchall() == [("g1", "s1", "ann", True), ("g2", "s2", "ann", True)]
-    with Memory(app, embedder=TwoDimensions()) as memory:
-        hits = memory.search("globex", "tea", session="s2", config=SearchConfig(keyword=False))
-        assert [hit.episode_id for hit in hits] == ["g2"]
 
 
 def test_the_keyword_index_keeps_its_pending_list_short(postgres: PostgresUrls) -> None:

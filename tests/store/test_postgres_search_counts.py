@@ -8,14 +8,11 @@ from __future__ import annotations
 import threading
 
 import psycopg
-import pytest
 from tests.conftest import PostgresUrls
 from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import Memory
 from sgam.store import SearchFilter
-from sgam.store.postgres import install, migrate
-from sgam.store.postgres.migrations import MIGRATIONS
 
 D1 = "2024-01-01T00:00:00Z"
 
@@ -100,24 +97,3 @@ def test_keyword_ranking_equals_the_counted_one(postgres: PostgresUrls) -> None:
             with memory.backend.read("acme") as reader:
                 assert index.keyword_episodes(reader, question, SearchFilter(), 20) == expected
             assert len(expected) == 20
-
-
-def test_upgrade_to_version_15_counts_stored_episodes(owned: tuple[str, str],  # noqa: F811 - fixture
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:14])
-    migrate(owner, grant_to=["sgam_test_upgrade_app"])
-    with psycopg.connect(owner) as conn:
-        for tenant, n in (("acme", 12), ("globex", 3)):
-            conn.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
-            conn.execute("INSERT INTO episodes (tenant, episode_id, occurred_at, recorded_at, text, kind, metadata, "
-                         "schema_version) SELECT %s, 'e' || i, now(), now(), 'tea number ' || i, 'message', '{}', 0 "
-                         "FROM generate_series(1, %s) AS i", (tenant, n))
-    monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
-    assert _counted(app, "acme") == (12, 12)
-    assert _counted(app, "globex") == (3, 3)
-    with Memory(app) as memory:
-        memory.add_episode("acme", "late", D1, "tea number late")
-        assert [hit.episode_id for hit in memory.search("acme", "late")] == ["late"]
-    assert _counted(app, "acme") == (13, 13)

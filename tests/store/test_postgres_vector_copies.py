@@ -135,14 +135,15 @@ def _store_episodes(memory: Memory, episodes: list[dict[str, str]]) -> None:
 def test_upgrade_tallies_the_vectors_already_stored(owned: tuple[str, str],  # noqa: F811 - fixture
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     owner, app = owned
-    before = next(n for n, script in enumerate(MIGRATIONS, start=1) if "episode_vector_counts" in script) - 1
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:before])
-    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:before])
+    before = next(version for version in range(MIGRATIONS.baseline, MIGRATIONS.latest + 1)
+                  if "episode_vector_counts" in MIGRATIONS.script(version)) - 1
+    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS.upto(before))
+    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS.upto(before))
     migrate(owner, grant_to=["sgam_test_upgrade_app"])
     with Memory(app) as memory:  # vectors stored before the tally exists, by the store alone (this
         _store_episodes(memory, _episodes(25))  # sgam's write path reads a later version's table)
     monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
+    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == MIGRATIONS.latest
     with psycopg.connect(owner) as conn:
         conn.execute("SELECT set_config('sgam.tenant', %s, true)", (TENANT,))
         tally = conn.execute("SELECT sum(vectors), sum(key_sum) FROM episode_vector_counts WHERE dims = %s",

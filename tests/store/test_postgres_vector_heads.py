@@ -16,8 +16,7 @@ from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import Memory
 from sgam.store import SearchFilter
-from sgam.store.postgres import install, migrate, search
-from sgam.store.postgres.migrations import MIGRATIONS
+from sgam.store.postgres import search
 
 DIMS = 96  # no HNSW index in the test database for this dimension: searched exactly
 TENANT = "acme"
@@ -115,32 +114,3 @@ def test_heads_follow_their_vectors(postgres: PostgresUrls) -> None:
         assert np.allclose(_heads(postgres.admin)["e0"], -expected, atol=2e-3)
         memory.forget_episode(TENANT, "e3")
     assert sorted(_heads(postgres.admin)) == sorted(f"e{i}" for i in range(12) if i != 3)
-
-
-def test_upgrade_to_version_16_gives_stored_vectors_their_heads(owned: tuple[str, str],  # noqa: F811 - fixture
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:15])
-    migrate(owner, grant_to=["sgam_test_upgrade_app"])
-    vectors = Noise().embed(["tea one", "river two"])
-    with psycopg.connect(owner) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', %s, true)", (TENANT,))
-        for i, episode_id in enumerate(("e1", "e2")):
-            seq = conn.execute(
-                "INSERT INTO episodes (tenant, episode_id, occurred_at, recorded_at, text, kind, metadata, "
-                "schema_version) VALUES (%s, %s, now(), now(), 'text', 'message', '{}', 0) RETURNING seq",
-                (TENANT, episode_id)).fetchone()
-            assert seq is not None
-            conn.execute("INSERT INTO episode_vectors (tenant, episode_id, seq, model, dims, embedding, occurred_at, "
-                         "recorded_at) VALUES (%s, %s, %s, %s, %s, %s::real[]::vector, now(), now())",
-                         (TENANT, episode_id, seq[0], Noise.name, DIMS, vectors[i].tolist()))
-    monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
-    with psycopg.connect(owner) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', %s, true)", (TENANT,))
-        assert conn.execute("SELECT episode_id FROM episode_vector_heads ORDER BY episode_id").fetchall() == [
-            ("e1",), ("e2",)]
-    monkeypatch.setattr(search, "HEADS_FROM_EPISODES", 0)
-    monkeypatch.setattr(search, "VECTORS_IN_PROCESS", False)
-    with Memory(app, embedder=Noise()) as memory:
-        assert [hit.episode_id for hit in memory.search(TENANT, "river two", limit=1)] == ["e2"]

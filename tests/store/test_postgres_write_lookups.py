@@ -14,8 +14,6 @@ from tests.store.test_postgres_point_reads import statements
 from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import DeniedError, Memory
-from sgam.store.postgres import install, migrate
-from sgam.store.postgres.migrations import MIGRATIONS
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -69,19 +67,3 @@ def test_a_write_settles_due_deadlines_it_finds_with_its_lookups(postgres: Postg
         assert any("DELETE FROM operations" in s for s in sent)
         assert _operations(postgres, "ann", "city") == 0  # the write settled it, before any read
         assert memory.get("acme", "ann", "home").value == "Rome"  # type: ignore[union-attr]
-
-
-def test_upgrade_to_version_18_writes_in_one_statement(owned: tuple[str, str],  # noqa: F811 - fixture
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS[:17])
-    migrate(owner, grant_to=["sgam_test_upgrade_app"])
-    monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == len(MIGRATIONS)
-    with Memory(app) as memory:
-        memory.add_episode("acme", "e1", T0, "Ann's city")
-        memory.write("acme", "ann", "city", "Oslo", T0, "e1")  # the first also reads the schemas it caches
-        with statements() as sent:
-            assert memory.write("acme", "bob", "city", "Rome", T0, "e1").assertion is not None
-        assert len(sent) == 1 and "sgam_write_one" in sent[0]
-        assert memory.get("acme", "ann", "city").value == "Oslo"  # type: ignore[union-attr]

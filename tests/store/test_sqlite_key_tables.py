@@ -12,8 +12,6 @@ import pytest
 
 from sgam import Memory
 from sgam.store._protocol import QueryFilter
-from sgam.store.sqlite import backend
-from sgam.store.sqlite.migrations import MIGRATIONS
 
 T1 = datetime(2025, 1, 1, tzinfo=UTC)
 T2 = datetime(2025, 3, 1, tzinfo=UTC)
@@ -46,60 +44,6 @@ def _answers(memory: Memory) -> list[object]:
         {"attribute": "city"}, {"memory_type": "profile"}, {"memory_type": "fact"},
         {"memory_type": "preference", "all_times": True}, {"attribute": "city", "purpose": "ads", "all_times": True},
     )]
-
-
-def _at_version_9(path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
-    """A ``Memory`` on a version-9 file, with what today's write path needs of versions 13,
-    14 and 18 (a subject's first spelling, an attribute's cardinality and new name, aliases,
-    the tenant's embedders) added for the fill and taken
-    away by ``_back_to_version_9``, so the file is version 9 as that release wrote it."""
-    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS[:9])
-    with closing(sqlite3.connect(path)) as conn:  # what aliases resolve through (version 14)
-        conn.execute("CREATE TABLE subject_resolution (tenant TEXT, name TEXT, subject TEXT, recorded_from INTEGER, "
-                     "recorded_to INTEGER)")
-        conn.execute("CREATE TABLE attribute_resolution (tenant TEXT, name TEXT, attribute TEXT, "
-                     "recorded_from INTEGER, recorded_to INTEGER)")
-    Memory(f"sqlite:///{path}").close()
-    with closing(sqlite3.connect(path)) as conn:
-        conn.execute("CREATE TABLE subject_names (tenant TEXT, subject TEXT, display TEXT, "
-                     "PRIMARY KEY (tenant, subject))")
-        conn.execute("ALTER TABLE attribute_schemas ADD COLUMN cardinality TEXT NOT NULL DEFAULT 'one'")
-        conn.execute("ALTER TABLE attribute_schemas ADD COLUMN renamed_to TEXT")
-        conn.execute("CREATE TABLE search_embedders (tenant TEXT PRIMARY KEY, active TEXT, active_spec TEXT, "
-                     "building TEXT, building_spec TEXT, building_since INTEGER, switched_at INTEGER)")
-        conn.commit()
-    return Memory(f"sqlite:///{path}")
-
-
-def _back_to_version_9(path: Path) -> None:
-    with closing(sqlite3.connect(path)) as conn:
-        conn.execute("DROP TABLE subject_names")
-        conn.execute("DROP TABLE subject_resolution")
-        conn.execute("DROP TABLE attribute_resolution")
-        conn.execute("DROP TABLE search_embedders")
-        conn.execute("ALTER TABLE attribute_schemas DROP COLUMN renamed_to")
-        conn.execute("ALTER TABLE attribute_schemas DROP COLUMN cardinality")
-        conn.commit()
-
-
-def test_an_upgrade_from_version_9_fills_the_key_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "old.db"
-    with _at_version_9(path, monkeypatch) as old:
-        _fill(old)
-        before = [[(a.subject, a.attribute, a.value, a.memory_type) for a in page] for page in (
-            [a for a in old.query("acme") if a.attribute == "city"],
-            [a for a in old.query("acme") if a.memory_type == "profile"],
-        )]
-    _back_to_version_9(path)
-    with closing(sqlite3.connect(path)) as conn:
-        assert conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0] == 9
-    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS)
-    with Memory(f"sqlite:///{path}") as upgraded:
-        assert _key_types(path) == _every_type_of_every_version(path)
-        assert ("acme", "profile", "ann", "city") in _key_types(path)
-        after = [[(a.subject, a.attribute, a.value, a.memory_type) for a in upgraded.query("acme", **narrow)]
-                 for narrow in ({"attribute": "city"}, {"memory_type": "profile"})]
-        assert after == before == [[("ann", "city", "Rome", "profile")], [("ann", "city", "Rome", "profile")]]
 
 
 def test_the_triggers_keep_every_type_a_version_has(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ def _insert(conn: Any, p: str, false: str, at: Any) -> None:
 def _sqlite_old(path: Path) -> str:
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         conn.execute("CREATE TABLE sgam_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-        for version, script in enumerate(SQLITE_MIGRATIONS[:SQLITE_BEFORE], start=1):
+        for version, script in SQLITE_MIGRATIONS.upto(SQLITE_BEFORE).pending(0):
             for statement in _split_script(script):
                 conn.execute(statement)
             conn.execute("INSERT INTO sgam_migrations VALUES (?, datetime('now'))", (version,))
@@ -63,7 +63,7 @@ def _sqlite_old(path: Path) -> str:
 def _postgres_old(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     from sgam._core.time import from_micros
 
-    monkeypatch.setattr(install, "MIGRATIONS", PG_MIGRATIONS[:POSTGRES_BEFORE])
+    monkeypatch.setattr(install, "MIGRATIONS", PG_MIGRATIONS.upto(POSTGRES_BEFORE))
     with install.temporary_database(postgres.server_admin) as app:
         parts = urlsplit(app)
         admin = urlsplit(postgres.server_admin)
@@ -74,7 +74,7 @@ def _postgres_old(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> It
             _insert(conn, "%s", "false", from_micros)
             conn.execute("SELECT setval(pg_get_serial_sequence('operations', 'seq'), 4)")
         monkeypatch.setattr(install, "MIGRATIONS", PG_MIGRATIONS)
-        assert install.migrate(owner, grant_to=[parts.username or ""]) == len(PG_MIGRATIONS)
+        assert install.migrate(owner, grant_to=[parts.username or ""]) == PG_MIGRATIONS.latest
         yield app
 
 
@@ -105,7 +105,7 @@ def test_the_plan_renames_reports_and_leaves_item_namespaces() -> None:
 def test_a_sqlite_database_before_normalisation_migrates(tmp_path: Path) -> None:
     url = _sqlite_old(tmp_path / "old.db")
     with Memory(url) as memory:
-        assert memory.backend.schema_version() == len(SQLITE_MIGRATIONS)
+        assert memory.backend.schema_version() == SQLITE_MIGRATIONS.latest
         _check(memory)
 
 

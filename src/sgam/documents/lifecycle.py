@@ -15,9 +15,8 @@ documents' part in erasure and expiry (``DocumentRevisions``, a participant).
 
 from __future__ import annotations
 
-from .._core.secret import Digests
 from ..lifecycle.erasure import Erased, audit
-from ..lifecycle.participants import Participant
+from ..lifecycle.participants import Participant, Reach
 from ..store import DocumentStore, WriteTransaction
 from .paths import ancestors
 from .text import chunks
@@ -29,7 +28,7 @@ class DocumentRevisions(Participant):
     def episodes_erased(self, txn: WriteTransaction, episode_ids: list[str]) -> Erased | None:
         return Erased(documents=forget_revisions(txn, episode_ids))
 
-    def settle(self, txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased | None:
+    def settle(self, txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased | None:
         revisions = expire_documents(txn, now)
         if not revisions:
             return None

@@ -26,14 +26,14 @@ from typing import Any
 import numpy as np
 
 from .._core.errors import ValidationError
-from .._core.item_keys import ledger_key
 from .._core.model import ForgetResult
 from .._core.rules import OpKind
 from .._core.time import from_micros, optional_micros
 from .._core.values import canonical_json, load_value
+from ..items.keys import ledger_key
+from ..items.lifecycle import forget_item
 from ..ledger.service import Ledger
 from ..ledger.write import PendingOp
-from ..lifecycle.erasure import forget_item
 from ..lifecycle.expiry import purge
 from ..search.fusion import reciprocal_rank_fusion
 from ..search.text import keywords

@@ -16,11 +16,11 @@ from typing import Any
 from langgraph.store.base import InvalidNamespaceError, MatchCondition
 
 from .._core.errors import ValidationError
-from .._core.item_keys import attribute_of as attribute_of
-from .._core.item_keys import joined as joined
-from .._core.item_keys import split as split
-from .._core.item_keys import subject_of as subject_of
 from .._core.values import MAX_NAME_LENGTH
+from ..items.keys import attribute_of as attribute_of
+from ..items.keys import joined as joined
+from ..items.keys import split as split
+from ..items.keys import subject_of as subject_of
 
 
 class NamespaceError(ValidationError, InvalidNamespaceError):

@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .._core.errors import NotFoundError
-from .._core.item_keys import ledger_key
 from .._core.purpose import MEMBER, outlasting_erasure, split_attribute
 from .._core.rules import KeyTimeline
 from .._core.values import canonical_json
@@ -177,22 +176,6 @@ def forget_episode(
     txn.add_tombstones([reach.digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
     redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys})], now)
     audit(txn, now, action, call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
-    return erased
-
-
-def forget_item(
-    txn: WriteTransaction, namespace: str, key: str, now: int, reach: Reach, call: str,
-    action: str = "forget_item",
-) -> Erased:
-    """Erase a LangGraph store item: every operation of its ledger key, the episodes that
-    carried their provenance (each put has its own), and its row and index entries."""
-    subject, attribute = ledger_key(namespace, key)
-    txn.lock_keys([(subject, attribute)])
-    erased = Erased()
-    for source in dict.fromkeys(op.source for op in txn.operations(subject, attribute)):
-        if txn.episode(source) is not None:  # else erased with a source it was derived from
-            erased.add(forget_episode(txn, source, now, reach, call, action))
-    erased.items = txn.delete_item(namespace, key)
     return erased
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..store import Backend, WriteTransaction
-from .erasure import Erased, drop_text, erase_operations, forget_episode, forget_item, forget_thread
+from .erasure import Erased, drop_text, erase_operations, forget_episode, forget_thread
 from .participants import Reach
 
 MAX_ITEMS = 1_000_000
@@ -22,13 +22,15 @@ MAX_ITEMS = 1_000_000
 
 def settle(txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased:
     """Handle everything of the tenant past its deadline at ``now``, the participants'
-    data included; idempotent."""
+    data included; idempotent. The participants settle first: one that erases a ledger
+    key whole (a store item) finds its writes' provenance through writes that share its
+    deadline, before those writes expire one by one."""
     done = Erased()
     if not txn.lifecycle_due(now):
         return done
     txn.lock_lifecycle()
-    for item in txn.expired_items(now, MAX_ITEMS):
-        done.add(forget_item(txn, item.namespace, item.key, now, reach, call, action="expire_item"))
+    for expired in reach.gather(lambda participant: participant.settle(txn, now, reach, call)):
+        done.add(expired)
     due = txn.due_operations(now)
     if due:
         done.add(erase_operations(txn, due, now, reach, call))
@@ -40,8 +42,6 @@ def settle(txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased:
             done.add(forget_episode(txn, episode_id, now, reach, call, action="expire_episode"))
         elif row.readable:
             done.add(drop_text(txn, episode_id, now, reach, call))
-    for expired in reach.gather(lambda participant: participant.settle(txn, now, reach.digests, call)):
-        done.add(expired)
     return done
 
 

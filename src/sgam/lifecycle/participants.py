@@ -39,8 +39,9 @@ class Participant:
     def values_erased(self, txn: WriteTransaction, subject: str, attribute: str, gone: set[str]) -> None:
         """The canonical values ``gone`` no longer hold anywhere in the key's log."""
 
-    def settle(self, txn: WriteTransaction, now: int, digests: Digests, call: str) -> Erased | None:
-        """Expire what the feature keeps past its deadline at ``now``; idempotent."""
+    def settle(self, txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased | None:
+        """Expire what the feature keeps past its deadline at ``now``; idempotent. Runs
+        before the ledger's own expiry, with ``reach`` for erasing episodes."""
         return None
 
 

@@ -40,6 +40,7 @@ from .._core.values import (
 from ..boundary.cursor import decode_cursor, encode_cursor
 from ..documents.lifecycle import DocumentRevisions
 from ..extraction.lifecycle import ExtractionRecords
+from ..items.lifecycle import StoreItems
 from ..ledger import model_versions
 from ..ledger.model_versions import Conversion
 from ..ledger.records import sources_of, to_assertion, to_assertions, to_episode
@@ -104,9 +105,10 @@ def _delegate(part: str, method: Callable[Concatenate[Part, P], R]) -> Callable[
     return call
 
 
-PARTICIPANTS: tuple[Participant, ...] = (DocumentRevisions(), ExtractionRecords())
-"""The features whose copies erasure and expiry reach (``sgam.lifecycle.participants``):
-document revisions built on an episode, extraction records quoting one."""
+PARTICIPANTS: tuple[Participant, ...] = (StoreItems(), DocumentRevisions(), ExtractionRecords())
+"""The features whose data erasure and expiry reach (``sgam.lifecycle.participants``):
+store items past their deadline, document revisions built on an episode, extraction
+records quoting one."""
 
 
 class Memory:

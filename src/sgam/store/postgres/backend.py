@@ -56,7 +56,7 @@ from .connect import connect
 from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
-from .install import check_not_newer, installed_version, migrate, unrecorded_checksums
+from .install import installed_version, migrate, unrecorded_checksums
 from .items import ItemReads
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
@@ -261,11 +261,11 @@ class PostgresBackend:
     def _setup(self, admin_url: str | None, allow_unsafe: bool) -> None:
         with self._pool.connection() as conn:
             version = installed_version(conn)
-            check_not_newer(version, "at " + _where(conn))
+            MIGRATIONS.check(version, "at " + _where(conn))
             # Checksums a database written before they were kept lacks are recorded by
             # the owner: here when this backend may migrate, else at the next `sgam migrate`.
             unrecorded = unrecorded_checksums(conn, "at " + _where(conn)) if version else []
-            if version < len(MIGRATIONS) or (unrecorded and (admin_url is not None or allow_unsafe)):
+            if version < MIGRATIONS.latest or (unrecorded and (admin_url is not None or allow_unsafe)):
                 if admin_url is not None:
                     migrate(admin_url, grant_to=[_current_user(conn)])
                 elif allow_unsafe:
@@ -273,7 +273,7 @@ class PostgresBackend:
                 else:
                     raise StoreError(
                         f"the sgam schema at {_where(conn)} is at version {version}, this sgam needs "
-                        f"{len(MIGRATIONS)}: run `sgam migrate --db ADMIN_URL` as the owner role"
+                        f"{MIGRATIONS.latest}: run `sgam migrate --db ADMIN_URL` as the owner role"
                     )
             if not allow_unsafe:
                 check_safe(conn, f"to use {_where(conn)}")

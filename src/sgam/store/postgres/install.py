@@ -2,8 +2,9 @@
 ``temporary_database`` (a fresh, safe store for replays and tests).
 
 Migrations run as the owner (admin) role, never as the application role: the app role
-owns no table, so row-level security binds it. They are applied in order, each in the
-same transaction as its ``sgam_migrations`` row (with the script's checksum, compared on
+owns no table, so row-level security binds it. They are applied in order (a new
+database gets the baseline, then the versions after it: ``store/_migrations.py``), each in
+the same transaction as its ``sgam_migrations`` row (with the script's checksum, compared on
 every open: ``store/_migration_checksums.py``), under a transaction-level advisory lock
 so concurrent starters cannot apply one twice.
 """
@@ -19,7 +20,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
-from ..._core.errors import SchemaVersionError, ValidationError
+from ..._core.errors import ValidationError
 from .._migration_checksums import checksum, unrecorded
 from .connect import connect
 from .errors import map_postgres_errors
@@ -58,14 +59,6 @@ def unrecorded_checksums(conn: psycopg.Connection[Any], where: str) -> list[tupl
     return unrecorded([(int(version), digest) for version, digest in rows], MIGRATIONS, where)
 
 
-def check_not_newer(version: int, where: str) -> None:
-    if version > len(MIGRATIONS):
-        raise SchemaVersionError(
-            f"database {where} has schema version {version}; this sgam knows up to "
-            f"{len(MIGRATIONS)}. Upgrade sgam before using this database."
-        )
-
-
 def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[int] = ()) -> int:
     """Apply missing migrations as the owner at ``url``, (re)install the RLS policies,
     grant DML to the application roles ``grant_to``, allow HNSW indexes for the embedding
@@ -78,19 +71,19 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             current = installed_version(conn)
-            check_not_newer(current, _redacted(url))
+            MIGRATIONS.check(current, _redacted(url))
             conn.execute(_VERSION_TABLE)
             conn.execute(_CHECKSUM_COLUMN)
             missing = unrecorded_checksums(conn, _redacted(url))
             schema_row = conn.execute("SELECT current_schema()").fetchone()
             assert schema_row is not None
             schema = str(schema_row[0])
-            if current < len(MIGRATIONS) or missing:
+            if current < MIGRATIONS.latest or missing:
                 _unforce(conn)
             with conn.cursor() as cur:
                 cur.executemany("UPDATE sgam_migrations SET checksum = %s WHERE version = %s",
                                 [(digest, version) for version, digest in missing])
-            for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
+            for version, script in MIGRATIONS.pending(current):
                 conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn))
                              .replace("@SCHEMA_LITERAL@", sql.Literal(schema).as_string(conn)))
                 if version in PROGRAMS:
@@ -106,7 +99,7 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
                     conn.execute(statement)
             for dims in dimensions:
                 conn.execute("INSERT INTO vector_dimensions (dims) VALUES (%s) ON CONFLICT DO NOTHING", (dims,))
-        return len(MIGRATIONS)
+        return MIGRATIONS.latest
 
 
 def _present(conn: psycopg.Connection[Any], tables: Sequence[str]) -> list[str]:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..._core.errors import BusyError, SchemaVersionError
+from ..._core.errors import BusyError
 from ..._core.rules import KeyView, Operation, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
@@ -321,15 +321,11 @@ class SQLiteBackend:
             if "checksum" not in {row[1] for row in conn.execute("PRAGMA table_info(sgam_migrations)")}:
                 conn.execute("ALTER TABLE sgam_migrations ADD COLUMN checksum TEXT")
             current = conn.execute("SELECT coalesce(max(version), 0) FROM sgam_migrations").fetchone()[0]
-            if current > len(MIGRATIONS):
-                raise SchemaVersionError(
-                    f"database {self.path} has schema version {current}; this sgam knows up to "
-                    f"{len(MIGRATIONS)}. Upgrade sgam before using this database."
-                )
+            MIGRATIONS.check(current, self.path)
             recorded = conn.execute("SELECT version, checksum FROM sgam_migrations").fetchall()
             conn.executemany("UPDATE sgam_migrations SET checksum = ? WHERE version = ?",
                              [(digest, version) for version, digest in unrecorded(recorded, MIGRATIONS, self.path)])
-            for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
+            for version, script in MIGRATIONS.pending(current):
                 for statement in _split_script(script):
                     conn.execute(statement)
                 if version in PROGRAMS:

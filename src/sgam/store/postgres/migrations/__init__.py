@@ -1,4 +1,5 @@
-"""PostgreSQL schema as an ordered list of migrations, applied under an advisory lock.
+"""PostgreSQL schema as a baseline (version 18 in one go) and the migrations after it,
+applied under an advisory lock.
 
 Every table carries ``tenant`` first in its primary key, unique constraints and foreign
 keys, so the schema can be distributed by tenant on Citus without change. Times are
@@ -9,7 +10,7 @@ so the text, not the jsonb, is the authority.
 
 The database guards the ledger's invariants itself: CHECKs forbid empty intervals, a
 partial unique index allows one current version per key start (a version ends, at the
-latest, where the next one starts: see version 11), a trigger refuses a current version
+latest, where the next one starts: see the baseline), a trigger refuses a current version
 stored to run past the next one's start, and another makes retired versions immutable.
 Row-level security (``ENABLE`` and ``FORCE``) on every table admits only rows of the
 tenant set for the transaction in ``sgam.tenant``.
@@ -23,37 +24,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from . import (
-    v01,
-    v02,
-    v03,
-    v04,
-    v05,
-    v06,
-    v07,
-    v08,
-    v09,
-    v10,
-    v11,
-    v12,
-    v13,
-    v14,
-    v15,
-    v16,
-    v17,
-    v18,
-    v19,
-    v20,
-    v21,
-    v22,
-    v23,
-    v24,
-    v25,
-    v26,
-    v27,
-    v28,
-    v29,
-)
+from ..._migrations import Migrations
+from . import baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -75,20 +47,20 @@ WORKER_FUNCTIONS = (
     "sgam_claim_jobs(text, timestamptz, timestamptz, integer, text)",
     "sgam_count_jobs(timestamptz, text)",
 )
-"""The only cross-tenant entry points: the extraction worker's queue (migration 2)."""
+"""The only cross-tenant entry points: the extraction worker's queue (the baseline)."""
 
 INDEX_FUNCTIONS = ("sgam_vector_index(integer)",)
-"""Owner-run DDL the app role may trigger: the HNSW index of a new dimension (migration 3)."""
+"""Owner-run DDL the app role may trigger: the HNSW index of a new dimension (the baseline)."""
 
 SEARCH_FUNCTIONS = (
     "sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)",
 )
-"""Owner-run full-text search of the caller's tenant (migration 6): under the app role's
+"""Owner-run full-text search of the caller's tenant (the baseline): under the app role's
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
 
 LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
-"""The purge's cross-tenant entry point: which tenants have something due (migrations 8,
-10, and the module v24, which adds checkpoint threads)."""
+"""The purge's cross-tenant entry point: which tenants have something due (the baseline,
+and the module v24, which adds checkpoint threads)."""
 LIFECYCLE_TABLES = (
     "operations", "episodes", "retention_classes", "documents", "store_items", "saver_threads", "saver_checkpoints",
 )
@@ -100,7 +72,7 @@ READ_FUNCTIONS = (
     "sgam_checkpoint_with_writes(text, text, text, text)",
 )
 """Run as the caller, under its tenant policy: the deadline probe, and a point read's
-probe, consents and versions in one statement (migration 17); a checkpoint with its
+probe, consents and versions in one statement (the baseline); a checkpoint with its
 pending writes (module v26)."""
 
 WRITE_FUNCTIONS = (
@@ -110,18 +82,16 @@ WRITE_FUNCTIONS = (
     "sgam_write_one(text, timestamptz, bigint, integer, text, text, timestamptz, text, text, text, double precision, "
     "timestamptz, text)",
 )
-"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (migration 18);
+"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (the baseline);
 a checkpoint put, and a task's pending writes, each in one statement with its tenant (module v26);
 the common one-fact write whole (module v29)."""
 
-MIGRATIONS: list[str] = [
-    version.SCRIPT
-    for version in (
-        v01, v02, v03, v04, v05, v06, v07, v08, v09, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21,
-        v22, v23, v24, v25, v26, v27, v28, v29,
-    )
-]
-"""Version N is ``MIGRATIONS[N - 1]``; a new version is a new module, listed last."""
+MIGRATIONS = Migrations(
+    baseline.VERSION,
+    tuple(version.SCRIPT for version in (baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29)),
+    baseline.SQUASHED,
+)
+"""The baseline, then version N in module ``vNN``; a new version is a new module, listed last."""
 
 PROGRAMS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {21: v21.run}
 """Versions whose data change needs Python (Unicode case folding), run after their script."""

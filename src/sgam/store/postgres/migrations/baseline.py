@@ -1,0 +1,1067 @@
+"""PostgreSQL schema, version 18 in one go: the baseline every later version builds on.
+
+Versions 1 to 18 were written before sgam's first release and are folded into this
+script; a database they wrote recorded each of them (``SQUASHED`` keeps their checksums)
+and goes on from version 19 like one this script made. Row-level security, its policies
+and the application role's grants are not here: ``rls_statements`` and
+``grant_statements`` (re)install them after every migration.
+"""
+
+VERSION = 18
+
+SQUASHED: dict[int, str] = {
+    1: "f4db72b98db725193773423f96c7e05027b31af58b832d4fbae9b8c98f8829cb",
+    2: "4b14a9b73acbab94dd3e0b8dc8e5d470a61c06b29df8a9ac1afde51be23f79fa",
+    3: "466b037ba5137f3aaf76e204b40b63e5df986e6c81b7df77c3acb30c1d487c62",
+    4: "3678ca98cf471d51ad36123ab79fa82e9fecd2fdf18fb4c04bd6f68ec7b76e7d",
+    5: "421f447df80aedc28d59566a1b43a309addb58f4c3bdd967a692dab566292aca",
+    6: "f5501378d45b9abe09971d272e2d4ba32b50492e5b04dd1377f92df279d21221",
+    7: "ad2bdcb995d3b6e5977c207bfad45e3a63dccf861dbc98f7a76c7cadbb1f90a7",
+    8: "3b7e6a416a6d39eeb03e0e5bc0fa46604a4fdb876db74cff24d06b74a480de83",
+    9: "3850498779e5548b34ece245804276e25f68dcbcdeac0fd2bf6c07e60616fb84",
+    10: "f270207edea30fed88cceb37526e017b8b01b9fb7aba95e59bdb264153ac17b4",
+    11: "aaf43af7aca24a1ad909d906b3f5362dc8aef28d5af3a88d91b00013392747ea",
+    12: "58ccecd6510ed3faff7d72fcd9c4cc5dfa5ba367909b06576e69bf8abfccc05f",
+    13: "0002083bd0470418f634d8eee4d3466575d826764f22fc3899e96c3bb4b71252",
+    14: "1783d5aaebdf872c27af53b86727781a36e177402f999ecd1a1c4fe5ac068497",
+    15: "0a702d93ee1a1611abb66428e5dc9b065ae224b2596d2b92e1ddef7332b973cd",
+    16: "419c38068c479e608df9f11bfb22ad2f9a08dabe4a33a7530d1c93c37829991d",
+    17: "e387bc7deb4904bb9a1c3a1888275c531ba8ca4848ecbe4c79225cd114b9feb3",
+    18: "660b6a28589d782b24301d689aa3ee5015e5b13233cae7aa692fa3722c9e0b3a",
+}
+"""The SHA-256 of the scripts of versions 1 to 18 as they were, which databases written
+by them recorded. The scripts are gone, so their checksums cannot be computed again:
+they are kept to accept those databases' records (``store/_migration_checksums.py``)."""
+
+SCRIPT = """
+    -- btree_gist served the first layout's exclusion constraint on assertion intervals;
+    -- the constraint is gone (versions end where the next one starts, below) but every
+    -- database has the extension, so the baseline keeps it. btree_gin lets a GIN index
+    -- lead with the tenant; vector is pgvector.
+    CREATE EXTENSION IF NOT EXISTS btree_gist;
+    CREATE EXTENSION IF NOT EXISTS vector;
+    CREATE EXTENSION IF NOT EXISTS btree_gin;
+
+    -- The ledger: the tenant's schema, episodes, the operation log and assertion versions.
+
+    CREATE TABLE tenant_schema (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        version integer NOT NULL,
+        PRIMARY KEY (tenant)
+    );
+
+    CREATE TABLE attribute_schemas (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        attribute text NOT NULL,
+        value_type text,
+        memory_type text,
+        sensitive boolean NOT NULL DEFAULT false,
+        description text,
+        schema_version integer NOT NULL,
+        PRIMARY KEY (tenant, attribute)
+    );
+
+    CREATE TABLE memory_types (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        name text NOT NULL,
+        json_schema text,
+        schema_version integer NOT NULL,
+        PRIMARY KEY (tenant, name)
+    );
+
+    -- An episode's search text weighs the speaker B and the text A: ts_rank_cd's weights
+    -- make a speaker match count less. An episode that lost its text by expiry keeps its
+    -- row (assertions still name it) with ``lost_at`` set.
+    CREATE TABLE episodes (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        episode_id text NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        occurred_at timestamptz NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        text text NOT NULL,
+        speaker text,
+        kind text NOT NULL,
+        session text,
+        metadata text NOT NULL,
+        schema_version integer NOT NULL,
+        search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('english', coalesce(speaker, '')), 'B')
+            || setweight(to_tsvector('english', text), 'A')
+        ) STORED,
+        retention text NOT NULL DEFAULT 'default',
+        lost_at timestamptz,
+        PRIMARY KEY (tenant, episode_id)
+    );
+    CREATE INDEX episodes_by_seq ON episodes (tenant, seq);
+    CREATE INDEX episodes_by_session ON episodes (tenant, session, occurred_at, seq);
+    -- Keyword search stays on its index after a bulk ingest. GIN's fast update queues new
+    -- entries in a pending list (up to 4 MB by default) that every search must scan until
+    -- (auto)vacuum merges it: after 10,000 episodes it held 422 pages, the planner rightly
+    -- chose a sequential scan for each term's document count and for the match, and keyword
+    -- search took 26-42 ms instead of 4-6 ms until autovacuum came by. With a 128 kB limit
+    -- the inserting transaction merges the list once it outgrows that (a few pages at a
+    -- time); measured ingest was unchanged within the noise, where turning fast update off
+    -- altogether cost about a fifth of it.
+    CREATE INDEX episodes_search ON episodes USING gin (tenant, search) WITH (gin_pending_list_limit = 128);
+    -- Deadlines are recorded_at + the class's ttl as it stands now: the first live row of a
+    -- class is the next due, so "is anything due" is one probe per class, not a scan.
+    CREATE INDEX episodes_by_retention ON episodes (tenant, retention, recorded_at);
+    CREATE INDEX episodes_live_by_retention ON episodes (tenant, retention, recorded_at) WHERE lost_at IS NULL;
+
+    CREATE TABLE operations (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED BY DEFAULT AS IDENTITY,
+        subject text NOT NULL,
+        attribute text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('write', 'retract', 'correct')),
+        valid_at timestamptz NOT NULL,
+        value text,
+        source text NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        memory_type text NOT NULL,
+        confidence double precision NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+        schema_version integer NOT NULL,
+        expires_at timestamptz,
+        CHECK ((kind = 'retract') = (value IS NULL)),
+        PRIMARY KEY (tenant, seq),
+        FOREIGN KEY (tenant, source) REFERENCES episodes (tenant, episode_id)
+    );
+    CREATE INDEX operations_by_key ON operations (tenant, subject, attribute, seq);
+    CREATE INDEX operations_by_source ON operations (tenant, source);
+    CREATE INDEX operations_by_deadline ON operations (tenant, expires_at) WHERE expires_at IS NOT NULL;
+
+    -- Assertion versions end where the next version of their key starts: a stored
+    -- ``valid_to`` is an upper bound, a version's end the earlier of it and the start of the
+    -- next version of its key visible at the same recorded instant, so an ordinary write
+    -- appends one row. The guards:
+    -- - one holder per instant: the partial unique index ``assertions_current`` gives every
+    --   current version of a key its own start, and an end is never later than the next
+    --   start, so two current versions cannot both hold at an instant; the trigger
+    --   ``assertions_end_before_next`` refuses a current version stored to end past the
+    --   start of the next one (the only direction in which a write may not overlap);
+    -- - no inverted or empty intervals: the CHECKs on the stored ends; a derived end is the
+    --   start of a later version, after the version's own start;
+    -- - retired versions are immutable, and current versions change only by being retired
+    --   (``assertions_retired_are_immutable``).
+    CREATE TABLE assertions (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        row_id bigint GENERATED ALWAYS AS IDENTITY,
+        assertion_id bigint NOT NULL,
+        subject text NOT NULL,
+        attribute text NOT NULL,
+        value text NOT NULL,
+        value_json jsonb GENERATED ALWAYS AS (value::jsonb) STORED,
+        memory_type text NOT NULL,
+        valid_from timestamptz NOT NULL,
+        valid_to timestamptz,
+        recorded_from timestamptz NOT NULL,
+        recorded_to timestamptz,
+        source text NOT NULL,
+        confidence double precision NOT NULL,
+        schema_version integer NOT NULL,
+        supersedes bigint,
+        origin text NOT NULL CHECK (origin IN ('write', 'retract', 'correct')),
+        closed_by text,
+        PRIMARY KEY (tenant, row_id),
+        CHECK (valid_to IS NULL OR valid_to > valid_from),
+        CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
+    );
+    CREATE UNIQUE INDEX assertions_current
+        ON assertions (tenant, subject, attribute, valid_from) WHERE recorded_to IS NULL;
+    CREATE INDEX assertions_by_key ON assertions (tenant, subject, attribute, valid_from);
+    CREATE INDEX assertions_current_by_attribute
+        ON assertions (tenant, attribute, subject, valid_from) WHERE recorded_to IS NULL;
+    CREATE INDEX assertions_current_by_type
+        ON assertions (tenant, memory_type, subject, attribute, valid_from) WHERE recorded_to IS NULL;
+
+    CREATE FUNCTION sgam_retired_are_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF OLD.recorded_to IS NOT NULL OR NEW.recorded_to IS NULL
+           OR NEW.value IS DISTINCT FROM OLD.value OR NEW.valid_from IS DISTINCT FROM OLD.valid_from
+           OR NEW.valid_to IS DISTINCT FROM OLD.valid_to
+           OR NEW.recorded_from IS DISTINCT FROM OLD.recorded_from
+           OR NEW.tenant IS DISTINCT FROM OLD.tenant OR NEW.subject IS DISTINCT FROM OLD.subject
+           OR NEW.attribute IS DISTINCT FROM OLD.attribute OR NEW.source IS DISTINCT FROM OLD.source
+        THEN
+            RAISE EXCEPTION 'sgam invariant: only retiring a current assertion may update it'
+                USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER assertions_retired_are_immutable BEFORE UPDATE ON assertions
+        FOR EACH ROW EXECUTE FUNCTION sgam_retired_are_immutable();
+
+    CREATE FUNCTION sgam_end_before_next() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        IF NEW.recorded_to IS NULL AND EXISTS (
+            SELECT 1 FROM @SCHEMA@.assertions
+            WHERE tenant = NEW.tenant AND subject = NEW.subject AND attribute = NEW.attribute
+              AND recorded_to IS NULL AND valid_from > NEW.valid_from
+              AND (NEW.valid_to IS NULL OR valid_from < NEW.valid_to)
+        ) THEN
+            RAISE EXCEPTION 'sgam invariant: a current assertion would run past the start of the next one'
+                USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER assertions_end_before_next BEFORE INSERT ON assertions
+        FOR EACH ROW EXECUTE FUNCTION sgam_end_before_next();
+
+    -- Ledger keys: one row per key, not per version: the ledger writes many versions of few
+    -- keys, and an index entry per version would make every write pay for full-text indexing.
+    CREATE TABLE ledger_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        key_id bigint GENERATED ALWAYS AS IDENTITY,
+        subject text NOT NULL,
+        attribute text NOT NULL,
+        search tsvector GENERATED ALWAYS AS (
+            to_tsvector('english', replace(subject, '_', ' ') || ' ' || replace(attribute, '_', ' '))
+        ) STORED,
+        PRIMARY KEY (tenant, key_id),
+        UNIQUE (tenant, subject, attribute)
+    );
+    CREATE INDEX ledger_keys_search ON ledger_keys USING gin (tenant, search);
+
+    -- Statement-level with transition tables: a batch of a thousand operations is one
+    -- INSERT here, not a thousand. They run as the caller, so RLS scopes them too.
+    CREATE FUNCTION sgam_ledger_keys_added() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO ledger_keys (tenant, subject, attribute)
+            SELECT DISTINCT tenant, subject, attribute FROM added
+            ON CONFLICT (tenant, subject, attribute) DO NOTHING;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER operations_key_insert AFTER INSERT ON operations
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION sgam_ledger_keys_added();
+
+    CREATE FUNCTION sgam_ledger_keys_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        DELETE FROM ledger_keys k
+        USING (SELECT DISTINCT tenant, subject, attribute FROM removed) r
+        WHERE k.tenant = r.tenant AND k.subject = r.subject AND k.attribute = r.attribute
+          AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.tenant = r.tenant
+                          AND o.subject = r.subject AND o.attribute = r.attribute);
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER operations_key_delete AFTER DELETE ON operations
+        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION sgam_ledger_keys_removed();
+
+    -- Ledger-key search that an index serves under row-level security. ``tsvector @@ tsquery``
+    -- is not leakproof, so under the application role's policy the planner applied it as a
+    -- filter after reading every key of the tenant (a sequential scan of ledger_keys). The
+    -- lexemes of each key's tsvector are kept as rows here, under the same tenant policy;
+    -- text equality is leakproof, so ``tenant = $1 AND lexeme = ANY(...)`` is an index
+    -- condition and only the keys sharing a lexeme with the question are read, then
+    -- rechecked with ``@@`` and ranked. Rows follow their key: inserted by a statement-level
+    -- trigger (keys are never updated), deleted by ON DELETE CASCADE.
+    CREATE TABLE ledger_key_terms (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        lexeme text NOT NULL,
+        key_id bigint NOT NULL,
+        PRIMARY KEY (tenant, lexeme, key_id),
+        FOREIGN KEY (tenant, key_id) REFERENCES ledger_keys (tenant, key_id) ON DELETE CASCADE
+    );
+    CREATE INDEX ledger_key_terms_by_key ON ledger_key_terms (tenant, key_id);
+
+    -- Runs as the caller, so RLS scopes it like the insert that fired it.
+    CREATE FUNCTION sgam_ledger_key_terms_added() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO ledger_key_terms (tenant, lexeme, key_id)
+            SELECT a.tenant, l.lexeme, a.key_id FROM added a, unnest(tsvector_to_array(a.search)) AS l(lexeme)
+            ON CONFLICT DO NOTHING;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER ledger_keys_terms_insert AFTER INSERT ON ledger_keys
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION sgam_ledger_key_terms_added();
+
+    -- Search: full text on episodes (above), ledger keys and document chunks (tsvector +
+    -- GIN); vectors of episodes and assertions (pgvector) that die with their rows by
+    -- ON DELETE CASCADE.
+    -- OR of any number of tsqueries, each built by plainto_tsquery from one bound term.
+    CREATE AGGREGATE sgam_tsquery_or(tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
+
+    -- Vectors of any dimension in one column; ``dims`` selects the partial HNSW index of
+    -- that dimension (sgam_vector_index, created the first time a dimension is stored).
+    -- Episode vectors carry the episode's filter columns, so a filtered vector search (a
+    -- recall up to a valid time, a session, a speaker, a transaction time) tests the
+    -- filter on the vector row itself, by an exact scan or by pgvector's iterative HNSW
+    -- scan alike, instead of joining every vector of the tenant to its episode (ten times
+    -- the unfiltered search at 10k episodes). Episodes never change these columns (a
+    -- re-recorded id must have the same content), so the copies stay exact.
+    CREATE TABLE episode_vectors (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        episode_id text NOT NULL,
+        model text NOT NULL,
+        seq bigint NOT NULL,
+        dims integer NOT NULL CHECK (dims > 0),
+        embedding vector NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        session text,
+        speaker text,
+        PRIMARY KEY (tenant, episode_id, model),
+        FOREIGN KEY (tenant, episode_id) REFERENCES episodes (tenant, episode_id)
+            ON DELETE CASCADE ON UPDATE CASCADE
+    );
+    CREATE INDEX episode_vectors_by_model ON episode_vectors (tenant, model, dims);
+
+    CREATE TABLE assertion_vectors (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        row_id bigint NOT NULL,
+        model text NOT NULL,
+        dims integer NOT NULL CHECK (dims > 0),
+        embedding vector NOT NULL,
+        PRIMARY KEY (tenant, row_id, model),
+        FOREIGN KEY (tenant, row_id) REFERENCES assertions (tenant, row_id) ON DELETE CASCADE
+    );
+    CREATE INDEX assertion_vectors_by_model ON assertion_vectors (tenant, model, dims);
+
+    -- The app role owns no table, so it cannot create an index: this owner-run function
+    -- creates the HNSW index of one dimension on both vector tables, once, for the
+    -- dimensions the owner allowed (``vector_dimensions``, filled by ``sgam migrate
+    -- --vector-dims``); other dimensions are stored and searched exactly. pgvector's HNSW
+    -- takes at most 2000 dimensions.
+    CREATE TABLE vector_dimensions (
+        dims integer PRIMARY KEY CHECK (dims BETWEEN 1 AND 2000)
+    );
+
+    CREATE FUNCTION sgam_vector_index(p_dims integer) RETURNS void LANGUAGE plpgsql
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    DECLARE
+        vector_schema name;
+        target text;
+    BEGIN
+        IF NOT EXISTS (SELECT 1 FROM @SCHEMA@.vector_dimensions WHERE dims = p_dims)
+           OR (to_regclass(format('@SCHEMA@.%I', 'episode_vectors_hnsw_' || p_dims)) IS NOT NULL
+               AND to_regclass(format('@SCHEMA@.%I', 'assertion_vectors_hnsw_' || p_dims)) IS NOT NULL) THEN
+            RETURN;  -- not allowed (searched exactly), or already there: no lock either way
+        END IF;
+        PERFORM pg_advisory_xact_lock(1399283053, p_dims);
+        SELECT n.nspname INTO vector_schema FROM pg_extension x
+            JOIN pg_namespace n ON n.oid = x.extnamespace WHERE x.extname = 'vector';
+        FOREACH target IN ARRAY ARRAY['episode_vectors', 'assertion_vectors'] LOOP
+            EXECUTE format(
+                'CREATE INDEX IF NOT EXISTS %I ON @SCHEMA@.%I USING hnsw '
+                '((embedding::%I.vector(%s)) %I.vector_cosine_ops) WHERE dims = %s',
+                target || '_hnsw_' || p_dims, target, vector_schema, p_dims, vector_schema, p_dims);
+        END LOOP;
+    END $$;
+    REVOKE ALL ON FUNCTION sgam_vector_index(integer) FROM PUBLIC;
+
+    -- A narrow first pass for exact vector search in large tenants. Without an HNSW index
+    -- the vector channel scanned every episode vector of the tenant, 1 KB per row at 256
+    -- dimensions: 5-6 ms at 10k episodes but 130-260 ms at 100k, where the rows no longer
+    -- fit the caches and the scan pushed the episodes the search reads next out of shared
+    -- buffers. episode_vector_heads keeps, per vector of at least 64 dimensions, the first
+    -- three eighths of its unit-length copy as a halfvec (96 dimensions, 192 bytes, for
+    -- 256), with the episode's filter columns, in rows a quarter the width. From 20,000
+    -- episodes in a tenant the search ranks those heads by inner product, keeps the best
+    -- candidates and ranks them exactly (store/postgres/search.py); below that, or where
+    -- the dimension has an HNSW index, it searches as before. Rows follow their vector
+    -- through statement-level triggers on insert, update (re-embedding, or the cascade of
+    -- a renamed episode) and delete (erasure cascades from episodes to vectors). No
+    -- foreign key: its check would lock every vector row it names, which cut ingest to a
+    -- fifth.
+    CREATE TABLE episode_vector_heads (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        episode_id text NOT NULL,
+        model text NOT NULL,
+        seq bigint NOT NULL,
+        dims integer NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        session text,
+        speaker text,
+        head halfvec NOT NULL,
+        PRIMARY KEY (tenant, episode_id, model)
+    );
+    CREATE INDEX episode_vector_heads_by_model ON episode_vector_heads (tenant, model, dims);
+
+    -- Runs as the caller, so RLS scopes it like the statement that fired it.
+    CREATE FUNCTION sgam_episode_vector_heads() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO episode_vector_heads AS h (tenant, episode_id, model, seq, dims, occurred_at, recorded_at,
+                                                session, speaker, head)
+            SELECT tenant, episode_id, model, seq, dims, occurred_at, recorded_at, session, speaker,
+                   subvector(l2_normalize(embedding), 1, dims * 3 / 8)::halfvec
+            FROM changed WHERE dims >= 64
+            ON CONFLICT (tenant, episode_id, model) DO UPDATE SET dims = excluded.dims, head = excluded.head;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION sgam_episode_vector_heads_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        DELETE FROM episode_vector_heads h USING gone g
+            WHERE h.tenant = g.tenant AND h.episode_id = g.episode_id AND h.model = g.model
+              AND NOT EXISTS (SELECT 1 FROM changed c WHERE c.tenant = g.tenant AND c.episode_id = g.episode_id
+                              AND c.model = g.model AND c.dims >= 64);
+        INSERT INTO episode_vector_heads AS h (tenant, episode_id, model, seq, dims, occurred_at, recorded_at,
+                                                session, speaker, head)
+            SELECT tenant, episode_id, model, seq, dims, occurred_at, recorded_at, session, speaker,
+                   subvector(l2_normalize(embedding), 1, dims * 3 / 8)::halfvec
+            FROM changed WHERE dims >= 64
+            ON CONFLICT (tenant, episode_id, model) DO UPDATE SET dims = excluded.dims, head = excluded.head;
+        RETURN NULL;
+    END $$;
+    CREATE FUNCTION sgam_episode_vector_heads_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        DELETE FROM episode_vector_heads h USING gone g
+            WHERE h.tenant = g.tenant AND h.episode_id = g.episode_id AND h.model = g.model;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER episode_vectors_heads_insert AFTER INSERT ON episode_vectors
+        REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION sgam_episode_vector_heads();
+    CREATE TRIGGER episode_vectors_heads_update AFTER UPDATE ON episode_vectors
+        REFERENCING OLD TABLE AS gone NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION sgam_episode_vector_heads_updated();
+    CREATE TRIGGER episode_vectors_heads_delete AFTER DELETE ON episode_vectors
+        REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION sgam_episode_vector_heads_deleted();
+
+    -- Keyword search of episodes through an owner-run function. Row-level security lets
+    -- the planner use a condition as an index condition ahead of the policy only if it is
+    -- leakproof, and ``tsvector @@ tsquery`` is not: under the app role every full-text
+    -- match (and each term's document frequency) tested every episode of the tenant, so
+    -- search cost O(episodes). The owner reads episodes under its own policy
+    -- (search_owner, FOR SELECT, in rls_statements), and this function filters by the
+    -- caller's ``sgam.tenant`` itself, so the GIN index serves the match; no tenant set,
+    -- no rows. Ranking: per-term IDF in the tenant times ts_rank (BM25-shaped), weights D,
+    -- C, B, A = 0.1, 0.2, 0.3, 1.0 (a speaker match counts 0.3 of a text match).
+    --
+    -- The tenant's episode count comes from a tally instead of counting: an index scan of
+    -- every episode of the tenant on each search cost 1.7 ms at 10k episodes and tens of
+    -- milliseconds at 100k. Statement-level triggers on episodes add what each INSERT
+    -- inserted and subtract what each DELETE deleted (transition tables: exactly the rows
+    -- changed, idempotent repeats and cascades included), into one of eight slots per
+    -- tenant chosen by the backend's process id, so that concurrent writers of one tenant
+    -- rarely wait for each other's slot. The count is the sum of the tenant's slots, read
+    -- in the statement's snapshot like the count(*) it replaces. The triggers run as the
+    -- caller: row-level security scopes them like the statement that fired them. TRUNCATE
+    -- of episodes fires nothing: truncate episode_counts with it (every tenant table is
+    -- listed in TENANT_TABLES, which the tests and benchmarks truncate).
+    CREATE TABLE episode_counts (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        slot integer NOT NULL,
+        episodes bigint NOT NULL,
+        PRIMARY KEY (tenant, slot)
+    );
+
+    CREATE FUNCTION sgam_episodes_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO episode_counts AS c (tenant, slot, episodes)
+                SELECT tenant, pg_backend_pid() % 8, count(*) FROM changed GROUP BY tenant
+                ON CONFLICT (tenant, slot) DO UPDATE SET episodes = c.episodes + excluded.episodes;
+        ELSE
+            INSERT INTO episode_counts AS c (tenant, slot, episodes)
+                SELECT tenant, pg_backend_pid() % 8, -count(*) FROM changed GROUP BY tenant
+                ON CONFLICT (tenant, slot) DO UPDATE SET episodes = c.episodes + excluded.episodes;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER episodes_counted_insert AFTER INSERT ON episodes
+        REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION sgam_episodes_counted();
+    CREATE TRIGGER episodes_counted_delete AFTER DELETE ON episodes
+        REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION sgam_episodes_counted();
+
+    CREATE FUNCTION sgam_keyword_episodes(
+        p_terms text[], p_limit integer, p_since timestamptz, p_until timestamptz,
+        p_session text, p_speaker text, p_subject text, p_memory_type text, p_known_at timestamptz
+    ) RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp AS $$
+    DECLARE
+        v_tenant text := current_setting('sgam.tenant', true);
+        v_docs bigint;
+        v_df bigint;
+        v_term text;
+        v_query tsquery;
+        v_queries tsquery[] := '{}';
+        v_idf numeric[] := '{}';
+        v_any tsquery;
+    BEGIN
+        IF v_tenant IS NULL OR v_tenant = '' OR p_terms IS NULL THEN
+            RETURN;
+        END IF;
+        SELECT coalesce(sum(episodes), 0) INTO v_docs FROM @SCHEMA@.episode_counts WHERE tenant = v_tenant;
+        FOREACH v_term IN ARRAY p_terms LOOP
+            v_query := plainto_tsquery('english', v_term);
+            SELECT count(*) INTO v_df FROM @SCHEMA@.episodes WHERE tenant = v_tenant AND search @@ v_query;
+            IF v_df > 0 THEN
+                v_queries := v_queries || v_query;
+                v_idf := v_idf || ln(1 + (v_docs - v_df + 0.5) / (v_df + 0.5));
+                v_any := CASE WHEN v_any IS NULL THEN v_query ELSE v_any || v_query END;
+            END IF;
+        END LOOP;
+        IF v_any IS NULL THEN
+            RETURN;
+        END IF;
+        RETURN QUERY
+            SELECT e.seq FROM @SCHEMA@.episodes e
+            WHERE e.tenant = v_tenant AND e.search @@ v_any
+              AND (p_since IS NULL OR e.occurred_at >= p_since)
+              AND (p_until IS NULL OR e.occurred_at <= p_until)
+              AND (p_known_at IS NULL OR e.recorded_at <= p_known_at)
+              AND (p_session IS NULL OR e.session = p_session)
+              AND (p_speaker IS NULL OR e.speaker = p_speaker)
+              AND (p_subject IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+                   AND o.source = e.episode_id AND o.subject = p_subject))
+              AND (p_memory_type IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+                   AND o.source = e.episode_id AND o.memory_type = p_memory_type))
+            ORDER BY (SELECT sum(w.idf * ts_rank('{0.1, 0.2, 0.3, 1.0}', e.search, w.q, 1))
+                      FROM unnest(v_queries, v_idf) AS w(q, idf)) DESC, e.seq
+            LIMIT p_limit;
+    END $$;
+    REVOKE ALL ON FUNCTION
+        sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)
+        FROM PUBLIC;
+
+    -- The extraction path: what models replied, what policy decided, candidates held back
+    -- (pending confirmation or buffered as weak signals) and the extraction job queue.
+    CREATE TABLE extractions (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        episode_id text NOT NULL,
+        attempt integer NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        status text NOT NULL CHECK (status IN ('ok', 'failed')),
+        error text,
+        model text,
+        raw_reply text,
+        prompt_tokens integer,
+        completion_tokens integer,
+        latency_ms double precision,
+        decisions text NOT NULL,
+        PRIMARY KEY (tenant, seq),
+        UNIQUE (tenant, episode_id, attempt)
+    );
+
+    CREATE TABLE held_candidates (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        episode_id text NOT NULL,
+        hold text NOT NULL CHECK (hold IN ('pending', 'buffered')),
+        status text NOT NULL CHECK (status IN ('open', 'confirmed', 'rejected', 'promoted')),
+        subject text NOT NULL,
+        attribute text NOT NULL,
+        change text NOT NULL,
+        value text NOT NULL,
+        valid_from timestamptz NOT NULL,
+        confidence double precision NOT NULL,
+        stated boolean NOT NULL,
+        evidence text NOT NULL,
+        created_at timestamptz NOT NULL,
+        resolved_at timestamptz,
+        PRIMARY KEY (tenant, seq),
+        UNIQUE (tenant, hold, episode_id, subject, attribute, value, valid_from)
+    );
+    CREATE INDEX held_by_key ON held_candidates (tenant, subject, attribute, value, status);
+    CREATE INDEX held_by_status ON held_candidates (tenant, status, seq);
+
+    CREATE TABLE extraction_jobs (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        episode_id text NOT NULL,
+        status text NOT NULL CHECK (status IN ('queued', 'done', 'failed')),
+        enqueued_at timestamptz NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        lease_owner text,
+        lease_expires timestamptz,
+        last_error text,
+        PRIMARY KEY (tenant, seq),
+        UNIQUE (tenant, episode_id)
+    );
+    CREATE INDEX extraction_jobs_ready ON extraction_jobs (status, lease_expires, seq);
+
+    -- One worker drains the queue of every tenant, but the application role sees one
+    -- tenant at a time. These two functions run as the owner (SECURITY DEFINER), whose
+    -- only cross-tenant policy is on this queue table (jobs_worker, in rls_statements): they
+    -- lease and count jobs and can do nothing else. ``sgam_claim_jobs`` caps the lease (an
+    -- hour past the caller's clock, which may not run ahead of the server's by more than
+    -- five minutes) and the batch (100), and returns only what a worker needs (no other
+    -- tenant's error text or lease owners).
+    CREATE FUNCTION sgam_claim_jobs(p_owner text, p_now timestamptz, p_lease_until timestamptz,
+                                    p_limit integer, p_tenant text)
+    RETURNS TABLE (tenant text, episode_id text, enqueued_at timestamptz, attempts integer,
+                   lease_expires timestamptz, seq bigint)
+    LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+        WITH clock AS (
+            SELECT least(p_now, statement_timestamp() + interval '5 minutes') AS now
+        )
+        UPDATE @SCHEMA@.extraction_jobs j
+           SET lease_owner = p_owner,
+               lease_expires = least(p_lease_until, clock.now + interval '1 hour'),
+               attempts = j.attempts + 1
+          FROM clock
+         WHERE (j.tenant, j.seq) IN (
+            SELECT q.tenant, q.seq FROM @SCHEMA@.extraction_jobs q, clock
+            WHERE q.status = 'queued' AND (q.lease_expires IS NULL OR q.lease_expires <= clock.now)
+              AND (p_tenant IS NULL OR q.tenant = p_tenant)
+            ORDER BY q.seq LIMIT greatest(least(p_limit, 100), 0) FOR UPDATE OF q SKIP LOCKED)
+        RETURNING j.tenant, j.episode_id, j.enqueued_at, j.attempts, j.lease_expires, j.seq
+    $$;
+
+    CREATE FUNCTION sgam_count_jobs(p_now timestamptz, p_tenant text)
+    RETURNS bigint LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT count(*) FROM @SCHEMA@.extraction_jobs
+        WHERE status = 'queued' AND (lease_expires IS NULL OR lease_expires <= p_now)
+          AND (p_tenant IS NULL OR tenant = p_tenant)
+    $$;
+    REVOKE ALL ON FUNCTION sgam_claim_jobs(text, timestamptz, timestamptz, integer, text) FROM PUBLIC;
+    REVOKE ALL ON FUNCTION sgam_count_jobs(timestamptz, text) FROM PUBLIC;
+
+    -- Document memory: a tenant's files under /memories. ``documents`` holds each
+    -- document's current state (a deleted one stays, not live, so it can be restored);
+    -- ``document_revisions`` keeps every revision with who wrote it; the chunks of live
+    -- documents carry a generated tsvector (GIN) and their vectors (pgvector, searched
+    -- exactly: a tenant's documents are few). Erasure deletes the document row and every
+    -- revision, chunk and vector goes with it by ON DELETE CASCADE. ``kept_since`` is when
+    -- the document's oldest kept revision was recorded: plus its class's ttl it is the
+    -- document's next deadline, so "is any document due" is one index probe per class.
+    -- Revisions are found by the episode they name when that episode is erased.
+    CREATE TABLE documents (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        doc_id bigint GENERATED ALWAYS AS IDENTITY,
+        path text NOT NULL,
+        live boolean NOT NULL,
+        revision integer NOT NULL CHECK (revision >= 1),
+        content text,
+        size integer NOT NULL,
+        retention text NOT NULL,
+        source text,
+        reviewed_at timestamptz,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        kept_since timestamptz NOT NULL,
+        PRIMARY KEY (tenant, doc_id),
+        CHECK (live = (content IS NOT NULL))
+    );
+    CREATE UNIQUE INDEX documents_live_path ON documents (tenant, path) WHERE live;
+    CREATE INDEX documents_by_path ON documents (tenant, path text_pattern_ops, updated_at);
+    CREATE INDEX documents_by_deadline ON documents (tenant, retention, kept_since);
+
+    CREATE TABLE document_revisions (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        doc_id bigint NOT NULL,
+        revision integer NOT NULL,
+        path text NOT NULL,
+        op text NOT NULL,
+        content text,
+        author text,
+        episode text,
+        call_id text,
+        recorded_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, doc_id, revision),
+        FOREIGN KEY (tenant, doc_id) REFERENCES documents (tenant, doc_id) ON DELETE CASCADE
+    );
+    CREATE INDEX document_revisions_by_path ON document_revisions (tenant, path);
+    CREATE INDEX document_revisions_by_episode ON document_revisions (tenant, episode) WHERE episode IS NOT NULL;
+
+    CREATE TABLE document_chunks (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        chunk_id bigint GENERATED ALWAYS AS IDENTITY,
+        doc_id bigint NOT NULL,
+        revision integer NOT NULL,
+        path text NOT NULL,
+        start_line integer NOT NULL,
+        end_line integer NOT NULL,
+        text text NOT NULL,
+        search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('english', translate(path, '/._-', '    ')), 'B')
+            || setweight(to_tsvector('english', text), 'A')
+        ) STORED,
+        PRIMARY KEY (tenant, chunk_id),
+        FOREIGN KEY (tenant, doc_id) REFERENCES documents (tenant, doc_id) ON DELETE CASCADE
+    );
+    CREATE INDEX document_chunks_by_doc ON document_chunks (tenant, doc_id);
+    CREATE INDEX document_chunks_search ON document_chunks USING gin (tenant, search);
+
+    CREATE TABLE document_vectors (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        chunk_id bigint NOT NULL,
+        model text NOT NULL,
+        dims integer NOT NULL CHECK (dims > 0),
+        embedding vector NOT NULL,
+        PRIMARY KEY (tenant, chunk_id, model),
+        FOREIGN KEY (tenant, chunk_id) REFERENCES document_chunks (tenant, chunk_id) ON DELETE CASCADE
+    );
+    CREATE INDEX document_vectors_by_model ON document_vectors (tenant, model, dims);
+
+    -- The LangGraph store's current items (the ledger keeps their history) with their
+    -- search text and vectors, and the action ledger of external calls made once.
+    -- ``namespace`` is compared bytewise (COLLATE "C") so a prefix is an index range.
+    CREATE TABLE store_items (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        namespace text COLLATE "C" NOT NULL,
+        key text NOT NULL,
+        value text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        expires_at timestamptz,
+        ttl_minutes double precision,
+        index_text text,
+        search tsvector GENERATED ALWAYS AS (to_tsvector('english', coalesce(index_text, ''))) STORED,
+        vectors bytea,
+        dims integer,
+        PRIMARY KEY (tenant, namespace, key)
+    );
+    CREATE INDEX store_items_recent ON store_items (tenant, updated_at DESC, namespace, key);
+    CREATE INDEX store_items_expiry ON store_items (tenant, expires_at) WHERE expires_at IS NOT NULL;
+    CREATE INDEX store_items_search ON store_items USING gin (search);
+
+    CREATE TABLE actions (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        action_key text NOT NULL,
+        request text NOT NULL,
+        status text NOT NULL CHECK (status IN ('in_doubt', 'done')),
+        result text,
+        error text,
+        attempts integer NOT NULL,
+        started_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        PRIMARY KEY (tenant, seq),
+        UNIQUE (tenant, action_key)
+    );
+    CREATE INDEX actions_by_status ON actions (tenant, status, seq);
+
+    -- Lifecycle. Retention classes and the class of each episode (``episodes.retention``);
+    -- derivations (summaries made from episodes); per-write deadlines
+    -- (``operations.expires_at``); consent per subject and purpose ('' = every purpose);
+    -- tombstones of erased episode ids (keyed digests only); an audit log without content.
+    CREATE TABLE retention_classes (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        name text NOT NULL,
+        ttl bigint CHECK (ttl IS NULL OR ttl > 0),
+        on_expiry text NOT NULL CHECK (on_expiry IN ('erase', 'keep_facts')),
+        declared_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, name)
+    );
+
+    CREATE TABLE episode_derivations (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        episode_id text NOT NULL,
+        source_id text NOT NULL,
+        PRIMARY KEY (tenant, episode_id, source_id),
+        FOREIGN KEY (tenant, episode_id) REFERENCES episodes (tenant, episode_id) ON DELETE CASCADE,
+        FOREIGN KEY (tenant, source_id) REFERENCES episodes (tenant, episode_id) ON DELETE CASCADE
+    );
+    CREATE INDEX episode_derivations_by_source ON episode_derivations (tenant, source_id);
+
+    CREATE TABLE consents (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        subject text NOT NULL,
+        purpose text NOT NULL,
+        granted boolean NOT NULL,
+        changed_at timestamptz NOT NULL,
+        seq bigint NOT NULL,
+        PRIMARY KEY (tenant, subject, purpose)
+    );
+    -- reads load the statements of subjects with a revoked one only, found here
+    CREATE INDEX consents_revoked ON consents (tenant, purpose, subject) WHERE NOT granted;
+
+    CREATE TABLE tombstones (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        digest text NOT NULL,
+        PRIMARY KEY (tenant, digest)
+    );
+
+    CREATE TABLE audit_log (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        at timestamptz NOT NULL,
+        action text NOT NULL,
+        call text NOT NULL,
+        target text,
+        rows integer NOT NULL,
+        detail text NOT NULL,
+        PRIMARY KEY (tenant, seq)
+    );
+
+    -- The purge serves every tenant, as the worker does, but the application role sees
+    -- one tenant at a time: this owner-run function names the tenants with something past
+    -- its deadline (tenant names only; the purge itself runs under each tenant's RLS).
+    CREATE FUNCTION sgam_due_tenants(p_now timestamptz)
+    RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+        SELECT tenant FROM @SCHEMA@.operations WHERE expires_at <= p_now
+        UNION
+        SELECT e.tenant FROM @SCHEMA@.episodes e
+        JOIN @SCHEMA@.retention_classes c ON c.tenant = e.tenant AND c.name = e.retention
+        WHERE c.ttl IS NOT NULL
+          AND e.recorded_at + c.ttl * interval '1 microsecond' <= p_now
+          AND (e.lost_at IS NULL OR c.on_expiry = 'erase')
+        UNION
+        SELECT d.tenant FROM @SCHEMA@.documents d
+        JOIN @SCHEMA@.retention_classes c ON c.tenant = d.tenant AND c.name = d.retention
+        WHERE c.ttl IS NOT NULL AND d.kept_since + c.ttl * interval '1 microsecond' <= p_now
+        UNION
+        SELECT tenant FROM @SCHEMA@.store_items WHERE expires_at <= p_now
+    $$;
+    REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
+
+    -- The network surfaces: API keys (only a digest of the secret) and the responses of
+    -- POST requests made with an Idempotency-Key, so a retried request does not act twice.
+    CREATE TABLE api_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        key_id text NOT NULL,
+        scope text NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+        digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        revoked_at timestamptz,
+        PRIMARY KEY (tenant, key_id)
+    );
+
+    CREATE TABLE idempotency_keys (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        idempotency_key text NOT NULL,
+        request_digest text NOT NULL,
+        created_at timestamptz NOT NULL,
+        status integer,
+        response text,
+        PRIMARY KEY (tenant, idempotency_key)
+    );
+    CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant, created_at);
+
+    -- A point read in one statement. A read sent the tenant's set_config, the deadline
+    -- probe, the subject's consent statements and the key's version as four statements of
+    -- a pipeline and its Sync; the client's work per statement (the driver flushing and
+    -- polling the socket for each) was most of a read's time. Two functions, run as the
+    -- caller (SECURITY INVOKER: row-level security binds them as it binds the caller's own
+    -- statements):
+    --
+    -- - sgam_lifecycle_due(tenant, now): whether anything of the tenant is past its
+    --   deadline, the probe every read and write asks first; PostgreSQL's one definition of
+    --   it, which answers as the portable statement in store/_sql/lifecycle.py (the tests
+    --   compare them).
+    -- - sgam_point_reads(tenant, now, consent subjects, keys as parallel arrays): sets the
+    --   transaction-local tenant, asks the probe and, only when nothing is due, returns the
+    --   consent statements of the subjects named and, per key (an item with a null subject
+    --   is skipped), the current version, or the version visible at a transaction time,
+    --   starting last at or before an instant and the one starting first after it: the
+    --   rows of the reader's own point lookup. Called alone on an autocommit connection it
+    --   is a transaction of its own, so the tenant it sets ends with it; called first in a
+    --   pipeline, with no keys, it opens a read (tenant and probe in one statement) and the
+    --   tenant holds until the pipeline's Sync. A due deadline is one row with part 0 and
+    --   nothing else: the caller settles it in a write, then reads again.
+    --
+    -- Tables are named with their schema; no SET clause pins the search path (it would push
+    -- and pop a setting on every call), and operators resolve in pg_catalog first.
+    CREATE FUNCTION sgam_lifecycle_due(p_tenant text, p_now timestamptz) RETURNS boolean
+    LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
+    BEGIN
+        RETURN EXISTS (SELECT 1 FROM @SCHEMA@.operations o
+                       WHERE o.tenant = p_tenant AND o.expires_at IS NOT NULL AND o.expires_at <= p_now)
+            OR EXISTS (SELECT 1 FROM @SCHEMA@.store_items s
+                       WHERE s.tenant = p_tenant AND s.expires_at IS NOT NULL AND s.expires_at <= p_now)
+            OR EXISTS (
+                SELECT 1 FROM @SCHEMA@.retention_classes c
+                WHERE c.tenant = p_tenant AND c.ttl IS NOT NULL
+                  AND (p_now - c.ttl * interval '1 microsecond' >= CASE WHEN c.on_expiry = 'erase'
+                          THEN (SELECT min(e.recorded_at) FROM @SCHEMA@.episodes e
+                                WHERE e.tenant = c.tenant AND e.retention = c.name)
+                          ELSE (SELECT min(e.recorded_at) FROM @SCHEMA@.episodes e
+                                WHERE e.tenant = c.tenant AND e.retention = c.name AND e.lost_at IS NULL) END
+                       OR p_now - c.ttl * interval '1 microsecond' >= (
+                          SELECT min(d.kept_since) FROM @SCHEMA@.documents d
+                          WHERE d.tenant = c.tenant AND d.retention = c.name)));
+    END $$;
+
+    CREATE FUNCTION sgam_point_reads(
+        p_tenant text, p_now timestamptz, p_consents text[],
+        p_subjects text[], p_attributes text[], p_ats timestamptz[], p_knowns timestamptz[]
+    ) RETURNS TABLE (
+        part smallint, item integer,
+        row_id bigint, assertion_id bigint, subject text, attribute text, value text, memory_type text,
+        valid_from timestamptz, valid_to timestamptz, recorded_from timestamptz, recorded_to timestamptz,
+        source text, confidence double precision, schema_version integer, supersedes bigint, origin text,
+        closed_by text,
+        purpose text, granted boolean, changed_at timestamptz, seq bigint
+    ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+    #variable_conflict use_column
+    DECLARE
+        i integer;
+    BEGIN
+        PERFORM set_config('sgam.tenant', p_tenant, true);
+        IF @SCHEMA@.sgam_lifecycle_due(p_tenant, p_now) THEN
+            part := 0;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        RETURN QUERY
+            SELECT 1::smallint, NULL::integer, NULL::bigint, NULL::bigint, c.subject, NULL::text, NULL::text,
+                   NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
+                   NULL::text, NULL::double precision, NULL::integer, NULL::bigint, NULL::text, NULL::text,
+                   c.purpose, c.granted, c.changed_at, c.seq
+            FROM @SCHEMA@.consents c WHERE c.tenant = p_tenant AND c.subject = ANY (p_consents);
+        FOR i IN 1 .. coalesce(array_length(p_subjects, 1), 0) LOOP
+            CONTINUE WHEN p_subjects[i] IS NULL;
+            IF p_knowns[i] IS NULL THEN
+                RETURN QUERY
+                    SELECT * FROM (
+                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
+                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
+                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
+                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
+                        FROM @SCHEMA@.assertions a
+                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
+                          AND a.recorded_to IS NULL AND a.valid_from <= p_ats[i]
+                        ORDER BY a.valid_from DESC LIMIT 1) AS f
+                    UNION ALL
+                    SELECT * FROM (
+                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
+                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
+                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
+                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
+                        FROM @SCHEMA@.assertions a
+                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
+                          AND a.recorded_to IS NULL AND a.valid_from > p_ats[i]
+                        ORDER BY a.valid_from LIMIT 1) AS c;
+            ELSE
+                RETURN QUERY
+                    SELECT * FROM (
+                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
+                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
+                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
+                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
+                        FROM @SCHEMA@.assertions a
+                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
+                          AND a.recorded_from <= p_knowns[i]
+                          AND (a.recorded_to IS NULL OR a.recorded_to > p_knowns[i])
+                          AND a.valid_from <= p_ats[i]
+                        ORDER BY a.valid_from DESC LIMIT 1) AS f
+                    UNION ALL
+                    SELECT * FROM (
+                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
+                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
+                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
+                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
+                        FROM @SCHEMA@.assertions a
+                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
+                          AND a.recorded_from <= p_knowns[i]
+                          AND (a.recorded_to IS NULL OR a.recorded_to > p_knowns[i])
+                          AND a.valid_from > p_ats[i]
+                        ORDER BY a.valid_from LIMIT 1) AS c;
+            END IF;
+        END LOOP;
+    END $$;
+
+    REVOKE ALL ON FUNCTION sgam_lifecycle_due(text, timestamptz) FROM PUBLIC;
+    REVOKE ALL ON FUNCTION sgam_point_reads(text, timestamptz, text[], text[], text[], timestamptz[], timestamptz[])
+        FROM PUBLIC;
+
+    -- A one-fact write's lookups in one statement. A write sent the tenant's set_config, the
+    -- subject's advisory lock, six lookups (schema version, source episode, the key's last
+    -- change, the versions around the new start, the subject's consent statements, the
+    -- operation's sequence number) and the deadline probe as nine statements of its pipeline,
+    -- and the driver's work per statement (flushing and polling the socket for each) was most
+    -- of a write's client time. sgam_write_lookups, run as the caller (SECURITY INVOKER: row-
+    -- level security binds it as it binds the caller's own statements), does them in that
+    -- order: sets the transaction-local tenant, takes the locks (waiting, or only trying when
+    -- the unit of work already holds others: then one row with part 9 and nothing else, and
+    -- the unit re-runs holding every lock in order), then asks each lookup in a statement of
+    -- its own, so that each sees what committed before the lock was granted (READ COMMITTED
+    -- takes a snapshot per statement of a volatile function). The rows:
+    --
+    --   part 0: the head: due (null when p_now is null), schema version (null unless asked),
+    --           sequence number, the key's last change
+    --   part 1: a current version starting at or before p_moment (at most two, latest first)
+    --   part 2: a current version starting after p_moment (at most two, earliest first)
+    --   part 3: the source episode (unless p_source is null)
+    --   part 4: a consent statement of the subject (unless p_consents is false)
+    --   part 9: a lock was held elsewhere; nothing else was asked
+    --
+    -- Called in the write's own transaction (its pipeline): the tenant it sets holds until
+    -- that transaction ends, as the caller's set_config would.
+    CREATE FUNCTION sgam_write_lookups(
+        p_tenant text, p_now timestamptz, p_locks bigint[], p_wait boolean,
+        p_subject text, p_attribute text, p_moment timestamptz, p_source text,
+        p_version boolean, p_consents boolean
+    ) RETURNS TABLE (
+        part smallint, due boolean, version integer, seq bigint, last_at timestamptz,
+        row_id bigint, assertion_id bigint, subject text, attribute text, value text, memory_type text,
+        valid_from timestamptz, valid_to timestamptz, recorded_from timestamptz, recorded_to timestamptz,
+        source text, confidence double precision, schema_version integer, supersedes bigint, origin text,
+        closed_by text,
+        e_tenant text, e_episode_id text, e_occurred_at timestamptz, e_recorded_at timestamptz, e_text text,
+        e_speaker text, e_kind text, e_session text, e_metadata text, e_schema_version integer,
+        e_retention text, e_lost_at timestamptz,
+        c_purpose text, c_granted boolean, c_changed_at timestamptz, c_seq bigint
+    ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+    #variable_conflict use_column
+    BEGIN
+        PERFORM set_config('sgam.tenant', p_tenant, true);
+        IF p_locks IS NOT NULL THEN
+            IF p_wait THEN
+                PERFORM pg_advisory_xact_lock(k) FROM unnest(p_locks) AS k ORDER BY k;
+            ELSIF NOT (SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(p_locks) AS k) THEN
+                part := 9;
+                RETURN NEXT;
+                RETURN;
+            END IF;
+        END IF;
+        part := 0;
+        IF p_now IS NOT NULL THEN
+            due := @SCHEMA@.sgam_lifecycle_due(p_tenant, p_now);
+        END IF;
+        IF p_version THEN
+            version := coalesce((SELECT t.version FROM @SCHEMA@.tenant_schema t WHERE t.tenant = p_tenant), 0);
+        END IF;
+        seq := nextval(pg_get_serial_sequence('@SCHEMA@.operations', 'seq'));
+        last_at := (SELECT o.recorded_at FROM @SCHEMA@.operations o
+                    WHERE o.tenant = p_tenant AND o.subject = p_subject AND o.attribute = p_attribute
+                    ORDER BY o.seq DESC LIMIT 1);
+        RETURN NEXT;
+        RETURN QUERY
+            SELECT * FROM (
+                SELECT 1::smallint, NULL::boolean, NULL::integer, NULL::bigint, NULL::timestamptz,
+                       a.row_id, a.assertion_id, a.subject, a.attribute, a.value, a.memory_type, a.valid_from,
+                       a.valid_to, a.recorded_from, a.recorded_to, a.source, a.confidence, a.schema_version,
+                       a.supersedes, a.origin, a.closed_by,
+                       NULL::text, NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::text, NULL::text,
+                       NULL::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::timestamptz,
+                       NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
+                FROM @SCHEMA@.assertions a
+                WHERE a.tenant = p_tenant AND a.subject = p_subject AND a.attribute = p_attribute
+                  AND a.recorded_to IS NULL AND a.valid_from <= p_moment
+                ORDER BY a.valid_from DESC LIMIT 2) AS f
+            UNION ALL
+            SELECT * FROM (
+                SELECT 2::smallint, NULL::boolean, NULL::integer, NULL::bigint, NULL::timestamptz,
+                       a.row_id, a.assertion_id, a.subject, a.attribute, a.value, a.memory_type, a.valid_from,
+                       a.valid_to, a.recorded_from, a.recorded_to, a.source, a.confidence, a.schema_version,
+                       a.supersedes, a.origin, a.closed_by,
+                       NULL::text, NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::text, NULL::text,
+                       NULL::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::timestamptz,
+                       NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
+                FROM @SCHEMA@.assertions a
+                WHERE a.tenant = p_tenant AND a.subject = p_subject AND a.attribute = p_attribute
+                  AND a.recorded_to IS NULL AND a.valid_from > p_moment
+                ORDER BY a.valid_from LIMIT 2) AS c;
+        IF p_source IS NOT NULL THEN
+            RETURN QUERY
+                SELECT 3::smallint, NULL::boolean, NULL::integer, NULL::bigint, NULL::timestamptz,
+                       NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::text,
+                       NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::text,
+                       NULL::double precision, NULL::integer, NULL::bigint, NULL::text, NULL::text,
+                       e.tenant, e.episode_id, e.occurred_at, e.recorded_at, e.text, e.speaker, e.kind, e.session,
+                       e.metadata, e.schema_version, e.retention, e.lost_at,
+                       NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
+                FROM @SCHEMA@.episodes e WHERE e.tenant = p_tenant AND e.episode_id = p_source;
+        END IF;
+        IF p_consents THEN
+            RETURN QUERY
+                SELECT 4::smallint, NULL::boolean, NULL::integer, NULL::bigint, NULL::timestamptz,
+                       NULL::bigint, NULL::bigint, c.subject, NULL::text, NULL::text, NULL::text,
+                       NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::text,
+                       NULL::double precision, NULL::integer, NULL::bigint, NULL::text, NULL::text,
+                       NULL::text, NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::text, NULL::text,
+                       NULL::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::timestamptz,
+                       c.purpose, c.granted, c.changed_at, c.seq
+                FROM @SCHEMA@.consents c WHERE c.tenant = p_tenant AND c.subject = p_subject;
+        END IF;
+    END $$;
+
+    REVOKE ALL ON FUNCTION sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text,
+                                              boolean, boolean) FROM PUBLIC;
+    """
