@@ -63,13 +63,13 @@ from ._requests import (
     PointRead,
     ReadAhead,
     RevokingConsents,
+    SearchFilter,
     VectorTally,
 )
 from ._search import (
     CandidateEpisodes,
     EmbedderStateRow,
     KeywordQuery,
-    SearchFilter,
     SearchIndex,
     StoredEpisode,
     VectorProgress,

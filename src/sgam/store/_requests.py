@@ -10,12 +10,8 @@ only says what is coming, never how it is stored.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .._core.rules import Effect, Operation, Version
-
-if TYPE_CHECKING:
-    from ._search import SearchFilter
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +128,26 @@ class VectorTally:
 
     model: str
     dims: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilter:
+    """Scope of an evidence search beyond the tenant. Times are epoch microseconds;
+    ``subject``/``memory_type`` keep episodes that sourced such an operation."""
+
+    since: int | None = None
+    until: int | None = None
+    session: str | None = None
+    speaker: str | None = None
+    subject: str | None = None
+    memory_type: str | None = None
+    known_at: int | None = None
+    """Only episodes recorded at or before this transaction time (a reproducible read)."""
+
+    @property
+    def on_times_only(self) -> bool:
+        """Whether the filter names times alone (what each vector row holds itself)."""
+        return self.session is None and self.speaker is None and self.subject is None and self.memory_type is None
 
 
 @dataclass(frozen=True, slots=True)

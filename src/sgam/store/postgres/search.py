@@ -19,9 +19,9 @@ import numpy.typing as npt
 
 from ..._core.errors import ValidationError
 from .._protocol import EpisodeRow, Reader, WriteTransaction
-from .._requests import KeywordEpisodes, MatchingKeys, VectorTally
+from .._requests import KeywordEpisodes, MatchingKeys, SearchFilter, VectorTally
 from .._rows import EPISODE_COLUMNS
-from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery
+from .._search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery
 from .._sql.embedders import PortableEmbedders, scope
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import nearest, time_mask
