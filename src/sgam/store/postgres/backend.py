@@ -50,7 +50,7 @@ from .._sql.subjects import SubjectReads
 from . import points, scan
 from .adapters import Micros, configure
 from .ahead import statement
-from .checkpoints import PostgresCheckpointAccess
+from .checkpoints import PostgresCheckpointAccess, PostgresCheckpointWriter
 from .common import PostgresCommonWriter
 from .connect import connect
 from .connect import options as connect_options
@@ -332,6 +332,10 @@ class PostgresBackend:
         if tenant not in self._schemas:
             return None
         return PostgresCommonWriter(self._pool, tenant, self._schemas)
+
+    def checkpoint_writer(self, tenant: str) -> PostgresCheckpointWriter:
+        """Each put and each task's writes alone on an autocommit connection (``checkpoints.py``)."""
+        return PostgresCheckpointWriter(self._pool, check_tenant(tenant))
 
     @contextmanager
     def read(self, tenant: str) -> Iterator[PostgresReader]:

@@ -400,6 +400,10 @@ class SQLiteBackend:
         work with the planner costs no round trips to save."""
         return None
 
+    def checkpoint_writer(self, tenant: str) -> None:
+        """None, for the same reason: a put in a unit of work is already function calls."""
+        return None
+
     def read(self, tenant: str) -> ReadScope:
         return ReadScope(self, tenant)
 
