@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import psycopg
+import pytest
 from typer.testing import CliRunner
 
 from sgam import Memory
@@ -78,6 +79,53 @@ def test_compact_removes_erased_bytes_from_the_data_directory(postgres: Postgres
     with Memory(postgres.app) as memory:  # the rest is intact
         assert memory.episode("acme", "e2") is not None
         assert SgamStore(memory, tenant="acme").get(("kept",), "k") is not None
+
+
+@pytest.mark.parametrize("emptied", [False, True])
+def test_compact_removes_erased_values_the_planner_sampled(postgres: PostgresUrls, emptied: bool) -> None:
+    """ANALYZE (autovacuum's, whenever a table has changed enough) keeps samples of column
+    values in ``pg_statistic``. Compact's own ANALYZE replaces a table's, leaving the old
+    rows there as dead tuples unless that catalog is rewritten too; and of a table the
+    erasure ``emptied`` it keeps them, live, unless they are cleared. Before, whether a
+    marker survived compaction depended on whether autovacuum had analyzed its table."""
+    with Memory(postgres.app) as memory:
+        _plant(memory)
+        with psycopg.connect(postgres.admin, autocommit=True) as conn:
+            conn.execute("ANALYZE")
+        with psycopg.connect(postgres.admin) as conn:
+            sampled = conn.execute("SELECT count(*) FROM pg_stats WHERE most_common_vals::text LIKE '%zq%marker%' "
+                                   "OR histogram_bounds::text LIKE '%zq%marker%'").fetchone()
+        assert sampled is not None and sampled[0] > 0
+        memory.forget_episode("acme", "e1")
+        memory.forget_subject("acme", MARKERS["subject"])
+        _forget_item(memory)
+        if emptied:  # the last item's ledger key goes too: no version of any key is left
+            SgamStore(memory, tenant="acme").forget(("kept",), "k")
+    with psycopg.connect(postgres.admin) as conn:
+        versions = conn.execute("SELECT count(*) FROM assertions").fetchone()
+    assert versions is not None and (versions[0] == 0) == emptied
+    outcome = CliRunner().invoke(app, ["compact", "--db", postgres.admin])
+    assert outcome.exit_code == 0, outcome.output
+    assert "pg_statistic" in outcome.stdout
+    assert _files_with(postgres.admin, MARKERS) == {}
+
+
+def test_compact_by_a_role_that_may_not_rewrite_the_statistics_rewrites_nothing(postgres: PostgresUrls) -> None:
+    """The application role owns no table; a role that owns the tables but not the
+    database is refused the same way, before any table is rewritten, rather than leaving
+    the samples behind with only a server warning."""
+    with Memory(postgres.app) as memory:
+        memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z", "text")
+
+    def files() -> list[int]:
+        with psycopg.connect(postgres.admin) as conn:
+            return [int(row[0]) for row in conn.execute(
+                "SELECT relfilenode FROM pg_class WHERE relname IN ('episodes', 'pg_statistic') ORDER BY relname")]
+
+    before = files()
+    outcome = CliRunner().invoke(app, ["compact", "--db", postgres.app])
+    assert outcome.exit_code == 6 and "pg_statistic" in outcome.output and "owner" in outcome.output, outcome.output
+    assert files() == before
 
 
 def test_compact_rewrites_every_table_that_can_hold_tenant_content(postgres: PostgresUrls) -> None:

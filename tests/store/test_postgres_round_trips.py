@@ -10,9 +10,10 @@ import pytest
 from tests.conftest import PostgresUrls
 
 from sgam import Memory, ValidationError
+from sgam._core.purpose import members_prefix
 from sgam._core.schema import AttributeSchema, ValueType
 from sgam._core.time import to_micros
-from sgam.store import OneFactWrite
+from sgam.store import Declared, Members, OneFactWrite
 from sgam.store._sql.ledger import KeyLookups
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.write import PostgresWrite
@@ -97,13 +98,14 @@ def test_a_read_sent_ahead_answers_as_asked_and_leaves_the_connection_clean(post
         assert memory.get("acme", "ann", "city").value == "Lima"  # type: ignore[union-attr]
         assert memory.get("acme", "ann", "city", at=datetime(2026, 4, 1, tzinfo=UTC)).value == "Rome"  # type: ignore[union-attr]
         assert memory.get("acme", "ann", "country") is None
+        members = members_prefix("city", None)
+        moment = to_micros(datetime(2026, 2, 1, tzinfo=UTC))
         with backend.read("acme") as reader:
-            reader.prefetch([lambda r: r.get("ann", "city", to_micros(datetime(2026, 2, 1, tzinfo=UTC)), None),
-                             lambda r: r.history("ann", "nothing", None)])
+            reader.prefetch([Members("ann", members, moment, None), Declared("nothing")])
             assert reader.history("ann", "city", None)[0].value == '"Oslo"'  # not what was sent ahead
-            found = reader.get("ann", "city", to_micros(datetime(2026, 2, 1, tzinfo=UTC)), None)
-            assert found is not None and found.value == '"Oslo"'
-            assert reader.get("ann", "city", to_micros(datetime(2026, 2, 1, tzinfo=UTC)), None) == found
+            assert reader.members("ann", members, moment, None) == []
+            assert reader.members("ann", members, moment, None) == []  # asked again: the server answers
+            assert reader.declared("city") is None  # not the attribute sent ahead
         with backend._pool.connection() as conn:
             row = conn.execute("SELECT current_setting('sgam.tenant', true)").fetchone()
             assert row is not None and row[0] in (None, "")

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import PostgresUrls
 
 from sgam import Memory
+from sgam.store import ReadAhead
 from sgam.store.postgres.adapters import configure
 from sgam.store.postgres.session import PostgresSession, native
 
@@ -24,14 +25,23 @@ def test_linked_and_members_read_their_indexes(postgres: PostgresUrls, monkeypat
         memory.write_many("t", [{"subject": f"buyer{i}", "attribute": "supplier", "value": f"s{i % 7}",
                                  "valid_from": T1, "source": "e1"} for i in range(300)])
         sent: list[tuple[str, Any]] = []
-        run = PostgresSession._run
+        run, answer = PostgresSession._run, PostgresSession.answer
 
-        def record(self: PostgresSession, sql: str, params: Any) -> Any:
+        def wanted(sql: str, params: Any) -> None:
             if "assertions_by_value" in sql or "INDEXED BY assertions_current WHERE a.tenant = ? AND a.subject" in sql:
                 sent.append((sql, params))
+
+        def record(self: PostgresSession, sql: str, params: Any) -> Any:
+            wanted(sql, params)
             return run(self, sql, params)
 
+        def record_sent(self: PostgresSession, request: ReadAhead, sql: str, params: Any = ()) -> Any:
+            if request in self.ahead:  # sent ahead (``Reader.prefetch``): answered without ``_run``
+                wanted(sql, params)
+            return answer(self, request, sql, params)
+
         monkeypatch.setattr(PostgresSession, "_run", record)
+        monkeypatch.setattr(PostgresSession, "answer", record_sent)
         assert len(memory.linked("t", "supplier", "s3")) == 43
         assert [m.value for m in memory.members("t", "buyer3", "supplier")] == ["s3"]
     assert len(sent) == 2

@@ -21,7 +21,7 @@ from ..search.fusion import reciprocal_rank_fusion
 from ..search.scope import mentions
 from ..search.service import revoked_subjects
 from ..search.text import check_question, keywords
-from ..store import Backend, ChunkRow, Reader, WriteTransaction
+from ..store import Backend, ChunkRow, KeywordChunks, ReadAhead, Reader, WriteTransaction
 from ._model import DocumentHit
 
 CANDIDATES = 50
@@ -62,6 +62,13 @@ def names_revoked(chunk: ChunkRow, revoked: set[str]) -> bool:
     word of its text or of its document's path, decided as search decides it for an
     episode's text and speaker (``search.scope.mentions``)."""
     return bool(revoked) and mentions(chunk.path, chunk.text, revoked)
+
+
+def passage_reads(query: str) -> list[ReadAhead]:
+    """What ``search_documents`` asks first in the caller's read when the caller has read
+    the revoked subjects (recall has), for that read to send ahead: the keyword candidates."""
+    terms = keywords(query)
+    return [KeywordChunks(tuple(terms), CANDIDATES)] if terms else []
 
 
 def search_documents(

@@ -23,7 +23,7 @@ from .._core.secret import Digests
 from .._core.time import parse_timestamp, to_micros
 from .._core.values import check_optional_name, check_tenant
 from ..search.embedders import Embedder
-from ..store import AuditRow, Backend, DocumentRow, Reader, RevisionRow, WriteTransaction
+from ..store import AuditRow, Backend, DocumentRow, ReadAhead, Reader, RevisionRow, WriteTransaction
 from ._checks import (
     ANONYMOUS,
     DEFAULT_RETENTION,
@@ -178,6 +178,13 @@ class Documents:
             self._settle(tenant)
         return search_documents(self.backend, self._searching(tenant), tenant, question, limit=RECALL_PASSAGES,
                                 vector_floor=vector_floor, revoked=revoked, reader=reader, confirm=self._confirm())
+
+    @staticmethod
+    def passage_reads(question: str) -> list[ReadAhead]:
+        """What ``passages`` asks first in the caller's read, for the read to send ahead."""
+        from .search import passage_reads
+
+        return passage_reads(question)
 
     def all(self, tenant: str) -> list[Document]:
         with self._read(tenant) as reader:

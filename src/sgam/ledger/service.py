@@ -28,7 +28,7 @@ from ..lifecycle.erasure import Erased
 from ..lifecycle.expiry import settle
 from ..lifecycle.participants import Participant, Reach
 from ..search import SearchService
-from ..store import Backend, PointRead, Reader, WriteTransaction
+from ..store import Backend, PointRead, ReadAhead, Reader, WriteTransaction
 from .dual_read import DualReader
 from .records import to_assertion, to_episode
 from .write import Applied, PendingOp, WriteService
@@ -83,12 +83,12 @@ class Ledger:
         return result
 
     def read(
-        self, tenant: str, call: str = "read", ahead: Sequence[Callable[[Reader], object]] = (),
+        self, tenant: str, call: str = "read", ahead: Sequence[ReadAhead] = (),
         point: PointRead | None = None,
     ) -> AbstractContextManager[Reader]:
         """A read scope of the tenant in which nothing is past its deadline at ``now``.
-        ``ahead``: reads the scope will make, which a backend may send with the deadline
-        probe (``Reader.prefetch``); ``point``: the point read the scope is for, which a
+        ``ahead``: reads the scope will make first, which a backend may send with the
+        deadline probe (``Reader.prefetch``); ``point``: the point read the scope is for, which a
         backend may answer with the probe (``Reader.plan_point``)."""
         return _SettledRead(self, tenant, call, ahead, point)
 
@@ -136,7 +136,7 @@ class _SettledRead(AbstractContextManager[Reader]):
     __slots__ = ("_ahead", "_call", "_ledger", "_point", "_scope", "_tenant")
 
     def __init__(
-        self, ledger: Ledger, tenant: str, call: str, ahead: Sequence[Callable[[Reader], object]],
+        self, ledger: Ledger, tenant: str, call: str, ahead: Sequence[ReadAhead],
         point: PointRead | None,
     ) -> None:
         self._ledger = ledger

@@ -5,11 +5,9 @@ whose consent is."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from .._core.purpose import allowed, members_prefix
 from .._core.rules import Version
-from ..store import Reader
+from ..store import Consents, Declared, Members, ReadAhead
 from .relations import RelationReads, visible_versions
 
 
@@ -28,14 +26,12 @@ def member_versions(
 
 def member_reads(
     subject: str, attribute: str, at: int, known_at: int | None, purpose: str | None,
-) -> list[Callable[[Reader], object]]:
+) -> list[ReadAhead]:
     """What ``member_versions`` asks first, for a read to send ahead (PostgreSQL sends
     them in one round trip): the subject's consent, the attribute's schema, the members."""
-    reads: list[Callable[[Reader], object]] = [
-        lambda reader: reader.consents(subject),
-        lambda reader: reader.declared(attribute),
-        lambda reader: reader.members(subject, members_prefix(attribute, None), at, known_at),
+    reads: list[ReadAhead] = [
+        Consents(subject), Declared(attribute), Members(subject, members_prefix(attribute, None), at, known_at),
     ]
     if purpose is not None:
-        reads.append(lambda reader: reader.members(subject, members_prefix(attribute, purpose), at, known_at))
+        reads.append(Members(subject, members_prefix(attribute, purpose), at, known_at))
     return reads

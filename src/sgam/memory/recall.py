@@ -16,6 +16,7 @@ from ..ledger.service import Ledger
 from ..recall import RecallResult, recall
 from ..search import EvidenceHit, SearchConfig, SearchFilter, check_question, load_embedder, resolve_config
 from ..search.embedders import Embedder
+from ..store import EmbedderState
 
 if TYPE_CHECKING:
     from ..documents import DocumentHit, Documents
@@ -62,7 +63,7 @@ class RecallCalls:
         resolved, checked = resolve_config(config), check_limit(limit)
         check_question(question)
         self.ledger.search.embed_question(question, [resolved], tenant)
-        with self.ledger.read(tenant, "search", [self.ledger.search.active_in]) as reader:
+        with self.ledger.read(tenant, "search", [EmbedderState()]) as reader:
             return self.ledger.search.search(reader, question, config=resolved, flt=flt, limit=checked,
                                              now=self.ledger.now(), purpose=scope)
 
@@ -78,7 +79,7 @@ class RecallCalls:
         checked = check_limit(limit)
         check_question(question)
         self.ledger.search.embed_question(question, list(resolved.values()), tenant)
-        with self.ledger.read(tenant, "search", [self.ledger.search.active_in]) as reader:
+        with self.ledger.read(tenant, "search", [EmbedderState()]) as reader:
             return self.ledger.search.search_many(reader, question, configs=resolved, flt=SearchFilter(),
                                                   limit=checked, now=self.ledger.now())
 
@@ -140,7 +141,8 @@ class RecallCalls:
         known = optional_micros(known_at, "known_at")
         return recall(self.ledger.search, tenant, question, at=moment, budget=budget, config=resolve_config(config),
                       known_at=known, documents=partial(self._passages, tenant), purpose=scope,
-                      read=lambda ahead: self.ledger.read(tenant, "recall", ahead))
+                      read=lambda ahead: self.ledger.read(tenant, "recall", ahead),
+                      document_reads=self.documents.passage_reads)
 
 
 def _embedder(given: Embedder | str) -> tuple[Embedder, str | None]:

@@ -23,7 +23,7 @@ from ..ledger.relations import (
 )
 from ..ledger.service import Ledger
 from ..ledger.sets import member_reads, member_versions
-from ..store import WriteTransaction
+from ..store import Consents, Declared, WriteTransaction
 
 MAX_NAMES = 10_000
 
@@ -81,8 +81,7 @@ class ShapeCalls:
         size = check_limit(limit)
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
-        ahead = [lambda reader: reader.declared(attribute), lambda reader: reader.consents(target)]
-        with self.ledger.read(tenant, "linked", ahead=ahead) as reader:
+        with self.ledger.read(tenant, "linked", ahead=[Declared(attribute), Consents(target)]) as reader:
             schema = relation_schema(reader, attribute, "attribute")
             return linked(reader, schema, target, moment, known, size)
 

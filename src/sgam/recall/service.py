@@ -15,7 +15,18 @@ from .._core.time import from_micros
 from .._core.values import canonical_json, load_value
 from ..search import SearchConfig, SearchFilter, SearchService, check_question, keywords
 from ..search.scope import in_scope
-from ..store import EpisodeReads, LedgerReads, QueryFilter, Reader, SubjectReads
+from ..store import (
+    AttributeSchemas,
+    EmbedderState,
+    EpisodeReads,
+    LedgerReads,
+    MatchingKeys,
+    QueryFilter,
+    ReadAhead,
+    Reader,
+    RevokingConsents,
+    SubjectReads,
+)
 from ._model import Citation, RecallItem, RecallResult
 from .render import frame_tokens, pack
 from .shape import set_versions, shape_versions
@@ -59,7 +70,8 @@ def check_budget(budget: object) -> int:
 def recall(
     search: SearchService, tenant: str, question: str, *, at: int, budget: int, config: SearchConfig,
     known_at: int | None = None, documents: DocumentSearch | None = None, purpose: str | None = None,
-    read: Callable[[Sequence[Callable[[Reader], object]]], AbstractContextManager[Reader]] | None = None,
+    read: Callable[[Sequence[ReadAhead]], AbstractContextManager[Reader]] | None = None,
+    document_reads: Callable[[str], Sequence[ReadAhead]] | None = None,
 ) -> RecallResult:
     """Reads only: facts as the ledger stood at ``known_at`` (default: now) and episodes
     recorded by then, so a recall with ``known_at`` can be reproduced later. ``read``
@@ -69,21 +81,19 @@ def recall(
     in it would take a second, and concurrent recalls would starve the pool). The
     question is embedded before it opens. ``read`` is given the reads the recall will
     make first and whose statements depend on nothing read before them (``ahead``):
-    a backend may send them with its first statement (``Reader.prefetch``)."""
+    a backend may send them with its first statement (``Reader.prefetch``);
+    ``document_reads``: those ``documents`` makes first for a question."""
     question = check_question(question)
     budget = check_budget(budget)
     terms = keywords(question)
     search.embed_question(question, tenant=tenant)
     flt = SearchFilter(until=at, known_at=known_at)
-    ahead: list[Callable[[Reader], object]] = [
-        search.active_in,
-        lambda r: r.attribute_schemas(),
-        lambda r: r.revoking_consents(consent_uses(purpose)),
-        lambda r: search.index.matching_keys(r, terms, at, KEY_CANDIDATES, known_at),
-        lambda r: search.ranked(r, question, config=config, flt=flt, limit=EVIDENCE_LIMIT, now=at),
+    ahead: list[ReadAhead] = [
+        EmbedderState(), AttributeSchemas(), RevokingConsents(consent_uses(purpose)),
+        MatchingKeys(tuple(terms), at, KEY_CANDIDATES, known_at), *search.first_reads(tenant, question, config, flt),
     ]
-    if documents is not None and known_at is None:
-        ahead.append(lambda r: documents(r, question, SIMILARITY_FLOOR, set()))
+    if documents is not None and known_at is None and document_reads is not None:
+        ahead += document_reads(question)
     with _opened(search, tenant, read, ahead) as reader:
         schemas = reader.attribute_schemas()
         sensitive = {schema.attribute for schema in schemas if schema.sensitive}
@@ -142,8 +152,8 @@ def recall(
 @contextmanager
 def _opened(
     search: SearchService, tenant: str,
-    read: Callable[[Sequence[Callable[[Reader], object]]], AbstractContextManager[Reader]] | None,
-    ahead: Sequence[Callable[[Reader], object]],
+    read: Callable[[Sequence[ReadAhead]], AbstractContextManager[Reader]] | None,
+    ahead: Sequence[ReadAhead],
 ) -> Iterator[Reader]:
     """The recall's one read: ``read``'s, or the backend's, told what comes first."""
     if read is not None:

@@ -78,6 +78,18 @@ def search_evidence(
     return [hit(found.rows[key], score) for key, score in rank(found, config, limit, now)]
 
 
+def keyword_query(terms: list[str], configs: Sequence[SearchConfig]) -> KeywordQuery | None:
+    """The keyword channel ``gather`` asks the index for (None: none of ``configs`` reads
+    it, or the question has no words): as deep as the deepest config reads it."""
+    wants_keyword = [c for c in configs if c.keyword or _feedback(c) or c.session_doc_weight > 0]
+    if not wants_keyword or not terms:
+        return None
+    depth = max(c.keyword_candidates for c in wants_keyword)
+    if any(c.session_doc_weight > 0 for c in configs):
+        depth = max(depth, COVERAGE_DEPTH)
+    return KeywordQuery(terms, depth)
+
+
 def gather(
     index: SearchIndex, embedder: Embedder | None, reader: Reader, question: str,
     configs: Sequence[SearchConfig], flt: SearchFilter, now: int,
@@ -89,13 +101,7 @@ def gather(
     found = Candidates(question, keywords(question))
     if any(c.date_weight > 0 for c in configs):
         found.window = named_window(question, now)
-    by_keyword = by_vector = None
-    wants_keyword = [c for c in configs if c.keyword or _feedback(c) or c.session_doc_weight > 0]
-    if wants_keyword and found.terms:
-        depth = max(c.keyword_candidates for c in wants_keyword)
-        if any(c.session_doc_weight > 0 for c in configs):
-            depth = max(depth, COVERAGE_DEPTH)
-        by_keyword = KeywordQuery(found.terms, depth)
+    by_keyword, by_vector = keyword_query(found.terms, configs), None
     wants_vector = [c for c in configs if c.vector]
     if wants_vector and embedder is not None:
         by_vector = VectorQuery(embedder.name, embed_query(embedder, question),

@@ -9,13 +9,25 @@ from typing import Any, TypeVar
 
 from .._core.errors import StoreError
 from .._core.purpose import ConsentBook, consent_uses
-from ..store import Backend, EmbedderStateRow, EpisodeRow, Reader, SearchFilter, SearchIndex, WriteTransaction
+from ..store import (
+    Backend,
+    EmbedderState,
+    EmbedderStateRow,
+    EpisodeRow,
+    KeywordEpisodes,
+    ReadAhead,
+    Reader,
+    SearchFilter,
+    SearchIndex,
+    VectorTally,
+    WriteTransaction,
+)
 from .choice import EmbedderChoice, StaleEmbedders
 from .config import SearchConfig
 from .embedders import Embedder, Vectors, embed_checked, embed_query
-from .engine import EvidenceHit, gather, hit, rank, search_evidence
+from .engine import EvidenceHit, gather, hit, keyword_query, rank, search_evidence
 from .scope import in_scope
-from .text import check_question
+from .text import check_question, keywords
 
 T = TypeVar("T")
 
@@ -70,6 +82,26 @@ class SearchService:
     def embedder_for(self, tenant: str) -> Embedder | None:
         """The embedder the tenant's search uses, as this process saw it last."""
         return self.choice.active(self.state(tenant))
+
+    def first_reads(self, tenant: str, question: str, config: SearchConfig, flt: SearchFilter) -> list[ReadAhead]:
+        """What ``active_in`` and ``ranked`` ask first, for a read to send ahead: the
+        tenant's embedder state, then what the search with the embedder this process saw
+        last (the one ``confirmed`` searches with first) asks first: with a vector channel
+        that may be ranked from this process's copy of the vectors, the tally that copy is
+        checked against; else its keyword candidates."""
+        reads: list[ReadAhead] = [EmbedderState()]
+        seen, state = self.choice.guess(tenant)
+        if not seen:  # the embedder is known only once the read has said which
+            return reads
+        embedder = self.choice.active(state)
+        if embedder is not None and config.vector:
+            if flt.on_times_only:
+                reads.append(VectorTally(embedder.name, int(embed_query(embedder, question).shape[0])))
+            return reads
+        keyword = keyword_query(keywords(question), [config])
+        if keyword is not None:
+            reads.append(KeywordEpisodes(tuple(keyword.terms), keyword.limit, flt))
+        return reads
 
     def active_in(self, reader: Reader) -> Embedder | None:
         """The embedder the tenant's search uses in ``reader``'s snapshot."""

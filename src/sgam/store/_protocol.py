@@ -10,7 +10,7 @@ of several calls (``apply_plan``) are plain functions here, not methods every ba
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from .._core.purpose import ConsentRow
@@ -38,7 +38,7 @@ from ._records import (
     ResidueScan,
     RetentionRow,
 )
-from ._requests import CommonWrite, CommonWritten, OneFactWrite, PointRead
+from ._requests import CommonWrite, CommonWritten, OneFactWrite, PointRead, ReadAhead
 
 if TYPE_CHECKING:
     from ._sql.checkpoints import CheckpointRecords, CheckpointRow, CheckpointWriteRow
@@ -590,9 +590,10 @@ class Reader(
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 
     def episodes(self, session: str | None, limit: int, newest_first: bool = False) -> list[EpisodeRow]: ...
-    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
-        """A hint: ``calls`` will run in this read. A backend with round trips may send
-        the first statement of each now, to travel with the next one it waits for."""
+    def prefetch(self, requests: Sequence[ReadAhead]) -> None:
+        """A hint: the reads ``requests`` name will be made in this read, with those
+        arguments. A backend with round trips may send their statements now, to travel
+        with the next one it waits for, and answer the reads from what came back."""
         ...
     def plan_point(self, request: PointRead) -> None:
         """A hint, given before the deadline probe: this read is ``request``'s point read.

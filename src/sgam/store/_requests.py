@@ -62,3 +62,112 @@ class CommonWritten:
     seq: int
     effect: Effect
     version: Version | None
+
+
+# Reads a read scope will make first (``Reader.prefetch``): each names one read of the
+# ``Reader`` (or of a capability reached from it) with the arguments it will be asked with.
+# A backend with round trips sends each one's statement ahead and answers the read, when
+# it comes, from what came back; the read builds that statement with the same function.
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderState:
+    """``SearchIndex.embedder_state`` of the read: which embedder the tenant's search uses."""
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeSchemas:
+    """``Reader.attribute_schemas()``: every declared attribute of the tenant."""
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """``Reader.declared(attribute)``."""
+
+    attribute: str
+
+
+@dataclass(frozen=True, slots=True)
+class Consents:
+    """``Reader.consents(subject)``: the statements about ``subject`` under every name."""
+
+    subject: str
+
+
+@dataclass(frozen=True, slots=True)
+class RevokingConsents:
+    """``Reader.revoking_consents(uses)``."""
+
+    uses: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Members:
+    """``Reader.members(subject, prefix, at, known_at)``: a set's members."""
+
+    subject: str
+    prefix: str
+    at: int
+    known_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchingKeys:
+    """``SearchIndex.matching_keys(reader, terms, at, limit, known_at)``."""
+
+    terms: tuple[str, ...]
+    at: int
+    limit: int
+    known_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorTally:
+    """The tally of the tenant's episode vectors of ``model`` and ``dims`` that an evidence
+    search checks its process's copy of the vectors against."""
+
+    model: str
+    dims: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilter:
+    """Scope of an evidence search beyond the tenant. Times are epoch microseconds;
+    ``subject``/``memory_type`` keep episodes that sourced such an operation."""
+
+    since: int | None = None
+    until: int | None = None
+    session: str | None = None
+    speaker: str | None = None
+    subject: str | None = None
+    memory_type: str | None = None
+    known_at: int | None = None
+    """Only episodes recorded at or before this transaction time (a reproducible read)."""
+
+    @property
+    def on_times_only(self) -> bool:
+        """Whether the filter names times alone (what each vector row holds itself)."""
+        return self.session is None and self.speaker is None and self.subject is None and self.memory_type is None
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordEpisodes:
+    """An evidence search's keyword candidates (``SearchIndex.candidate_episodes``): the
+    ``limit`` best episodes for ``terms`` within ``flt``, with their rows."""
+
+    terms: tuple[str, ...]
+    limit: int
+    flt: SearchFilter
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordChunks:
+    """``DocumentStore.keyword_chunks(terms, limit)`` of the read's documents."""
+
+    terms: tuple[str, ...]
+    limit: int
+
+
+ReadAhead = (EmbedderState | AttributeSchemas | Declared | Consents | RevokingConsents | Members | MatchingKeys
+             | VectorTally | KeywordEpisodes | KeywordChunks)
+"""A read named before it is made (``Reader.prefetch``)."""

@@ -12,21 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._protocol import EpisodeRow, Reader, WriteTransaction
-
-
-@dataclass(frozen=True, slots=True)
-class SearchFilter:
-    """Scope of an evidence search beyond the tenant. Times are epoch microseconds;
-    ``subject``/``memory_type`` keep episodes that sourced such an operation."""
-
-    since: int | None = None
-    until: int | None = None
-    session: str | None = None
-    speaker: str | None = None
-    subject: str | None = None
-    memory_type: str | None = None
-    known_at: int | None = None
-    """Only episodes recorded at or before this transaction time (a reproducible read)."""
+from ._requests import SearchFilter
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ._search import SearchFilter
+from ._requests import SearchFilter
 
 PREFIX_ROWS = 20_000
 """From this many vectors of a tenant on, a search scans a prefix of every vector first

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._documents import ChunkRow, DocumentRow, RevisionRow
+from .._requests import ReadAhead
 from .session import Session, chunks, in_list
 
 DOC = "doc_id, path, live, revision, content, size, retention, source, reviewed_at, created_at, updated_at"
@@ -51,13 +52,13 @@ class PortableDocuments:
                        f"ORDER BY {self.ORDER}{suffix}", (tenant, *params))
         return [doc_from_row(row) for row in rows]
 
-    def _scored(self, sql: str, params: tuple[Any, ...], sign: float = 1.0) -> list[
-        tuple[ChunkRow, float]
-    ]:
+    def _scored(self, sql: str, params: tuple[Any, ...], sign: float = 1.0, request: ReadAhead | None = None,
+                ) -> list[tuple[ChunkRow, float]]:
         """Chunks from ``sql`` selecting ``CHUNK`` then a score (times ``sign``: best first
-        is highest)."""
+        is highest); ``request``: the read ``sql`` answers, if it may have been sent ahead."""
         db = self._db
-        return [(ChunkRow(*row[:7]), sign * float(row[7])) for row in db.rows(sql, params)]
+        rows = db.rows(sql, params) if request is None else db.answer(request, sql, params)
+        return [(ChunkRow(*row[:7]), sign * float(row[7])) for row in rows]
 
     def live(self, path: str) -> DocumentRow | None:
         return self._live(path)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from .._protocol import Reader, WriteTransaction
+from .._requests import EmbedderState
 from .._search import EmbedderStateRow, VectorProgress
 from .ledger import Scoped
 from .session import Session
@@ -50,9 +51,11 @@ class PortableEmbedders:
     def embedder_state(self, handle: Reader | WriteTransaction, lock: str = "") -> EmbedderStateRow | None:
         """The tenant's row, or None when no embedder was ever recorded for it."""
         db, tenant = scope(handle)
-        row = db.row(STATE + self.ROW_LOCKS.get(lock, ""), (tenant,))
-        if row is None:
+        locked = self.ROW_LOCKS.get(lock, "")
+        rows = db.rows(STATE + locked, (tenant,)) if locked else db.answer(EmbedderState(), STATE, (tenant,))
+        if not rows:
             return None
+        row = rows[0]
         text = [None if value is None else str(value) for value in row[:4]]
         time = [None if value is None else int(value) for value in row[4:]]
         return EmbedderStateRow(text[0], text[1], text[2], text[3], time[0], time[1])

@@ -14,6 +14,7 @@ from ..._core.purpose import ledger_attribute, members_prefix
 from ..._core.rules import Operation, Version, as_last_seen, cut, ended, ended_all
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, QueryFilter
+from .._requests import AttributeSchemas, Declared, Members
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -135,6 +136,31 @@ def holding_sql(bytewise: str, known: bool, subjects: int, ranged: bool) -> str:
             f"AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) ORDER BY a.subject, {column}")
 
 
+def holding_statement(
+    session: Session, tenant: str, subjects: Sequence[str], attribute: str, at: int, known_at: int | None,
+    members: bool,
+) -> tuple[str, tuple[Any, ...]]:
+    """``holding_sql`` with its parameters, for distinct ``subjects`` (at most ``CHUNK``)."""
+    moment = session.moment
+    known = () if known_at is None else (moment(known_at), moment(known_at))
+    keys = prefix_range(attribute) if members else (attribute,)
+    return (holding_sql(session.bytewise, known_at is not None, len(subjects), members),
+            (*known, tenant, *subjects, *keys, *known, moment(at), moment(at)))
+
+
+def members_statement(session: Session, tenant: str, request: Members) -> tuple[str, tuple[Any, ...]]:
+    """The statement of ``LedgerReader.members``: the subject's member keys under the prefix."""
+    return holding_statement(session, tenant, [request.subject], request.prefix, request.at, request.known_at, True)
+
+
+def schemas_statement(tenant: str, attribute: str | None = None) -> tuple[str, tuple[Any, ...]]:
+    """The statement of the tenant's declared attributes (``attribute``'s alone if named)."""
+    every = f"SELECT {ATTRIBUTE_SCHEMA_COLUMNS} FROM attribute_schemas WHERE tenant = ?"
+    if attribute is None:
+        return f"{every} ORDER BY attribute", (tenant,)
+    return f"{every} AND attribute = ? ORDER BY attribute", (tenant, attribute)
+
+
 def follower_source_sql(known: bool) -> str:
     """The source of the version of a key starting at an instant (visible at a
     transaction time given twice, or current)."""
@@ -233,9 +259,11 @@ class LedgerReads(Scoped):
                              (self.tenant, subject, attribute))
         return [operation_from_row(row) for row in rows]
 
-    def _attribute_schema_rows(self, where: str, params: tuple[Any, ...]) -> list[AttributeSchema]:
-        rows = self._db.rows(f"SELECT {ATTRIBUTE_SCHEMA_COLUMNS} FROM attribute_schemas WHERE tenant = ? "
-                             f"{where} ORDER BY attribute", (self.tenant, *params))
+    def _attribute_schema_rows(self, attribute: str | None) -> list[AttributeSchema]:
+        """The tenant's declared attributes, or ``attribute`` alone (a read asked ahead:
+        ``AttributeSchemas``, ``Declared``)."""
+        request = AttributeSchemas() if attribute is None else Declared(attribute)
+        rows = self._db.answer(request, *schemas_statement(self.tenant, attribute))
         return [attribute_schema_from_row(row) for row in rows]
 
     def _memory_type_rows(self, where: str, params: tuple[Any, ...]) -> list[MemoryTypeSchema]:
@@ -345,10 +373,10 @@ class LedgerReader(LedgerReads):
         return [EpisodeRow(*row) for row in self._db.rows(sql, params)]
 
     def attribute_schemas(self) -> list[AttributeSchema]:
-        return self._attribute_schema_rows("", ())
+        return self._attribute_schema_rows(None)
 
     def declared(self, attribute: str) -> AttributeSchema | None:
-        found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+        found = self._attribute_schema_rows(attribute)
         return found[0] if found else None
 
     def holders(self, attribute: str, value: str, at: int, known_at: int | None, limit: int) -> list[Version]:
@@ -385,7 +413,8 @@ class LedgerReader(LedgerReads):
         """The member of each key under ``prefix`` that holds at ``at`` as known at
         ``known_at``, by key: one range of the subject's versions, each end derived from
         the next version of its key (as ``query`` does)."""
-        return self.holding([subject], prefix, at, known_at, members=True)
+        request = Members(subject, prefix, at, known_at)
+        return self._held(self._db.answer(request, *members_statement(self._db, self.tenant, request)), at, known_at)
 
     def holding(
         self, subjects: Sequence[str], attribute: str, at: int, known_at: int | None, *, members: bool = False,
@@ -394,23 +423,29 @@ class LedgerReader(LedgerReads):
         of each key under the prefix ``attribute``, a set's members) holding at ``at`` as
         known at ``known_at``, by subject and key: one statement per chunk of subjects (a
         walk's whole frontier), each end derived from the next version of its key."""
-        moment = self._db.moment
-        known = [] if known_at is None else [moment(known_at), moment(known_at)]
-        keys = prefix_range(attribute) if members else (attribute,)
         found: list[Version] = []
         for chunk in chunks(list(dict.fromkeys(subjects))):
-            rows = self._db.rows(holding_sql(self._db.bytewise, known_at is not None, len(chunk), members), (
-                *known, self.tenant, *chunk, *keys, *known, moment(at), moment(at)))
-            for row in rows:
-                version, following = version_from_row(row), row[-1]
-                if following is not None:
-                    if following <= at:
-                        continue  # the next version of the key has started: this one has ended
-                    if version.valid_to is None or version.valid_to > following:
-                        source = self._db.row(follower_source_sql(known_at is not None), (
-                            self.tenant, version.subject, version.attribute, *known, moment(following)))
-                        version = cut(version, following, str(source[0]) if source else "")
-                found.append(version)
+            statement = holding_statement(self._db, self.tenant, chunk, attribute, at, known_at, members)
+            found += self._held(self._db.rows(*statement), at, known_at)
+        return found
+
+    def _held(self, rows: list[tuple[Any, ...]], at: int, known_at: int | None) -> list[Version]:
+        """``holding_sql``'s rows as versions: one followed by the next version of its key
+        at or before the instant has ended; one whose stored end lies past its follower's
+        start is cut there."""
+        moment = self._db.moment
+        known = [] if known_at is None else [moment(known_at), moment(known_at)]
+        found: list[Version] = []
+        for row in rows:
+            version, following = version_from_row(row), row[-1]
+            if following is not None:
+                if following <= at:
+                    continue  # the next version of the key has started: this one has ended
+                if version.valid_to is None or version.valid_to > following:
+                    source = self._db.row(follower_source_sql(known_at is not None), (
+                        self.tenant, version.subject, version.attribute, *known, moment(following)))
+                    version = cut(version, following, str(source[0]) if source else "")
+            found.append(version)
         return found
 
     def set_history(self, subject: str, prefix: str, known_at: int | None) -> list[Version]:

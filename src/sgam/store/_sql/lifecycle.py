@@ -10,6 +10,7 @@ from typing import Any
 
 from ..._core.purpose import ConsentRow
 from .._protocol import AuditRow, ClassHoldings, RetentionRow
+from .._requests import Consents, RevokingConsents
 from .ledger import Scoped
 from .session import Session, chunks, in_list
 
@@ -74,6 +75,20 @@ def consents_params(tenant: str, name: str) -> tuple[str, ...]:
     return (tenant, tenant, name, name, tenant, tenant, name, name)
 
 
+def consents_statement(tenant: str, subject: str) -> tuple[str, tuple[str, ...]]:
+    """The statement of ``LifecycleReads.consents(subject)``."""
+    return CONSENTS, consents_params(tenant, subject)
+
+
+def revoking_statement(session: Session, tenant: str, uses: Sequence[str] | None) -> tuple[str, tuple[Any, ...]]:
+    """The statement of ``LifecycleReads.revoking_consents(uses)``: every statement about a
+    subject with a revocation (of one of ``uses``, if given)."""
+    wanted = "" if uses is None else f" AND {in_list('purpose', len(uses))}"
+    return ("SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject IN "
+            f"(SELECT subject FROM consents INDEXED BY consents_revoked WHERE tenant = ? "
+            f"AND granted = {session.false}{wanted})", (tenant, tenant, *(uses or ())))
+
+
 def consent_from_row(row: tuple[Any, ...]) -> ConsentRow:
     return ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4])
 
@@ -107,7 +122,8 @@ class LifecycleReads(Scoped):
         """Statements about ``subject`` under every name it has now (aliases: a statement
         about any name of a subject applies to it), or the tenant's when None."""
         if subject is not None:
-            return [consent_from_row(row) for row in self._db.rows(CONSENTS, consents_params(self.tenant, subject))]
+            rows = self._db.answer(Consents(subject), *consents_statement(self.tenant, subject))
+            return [consent_from_row(row) for row in rows]
         rows = self._db.rows("SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ?",
                              (self.tenant,))
         return [consent_from_row(row) for row in rows]
@@ -139,13 +155,8 @@ class LifecycleReads(Scoped):
         return {subject: {meant, *named.get(meant, set())} for subject, meant in canonical.items()}
 
     def revoking_consents(self, uses: Sequence[str] | None = None) -> list[ConsentRow]:
-        wanted = "" if uses is None else f" AND {in_list('purpose', len(uses))}"
-        rows = self._db.rows(
-            "SELECT subject, purpose, granted, changed_at, seq FROM consents WHERE tenant = ? AND subject IN "
-            f"(SELECT subject FROM consents INDEXED BY consents_revoked WHERE tenant = ? "
-            f"AND granted = {self._db.false}{wanted})",
-            (self.tenant, self.tenant, *(uses or ())),
-        )
+        request = RevokingConsents(None if uses is None else tuple(uses))
+        rows = self._db.answer(request, *revoking_statement(self._db, self.tenant, request.uses))
         return [ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4]) for row in rows]
 
     def derivations(self, episode_ids: Sequence[str]) -> list[tuple[str, str]]:

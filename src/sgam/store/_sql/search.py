@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._search import SearchFilter, fact_text
+from .._requests import SearchFilter
+from .._search import fact_text
 from .ledger import next_clause
 from .session import Session
 

@@ -11,7 +11,10 @@ spelled differently on each side; a session names them (``find``, ``char``, ``sp
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .._requests import ReadAhead
 
 Row = tuple[Any, ...]
 Params = Sequence[Any]
@@ -40,6 +43,11 @@ class Session(Protocol):
 
     def row(self, sql: str, params: Params = ()) -> Row | None:
         """Run a statement and return its first row, if any."""
+        ...
+
+    def answer(self, request: ReadAhead, sql: str, params: Params = ()) -> list[Row]:
+        """The rows of ``sql``, the statement that answers ``request``: a session that sent
+        it ahead (``Reader.prefetch``) takes what came back instead of asking again."""
         ...
 
     def run(self, sql: str, params: Params = ()) -> None:

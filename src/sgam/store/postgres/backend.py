@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,15 +41,15 @@ from ..._core.rules import Version
 from ..._core.values import check_tenant
 from .._access import ApiKeyRow, KeyToCheck
 from .._acting import mark_acted
-from .._protocol import BackfillRow, JobRow, Reader, ResidueScan
-from .._requests import PointRead
+from .._protocol import BackfillRow, JobRow, ResidueScan
+from .._requests import PointRead, ReadAhead
 from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
-from .._sql.session import Params
 from .._sql.subjects import SubjectReads
 from . import points, scan
 from .adapters import Micros, configure
+from .ahead import statement
 from .checkpoints import PostgresCheckpointAccess, PostgresCheckpointWriter
 from .common import PostgresCommonWriter
 from .connect import connect
@@ -64,7 +64,7 @@ from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .points import PointAnswers
 from .security import check_safe
-from .session import SET_TENANT, AloneSession, Answered, Cursor, PostgresSession, ScopedSession, ahead_key, native
+from .session import SET_TENANT, AloneSession, Cursor, ScopedSession, native
 from .write import PostgresWrite, SchemaCache
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class PostgresReader(
         self.sent_key = False
         self._scope = scope
         self._started: Cursor | None = None
-        self._planned: list[tuple[str, tuple[Any, ...]]] = []
+        self._planned: list[tuple[ReadAhead, str, tuple[Any, ...]]] = []
         self._point: PointRead | None = None
         self._answers: PointAnswers | None = None
         self._backfills: list[BackfillRow] | None = None
@@ -148,37 +148,30 @@ class PostgresReader(
         return self._conn.cursor(binary=True)
 
     def _send_planned(self) -> None:
-        """Send each planned statement on a cursor of its own; its call takes the rows."""
+        """Send each planned statement on a cursor of its own; the read it answers takes
+        the rows (``PostgresSession.answer``)."""
         planned, self._planned = self._planned, []
-        for sql, args in planned:
-            key = ahead_key(sql, args)
-            if key is None:
-                continue
+        for request, sql, args in planned:
             sent = self._conn.cursor(binary=True)
             sent.execute(native(sql), args)
-            self._session.ahead[key] = sent
+            self._session.ahead[request] = sent
 
     def documents(self) -> PostgresDocuments:
         from .documents import PostgresDocuments
 
         return PostgresDocuments(self._db, self.tenant, lock_key)
 
-    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
-        """Note the first statement of each call. Asked before the deadline probe, they
-        are answered with it (``lifecycle_due``); otherwise they are sent now, each on a
-        cursor of its own, to come back with the read's next wait. The call, when it
-        runs, takes those rows instead of asking again; a read that becomes a write first
-        (a deadline was due) never uses them."""
-        for call in calls:
-            recorder = PostgresReader(self._conn, self.tenant, self._scope)
-            recorder._db = _Recorder()
-            try:
-                call(recorder)
-            except _Recorded as first:
-                if first.sql is not None:
-                    self._planned.append((first.sql, first.params))
-            except Exception:  # noqa: BLE001 - a hint never fails a read: the call raises it when it runs
-                continue
+    def prefetch(self, requests: Sequence[ReadAhead]) -> None:
+        """Plan the statement of each read named (``ahead.py``). Asked before the deadline
+        probe, they are answered with it (``lifecycle_due``); otherwise they are sent now,
+        each on a cursor of its own, to come back with the read's next wait. The read,
+        when it is made, takes those rows instead of asking again; a read that becomes a
+        write first (a deadline was due) never uses them."""
+        known = {planned[0] for planned in self._planned} | self._session.ahead.keys()
+        for request in dict.fromkeys(requests):
+            found = None if request in known else statement(self._session, self.tenant, request)
+            if found is not None:
+                self._planned.append((request, *found))
         if self._started is not None:
             self._send_planned()
 
@@ -246,39 +239,6 @@ SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 fails to serialise)."""
 _ENTER = "SELECT * FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
 _API_KEY = "SELECT tenant, key_id, scope, digest, created_at, revoked_at FROM sgam_api_key(%s, %s, NULL)"
-
-
-class _Recorded(Exception):
-    """Internal: the first statement a call would run (None: one that reads no rows)."""
-
-    def __init__(self, sql: str | None, params: Params = ()) -> None:
-        self.sql = sql
-        self.params = tuple(params)
-
-
-class _Recorder(PostgresSession):
-    """A session that runs nothing: it stops a call at its first statement."""
-
-    def __init__(self) -> None:  # noqa: D107 - no cursor: nothing runs
-        self.ahead = {}
-
-    def _run(self, sql: str, params: Params) -> Cursor:
-        raise _Recorded(sql, params)
-
-    def run(self, sql: str, params: Params = ()) -> None:
-        raise _Recorded(None)
-
-    def run_many(self, sql: str, params: Iterable[Params]) -> None:
-        raise _Recorded(None)
-
-    def send(self, sql: str, params: Params = ()) -> Cursor | Answered:
-        raise _Recorded(sql, params)
-
-    def count(self, sql: str, params: Params = ()) -> int:
-        raise _Recorded(None)
-
-    def insert(self, sql: str, params: Params, key: str) -> int:
-        raise _Recorded(None)
 
 
 POSTGRES_RESIDUE = (

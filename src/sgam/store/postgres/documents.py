@@ -16,11 +16,20 @@ import numpy as np
 import numpy.typing as npt
 
 from .._documents import Chunk, ChunkRow, DocumentRow
+from .._requests import KeywordChunks
 from .._sql.documents import CHUNK, PortableDocuments
 from .._sql.session import Session
 from .adapters import Floats, query_vector
 
 _WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"
+
+
+def keyword_chunks_statement(tenant: str, request: KeywordChunks) -> tuple[str, tuple[Any, ...]]:
+    """The statement of ``PostgresDocuments.keyword_chunks`` (non-empty terms)."""
+    return (f"SELECT {CHUNK}, ts_rank_cd({_WEIGHTS}, c.search, a.q) AS rank FROM document_chunks c, "
+            "(SELECT sgam_tsquery_or(plainto_tsquery('english', term)) AS q FROM unnest(?::text[]) AS u(term)) a "
+            "WHERE c.tenant = ? AND c.search @@ a.q ORDER BY rank DESC, c.chunk_id LIMIT ?",
+            (list(request.terms), tenant, request.limit))
 
 
 class PostgresDocuments(PortableDocuments):
@@ -64,12 +73,8 @@ class PostgresDocuments(PortableDocuments):
     def keyword_chunks(self, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:
             return []
-        return self._scored(
-            f"SELECT {CHUNK}, ts_rank_cd({_WEIGHTS}, c.search, a.q) AS rank FROM document_chunks c, "
-            "(SELECT sgam_tsquery_or(plainto_tsquery('english', term)) AS q FROM unnest(?::text[]) AS u(term)) a "
-            "WHERE c.tenant = ? AND c.search @@ a.q ORDER BY rank DESC, c.chunk_id LIMIT ?",
-            (list(terms), self.tenant, limit),
-        )
+        request = KeywordChunks(tuple(terms), limit)
+        return self._scored(*keyword_chunks_statement(self.tenant, request), request=request)
 
     def put_vectors(self, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]) -> None:
         db, tenant = self._db, self.tenant

@@ -19,8 +19,9 @@ import numpy.typing as npt
 
 from ..._core.errors import ValidationError
 from .._protocol import EpisodeRow, Reader, WriteTransaction
+from .._requests import KeywordEpisodes, MatchingKeys, SearchFilter, VectorTally
 from .._rows import EPISODE_COLUMNS
-from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery
+from .._search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery
 from .._sql.embedders import PortableEmbedders, scope
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import nearest, time_mask
@@ -101,6 +102,36 @@ def _ranked_rows(found: Sequence[Sequence[Any]]) -> _RankedRows:
         if row[1] is not None:
             rows[key] = StoredEpisode(key, EpisodeRow(*row[1:]))
     return keys, rows
+
+
+def matching_keys_statement(
+    session: PostgresSession, tenant: str, request: MatchingKeys,
+) -> tuple[str, tuple[Any, ...]]:
+    """The statement of ``PostgresSearchIndex.matching_keys`` (non-empty terms)."""
+    terms = request.terms
+    holds, held = holding(request.known_at, request.at, session)
+    return (
+        "SELECT r.subject, r.attribute FROM (SELECT k.key_id, k.subject, k.attribute, "
+        f"ts_rank_cd(k.search, q.query, 1) AS rank FROM ({_KEYS_SHARING_A_LEXEME}) AS c, "
+        f"{_tsquery(terms)} AS q(query), LATERAL (SELECT k.key_id, k.subject, k.attribute, k.search "
+        "FROM ledger_keys k WHERE k.tenant = ? AND k.key_id = c.key_id OFFSET 0) AS k "
+        "WHERE k.search @@ q.query ORDER BY rank DESC, k.key_id OFFSET 0) AS r, "
+        "LATERAL (SELECT 1 FROM assertions a WHERE a.tenant = ? AND a.subject = r.subject "
+        f"AND a.attribute = r.attribute AND {holds} LIMIT 1) AS v "
+        "ORDER BY r.rank DESC, r.key_id LIMIT ?",
+        (tenant, list(terms), *terms, tenant, tenant, *held, request.limit),
+    )
+
+
+def keyword_episodes_statement(tenant: str, request: KeywordEpisodes) -> tuple[str, tuple[Any, ...]]:
+    """The statement of an evidence search's keyword candidates with their rows."""
+    return (f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
+            (*_keyword_params(request.terms, request.flt, request.limit), tenant))
+
+
+def tally_statement(tenant: str, request: VectorTally) -> tuple[str, tuple[Any, ...]]:
+    """The statement of the vector tally an evidence search checks its copy against."""
+    return TALLY, (f"episode_vectors_hnsw_{request.dims}", tenant, request.model, request.dims)
 
 
 def _send(reader: Reader, sql: str, params: tuple[Any, ...]) -> Cursor | Answered:
@@ -226,11 +257,11 @@ class PostgresSearchIndex(PortableEmbedders):
     def _tally(self, reader: Reader, flt: SearchFilter, query: VectorQuery) -> tuple[Any, ...] | None:
         """The vector tally of the query's model and dimension in the read's snapshot, or
         None when the filter needs the server (sessions, speakers, sources)."""
-        if not VECTORS_IN_PROCESS or flt.session is not None or flt.speaker is not None or (
-                flt.subject is not None or flt.memory_type is not None):
+        if not VECTORS_IN_PROCESS or not flt.on_times_only:
             return None
-        dims = _dimension(query.vector)
-        return self._db(reader).row(TALLY, (f"episode_vectors_hnsw_{dims}", reader.tenant, query.model, dims))
+        request = VectorTally(query.model, _dimension(query.vector))
+        found = self._db(reader).answer(request, *tally_statement(reader.tenant, request))
+        return found[0] if found else None
 
     def _in_process(self, reader: Reader, flt: SearchFilter, query: VectorQuery,
                     tally: tuple[Any, ...] | None) -> list[int] | None:
@@ -308,9 +339,10 @@ class PostgresSearchIndex(PortableEmbedders):
         copy of the vectors (or, without one, sends the server's vector statement behind
         it); the rows of the vector ranking follow, and both answers come back together."""
         tally = None if vector is None else self._tally(reader, flt, vector)
-        by_keyword = None if keyword is None or not keyword.terms else _send(
-            reader, f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
-            (*_keyword_params(keyword.terms, flt, keyword.limit), reader.tenant))
+        by_keyword = None
+        if keyword is not None and keyword.terms:
+            request = KeywordEpisodes(tuple(keyword.terms), keyword.limit, flt)
+            by_keyword = self._db(reader).send_answer(request, *keyword_episodes_statement(reader.tenant, request))
         by_vector = None if vector is None else self._send_vector_rows(reader, flt, vector, tally)
         keys, rows = ([], {}) if by_keyword is None else _ranked_rows(by_keyword.fetchall())
         vector_keys, vector_rows = ([], {}) if by_vector is None else _ranked_rows(by_vector.fetchall())
@@ -344,19 +376,9 @@ class PostgresSearchIndex(PortableEmbedders):
     ) -> list[tuple[str, str]]:
         if not terms:
             return []
-        db, tenant = self._db(reader), reader.tenant
-        holds, held = holding(known_at, at, db)
-        matched = db.rows(
-            "SELECT r.subject, r.attribute FROM (SELECT k.key_id, k.subject, k.attribute, "
-            f"ts_rank_cd(k.search, q.query, 1) AS rank FROM ({_KEYS_SHARING_A_LEXEME}) AS c, "
-            f"{_tsquery(terms)} AS q(query), LATERAL (SELECT k.key_id, k.subject, k.attribute, k.search "
-            "FROM ledger_keys k WHERE k.tenant = ? AND k.key_id = c.key_id OFFSET 0) AS k "
-            "WHERE k.search @@ q.query ORDER BY rank DESC, k.key_id OFFSET 0) AS r, "
-            "LATERAL (SELECT 1 FROM assertions a WHERE a.tenant = ? AND a.subject = r.subject "
-            f"AND a.attribute = r.attribute AND {holds} LIMIT 1) AS v "
-            "ORDER BY r.rank DESC, r.key_id LIMIT ?",
-            (tenant, list(terms), *terms, tenant, tenant, *held, limit),
-        )
+        db = self._db(reader)
+        request = MatchingKeys(tuple(terms), at, limit, known_at)
+        matched = db.answer(request, *matching_keys_statement(db, reader.tenant, request))
         return [(str(r[0]), str(r[1])) for r in matched]
 
     def episodes_without_vectors(self, reader: Reader, model: str, limit: int, after: int = 0) -> list[StoredEpisode]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import psycopg
 
+from .._requests import ReadAhead
 from .._sql.session import Params, Row
 from .adapters import Micros
 
@@ -35,17 +36,6 @@ def native(sql: str) -> str:
     return found
 
 
-def ahead_key(sql: str, params: Params) -> tuple[str, tuple[Any, ...]] | None:
-    """How a statement sent ahead is found again: its text and parameters, lists as
-    tuples; None for a parameter that cannot be compared (it is then never sent ahead)."""
-    key = (sql, tuple(tuple(p) if isinstance(p, list) else p for p in params))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
 class Answered:
     """Rows a statement would return, already at hand (answered by a server function)."""
 
@@ -62,10 +52,9 @@ class Answered:
 
 
 class PostgresSession:
-    """``Session`` over one cursor of a tenant-scoped transaction or read. ``ahead`` holds
-    statements already sent on cursors of their own, or already answered
-    (``PostgresReader.prefetch``): a ``rows``/``row`` call with the same text and
-    parameters takes that result instead of running the statement."""
+    """``Session`` over one cursor of a tenant-scoped transaction or read. ``ahead`` holds,
+    by the read they answer, statements already sent on cursors of their own
+    (``PostgresReader.prefetch``): ``answer`` takes their rows instead of asking again."""
 
     __slots__ = ("ahead", "cur")
 
@@ -77,24 +66,25 @@ class PostgresSession:
 
     def __init__(self, cur: Cursor) -> None:
         self.cur = cur
-        self.ahead: dict[tuple[str, tuple[Any, ...]], Cursor | Answered] = {}
+        self.ahead: dict[ReadAhead, Cursor] = {}
 
-    def _run(self, sql: str, params: Params) -> Cursor | Answered:
-        sent = self._sent_ahead(sql, params)
-        if sent is not None:
-            return sent
+    def _run(self, sql: str, params: Params) -> Cursor:
         return self._cursor().execute(native(sql), params)
 
-    def _sent_ahead(self, sql: str, params: Params) -> Cursor | Answered | None:
-        if not self.ahead:
-            return None
-        key = ahead_key(sql, params)
-        return None if key is None else self.ahead.pop(key, None)
+    def answer(self, request: ReadAhead, sql: str, params: Params = ()) -> list[Row]:
+        sent = self.ahead.pop(request, None) if self.ahead else None
+        return self.rows(sql, params) if sent is None else sent.fetchall()
 
     def send(self, sql: str, params: Params = ()) -> Cursor | Answered:
         """``sql`` sent now, its rows taken later from what this returns, so that the
         caller can work while the server does. On one cursor it is simply run."""
         return Answered(self.rows(sql, params))
+
+    def send_answer(self, request: ReadAhead, sql: str, params: Params = ()) -> Cursor | Answered:
+        """``send`` of ``sql``, the statement that answers ``request``: what was sent ahead
+        for it, if anything was."""
+        sent = self.ahead.pop(request, None) if self.ahead else None
+        return self.send(sql, params) if sent is None else sent
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
         return self._run(sql, params).fetchall()
@@ -160,9 +150,6 @@ class ScopedSession(PostgresSession):
         return self._enter(sql, params)
 
     def send(self, sql: str, params: Params = ()) -> Cursor | Answered:
-        sent = self._sent_ahead(sql, params)
-        if sent is not None:
-            return sent
         if self._fresh is None:
             return super().send(sql, params)
         return self._fresh().execute(native(sql), params)

@@ -170,7 +170,7 @@ class PostgresWrite(
             if shared is not None and attribute in shared[0]:
                 self._attributes[attribute] = shared[0][attribute]
             else:
-                found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+                found = self._attribute_schema_rows(attribute)
                 self._attributes[attribute] = found[0] if found else None
                 if shared is not None:
                     shared[0][attribute] = self._attributes[attribute]

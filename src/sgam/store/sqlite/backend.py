@@ -139,7 +139,7 @@ class SQLiteWrite(
 
     def attribute_schema(self, attribute: str) -> AttributeSchema | None:
         def load() -> AttributeSchema | None:
-            found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+            found = self._attribute_schema_rows(attribute)
             return found[0] if found else None
 
         schema: AttributeSchema | None = self._cached(("attribute", self.tenant, attribute), load)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..._core.schema import AttributeSchema
-from .._protocol import QueryFilter, Reader
-from .._requests import PointRead
+from .._protocol import QueryFilter
+from .._requests import PointRead, ReadAhead
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
@@ -43,7 +43,7 @@ class SQLiteReader(
 
         return SQLiteDocuments(self._db, self.tenant)
 
-    def prefetch(self, calls: Sequence[Callable[[Reader], object]]) -> None:
+    def prefetch(self, requests: Sequence[ReadAhead]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
 
     def plan_point(self, request: PointRead) -> None:
@@ -52,7 +52,7 @@ class SQLiteReader(
     def declared(self, attribute: str) -> AttributeSchema | None:
         """From the connection's cache, as the write unit of work's ``attribute_schema``."""
         def load() -> AttributeSchema | None:
-            found = self._attribute_schema_rows("AND attribute = ?", (attribute,))
+            found = self._attribute_schema_rows(attribute)
             return found[0] if found else None
 
         schema: AttributeSchema | None = self._cached(("attribute", self.tenant, attribute), load)

@@ -20,8 +20,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .._protocol import EpisodeRow, Reader, WriteTransaction
+from .._requests import SearchFilter
 from .._rows import EPISODE_COLUMNS
-from .._search import CandidateEpisodes, KeywordQuery, SearchFilter, StoredEpisode, VectorQuery, one_by_one
+from .._search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery, one_by_one
 from .._sql.embedders import PortableEmbedders
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import VectorCache, appended, nearest, time_mask
