@@ -13,8 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from sgam import AsyncMemory, Memory
-from sgam._core.model import Backfill
+from sgam import AsyncMemory, Backfill, Memory
 
 from .conftest import Served, serve
 
