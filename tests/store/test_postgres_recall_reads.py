@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-import psycopg
 import pytest
-from psycopg import _pipeline
 from tests.conftest import PostgresUrls
+from tests.store.round_trips import counted
 
 from sgam import Memory
 
@@ -41,37 +40,8 @@ def _seed(memory: Memory) -> None:
 
 def _counted(memory: Memory, monkeypatch: pytest.MonkeyPatch, question: str) -> Counter[str]:
     """Pool checkouts, statements and waits for the server during one recall."""
-    seen: Counter[str] = Counter()
-    pool = memory.backend._pool  # type: ignore[attr-defined]
-    getconn, execute, fetch, sync = pool.getconn, psycopg.Cursor.execute, _pipeline.Pipeline._fetch_gen, \
-        _pipeline.Pipeline.sync
-
-    def counted_getconn(*args: Any, **kwargs: Any) -> Any:
-        seen["connections"] += 1
-        return getconn(*args, **kwargs)
-
-    def counted_execute(self: psycopg.Cursor[Any], *args: Any, **kwargs: Any) -> Any:
-        seen["statements"] += 1
-        if self.connection._pipeline is None:  # outside a pipeline each statement waits for its answer
-            seen["waits"] += 1
-        return execute(self, *args, **kwargs)
-
-    def counted_fetch(self: Any, *, flush: bool) -> Any:
-        seen["waits"] += flush
-        return fetch(self, flush=flush)
-
-    def counted_sync(self: Any) -> Any:
-        seen["waits"] += 1
-        return sync(self)
-
-    monkeypatch.setattr(pool, "getconn", counted_getconn)
-    monkeypatch.setattr(psycopg.Cursor, "execute", counted_execute)
-    monkeypatch.setattr(_pipeline.Pipeline, "_fetch_gen", counted_fetch)
-    monkeypatch.setattr(_pipeline.Pipeline, "sync", counted_sync)
-    try:
+    with counted(memory, monkeypatch) as seen:
         result = memory.recall(T, question)
-    finally:
-        monkeypatch.undo()
     assert result.items
     return seen
 

@@ -6,17 +6,14 @@ comes from (``postgres/ahead.py``), or stopped taking what was sent, fails here.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-import psycopg
 import pytest
-from psycopg import _pipeline
 from tests.conftest import HashingEmbedder, PostgresUrls, Store
+from tests.store.round_trips import counted
 
 from sgam import Memory
 from sgam._core.purpose import members_prefix
@@ -102,39 +99,6 @@ def test_reads_named_ahead_answer_as_asked(store: Store, clock: Any, hashing: Ha
                     assert not reader._session.ahead, f"{request} was sent ahead but its read asked again"
 
 
-@contextmanager
-def _waits(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
-    """Pool checkouts and waits for the server inside the block."""
-    seen: Counter[str] = Counter()
-    pool = memory.backend._pool  # type: ignore[attr-defined]
-    getconn, execute, fetch, sync = (pool.getconn, psycopg.Cursor.execute, _pipeline.Pipeline._fetch_gen,
-                                     _pipeline.Pipeline.sync)
-
-    def counted_getconn(*args: Any, **kwargs: Any) -> Any:
-        seen["connections"] += 1
-        return getconn(*args, **kwargs)
-
-    def counted_execute(self: psycopg.Cursor[Any], *args: Any, **kwargs: Any) -> Any:
-        if self.connection._pipeline is None:  # outside a pipeline each statement waits for its answer
-            seen["waits"] += 1
-        return execute(self, *args, **kwargs)
-
-    def counted_fetch(self: Any, *, flush: bool) -> Any:
-        seen["waits"] += flush
-        return fetch(self, flush=flush)
-
-    def counted_sync(self: Any) -> Any:
-        seen["waits"] += 1
-        return sync(self)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(pool, "getconn", counted_getconn)
-        patch.setattr(psycopg.Cursor, "execute", counted_execute)
-        patch.setattr(_pipeline.Pipeline, "_fetch_gen", counted_fetch)
-        patch.setattr(_pipeline.Pipeline, "sync", counted_sync)
-        yield seen
-
-
 MEMBERS_WAITS = 8
 """Waits of ``members`` below: the deadline probe, with the subject's consents, the set's
 schema and its members sent behind it; what the subject's name means; the members'
@@ -157,11 +121,11 @@ def test_members_and_linked_read_first_with_the_deadline_probe(
         }
         for name, (call, bound) in calls.items():
             expected = call()
-            with _waits(memory, monkeypatch) as ahead:
+            with counted(memory, monkeypatch) as ahead:
                 assert call() == expected
             with monkeypatch.context() as patch:
                 patch.setattr(PostgresReader, "prefetch", lambda self, requests: None)
-                with _waits(memory, monkeypatch) as plain:
+                with counted(memory, monkeypatch) as plain:
                     assert call() == expected
             assert ahead["connections"] == plain["connections"] == 1, name
             assert ahead["waits"] <= bound < plain["waits"], (name, ahead, plain)
@@ -184,11 +148,11 @@ def test_a_recall_reads_first_with_the_deadline_probe(
     with Memory(postgres.app, embedder=hashing if embedded else None) as memory:
         _seed(memory)
         expected = memory.recall(T, "tea kettles").text  # the vector copy filled, the embedder seen
-        with _waits(memory, monkeypatch) as ahead:
+        with counted(memory, monkeypatch) as ahead:
             assert memory.recall(T, "tea kettles").text == expected
         with monkeypatch.context() as patch:
             patch.setattr(PostgresReader, "prefetch", lambda self, requests: None)
-            with _waits(memory, monkeypatch) as plain:
+            with counted(memory, monkeypatch) as plain:
                 assert memory.recall(T, "tea kettles").text == expected
         assert ahead["connections"] == plain["connections"] == 1
         assert ahead["waits"] <= RECALL_WAITS[embedded] < plain["waits"], (ahead, plain)
