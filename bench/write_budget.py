@@ -47,19 +47,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 import ledger as workload  # noqa: E402
 
 from sgam._core.time import to_micros  # noqa: E402
-from sgam.store._sql.ledger import NEAR  # noqa: E402
+from sgam.store._sql.ledger import OPERATION_FIELDS  # noqa: E402
+from sgam.store.sqlite.backend import _KEY_STATE as KEY_STATE  # noqa: E402  (the very statement a write sends)
 
 WRITES = 8_000
 CHUNK = 1_000
 FRAME_WRITES = 2_000
-KEY_STATE = (
-    f"{NEAR} UNION ALL SELECT * FROM (SELECT 2, recorded_at{', NULL' * 15} FROM operations "
-    "INDEXED BY operations_by_key WHERE tenant = ? AND subject = ? AND attribute = ? ORDER BY seq DESC LIMIT 1) AS l"
-)
-INSERT_OPERATION = (
-    "INSERT INTO operations (tenant, subject, attribute, kind, valid_at, value, source, recorded_at, memory_type, "
-    "confidence, schema_version, expires_at) VALUES (?, ?, ?, 'write', ?, ?, ?, ?, 'fact', 1.0, 0, NULL) RETURNING seq"
-)
+INSERT_OPERATION = (f"INSERT INTO operations ({OPERATION_FIELDS}) "
+                    "VALUES (?, ?, ?, 'write', ?, ?, ?, ?, 'fact', 1.0, 0, NULL) RETURNING seq")
 VERSION_COLUMNS = (
     "assertion_id, tenant, subject, attribute, value, memory_type, valid_from, valid_to, recorded_from, recorded_to, "
     "source, confidence, schema_version, supersedes, origin, closed_by"
