@@ -193,3 +193,54 @@ class TypeConversion:
             "type", self.value_type.value,
             f"{len(unconverted)} value(s) of {attribute!r} have no conversion to {self.value_type.value} "
             f"(e.g. {shown}): list them in map, or set quarantine")
+
+
+def _stored_preimage(new: str, value_type: ValueType) -> str | None:
+    """The one stored text a built-in conversion is trusted to have made ``new`` from."""
+    if value_type in _NUMERIC:
+        return f'"{new}"'  # "42" from the string "42"; 42.0 or "42.0" are screened out
+    if value_type is ValueType.STRING:
+        content = json.loads(new)
+        return content if isinstance(content, str) else None  # "42" from 42, "true" from true
+    if value_type is ValueType.DATETIME and new.endswith('T00:00:00Z"'):
+        return new.removesuffix('T00:00:00Z"') + '"'
+    if value_type is ValueType.DATE:
+        return new[:-1] + 'T00:00:00Z"'
+    if value_type is ValueType.ARRAY:
+        items = json.loads(new)
+        return canonical_json(items[0]) if isinstance(items, list) and len(items) == 1 else None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """Which stored values a read may convert one at a time (``ledger/screening.py``).
+
+    A read converting a key on the fly from one version must know that the key's other
+    values do not change the answer: each converts (none is set aside), none stays as it
+    is (a key left whole is not retired at the step), and no two convert to one value (a
+    later one would corroborate). Only the last needs the key's values together; it is
+    ruled out per value by naming, for each converted value, the one stored text it may
+    come from (``preimage``, a function of the converted value): a value passes only if
+    it is that text. Two passing values of one key then convert to different values,
+    whatever else the key holds. A map's target has its one key as preimage (none when
+    two keys share it); a built-in conversion's has its canonical source.
+    Values that do not pass are not wrong, only read the long way."""
+
+    value_type: ValueType
+    mapping: dict[str, str]
+    sources: dict[str, str | None]
+
+    @classmethod
+    def of(cls, value_type: ValueType, mapping: dict[str, str]) -> Screen:
+        sources: dict[str, str | None] = {}
+        for old, new in mapping.items():
+            sources[new] = old if new not in sources else None
+        return cls(value_type, mapping, sources)
+
+    def passes(self, text: str) -> bool:
+        new = convert(text, self.value_type, self.mapping)
+        if new is None or new == text:
+            return False
+        source = self.sources[new] if new in self.sources else _stored_preimage(new, self.value_type)
+        return source == text

@@ -8,9 +8,10 @@ interruption loses everything. So a step whose attribute has more than
 it would refuse: its check reads a batch at a time too), and ``run_batch`` then derives
 the next ``batch`` subjects (their alias families whole, since a merge joins their
 logs) with the same derivation a whole step uses, storing each batch's versions and
-what it set aside in a transaction of its own. The row of ``backfills`` remembers the
-last subject done, so a batch interrupted before its commit is redone whole and a
-finished one is never redone. Until the backfill is finished, reads of a later subject
+what it set aside in a transaction of its own (the first batch also screens the
+attribute's values, so that reads convert most keys from one version: ``screening``).
+The row of ``backfills`` remembers the last subject done, so a batch interrupted before
+its commit is redone whole and a finished one is never redone. Until the backfill is finished, reads of a later subject
 answer from that derivation computed on the fly (``dual_read``), writes derive the key
 first (``convert_key``), and an erasure derives what remains as always: a batch derives
 from the log as it stands under the subjects' locks, so it cannot bring back what an
@@ -29,6 +30,7 @@ from .._core.purpose import split_attribute
 from .._core.schema import Cardinality
 from ..store import BackfillRow, ChangeRow, WriteTransaction
 from .derivation import Ident, alias_family, derive_subjects, rederive
+from .screening import screen
 
 BACKFILL_ABOVE = 2_000
 """Subjects of an attribute above which a step is backfilled rather than converted in
@@ -104,6 +106,8 @@ def run_batch(txn: WriteTransaction, seq: int, batch: int, now: int) -> Backfill
         raise ValidationError("step", seq, "has no backfill")
     if row.finished_at is not None:
         return row
+    if row.screened_at is None:
+        row = screen(txn, row, now)
     family = family_of(row)
     subjects = txn.family_subjects(sorted(family), row.after_subject, batch)
     if subjects:

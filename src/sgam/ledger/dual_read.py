@@ -78,6 +78,7 @@ def _in_range(attribute: str, prefix: str) -> bool:
 class _Step:
     """A lone retype's new type and map, parsed once per step rather than once per read."""
 
+    seq: int
     value_type: ValueType
     mapping: dict[str, str]
     at: int
@@ -95,9 +96,9 @@ def _family(attributes: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
-def _step(conversion: str, at: int) -> _Step:
+def _step(seq: int, conversion: str, at: int) -> _Step:
     step = json.loads(conversion)
-    return _Step(ValueType(step["type"]), {str(old): str(new) for old, new in step["map"]}, at)
+    return _Step(seq, ValueType(step["type"]), {str(old): str(new) for old, new in step["map"]}, at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +164,7 @@ class DualReader:
             base = split_attribute(attribute)[0]
             rows = [row for row, family in self._rows if base in family]
             lone = len(rows) == 1 and rows[0].conversion is not None
-            self._steps[attribute] = _step(str(rows[0].conversion), rows[0].started_at) if lone else None
+            self._steps[attribute] = _step(rows[0].seq, str(rows[0].conversion), rows[0].started_at) if lone else None
         return self._steps[attribute]
 
     def _lone(self, subject: str, attribute: str) -> _Lone | None:
@@ -189,16 +190,40 @@ class DualReader:
         return _Lone(stored, None if all(old == new for old, new in converted.items()) else converted, step.at)
 
     def _lone_get(self, subject: str, attribute: str, at: int, known_at: int | None) -> tuple[bool, Version | None]:
-        """The point read of ``_lone``'s versions without building them: the key's
-        distinct values (each must convert, none to another's value) and the stored
-        versions' point read, whose answer is retired at the step (read before it) or
-        converted from it. (False, None) when the log must decide.
+        """The point read of ``_lone``'s versions without building them; (False, None)
+        when the log must decide.
 
-        Building all ten versions of a key to answer one made a read of an unconverted key
-        2.38x an untouched read at 1M versions on SQLite (``bench/migrations.py``)."""
+        A key the backfill's screening passed (``screening``) is converted from the one
+        version the stored point read answers with: one that came before the step is
+        retired at it (read before it) or converted from it, one recorded since (the key
+        was derived: a write, an erasure) is answered as stored. Any other key first
+        reads its distinct values (``_by_values``)."""
         step = self._lone_step(attribute)
         if step is None:
             return False, None
+        if self._inner.holdout(step.seq, subject) is not False:
+            return self._by_values(step, subject, attribute, at, known_at)
+        found = self._inner.get(subject, attribute, at, known_at)
+        if found is None:
+            return True, None
+        if known_at is not None and known_at < step.at:
+            return True, found if found.recorded_to is not None else _retired(found, step.at)
+        if found.recorded_from >= step.at:
+            return True, found
+        converted = step.converted([found.value])
+        if converted is None:
+            return self._by_values(step, subject, attribute, at, known_at)
+        return True, _from(found, converted[found.value], step.at)
+
+    def _by_values(self, step: _Step, subject: str, attribute: str, at: int,
+                   known_at: int | None) -> tuple[bool, Version | None]:
+        """``_lone_get`` from the key's distinct values (each must convert, none to
+        another's value) and the stored versions' point read, whose answer is retired at
+        the step (read before it) or converted from it.
+
+        Building all ten versions of a key to answer one made a read of an unconverted key
+        2.38x an untouched read at 1M versions on SQLite (``bench/migrations.py``);
+        reading its values still made it 1.9-2.5x, hence the screening."""
         values, changed = self._inner.key_values(subject, attribute, step.at)
         if changed:
             return True, self._inner.get(subject, attribute, at, known_at)  # derived since the step: as stored

@@ -104,6 +104,7 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     for key_subject, attribute in txn.version_keys(names):  # derived from operations of several names
         txn.replace_versions(key_subject, attribute, [])
     txn.replace_quarantine([], [])  # what retypes set aside of the erased operations
+    txn.delete_holdouts(every_name)
     txn.delete_aliases_naming(names)
     if rest:  # names once joined to these: their keys as if the erased names had never been
         rederive_scope(txn, subjects=rest)

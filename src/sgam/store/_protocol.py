@@ -525,6 +525,10 @@ class SubjectReads(Scope, Protocol):
         """The backfills not finished yet (a read of a subject after one's
         ``after_subject`` converts on the fly); most tenants have none."""
         ...
+    def holdout(self, seq: int, subject: str) -> bool | None:
+        """Whether backfill ``seq``'s screening set ``subject`` aside (its key holds a
+        value a read cannot convert alone); None while the values are not screened yet."""
+        ...
     def converted_values(self, seqs: Sequence[int]) -> list[ConvertedRow]:
         """What memory type conversions made of the operations ``seqs``, by step."""
         ...
@@ -557,7 +561,23 @@ class SubjectWrites(SubjectReads, Protocol):
     def delete_attribute_schema(self, attribute: str) -> None: ...
     def add_backfill(self, row: BackfillRow) -> None: ...
     def advance_backfill(self, row: BackfillRow) -> None:
-        """Store ``row``'s progress (last subject, counts, finished)."""
+        """Store ``row``'s progress (last subject, counts, finished: its holdouts go)."""
+        ...
+    def attribute_values(self, attribute: str, after: tuple[str, str, str] | None,
+                         limit: int) -> list[tuple[str, str, str]]:
+        """Up to ``limit`` (attribute, value, subject) of the versions, in any transaction
+        time, of ``attribute`` and its purposes' timelines, after ``after`` in that order;
+        values too long for the by-value index are left out (``long_value_subjects``)."""
+        ...
+    def long_value_subjects(self, attribute: str) -> list[str]:
+        """Subjects with a version too long for the by-value index, of ``attribute`` or
+        its purposes' timelines."""
+        ...
+    def add_holdouts(self, seq: int, subjects: Sequence[str], screened_at: int) -> None:
+        """Record backfill ``seq``'s screening: ``subjects`` set aside, done at ``screened_at``."""
+        ...
+    def delete_holdouts(self, subjects: Sequence[str]) -> None:
+        """Forget ``subjects`` in every backfill's holdouts (an erasure)."""
         ...
     def family_subjects(self, attributes: Sequence[str], after: str | None, limit: int) -> list[str]:
         """Up to ``limit`` subjects with an operation of ``attributes`` (their purposes and

@@ -269,3 +269,6 @@ class BackfillRow:
     conversion: str | None = None
     """A retype alone on its attribute (no earlier step of it, no alias in the tenant):
     its type and map as JSON, so a read converts a key from its stored versions."""
+    screened_at: int | None = None
+    """When the first batch screened the attribute's values (``ledger/screening.py``):
+    from then on a read converts a key outside ``backfill_holdouts`` from one version."""

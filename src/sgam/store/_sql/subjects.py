@@ -11,7 +11,7 @@ from ..._core.rules import Operation
 from .._records import AliasRow, BackfillRow, ChangeRow, ConvertedRow, QuarantineRow
 from .._rows import OPERATION_COLUMNS, operation_from_row
 from .ledger import MAX_INDEXED_VALUE, Scoped
-from .session import chunks, in_list
+from .session import Row, chunks, in_list
 
 PAIRS = 100
 """(attribute, value) pairs asked in one statement."""
@@ -24,7 +24,7 @@ RESOLVE_ATTRIBUTE_KNOWN = ("SELECT attribute FROM attribute_resolution WHERE ten
                            "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
 CHANGE_COLUMNS = "seq, kind, attribute, detail, recorded_at, after_seq, decided_by, origin"
 BACKFILL_COLUMNS = ("seq, attributes, after_subject, subjects_done, subjects_total, batches_done, started_at, "
-                    "finished_at, conversion")
+                    "finished_at, conversion, screened_at")
 ALIAS_COLUMNS = "seq, name, subject, recorded_at, after_seq, decided_by, ended_step, ended_at, ended_after_seq"
 
 
@@ -148,6 +148,13 @@ class SubjectReads(Scoped):
         rows = self._db.rows(f"SELECT {BACKFILL_COLUMNS} FROM backfills WHERE tenant = ? AND finished_at IS NULL "
                              "ORDER BY seq", (self.tenant,))
         return [BackfillRow(*row) for row in rows]
+
+    def holdout(self, seq: int, subject: str) -> bool | None:
+        """Two key probes in one statement: the backfill's screening, then the subject."""
+        row = self._db.row("SELECT b.screened_at IS NOT NULL, EXISTS (SELECT 1 FROM backfill_holdouts h "
+                           "WHERE h.tenant = b.tenant AND h.seq = b.seq AND h.subject = ?) "
+                           "FROM backfills b WHERE b.tenant = ? AND b.seq = ?", (subject, self.tenant, seq))
+        return None if row is None or not row[0] else bool(row[1])
     def converted_values(self, seqs: Sequence[int]) -> list[ConvertedRow]:
         found: list[ConvertedRow] = []
         for chunk in chunks(sorted(set(seqs))):
@@ -295,16 +302,58 @@ class SubjectWrites(SubjectReads):
         self._db.run("DELETE FROM attribute_schemas WHERE tenant = ? AND attribute = ?", (self.tenant, attribute))
 
     def add_backfill(self, row: BackfillRow) -> None:
-        self._db.run(f"INSERT INTO backfills (tenant, {BACKFILL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        self._db.run(f"INSERT INTO backfills (tenant, {BACKFILL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      (self.tenant, row.seq, row.attributes, row.after_subject, row.subjects_done,
                       row.subjects_total, row.batches_done, self._db.moment(row.started_at),
-                      self._db.moment(row.finished_at), row.conversion))
+                      self._db.moment(row.finished_at), row.conversion, self._db.moment(row.screened_at)))
 
     def advance_backfill(self, row: BackfillRow) -> None:
         self._db.run("UPDATE backfills SET after_subject = ?, subjects_done = ?, subjects_total = ?, "
                      "batches_done = ?, finished_at = ? WHERE tenant = ? AND seq = ?",
                      (row.after_subject, row.subjects_done, row.subjects_total, row.batches_done,
                       self._db.moment(row.finished_at), self.tenant, row.seq))
+        if row.finished_at is not None:
+            self._db.run("DELETE FROM backfill_holdouts WHERE tenant = ? AND seq = ?", (self.tenant, row.seq))
+
+    def attribute_values(self, attribute: str, after: tuple[str, str, str] | None,
+                         limit: int) -> list[tuple[str, str, str]]:
+        """One page of ``assertions_by_value`` over the attribute and its purposes'
+        timelines: the rest of the cursor's attribute, then the attributes after it (a
+        row value compared across the range would not bound the index's seek)."""
+        column = f"attribute{self._db.bytewise}"
+        head = (f"SELECT attribute, value, subject FROM assertions INDEXED BY assertions_by_value WHERE tenant = ? "
+                f"AND length(value) <= {MAX_INDEXED_VALUE} AND ")
+        tail = f" ORDER BY {column}, value, subject LIMIT ?"
+        end = f"{attribute}\x20"
+        rows: list[Row] = []
+        if after is None:
+            start, first = f"{column} >= ?", attribute
+        else:
+            rows = self._db.rows(f"{head}{column} = ? AND (value, subject) > (?, ?){tail}",
+                                 (self.tenant, *after, limit))
+            start, first = f"{column} > ?", after[0]
+        if len(rows) < limit:
+            rows += self._db.rows(f"{head}{start} AND {column} < ?{tail}", (self.tenant, first, end, limit - len(rows)))
+        return [(str(row[0]), str(row[1]), str(row[2])) for row in rows]
+
+    def long_value_subjects(self, attribute: str) -> list[str]:
+        column = f"attribute{self._db.bytewise}"
+        rows = self._db.rows(
+            f"SELECT DISTINCT subject FROM assertions INDEXED BY assertions_long_values WHERE tenant = ? "
+            f"AND {column} >= ? AND {column} < ? AND length(value) > {MAX_INDEXED_VALUE}",
+            (self.tenant, attribute, f"{attribute}\x20"))
+        return [str(row[0]) for row in rows]
+
+    def add_holdouts(self, seq: int, subjects: Sequence[str], screened_at: int) -> None:
+        self._db.run_many("INSERT INTO backfill_holdouts (tenant, seq, subject) VALUES (?, ?, ?) "
+                          "ON CONFLICT DO NOTHING", [(self.tenant, seq, subject) for subject in subjects])
+        self._db.run("UPDATE backfills SET screened_at = ? WHERE tenant = ? AND seq = ?",
+                     (self._db.moment(screened_at), self.tenant, seq))
+
+    def delete_holdouts(self, subjects: Sequence[str]) -> None:
+        for chunk in chunks(sorted(set(subjects))):
+            self._db.run(f"DELETE FROM backfill_holdouts WHERE tenant = ? AND {in_list('subject', len(chunk))}",
+                         (self.tenant, *chunk))
 
     def family_subjects(self, attributes: Sequence[str], after: str | None, limit: int) -> list[str]:
         """One range of the key table per attribute (its purposes and members too), each

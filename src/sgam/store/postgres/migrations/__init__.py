@@ -25,7 +25,7 @@ import psycopg
 from psycopg import sql
 
 from ..._migrations import Migrations
-from . import baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30
+from . import baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -39,7 +39,7 @@ TENANT_TABLES = (
     "episode_vector_heads", "saver_threads", "saver_checkpoints", "saver_writes", "saver_subjects",
     "subject_names", "subject_collisions", "subject_aliases", "subject_resolution",
     "ledger_changes", "attribute_resolution", "quarantine", "episode_vector_counts", "converted_values",
-    "backfills", "search_embedders",
+    "backfills", "search_embedders", "backfill_holdouts",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 
@@ -92,7 +92,7 @@ the common one-fact write whole (module v29), and after its key's check (module 
 
 MIGRATIONS = Migrations(
     baseline.VERSION,
-    tuple(version.SCRIPT for version in (baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30)),
+    tuple(version.SCRIPT for version in (baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31)),
     baseline.SQUASHED,
 )
 """The baseline, then version N in module ``vNN``; a new version is a new module, listed last."""
