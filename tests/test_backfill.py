@@ -200,6 +200,62 @@ def test_expiry_during_a_backfill_leaves_nothing_for_a_later_batch(memory: Memor
     assert "999" not in json.dumps([after[f"p{s:02d}"] for s in range(8)], default=str)
 
 
+LONG = "x" * 1200
+"""Too long for the by-value index: the screening finds it by its own index."""
+SCREENED = {  # subject: its values, oldest first; whether a read must read every value of its key
+    "p00": (["100", "250"], False), "p01": (["100", "lots"], True), "p02": (["100", "250", "300"], False),
+    "p03": (["5", "5.0"], True), "p04": (["100", LONG, "250"], True), "p05": (["7", "8"], False),
+    "p06": (["100", "250"], False), "p07": (["lots", "9"], True),
+}
+
+
+def _fill_screened(memory: Memory, tenant: str) -> None:
+    memory.declare(tenant, "budget", "string")
+    memory.add_episode(tenant, "e1", DAYS[0], "budgets")
+    memory.write_many(tenant, [{"subject": subject, "attribute": "budget", "value": value, "valid_from": DAYS[day],
+                                "source": "e1"}
+                               for subject, (values, _) in SCREENED.items() for day, value in enumerate(values)])
+
+
+def _holdouts(memory: Memory, tenant: str) -> dict[str, bool | None]:
+    [backfill] = memory.backfills(tenant)
+    with memory.backend.read(tenant) as reader:
+        return {subject: reader.holdout(backfill.step, subject) for subject in SCREENED}
+
+
+def test_the_first_batch_screens_the_keys_a_read_must_read_whole(memory: Memory, clock: ManualClock) -> None:
+    """A value with no conversion, one that collides, one too long for the by-value index:
+    their subjects are held out; a read of any other key not converted yet converts the
+    one version it answers with, and every read equals the read after the backfill."""
+    for tenant in (WHOLE, BIG):
+        _fill_screened(memory, tenant)
+    clock.advance(60)
+    before = clock.now
+    clock.advance(60)
+    memory.retype(WHOLE, "budget", "integer", quarantine=True, backfill=False)
+    memory.retype(BIG, "budget", "integer", quarantine=True, backfill=True, wait=False)
+    assert set(_holdouts(memory, BIG).values()) == {None}  # not screened yet: every key is read whole
+    assert memory.get(BIG, "p02", "budget").value == 300
+    memory.run_backfill(BIG, batch=2, max_batches=1)
+    assert _holdouts(memory, BIG) == {subject: held for subject, (_, held) in SCREENED.items()}
+    during = _reads(memory, BIG, len(SCREENED), before, set_aside=False)
+    assert during == _reads(memory, WHOLE, len(SCREENED), before, set_aside=False)
+    assert during["p02"][0].value == 300 and during["p04"][0].value == 250
+
+    def each_day(tenant: str) -> list[Any]:
+        return [_shape(memory.get(tenant, subject, "budget", at=DAYS[day])) for subject in SCREENED for day in range(4)]
+
+    assert each_day(BIG) == each_day(WHOLE)  # p04's 100 runs on to 250 where its long value was set aside
+    clock.advance(60)
+    for tenant in (WHOLE, BIG):
+        memory.write(tenant, "p05", "budget", 9, DAYS[5], "e1")  # screened, then derived by a write
+        memory.forget_subject(tenant, "p07")
+    assert _holdouts(memory, BIG)["p07"] is False  # an erasure takes the subject out
+    memory.run_backfill(BIG)
+    assert _holdouts(memory, BIG) == dict.fromkeys(SCREENED, False)  # finished: no holdout is kept
+    assert _reads(memory, BIG, len(SCREENED), before) == _reads(memory, WHOLE, len(SCREENED), before)
+
+
 def test_a_backfilled_rename_reads_under_the_new_name(memory: Memory, clock: ManualClock) -> None:
     for tenant in (WHOLE, BIG):
         _fill(memory, tenant, 6, ["100", "250"])

@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sgam import ConflictError, Memory, NotFoundError, ValidationError
-from sgam._core.conversions import check_map, convert, convert_all
+from sgam._core.conversions import Screen, check_map, convert, convert_all
 from sgam._core.schema import ValueType
+from sgam._core.values import canonical_json
 
 from .conftest import ManualClock
 
@@ -67,6 +68,43 @@ def test_converting_values_together_gives_each_ones_conversion(values: list[obje
         assert together is None
     else:
         assert together == each
+
+
+NEAR_COLLISIONS = st.sampled_from([42, 42.0, "42", "42.0", "4.2e1", " 42", 4.5, "4.5", "4.50", True, "true",
+                                    "2026-07-15", "2026-07-15T00:00:00Z", "2026-07-15T00:00:00+00:00",
+                                    [42], ["42"], "lots"])
+
+
+@given(st.lists(JSON_VALUES | NEAR_COLLISIONS, max_size=10), st.sampled_from(list(ValueType)),
+       st.lists(st.tuples(NEAR_COLLISIONS, st.sampled_from([7, 8])), max_size=3))
+def test_values_a_screen_passes_each_convert_to_a_value_of_their_own(
+    values: list[object], value_type: ValueType, pairs: list[tuple[object, int]],
+) -> None:
+    """What lets a read convert one version of a key alone: whatever else the key holds,
+    a value that passes converts, changes, and no other passing value converts to it."""
+    texts = {json.dumps(value, sort_keys=True, separators=(",", ":")) for value in values}
+    mapping = {canonical_json(old): canonical_json(new if value_type is not ValueType.STRING else str(new))
+               for old, new in pairs} if value_type in (ValueType.INTEGER, ValueType.STRING) else {}
+    screen = Screen.of(value_type, mapping)
+    passed = sorted(text for text in texts if screen.passes(text))
+    converted = [convert(text, value_type, mapping) for text in passed]
+    assert all(new is not None and new != old for old, new in zip(passed, converted, strict=True))
+    assert len(set(converted)) == len(passed)
+
+
+@pytest.mark.parametrize(("value", "value_type", "mapping", "passes"), [
+    ("42", ValueType.INTEGER, {}, True), ("42.0", ValueType.INTEGER, {}, False), (42, ValueType.INTEGER, {}, False),
+    ("4.5", ValueType.NUMBER, {}, True), ("4.50", ValueType.NUMBER, {}, False), (7, ValueType.STRING, {}, True),
+    ("2026-07-15", ValueType.DATETIME, {}, True), ("2026-07-15T00:00:00Z", ValueType.DATE, {}, True),
+    ({"a": 1}, ValueType.ARRAY, {}, True), ("lots", ValueType.INTEGER, {}, False),
+    ("lots", ValueType.INTEGER, {'"lots"': "500"}, True),
+    ("lots", ValueType.INTEGER, {'"lots"': "500", '"many"': "500"}, False),
+    ("500", ValueType.INTEGER, {'"lots"': "500"}, False),
+])
+def test_a_screen_passes_the_canonical_source_of_each_conversion(
+    value: object, value_type: ValueType, mapping: dict[str, str], passes: bool,
+) -> None:
+    assert Screen.of(value_type, mapping).passes(canonical_json(value)) is passes
 
 
 def _budgets(memory: Memory, clock: ManualClock) -> None:
