@@ -256,6 +256,31 @@ def test_the_first_batch_screens_the_keys_a_read_must_read_whole(memory: Memory,
     assert _reads(memory, BIG, len(SCREENED), before) == _reads(memory, WHOLE, len(SCREENED), before)
 
 
+def test_an_erasure_moves_a_backfill_cursor_off_the_erased_subject(memory: Memory, clock: ManualClock) -> None:
+    """The cursor is the last subject done: erasing that subject leaves the cursor on the
+    one before it, so the name is gone and the backfill goes on after the same subjects."""
+    marker = "zed-cursor-marker"
+    for tenant in (WHOLE, BIG):
+        memory.declare(tenant, "budget", "string")
+        memory.add_episode(tenant, "e1", DAYS[0], "budgets")
+        memory.write_many(tenant, [{"subject": subject, "attribute": "budget", "value": "100", "valid_from": DAYS[0],
+                                    "source": "e1"} for subject in ("ann", "bob", marker, "zoe")])
+    clock.advance(60)
+    memory.retype(WHOLE, "budget", "integer", backfill=False)
+    memory.retype(BIG, "budget", "integer", backfill=True, wait=False)
+    [status] = memory.run_backfill(BIG, batch=3, max_batches=1)
+    assert status.after_subject == marker
+    for tenant in (WHOLE, BIG):
+        memory.forget_subject(tenant, marker)
+    [status] = memory.backfills(BIG)
+    assert (status.after_subject, status.subjects_done) == ("bob", 3)
+    assert not [place for place in memory.residue(BIG, marker).places if "backfill" in place]
+    [done] = memory.run_backfill(BIG, batch=3)
+    assert done.finished and done.batches_done == 2
+    assert [_shape(memory.get(BIG, s, "budget")) for s in ("ann", "bob", "zoe")] == [
+        _shape(memory.get(WHOLE, s, "budget")) for s in ("ann", "bob", "zoe")]
+
+
 def test_a_backfilled_rename_reads_under_the_new_name(memory: Memory, clock: ManualClock) -> None:
     for tenant in (WHOLE, BIG):
         _fill(memory, tenant, 6, ["100", "250"])

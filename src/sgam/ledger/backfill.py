@@ -132,6 +132,16 @@ def finish(txn: WriteTransaction, now: int, batch: int = BATCH) -> None:
             pass
 
 
+def forget_cursors(txn: WriteTransaction, names: Collection[str]) -> None:
+    """A backfill's cursor is the last subject it did: one naming an erased subject moves
+    back to the subject before it, which selects the same subjects after it (the erased
+    one has no key left), and the name is gone with the rest."""
+    for row in txn.backfills():
+        if row.after_subject is not None and row.after_subject in names:
+            before = txn.family_subject_before(sorted(family_of(row)), row.after_subject)
+            txn.advance_backfill(replace(row, after_subject=before))
+
+
 def behind(rows: Sequence[BackfillRow], subject: str, attribute: str) -> bool:
     """Whether the key's stored versions may not be what they will be: an unfinished
     backfill of its attribute has not reached its subject. A read at any ``known_at``

@@ -21,6 +21,7 @@ from .._core.purpose import MEMBER, outlasting_erasure, split_attribute
 from .._core.rules import KeyTimeline
 from .._core.values import canonical_json
 from ..ledger.aliases import forget_names, in_families
+from ..ledger.backfill import forget_cursors
 from ..ledger.derivation import rederive as rederive_scope
 from ..ledger.derivation import renamed_family
 from ..store import ACTING_FOR, AuditRow, WriteTransaction
@@ -104,7 +105,8 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     for key_subject, attribute in txn.version_keys(names):  # derived from operations of several names
         txn.replace_versions(key_subject, attribute, [])
     txn.replace_quarantine([], [])  # what retypes set aside of the erased operations
-    txn.delete_holdouts(every_name)
+    txn.delete_holdouts(every_name)  # backfills name subjects too
+    forget_cursors(txn, every_name)
     txn.delete_aliases_naming(names)
     if rest:  # names once joined to these: their keys as if the erased names had never been
         rederive_scope(txn, subjects=rest)

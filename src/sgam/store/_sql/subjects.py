@@ -378,21 +378,30 @@ class SubjectWrites(SubjectReads):
         return self._count_family("count(*)", "operations", attributes)
 
     def _count_family(self, what: str, table: str, attributes: Sequence[str]) -> int:
-        column = f"attribute{self._db.bytewise}"
-        names = sorted(set(attributes))
-        ranges = " OR ".join([f"attribute = ? OR ({column} >= ? AND {column} < ?)"] * len(names))
-        params = [part for a in names for part in (a, f"{a}\x1e", f"{a}\x20")]
+        ranges, params = self._family_ranges(attributes)
         row = self._db.row(f"SELECT {what} FROM {table} WHERE tenant = ? AND ({ranges})", (self.tenant, *params))
         return 0 if row is None else int(row[0])
 
+    def _family_ranges(self, attributes: Sequence[str]) -> tuple[str, list[str]]:
+        """SQL true for a row of ``attributes`` or of their purposes' timelines and members."""
+        column = f"attribute{self._db.bytewise}"
+        names = sorted(set(attributes))
+        ranges = " OR ".join([f"attribute = ? OR ({column} >= ? AND {column} < ?)"] * len(names))
+        return ranges, [part for a in names for part in (a, f"{a}\x1e", f"{a}\x20")]
+
     def last_recorded_of_attributes(self, attributes: Sequence[str]) -> int | None:
         """One pass over the tenant's operations, reading no more than a row at a time."""
-        column = f"attribute{self._db.bytewise}"
-        ranges = " OR ".join([f"attribute = ? OR ({column} >= ? AND {column} < ?)"] * len(attributes))
-        params = [part for a in sorted(set(attributes)) for part in (a, f"{a}\x1e", f"{a}\x20")]
+        ranges, params = self._family_ranges(attributes)
         row = self._db.row(f"SELECT max(recorded_at) FROM operations WHERE tenant = ? AND ({ranges})",
                            (self.tenant, *params))
         return None if row is None or row[0] is None else int(row[0])
+
+    def family_subject_before(self, attributes: Sequence[str], subject: str) -> str | None:
+        ranges, params = self._family_ranges(attributes)
+        column = f"subject{self._db.bytewise}"
+        row = self._db.row(f"SELECT max({column}) FROM ledger_keys WHERE tenant = ? AND ({ranges}) AND {column} < ?",
+                           (self.tenant, *params, subject))
+        return None if row is None or row[0] is None else str(row[0])
 
     def lock_subjects(self, subjects: Sequence[str]) -> None:
         """Nothing here: a backend whose unit of work does not hold the whole tenant
