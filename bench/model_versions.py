@@ -7,7 +7,10 @@ Workload: N/5 subjects, each with five versions of ``plan`` (memory type ``trip`
 cannot convert) and one ``city``, each subject's writes from an episode of its own. The
 store is bulk-loaded (``write_many``); then ``register_memory_type(trip, TripV2,
 convert=...)`` runs as one recorded step and is timed (values per second, peak RSS of
-the process, calls of the function: once per distinct value). Reads are timed one by one
+the process, calls of the function: once per distinct value per batch); on more than
+2,000 subjects the step is backfilled (the function called a batch of subjects at a
+time, the versions derived again after it), unless ``--backfill no`` takes it in one
+transaction. Reads are timed one by one
 on random subjects: a current read of ``plan`` after the step, a read at a ``known_at``
 before it (the old version), a current read of the untouched ``city``; then erasures of a
 subject's episode after the step, which re-derive its keys of ``plan`` from what the
@@ -15,6 +18,7 @@ function made of them (``converted_values``) without calling it, beside erasures
 others before the step.
 
     python bench/model_versions.py --facts 10000,100000
+    python bench/model_versions.py --facts 100000 --backfill no            # in one transaction, as before
     python bench/model_versions.py --facts 10000 --backend postgres --json   # an embedded server, deleted after
 """
 
@@ -88,7 +92,7 @@ def _fill(memory: Memory, facts: int) -> int:
     return subjects
 
 
-def run(url: str, facts: int) -> dict[str, Any]:
+def run(url: str, facts: int, backfill: bool | None) -> dict[str, Any]:
     with Memory(url) as memory:
         subjects = _fill(memory, facts)
         rng = random.Random(3)
@@ -99,7 +103,7 @@ def run(url: str, facts: int) -> dict[str, Any]:
         time.sleep(0.01)
         function = Counted()
         started = time.perf_counter()
-        memory.register_memory_type(TENANT, "trip", TripV2, convert=function)
+        memory.register_memory_type(TENANT, "trip", TripV2, convert=function, backfill=backfill)
         seconds = time.perf_counter() - started
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -107,7 +111,7 @@ def run(url: str, facts: int) -> dict[str, Any]:
             return f"p{rng.randrange(subjects)}"
 
         result: dict[str, Any] = {
-            "facts": facts, "step_seconds": round(seconds, 2), "step_values_per_s": round(facts / seconds),
+            "facts": facts, "backfilled": bool(memory.backfills(TENANT)), "step_seconds": round(seconds, 2), "step_values_per_s": round(facts / seconds),
             "function_calls": function.calls, "peak_rss_mb": round(peak, 1),
             "set_aside": len(memory.quarantined(TENANT, "plan")),
             "read_converted": timed(lambda: memory.get(TENANT, pick(), "plan"), READS),
@@ -125,17 +129,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--facts", default="10000", help="comma-separated sizes")
     parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--backfill", choices=("auto", "no"), default="auto",
+                        help="auto: backfilled above 2,000 subjects; no: in one transaction")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     runs = []
     for size in (int(size) for size in args.facts.split(",")):
         with temporary_url(args.backend, "model-versions") as url:
-            runs.append(run(url, size))
+            runs.append(run(url, size, None if args.backfill == "auto" else False))
     if args.json:
         print(json.dumps({"backend": args.backend, "sizes": runs}, indent=2))
         return
     for found in runs:
-        print(f"{found['facts']:>9,} values: step {found['step_seconds']} s ({found['step_values_per_s']:,} values/s, "
+        print(f"{found['facts']:>9,} values{' (backfilled)' if found['backfilled'] else ''}: step {found['step_seconds']} s ({found['step_values_per_s']:,} values/s, "
               f"{found['function_calls']:,} calls), peak RSS {found['peak_rss_mb']} MB, {found['set_aside']} set "
               f"aside; read p50 converted {found['read_converted']['p50_us']} us, before the step "
               f"{found['read_before_step']['p50_us']} us, untouched {found['read_untouched']['p50_us']} us "

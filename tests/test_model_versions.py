@@ -107,18 +107,66 @@ def test_a_result_the_new_model_refuses_is_set_aside_with_the_reason(memory: Mem
     assert "does not validate" in reasons["ann"] and "nights" in reasons["ann"]
 
 
-def test_without_a_conversion_values_the_model_refuses_change_nothing(memory: Memory, clock: ManualClock) -> None:
+@pytest.mark.parametrize("backfill", [None, True], ids=["in-its-transaction", "backfilled"])
+def test_without_a_conversion_values_the_model_refuses_change_nothing(
+        memory: Memory, clock: ManualClock, backfill: bool | None) -> None:
     _trips(memory, clock)
     with pytest.raises(ValidationError) as caught:
-        memory.register_memory_type("t", "trip", TripV2)
+        memory.register_memory_type("t", "trip", TripV2, backfill=backfill)
     assert (caught.value.field, caught.value.value) == ("model", "trip")
     assert "2 stored value(s) of memory type 'trip'" in caught.value.message
     assert "Paris" in caught.value.message
-    assert memory.schema_history("t") == []
+    assert memory.schema_history("t") == [] and memory.backfills("t") == []
     _, types = memory.schema("t")
     assert types[0].json_schema == TripV1.model_json_schema()
     memory.write("t", "ann", "plan", {"city": "Paris", "nights": "4"}, T2, "e1")  # still the old version
     assert memory.quarantined("t") == []
+
+
+def test_a_backfilled_version_reads_as_one_converted_in_its_transaction(memory: Memory, clock: ManualClock) -> None:
+    """``backfill=True``: the function is called on every value while the step is taken,
+    a batch of subjects at a time, never again; until the backfill has run, reads convert
+    on the fly, and every read, before, during and after, equals the same version taken
+    in one transaction."""
+    subjects = [f"p{number}" for number in range(7)]
+    for tenant in ("whole", "big"):
+        memory.register_memory_type(tenant, "trip", TripV1)
+        memory.declare(tenant, "plan", "object", memory_type="trip")
+        memory.add_episode(tenant, "e1", T1, "trips")
+        for number, subject in enumerate(subjects):
+            memory.write(tenant, subject, "plan", {"city": "Paris", "nights": str(number)}, T1, "e1")
+            nights = "many" if number % 3 == 0 else str(number + 1)
+            memory.write(tenant, subject, "plan", {"city": "Rome", "nights": nights}, T2, "e1")
+    clock.advance(60)
+    before = clock.now
+    clock.advance(60)
+    calls: list[dict[str, Any]] = []
+
+    def counted(old: dict[str, Any]) -> TripV2:
+        calls.append(old)
+        return upgrade(old)
+
+    memory.register_memory_type("whole", "trip", TripV2, convert=upgrade)
+    memory.register_memory_type("big", "trip", TripV2, convert=counted, backfill=True, wait=False)
+    distinct = {json.dumps(old, sort_keys=True) for old in calls}
+    assert len(calls) == len(distinct) == 12  # every distinct stored value, once (p0, p3, p6 share "many")
+
+    def reads(tenant: str) -> list[Any]:
+        found = [[memory.get(tenant, s, "plan"), memory.get(tenant, s, "plan", at=T1),
+                  memory.get(tenant, s, "plan", known_at=before), memory.history(tenant, s, "plan")]
+                 for s in subjects]
+        shaped = json.loads(json.dumps(found, sort_keys=True, default=lambda a: (
+            [a.value, a.valid_from, a.valid_to, a.recorded_at, a.superseded_at] if hasattr(a, "value") else str(a))))
+        return [shaped, sorted((q.subject, json.dumps(q.value), q.reason) for q in memory.quarantined(tenant, "plan"))]
+
+    [pending] = memory.backfills("big")
+    assert (pending.attribute, pending.finished) == ("plan", False)
+    assert reads("big")[0] == reads("whole")[0]
+    memory.run_backfill("big", batch=3, max_batches=1)
+    assert reads("big")[0] == reads("whole")[0]
+    memory.run_backfill("big")
+    assert reads("big") == reads("whole")
+    assert len(calls) == 12  # the backfill read what the function made
 
 
 def test_without_a_conversion_values_that_validate_are_kept_as_a_step(memory: Memory, clock: ManualClock) -> None:

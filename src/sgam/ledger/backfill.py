@@ -21,15 +21,15 @@ erasure removed.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
-from .._core.conversions import TypeConversion
+from .._core.conversions import TypeConversion, ValueConversion
 from .._core.errors import ValidationError
 from .._core.purpose import split_attribute
 from .._core.schema import Cardinality
 from ..store import BackfillRow, ChangeRow, WriteTransaction
-from .derivation import Ident, alias_family, derive_subjects, rederive
+from .derivation import Ident, alias_family, derive_subjects, memory_type_of, rederive
 from .screening import screen
 
 BACKFILL_ABOVE = 2_000
@@ -63,7 +63,9 @@ def _lone_conversion(txn: WriteTransaction, change: ChangeRow, family: Collectio
     alone (``dual_read``): a one-valued attribute never renamed, retyped or reshaped
     before, in a tenant without aliases; the log's derivation is needed otherwise."""
     declared = txn.attribute_schema(change.attribute)
-    if change.kind != "retype" or set(family) != {change.attribute} or txn.alias_steps():
+    if change.kind != "retype" or memory_type_of(change) is not None or set(family) != {change.attribute}:
+        return None  # a memory type's conversion is the log's: what its function made of each operation
+    if txn.alias_steps():
         return None
     if declared is not None and declared.cardinality is Cardinality.MANY:
         return None
@@ -74,28 +76,35 @@ def _lone_conversion(txn: WriteTransaction, change: ChangeRow, family: Collectio
     return json.dumps({"type": detail["type"], "map": detail["map"]})
 
 
-def check(txn: WriteTransaction, change: ChangeRow, family: Collection[str], batch: int = BATCH) -> None:
+def check(txn: WriteTransaction, change: ChangeRow, family: Collection[str], batch: int = BATCH,
+          taking: ValueConversion | None = None, kept: Callable[[], None] | None = None) -> None:
     """Refuse ``change`` (added in this transaction) as its whole derivation would: a
     merge or a change to one value per instant that would put two values at one start,
     values of a retype with no conversion and no ``quarantine`` (counted over every
-    batch). Reads a batch of subjects at a time; stores nothing."""
+    batch). Reads a batch of subjects at a time; stores nothing but what ``kept`` stores
+    after each batch: ``taking``, a memory type's conversion function, is called on every
+    value here, once, and what it made is recorded batch by batch (``model_versions``)."""
     detail = json.loads(change.detail)
     refused: dict[int, str] | None = {} if change.kind == "retype" and not detail.get("quarantine") else None
-    if change.kind == "retype" and refused is None:
-        return  # every value converts or is set aside: nothing to refuse
-    if change.kind == "rename" and not txn.attribute_in_use(str(detail["to"])):
-        return  # nothing under the new name to merge with
-    if change.kind == "cardinality" and detail["to"] == "many":
-        return  # each value its own member: nothing to refuse
+    if taking is None:
+        if change.kind == "retype" and refused is None:
+            return  # every value converts or is set aside: nothing to refuse
+        if change.kind == "rename" and not txn.attribute_in_use(str(detail["to"])):
+            return  # nothing under the new name to merge with
+        if change.kind == "cardinality" and detail["to"] == "many":
+            return  # each value its own member: nothing to refuse
     ident: Ident = ("change", change.seq)
     after: str | None = None
     steps = txn.alias_steps()
     while subjects := txn.family_subjects(sorted(family), after, batch):
         derive_subjects(txn, txn.attribute_schema, alias_family(steps, subjects), family, strict=ident,
-                        refused=refused)
+                        refused=refused, taking=taking)
+        if kept is not None:
+            kept()
         after = subjects[-1]
     if refused:
-        raise TypeConversion.of(detail).refused(change.attribute, list(refused.values()))
+        conversion = taking or TypeConversion.of(detail)
+        raise conversion.refused(change.attribute, list(refused.values()))
 
 
 def run_batch(txn: WriteTransaction, seq: int, batch: int, now: int) -> BackfillRow:

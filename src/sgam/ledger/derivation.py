@@ -385,17 +385,20 @@ def alias_family(steps: Iterable[AliasRow], names: Iterable[str]) -> set[str]:
 def derive_subjects(
     source: SubjectReads, declared: Callable[[str], AttributeSchema | None], subjects: Collection[str],
     attributes: Collection[str], ops: Sequence[Operation] | None = None, strict: Ident | None = None,
-    refused: dict[int, str] | None = None,
+    refused: dict[int, str] | None = None, taking: ValueConversion | None = None,
 ) -> Derivation:
     """The keys of ``attributes`` of ``subjects`` (a closed alias family) as their
     operations and every recorded step derive them, stored or not: a backfill's batch
-    stores them, a read of a key its backfill has not reached answers from them."""
+    stores them, a read of a key its backfill has not reached answers from them.
+    ``taking``: as for ``rederive``."""
     if ops is None:
         ops = source.operations_of_subjects(sorted(subjects))
     ops = [op for op in ops if split_attribute(op.attribute)[0] in attributes]
     changes = source.ledger_changes()
     events = [*alias_events(source.alias_steps()), *change_events(changes)]
     conversions = recorded_conversions(source, changes, ops)
+    if taking is not None and strict is not None:
+        conversions[strict[1]] = taking
     return derive(ops, events, first_cardinality(declared, changes), strict, conversions, refused)
 
 

@@ -8,13 +8,14 @@ under the old name and later ones in the new, and erasure stays exact on both si
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from .._core.conversions import ValueConversion, check_map
 from .._core.errors import ConflictError, NotFoundError, ValidationError
 from .._core.schema import AttributeSchema, Cardinality, ValueType
-from ..store import ChangeRow, SchemaLookups, WriteTransaction
+from ..store import ChangeRow, ConvertedRow, SchemaLookups, WriteTransaction
 from . import backfill as backfills
 from .derivation import Ident, rederive, renamed_family
 
@@ -41,30 +42,36 @@ def _known(txn: WriteTransaction, attribute: str, field: str) -> AttributeSchema
 def _record(
     txn: WriteTransaction, kind: str, attribute: str, detail: dict[str, Any], now: int,
     decided_by: str | None, origin: str | None, family: set[str], taking: ValueConversion | None = None,
-    backfill: bool | None = None,
+    backfill: bool | None = None, keep: Callable[[int], Sequence[ConvertedRow]] | None = None,
 ) -> ChangeRow:
     """Append the step after every operation recorded so far and re-derive the
     attribute's keys with it (the step refused, and nothing changed, if it cannot);
-    ``taking``: a retype's conversion when it is not its value type's. On a large
-    attribute (or with ``backfill``) the step is checked a batch at a time and its keys
-    are derived again by a backfill (``ledger.backfill``), reads converting until then;
-    not a step ``taking`` a conversion function, whose results are recorded as it is
-    taken, so it converts in its own transaction."""
+    ``taking``: a retype's conversion when it is not its value type's, and ``keep`` what
+    it made of the operations, stored under the step. On a large attribute (or with
+    ``backfill``) the step is checked a batch at a time (``taking`` called then, what it
+    made stored batch by batch) and its keys are derived again by a backfill
+    (``ledger.backfill``), reads converting until then."""
     txn.lock_lifecycle()
     changes = txn.ledger_changes()
-    deferred = taking is None and backfills.deferred(txn, family, backfill)
+    deferred = backfills.deferred(txn, family, backfill)
     ops = [] if deferred else txn.operations_of_attributes(sorted(family))
     last = txn.last_recorded_of_attributes(sorted(family)) if deferred else None
     at = max([now, *(op.recorded_at for op in ops), *(c.recorded_at for c in changes), *([last] if last else [])])
     row = ChangeRow(1 + max((c.seq for c in changes), default=0), kind, attribute,
                     json.dumps(detail, sort_keys=True), at, txn.last_operation_seq(), decided_by, origin)
     txn.add_change(row)
+
+    def kept() -> None:
+        if keep is not None:
+            txn.add_converted_values(keep(row.seq))
+
     if deferred:
-        backfills.check(txn, row, family)
+        backfills.check(txn, row, family, taking=taking, kept=kept)
         backfills.start(txn, row, family)
         return row
     ident: Ident = ("change", row.seq)
     rederive(txn, attributes=family, strict=ident, ops=ops, taking=taking)
+    kept()
     return row
 
 
@@ -129,13 +136,15 @@ def retype(
 
 def retype_with(
     txn: WriteTransaction, attribute: str, conversion: ValueConversion, detail: dict[str, Any], now: int,
-    decided_by: str | None = None, origin: str | None = None,
+    keep: Callable[[int], Sequence[ConvertedRow]], decided_by: str | None = None, origin: str | None = None,
+    *, backfill: bool | None = None,
 ) -> ChangeRow:
     """A retype of ``attribute`` whose values ``conversion`` converts (a memory type's
-    new version, named in ``detail``); its value type stays as declared."""
+    new version, named in ``detail``; ``keep``: what it made, to store); its value type
+    stays as declared."""
     attribute = current_name(txn, attribute)
     return _record(txn, "retype", attribute, detail, now, decided_by, origin,
-                   renamed_family(txn.ledger_changes(), [attribute]), conversion)
+                   renamed_family(txn.ledger_changes(), [attribute]), conversion, backfill, keep)
 
 
 def reshape(

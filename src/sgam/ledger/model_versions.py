@@ -47,8 +47,11 @@ class ModelConversion:
     function: Conversion | None
     previous: type[BaseModel] | None = None
     outcomes: dict[int, tuple[str | None, str | None]] = field(default_factory=dict)
-    """(new value, reason set aside) by operation, for the operations whose value changed."""
+    """(new value, reason set aside) by operation, for the operations whose value changed
+    since ``taken`` last took them."""
     _by_value: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    _failed: dict[str, str] = field(default_factory=dict)
+    """Each value set aside and why, kept for ``refused`` when ``taken`` empties the rest."""
 
     def reaches(self, op: Operation) -> bool:
         return op.memory_type == self.schema.name
@@ -57,6 +60,8 @@ class ModelConversion:
         if current not in self._by_value:
             self._by_value[current] = self._convert(current)
         value, reason = self._by_value[current]
+        if value is None and reason is not None:
+            self._failed[current] = reason
         if value == current:
             self.outcomes.pop(op.seq, None)
         else:
@@ -88,25 +93,33 @@ class ModelConversion:
         return text, None
 
     def refused(self, attribute: str, unconverted: Sequence[str]) -> SgamError:
-        shown = "; ".join(f"{_short(value)}: {self._by_value[value][1]}" for value in sorted(set(unconverted))[:3])
+        shown = "; ".join(f"{_short(value)}: {self._failed[value]}" for value in sorted(set(unconverted))[:3])
         return ValidationError(
             "model", self.schema.name,
             f"{len(unconverted)} stored value(s) of memory type {self.schema.name!r} in {attribute!r} do not "
             f"validate against the new model (e.g. {shown}): give a conversion function (convert=), and what it "
             "cannot convert is set aside")
 
-    def rows(self, step: int) -> list[ConvertedRow]:
-        return [ConvertedRow(step, seq, value, reason) for seq, (value, reason) in sorted(self.outcomes.items())]
+    def taken(self, step: int) -> list[ConvertedRow]:
+        """What the function made since the last call, as rows of ``step``; a backfilled
+        step takes them a batch at a time, so memory stays that of one batch."""
+        rows = [ConvertedRow(step, seq, value, reason) for seq, (value, reason) in sorted(self.outcomes.items())]
+        self.outcomes.clear()
+        self._by_value.clear()
+        return rows
 
 
 def register(
     txn: WriteTransaction, name: str, model: type[BaseModel], function: Conversion | None,
     previous: type[BaseModel] | None, now: int, decided_by: str | None = None, origin: str | None = None,
+    *, backfill: bool | None = None,
 ) -> MemoryTypeSchema:
     """Store ``model`` as the type's current version. When its JSON Schema is new (or a
     ``function`` is given) and the type has stored values, convert them as a retype
     step of each attribute holding them; without a ``function``, a value the model
-    refuses is a ``ValidationError`` and nothing changes."""
+    refuses is a ``ValidationError`` and nothing changes. On a large attribute (or with
+    ``backfill``) the function is called on every value a batch of subjects at a time
+    and the stored versions are derived again by a backfill, as any retype's."""
     before = txn.memory_type(name)
     schema = MemoryTypeSchema(name, model.model_json_schema(), txn.bump_schema_version())
     if function is None and before is not None and before.json_schema == schema.json_schema:
@@ -117,8 +130,7 @@ def register(
         detail = {"memory_type": name, "version": schema.schema_version, "convert": function is not None,
                   "from_version": None if before is None else before.schema_version,
                   "quarantine": function is not None}
-        row = retype_with(txn, attribute, conversion, detail, now, decided_by, origin)
-        txn.add_converted_values(conversion.rows(row.seq))
+        retype_with(txn, attribute, conversion, detail, now, conversion.taken, decided_by, origin, backfill=backfill)
     txn.put_memory_type(schema)
     return schema
 

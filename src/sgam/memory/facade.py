@@ -65,7 +65,7 @@ from ..store import Backend, EpisodeRow, PointRead, QueryFilter, Reader, WriteTr
 from .extraction import ExtractionCalls
 from .lifecycle import Lifecycle
 from .recall import RecallCalls
-from .schema import SchemaCalls, cardinality_at
+from .schema import SchemaCalls, cardinality_at, check_backfill, check_wait
 from .shape import ShapeCalls
 
 if TYPE_CHECKING:
@@ -266,6 +266,7 @@ class Memory:
     def register_memory_type(
         self, tenant: str, name: str, model: type[BaseModel], *, convert: Conversion | None = None,
         previous: type[BaseModel] | None = None, decided_by: str | None = None, origin: str | None = None,
+        backfill: bool | None = None, wait: bool = True,
     ) -> MemoryTypeSchema:
         """Make ``name`` a typed memory type whose values must validate against ``model``.
 
@@ -277,7 +278,9 @@ class Memory:
         a ``model`` instance or a dict); a value it fails on, or whose result ``model``
         refuses, is set aside (``quarantined``, with the reason). Without ``convert`` a
         stored value ``model`` refuses is a ``ValidationError`` naming the type, and
-        nothing changes."""
+        nothing changes. ``backfill`` and ``wait``: as for ``retype`` (on a large type
+        ``convert`` is called a batch of subjects at a time, and the stored versions are
+        derived again by a backfill)."""
         check_tenant(tenant)
         check_name(name, "name")
         if name in BUILTIN_MEMORY_TYPES:
@@ -289,12 +292,17 @@ class Memory:
         if convert is not None and not callable(convert):
             raise ValidationError("convert", convert, "must be a function: old value -> new value")
         who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
+        deferred = check_backfill(backfill)
+        check_wait(wait)
 
         def register(txn: WriteTransaction) -> MemoryTypeSchema:
-            return model_versions.register(txn, name, model, convert, previous, self.ledger.now(), who, where)
+            return model_versions.register(txn, name, model, convert, previous, self.ledger.now(), who, where,
+                                           backfill=deferred)
 
         registered = self.ledger.run_write(tenant, register, "register_memory_type")
         self._models[(tenant, name)] = model
+        if wait:
+            self._schema.run_backfill(tenant)
         return registered
 
     def schema(self, tenant: str) -> tuple[list[AttributeSchema], list[MemoryTypeSchema]]:

@@ -39,7 +39,7 @@ class SchemaCalls:
         check_tenant(tenant)
         old, new = check_name(attribute, "attribute"), check_name(to, "to")
         who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
-        deferred = _flag(backfill, "backfill")
+        deferred = check_backfill(backfill)
         return self._migrate(tenant, lambda txn: migrations.rename(txn, old, new, self.ledger.now(), who, where,
                                                                     backfill=deferred), wait)
 
@@ -62,7 +62,7 @@ class SchemaCalls:
         check_tenant(tenant)
         name, new_type = check_name(attribute, "attribute"), parse_value_type(value_type)
         who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
-        deferred = _flag(backfill, "backfill")
+        deferred = check_backfill(backfill)
         return self._migrate(tenant, lambda txn: migrations.retype(
             txn, name, new_type, map, quarantine, self.ledger.now(), who, where, backfill=deferred), wait)
 
@@ -133,8 +133,7 @@ class SchemaCalls:
             return [_change(tenant, row) for row in reader.ledger_changes()]
 
     def _migrate(self, tenant: str, step: Any, wait: bool = True) -> SchemaChange:
-        if not isinstance(wait, bool):
-            raise ValidationError("wait", wait, "must be true or false")
+        check_wait(wait)
 
         def work(txn: WriteTransaction) -> SchemaChange:
             return _change(tenant, step(txn))
@@ -169,10 +168,15 @@ def _change(tenant: str, row: ChangeRow) -> SchemaChange:
                         row.decided_by, row.origin)
 
 
-def _flag(value: object, field: str) -> bool | None:
+def check_backfill(value: object, field: str = "backfill") -> bool | None:
     if value is not None and not isinstance(value, bool):
         raise ValidationError(field, value, "must be true, false or null (by the attribute's size)")
     return value
+
+
+def check_wait(value: object) -> None:
+    if not isinstance(value, bool):
+        raise ValidationError("wait", value, "must be true or false")
 
 
 def _count(value: object, field: str, least: int) -> int:

@@ -295,8 +295,10 @@ class SubjectWrites(SubjectReads):
                            for r in rows])
 
     def add_converted_values(self, rows: Sequence[ConvertedRow]) -> None:
-        self._db.run_many("INSERT INTO converted_values (tenant, seq, step, value, reason) VALUES (?, ?, ?, ?, ?)",
-                          [(self.tenant, r.seq, r.step, r.value, r.reason) for r in rows])
+        """An operation already recorded for the step (a backfill's batches overlap where
+        an alias family spans two) keeps its row."""
+        self._db.run_many("INSERT INTO converted_values (tenant, seq, step, value, reason) VALUES (?, ?, ?, ?, ?) "
+                          "ON CONFLICT DO NOTHING", [(self.tenant, r.seq, r.step, r.value, r.reason) for r in rows])
 
     def delete_attribute_schema(self, attribute: str) -> None:
         self._db.run("DELETE FROM attribute_schemas WHERE tenant = ? AND attribute = ?", (self.tenant, attribute))
