@@ -111,7 +111,8 @@ def run(url: str, facts: int, backfill: bool | None) -> dict[str, Any]:
             return f"p{rng.randrange(subjects)}"
 
         result: dict[str, Any] = {
-            "facts": facts, "backfilled": bool(memory.backfills(TENANT)), "step_seconds": round(seconds, 2), "step_values_per_s": round(facts / seconds),
+            "facts": facts, "backfilled": bool(memory.backfills(TENANT)),
+            "step_seconds": round(seconds, 2), "step_values_per_s": round(facts / seconds),
             "function_calls": function.calls, "peak_rss_mb": round(peak, 1),
             "set_aside": len(memory.quarantined(TENANT, "plan")),
             "read_converted": timed(lambda: memory.get(TENANT, pick(), "plan"), READS),
@@ -141,7 +142,9 @@ def main() -> None:
         print(json.dumps({"backend": args.backend, "sizes": runs}, indent=2))
         return
     for found in runs:
-        print(f"{found['facts']:>9,} values{' (backfilled)' if found['backfilled'] else ''}: step {found['step_seconds']} s ({found['step_values_per_s']:,} values/s, "
+        how = " (backfilled)" if found["backfilled"] else ""
+        print(f"{found['facts']:>9,} values{how}: step {found['step_seconds']} s "
+              f"({found['step_values_per_s']:,} values/s, "
               f"{found['function_calls']:,} calls), peak RSS {found['peak_rss_mb']} MB, {found['set_aside']} set "
               f"aside; read p50 converted {found['read_converted']['p50_us']} us, before the step "
               f"{found['read_before_step']['p50_us']} us, untouched {found['read_untouched']['p50_us']} us "
