@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from sgam import Memory, ValidationError
 from sgam._core.model import Assertion, Backfill
 
-from .conftest import ManualClock
+from .conftest import ManualClock, Store
 
 DAYS = [f"2026-01-{day:02d}T00:00:00Z" for day in range(1, 29)]
 WHOLE, BIG = "whole", "big"
@@ -254,6 +255,36 @@ def test_the_first_batch_screens_the_keys_a_read_must_read_whole(memory: Memory,
     memory.run_backfill(BIG)
     assert _holdouts(memory, BIG) == dict.fromkeys(SCREENED, False)  # finished: no holdout is kept
     assert _reads(memory, BIG, len(SCREENED), before) == _reads(memory, WHOLE, len(SCREENED), before)
+
+
+def test_two_processes_running_one_backfill_take_its_batches_in_turn(
+    store: Store, memory: Memory, clock: ManualClock,
+) -> None:
+    """Two runners of one backfill (two servers, a server and ``sgam schema backfill``),
+    each with a connection of its own: every batch runs once, and the result is the
+    step taken in one transaction."""
+    before = _both(memory, clock)
+    done: list[tuple[str, int]] = []
+    failures: list[BaseException] = []
+
+    def runner(name: str) -> None:
+        try:
+            with Memory(store.url, clock=clock) as own:
+                own.run_backfill(BIG, batch=1, progress=lambda status: done.append((name, status.batches_done)))
+        except BaseException as exc:  # noqa: BLE001 - reported by the test's thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=runner, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    [status] = memory.backfills(BIG)
+    assert status.finished and status.batches_done == 12
+    advanced = sorted(count for _, count in done)
+    assert advanced[:12] == list(range(1, 13)) and set(advanced[12:]) <= {12}  # a late runner finds it finished
+    assert _reads(memory, BIG, 12, before) == _reads(memory, WHOLE, 12, before)
 
 
 def test_an_erasure_moves_a_backfill_cursor_off_the_erased_subject(memory: Memory, clock: ManualClock) -> None:

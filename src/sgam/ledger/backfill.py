@@ -110,7 +110,7 @@ def check(txn: WriteTransaction, change: ChangeRow, family: Collection[str], bat
 def run_batch(txn: WriteTransaction, seq: int, batch: int, now: int) -> BackfillRow:
     """Derive and store the next ``batch`` subjects of backfill ``seq``; finished when
     none is left after them."""
-    row = next((found for found in txn.backfills() if found.seq == seq), None)
+    row = txn.claim_backfill(seq)
     if row is None:
         raise ValidationError("step", seq, "has no backfill")
     if row.finished_at is not None:

@@ -36,6 +36,9 @@ class Session(Protocol):
     """What follows a text column so that it compares by code point, as an index of
     prefixes needs ('' on SQLite, whose text compares so; ``COLLATE "C"`` on PostgreSQL)."""
     false: str
+    locking: str
+    """What follows a SELECT so that the rows it reads stay the transaction's until it ends
+    ('' on SQLite, whose write transaction holds the database; ``FOR UPDATE`` on PostgreSQL)."""
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
         """Run a statement and return every row it produced."""

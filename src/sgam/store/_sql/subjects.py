@@ -309,6 +309,11 @@ class SubjectWrites(SubjectReads):
                       row.subjects_total, row.batches_done, self._db.moment(row.started_at),
                       self._db.moment(row.finished_at), row.conversion, self._db.moment(row.screened_at)))
 
+    def claim_backfill(self, seq: int) -> BackfillRow | None:
+        row = self._db.row(f"SELECT {BACKFILL_COLUMNS} FROM backfills WHERE tenant = ? AND seq = ?{self._db.locking}",
+                           (self.tenant, seq))
+        return None if row is None else BackfillRow(*row)
+
     def advance_backfill(self, row: BackfillRow) -> None:
         self._db.run("UPDATE backfills SET after_subject = ?, subjects_done = ?, subjects_total = ?, "
                      "batches_done = ?, finished_at = ? WHERE tenant = ? AND seq = ?",

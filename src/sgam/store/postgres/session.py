@@ -63,6 +63,7 @@ class PostgresSession:
     true = "TRUE"
     bytewise = ' COLLATE "C"'
     false = "FALSE"
+    locking = " FOR UPDATE"
 
     def __init__(self, cur: Cursor) -> None:
         self.cur = cur

@@ -22,6 +22,7 @@ class SQLiteSession:
     true = "1"
     bytewise = ""
     false = "0"
+    locking = ""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
