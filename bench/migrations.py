@@ -8,11 +8,11 @@ store is bulk-loaded (``write_many``); then ``retype budget -> integer`` with
 ``quarantine`` is recorded (``backfill=True, wait=False``: timed alone) and its
 backfill runs in batches (the first also screens the attribute's values: timed too).
 It is interrupted halfway (its progress callback raises after half the batches, as
-Ctrl-C would between two batches), and while it stands there
-reads are timed one by one on random subjects: a current read of ``budget`` (half the
-subjects not converted yet: converted on the fly), the same on unconverted subjects only,
-the same on converted ones, a read at a ``known_at`` before the step, and a current
-read of the untouched ``city``.
+Ctrl-C would between two batches), and while it stands there reads are timed on random
+subjects, in turn (one of each kind per round, so the machine's load falls on all
+alike): a current read of ``budget`` (half the subjects not converted yet: converted on
+the fly), the same on unconverted subjects only, the same on converted ones, a read at
+a ``known_at`` before the step, and a current read of the untouched ``city``.
 Then the backfill is resumed, with reads timed on a second thread (its own ``Memory``, as
 a server beside ``sgam schema backfill``) while it runs; the
 batches done before and after show that nothing finished was done again. Peak RSS is
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from _stores import temporary_url
-from _timing import timed
+from _timing import timed, timed_in_turn
 
 from sgam import Memory
 from sgam._core.model import Backfill
@@ -131,14 +131,13 @@ def run(url: str, facts: int, batch: int) -> dict[str, Any]:
         def pick_done() -> str:
             return done[rng.randrange(len(done))]
 
-        during = {
-            "read_budget": timed(lambda: memory.get(TENANT, pick(), "budget"), READS),
-            "read_budget_converted": timed(lambda: memory.get(TENANT, pick_done(), "budget"), READS),
-            "read_budget_not_converted": timed(lambda: memory.get(TENANT, pick_behind(), "budget"), READS),
-            "read_before_step_not_converted": timed(
-                lambda: memory.get(TENANT, pick_behind(), "budget", known_at=before), READS),
-            "read_untouched": timed(lambda: memory.get(TENANT, pick(), "city"), READS),
-        }
+        during = timed_in_turn({
+            "read_budget": lambda: memory.get(TENANT, pick(), "budget"),
+            "read_budget_converted": lambda: memory.get(TENANT, pick_done(), "budget"),
+            "read_budget_not_converted": lambda: memory.get(TENANT, pick_behind(), "budget"),
+            "read_before_step_not_converted": lambda: memory.get(TENANT, pick_behind(), "budget", known_at=before),
+            "read_untouched": lambda: memory.get(TENANT, pick(), "city"),
+        }, READS)
 
         concurrent: dict[str, Any] = {}
 
@@ -157,11 +156,11 @@ def run(url: str, facts: int, batch: int) -> dict[str, Any]:
         done = _status(memory)
         backfill_seconds = first_seconds + resume_seconds
 
-        after = {
-            "read_budget": timed(lambda: memory.get(TENANT, pick(), "budget"), READS),
-            "read_before_step": timed(lambda: memory.get(TENANT, pick(), "budget", known_at=before), READS),
-            "read_untouched": timed(lambda: memory.get(TENANT, pick(), "city"), READS),
-        }
+        after = timed_in_turn({
+            "read_budget": lambda: memory.get(TENANT, pick(), "budget"),
+            "read_before_step": lambda: memory.get(TENANT, pick(), "budget", known_at=before),
+            "read_untouched": lambda: memory.get(TENANT, pick(), "city"),
+        }, READS)
         result: dict[str, Any] = {
             "backend": url.partition(":")[0], "facts": facts, "subjects": subjects, "batch_subjects": batch,
             "step_seconds": round(step_seconds, 3),

@@ -123,3 +123,28 @@ def test_a_step_without_a_backfill_is_not_found(batched: Served) -> None:
             assert missing.status_code == 404 and missing.json()["field"] == "step", missing.text
         assert c.get("/v1/schema/backfills/0").status_code == 422
         assert c.get("/v1/schema/backfills/x").status_code == 422
+
+
+def test_a_restarted_server_resumes_a_tenant_s_backfills_on_its_first_request(store_url: str) -> None:
+    """A server stopped in the middle of a backfill: the next one resumes it when the
+    tenant first asks anything (any scope), unless told not to; another tenant's requests
+    leave it alone."""
+    with Memory(store_url) as memory:
+        memory.add_episode("acme", "e1", T0, "budgets")
+        for subject in SUBJECTS:
+            memory.write("acme", subject, "budget", "12", T0, "e1")
+        memory.retype("acme", "budget", "integer", backfill=True, wait=False)
+        memory.run_backfill("acme", batch=2, max_batches=1)  # what the stopped server had done
+        [pending] = memory.backfills("acme")
+        url = f"/v1/schema/backfills/{pending.step}"
+        with serve(memory, backfill_batch=1, resume_backfills=False) as kept, kept.client("acme", "read") as c:
+            found = c.get(url).json()
+            assert (found["running"], found["backfill"]["subjects_done"]) == (False, 2)
+        with serve(memory, backfill_batch=1) as resuming:
+            with resuming.client("globex", "read") as c:
+                assert c.get("/v1/schema/backfills").json() == []
+            assert memory.backfill("acme", pending.step).subjects_done == 2
+            with resuming.client("acme", "read") as c:
+                assert c.get("/v1/facts/p5/budget").json()["value"] == 12
+                done = _finished(c, url)["backfill"]
+                assert (done["subjects_done"], done["batches_done"], done["after_subject"]) == (5, 4, "p5")

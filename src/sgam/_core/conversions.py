@@ -221,8 +221,9 @@ class Screen:
     is (a key left whole is not retired at the step), and no two convert to one value (a
     later one would corroborate). Only the last needs the key's values together; it is
     ruled out per value by naming, for each converted value, the one stored text it may
-    come from (``preimage``, a function of the converted value): a value passes only if
-    it is that text. Two passing values of one key then convert to different values,
+    come from (a function of the converted value: ``sources`` for a map's targets,
+    ``_stored_preimage`` for the built-in conversions'): a value passes only if it is
+    that text. Two passing values of one key then convert to different values,
     whatever else the key holds. A map's target has its one key as preimage (none when
     two keys share it); a built-in conversion's has its canonical source.
     Values that do not pass are not wrong, only read the long way."""

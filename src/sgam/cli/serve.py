@@ -51,6 +51,8 @@ def register(app: typer.Typer) -> None:
         allowed_host: Annotated[list[str] | None, typer.Option(
             help="Extra Host header the MCP endpoint accepts, e.g. memory.example.com (repeatable).")] = None,
         workers: Annotated[int, typer.Option(help="Store calls in flight at once.")] = 8,
+        resume_backfills: Annotated[bool, typer.Option(
+            help="Resume a tenant's unfinished schema backfills on its first request.")] = True,
     ) -> None:
         """Serve the HTTP API under /v1 and MCP at /mcp; every request needs an API key."""
         _need_server_extra()
@@ -67,7 +69,8 @@ def register(app: typer.Typer) -> None:
             fail(exc)
             return
         application = create_app(memory, max_body=max_body, extract=_model_configured(),
-                                 public_url=public_url or f"http://{host}:{port}", allowed_hosts=allowed_host)
+                                 public_url=public_url or f"http://{host}:{port}", allowed_hosts=allowed_host,
+                                 resume_backfills=resume_backfills)
         try:
             uvicorn.Server(uvicorn_config(application, host, port, log_level="info")).run()
         finally:

@@ -11,11 +11,11 @@ logs) with the same derivation a whole step uses, storing each batch's versions 
 what it set aside in a transaction of its own (the first batch also screens the
 attribute's values, so that reads convert most keys from one version: ``screening``).
 The row of ``backfills`` remembers the last subject done, so a batch interrupted before
-its commit is redone whole and a finished one is never redone. Until the backfill is finished, reads of a later subject
-answer from that derivation computed on the fly (``dual_read``), writes derive the key
-first (``convert_key``), and an erasure derives what remains as always: a batch derives
-from the log as it stands under the subjects' locks, so it cannot bring back what an
-erasure removed.
+its commit is redone whole and a finished one is never redone. Until the backfill is
+finished, reads of a later subject answer from that derivation computed on the fly
+(``dual_read``), writes derive the key first (``convert_key``), and an erasure derives
+what remains as always: a batch derives from the log as it stands under the subjects'
+locks, so it cannot bring back what an erasure removed.
 """
 
 from __future__ import annotations

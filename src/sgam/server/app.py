@@ -37,14 +37,15 @@ def create_app(
     memory: AsyncMemory, *, max_body: int = DEFAULT_MAX_BODY, extract: bool = False,
     public_url: str = "http://127.0.0.1:8000", allowed_hosts: list[str] | None = None,
     mcp_sessions: SessionLimits = MCP_SESSIONS, inspector_sessions: SessionLimits = INSPECTOR_SESSIONS,
-    backfill_batch: int = BATCH,
+    backfill_batch: int = BATCH, resume_backfills: bool = True,
 ) -> FastAPI:
     """The service over ``memory``. ``extract``: a model is configured, so ``remember``
     extracts at once by default; ``public_url`` and ``allowed_hosts`` name how clients
     reach the server (the MCP transport refuses other ``Host`` headers);
     ``mcp_sessions`` and ``inspector_sessions``: how many sessions a key, a tenant and
     the server may hold open; ``backfill_batch``: subjects per batch of the backfills the
-    server runs."""
+    server runs; ``resume_backfills``: a tenant's first request resumes its unfinished
+    backfills (server/backfills.py)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     mcp_server = build_mcp(memory, token_caller, verifier=ApiKeyVerifier(memory), issuer=public_url,
@@ -56,7 +57,7 @@ def create_app(
     mcp_app = mcp_server.streamable_http_app(streamable_http_path="/mcp", transport_security=security,
                                              max_request_body_size=max_body, max_sessions=mcp_sessions.total,
                                              session_idle_timeout=MCP_IDLE_SECONDS)
-    backfills = BackfillWorkers(memory, backfill_batch)
+    backfills = BackfillWorkers(memory, backfill_batch, resume_backfills)
     mcp_quota = McpSessionQuota(mcp_app, memory, OpenSessions(mcp_sessions, MCP_IDLE_SECONDS))
 
     @asynccontextmanager

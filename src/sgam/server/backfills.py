@@ -3,7 +3,12 @@ recorded, and its backfill goes on in a worker of the server's event loop that o
 the request.
 
 One worker per (tenant, step): asking for a backfill that already has a live worker
-returns that worker, so two resumes never run one backfill twice in this process. A
+returns that worker, so two resumes never run one backfill twice in this process (and
+runners in other processes take batches in turn: ``ledger.backfill.run_batch``). A
+server that restarts resumes a tenant's unfinished backfills on that tenant's first
+authenticated request (``resume``): a server cannot list every tenant's backfills (on
+PostgreSQL row-level security shows it one tenant at a time), but every tenant it
+serves asks it something. A
 worker runs one batch per call of ``AsyncMemory`` (the batches of the CLI, each its own
 transaction), so requests are served between two batches and a server that stops ends
 its workers between two batches; what committed stays done and ``POST
@@ -17,6 +22,7 @@ import contextvars
 import logging
 from dataclasses import dataclass, field
 
+from .._core.errors import SgamError
 from .._core.model import Backfill
 from ..ledger.backfill import BATCH
 from ..memory.asynchronous import AsyncMemory
@@ -30,8 +36,11 @@ class BackfillWorkers:
 
     memory: AsyncMemory
     batch: int = BATCH
+    resuming: bool = True
+    """Whether a tenant's first request resumes its unfinished backfills."""
     _running: dict[tuple[str, int], asyncio.Task[None]] = field(default_factory=dict)
     _stopping: bool = False
+    _asked: set[str] = field(default_factory=set)
 
     def running(self, tenant: str, step: int) -> bool:
         task = self._running.get((tenant, step))
@@ -47,6 +56,26 @@ class BackfillWorkers:
         self._running[(tenant, step)] = task
         task.add_done_callback(lambda _: self._forget(tenant, step, task))
         return True
+
+    async def resume(self, tenant: str) -> None:
+        """On the tenant's first request to this server, start a worker for each of its
+        unfinished backfills (one store call per tenant and process). A failure to list
+        them is logged and asked again on the next request; the request goes on."""
+        if not self.resuming or self._stopping or tenant in self._asked:
+            return
+        self._asked.add(tenant)
+        try:
+            found = await self.memory.backfills(tenant)
+        except SgamError:  # a revoked key, a busy store: the request's own call answers it
+            self._asked.discard(tenant)
+            return
+        except Exception:  # the request it rides on must not fail for it
+            self._asked.discard(tenant)
+            LOG.exception("could not list the unfinished backfills of tenant %r to resume them", tenant)
+            return
+        for backfill in found:
+            if not backfill.finished and self.start(tenant, backfill.step):
+                LOG.info("resuming the backfill of step %s of tenant %r", backfill.step, tenant)
 
     def _forget(self, tenant: str, step: int, task: asyncio.Task[None]) -> None:
         if self._running.get((tenant, step)) is task:
