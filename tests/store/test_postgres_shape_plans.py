@@ -4,7 +4,9 @@ and the subject's current versions (``assertions_current``), never a scan of the
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -91,3 +93,61 @@ def test_the_names_a_question_could_mean_are_looked_up_by_index(
         for sql, params in sent:
             plan = " ".join(str(row[0]) for row in conn.execute(f"EXPLAIN {native(sql)}", params).fetchall())
             assert "Seq Scan on assertions" not in plan and "Seq Scan on ledger_keys" not in plan, plan
+
+
+def _scans(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every node of a JSON plan that reads a relation."""
+    found = [node] if "Relation Name" in node else []
+    for child in node.get("Plans", []):
+        found += _scans(child)
+    return found
+
+
+def test_linked_probes_its_keys_on_a_table_without_statistics(
+    postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bulk-loaded moments ago, before autovacuum has analysed it, the table has no
+    statistics. ``linked``'s statement, custom and generic plan, must still read only
+    the range of ``assertions_by_value`` and probe each holder's own key: every read of
+    ``assertions`` bounded by the value or by the subject, none by the tenant alone."""
+    with Memory(postgres.app) as memory:
+        memory.add_episode("t", "e1", T1, "suppliers")
+        memory.declare("t", "supplier", "subject", cardinality="many")
+        memory.write_many("t", [{"subject": f"c{i}", "attribute": "supplier", "value": f"c{(i * 7 + k) % 2000}",
+                                 "valid_from": T1, "source": "e1"} for i in range(2000) for k in (1, 2, 3)])
+        sent: list[tuple[str, Any]] = []
+        run = PostgresSession._run
+
+        def record(self: PostgresSession, sql: str, params: Any) -> Any:
+            if "assertions_by_value" in sql:
+                sent.append((sql, params))
+            return run(self, sql, params)
+
+        monkeypatch.setattr(PostgresSession, "_run", record)
+        assert memory.linked("t", "supplier", "c10") == ["c1", "c1144", "c287"]  # 7i + k = 10 (mod 2000)
+    (sql, params), = sent
+    numbered = iter(range(1, len(params) + 1))
+    generic = re.sub("%s", lambda _: f"${next(numbered)}", native(sql))
+    with psycopg.connect(postgres.admin) as conn:  # one transaction, rolled back: the statistics return
+        configure(conn)
+        conn.execute("SELECT pg_clear_relation_stats('public', 'assertions')")
+        conn.execute("SELECT pg_clear_attribute_stats('public', 'assertions', attname, false) FROM pg_attribute "
+                     "WHERE attrelid = 'assertions'::regclass AND attnum > 0 AND NOT attisdropped")
+        assert conn.execute("SELECT reltuples FROM pg_class WHERE relname = 'assertions'").fetchone() == (-1,)
+        conn.execute(psycopg.sql.SQL("SET LOCAL ROLE {}").format(psycopg.sql.Identifier(_role(postgres.app))))
+        conn.execute("SELECT set_config('sgam.tenant', 't', true)")
+        plans = [conn.execute(f"EXPLAIN (FORMAT JSON) {native(sql)}", params).fetchone(),
+                 conn.execute(f"EXPLAIN (GENERIC_PLAN, FORMAT JSON) {generic}").fetchone()]
+        conn.rollback()
+    for plan in plans:
+        assert plan is not None
+        scans = [node for node in _scans(plan[0][0]["Plan"]) if node["Relation Name"] == "assertions"]
+        assert len(scans) == 2, plan
+        for scan in scans:
+            bound = scan.get("Index Cond", "")
+            assert "value =" in bound or "subject = a.subject" in bound, plan
+        assert "assertions_by_value" in {scan.get("Index Name") for scan in scans}, plan
+
+
+def _role(url: str) -> str:
+    return urlsplit(url).username or ""

@@ -113,6 +113,19 @@ def next_clause(alias: str, seen: str) -> str:
             f"AND n.valid_from > {alias}.valid_from AND n.valid_from <= ?)")
 
 
+def unfollowed(alias: str, seen: str, true: str) -> str:
+    """``next_clause`` as one probe of the key: SQL true when the next version of
+    ``alias``'s key (visible as ``seen`` says, over the alias ``n``) starts after a bound
+    instant, or there is none; ``true`` is the dialect's literal. PostgreSQL runs a scalar
+    subquery once per row with the key bound, where a ``NOT EXISTS`` becomes an anti-join
+    whose plan rests on statistics: on a table bulk-loaded moments before, which
+    autovacuum has not yet analysed, that join compared every row with the tenant's whole
+    range of current versions (``linked`` at 10,000 facts: 15 ms, against 0.05 ms)."""
+    return (f"coalesce((SELECT n.valid_from FROM assertions n WHERE n.tenant = {alias}.tenant "
+            f"AND n.subject = {alias}.subject AND n.attribute = {alias}.attribute AND {seen} "
+            f"AND n.valid_from > {alias}.valid_from ORDER BY n.valid_from LIMIT 1) > ?, {true})")
+
+
 @functools.cache
 def holding_sql(bytewise: str, known: bool, subjects: int, ranged: bool) -> str:
     """``LedgerReader.holding``'s statement, built once per dialect, kind of read, number
@@ -392,7 +405,8 @@ class LedgerReader(LedgerReads):
         sql = (f"SELECT {version_columns_of('a')} FROM assertions a INDEXED BY assertions_by_value "
                f"WHERE a.tenant = ? AND a.attribute{self._db.bytewise} = ? AND a.value = ? "
                f"AND length(a.value) <= {MAX_INDEXED_VALUE} AND {params[0]} AND a.valid_from <= ? "
-               f"AND (a.valid_to IS NULL OR a.valid_to > ?) AND {next_clause('a', seen)} ORDER BY a.subject LIMIT ?")
+               f"AND (a.valid_to IS NULL OR a.valid_to > ?) AND {unfollowed('a', seen, self._db.true)} "
+               "ORDER BY a.subject LIMIT ?")
         rows = self._db.rows(sql, (self.tenant, attribute, value, *known, moment(at), moment(at), *known, moment(at),
                                    limit))
         return [version_from_row(row) for row in rows]
