@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 import pytest
-from tests.conftest import PostgresUrls
+from tests.conftest import HashingEmbedder, PostgresUrls
 
 from sgam import Memory
 from sgam.store import ReadAhead
@@ -126,9 +126,23 @@ def test_linked_probes_its_keys_on_a_table_without_statistics(
         monkeypatch.setattr(PostgresSession, "_run", record)
         assert memory.linked("t", "supplier", "c10") == ["c1", "c1144", "c287"]  # 7i + k = 10 (mod 2000)
     (sql, params), = sent
+    plans = _plans_without_statistics(postgres, sql, params)
+    for plan in plans:
+        scans = [node for node in _scans(plan) if node["Relation Name"] == "assertions"]
+        assert len(scans) == 2, plan
+        for scan in scans:
+            bound = scan.get("Index Cond", "")
+            assert "value =" in bound or "subject = a.subject" in bound, plan
+        assert "assertions_by_value" in {scan.get("Index Name") for scan in scans}, plan
+
+
+def _plans_without_statistics(postgres: PostgresUrls, sql: str, params: Any) -> list[dict[str, Any]]:
+    """The custom and the generic plan of ``sql`` as the application role, with
+    ``assertions``' statistics cleared (as after a bulk load autovacuum has not yet
+    analysed), in a transaction rolled back so that the statistics return."""
     numbered = iter(range(1, len(params) + 1))
     generic = re.sub("%s", lambda _: f"${next(numbered)}", native(sql))
-    with psycopg.connect(postgres.admin) as conn:  # one transaction, rolled back: the statistics return
+    with psycopg.connect(postgres.admin) as conn:
         configure(conn)
         conn.execute("SELECT pg_clear_relation_stats('public', 'assertions')")
         conn.execute("SELECT pg_clear_attribute_stats('public', 'assertions', attname, false) FROM pg_attribute "
@@ -139,15 +153,89 @@ def test_linked_probes_its_keys_on_a_table_without_statistics(
         plans = [conn.execute(f"EXPLAIN (FORMAT JSON) {native(sql)}", params).fetchone(),
                  conn.execute(f"EXPLAIN (GENERIC_PLAN, FORMAT JSON) {generic}").fetchone()]
         conn.rollback()
+    found = []
     for plan in plans:
         assert plan is not None
-        scans = [node for node in _scans(plan[0][0]["Plan"]) if node["Relation Name"] == "assertions"]
-        assert len(scans) == 2, plan
-        for scan in scans:
-            bound = scan.get("Index Cond", "")
-            assert "value =" in bound or "subject = a.subject" in bound, plan
-        assert "assertions_by_value" in {scan.get("Index Name") for scan in scans}, plan
+        found.append(plan[0][0]["Plan"])
+    return found
 
 
 def _role(url: str) -> str:
     return urlsplit(url).username or ""
+
+
+def _load_cities(memory: Memory) -> None:
+    """3,000 keys of three versions each, written at once: a table without statistics."""
+    memory.add_episode("t", "e1", T1, "moves")
+    memory.write_many("t", [{"subject": f"p{i}", "attribute": "city", "value": f"town{(i + year) % 50}",
+                             "valid_from": f"{year}-01-01T00:00:00Z", "source": "e1"}
+                            for i in range(3000) for year in (2020, 2021, 2022)])
+
+
+def _assert_each_version_probes_its_key(plan: dict[str, Any]) -> None:
+    """Every read of a later version (alias ``n``) is bound to the version's own key (its
+    subject, or the subject of the key table's row it was found by)."""
+    probes = [node for node in _scans(plan) if node["Relation Name"] == "assertions" and node["Alias"][0] == "n"]
+    assert probes, plan
+    for probe in probes:
+        assert re.search(r"subject = [a-z]\.subject", probe.get("Index Cond", "")), plan
+
+
+def _recorded(monkeypatch: pytest.MonkeyPatch, marker: str) -> list[tuple[str, Any]]:
+    """The statements containing ``marker`` that the store runs or sends ahead, from now on."""
+    sent: list[tuple[str, Any]] = []
+    run, answer = PostgresSession._run, PostgresSession.answer
+
+    def record(self: PostgresSession, sql: str, params: Any) -> Any:
+        if marker in sql:
+            sent.append((sql, params))
+        return run(self, sql, params)
+
+    def record_sent(self: PostgresSession, request: ReadAhead, sql: str, params: Any = ()) -> Any:
+        if request in self.ahead and marker in sql:
+            sent.append((sql, params))
+        return answer(self, request, sql, params)
+
+    monkeypatch.setattr(PostgresSession, "_run", record)
+    monkeypatch.setattr(PostgresSession, "answer", record_sent)
+    return sent
+
+
+def test_query_at_an_instant_probes_each_key_on_a_table_without_statistics(
+    postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``query`` with ``at`` asks, per version in the attribute's range, whether a later
+    version of its key had started: one probe of that key, not the attribute's whole range."""
+    with Memory(postgres.app) as memory:
+        _load_cities(memory)
+        sent = _recorded(monkeypatch, "FROM assertions n")
+        found = memory.query("t", attribute="city", at="2021-06-01T00:00:00Z", limit=5)
+    assert [(a.subject, a.value) for a in found] == [("p0", "town21"), ("p1", "town22"), ("p10", "town31"),
+                                                     ("p100", "town21"), ("p1000", "town21")]  # 2021's
+    (sql, params), = sent
+    for plan in _plans_without_statistics(postgres, sql, params):
+        _assert_each_version_probes_its_key(plan)
+
+
+def test_fact_search_reads_versions_by_key_on_a_table_without_statistics(
+    postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Recall's fact searches, by the words of a key and by vector, test each version
+    found for a later one by a probe of its key; a vector's version is read by the
+    primary key, not by the tenant's range of versions."""
+    with Memory(postgres.app, embedder=HashingEmbedder()) as memory:
+        _load_cities(memory)
+        sent = _recorded(monkeypatch, "FROM assertions n")
+        memory.recall("t", "which city is p7 in", at="2021-06-01T00:00:00Z")
+        memory.recall("t", "town7", at="2021-06-01T00:00:00Z")
+    by_words = [(sql, params) for sql, params in sent if "ledger_keys" in sql]
+    by_vector = [(sql, params) for sql, params in sent if "assertion_vectors" in sql]
+    assert by_words and by_vector
+    for sql, params in by_words:
+        for plan in _plans_without_statistics(postgres, sql, params):
+            _assert_each_version_probes_its_key(plan)
+    for sql, params in by_vector:
+        for plan in _plans_without_statistics(postgres, sql, params):
+            _assert_each_version_probes_its_key(plan)
+            found = [node for node in _scans(plan) if node["Relation Name"] == "assertions" and node["Alias"][0] != "n"]
+            assert len(found) == 1 and "row_id = v.row_id" in found[0].get("Index Cond", ""), plan

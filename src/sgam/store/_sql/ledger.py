@@ -104,23 +104,16 @@ def prefix_range(prefix: str) -> tuple[str, str]:
     return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
-def next_clause(alias: str, seen: str) -> str:
-    """SQL true when a version of ``alias``'s key, visible as ``seen`` says (written
-    over the alias ``n``), starts after ``alias`` and at or before a bound instant: then
-    ``alias`` no longer holds at that instant (its end is derived, ``_core.rules.ended``)."""
-    return (f"NOT EXISTS (SELECT 1 FROM assertions n WHERE n.tenant = {alias}.tenant "
-            f"AND n.subject = {alias}.subject AND n.attribute = {alias}.attribute AND {seen} "
-            f"AND n.valid_from > {alias}.valid_from AND n.valid_from <= ?)")
-
-
 def unfollowed(alias: str, seen: str, true: str) -> str:
-    """``next_clause`` as one probe of the key: SQL true when the next version of
-    ``alias``'s key (visible as ``seen`` says, over the alias ``n``) starts after a bound
-    instant, or there is none; ``true`` is the dialect's literal. PostgreSQL runs a scalar
-    subquery once per row with the key bound, where a ``NOT EXISTS`` becomes an anti-join
-    whose plan rests on statistics: on a table bulk-loaded moments before, which
-    autovacuum has not yet analysed, that join compared every row with the tenant's whole
-    range of current versions (``linked`` at 10,000 facts: 15 ms, against 0.05 ms)."""
+    """SQL true when ``alias`` still holds at a bound instant as far as its key's later
+    versions go: the next version of its key (visible as ``seen`` says, over the alias
+    ``n``) starts after that instant, or there is none (a version's end is derived,
+    ``_core.rules.ended``); ``true`` is the dialect's literal. One probe of the key:
+    PostgreSQL runs a scalar subquery once per row with the key bound, where a
+    ``NOT EXISTS`` becomes an anti-join whose plan rests on statistics. On a table
+    bulk-loaded moments before, which autovacuum has not yet analysed, that join compared
+    every row with the tenant's whole range of current versions (``linked`` at 10,000
+    facts: 15 ms, against 0.05 ms; ``query`` with ``at``: 120 ms)."""
     return (f"coalesce((SELECT n.valid_from FROM assertions n WHERE n.tenant = {alias}.tenant "
             f"AND n.subject = {alias}.subject AND n.attribute = {alias}.attribute AND {seen} "
             f"AND n.valid_from > {alias}.valid_from ORDER BY n.valid_from LIMIT 1) > ?, {true})")
@@ -345,7 +338,7 @@ class LedgerReader(LedgerReads):
             seen = visible("n")
         if flt.at is not None:
             clauses.append(f"a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) "
-                           f"AND {next_clause('a', seen)}")
+                           f"AND {unfollowed('a', seen, self._db.true)}")
             params += [moment(flt.at), moment(flt.at), *known, moment(flt.at)]
         if flt.after is not None:
             subject, attribute, valid_from = flt.after

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._requests import SearchFilter
 from .._search import fact_text
-from .ledger import next_clause
+from .ledger import unfollowed
 from .session import Session
 
 
@@ -48,7 +48,8 @@ def holding(known_at: int | None, at: int, db: Session) -> tuple[str, tuple[Any,
     visible at the same instant (a version ends where the next one starts)."""
     seen, known = visible(known_at, db)
     later = seen.replace("a.", "n.")
-    return (f"{seen} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) AND {next_clause('a', later)}",
+    return (f"{seen} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) "
+            f"AND {unfollowed('a', later, db.true)}",
             (*known, db.moment(at), db.moment(at), *known, db.moment(at)))
 
 
