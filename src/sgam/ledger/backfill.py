@@ -107,15 +107,16 @@ def check(txn: WriteTransaction, change: ChangeRow, family: Collection[str], bat
         raise conversion.refused(change.attribute, list(refused.values()))
 
 
-def run_batch(txn: WriteTransaction, seq: int, batch: int, now: int) -> BackfillRow:
+def run_batch(txn: WriteTransaction, seq: int, batch: int, now: int, *, screening: bool = True) -> BackfillRow:
     """Derive and store the next ``batch`` subjects of backfill ``seq``; finished when
-    none is left after them."""
+    none is left after them. ``screening``: screen the values first if not done yet
+    (reads between batches need it; a backfill run whole in one transaction does not)."""
     row = txn.claim_backfill(seq)
     if row is None:
         raise ValidationError("step", seq, "has no backfill")
     if row.finished_at is not None:
         return row
-    if row.screened_at is None:
+    if screening and row.screened_at is None:
         row = screen(txn, row, now)
     family = family_of(row)
     subjects = txn.family_subjects(sorted(family), row.after_subject, batch)
@@ -137,7 +138,7 @@ def finish(txn: WriteTransaction, now: int, batch: int = BATCH) -> None:
     """Every unfinished backfill run to its end inside ``txn`` (a plan, rolled back
     whole): batch by batch, so memory stays that of one batch."""
     for row in txn.unfinished_backfills():
-        while run_batch(txn, row.seq, batch, now).finished_at is None:
+        while run_batch(txn, row.seq, batch, now, screening=False).finished_at is None:
             pass
 
 
