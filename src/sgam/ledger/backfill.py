@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from .._core.conversions import TypeConversion, ValueConversion
 from .._core.errors import ValidationError
@@ -39,8 +40,15 @@ BATCH = 500
 """Subjects per batch: at ten versions a subject, a batch holds about 5,000 versions."""
 
 
-def family_of(row: BackfillRow) -> set[str]:
-    return set(json.loads(row.attributes))
+def family_of(row: BackfillRow) -> frozenset[str]:
+    """The attributes a backfill derives again, parsed once per row text: a dual read asks
+    this of every unfinished backfill on every read scope."""
+    return _family(row.attributes)
+
+
+@lru_cache(maxsize=64)
+def _family(attributes: str) -> frozenset[str]:
+    return frozenset(json.loads(attributes))
 
 
 def deferred(txn: WriteTransaction, family: Collection[str], backfill: bool | None) -> bool:

@@ -25,6 +25,7 @@ from .._core.purpose import split_attribute
 from .._core.rules import Version, as_last_seen, ended, ended_all
 from .._core.schema import ValueType
 from ..store import BackfillRow, QueryFilter, Reader
+from .backfill import family_of
 from .derivation import Key, alias_family, derive_subjects
 
 
@@ -90,12 +91,6 @@ class _Step:
 
 
 @lru_cache(maxsize=64)
-def _family(attributes: str) -> frozenset[str]:
-    """A backfill's attributes (``BackfillRow.attributes``), parsed once, not on every read."""
-    return frozenset(json.loads(attributes))
-
-
-@lru_cache(maxsize=64)
 def _step(seq: int, conversion: str, at: int) -> _Step:
     step = json.loads(conversion)
     return _Step(seq, ValueType(step["type"]), {str(old): str(new) for old, new in step["map"]}, at)
@@ -123,7 +118,7 @@ class DualReader:
 
     def __init__(self, inner: Reader, rows: list[BackfillRow]) -> None:
         self._inner = inner
-        self._rows = [(row, _family(row.attributes)) for row in rows]
+        self._rows = [(row, family_of(row)) for row in rows]
         self._family = frozenset(name for _, family in self._rows for name in family)
         self._derived: dict[str, dict[Key, list[Version]]] = {}
         self._steps: dict[str, _Step | None] = {}
