@@ -188,16 +188,29 @@ class DualReader:
         """The point read of ``_lone``'s versions without building them; (False, None)
         when the log must decide.
 
-        A key the backfill's screening passed (``screening``) is converted from the one
-        version the stored point read answers with: one that came before the step is
-        retired at it (read before it) or converted from it, one recorded since (the key
-        was derived: a write, an erasure) is answered as stored. Any other key first
-        reads its distinct values (``_by_values``)."""
+        A key the backfill's screening held out (``screening``), or any key before the
+        screening, first reads its distinct values: each must convert, none to another's
+        value; a key derived since the step (a write, an erasure), or whose values all stay
+        as they are, is answered as stored. Then, as for a key the screening passed, the
+        stored point read's answer is retired at the step (read before it), answered as
+        stored (recorded since the step) or converted from the step.
+
+        Building all ten versions of a key to answer one made a read of an unconverted key
+        2.38x an untouched read at 1M versions on SQLite (``bench/migrations.py``);
+        reading its values still made it 1.9-2.5x, hence the screening."""
         step = self._lone_step(attribute)
         if step is None:
             return False, None
+        converted: dict[str, str] | None = None
         if self._inner.holdout(step.seq, subject) is not False:
-            return self._by_values(step, subject, attribute, at, known_at)
+            values, changed = self._inner.key_values(subject, attribute, step.at)
+            if changed:
+                return True, self._inner.get(subject, attribute, at, known_at)  # derived since the step
+            converted = step.converted(values)
+            if converted is None:
+                return False, None
+            if all(map(str.__eq__, converted, converted.values())):
+                return True, self._inner.get(subject, attribute, at, known_at)  # left as stored
         found = self._inner.get(subject, attribute, at, known_at)
         if found is None:
             return True, None
@@ -205,33 +218,11 @@ class DualReader:
             return True, found if found.recorded_to is not None else _retired(found, step.at)
         if found.recorded_from >= step.at:
             return True, found
-        converted = step.converted([found.value])
         if converted is None:
-            return self._by_values(step, subject, attribute, at, known_at)
+            converted = step.converted([found.value])
+            if converted is None:  # a value the screening passed that does not convert: the log decides
+                return False, None
         return True, _from(found, converted[found.value], step.at)
-
-    def _by_values(self, step: _Step, subject: str, attribute: str, at: int,
-                   known_at: int | None) -> tuple[bool, Version | None]:
-        """``_lone_get`` from the key's distinct values (each must convert, none to
-        another's value) and the stored versions' point read, whose answer is retired at
-        the step (read before it) or converted from it.
-
-        Building all ten versions of a key to answer one made a read of an unconverted key
-        2.38x an untouched read at 1M versions on SQLite (``bench/migrations.py``);
-        reading its values still made it 1.9-2.5x, hence the screening."""
-        values, changed = self._inner.key_values(subject, attribute, step.at)
-        if changed:
-            return True, self._inner.get(subject, attribute, at, known_at)  # derived since the step: as stored
-        converted = step.converted(values)
-        if converted is None:
-            return False, None
-        if all(map(str.__eq__, converted, converted.values())):
-            return True, self._inner.get(subject, attribute, at, known_at)
-        if known_at is not None and known_at < step.at:
-            found = self._inner.get(subject, attribute, at, known_at)
-            return True, found if found is None or found.recorded_to is not None else _retired(found, step.at)
-        found = self._inner.get(subject, attribute, at, None)
-        return True, None if found is None else _from(found, converted[found.value], step.at)
 
     def _member_keys(self, subject: str, prefix: str) -> list[str]:
         return sorted(attribute for (_, attribute), versions in self._keys(subject).items()
