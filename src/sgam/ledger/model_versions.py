@@ -51,7 +51,8 @@ class ModelConversion:
     since ``taken`` last took them."""
     _by_value: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     _failed: dict[str, str] = field(default_factory=dict)
-    """Each value set aside and why, kept for ``refused`` when ``taken`` empties the rest."""
+    """Without a function, each value the model refuses and why, kept for ``refused`` when
+    ``taken`` empties the rest (with one, nothing is refused: a backfill keeps only a batch)."""
 
     def reaches(self, op: Operation) -> bool:
         return op.memory_type == self.schema.name
@@ -60,7 +61,7 @@ class ModelConversion:
         if current not in self._by_value:
             self._by_value[current] = self._convert(current)
         value, reason = self._by_value[current]
-        if value is None and reason is not None:
+        if value is None and reason is not None and self.function is None:
             self._failed[current] = reason
         if value == current:
             self.outcomes.pop(op.seq, None)
