@@ -30,7 +30,7 @@ from ..access import AuthenticationError, Principal, authenticate, checked_call,
 from ..access import Scope as KeyScope
 from ..memory.asynchronous import AROUND_EACH_CALL, AsyncMemory
 from ..memory.facade import Memory
-from .backfills import BackfillWorkers
+from .backfills import workers_of
 from .problems import problem_response
 
 bearer = HTTPBearer(auto_error=False, description="An sgam API key (`sgam keys create`).")
@@ -191,8 +191,7 @@ def scoped(needed: KeyScope) -> Callable[[Request, HTTPAuthorizationCredentials 
     async def check(request: Request, credentials: Credentials) -> Principal:
         caller = await principal(request, credentials)
         caller.require(needed)
-        workers: BackfillWorkers = request.app.state.backfills
-        await workers.resume(caller.tenant)
+        await workers_of(request).resume(caller.tenant)
         return caller
 
     return check

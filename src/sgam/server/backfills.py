@@ -22,6 +22,8 @@ import contextvars
 import logging
 from dataclasses import dataclass, field
 
+from fastapi import Request
+
 from .._core.errors import SgamError
 from .._core.model import Backfill
 from ..ledger.backfill import BATCH
@@ -97,6 +99,11 @@ class BackfillWorkers:
         tasks = list(self._running.values())
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def workers_of(request: Request) -> BackfillWorkers:
+    workers: BackfillWorkers = request.app.state.backfills
+    return workers
 
 
 def status_url(backfill: Backfill) -> str:

@@ -25,7 +25,7 @@ from .._core.rules import Effect
 from .._core.schema import AttributeSchema
 from ..boundary import to_json
 from .auth import Admin, Reader, Writer, memory_of
-from .backfills import BackfillWorkers, status_url
+from .backfills import status_url, workers_of
 from .idempotency import IDEMPOTENT, once
 from .models import (
     AliasIn,
@@ -54,11 +54,6 @@ def reply(value: Any, status: int = 200, location: str | None = None) -> JSONRes
     """``value`` as JSON; a 201 names where the new resource is read (``location``)."""
     return JSONResponse(to_json(value), status_code=status,
                         headers={"Location": location} if location is not None else None)
-
-
-def workers_of(request: Request) -> BackfillWorkers:
-    workers: BackfillWorkers = request.app.state.backfills
-    return workers
 
 
 def episode_url(episode_id: str) -> str:
