@@ -305,7 +305,10 @@ class CheckpointRecords(Scoped):
         needs, with their pending writes: the ancestors on its ``parent_id`` path back to
         one holding a value for each delta channel it rebuilds (all of the path when its
         bytes cannot tell). The oldest survivor's parent link is cut: its parent went.
-        How many checkpoints went."""
+        Only checkpoints older than the newest read here go, and only their writes: a
+        put that commits while the prune runs (PostgreSQL's READ COMMITTED takes no lock
+        on the thread) stores a newer id, which stays with its pending writes. How many
+        checkpoints went."""
         newest = self._db.rows(
             "SELECT checkpoint_ns, max(checkpoint_id) FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
             "GROUP BY checkpoint_ns", (self.tenant, thread_id))
@@ -315,11 +318,11 @@ class CheckpointRecords(Scoped):
             if len(kept) == 1:
                 scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
                 self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
-                             "AND checkpoint_id <> ?", scope)
+                             "AND checkpoint_id < ?", scope)
                 gone += self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
-                                       "AND checkpoint_ns = ? AND checkpoint_id <> ?", scope)
+                                       "AND checkpoint_ns = ? AND checkpoint_id < ?", scope)
             else:
-                gone += self._delete_all_but(thread_id, checkpoint_ns, set(kept))
+                gone += self._delete_all_but(thread_id, checkpoint_ns, checkpoint_id, set(kept))
             self._db.run("UPDATE saver_checkpoints SET parent_id = NULL WHERE tenant = ? AND thread_id = ? "
                          "AND checkpoint_ns = ? AND checkpoint_id = ? AND parent_id IS NOT NULL",
                          (self.tenant, thread_id, checkpoint_ns, kept[-1]))
@@ -347,14 +350,14 @@ class CheckpointRecords(Scoped):
             parent = row.parent_id
         return kept
 
-    def _delete_all_but(self, thread_id: str, checkpoint_ns: str, kept: set[str]) -> int:
-        """Every checkpoint of the namespace outside ``kept``, and every pending write, a
-        chunk of ids per two statements; how many checkpoints went."""
+    def _delete_all_but(self, thread_id: str, checkpoint_ns: str, newest: str, kept: set[str]) -> int:
+        """Every checkpoint of the namespace older than ``newest`` outside ``kept``, and
+        their pending writes, a chunk of ids per two statements; how many checkpoints went."""
         scope = (self.tenant, thread_id, checkpoint_ns)
         present = self._db.rows(
             "SELECT checkpoint_id FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
-            "UNION SELECT checkpoint_id FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ?",
-            (*scope, *scope))
+            "AND checkpoint_id < ? UNION SELECT checkpoint_id FROM saver_writes WHERE tenant = ? AND thread_id = ? "
+            "AND checkpoint_ns = ? AND checkpoint_id < ?", (*scope, newest, *scope, newest))
         doomed = sorted(str(row[0]) for row in present if str(row[0]) not in kept)
         gone = 0
         for start in range(0, len(doomed), CHUNK):
