@@ -11,7 +11,6 @@ import os
 import threading
 from collections.abc import Callable
 
-import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 
 from sgam import Memory
