@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sgam import AsyncMemory, Memory, ValidationError
+from sgam.ledger import relations
 from sgam.store._sql.ledger import LedgerReader
 
 T1 = "2026-01-01T00:00:00Z"
@@ -52,6 +53,7 @@ async def _linked_async(memory: Memory) -> list[str]:
     (lambda m: m.reachable("t", "zed", ["supplier"], fan_out=10_001), "fan_out"),
     (lambda m: m.reachable("t", "zed", [], depth=1), "attributes"),
     (lambda m: m.reachable("t", "zed", ["supplier", "city"]), "attributes[1]"),
+    (lambda m: m.reachable("t", "zed", [f"rel{i}" for i in range(33)]), "attributes"),
     (lambda m: m.linked("t", "city", "oslo"), "attribute"),
     (lambda m: m.write("t", "acme", "owner", "", T1, "e1"), "value"),
     (lambda m: m.write("t", "acme", "owner", ["x"], T1, "e1"), "value"),
@@ -126,3 +128,35 @@ def test_reachable_reads_a_whole_step_in_one_statement_per_relation(
     found = memory.reachable("t", "hub", ["supplier", "owner"], depth=2)
     assert sorted(found.subjects) == sorted([f"{p}{i}" for p in "sot" for i in range(6)]) and not found.cut
     assert asked == [(1, "supplier"), (1, "owner"), (6, "supplier"), (6, "owner")]
+
+
+def _counting_steps(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The relation each step of a walk reads, one entry per statement."""
+    asked: list[str] = []
+    holding = LedgerReader.holding
+
+    def counted(self: LedgerReader, subjects: list[str], attribute: str, *args: object, **kwargs: object) -> object:
+        asked.append(attribute.partition("\x1e")[0])
+        return holding(self, subjects, attribute, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LedgerReader, "holding", counted)
+    return asked
+
+
+def test_a_relation_named_many_times_is_followed_once(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    _graph(memory)
+    asked = _counting_steps(monkeypatch)
+    found = memory.reachable("t", "zed", ["supplier"] * 4000 + ["owner"] * 10, depth=4)
+    assert sorted(found.subjects) == ["acme", "bolts", "cogs", "mira jansen", "nuts"] and not found.cut
+    assert len(asked) <= 2 * 4  # each relation once per step, however often it was named
+
+
+def test_a_walk_stops_with_cut_once_its_reads_are_spent(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound on one walk's work holds whatever the graph: a walk that would read more
+    than the bound allows stops, says ``cut``, and has read no more than that."""
+    _graph(memory)
+    monkeypatch.setattr(relations, "MAX_WALK_READS", 3)
+    asked = _counting_steps(monkeypatch)
+    found = memory.reachable("t", "zed", ["supplier", "owner"], depth=4)
+    assert found.cut and set(found.subjects) <= {"acme", "bolts", "cogs", "mira jansen", "nuts"}
+    assert 0 < len(asked) <= 3

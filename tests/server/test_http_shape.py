@@ -32,6 +32,11 @@ def test_sets_and_relations_over_http(served: Served) -> None:
         assert [m["value"] for m in c.get("/v1/facts/acme/supplier/members").json()] == ["cogs"]
         bad = c.get("/v1/reachable/zed", params={"attribute": "supplier", "depth": 11})
         assert bad.status_code == 422 and bad.json()["field"] == "depth"
+        repeated = c.get("/v1/reachable/zed", params={"attribute": ["supplier"] * 2000, "depth": 2})
+        assert repeated.status_code == 200 and sorted(repeated.json()["subjects"]) == ["acme", "cogs"]
+        many = c.get("/v1/reachable/zed", params={"attribute": [f"rel{i}" for i in range(33)]})
+        assert many.status_code == 422 and many.json()["field"] == "attributes"
+        assert "at most 32" in many.json()["detail"]
         no_member = c.post("/v1/retract", json={"subject": "acme", "attribute": "supplier",
                                                 "at": "2026-03-01T00:00:00Z", "source": "e1"})
         assert no_member.status_code == 422 and no_member.json()["field"] == "value"

@@ -296,8 +296,8 @@ def register(app: typer.Typer) -> None:
         def show(found: Reachable) -> None:
             show_subjects(found.subjects, f"reachable from {found.start} within {depth}")
             if found.cut:
-                errors.print(f"cut at {len(found.subjects)} subjects (raise --fan-out)", highlight=False,
-                             markup=False)
+                errors.print(f"cut at {len(found.subjects)} subjects (raise --fan-out, or walk fewer steps)",
+                             highlight=False, markup=False)
 
         run(db, as_json, lambda m: m.reachable(tenant, start, attributes, depth=depth, at=at, known_at=known_at,
                                                fan_out=fan_out), show, create=False,

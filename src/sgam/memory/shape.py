@@ -15,6 +15,7 @@ from ..ledger import aliases
 from ..ledger.records import to_assertions
 from ..ledger.relations import (
     DEFAULT_FAN_OUT,
+    check_attributes,
     check_depth,
     check_fan_out,
     linked,
@@ -91,13 +92,12 @@ class ShapeCalls:
     ) -> Reachable:
         """Every subject reached from ``start`` by following the relations ``attributes``
         outward, one to ``depth`` (1 to 10) steps, every step at (``at``, ``known_at``);
-        ``start`` is listed only if a path leads back to it. At most ``fan_out`` subjects:
-        the answer's ``cut`` says the limit stopped the walk."""
+        ``start`` is listed only if a path leads back to it. ``attributes`` repeated count
+        once; at most 32 distinct. At most ``fan_out`` subjects and 2,000 reads: the
+        answer's ``cut`` says a limit stopped the walk."""
         check_tenant(tenant)
         origin = check_subject(start, "start")
-        if isinstance(attributes, str) or not isinstance(attributes, Sequence) or not attributes:
-            raise ValidationError("attributes", attributes, "must be a non-empty list of relation attributes")
-        names = [check_name(a, f"attributes[{i}]") for i, a in enumerate(attributes)]
+        names = check_attributes(attributes)
         steps, limit = check_depth(depth), check_fan_out(fan_out)
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
