@@ -22,6 +22,10 @@ from .._core.errors import ValidationError
 
 _BLOCKED_KINDS = frozenset({"msgpack_blocked", "msgpack_method_blocked"})
 _PLAIN_KINDS = frozenset({"null", "bytes", "bytearray"})
+_READ_KINDS = _PLAIN_KINDS | {"msgpack"}
+"""The kinds this serializer writes, and the only ones it reads: ``json`` (whose
+LangChain ``lc`` envelopes name constructors to call) and any other kind are refused
+before a decoder sees the bytes."""
 _EXT_MARKERS = bytes((0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8))
 """The first bytes of msgpack's extension types (ext 8/16/32, fixext 1-16), which carry
 every value that is not plain data; the same bytes inside strings or numbers only make
@@ -65,6 +69,8 @@ class StrictSerializer(SerializerProtocol):
     def _load(self, kind: str, data: bytes, what: str) -> Any:
         if kind == "pickle":
             raise ValidationError("checkpoint", what, "must not be a pickle: the saver rebuilds no pickled data")
+        if kind not in _READ_KINDS:
+            raise ValueError(f"serialization kind {kind[:40]!r} is not one the strict serializer reads")
         blocked: list[str] = []
         token = _blocked.set(blocked)
         try:

@@ -31,7 +31,7 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from .._core.errors import NotFoundError, ValidationError
+from .._core.errors import NotFoundError, SgamError, StoreError, ValidationError
 from .._core.model import ForgetResult
 from .._core.retention import DEFAULT_CLASS
 from .._core.values import check_name, check_subject, check_tenant
@@ -132,7 +132,7 @@ class SgamSaver(BaseCheckpointSaver[str]):
             for row in rows:
                 if limit is not None and len(found) >= limit:
                     break
-                metadata = self.serde.loads_typed((row.metadata_kind, row.metadata))
+                metadata = self._metadata(row)
                 if filter and not all(metadata.get(key) == value for key, value in filter.items()):
                     continue
                 found.append(self._tuple(row, records.writes(row.thread_id, row.checkpoint_ns, row.checkpoint_id),
@@ -337,17 +337,44 @@ class SgamSaver(BaseCheckpointSaver[str]):
     def _tuple(
         self, row: CheckpointRow, writes: Sequence[CheckpointWriteRow], metadata: Any = None,
     ) -> CheckpointTuple:
-        loads = self.serde.loads_typed
         thread_id, checkpoint_ns = row.thread_id, row.checkpoint_ns
+        checkpoint = self._stored(row, "checkpoint", row.kind, row.body)
+        if not isinstance(checkpoint, dict):
+            raise _unreadable(row, "checkpoint", f"a {type(checkpoint).__name__}, not a mapping")
         return CheckpointTuple(
             config={"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
                                      "checkpoint_id": row.checkpoint_id}},
-            checkpoint=loads((row.kind, row.body)),
-            metadata=metadata if metadata is not None else loads((row.metadata_kind, row.metadata)),
+            checkpoint=checkpoint,  # type: ignore[arg-type]
+            metadata=metadata if metadata is not None else self._metadata(row),
             parent_config={"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
                                             "checkpoint_id": row.parent_id}} if row.parent_id else None,
-            pending_writes=[(w.task_id, w.channel, loads((w.kind, w.body))) for w in writes],
+            pending_writes=[(w.task_id, w.channel, self._stored(row, f"pending write {w.task_id!r}/{w.idx}",
+                                                                w.kind, w.body)) for w in writes],
         )
+
+    def _metadata(self, row: CheckpointRow) -> Any:
+        metadata = self._stored(row, "metadata", row.metadata_kind, row.metadata)
+        if not isinstance(metadata, dict):
+            raise _unreadable(row, "metadata", f"a {type(metadata).__name__}, not a mapping")
+        return metadata
+
+    def _stored(self, row: CheckpointRow, part: str, kind: str, body: bytes) -> Any:
+        """A stored value, decoded; bytes the serializer cannot read (another writer's,
+        damaged, truncated, nested past the decoder's depth) are a ``StoreError`` naming
+        the checkpoint. The strict serializer's own refusals (a pickle, a type it does
+        not rebuild) pass as they are. No decoding calls code a stored value names."""
+        try:
+            return self.serde.loads_typed((kind, body))
+        except SgamError:
+            raise
+        except Exception as error:  # noqa: BLE001 - whatever a decoder raises on bytes it cannot read
+            raise _unreadable(row, part, f"{type(error).__name__}: {str(error)[:120]}") from None
+
+
+def _unreadable(row: CheckpointRow, part: str, reason: str) -> StoreError:
+    return StoreError(f"checkpoint {row.checkpoint_id!r} of thread {row.thread_id!r} (namespace "
+                      f"{row.checkpoint_ns!r}): its stored {part} cannot be read ({reason})",
+                      field="checkpoint_id", value=row.checkpoint_id)
 
 
 def _sequence(values: Sequence[str], field: str) -> Sequence[str]:
