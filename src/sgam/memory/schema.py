@@ -9,13 +9,13 @@ from typing import Any
 
 from .._core.errors import NotFoundError, ValidationError
 from .._core.model import Backfill, Quarantined, SchemaChange
-from .._core.schema import AttributeSchema, Cardinality, parse_value_type
+from .._core.schema import AttributeSchema, parse_value_type
 from .._core.time import from_micros
 from .._core.values import check_name, check_optional_name, check_tenant, load_value
 from ..ledger import migrations
 from ..ledger.backfill import BATCH, run_batch
 from ..ledger.service import Ledger
-from ..store import BackfillRow, ChangeRow, Reader, WriteTransaction
+from ..store import BackfillRow, ChangeRow, WriteTransaction
 
 Progress = Callable[[Backfill], None]
 
@@ -142,20 +142,6 @@ class SchemaCalls:
         if wait:
             self.run_backfill(tenant)
         return change
-
-
-def cardinality_at(reader: Reader, attribute: str, known_at: int | None) -> Cardinality:
-    """The attribute's cardinality as the ledger stood at ``known_at`` (default now):
-    the shape before the first change recorded after it, else as declared now. Only a
-    set asks for the changes: an attribute made one-valued from a set reads in its new
-    shape at every ``known_at`` (the old members are answered by ``members``)."""
-    declared = reader.declared(attribute)
-    current = Cardinality.ONE if declared is None else declared.cardinality
-    if known_at is not None and current is Cardinality.MANY:
-        for change in reader.ledger_changes():
-            if change.kind == "cardinality" and change.attribute == attribute and change.recorded_at > known_at:
-                return Cardinality(json.loads(change.detail)["from_cardinality"])
-    return current
 
 
 def _no_conversion(declared: AttributeSchema | None) -> str:

@@ -64,7 +64,8 @@ class ShapeCalls:
         known = optional_micros(known_at, "known_at")
         ahead = member_reads(subject, attribute, moment, known, scope)
         with self.ledger.read(tenant, "members", ahead=ahead) as reader:
-            found = member_versions(reader, reader.resolve_subject(subject, known), attribute, moment, known, scope)
+            name = reader.resolve_attribute(attribute, known)  # an attribute renamed by then
+            found = member_versions(reader, reader.resolve_subject(subject, known), name, moment, known, scope)
         # two members naming subjects merged since are one member
         distinct = {version.value: version for version in reversed(found)}
         return to_assertions(tenant, [distinct[value] for value in dict.fromkeys(v.value for v in found)])
@@ -82,7 +83,7 @@ class ShapeCalls:
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
         with self.ledger.read(tenant, "linked", ahead=[Declared(attribute), Consents(target)]) as reader:
-            schema = relation_schema(reader, attribute, "attribute")
+            schema = relation_schema(reader, attribute, "attribute", known)
             return linked(reader, schema, target, moment, known, size)
 
     def reachable(
@@ -102,7 +103,7 @@ class ShapeCalls:
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
         with self.ledger.read(tenant, "reachable") as reader:
-            schemas = [relation_schema(reader, a, f"attributes[{i}]") for i, a in enumerate(names)]
+            schemas = [relation_schema(reader, a, f"attributes[{i}]", known) for i, a in enumerate(names)]
             subjects, cut = reachable(reader, origin, schemas, steps, moment, known, limit)
         return Reachable(tenant, origin, subjects, cut)
 
