@@ -141,3 +141,17 @@ def test_a_retype_to_subject_normalises_ids_as_a_write_does(mem: Memory) -> None
     assert mem.history(T, "brick", "supplier", known_at=BEFORE) == []
     kept = mem.get(T, "crate", "supplier")
     assert kept is not None and kept.value == "bolts inc"
+
+
+def test_a_declaration_over_stored_values_of_another_type_counts_them_and_names_retype(mem: Memory) -> None:
+    mem.write(T, "ann", "level", "5", D1, "e1")
+    mem.write(T, "bob", "level", "high", D1, "e1")
+    mem.write(T, "cid", "level", 3, D1, "e1")
+    declared = mem.declare(T, "level", "integer")
+    assert declared.not_of_type == 2 and declared.note is not None and "retype" in declared.note
+    got = mem.get(T, "ann", "level")
+    assert got is not None and got.value == "5"  # a declaration converts nothing
+    again = mem.declare(T, "level", "integer", description="the same type again")
+    assert again.not_of_type == 0 and again.note is None
+    assert mem.declare(T, "fresh", "integer").not_of_type == 0
+    assert [s.not_of_type for s in mem.schema(T)[0]] == [0, 0]
