@@ -48,7 +48,9 @@ def relation_schema(
 ) -> AttributeSchema:
     """The schema of the attribute ``attribute`` names at ``known_at`` (renames followed),
     as it stood then; a ``ValidationError`` naming ``field`` unless it was a relation."""
-    declared = schema_at(reader, reader.resolve_attribute(attribute, known_at), known_at)
+    now = reader.declared(attribute)  # a name never renamed means itself: no statement to resolve it
+    name = attribute if now is not None and now.renamed_to is None else reader.resolve_attribute(attribute, known_at)
+    declared = now if name == attribute and known_at is None else schema_at(reader, name, known_at)
     if not is_relation(declared):
         raise ValidationError(field, attribute, "must be an attribute declared with type subject (a relation)")
     assert declared is not None

@@ -64,8 +64,12 @@ class ShapeCalls:
         known = optional_micros(known_at, "known_at")
         ahead = member_reads(subject, attribute, moment, known, scope)
         with self.ledger.read(tenant, "members", ahead=ahead) as reader:
-            name = reader.resolve_attribute(attribute, known)  # an attribute renamed by then
-            found = member_versions(reader, reader.resolve_subject(subject, known), name, moment, known, scope)
+            meant = reader.resolve_subject(subject, known)
+            found = member_versions(reader, meant, attribute, moment, known, scope)
+            if not found:  # nothing under the name given: it may have been renamed by then
+                name = reader.resolve_attribute(attribute, known)
+                if name != attribute:
+                    found = member_versions(reader, meant, name, moment, known, scope)
         # two members naming subjects merged since are one member
         distinct = {version.value: version for version in reversed(found)}
         return to_assertions(tenant, [distinct[value] for value in dict.fromkeys(v.value for v in found)])
