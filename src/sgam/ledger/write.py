@@ -43,8 +43,7 @@ from .._core.values import (
 )
 from ..store import CommonWrite, CommonWriter, EpisodeRow, OneFactWrite, SchemaLookups, WriteTransaction, apply_plan
 from .backfill import convert_key
-from .derivation import renamed_family
-from .migrations import current_name, reshape
+from .migrations import current_name, reshape, values_not_of_type
 from .relations import value_comparison
 
 EPISODE_KINDS = ("message", "tool_result", "event", "document")
@@ -416,30 +415,13 @@ class WriteService:
         )
         txn.put_attribute_schema(stamped)
         retyped = schema.value_type is not None and (earlier is None or earlier.value_type is not schema.value_type)
-        others = _not_of_type(txn, schema.attribute, schema.value_type) if retyped else 0
+        others = values_not_of_type(txn, schema.attribute, schema.value_type) if retyped else 0
         if not others:
             return stamped
         shown = schema.value_type.value if schema.value_type is not None else ""
         return replace(stamped, not_of_type=others, note=(
             f"{others} stored value(s) of {schema.attribute!r} are not of type {shown}: a declaration converts "
             f"nothing and reads answer them as stored; retype {schema.attribute!r} to {shown} to convert them"))
-
-
-def _not_of_type(txn: WriteTransaction, attribute: str, value_type: ValueType | None) -> int:
-    """How many stored values (of writes and corrections, under every name the attribute
-    has had) are not of ``value_type``."""
-    if not txn.attribute_in_use(attribute):
-        return 0
-    family = sorted(renamed_family(txn.ledger_changes(), [attribute]))
-    count = 0
-    for op in txn.operations_of_attributes(family):
-        if op.value is None:
-            continue
-        try:
-            check_value_type(json.loads(op.value), value_type)
-        except SgamError:
-            count += 1
-    return count
 
 
 def validate_episode(
