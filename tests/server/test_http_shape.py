@@ -134,3 +134,15 @@ def test_a_retract_of_a_one_valued_attribute_with_a_value_is_refused(served: Ser
                                               "at": "2026-02-01T00:00:00Z", "source": "e1"})
         assert refused.status_code == 422 and refused.json()["field"] == "value"
         assert c.get("/v1/facts/mira/city").json()["valid_to"] is None
+
+
+def test_facts_by_an_old_attribute_name_list_the_renamed_attribute(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "cities"}).status_code == 201
+        for subject in ("ann", "bob"):
+            assert c.post("/v1/facts", json={"subject": subject, "attribute": "city", "value": "Oslo",
+                                             "valid_from": T0, "source": "e1"}).status_code == 201
+        assert c.post("/v1/schema/rename", json={"attribute": "city", "to": "home_city"}).status_code == 201
+        for name in ("city", "home_city"):
+            listed = c.get("/v1/facts", params={"attribute": name}).json()["items"]
+            assert [(f["subject"], f["attribute"]) for f in listed] == [("ann", "home_city"), ("bob", "home_city")]
