@@ -156,10 +156,11 @@ def test_query_filters_and_paging(mem: Memory) -> None:
     assert mem.query(T, known_at="2026-06-01T00:00:00Z") == []
 
 
-def test_listing_by_attribute_finds_the_keys_steps_derive(mem: Memory) -> None:
+@pytest.mark.parametrize("backfill", [False, True])
+def test_listing_by_attribute_finds_the_keys_steps_derive(mem: Memory, backfill: bool) -> None:
     """A rename, a one -> many change and an alias merge derive keys that have versions
     but no operation of their own: a listing by attribute finds them, under every name
-    the attribute has, at every known_at."""
+    the attribute has, at every known_at (steps taken at once or by a backfill)."""
     mem.declare(T, "city", "string")
     mem.declare(T, "tag", "string")
     for subject in ("a", "b"):
@@ -167,7 +168,7 @@ def test_listing_by_attribute_finds_the_keys_steps_derive(mem: Memory) -> None:
         mem.write(T, subject, "tag", "x", D1, "e1")
     mem.write(T, "bea", "city", "Rome", D2, "e2")
     _clock(mem, "2026-07-02T00:00:00Z")
-    mem.rename_attribute(T, "city", "home_city")
+    mem.rename_attribute(T, "city", "home_city", backfill=backfill)
     mem.declare(T, "tag", "string", cardinality="many")
     _clock(mem, "2026-07-03T00:00:00Z")
     mem.alias(T, "bea", "b")  # b.home_city: Oslo, then Rome from bea's log
