@@ -68,6 +68,11 @@ def test_linked_and_reachable_before_a_retype_away_from_subject_follow_the_relat
         mem.linked(T, "manager", "omar")
     with pytest.raises(ValidationError, match="type subject"):
         mem.reachable(T, "ann", ["manager"])
+    # consent for omar hides a value naming him where manager was a relation, only there
+    mem.consent(T, "omar", False)
+    assert mem.query(T, attribute="manager", known_at=BEFORE) == []
+    assert [a.value for a in mem.query(T, attribute="manager")] == ["omar"]
+    mem.consent(T, "omar", True)
     # and the other way: a retype to subject is a relation only from the step on
     mem.declare(T, "supplier", "string")
     mem.write(T, "ann", "supplier", "Cogs", D1, "e1")

@@ -45,7 +45,7 @@ from ..ledger import model_versions
 from ..ledger.model_versions import Conversion
 from ..ledger.records import sources_of, to_assertion, to_assertions, to_episode
 from ..ledger.relations import consent_book, is_relation, named, visible_versions
-from ..ledger.schema_at import cardinality_at
+from ..ledger.schema_at import cardinality_at, schema_at
 from ..ledger.service import Ledger
 from ..ledger.sets import member_versions
 from ..ledger.write import (
@@ -628,7 +628,9 @@ class Memory:
             versions = reader.query(flt)
             revoked = book.revoked_subjects(scope)
             if revoked:  # a relation naming a subject whose consent is revoked is not returned
-                relations = {s.attribute for s in reader.attribute_schemas() if is_relation(s)}
+                known = flt.known_at  # relations as they stood then
+                relations = {s.attribute for s in reader.attribute_schemas()
+                             if is_relation(s if known is None else schema_at(reader, s.attribute, known))}
                 hidden = {id(v) for v in versions
                           if split_attribute(v.attribute)[0] in relations and named(v) in revoked}
         last = versions[size - 1] if len(versions) > size else None
