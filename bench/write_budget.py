@@ -65,6 +65,7 @@ INSERT_CARRIER = f"INSERT INTO assertions ({VERSION_COLUMNS}, expires_at) VALUES
                  "?, NULL, ?, 1.0, 0, NULL, 'write', NULL, NULL)"
 ONE_ROW_LAYOUT = (
     "DROP TRIGGER operations_key_insert",
+    "DROP TRIGGER IF EXISTS assertions_key_insert",  # the store lists keys by versions already
     "CREATE TRIGGER assertions_key_insert AFTER INSERT ON assertions BEGIN INSERT OR IGNORE INTO ledger_keys "
     "(tenant, subject, attribute) VALUES (NEW.tenant, NEW.subject, NEW.attribute); END",
     "ALTER TABLE assertions ADD COLUMN expires_at INTEGER",

@@ -156,6 +156,38 @@ def test_query_filters_and_paging(mem: Memory) -> None:
     assert mem.query(T, known_at="2026-06-01T00:00:00Z") == []
 
 
+@pytest.mark.parametrize("backfill", [False, True])
+def test_listing_by_attribute_finds_the_keys_steps_derive(mem: Memory, backfill: bool) -> None:
+    """A rename, a one -> many change and an alias merge derive keys that have versions
+    but no operation of their own: a listing by attribute finds them, under every name
+    the attribute has, at every known_at (steps taken at once or by a backfill)."""
+    mem.declare(T, "city", "string")
+    mem.declare(T, "tag", "string")
+    for subject in ("a", "b"):
+        mem.write(T, subject, "city", "Oslo", D1, "e1")
+        mem.write(T, subject, "tag", "x", D1, "e1")
+    mem.write(T, "bea", "city", "Rome", D2, "e2")
+    _clock(mem, "2026-07-02T00:00:00Z")
+    mem.rename_attribute(T, "city", "home_city", backfill=backfill)
+    mem.declare(T, "tag", "string", cardinality="many")
+    _clock(mem, "2026-07-03T00:00:00Z")
+    mem.alias(T, "bea", "b")  # b.home_city: Oslo, then Rome from bea's log
+
+    def listed(attribute: str, known_at: str | None = None) -> list[tuple[str, str, Any]]:
+        return [(a.subject, a.attribute, a.value) for a in mem.query(T, attribute=attribute, known_at=known_at)]
+
+    merged = [("a", "home_city", "Oslo"), ("b", "home_city", "Rome")]
+    assert listed("home_city") == listed("city") == merged
+    renamed = [("a", "home_city", "Oslo"), ("b", "home_city", "Oslo"), ("bea", "home_city", "Rome")]
+    assert listed("home_city", "2026-07-02T12:00:00Z") == renamed
+    assert listed("city", "2026-07-01T12:00:00Z") == [
+        ("a", "city", "Oslo"), ("b", "city", "Oslo"), ("bea", "city", "Rome")]
+    assert listed("home_city", "2026-07-01T12:00:00Z") == []
+    assert listed("tag") == listed("tag", "2026-07-01T12:00:00Z") == [("a", "tag", "x"), ("b", "tag", "x")]
+    assert [(a.subject, a.value) for a in mem.query(T, attribute="home_city", all_times=True)] == [
+        ("a", "Oslo"), ("b", "Oslo"), ("b", "Rome")]
+
+
 def test_tenants_are_isolated(mem: Memory) -> None:
     mem.write(T, "k", "a", "secret", D1, "e1")
     assert mem.get("other", "k", "a") is None

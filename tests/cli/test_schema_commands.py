@@ -123,3 +123,42 @@ def test_an_applied_file_run_again_resumes_its_backfill(tmp_path: Path) -> None:
     assert len(json.loads(_sgam(db, "schema", "history", "--json"))) == 3  # nothing recorded twice
     assert all(b["finished_at"] is not None for b in json.loads(_sgam(db, "schema", "status", "--json")))
     assert json.loads(_sgam(db, "get", "ann", "budget", "--json"))["value"] == 1000
+
+
+def test_declare_over_stored_values_of_another_type_says_so(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    runner = CliRunner()
+    for args in (["episode", "e1", "2026-06-01T00:00:00Z", "levels"],
+                 ["write", "ann", "level", '"5"', "--valid-from", "2026-06-01T00:00:00Z", "--source", "e1"]):
+        assert runner.invoke(app, [args[0], "--tenant", "t", "--db", db, *args[1:]]).exit_code == 0
+    table = runner.invoke(app, ["declare", "--tenant", "t", "--db", db, "level", "integer"])
+    assert table.exit_code == 0 and "not of the type" in table.output and "retype" in table.output
+    answer = runner.invoke(app, ["declare", "--tenant", "t", "--db", db, "level", "number", "--json"])
+    found = json.loads(answer.output)
+    assert found["not_of_type"] == 1 and "retype" in found["note"]
+
+
+def test_the_schema_table_shows_renames_and_history_answers_a_map_as_values(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _story(db)
+    file = tmp_path / "migration.yaml"
+    file.write_text(MIGRATION)
+    _sgam(db, "schema", "apply", str(file))
+    table = _sgam(db, "schema")
+    assert "renamed to" in table and "home_city" in table
+    retyped = json.loads(_sgam(db, "schema", "history", "--json"))[1]
+    assert retyped["detail"]["map"] == [["a thousand", 1000]]
+    assert '[["a thousand", 1000]]' in _sgam(db, "schema", "history").replace("\n", "")
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_a_migration_file_nested_too_deep_is_a_validation_error(tmp_path: Path, command: str) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _story(db)
+    file = tmp_path / "deep.yaml"
+    file.write_text("steps:\n  - rename: {attribute: city, to: " + "[" * 500 + "]" * 500 + "}\n")
+    result = CliRunner().invoke(app, ["schema", command, "--tenant", "t", "--db", db, str(file)])
+    assert result.exit_code == 3 and "nested deeper than" in result.output and "file" in result.output
+    assert "RecursionError" not in result.output and result.exception is None or isinstance(
+        result.exception, SystemExit)
+    assert json.loads(_sgam(db, "schema", "history", "--json")) == []

@@ -70,3 +70,13 @@ def test_aliases_through_the_cli(tmp_path: Path) -> None:
     assert json.loads(_sgam(db, "get", "mj", "city", "--json")) is None
     again = CliRunner().invoke(app, ["unalias", "--tenant", "t", "--db", db, "mj"])
     assert again.exit_code != 0 and "not an alias" in again.output
+
+
+def test_a_retract_of_a_one_valued_attribute_with_a_value_is_refused(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _sgam(db, "episode", "e1", T1, "Mira lives in Oslo")
+    _sgam(db, "write", "mira", "city", "Oslo", "--valid-from", T1, "--source", "e1")
+    refused = CliRunner().invoke(app, ["retract", "--tenant", "t", "--db", db, "mira", "city", "--at",
+                                       "2026-06-02T00:00:00Z", "--source", "e1", "--value", "Oslo"])
+    assert refused.exit_code == 3 and "value" in refused.output and "one value at a time" in refused.output
+    assert json.loads(_sgam(db, "get", "mira", "city", "--json"))["valid_to"] is None

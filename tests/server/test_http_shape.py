@@ -70,7 +70,7 @@ def test_schema_migrations_over_http(served: Served) -> None:
                                              "valid_from": f"2026-01-0{day}T00:00:00Z", "source": "e1"}
                           ).status_code == 201
         refused = c.post("/v1/schema/retype", json={"attribute": "budget", "value_type": "integer"})
-        assert refused.status_code == 422 and refused.json()["field"] == "type"
+        assert refused.status_code == 422 and refused.json()["field"] == "value_type"
         retyped = c.post("/v1/schema/retype", json={"attribute": "budget", "value_type": "integer",
                                                     "map": [["a thousand", 1000]], "quarantine": True})
         assert retyped.status_code == 201 and retyped.json()["kind"] == "retype"
@@ -99,3 +99,55 @@ def test_a_backfill_is_watched_over_http_with_the_read_key(served: Served) -> No
         assert (status["kind"], status["attribute"], status["subjects_done"], status["subjects_total"],
                 status["batches_done"], status["after_subject"], status["finished_at"]) == (
                     "retype", "budget", 2, 3, 1, "p2", None)
+
+
+def test_declaring_another_type_over_stored_values_counts_them_and_names_retype(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "levels"}).status_code == 201
+        assert c.post("/v1/facts", json={"subject": "ann", "attribute": "level", "value": "5",
+                                         "valid_from": T0, "source": "e1"}).status_code == 201
+        declared = c.post("/v1/schema/attributes", json={"attribute": "level", "value_type": "integer"})
+        assert declared.status_code == 201
+        assert declared.json()["not_of_type"] == 1 and "retype" in declared.json()["note"]
+
+
+def test_retype_errors_name_the_body_field_and_openapi_lists_the_types(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "levels"}).status_code == 201
+        assert c.post("/v1/facts", json={"subject": "ann", "attribute": "level", "value": "high",
+                                         "valid_from": T0, "source": "e1"}).status_code == 201
+        unknown = c.post("/v1/schema/retype", json={"attribute": "level", "value_type": "integr"})
+        assert unknown.status_code == 422 and unknown.json()["field"] == "value_type"
+        unconverted = c.post("/v1/schema/retype", json={"attribute": "level", "value_type": "integer"})
+        assert unconverted.status_code == 422 and unconverted.json()["field"] == "value_type"
+        assert "quarantine" in unconverted.json()["detail"]
+        body = c.get("/openapi.json").json()["components"]["schemas"]["RetypeIn"]["properties"]["value_type"]
+        assert "integer" in body["enum"] and "subject" in body["enum"]
+        mapped = c.post("/v1/schema/retype", json={"attribute": "level", "value_type": "integer",
+                                                   "map": [["high", 3]]})
+        assert mapped.status_code == 201 and mapped.json()["detail"]["map"] == [["high", 3]]
+        history = c.get("/v1/schema/history").json()
+        assert history[-1]["detail"]["map"] == [["high", 3]]
+
+
+def test_a_retract_of_a_one_valued_attribute_with_a_value_is_refused(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "Mira lives in Oslo"}).status_code == 201
+        assert c.post("/v1/facts", json={"subject": "mira", "attribute": "city", "value": "Oslo",
+                                         "valid_from": T0, "source": "e1"}).status_code == 201
+        refused = c.post("/v1/retract", json={"subject": "mira", "attribute": "city", "value": "Oslo",
+                                              "at": "2026-02-01T00:00:00Z", "source": "e1"})
+        assert refused.status_code == 422 and refused.json()["field"] == "value"
+        assert c.get("/v1/facts/mira/city").json()["valid_to"] is None
+
+
+def test_facts_by_an_old_attribute_name_list_the_renamed_attribute(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "cities"}).status_code == 201
+        for subject in ("ann", "bob"):
+            assert c.post("/v1/facts", json={"subject": subject, "attribute": "city", "value": "Oslo",
+                                             "valid_from": T0, "source": "e1"}).status_code == 201
+        assert c.post("/v1/schema/rename", json={"attribute": "city", "to": "home_city"}).status_code == 201
+        for name in ("city", "home_city"):
+            listed = c.get("/v1/facts", params={"attribute": name}).json()["items"]
+            assert [(f["subject"], f["attribute"]) for f in listed] == [("ann", "home_city"), ("bob", "home_city")]

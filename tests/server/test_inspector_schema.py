@@ -75,3 +75,19 @@ def test_the_schema_page_shows_a_backfill_under_way_and_the_index(served: Served
     assert f'<tr data-step="{step}"><td data-label="step">{step} · retype</td>' in during
     assert '<progress value="2" max="3" aria-label="step' in during and "2 of 3</td>" in during
     assert "not yet" in during and "not yet" not in after and '<progress value="3" max="3"' in after
+
+
+def test_a_key_page_says_an_old_name_was_renamed_and_which_values_were_set_aside(served: Served) -> None:
+    memory = served.memory
+    memory.declare("acme", "budget", "string")
+    memory.add_episode("acme", "e1", "2026-06-01T00:00:00Z", "budgets")
+    memory.write("acme", "p1", "budget", "lots", "2026-06-01T00:00:00Z", "e1")
+    memory.write("acme", "p1", "budget", "250", "2026-06-02T00:00:00Z", "e1")
+    memory.retype("acme", "budget", "integer", quarantine=True)
+    with signed_in(served, scope="read") as reader:
+        retyped = html.unescape(reader.get("/ui/keys/p1/budget").text)
+        memory.rename_attribute("acme", "budget", "spend")
+        old = html.unescape(reader.get("/ui/keys/p1/budget").text)
+    assert "Set aside by a retype" in retyped and '"lots"' in retyped and "set aside since" in retyped
+    assert "renamed to" not in retyped
+    assert "budget was renamed to" in old and "<code>spend</code>" in old

@@ -15,7 +15,7 @@ from .errors import SgamError, ValidationError
 from .rules import Operation
 from .schema import ValueType, check_value_type
 from .time import is_iso_date, is_rfc3339, parse_timestamp
-from .values import canonical_json
+from .values import canonical_json, check_subject
 
 NO_CONVERSION = None
 
@@ -119,6 +119,8 @@ def _integer_text(text: str) -> str | None:
 
 def _converted(text: str, value_type: ValueType) -> str | None:
     value = json.loads(text)
+    if value_type is ValueType.SUBJECT:
+        return _subject_id(value)
     if _is(value, value_type):
         return text
     converted = _builtin(value, value_type)
@@ -127,6 +129,16 @@ def _converted(text: str, value_type: ValueType) -> str | None:
     if type(converted) is int:
         return str(converted)  # what canonical_json gives an integer, without its checks
     return canonical_json(converted)
+
+
+def _subject_id(value: Any) -> str | None:
+    """A string as a relation stores it, the normalised id a write would store
+    (``" COGS "`` -> ``"cogs"``), so reads, consent and erasure find it; None when no
+    write would take it as a subject id."""
+    try:
+        return canonical_json(check_subject(value, "value")) if isinstance(value, str) else None
+    except SgamError:
+        return None
 
 
 def check_map(pairs: object, value_type: ValueType, field: str = "map") -> dict[str, str]:
@@ -147,7 +159,8 @@ def check_map(pairs: object, value_type: ValueType, field: str = "map") -> dict[
         key = canonical_json(old, f"{where}[0]")
         if key in found and found[key] != canonical_json(new):
             raise ValidationError(f"{where}[0]", old, "is mapped twice, to different values")
-        found[key] = canonical_json(new, f"{where}[1]")
+        found[key] = canonical_json(check_subject(new, f"{where}[1]") if value_type is ValueType.SUBJECT else new,
+                                    f"{where}[1]")
     return found
 
 

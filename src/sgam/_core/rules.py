@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -183,20 +184,30 @@ def _retired(version: Version, recorded_to: int) -> Version:
     )
 
 
-def plan(op: Operation, view: KeyView) -> Plan:
-    """Decide what ``op`` does to the key; raise ConflictError/NotFoundError if refused."""
+Same = Callable[[str, str], bool]
+"""Whether two stored values (canonical JSON) are one value. By default the same text;
+a relation's values are one when they name one subject (an alias and its subject)."""
+
+
+def _equal(stored: str, value: str | None, same: Same | None) -> bool:
+    return stored == value or (same is not None and value is not None and same(stored, value))
+
+
+def plan(op: Operation, view: KeyView, same: Same | None = None) -> Plan:
+    """Decide what ``op`` does to the key; raise ConflictError/NotFoundError if refused.
+    ``same``: how values compare (rules 1 and 2), when not by their text."""
     if op.kind is OpKind.WRITE:
-        return _plan_write(op, view)
+        return _plan_write(op, view, same)
     if op.kind is OpKind.RETRACT:
         return _plan_retract(op, view)
     return _plan_correct(op, view)
 
 
-def _plan_write(op: Operation, view: KeyView) -> Plan:
+def _plan_write(op: Operation, view: KeyView, same: Same | None) -> Plan:
     start = op.valid_at
     holder = view.floor(start)
     if holder is not None and holder.valid_from == start:
-        if holder.value == op.value:
+        if _equal(holder.value, op.value, same):
             return Plan(Effect.CORROBORATED, [], [])
         raise ConflictError(
             f"{_key(op)} already has an assertion starting at {_instant(start)} with value {holder.value}; "
@@ -204,7 +215,7 @@ def _plan_write(op: Operation, view: KeyView) -> Plan:
             field="valid_from",
         )
     if holder is not None and holder.holds_at(start):
-        if holder.value == op.value:
+        if _equal(holder.value, op.value, same):
             return Plan(Effect.CORROBORATED, [], [])
         # The holder is not touched: the new version starting inside it ends it (``ended``).
         return Plan(Effect.SUPERSEDED, [], [_new_version(op, start, holder.valid_to, holder.assertion_id)])
@@ -250,7 +261,8 @@ class KeyTimeline:
     holds rows as they are stored (``current``, ``all_versions``) and answers lookups
     with their ends derived, as the database does."""
 
-    def __init__(self, current: list[Version] | None = None) -> None:
+    def __init__(self, current: list[Version] | None = None, same: Same | None = None) -> None:
+        self.same = same
         self._current: list[Version] = sorted(current or [], key=lambda v: v.valid_from)
         self._starts: list[int] = [v.valid_from for v in self._current]
         self.retired: list[Version] = []
@@ -273,7 +285,7 @@ class KeyTimeline:
         return list(self._current)
 
     def apply(self, op: Operation) -> Plan:
-        result = plan(op, self)
+        result = plan(op, self, self.same)
         for version in result.retire:
             index = bisect.bisect_left(self._starts, version.valid_from)
             del self._current[index]

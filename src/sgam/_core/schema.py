@@ -69,6 +69,12 @@ class AttributeSchema:
     renamed_to: str | None = None
     """The attribute this name was renamed to (a migration): steps and reads naming it
     mean that one."""
+    not_of_type: int = 0
+    """In the answer to a declaration only: how many stored values of the attribute are
+    not of ``value_type``. A declaration converts nothing (reads answer them as stored);
+    a ``retype`` converts them."""
+    note: str | None = None
+    """In the answer to a declaration only: what to do about ``not_of_type``."""
 
 
 @dataclass(frozen=True, slots=True)

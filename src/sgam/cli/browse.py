@@ -40,9 +40,9 @@ def show_schema(found: dict[str, Any]) -> None:
     attributes: list[AttributeSchema] = found["attributes"]
     types: list[MemoryTypeSchema] = found["memory_types"]
     print_table(
-        ("attribute", "type", "cardinality", "memory type", "sensitive", "schema version"),
+        ("attribute", "type", "cardinality", "memory type", "sensitive", "schema version", "renamed to"),
         [(a.attribute, cell(a.value_type), a.cardinality.value, cell(a.memory_type), cell(a.sensitive),
-          str(a.schema_version)) for a in attributes],
+          str(a.schema_version), a.renamed_to or "") for a in attributes],
         empty="no declared attributes",
     )
     if types:

@@ -131,6 +131,7 @@ def show_declared(schema: AttributeSchema) -> None:
         ("attribute", schema.attribute), ("type", cell(schema.value_type)), ("cardinality", schema.cardinality.value),
         ("memory type", cell(schema.memory_type)),
         ("sensitive", cell(schema.sensitive)), ("schema version", str(schema.schema_version)),
+        *([("not of the type", f"{schema.not_of_type}: {schema.note}")] if schema.not_of_type else []),
     ])
 
 

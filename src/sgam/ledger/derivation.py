@@ -24,8 +24,9 @@ from .._core.conversions import TypeConversion, ValueConversion
 from .._core.errors import ConflictError, NotFoundError, SgamError, ValidationError
 from .._core.purpose import MEMBER, ledger_attribute, member_attribute, split_attribute
 from .._core.rules import KeyTimeline, Operation, OpKind, Version, ended_all
-from .._core.schema import AttributeSchema, Cardinality
+from .._core.schema import AttributeSchema, Cardinality, ValueType
 from ..store import AliasRow, ChangeRow, ConvertedRow, QuarantineRow, SubjectReads, WriteTransaction
+from .relations import same_subject
 
 Key = tuple[str, str]
 Order = tuple[int, int, int, int, int]
@@ -134,6 +135,24 @@ class Derivation:
     of subjects at a time, then refuses with every batch's count."""
     conversions: Mapping[int, ValueConversion] = field(default_factory=dict)
     """The conversion of each retype step (by change ``seq``) that is not its value type's."""
+    relation_of: Callable[[str], bool] = lambda attribute: False
+    """Whether an attribute was a relation (type subject) before any recorded change of it."""
+    relations: dict[str, bool] = field(default_factory=dict)
+
+    def relation(self, attribute: str) -> bool:
+        if attribute not in self.relations:
+            self.relations[attribute] = self.relation_of(attribute)
+        return self.relations[attribute]
+
+    def timeline(self, key: Key, current: list[Version] | None = None) -> KeyTimeline:
+        """A key's timeline whose values compare as the key's attribute says at each
+        step: a one-valued relation's by the subject they name (aliases as they stand)."""
+        return KeyTimeline(current, partial(self._same, key))
+
+    def _same(self, key: Key, stored: str, value: str) -> bool:
+        if MEMBER in key[1] or not self.relation(resolve(self.attribute_edges, split_attribute(key[1])[0])):
+            return False
+        return same_subject(partial(resolve, self.subject_edges))(stored, value)
 
     # placing operations ---------------------------------------------------------------
 
@@ -173,7 +192,9 @@ class Derivation:
         if key is None:
             return
         self.derived_from.setdefault(key, []).append((op.seq, self.value_of(op)))
-        timeline = self.timelines.setdefault(key, KeyTimeline())
+        timeline = self.timelines.get(key)
+        if timeline is None:
+            timeline = self.timelines[key] = self.timeline(key)
         try:
             timeline.apply(self.placed(op, key))
         except (ConflictError, NotFoundError):
@@ -193,10 +214,13 @@ class Derivation:
         detail = json.loads(change.detail)
         if change.kind == "rename":
             self.cardinalities[detail["to"]] = self.cardinality(change.attribute)
+            self.relations[detail["to"]] = self.relation(change.attribute)
             self.attribute_edges[change.attribute] = detail["to"]
             self.regroup(change.recorded_at, strict, "the rename")
         elif change.kind == "retype":
             conversion = self.conversions.get(change.seq) or TypeConversion.of(detail)
+            if "type" in detail:
+                self.relations[change.attribute] = detail["type"] == ValueType.SUBJECT.value
             self._retype(change.attribute, conversion, bool(detail.get("quarantine")), strict)
             self.regroup(change.recorded_at, strict, "the retype")
         else:
@@ -272,7 +296,7 @@ class Derivation:
         """``versions`` of another shape as current versions of ``key`` from ``at`` on."""
         existing = self.timelines.pop(key, None)
         carried = [replace(v, attribute=key[1], recorded_from=at, recorded_to=None, row_id=None) for v in versions]
-        timeline = KeyTimeline(([] if existing is None else existing.current) + carried)
+        timeline = self.timeline(key, ([] if existing is None else existing.current) + carried)
         if existing is not None:
             timeline.retired = existing.retired
         self.timelines[key] = timeline
@@ -292,7 +316,7 @@ class Derivation:
             if derived[key] == self.derived_from.get(key, []):
                 continue
             self._retire(key, at)
-            timeline = KeyTimeline()
+            timeline = self.timeline(key)
             for op in ops:
                 try:
                     timeline.apply(self.placed(op, key, at))
@@ -322,12 +346,14 @@ class Derivation:
 
 def derive(ops: Sequence[Operation], events: Sequence[Event], cardinality_of: Callable[[str], Cardinality],
            strict: Ident | None = None, conversions: Mapping[int, ValueConversion] | None = None,
-           refused: dict[int, str] | None = None) -> Derivation:
+           refused: dict[int, str] | None = None, relation_of: Callable[[str], bool] | None = None) -> Derivation:
     """Replay ``ops`` (by ``seq``) and ``events`` (by place) into keys; ``strict``: the
     step being taken now, whose impossible merge or conversion is an error;
-    ``conversions``: the retype steps that convert otherwise than by their value type."""
+    ``conversions``: the retype steps that convert otherwise than by their value type;
+    ``relation_of``: which attributes were relations before their first change."""
     ordered = sorted(events, key=lambda e: e.order)
-    derivation = Derivation(cardinality_of, refused=refused, conversions=conversions or {})
+    derivation = Derivation(cardinality_of, refused=refused, conversions=conversions or {},
+                            relation_of=relation_of or (lambda attribute: False))
     index = 0
     for op in ops:
         while index < len(ordered) and ordered[index].order < (op.seq, 0, 0, 0, 0):
@@ -377,6 +403,22 @@ def first_cardinality(
     return cardinality_of
 
 
+def first_relation(
+    declared: Callable[[str], AttributeSchema | None], changes: Sequence[ChangeRow],
+) -> Callable[[str], bool]:
+    """Whether an attribute was a relation before its first retype (as ``declared`` now
+    if it has none)."""
+    def relation_of(attribute: str) -> bool:
+        for change in changes:
+            detail = json.loads(change.detail)
+            if change.attribute == attribute and change.kind == "retype" and "type" in detail:
+                return bool(detail.get("from_type") == ValueType.SUBJECT.value)
+        schema = declared(attribute)
+        return schema is not None and schema.value_type is ValueType.SUBJECT
+
+    return relation_of
+
+
 def alias_family(steps: Iterable[AliasRow], names: Iterable[str]) -> set[str]:
     """``names`` and every subject name an alias step has ever joined to them."""
     return joined(((step.name, step.subject) for step in steps), names)
@@ -399,7 +441,8 @@ def derive_subjects(
     conversions = recorded_conversions(source, changes, ops)
     if taking is not None and strict is not None:
         conversions[strict[1]] = taking
-    return derive(ops, events, first_cardinality(declared, changes), strict, conversions, refused)
+    return derive(ops, events, first_cardinality(declared, changes), strict, conversions, refused,
+                  first_relation(declared, changes))
 
 
 def rederive(
@@ -429,7 +472,8 @@ def rederive(
     conversions = recorded_conversions(txn, changes, ops)
     if taking is not None and strict is not None:
         conversions[strict[1]] = taking
-    derivation = derive(ops, events, first_cardinality(txn.attribute_schema, changes), strict, conversions)
+    derivation = derive(ops, events, first_cardinality(txn.attribute_schema, changes), strict, conversions,
+                        relation_of=first_relation(txn.attribute_schema, changes))
     derived = derivation.versions()
     for subject, attribute in set(existing) | set(derived):
         txn.replace_versions(subject, attribute, derived.get((subject, attribute), []))

@@ -13,8 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from .._core.conversions import ValueConversion, check_map
-from .._core.errors import ConflictError, NotFoundError, ValidationError
-from .._core.schema import AttributeSchema, Cardinality, ValueType
+from .._core.errors import ConflictError, NotFoundError, SgamError, ValidationError
+from .._core.schema import AttributeSchema, Cardinality, ValueType, check_value_type
 from ..store import ChangeRow, ConvertedRow, SchemaLookups, WriteTransaction
 from . import backfill as backfills
 from .derivation import Ident, rederive, renamed_family
@@ -159,3 +159,20 @@ def reshape(
     detail = {"to": cardinality.value, "from_cardinality": before.value}
     return _record(txn, "cardinality", attribute, detail, now, decided_by, origin,
                    renamed_family(txn.ledger_changes(), [attribute]), backfill=backfill)
+
+
+def values_not_of_type(txn: WriteTransaction, attribute: str, value_type: ValueType | None) -> int:
+    """How many stored values (of writes and corrections, under every name the attribute
+    has had) are not of ``value_type``."""
+    if not txn.attribute_in_use(attribute):
+        return 0
+    family = sorted(renamed_family(txn.ledger_changes(), [attribute]))
+    count = 0
+    for op in txn.operations_of_attributes(family):
+        if op.value is None:
+            continue
+        try:
+            check_value_type(json.loads(op.value), value_type)
+        except SgamError:
+            count += 1
+    return count

@@ -10,16 +10,25 @@ refused (in the write service).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
 from .._core.errors import ValidationError
-from .._core.purpose import ConsentBook, ConsentRow, allowed, ledger_attribute, members_prefix, split_attribute
-from .._core.rules import Version
+from .._core.purpose import (
+    MEMBER,
+    ConsentBook,
+    ConsentRow,
+    allowed,
+    ledger_attribute,
+    members_prefix,
+    split_attribute,
+)
+from .._core.rules import Same, Version
 from .._core.schema import AttributeSchema, Cardinality, ValueType
 from .._core.values import canonical_json, check_name, load_value
-from ..store import LedgerReads, LifecycleReads, SubjectReads
+from ..store import LedgerReads, LifecycleReads, SubjectReads, WriteTransaction
+from .schema_at import schema_at
 
 MAX_DEPTH = 10
 MAX_FAN_OUT = 10_000
@@ -41,13 +50,43 @@ def is_relation(schema: AttributeSchema | None) -> bool:
     return schema is not None and schema.value_type is ValueType.SUBJECT
 
 
-def relation_schema(reader: RelationReads, attribute: str, field: str) -> AttributeSchema:
-    """The attribute's schema; a ``ValidationError`` naming ``field`` unless it is a relation."""
-    declared = reader.declared(attribute)
+def relation_schema(
+    reader: RelationReads, attribute: str, field: str, known_at: int | None = None,
+) -> AttributeSchema:
+    """The schema of the attribute ``attribute`` names at ``known_at`` (renames followed),
+    as it stood then; a ``ValidationError`` naming ``field`` unless it was a relation."""
+    now = reader.declared(attribute)  # a name never renamed means itself: no statement to resolve it
+    name = attribute if now is not None and now.renamed_to is None else reader.resolve_attribute(attribute, known_at)
+    declared = now if name == attribute and known_at is None else schema_at(reader, name, known_at)
     if not is_relation(declared):
         raise ValidationError(field, attribute, "must be an attribute declared with type subject (a relation)")
     assert declared is not None
     return declared
+
+
+def same_subject(resolve: Callable[[str], str]) -> Same:
+    """How a one-valued relation's values compare: by the subject each names through
+    ``resolve`` (aliases followed), not by spelling; ``"ännä"`` is ``"omar"`` while it
+    is an alias of it."""
+    def same(stored: str, value: str) -> bool:
+        if not (stored.startswith('"') and value.startswith('"')):
+            return False
+        one, other = load_value(stored), load_value(value)
+        return isinstance(one, str) and isinstance(other, str) and resolve(one) == resolve(other)
+
+    return same
+
+
+def value_comparison(txn: WriteTransaction, attribute: str) -> Same | None:
+    """How the values of a key of ``attribute`` (a ledger attribute) compare when not by
+    text: a one-valued relation's by the subject each names now. A set's members are
+    keys of their own, named by the value, and compare by text."""
+    if MEMBER in attribute:
+        return None
+    declared = txn.attribute_schema(split_attribute(attribute)[0])
+    if declared is None or declared.value_type is not ValueType.SUBJECT:
+        return None
+    return same_subject(txn.resolve_subject)
 
 
 def check_depth(depth: object) -> int:
@@ -87,7 +126,7 @@ def visible_versions(
     ``purpose``) is revoked, each naming the subject its value meant at ``known_at``
     (aliases followed): one schema lookup, and for a relation one consent lookup for
     every subject its values name (not one per value: a set's members are many)."""
-    if not versions or not is_relation(reader.declared(split_attribute(versions[0].attribute)[0])):
+    if not versions or not is_relation(schema_at(reader, split_attribute(versions[0].attribute)[0], known_at)):
         return list(versions)
     names = [named(v) for v in versions]
     book = ConsentBook(reader.consents_among(names))

@@ -43,7 +43,8 @@ from .._core.values import (
 )
 from ..store import CommonWrite, CommonWriter, EpisodeRow, OneFactWrite, SchemaLookups, WriteTransaction, apply_plan
 from .backfill import convert_key
-from .migrations import current_name, reshape
+from .migrations import current_name, reshape, values_not_of_type
+from .relations import value_comparison
 
 EPISODE_KINDS = ("message", "tool_result", "event", "document")
 MAX_MEMBER_BYTES = 1024
@@ -246,7 +247,7 @@ class WriteService:
         op.subject = txn.resolve_subject(op.subject)
         op.recorded_at = self._transaction_time(txn, op.subject, op.attribute)
         convert_key(txn, op.subject, op.attribute)
-        plan(op, txn.key(op.subject, op.attribute))
+        plan(op, txn.key(op.subject, op.attribute), value_comparison(txn, op.attribute))
 
     @staticmethod
     def prefetch(txn: WriteTransaction, pending: PendingOp) -> None:
@@ -266,7 +267,7 @@ class WriteService:
         if pending.spelling is not None:
             txn.note_spellings([(op.subject, pending.spelling)])
         op.subject = meant
-        decided: Plan = plan(op, txn.key(op.subject, op.attribute))
+        decided: Plan = plan(op, txn.key(op.subject, op.attribute), value_comparison(txn, op.attribute))
         apply_plan(txn, decided, op.recorded_at)
         return Applied.of(op.seq, decided)
 
@@ -305,18 +306,19 @@ class WriteService:
         results: list[Applied | None] = [None] * len(ops)
         inserts: list[Version] = []
         for (subject, attribute), indexes in by_key.items():
+            same = value_comparison(txn, attribute)
             if len(indexes) == 1:
                 # One operation on this key: plan it against index lookups, as apply_one
                 # does, instead of loading every current version of the key.
                 index = indexes[0]
                 with _naming_entry(index):
-                    decided = plan(ops[index], txn.key(subject, attribute))
+                    decided = plan(ops[index], txn.key(subject, attribute), same)
                 results[index] = Applied.of(ops[index].seq, decided)
                 txn.retire(decided.retire, recorded_at)
                 inserts.extend(decided.add)
                 continue
             stored = txn.current(subject, attribute)
-            timeline = KeyTimeline(stored)
+            timeline = KeyTimeline(stored, same)
             for index in indexes:
                 with _naming_entry(index):
                     decided = timeline.apply(ops[index])
@@ -412,7 +414,14 @@ class WriteService:
             schema.description, version, chosen,
         )
         txn.put_attribute_schema(stamped)
-        return stamped
+        retyped = schema.value_type is not None and (earlier is None or earlier.value_type is not schema.value_type)
+        others = values_not_of_type(txn, schema.attribute, schema.value_type) if retyped else 0
+        if not others:
+            return stamped
+        shown = schema.value_type.value if schema.value_type is not None else ""
+        return replace(stamped, not_of_type=others, note=(
+            f"{others} stored value(s) of {schema.attribute!r} are not of type {shown}: a declaration converts "
+            f"nothing and reads answer them as stored; retype {schema.attribute!r} to {shown} to convert them"))
 
 
 def validate_episode(

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from .._core.errors import NotFoundError
 from .._core.purpose import MEMBER, outlasting_erasure, split_attribute
 from .._core.rules import KeyTimeline
-from .._core.values import canonical_json
+from .._core.values import canonical_json, load_value, normalise_subject
 from ..ledger.aliases import forget_names, in_families
 from ..ledger.backfill import forget_cursors
 from ..ledger.derivation import rederive as rederive_scope
 from ..ledger.derivation import renamed_family
+from ..ledger.relations import value_comparison
 from ..store import ACTING_FOR, AuditRow, WriteTransaction
 from .participants import Reach
 
@@ -144,12 +145,21 @@ def _forget_relations_naming(txn: WriteTransaction, subject: str, reach: Reach) 
         for key in txn.keys_naming(attribute, value):
             keys.add(key)
             member = MEMBER in key[1]
-            doomed += [op.seq for op in txn.operations(*key) if member or op.value == value]
+            doomed += [op.seq for op in txn.operations(*key) if member or _names(op.value, subject)]
     if not doomed:
         return Erased()
     removed = txn.delete_operations(sorted(doomed))
     rederive(txn, keys, {key: {value} for key in keys}, reach)
     return Erased(operations=removed, keys=len(keys))
+
+
+def _names(stored: str | None, subject: str) -> bool:
+    """Whether an operation's value names ``subject``: stored as written before a retype
+    made its attribute a relation (``" COGS "``), it names the id it normalises to."""
+    if stored is None or not stored.startswith('"'):
+        return False
+    text = load_value(stored)
+    return isinstance(text, str) and normalise_subject(text) == subject
 
 
 def forget_episode(
@@ -253,7 +263,7 @@ def rederive(
         if subject not in joined and base in migrated:  # a migrated attribute: its steps replayed too
             rederive_scope(txn, subjects={subject}, attributes=renamed_family(changes, [base]))
         elif subject not in joined:
-            timeline = KeyTimeline()
+            timeline = KeyTimeline(same=value_comparison(txn, attribute))
             timeline.replay(remaining)
             txn.replace_versions(subject, attribute, timeline.all_versions())
         gone = erased.get((subject, attribute), set()) - {op.value for op in remaining}

@@ -45,6 +45,7 @@ from ..ledger import model_versions
 from ..ledger.model_versions import Conversion
 from ..ledger.records import sources_of, to_assertion, to_assertions, to_episode
 from ..ledger.relations import consent_book, is_relation, named, visible_versions
+from ..ledger.schema_at import cardinality_at, schema_at
 from ..ledger.service import Ledger
 from ..ledger.sets import member_versions
 from ..ledger.write import (
@@ -65,7 +66,7 @@ from ..store import Backend, EpisodeRow, PointRead, QueryFilter, Reader, WriteTr
 from .extraction import ExtractionCalls
 from .lifecycle import Lifecycle
 from .recall import RecallCalls
-from .schema import SchemaCalls, cardinality_at, check_backfill, check_wait
+from .schema import SchemaCalls, check_backfill, check_wait
 from .shape import ShapeCalls
 
 if TYPE_CHECKING:
@@ -620,14 +621,16 @@ class Memory:
             if flt.subject is not None:
                 flt = replace(flt, subject=reader.resolve_subject(flt.subject, flt.known_at))
             if flt.attribute is not None:
-                declared = reader.declared(flt.attribute)
-                if declared is not None and declared.cardinality is Cardinality.MANY:
-                    flt = replace(flt, many=True)
+                name = reader.resolve_attribute(flt.attribute, flt.known_at)  # an old name: the attribute's
+                many = cardinality_at(reader, name, flt.known_at) is Cardinality.MANY
+                flt = replace(flt, attribute=name, many=many)
             book = consent_book(reader, consent_uses(scope))
             versions = reader.query(flt)
             revoked = book.revoked_subjects(scope)
             if revoked:  # a relation naming a subject whose consent is revoked is not returned
-                relations = {s.attribute for s in reader.attribute_schemas() if is_relation(s)}
+                known = flt.known_at  # relations as they stood then
+                relations = {s.attribute for s in reader.attribute_schemas()
+                             if is_relation(s if known is None else schema_at(reader, s.attribute, known))}
                 hidden = {id(v) for v in versions
                           if split_attribute(v.attribute)[0] in relations and named(v) in revoked}
         last = versions[size - 1] if len(versions) > size else None

@@ -9,13 +9,13 @@ from typing import Any
 
 from .._core.errors import NotFoundError, ValidationError
 from .._core.model import Backfill, Quarantined, SchemaChange
-from .._core.schema import AttributeSchema, Cardinality, parse_value_type
+from .._core.schema import AttributeSchema, ValueType, parse_value_type
 from .._core.time import from_micros
 from .._core.values import check_name, check_optional_name, check_tenant, load_value
 from ..ledger import migrations
 from ..ledger.backfill import BATCH, run_batch
 from ..ledger.service import Ledger
-from ..store import BackfillRow, ChangeRow, Reader, WriteTransaction
+from ..store import BackfillRow, ChangeRow, WriteTransaction
 
 Progress = Callable[[Backfill], None]
 
@@ -60,11 +60,16 @@ class SchemaCalls:
         fly until then. ``wait``: run that backfill to the end before returning (else
         ``run_backfill`` does, and ``backfills`` says how far it is)."""
         check_tenant(tenant)
-        name, new_type = check_name(attribute, "attribute"), parse_value_type(value_type)
+        name, new_type = check_name(attribute, "attribute"), _value_type(value_type)
         who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
         deferred = check_backfill(backfill)
-        return self._migrate(tenant, lambda txn: migrations.retype(
-            txn, name, new_type, map, quarantine, self.ledger.now(), who, where, backfill=deferred), wait)
+        try:
+            return self._migrate(tenant, lambda txn: migrations.retype(
+                txn, name, new_type, map, quarantine, self.ledger.now(), who, where, backfill=deferred), wait)
+        except ValidationError as exc:
+            if exc.field != "type":
+                raise
+            raise ValidationError("value_type", exc.value, exc.rule) from None
 
     def backfills(self, tenant: str) -> list[Backfill]:
         """How far each migration step's backfill is, finished ones included, by step."""
@@ -144,18 +149,12 @@ class SchemaCalls:
         return change
 
 
-def cardinality_at(reader: Reader, attribute: str, known_at: int | None) -> Cardinality:
-    """The attribute's cardinality as the ledger stood at ``known_at`` (default now):
-    the shape before the first change recorded after it, else as declared now. Only a
-    set asks for the changes: an attribute made one-valued from a set reads in its new
-    shape at every ``known_at`` (the old members are answered by ``members``)."""
-    declared = reader.declared(attribute)
-    current = Cardinality.ONE if declared is None else declared.cardinality
-    if known_at is not None and current is Cardinality.MANY:
-        for change in reader.ledger_changes():
-            if change.kind == "cardinality" and change.attribute == attribute and change.recorded_at > known_at:
-                return Cardinality(json.loads(change.detail)["from_cardinality"])
-    return current
+def _value_type(value: object) -> ValueType:
+    """``parse_value_type`` naming this call's argument, ``value_type``."""
+    try:
+        return parse_value_type(value)
+    except ValidationError as exc:
+        raise ValidationError("value_type", exc.value, exc.rule) from None
 
 
 def _no_conversion(declared: AttributeSchema | None) -> str:
@@ -164,7 +163,10 @@ def _no_conversion(declared: AttributeSchema | None) -> str:
 
 
 def _change(tenant: str, row: ChangeRow) -> SchemaChange:
-    return SchemaChange(tenant, row.seq, row.kind, row.attribute, json.loads(row.detail), from_micros(row.recorded_at),
+    detail = json.loads(row.detail)
+    if isinstance(detail.get("map"), list):  # stored as canonical JSON texts: answered as the values they are
+        detail["map"] = [[load_value(old), load_value(new)] for old, new in detail["map"]]
+    return SchemaChange(tenant, row.seq, row.kind, row.attribute, detail, from_micros(row.recorded_at),
                         row.decided_by, row.origin)
 
 

@@ -65,7 +65,12 @@ class ShapeCalls:
         known = optional_micros(known_at, "known_at")
         ahead = member_reads(subject, attribute, moment, known, scope)
         with self.ledger.read(tenant, "members", ahead=ahead) as reader:
-            found = member_versions(reader, reader.resolve_subject(subject, known), attribute, moment, known, scope)
+            meant = reader.resolve_subject(subject, known)
+            found = member_versions(reader, meant, attribute, moment, known, scope)
+            if not found:  # nothing under the name given: it may have been renamed by then
+                name = reader.resolve_attribute(attribute, known)
+                if name != attribute:
+                    found = member_versions(reader, meant, name, moment, known, scope)
         # two members naming subjects merged since are one member
         distinct = {version.value: version for version in reversed(found)}
         return to_assertions(tenant, [distinct[value] for value in dict.fromkeys(v.value for v in found)])
@@ -83,7 +88,7 @@ class ShapeCalls:
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
         with self.ledger.read(tenant, "linked", ahead=[Declared(attribute), Consents(target)]) as reader:
-            schema = relation_schema(reader, attribute, "attribute")
+            schema = relation_schema(reader, attribute, "attribute", known)
             return linked(reader, schema, target, moment, known, size)
 
     def reachable(
@@ -102,7 +107,7 @@ class ShapeCalls:
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
         with self.ledger.read(tenant, "reachable") as reader:
-            schemas = [relation_schema(reader, a, f"attributes[{i}]") for i, a in enumerate(names)]
+            schemas = [relation_schema(reader, a, f"attributes[{i}]", known) for i, a in enumerate(names)]
             subjects, cut = reachable(reader, origin, schemas, steps, moment, known, limit)
         return Reachable(tenant, origin, subjects, cut)
 

@@ -175,22 +175,28 @@ def load_scenario(path: Path) -> Scenario:
 
 
 def _check_size(path: str, data: Any) -> None:
-    """Refuse a file nested deeper than ``MAX_FILE_DEPTH`` or holding more than
-    ``MAX_FILE_NODES`` values; iterative, so the check itself cannot overflow the stack,
-    and bounded, so aliases that multiply a small file cannot make it run for ever."""
+    problem = size_problem(data)
+    if problem is not None:
+        raise ScenarioFileError(path, problem)
+
+
+def size_problem(data: Any) -> str | None:
+    """What is wrong with a file nested deeper than ``MAX_FILE_DEPTH`` or holding more
+    than ``MAX_FILE_NODES`` values (None: nothing); iterative, so the check itself cannot
+    overflow the stack, and bounded, so aliases that multiply a small file cannot make
+    it run for ever."""
     pending: list[tuple[Any, int]] = [(data, 0)]
     for _ in range(MAX_FILE_NODES):
         if not pending:
-            return
+            return None
         node, depth = pending.pop()
         if depth > MAX_FILE_DEPTH:
-            raise ScenarioFileError(path, f"nested deeper than {MAX_FILE_DEPTH} levels")
+            return f"nested deeper than {MAX_FILE_DEPTH} levels"
         if isinstance(node, dict):
             pending.extend((item, depth + 1) for item in node.values())
         elif isinstance(node, list):
             pending.extend((item, depth + 1) for item in node)
-    if pending:
-        raise ScenarioFileError(path, f"holds more than {MAX_FILE_NODES} values")
+    return f"holds more than {MAX_FILE_NODES} values" if pending else None
 
 
 def _step(path: str, number: int, raw: object, tenant: str) -> Step:

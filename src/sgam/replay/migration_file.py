@@ -18,7 +18,7 @@ from ..ledger import migrations
 from ..ledger.backfill import BATCH, finish
 from ..ledger.derivation import renamed_family
 from ..store import WriteTransaction
-from .loader import _StringTimestampLoader
+from .loader import MAX_FILE_DEPTH, _StringTimestampLoader, size_problem
 
 if TYPE_CHECKING:
     from ..memory.facade import Memory
@@ -49,6 +49,11 @@ def load(path: Path) -> list[Step]:
         raise ValidationError("file", str(path), f"cannot be read ({exc})") from None
     except yaml.YAMLError as exc:
         raise ValidationError("file", str(path), f"is not valid YAML ({exc})") from None
+    except RecursionError:
+        raise ValidationError("file", str(path), f"is nested deeper than {MAX_FILE_DEPTH} levels") from None
+    problem = size_problem(data)
+    if problem is not None:
+        raise ValidationError("file", str(path), f"is {problem}" if problem.startswith("nested") else problem)
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         raise ValidationError("file", str(path), "must be a mapping with a list of steps")
     unknown = set(data) - {"name", "description", "steps"}

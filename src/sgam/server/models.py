@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from .._core.model import Assertion, Backfill, SchemaChange
+from .._core.schema import ValueType
 from ..recall import RecallItem
 
 Timestamp = Annotated[StrictStr, Field(description="RFC 3339 timestamp with a zone, e.g. 2026-06-01T09:00:00Z",
@@ -142,7 +143,9 @@ class RenameIn(Body):
 
 class RetypeIn(Body):
     attribute: Name
-    value_type: StrictStr
+    value_type: Annotated[StrictStr, Field(
+        description="The attribute's value type from now on",
+        json_schema_extra={"enum": [t.value for t in ValueType]})]
     map: list[tuple[JsonValue, JsonValue]] | None = None
     """``[old, new]`` pairs: a value ``old`` becomes ``new`` (of the new type)."""
     quarantine: StrictBool = False

@@ -25,6 +25,7 @@ from fastapi.templating import Jinja2Templates
 from ..._core.errors import NotFoundError, SgamError, ValidationError
 from ..._core.model import Assertion
 from ..._core.time import parse_timestamp, utc_now
+from ..._core.values import normalise_subject
 from ...access import AuthenticationError, Principal, Scope, authenticate, principal_of
 from ...boundary import http_status
 from ...memory.asynchronous import AsyncMemory
@@ -228,7 +229,15 @@ def _key(memory: Memory, tenant: str, subject: str, attribute: str, at: str | No
     def one(found: Assertion | list[Assertion] | None) -> Assertion | None:
         return None if isinstance(found, list) else found  # a set's members are drawn on the timeline
 
+    declared = {a.attribute: a for a in memory.schema(tenant)[0]}
+    renamed_to, seen = attribute, {attribute}
+    while (step := declared.get(renamed_to)) is not None and step.renamed_to and step.renamed_to not in seen:
+        renamed_to = step.renamed_to
+        seen.add(renamed_to)
+    meant = normalise_subject(subject)
+    set_aside = [q for q in memory.quarantined(tenant, attribute) if q.subject == meant] if versions else []
     return {
+        "renamed_to": renamed_to if renamed_to != attribute else None, "set_aside": set_aside,
         "subject": subject, "attribute": attribute, "versions": versions, "timeline": draw(versions, now),
         "at": at or "", "known_at": known_at or "",
         "held_at": one(memory.lookup(tenant, subject, attribute, at=at_moment)) if at_moment and versions else None,

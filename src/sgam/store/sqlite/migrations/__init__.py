@@ -15,11 +15,11 @@ import sqlite3
 from collections.abc import Callable
 
 from ..._migrations import Migrations
-from . import baseline, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20
+from . import baseline, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21
 
 MIGRATIONS = Migrations(
     baseline.VERSION,
-    tuple(version.SCRIPT for version in (baseline, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20)),
+    tuple(version.SCRIPT for version in (baseline, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21)),
     baseline.SQUASHED,
 )
 """The baseline, then version N in module ``vNN``; a new version is a new module, listed last."""
