@@ -182,3 +182,22 @@ def test_review_lists_the_subjects_an_ambiguous_name_could_mean_and_writes_the_o
         assert written.status_code == 201, written.text
         assert written.json()["assertion"]["subject"] == "mira jansen"
     assert memory.get("acme", "mira jansen", "city").value == "Rome"  # type: ignore[union-attr]
+
+
+def test_a_subject_reached_through_an_alias_is_the_subject_it_means(served: Served) -> None:
+    """``/ui/subjects/MJ`` is Mira's page, as every JSON answer says, "also called MJ";
+    a name that means no other subject shows no such line."""
+    memory = served.memory
+    memory.add_episode("acme", "a1", "2026-06-01T00:00:00Z", "Mira Jansen lives in Oslo.")
+    memory.write("acme", "Mira Jansen", "city", "Oslo", "2026-06-01T00:00:00Z", "a1")
+    memory.alias("acme", "MJ", "Mira Jansen")
+    with signed_in(served, "acme", "read") as client:
+        page = client.get("/ui/subjects/MJ")
+        assert page.status_code == 200
+        assert re.search(r"<h1[^>]*>Mira Jansen</h1>", page.text)
+        assert '<code class="wrap" id="subject-id">mira jansen</code>' in page.text
+        assert 'also called <strong class="wrap">MJ</strong>' in page.text
+        assert '"Oslo"' in page.text
+        direct = client.get("/ui/subjects/mira%20jansen")
+        assert direct.status_code == 200 and "also called" not in direct.text
+    assert memory.resolve("acme", "MJ") == "mira jansen"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..boundary import dumps
 from .output import DbOption, JsonOption, TenantOption, console, run
 from .tables import print_table
 
@@ -40,14 +41,19 @@ def show_list(found: list[ThreadSummary]) -> None:
 
 def show_detail(detail: ThreadDetail) -> None:
     thread = detail.thread
-    console.print(f"thread {thread.thread_id} · retention {thread.retention} · {thread.checkpoints} checkpoint"
+    console.print(f"thread {thread.thread_id} · {detail.status}"
+                  + (f" (next: {', '.join(detail.next)})" if detail.next else "")
+                  + f" · retention {thread.retention} · {thread.checkpoints} checkpoint"
                   f"{'' if thread.checkpoints == 1 else 's'}"
                   + (f" · about {', '.join(detail.subjects)}" if detail.subjects else ""), markup=False)
-    print_table(("checkpoint", "namespace", "step", "source", "pending writes", "waiting for"),
-                [(c.checkpoint_id, c.checkpoint_ns or "-", str(c.step), str(c.source),
-                  ", ".join(c.pending_writes) or "-", "; ".join(map(str, c.waiting_for)) or "-")
+    print_table(("checkpoint", "taken", "namespace", "step", "source", "pending writes", "waiting for"),
+                [(c.checkpoint_id, c.at or "-", c.checkpoint_ns or "-", str(c.step), str(c.source),
+                  ", ".join(c.pending_writes) or "-", "; ".join(dumps(value) for value in c.waiting_for) or "-")
                  for c in detail.checkpoints],
                 empty="no checkpoints", fold=("waiting for",))
+    if detail.values:
+        print_table(("channel", "value"), [(name, dumps(value)) for name, value in detail.values.items()],
+                    title="state at the newest checkpoint", fold=("value",))
     print_table(("action", "status", "began", "finished", "attempts", "last error"),
                 [(a.action_key, a.status, a.began_at, a.finished_at or "-", str(a.attempts), a.error or "-")
                  for a in detail.actions],

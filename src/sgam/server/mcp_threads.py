@@ -25,10 +25,6 @@ class ThreadsOutput(BaseModel):
     threads: list[ThreadSummary]
 
 
-class ThreadOutput(BaseModel):
-    thread: ThreadDetail
-
-
 def register_threads(server: ScopedServer, memory: AsyncMemory, guarded: Guarded, fenced: Fenced) -> None:
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -45,9 +41,12 @@ def register_threads(server: ScopedServer, memory: AsyncMemory, guarded: Guarded
     async def show_thread(
         thread_id: Annotated[str, Field(min_length=1, description="The thread's id (LangGraph's thread_id).")],
         limit: Annotated[int, Field(ge=1, le=1000, description="At most this many checkpoints, newest first.")] = 20,
-    ) -> Annotated[CallToolResult, ThreadOutput]:
-        """Where a run stopped: the thread's checkpoints newest first, the channels written
-        since each, and what the run is waiting for (the values of its interrupts)."""
+    ) -> Annotated[CallToolResult, ThreadDetail]:
+        """Where a run stopped: whether it waits, finished or stopped, the state's values,
+        the thread's checkpoints newest first with the channels written since each, and
+        what the run is waiting for (the values of its interrupts). The same object as
+        ``GET /v1/threads/{thread_id}``."""
         found = await guarded("read", lambda p: asyncio.to_thread(view.show_thread, memory.memory, p.tenant, thread_id,
                                                                   limit))
-        return fenced({"thread": to_json(found)})
+        detail: dict[str, Any] = to_json(found)
+        return fenced(detail)

@@ -30,13 +30,21 @@ from ...boundary import http_status
 from ...memory.asynchronous import AsyncMemory
 from ...memory.facade import Memory
 from ..limits import TooManySessions
-from .preview import preview_erasure
 from .sessions import COOKIE, Session, Sessions
 from .timeline import draw, duration_text, short_time
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.filters["short"] = short_time
 TEMPLATES.env.filters["duration"] = duration_text
+
+
+def pretty_json(value: Any) -> str:
+    """JSON data as people read it: indented, non-ASCII letters as they are (the
+    template escapes the text like any other)."""
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+TEMPLATES.env.filters["pretty"] = pretty_json
 
 
 def key_url(subject: str, attribute: str) -> str:
@@ -362,11 +370,9 @@ def _target(kind: str, target: str) -> tuple[str, str]:
 
 
 def _preview(memory: Memory, tenant: str, kind: str, target: str) -> Any:
-    if kind == "episode" and memory.episode(tenant, target) is None:
-        from ..._core.errors import NotFoundError
-
-        raise NotFoundError(f"no episode {target!r} in this tenant", field="episode", value=target)
-    return preview_erasure(memory, tenant, kind, target)
+    if kind == "subject":
+        return memory.preview_forget(tenant, subject=target)
+    return memory.preview_forget(tenant, episode=target)
 
 
 @router.get("/erase", response_class=HTMLResponse)
@@ -376,7 +382,8 @@ async def erase_preview(request: Request, kind: str = "subject", target: str = "
             return _page(request, "erase.html", session, principal, preview=None, kind=kind, target="")
         checked_kind, checked = _target(kind, target)
         preview = await _memory(request).call(_preview, principal.tenant, checked_kind, checked)
-        return _page(request, "erase.html", session, principal, preview=preview, kind=checked_kind, target=checked)
+        return _page(request, "erase.html", session, principal, preview=preview, kind=checked_kind,
+                     target=preview.target)
 
     return await _guarded(request, "admin", render)
 

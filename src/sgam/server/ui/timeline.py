@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from ..._core.model import Assertion
 from ..._core.retention import parse_ttl
-from ..._core.time import from_micros, to_micros
+from ..._core.time import from_micros, parse_timestamp, to_micros
 
 WIDTH = 960
 LABEL = 200
@@ -39,9 +39,12 @@ _STEPS = [s * _SECOND for s in (1, 5, 15, 30, 60, 300, 900, 1_800, 3_600, 3 * 3_
 _MONTH_STEPS = (1, 2, 3, 6, 12, 24, 60, 120)
 
 
-def short_time(moment: datetime | int) -> str:
+def short_time(moment: datetime | int | str) -> str:
     """Compact UTC time for tables and labels (full precision stays in the JSON API):
-    seconds shown when the time has them, so rows recorded in one minute differ."""
+    seconds shown when the time has them, so rows recorded in one minute differ. Takes
+    a datetime, epoch microseconds, or the RFC 3339 text of a JSON-shaped view."""
+    if isinstance(moment, str):
+        moment = parse_timestamp(moment, "time")
     if isinstance(moment, int):
         moment = from_micros(moment)
     shown = moment.astimezone(UTC)
