@@ -67,6 +67,8 @@ class SetView:
     attribute: str
     members: list[Assertion]
     timeline: Timeline
+    narrow: Timeline
+    """The same versions drawn for a phone's width."""
     relation: bool
 
 
@@ -101,7 +103,7 @@ def _subject(memory: Memory, tenant: str, name: str, at: str | None, known_at: s
         if schema is not None and schema.cardinality is Cardinality.MANY:
             members = memory.members(tenant, subject, attribute, at=instant, known_at=known_moment)
             versions = memory.versions(tenant, subject, attribute)
-            sets.append(SetView(attribute, members, draw(versions, now), relation))
+            sets.append(SetView(attribute, members, draw(versions, now), draw(versions, now, narrow=True), relation))
             held = [m.value for m in members]
         else:
             holding = memory.get(tenant, subject, attribute, at=instant, known_at=known_moment)
@@ -119,7 +121,9 @@ def _subject(memory: Memory, tenant: str, name: str, at: str | None, known_at: s
     labels = memory.display_names(tenant, sorted(named))
     return {
         "names": names, "ones": ones, "sets": sets, "inbound": inbound, "labels": labels,
-        "picture": neighbourhood.draw(subject, labels, edges), "at": at or "", "known_at": known_at or "",
+        "picture": neighbourhood.draw(subject, labels, edges),
+        "narrow_picture": neighbourhood.draw(subject, labels, edges, narrow=True),
+        "at": at or "", "known_at": known_at or "",
         "instant": instant, "known_moment": known_moment, "now": now,
         "found": bool(recorded or inbound or names.collisions), "subject": subject,
     }
