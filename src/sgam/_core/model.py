@@ -111,7 +111,8 @@ class ForgetResult:
 
 @dataclass(frozen=True, slots=True)
 class KeyChange:
-    """One key an erasure would change: its versions holding now, before and after."""
+    """One key an erasure would change: its versions holding now, before and after (a
+    set's member is a key of its own: ``attribute`` is the set's, the versions its member's)."""
 
     subject: str
     attribute: str

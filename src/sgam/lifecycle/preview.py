@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from .._core.model import ErasurePreview, KeyChange
+from .._core.purpose import split_attribute
 from .._core.rules import Version
 from ..ledger.records import to_assertions
 from ..store import WriteTransaction
@@ -50,5 +51,6 @@ def erase_for_preview(
         before, after = watched.before[(subject, attribute)], txn.current(subject, attribute)
         if not before and not after:  # held nothing and holds nothing: no timeline shown changes
             continue
-        keys.append(KeyChange(subject, attribute, to_assertions(tenant, before), to_assertions(tenant, after)))
+        keys.append(KeyChange(subject, split_attribute(attribute)[0], to_assertions(tenant, before),
+                              to_assertions(tenant, after)))
     return ErasurePreview(kind, target, erased.operations, erased.episodes, keys)

@@ -67,7 +67,7 @@ def subject_url(subject: str, at: str = "", known_at: str = "") -> str:
 TEMPLATES.env.globals["key_url"] = key_url
 TEMPLATES.env.globals["subject_url"] = subject_url
 OVERVIEW_ROWS = 10_000
-OVERVIEW_PAGE_ROWS = 400
+OVERVIEW_PAGE_ROWS = 150
 """Versions read for one page of the overview: a page lists the keys they belong to."""
 RECENT_EPISODES = 20
 
