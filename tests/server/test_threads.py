@@ -137,7 +137,7 @@ def test_the_thread_page_of_a_real_run_stopped_at_an_interrupt(served: Served) -
         assert 'id="values"' in page.text and "&#34;Mira&#34;" in page.text
         assert '<a href="/ui/subjects/mira">mira</a>' in page.text
         taken = served.memory.clock().strftime("%Y-%m-%d")
-        assert page.text.count(f"<td>{taken} ") == 3  # each checkpoint's time, to the second
+        assert page.text.count(f'<td data-label="taken">{taken} ') == 3  # each checkpoint's time, to the second
         listing = browser.get("/ui/threads").text
         assert f"<td>{taken} " in listing and "+00:00" not in listing
         answer(served.memory, True)

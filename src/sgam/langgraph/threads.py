@@ -5,7 +5,7 @@ One view for every surface (CLI, HTTP, MCP, the inspector): every value a run st
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .._core.errors import ValidationError
@@ -61,15 +61,15 @@ class ThreadDetail:
     subjects: list[str]
     checkpoints: list[CheckpointSummary]
     """Newest first: time travel goes down the list."""
-    actions: list[ThreadAction] = field(default_factory=list)
+    actions: list[ThreadAction]
     """In the order they began."""
-    status: str = "finished"
+    status: str
     """Of the root run, at its newest checkpoint: ``waiting`` (stopped at an interrupt),
     ``finished`` (no node left to run) or ``stopped`` (nodes left to run and no
     interrupt: the run failed or is still going); ``empty`` without checkpoints."""
-    next: list[str] = field(default_factory=list)
+    next: list[str]
     """The nodes the run goes on with (the nodes triggered at the newest checkpoint)."""
-    values: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, Any]
     """The state at the newest checkpoint: its channels' values, as JSON data."""
 
 
@@ -114,7 +114,7 @@ def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) ->
         ))
     actions = [_action(action) for action in memory.actions(tenant, thread_id=thread_id, limit=limit)]
     if head is None:
-        return ThreadDetail(_summary(row), subjects, found, actions, "empty")
+        return ThreadDetail(_summary(row), subjects, found, actions, "empty", [], {})
     channels = head.checkpoint.get("channel_values", {})
     after = [channel[len(_TRIGGER):] for channel in channels if channel.startswith(_TRIGGER)]
     after += ["__start__"] if "__start__" in channels else []
