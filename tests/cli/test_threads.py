@@ -4,6 +4,7 @@ and exit statuses, on each backend."""
 from __future__ import annotations
 
 import json
+import re
 
 from langgraph.checkpoint.base import empty_checkpoint
 from typer.testing import CliRunner
@@ -113,3 +114,6 @@ def test_show_a_real_run_stopped_at_an_interrupt(store_url: str) -> None:
     assert "report-1 · waiting (next: ask)" in printed.output
     assert '{"question": "approve the report?"' in printed.output
     assert "Interrupt(" not in printed.output and "{'question'" not in printed.output
+    listed = runner.invoke(app, ["threads", "list", "-t", "acme", "--db", store_url], env={"COLUMNS": "200"})
+    assert re.search(r"report-1 .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", listed.output)
+    assert "." not in listed.output.split("report-1")[1].split("\n")[0]  # to the second, no fraction
