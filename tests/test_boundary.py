@@ -26,6 +26,7 @@ from sgam.boundary import (
     http_status,
     problem,
     to_json,
+    to_json_data,
 )
 from sgam.extraction.clients import ModelError
 from sgam.replay.loader import ScenarioFileError
@@ -147,3 +148,20 @@ def test_async_memory_calls_run_off_the_loop(memory: Memory) -> None:
 
     asyncio.run(scenario())
     assert memory.get("acme", "s3", "city") is not None  # the wrapped Memory stays open
+
+
+class _Opaque:
+    """A caller's own type, which no encoding knows."""
+
+    def __repr__(self) -> str:
+        return "Opaque(7)"
+
+
+def test_to_json_data_encodes_what_it_knows_and_names_what_it_does_not() -> None:
+    """What a run stored (a LangGraph state, an interrupt's value) is answered whatever it
+    holds: records and timestamps as ``to_json`` encodes them, unknown objects by repr."""
+    moment = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
+    stored = {"when": moment, "items": (1, "two", _Opaque()), 3: {"deep": [_Opaque()]}}
+    assert to_json_data(stored) == {"when": "2026-06-01T09:00:00.000000Z", "items": [1, "two", "Opaque(7)"],
+                                    "3": {"deep": ["Opaque(7)"]}}
+    json.dumps(to_json_data(stored))  # plain JSON data all the way down

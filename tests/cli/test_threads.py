@@ -4,6 +4,7 @@ and exit statuses, on each backend."""
 from __future__ import annotations
 
 import json
+import re
 
 from langgraph.checkpoint.base import empty_checkpoint
 from typer.testing import CliRunner
@@ -11,6 +12,8 @@ from typer.testing import CliRunner
 from sgam import Memory
 from sgam.cli import app
 from sgam.langgraph import SgamSaver
+
+from ..langgraph.approval_graph import QUESTION, run_until_asked
 
 runner = CliRunner()
 
@@ -94,3 +97,23 @@ def test_purge_applies_checkpoint_retention(store_url: str) -> None:
     assert [(t["thread_id"], t["checkpoints"]) for t in listed] == [("kept", 1)]  # type: ignore[union-attr,index]
     again = runner.invoke(app, ["purge", "--db", store_url])
     assert again.exit_code == 0 and "0 checkpoint threads" in again.stdout and "0 threads pruned" in again.stdout
+
+
+def test_show_a_real_run_stopped_at_an_interrupt(store_url: str) -> None:
+    """A LangGraph run stopped at ``interrupt()``: the value it waits for is shown as the
+    JSON every other surface answers, never as a Python repr of LangGraph's records."""
+    with Memory(store_url) as memory:
+        run_until_asked(memory)
+    code, shown = sgam(store_url, "threads", "show", "-t", "acme", "report-1")
+    assert code == 0 and isinstance(shown, dict)
+    assert (shown["status"], shown["next"]) == ("waiting", ["ask"])
+    assert shown["checkpoints"][0]["waiting_for"] == [QUESTION]
+    printed = runner.invoke(app, ["threads", "show", "-t", "acme", "report-1", "--db", store_url],
+                            env={"COLUMNS": "400"})
+    assert printed.exit_code == 0, printed.output
+    assert "report-1 · waiting (next: ask)" in printed.output
+    assert '{"question": "approve the report?"' in printed.output
+    assert "Interrupt(" not in printed.output and "{'question'" not in printed.output
+    listed = runner.invoke(app, ["threads", "list", "-t", "acme", "--db", store_url], env={"COLUMNS": "200"})
+    assert re.search(r"report-1 .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", listed.output)
+    assert "." not in listed.output.split("report-1")[1].split("\n")[0]  # to the second, no fraction

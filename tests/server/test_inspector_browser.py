@@ -302,12 +302,13 @@ def test_a_subject_and_its_neighbourhood_in_a_browser(browser: WebDriver, site: 
     follow(browser, browser.find_element(By.CSS_SELECTOR, "form.reader button"))
     members = [li.text.split(" since")[0] for li in browser.find_elements(By.CSS_SELECTOR, "ul.members li")]
     assert members == ["ilse", "Mira Jansen"]  # a value named only in a relation keeps no spelling
-    nodes = browser.find_elements(By.CSS_SELECTOR, "svg.neighbourhood g.node")
-    assert sorted(n.text for n in nodes) == ["Mira Jansen", "Team 7", "ilse"]
+    nodes = browser.find_elements(By.CSS_SELECTOR, "figure.wide-only svg.neighbourhood g.node")
+    labels = browser.find_elements(By.CSS_SELECTOR, "figure.wide-only svg.neighbourhood g.node text.nodelabel")
+    assert sorted(label.text for label in labels) == ["Mira Jansen", "Team 7", "ilse"]
     centre = browser.find_element(By.CSS_SELECTOR, "g.node.centre rect").rect
     assert all(abs(n.rect["x"] - centre["x"]) > 10 or abs(n.rect["y"] - centre["y"]) > 10
                for n in nodes if "centre" not in (n.get_attribute("class") or ""))  # nodes do not overlap the centre
-    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.timeline g.version")) == 3
+    assert len(browser.find_elements(By.CSS_SELECTOR, "figure.wide-only svg.timeline g.version")) == 3
     browser.set_window_size(1280, 2000)  # the whole page in one picture
     shot(browser, "subject")
     browser.set_window_size(1280, 800)

@@ -131,7 +131,7 @@ def test_erase_and_consent_forms_pass_the_name_exactly_as_typed(served: Served) 
     with signed_in(served, "acme") as client:
         preview = client.get("/ui/erase", params={"kind": "subject", "target": " zed"})
         hidden = re.search(r'name="target" value="([^"]*)"', preview.text.split('method="post"')[1])
-        assert hidden and hidden.group(1) == " zed"
+        assert hidden and hidden.group(1) == "zed"  # the subject's id: the name as erasure normalises it
         token = csrf_of(client, "/ui/erase")
         assert client.post("/ui/erase", data={"kind": "subject", "target": hidden.group(1),
                                               "csrf": token}).status_code == 200
@@ -144,3 +144,20 @@ def test_erase_and_consent_forms_pass_the_name_exactly_as_typed(served: Served) 
     assert _state(served, "acme") == _state(served, "globex")
     assert served.memory.get("acme", " zed", "drink") is None and served.memory.episode("acme", " e1") is None
     assert served.memory.consented("acme", "zed ") is False
+
+
+def test_the_erase_preview_names_the_subject_as_the_erasure_does(served: Served) -> None:
+    """``Atlas``, as every page spells it, previews what "Erase now" then erases."""
+    memory = served.memory
+    memory.add_episode("acme", "a1", "2026-06-01T00:00:00Z", "Atlas meets in Oslo.")
+    memory.write("acme", "Atlas", "city", "Oslo", "2026-06-01T00:00:00Z", "a1")
+    with signed_in(served, "acme") as client:
+        preview = client.get("/ui/erase", params={"kind": "subject", "target": "Atlas"})
+        assert 'id="count-operations">1 recorded operations' in preview.text
+        assert "atlas.city" in preview.text and '"Oslo" [2026-06-01 → open)' in preview.text
+        hidden = re.search(r'name="target" value="([^"]*)"', preview.text.split('method="post"')[1])
+        assert hidden and hidden.group(1) == "atlas"
+        assert memory.get("acme", "atlas", "city") is not None  # a preview erases nothing
+        done = client.post("/ui/erase", data={"kind": "subject", "target": hidden.group(1),
+                                              "csrf": csrf_of(client, "/ui/erase")})
+        assert done.status_code == 200 and memory.get("acme", "atlas", "city") is None

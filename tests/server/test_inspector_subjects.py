@@ -42,8 +42,17 @@ def _member_links(page: str) -> list[str]:
     return [] if found is None else re.findall(r'<li><a href="/ui/subjects/([^"?]+)[^"]*">', found.group(1))
 
 
+def _wide(page: str) -> str:
+    """The page less its phone-width pictures (each picture is drawn twice, one shown)."""
+    return re.sub(r'<figure class="narrow-only">.*?</figure>', "", page, flags=re.S)
+
+
+def _narrow(page: str) -> str:
+    return "".join(re.findall(r'<figure class="narrow-only">(.*?)</figure>', page, re.S))
+
+
 def _nodes(page: str) -> list[str]:
-    return re.findall(r'<g class="node(?: centre)?" data-subject="([^"]+)"', page)
+    return re.findall(r'<g class="node(?: centre)?" data-subject="([^"]+)"', _wide(page))
 
 
 def test_a_subject_page_shows_names_attributes_sets_and_relations(served_at: Served, clock: ManualClock) -> None:
@@ -56,8 +65,12 @@ def test_a_subject_page_shows_names_attributes_sets_and_relations(served_at: Ser
         assert '<code class="wrap" id="subject-id">team 7</code>' in page
         assert 'id="names"' in page and "Names and merges" in page
         assert _member_links(page) == ["ilse"]  # now: Mira left in May
-        assert len(re.findall(r'<g class="version ', page)) == 3  # Mira's member, cut and replaced; Ilse's
+        assert len(re.findall(r'<g class="version ', _wide(page))) == 3  # Mira's member, cut and replaced; Ilse's
         assert _nodes(page) == ["team 7", "ilse"]
+        narrow = _narrow(page)  # the same, drawn for a phone
+        assert len(re.findall(r'<g class="version ', narrow)) == 3
+        assert re.findall(r'<g class="node(?: centre)?" data-subject="([^"]+)"', narrow) == ["team 7", "ilse"]
+        assert re.search(r'<svg class="neighbourhood narrow" viewBox="0 0 360 ', narrow)
         assert 'data-neighbour="ilse" data-out="true" data-in="false"' in page
 
         april = reader.get(TEAM, params={"at": "2026-04-01T00:00:00Z"}).text
@@ -86,7 +99,7 @@ def test_a_subject_page_shows_names_attributes_sets_and_relations(served_at: Ser
         assert cogs.status_code == 200 and '<a href="/ui/subjects/acme%20corp">Acme Corp</a>' in cogs.text
 
         overview = reader.get("/ui/").text
-        assert f'<a href="{TEAM}">team 7</a>' in overview
+        assert f'<a href="{TEAM}">Team 7</a>' in overview  # by display name, as every other page
         key = reader.get("/ui/keys/team%207/members")  # a set's key page draws every member's versions
         assert key.status_code == 200 and len(re.findall(r'<g class="version ', key.text)) == 3
         assert '<a href="/ui/subjects/team%207">team 7</a>' in key.text
@@ -182,3 +195,22 @@ def test_review_lists_the_subjects_an_ambiguous_name_could_mean_and_writes_the_o
         assert written.status_code == 201, written.text
         assert written.json()["assertion"]["subject"] == "mira jansen"
     assert memory.get("acme", "mira jansen", "city").value == "Rome"  # type: ignore[union-attr]
+
+
+def test_a_subject_reached_through_an_alias_is_the_subject_it_means(served: Served) -> None:
+    """``/ui/subjects/MJ`` is Mira's page, as every JSON answer says, "also called MJ";
+    a name that means no other subject shows no such line."""
+    memory = served.memory
+    memory.add_episode("acme", "a1", "2026-06-01T00:00:00Z", "Mira Jansen lives in Oslo.")
+    memory.write("acme", "Mira Jansen", "city", "Oslo", "2026-06-01T00:00:00Z", "a1")
+    memory.alias("acme", "MJ", "Mira Jansen")
+    with signed_in(served, "acme", "read") as client:
+        page = client.get("/ui/subjects/MJ")
+        assert page.status_code == 200
+        assert re.search(r"<h1[^>]*>Mira Jansen</h1>", page.text)
+        assert '<code class="wrap" id="subject-id">mira jansen</code>' in page.text
+        assert 'also called <strong class="wrap">MJ</strong>' in page.text
+        assert '"Oslo"' in page.text
+        direct = client.get("/ui/subjects/mira%20jansen")
+        assert direct.status_code == 200 and "also called" not in direct.text
+    assert memory.resolve("acme", "MJ") == "mira jansen"

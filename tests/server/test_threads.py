@@ -11,19 +11,16 @@ from mcp.client.streamable_http import streamable_http_client
 
 from sgam.langgraph import SgamSaver
 
+from ..langgraph.approval_graph import QUESTION, answer, run_until_asked
 from .conftest import Served
 
 
 def _interrupted(served: Served) -> None:
-    saver = SgamSaver(served.memory, tenant="acme")
-    stored = None
-    for step in range(2):
-        checkpoint = empty_checkpoint()
-        config = {"configurable": {"thread_id": "report-1"}}
-        if stored is not None:
-            config["configurable"]["checkpoint_id"] = stored["configurable"]["checkpoint_id"]
-        stored = saver.put(config, checkpoint, {"step": step, "source": "loop"}, {})  # type: ignore[arg-type]
-    saver.put_writes(stored, [("__interrupt__", "approve the report?")], "task-1")  # type: ignore[arg-type]
+    run_until_asked(served.memory, thread_id="report-1", subject="Mira")
+
+
+WAITING_FOR = [{**QUESTION, "draft": "Q3 report for Mira <b>draft</b>"}]
+"""What a real run stopped at ``interrupt(value)`` waits for: the value itself, as JSON."""
 
 
 def test_http_threads(served: Served) -> None:
@@ -31,9 +28,12 @@ def test_http_threads(served: Served) -> None:
     with served.client("acme", "read") as read:
         listed = read.get("/v1/threads")
         assert listed.status_code == 200
-        assert [(t["thread_id"], t["checkpoints"]) for t in listed.json()] == [("report-1", 2)]
+        assert [(t["thread_id"], t["checkpoints"]) for t in listed.json()] == [("report-1", 3)]
         shown = read.get("/v1/threads/report-1").json()
-        assert shown["checkpoints"][0]["waiting_for"] == ["approve the report?"]
+        assert shown["checkpoints"][0]["waiting_for"] == WAITING_FOR
+        assert (shown["status"], shown["next"], shown["subjects"]) == ("waiting", ["ask"], ["mira"])
+        assert shown["values"] == {"topic": "Mira", "draft": "Q3 report for Mira <b>draft</b>", "approved": False}
+        assert all(c["at"] and c["at"].endswith("Z") for c in shown["checkpoints"])
         assert read.post("/v1/threads/report-1/prune").status_code == 403
         assert read.delete("/v1/threads/report-1").status_code == 403
     with served.client("globex", "admin") as other:
@@ -41,6 +41,10 @@ def test_http_threads(served: Served) -> None:
         assert other.get("/v1/threads/report-1").status_code == 404
         assert other.delete("/v1/threads/report-1").status_code == 404
     with served.client("acme", "admin") as admin:
+        answer(served.memory, True)
+        finished = admin.get("/v1/threads/report-1").json()
+        assert (finished["status"], finished["next"], finished["values"]["approved"]) == ("finished", [], True)
+        assert finished["checkpoints"][0]["waiting_for"] == []
         pruned = admin.post("/v1/threads/report-1/prune")
         assert pruned.status_code == 200 and pruned.json()["checkpoints"] == 1
         assert admin.delete("/v1/threads/report-1").status_code == 200
@@ -62,8 +66,9 @@ def test_mcp_tools_show_where_a_run_waits(served: Served) -> None:
                 shown = await client.call_tool("show_thread", {"thread_id": "report-1"})
                 if expected:
                     assert shown.structured_content is not None
-                    assert shown.structured_content["thread"]["checkpoints"][0]["waiting_for"] == [
-                        "approve the report?"]
+                    with served.client(tenant, "read") as read:  # one encoding: MCP answers what HTTP does
+                        assert shown.structured_content == read.get("/v1/threads/report-1").json()
+                    assert shown.structured_content["checkpoints"][0]["waiting_for"] == WAITING_FOR
                 else:
                     assert shown.is_error
 
@@ -111,3 +116,30 @@ def test_the_thread_page_shows_the_actions_its_run_began_and_finished(served: Se
     with served.client("acme", "read") as read:
         shown = read.get("/v1/threads/report-2").json()
         assert [(a["action_key"], a["status"]) for a in shown["actions"]] == [("publish:<report-2>", "done")]
+
+
+def test_the_thread_page_of_a_real_run_stopped_at_an_interrupt(served: Served) -> None:
+    """A LangGraph run stopped at ``interrupt()``: the page says it waits and for what,
+    shows the state's values and when each checkpoint was taken, and links its subject;
+    once answered, the run is finished."""
+    import httpx
+
+    from .conftest import post_sign_in
+
+    run_until_asked(served.memory, thread_id="report-1", subject="Mira")
+    with httpx.Client(base_url=served.url, timeout=30) as browser:
+        assert post_sign_in(browser, served.keys[("acme", "read")]).status_code == 303
+        page = browser.get("/ui/threads/report-1")
+        assert page.status_code == 200, page.text
+        assert "<strong>Waiting</strong>" in page.text and "next: ask" in page.text
+        assert "&#34;question&#34;: &#34;approve the report?&#34;" in page.text  # the value, as JSON
+        assert "&lt;b&gt;draft&lt;/b&gt;" in page.text and "<b>draft</b>" not in page.text
+        assert 'id="values"' in page.text and "&#34;Mira&#34;" in page.text
+        assert '<a href="/ui/subjects/mira">mira</a>' in page.text
+        taken = served.memory.clock().strftime("%Y-%m-%d")
+        assert page.text.count(f'<td data-label="taken">{taken} ') == 3  # each checkpoint's time, to the second
+        listing = browser.get("/ui/threads").text
+        assert f"<td>{taken} " in listing and "+00:00" not in listing
+        answer(served.memory, True)
+        page = browser.get("/ui/threads/report-1")
+        assert "<strong>Finished</strong>" in page.text and "Waiting for" not in page.text

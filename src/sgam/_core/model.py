@@ -110,6 +110,31 @@ class ForgetResult:
 
 
 @dataclass(frozen=True, slots=True)
+class KeyChange:
+    """One key an erasure would change: its versions holding now, before and after (a
+    set's member is a key of its own: ``attribute`` is the set's, the versions its member's)."""
+
+    subject: str
+    attribute: str
+    before: list[Assertion]
+    after: list[Assertion]
+
+
+@dataclass(frozen=True, slots=True)
+class ErasurePreview:
+    """What an erasure would remove, found by running it in a transaction that is rolled
+    back: the counts it would report and every key whose timeline it would change."""
+
+    kind: str
+    """``subject`` or ``episode``."""
+    target: str
+    """The target as the erasure names it (a subject's id, after normalisation)."""
+    operations: int
+    episodes: int
+    keys: list[KeyChange]
+
+
+@dataclass(frozen=True, slots=True)
 class ConsentState:
     """Whether memory about ``subject`` may be used, for ``purpose`` (None: every purpose)."""
 

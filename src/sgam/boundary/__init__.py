@@ -8,7 +8,7 @@ here imports a surface or ``Memory``, so every surface shares the same answers.
 """
 
 from .cursor import decode_cursor, encode_cursor
-from .encode import dumps, to_json
+from .encode import dumps, to_json, to_json_data
 from .invalid import described, invalid_fields
 from .shapes import recall_json
 from .statuses import ERROR_STATUSES, ErrorStatus, exit_status, http_status, problem, status_of
@@ -27,4 +27,5 @@ __all__ = [
     "recall_json",
     "status_of",
     "to_json",
+    "to_json_data",
 ]

@@ -46,6 +46,20 @@ def to_json(value: Any) -> Any:
     return value
 
 
+def _unknown(value: Any) -> Any:
+    """An object ``to_json`` has no encoding for, met inside data a caller stored (a
+    LangGraph state value of the caller's own type): its ``repr``, so an answer is never
+    refused for one value."""
+    encoded = to_json(value)
+    return repr(value) if encoded is value else encoded
+
+
+def to_json_data(value: Any) -> Any:
+    """``value`` as JSON data whatever it holds: ``to_json``, with ``repr`` for objects
+    of types it does not know (stored values of a caller's own types)."""
+    return json.loads(json.dumps(to_json(value), ensure_ascii=False, default=_unknown))
+
+
 def dumps(value: Any, *, indent: int | None = None) -> str:
     """``to_json(value)`` as text (UTF-8 left as is, not escaped)."""
     return json.dumps(to_json(value), ensure_ascii=False, indent=indent)

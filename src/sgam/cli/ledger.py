@@ -14,7 +14,7 @@ from .output import DbOption, JsonOption, TenantOption, console, errors, run
 from .tables import cell, compact_time, exact_time, json_value, print_pairs, print_record, print_table
 
 if TYPE_CHECKING:
-    from .._core.model import Episode, ForgetResult, Reachable, SubjectName
+    from .._core.model import Episode, ErasurePreview, ForgetResult, Reachable, SubjectName
     from .._core.schema import AttributeSchema
     from ..memory.facade import Memory
 
@@ -139,6 +139,20 @@ def show_forgotten(result: ForgetResult) -> None:
     print_record("erased", result)
 
 
+def show_preview(preview: ErasurePreview) -> None:
+    console.print(f"erasing {preview.kind} {preview.target} would remove {preview.operations} recorded operation"
+                  f"{'' if preview.operations == 1 else 's'} and {preview.episodes} episode"
+                  f"{'' if preview.episodes == 1 else 's'}; nothing was erased", markup=False, highlight=False)
+
+    def held(versions: list[Assertion], missing: str) -> str:
+        return "\n".join(f"{json_value(v.value)} [{compact_time(v.valid_from)} → {compact_time(v.valid_to)})"
+                         for v in versions) or missing
+
+    print_table(("key", "now", "after the erasure"),
+                [(f"{k.subject}.{k.attribute}", held(k.before, "-"), held(k.after, "nothing")) for k in preview.keys],
+                title="keys whose timelines change", empty="no key changes")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("episode")
     def episode(
@@ -232,12 +246,17 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption,
         subject: Annotated[str | None, typer.Option("--subject", help="Erase every assertion of it.")] = None,
         episode: Annotated[str | None, typer.Option("--episode", help="Erase it and all it sourced.")] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run", help="Show exactly what would go; erase nothing.")] = False,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Erase a subject or an episode everywhere, as if never recorded."""
+        """Erase a subject or an episode everywhere, as if never recorded (--dry-run: the
+        erasure runs and is rolled back, showing what it would remove)."""
         if (subject is None) == (episode is None):
             raise typer.BadParameter("give exactly one of --subject or --episode")
-        if subject is not None:
+        if dry_run:
+            run(db, as_json, lambda m: m.preview_forget(tenant, subject=subject, episode=episode), show_preview,
+                create=False)
+        elif subject is not None:
             run(db, as_json, lambda m: m.forget_subject(tenant, subject), show_forgotten)
         else:
             run(db, as_json, lambda m: m.forget_episode(tenant, episode or ""), show_forgotten)

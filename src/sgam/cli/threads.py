@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from .._core.time import parse_timestamp
+from ..boundary import dumps
 from .output import DbOption, JsonOption, TenantOption, console, run
-from .tables import print_table
+from .tables import compact_time, print_table
 
 if TYPE_CHECKING:
     from ..langgraph import SgamSaver
@@ -32,22 +34,32 @@ def _saver(memory: Memory, tenant: str) -> SgamSaver:
     return saver
 
 
+def _when(instant: str | None) -> str:
+    """An instant of a thread's view as a table shows every time: to the second, in UTC."""
+    return "-" if instant is None else compact_time(parse_timestamp(instant, "time"))
+
+
 def show_list(found: list[ThreadSummary]) -> None:
     print_table(("thread", "retention", "checkpoints", "first", "last"),
-                [(t.thread_id, t.retention, str(t.checkpoints), t.first_at or "-", t.last_at or "-") for t in found],
+                [(t.thread_id, t.retention, str(t.checkpoints), _when(t.first_at), _when(t.last_at)) for t in found],
                 empty="no threads")
 
 
 def show_detail(detail: ThreadDetail) -> None:
     thread = detail.thread
-    console.print(f"thread {thread.thread_id} · retention {thread.retention} · {thread.checkpoints} checkpoint"
+    console.print(f"thread {thread.thread_id} · {detail.status}"
+                  + (f" (next: {', '.join(detail.next)})" if detail.next else "")
+                  + f" · retention {thread.retention} · {thread.checkpoints} checkpoint"
                   f"{'' if thread.checkpoints == 1 else 's'}"
                   + (f" · about {', '.join(detail.subjects)}" if detail.subjects else ""), markup=False)
-    print_table(("checkpoint", "namespace", "step", "source", "pending writes", "waiting for"),
-                [(c.checkpoint_id, c.checkpoint_ns or "-", str(c.step), str(c.source),
-                  ", ".join(c.pending_writes) or "-", "; ".join(map(str, c.waiting_for)) or "-")
+    print_table(("checkpoint", "taken", "namespace", "step", "source", "pending writes", "waiting for"),
+                [(c.checkpoint_id, _when(c.at), c.checkpoint_ns or "-", str(c.step), str(c.source),
+                  ", ".join(c.pending_writes) or "-", "; ".join(dumps(value) for value in c.waiting_for) or "-")
                  for c in detail.checkpoints],
                 empty="no checkpoints", fold=("waiting for",))
+    if detail.values:
+        print_table(("channel", "value"), [(name, dumps(value)) for name, value in detail.values.items()],
+                    title="state at the newest checkpoint", fold=("value",))
     print_table(("action", "status", "began", "finished", "attempts", "last error"),
                 [(a.action_key, a.status, a.began_at, a.finished_at or "-", str(a.attempts), a.error or "-")
                  for a in detail.actions],

@@ -1,13 +1,16 @@
 """What a person or an agent sees of checkpoint memory: the tenant's threads, and a
 thread's checkpoints newest first with their pending writes and what the run waits for.
-One view for every surface (CLI, HTTP, MCP)."""
+One view for every surface (CLI, HTTP, MCP, the inspector): every value a run stored
+(interrupt values, the state) leaves as JSON data through the boundary's one encoding."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from .._core.time import format_timestamp, from_micros
+from .._core.errors import ValidationError
+from .._core.time import format_timestamp, from_micros, parse_timestamp
+from ..boundary import to_json_data
 from ..ledger.actions import Action
 from ..memory.facade import Memory
 from ..store._sql.checkpoints import ThreadRow
@@ -30,10 +33,13 @@ class CheckpointSummary:
     parent_id: str | None
     step: Any
     source: Any
+    at: str | None
+    """When LangGraph took the checkpoint (RFC 3339, UTC)."""
     pending_writes: list[str]
     """The channels a task has written to since the checkpoint (``__interrupt__``: a run waits)."""
     waiting_for: list[Any]
-    """The values of the interrupts the run is stopped at, if any."""
+    """The value of each interrupt the run is stopped at (what ``interrupt(value)`` was
+    given), as JSON data; empty when it waits for nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +61,20 @@ class ThreadDetail:
     subjects: list[str]
     checkpoints: list[CheckpointSummary]
     """Newest first: time travel goes down the list."""
-    actions: list[ThreadAction] = field(default_factory=list)
+    actions: list[ThreadAction]
     """In the order they began."""
+    status: str
+    """Of the root run, at its newest checkpoint: ``waiting`` (stopped at an interrupt),
+    ``finished`` (no node left to run) or ``stopped`` (nodes left to run and no
+    interrupt: the run failed or is still going); ``empty`` without checkpoints."""
+    next: list[str]
+    """The nodes the run goes on with (the nodes triggered at the newest checkpoint)."""
+    values: dict[str, Any]
+    """The state at the newest checkpoint: its channels' values, as JSON data."""
+
+
+_TRIGGER = "branch:to:"
+"""LangGraph's channel that triggers a node: set at a checkpoint, the node runs next."""
 
 
 def _instant(micros: int | None) -> str | None:
@@ -79,18 +97,49 @@ def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) ->
     saver = SgamSaver(memory, tenant=tenant)
     row, subjects = saver.thread(thread_id)
     found = []
+    head = None
     for item in saver.list({"configurable": {"thread_id": thread_id}}, limit=limit):
         configurable = item.config["configurable"]
+        namespace = configurable.get("checkpoint_ns", "")
+        if head is None and not namespace:
+            head = item
         writes = item.pending_writes or []
         found.append(CheckpointSummary(
-            configurable["checkpoint_id"], configurable.get("checkpoint_ns", ""),
+            configurable["checkpoint_id"], namespace,
             (item.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
-            item.metadata.get("step"), item.metadata.get("source"),
+            item.metadata.get("step"), item.metadata.get("source"), _taken(item.checkpoint.get("ts")),
             [channel for _, channel, _ in writes],
-            [getattr(value, "value", value) for _, channel, value in writes if channel == "__interrupt__"],
+            [to_json_data(value) for _, channel, written in writes if channel == "__interrupt__"
+             for value in _interrupt_values(written)],
         ))
     actions = [_action(action) for action in memory.actions(tenant, thread_id=thread_id, limit=limit)]
-    return ThreadDetail(_summary(row), subjects, found, actions)
+    if head is None:
+        return ThreadDetail(_summary(row), subjects, found, actions, "empty", [], {})
+    channels = head.checkpoint.get("channel_values", {})
+    after = [channel[len(_TRIGGER):] for channel in channels if channel.startswith(_TRIGGER)]
+    after += ["__start__"] if "__start__" in channels else []
+    waiting = any(channel == "__interrupt__" for _, channel, _ in head.pending_writes or [])
+    status = "waiting" if waiting else "stopped" if after else "finished"
+    values = {name: to_json_data(value) for name, value in channels.items()
+              if not name.startswith(("__", _TRIGGER))}
+    return ThreadDetail(_summary(row), subjects, found, actions, status, after, values)
+
+
+def _interrupt_values(written: Any) -> list[Any]:
+    """What each interrupt a task wrote was given: LangGraph writes a list of
+    ``Interrupt`` records (an older writer, or a hand-made one, a single value)."""
+    interrupts = written if isinstance(written, (list, tuple)) else [written]
+    return [getattr(each, "value", each) for each in interrupts]
+
+
+def _taken(ts: Any) -> str | None:
+    """A checkpoint's own timestamp as every other instant is shown; None if it has none."""
+    if not isinstance(ts, str):
+        return None
+    try:
+        return format_timestamp(parse_timestamp(ts, "ts"))
+    except ValidationError:
+        return None
 
 
 def _action(action: Action) -> ThreadAction:

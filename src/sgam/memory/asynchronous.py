@@ -142,6 +142,7 @@ class AsyncMemory:
     recall = _twin(Memory.recall)
     once = _twin(Memory.once)
     actions = _twin(Memory.actions)
+    preview_forget = _twin(Memory.preview_forget)
     retention = _twin(Memory.retention)
     retention_classes = _twin(Memory.retention_classes)
     retention_report = _twin(Memory.retention_report)

@@ -153,6 +153,7 @@ class Memory:
         return cls(url if url is not None else default_url(), clock=clock, embedder=chosen, erasure_key=erasure_key)
 
     # retention, consent, purge, residue and the audit log (``memory/lifecycle.py``)
+    preview_forget = _delegate("_lifecycle", Lifecycle.preview_forget)
     retention = _delegate("_lifecycle", Lifecycle.retention)
     retention_classes = _delegate("_lifecycle", Lifecycle.retention_classes)
     retention_report = _delegate("_lifecycle", Lifecycle.retention_report)

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from .._core.errors import ValidationError
-from .._core.model import AuditEntry, ConsentState, PurgeResult, Residue
+from .._core.model import AuditEntry, ConsentState, ErasurePreview, PurgeResult, Residue
 from .._core.purpose import EVERY_PURPOSE, ConsentRow, allowed, check_purpose
 from .._core.retention import (
     DEFAULT_CLASS,
@@ -21,13 +21,22 @@ from .._core.retention import (
     retention_class,
 )
 from .._core.time import from_micros
-from .._core.values import MAX_NAME_LENGTH, check_subject, check_tenant, check_text
+from .._core.values import MAX_NAME_LENGTH, check_name, check_subject, check_tenant, check_text
 from ..ledger.service import Ledger
 from ..lifecycle.expiry import purge
+from ..lifecycle.preview import erase_for_preview
 from ..store import AuditRow, RetentionRow, WriteTransaction
 
 T = TypeVar("T")
 MAX_AUDIT = 10_000
+
+
+class _RolledBack(Exception):
+    """Carries an erasure preview out of the transaction it rolls back."""
+
+    def __init__(self, preview: ErasurePreview) -> None:
+        super().__init__("preview")
+        self.preview = preview
 
 
 class Lifecycle:
@@ -36,6 +45,29 @@ class Lifecycle:
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
+
+    # erasure preview ------------------------------------------------------------------
+
+    def preview_forget(self, tenant: str, *, subject: str | None = None,
+                       episode: str | None = None) -> ErasurePreview:
+        """What ``forget_subject`` (or ``forget_episode``) would remove now, exactly: the
+        erasure runs, names checked and normalised as it checks them, in a transaction
+        that is then rolled back. Nothing changes."""
+        check_tenant(tenant)
+        if (subject is None) == (episode is None):
+            raise ValidationError("target", {"subject": subject, "episode": episode},
+                                  "give exactly one of subject or episode")
+        kind, target = (("subject", check_subject(subject, "subject")) if subject is not None
+                        else ("episode", check_name(episode, "episode")))
+
+        def run(txn: WriteTransaction) -> None:
+            raise _RolledBack(erase_for_preview(txn, tenant, kind, target, self.ledger.now(), self.ledger.reach))
+
+        try:
+            self.ledger.run_write(tenant, run, "preview_forget")
+        except _RolledBack as rolled_back:
+            return rolled_back.preview
+        raise AssertionError("the preview transaction always rolls back")  # pragma: no cover
 
     # retention ------------------------------------------------------------------------
 

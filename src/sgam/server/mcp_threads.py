@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, get_type_hints
 
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from ..access import Principal, Scope
 from ..boundary import to_json
@@ -25,8 +25,10 @@ class ThreadsOutput(BaseModel):
     threads: list[ThreadSummary]
 
 
-class ThreadOutput(BaseModel):
-    thread: ThreadDetail
+_DETAIL_FIELDS: dict[str, Any] = {name: (hint, ...) for name, hint in get_type_hints(ThreadDetail).items()}
+ThreadOutput = create_model(
+    "ThreadOutput", __doc__="What ``GET /v1/threads/{thread_id}`` answers: one ``ThreadDetail``.", **_DETAIL_FIELDS)
+"""``ThreadDetail`` as a model: the SDK reads a slotted dataclass's fields as defaults."""
 
 
 def register_threads(server: ScopedServer, memory: AsyncMemory, guarded: Guarded, fenced: Fenced) -> None:
@@ -46,8 +48,11 @@ def register_threads(server: ScopedServer, memory: AsyncMemory, guarded: Guarded
         thread_id: Annotated[str, Field(min_length=1, description="The thread's id (LangGraph's thread_id).")],
         limit: Annotated[int, Field(ge=1, le=1000, description="At most this many checkpoints, newest first.")] = 20,
     ) -> Annotated[CallToolResult, ThreadOutput]:
-        """Where a run stopped: the thread's checkpoints newest first, the channels written
-        since each, and what the run is waiting for (the values of its interrupts)."""
+        """Where a run stopped: whether it waits, finished or stopped, the state's values,
+        the thread's checkpoints newest first with the channels written since each, and
+        what the run is waiting for (the values of its interrupts). The same object as
+        ``GET /v1/threads/{thread_id}``."""
         found = await guarded("read", lambda p: asyncio.to_thread(view.show_thread, memory.memory, p.tenant, thread_id,
                                                                   limit))
-        return fenced({"thread": to_json(found)})
+        detail: dict[str, Any] = to_json(found)
+        return fenced(detail)

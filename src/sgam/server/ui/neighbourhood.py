@@ -18,6 +18,9 @@ NODE_HEIGHT = 34
 MAX_NEIGHBOURS = 24
 """More than this and the picture is unreadable: the rest are listed in the tables only."""
 LABEL_CHARS = 18
+NARROW_WIDTH = 360
+"""The phone-width picture: drawn 1:1 on a 390 px screen, so labels keep their size."""
+NARROW_ROW = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,24 +82,33 @@ def _clipped(x: float, y: float, towards_x: float, towards_y: float) -> tuple[fl
     return x + dx * scale, y + dy * scale
 
 
-def draw(subject: str, names: dict[str, str], edges: list[Edge]) -> Picture:
-    """``edges`` seen from ``subject``; ``names`` gives the label of each subject id."""
+def draw(subject: str, names: dict[str, str], edges: list[Edge], *, narrow: bool = False) -> Picture:
+    """``edges`` seen from ``subject``; ``names`` gives the label of each subject id.
+    ``narrow``: the phone-width picture, the subject on the left and its neighbours in a
+    column on the right, each relation's name over its neighbour."""
     neighbours = list(dict.fromkeys(edge.neighbour for edge in edges))
     shown, left_out = neighbours[:MAX_NEIGHBOURS], max(0, len(neighbours) - MAX_NEIGHBOURS)
-    cx, cy = WIDTH / 2, HEIGHT / 2
+    width = NARROW_WIDTH if narrow else WIDTH
+    height = max(2 * NARROW_ROW, 24 + NARROW_ROW * len(shown)) if narrow else HEIGHT
+    cx, cy = (NODE_WIDTH / 2 + 10, height / 2) if narrow else (WIDTH / 2, HEIGHT / 2)
     nodes = [Node(subject, _short(names.get(subject, subject)), cx, cy, centre=True)]
     links = []
     for index, neighbour in enumerate(shown):
-        angle = -math.pi / 2 + 2 * math.pi * index / len(shown)
-        x, y = round(cx + RING * 1.6 * math.cos(angle), 1), round(cy + RING * math.sin(angle), 1)
+        if narrow:
+            x, y = width - NODE_WIDTH / 2 - 10, 24 + NARROW_ROW * index + NARROW_ROW / 2
+        else:
+            angle = -math.pi / 2 + 2 * math.pi * index / len(shown)
+            x, y = round(cx + RING * 1.6 * math.cos(angle), 1), round(cy + RING * math.sin(angle), 1)
         nodes.append(Node(neighbour, _short(names.get(neighbour, neighbour)), x, y))
         between = [edge for edge in edges if edge.neighbour == neighbour]
         start, end = _clipped(cx, cy, x, y), _clipped(x, y, cx, cy)
         label = ", ".join(dict.fromkeys(edge.attribute for edge in between))
+        label_x, label_y = ((x, y - NODE_HEIGHT / 2 - 6) if narrow
+                            else ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 - 4))
         links.append(Link(
             round(start[0], 1), round(start[1], 1), round(end[0], 1), round(end[1], 1), _short(label),
-            round((start[0] + end[0]) / 2, 1), round((start[1] + end[1]) / 2 - 4, 1),
+            round(label_x, 1), round(label_y, 1),
             outward=any(edge.outward for edge in between), inward=any(not edge.outward for edge in between),
             neighbour=neighbour,
         ))
-    return Picture(WIDTH, HEIGHT, nodes, links, left_out)
+    return Picture(width, round(height), nodes, links, left_out)

@@ -13,12 +13,13 @@ import re
 import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -31,13 +32,21 @@ from ...boundary import http_status
 from ...memory.asynchronous import AsyncMemory
 from ...memory.facade import Memory
 from ..limits import TooManySessions
-from .preview import preview_erasure
 from .sessions import COOKIE, Session, Sessions
 from .timeline import draw, duration_text, short_time
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.filters["short"] = short_time
 TEMPLATES.env.filters["duration"] = duration_text
+
+
+def pretty_json(value: Any) -> str:
+    """JSON data as people read it: indented, non-ASCII letters as they are (the
+    template escapes the text like any other)."""
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+TEMPLATES.env.filters["pretty"] = pretty_json
 
 
 def key_url(subject: str, attribute: str) -> str:
@@ -59,6 +68,8 @@ def subject_url(subject: str, at: str = "", known_at: str = "") -> str:
 TEMPLATES.env.globals["key_url"] = key_url
 TEMPLATES.env.globals["subject_url"] = subject_url
 OVERVIEW_ROWS = 10_000
+OVERVIEW_PAGE_ROWS = 150
+"""Versions read for one page of the overview: a page lists the keys they belong to."""
 RECENT_EPISODES = 20
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -196,13 +207,43 @@ def _local(target: str) -> str:
 
 # overview -------------------------------------------------------------------------------
 
-def _overview(memory: Memory, tenant: str, question: str | None) -> dict[str, Any]:
-    facts = memory.query(tenant, all_times=True, limit=OVERVIEW_ROWS)
-    keys = Counter((a.subject, a.attribute) for a in facts)
+@dataclass(frozen=True, slots=True)
+class SubjectRow:
+    """One subject of an overview page: its id, the name people read, and its keys with
+    how many versions each has."""
+
+    id: str
+    display: str
+    keys: list[tuple[str, int]]
+
+
+def _overview_page(memory: Memory, tenant: str, subject: str, attribute: str,
+                   after: str) -> tuple[list[SubjectRow], str | None]:
+    """One page of the tenant's keys, grouped by subject, and the cursor of the next. A
+    key cut by the page's edge is counted whole (one more read of that key), so every
+    count is its key's, wherever the page ends."""
+    page = memory.query(tenant, subject=subject or None, attribute=attribute or None, all_times=True,
+                        limit=OVERVIEW_PAGE_ROWS, cursor=after or None)
+    keys = Counter((a.subject, a.attribute) for a in page)
+    edges = [key for key, cut in ((next(iter(keys), None), bool(after)),
+                                  (next(reversed(keys), None), page.next_cursor is not None)) if key and cut]
+    for key_subject, key_attribute in dict.fromkeys(edges):
+        keys[(key_subject, key_attribute)] = len(memory.query(
+            tenant, subject=key_subject, attribute=key_attribute, all_times=True, limit=OVERVIEW_ROWS))
+    labels = memory.display_names(tenant, list(dict.fromkeys(key_subject for key_subject, _ in keys)))
+    found: dict[str, SubjectRow] = {}
+    for (key_subject, key_attribute), count in keys.items():
+        found.setdefault(key_subject, SubjectRow(key_subject, labels[key_subject], [])).keys.append(
+            (key_attribute, count))
+    return list(found.values()), page.next_cursor
+
+
+def _overview(memory: Memory, tenant: str, question: str | None, subject: str, attribute: str,
+              after: str) -> dict[str, Any]:
+    subjects, following = _overview_page(memory, tenant, subject, attribute, after)
     return {
-        "keys": sorted(keys.items()),
-        "truncated": len(facts) == OVERVIEW_ROWS,
-        "subjects": sorted(Counter(a.subject for a in facts).items()),
+        "subjects": subjects, "next_page": following, "paged": bool(after),
+        "subject_filter": subject, "attribute_filter": attribute,
         "episodes": memory.episodes(tenant, limit=RECENT_EPISODES, newest_first=True),
         "held": memory.held(tenant, limit=50),
         "question": question or "",
@@ -211,9 +252,12 @@ def _overview(memory: Memory, tenant: str, question: str | None) -> dict[str, An
 
 
 @router.get("/", response_class=HTMLResponse)
-async def overview(request: Request, q: str | None = None) -> Response:
+async def overview(request: Request, q: str | None = None,
+                   subject: str = Query("", max_length=1000), attribute: str = Query("", max_length=1000),
+                   after: str = Query("", max_length=4000)) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
-        data = await _memory(request).call(_overview, principal.tenant, q)
+        data = await _memory(request).call(_overview, principal.tenant, q, subject.strip(), attribute.strip(),
+                                           after)
         return _page(request, "overview.html", session, principal, **data)
 
     return await _guarded(request, "read", render)
@@ -371,11 +415,9 @@ def _target(kind: str, target: str) -> tuple[str, str]:
 
 
 def _preview(memory: Memory, tenant: str, kind: str, target: str) -> Any:
-    if kind == "episode" and memory.episode(tenant, target) is None:
-        from ..._core.errors import NotFoundError
-
-        raise NotFoundError(f"no episode {target!r} in this tenant", field="episode", value=target)
-    return preview_erasure(memory, tenant, kind, target)
+    if kind == "subject":
+        return memory.preview_forget(tenant, subject=target)
+    return memory.preview_forget(tenant, episode=target)
 
 
 @router.get("/erase", response_class=HTMLResponse)
@@ -385,7 +427,8 @@ async def erase_preview(request: Request, kind: str = "subject", target: str = "
             return _page(request, "erase.html", session, principal, preview=None, kind=kind, target="")
         checked_kind, checked = _target(kind, target)
         preview = await _memory(request).call(_preview, principal.tenant, checked_kind, checked)
-        return _page(request, "erase.html", session, principal, preview=preview, kind=checked_kind, target=checked)
+        return _page(request, "erase.html", session, principal, preview=preview, kind=checked_kind,
+                     target=preview.target)
 
     return await _guarded(request, "admin", render)
 

@@ -67,6 +67,8 @@ class SetView:
     attribute: str
     members: list[Assertion]
     timeline: Timeline
+    narrow: Timeline
+    """The same versions drawn for a phone's width."""
     relation: bool
 
 
@@ -83,10 +85,13 @@ def _relation(declared: AttributeSchema | None) -> bool:
     return declared is not None and declared.value_type is ValueType.SUBJECT
 
 
-def _subject(memory: Memory, tenant: str, subject: str, at: str | None, known_at: str | None) -> dict[str, Any]:
+def _subject(memory: Memory, tenant: str, name: str, at: str | None, known_at: str | None) -> dict[str, Any]:
+    """The page of the subject ``name`` means (an alias leads to the subject it names, as
+    every read resolves it), as believed at ``known_at``."""
     at_moment, known_moment = _moment(at, "at"), _moment(known_at, "known_at")
     now = memory.clock()
     instant = at_moment or now
+    subject = memory.resolve(tenant, name, known_at=known_moment)
     names = subject_names(memory, tenant, subject)
     declared = {schema.attribute: schema for schema in memory.schema(tenant)[0]}
     recorded = memory.query(tenant, subject=subject, all_times=True, limit=OVERVIEW_ROWS)
@@ -98,7 +103,7 @@ def _subject(memory: Memory, tenant: str, subject: str, at: str | None, known_at
         if schema is not None and schema.cardinality is Cardinality.MANY:
             members = memory.members(tenant, subject, attribute, at=instant, known_at=known_moment)
             versions = memory.versions(tenant, subject, attribute)
-            sets.append(SetView(attribute, members, draw(versions, now), relation))
+            sets.append(SetView(attribute, members, draw(versions, now), draw(versions, now, narrow=True), relation))
             held = [m.value for m in members]
         else:
             holding = memory.get(tenant, subject, attribute, at=instant, known_at=known_moment)
@@ -116,9 +121,11 @@ def _subject(memory: Memory, tenant: str, subject: str, at: str | None, known_at
     labels = memory.display_names(tenant, sorted(named))
     return {
         "names": names, "ones": ones, "sets": sets, "inbound": inbound, "labels": labels,
-        "picture": neighbourhood.draw(subject, labels, edges), "at": at or "", "known_at": known_at or "",
+        "picture": neighbourhood.draw(subject, labels, edges),
+        "narrow_picture": neighbourhood.draw(subject, labels, edges, narrow=True),
+        "at": at or "", "known_at": known_at or "",
         "instant": instant, "known_moment": known_moment, "now": now,
-        "found": bool(recorded or inbound or names.collisions),
+        "found": bool(recorded or inbound or names.collisions), "subject": subject,
     }
 
 
@@ -132,7 +139,8 @@ async def subject_page(request: Request, subject: str, at: str | None = None,
         if not data["found"]:  # never recorded, or erased: the page must not name it
             return _page(request, "error.html", session, principal, 404,
                          error=NotFoundError("nothing recorded about this subject in this tenant"))
-        return _page(request, "subject.html", session, principal, subject=checked, **data)
+        called = subject.strip() if data["subject"] != checked else None
+        return _page(request, "subject.html", session, principal, called=called, **data)
 
     return await _guarded(request, "read", render)
 

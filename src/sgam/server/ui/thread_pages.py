@@ -5,11 +5,14 @@ checkpoints with it)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from ...access import Principal
 from ...langgraph import threads as view
+from ...memory.facade import Memory
 from .pages import _guarded, _memory, _page
 from .sessions import Session
 
@@ -25,10 +28,16 @@ async def threads_page(request: Request) -> Response:
     return await _guarded(request, "read", render)
 
 
+def _thread(memory: Memory, tenant: str, thread_id: str) -> dict[str, Any]:
+    """The thread's view, and the display names of the subjects it is about."""
+    detail = view.show_thread(memory, tenant, thread_id, 200)
+    return {"detail": detail, "labels": memory.display_names(tenant, detail.subjects)}
+
+
 @router.get("/threads/{thread_id:path}", response_class=HTMLResponse)
 async def thread_page(request: Request, thread_id: str) -> Response:
     async def render(session: Session, principal: Principal) -> Response:
-        detail = await _memory(request).call(view.show_thread, principal.tenant, thread_id, 200)
-        return _page(request, "thread.html", session, principal, detail=detail)
+        data = await _memory(request).call(_thread, principal.tenant, thread_id)
+        return _page(request, "thread.html", session, principal, **data)
 
     return await _guarded(request, "read", render)

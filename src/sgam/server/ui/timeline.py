@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from ..._core.model import Assertion
 from ..._core.retention import parse_ttl
-from ..._core.time import from_micros, to_micros
+from ..._core.time import from_micros, parse_timestamp, to_micros
 
 WIDTH = 960
 LABEL = 200
@@ -31,6 +31,10 @@ OPEN_ROOM = 220
 MIN_SPAN = 3_600 * 1_000_000
 """A key whose versions all start at one instant is drawn over an hour around it."""
 TARGET_TICKS = 5
+NARROW = (360, 36, 150, 3, 14)
+"""The phone-width drawing (width, row label, open room, ticks, characters of a bar's
+value): drawn 1:1 on a 390 px screen, so its labels keep their size."""
+WIDE = (WIDTH, LABEL, OPEN_ROOM, TARGET_TICKS, 40)
 
 _SECOND = 1_000_000
 _DAY = 86_400 * _SECOND
@@ -39,9 +43,12 @@ _STEPS = [s * _SECOND for s in (1, 5, 15, 30, 60, 300, 900, 1_800, 3_600, 3 * 3_
 _MONTH_STEPS = (1, 2, 3, 6, 12, 24, 60, 120)
 
 
-def short_time(moment: datetime | int) -> str:
+def short_time(moment: datetime | int | str) -> str:
     """Compact UTC time for tables and labels (full precision stays in the JSON API):
-    seconds shown when the time has them, so rows recorded in one minute differ."""
+    seconds shown when the time has them, so rows recorded in one minute differ. Takes
+    a datetime, epoch microseconds, or the RFC 3339 text of a JSON-shaped view."""
+    if isinstance(moment, str):
+        moment = parse_timestamp(moment, "time")
     if isinstance(moment, int):
         moment = from_micros(moment)
     shown = moment.astimezone(UTC)
@@ -94,16 +101,21 @@ class Timeline:
     ticks: list[Tick]
     now_x: float | None
     rows: list[VersionRow]
+    chars: int = 40
+    """How much of a bar's value its label shows."""
 
 
 def recorded_order(versions: list[Assertion]) -> list[Assertion]:
     return sorted(versions, key=lambda a: (a.recorded_at, a.valid_from, a.id))
 
 
-def draw(versions: list[Assertion], now: datetime) -> Timeline:
+def draw(versions: list[Assertion], now: datetime, *, narrow: bool = False) -> Timeline:
+    """The versions on the valid/transaction axes; ``narrow``: the phone-width drawing
+    (rows labelled ``v1``, ``v2``, ... only, fewer ticks, shorter value labels)."""
+    width, label_room, open_room, target_ticks, chars = NARROW if narrow else WIDE
     ordered = recorded_order(versions)
     if not ordered:
-        return Timeline(WIDTH, TOP + ROW, [], [], None, [])
+        return Timeline(width, TOP + ROW, [], [], None, [], chars)
     starts = [to_micros(a.valid_from) for a in ordered]
     ends = [to_micros(a.valid_to) for a in ordered if a.valid_to is not None]
     first, last = min(starts), max(starts + ends)
@@ -117,11 +129,11 @@ def draw(versions: list[Assertion], now: datetime) -> Timeline:
     high = last + round(span * MARGIN)
     open_starts = [to_micros(a.valid_from) for a in ordered if a.valid_to is None]
     if open_starts:  # an open end runs to the edge: leave its bar room for its label
-        drawn = WIDTH - LABEL - RIGHT
-        high = max(high, low + round((max(open_starts) - low) * drawn / (drawn - OPEN_ROOM)))
+        drawn = width - label_room - RIGHT
+        high = max(high, low + round((max(open_starts) - low) * drawn / (drawn - open_room)))
 
     def x_of(micros: int) -> float:
-        return LABEL + (WIDTH - LABEL - RIGHT) * (micros - low) / (high - low)
+        return label_room + (width - label_room - RIGHT) * (micros - low) / (high - low)
 
     bars = []
     for number, a in enumerate(ordered, start=1):
@@ -131,15 +143,16 @@ def draw(versions: list[Assertion], now: datetime) -> Timeline:
         holds_now = live and a.valid_from <= now and (a.valid_to is None or now < a.valid_to)
         bars.append(Bar(
             x=round(start, 1), y=TOP + (number - 1) * ROW, width=round(max(end - start, 3), 1), number=number,
-            label=f"v{number} · {short_time(a.recorded_at)}", value=_value_text(a.value),
+            label=f"v{number}" if narrow else f"v{number} · {short_time(a.recorded_at)}", value=_value_text(a.value),
             source=a.source, state="current" if holds_now else ("held" if live else "superseded"),
             valid=f"{short_time(a.valid_from)} → {'open' if a.valid_to is None else short_time(a.valid_to)}",
             recorded=f"{short_time(a.recorded_at)} → "
                      f"{'now' if a.superseded_at is None else short_time(a.superseded_at)}",
         ))
-    ticks = [Tick(round(x_of(t), 1), label, _anchor(x_of(t))) for t, label in round_ticks(low, high)]
+    ticks = [Tick(round(x_of(t), 1), label, _anchor(x_of(t), width, label_room))
+             for t, label in round_ticks(low, high, target_ticks)]
     now_x = round(x_of(now_micros), 1) if low <= now_micros <= high else None
-    return Timeline(WIDTH, TOP + len(ordered) * ROW + 30, bars, ticks, now_x, _rows(ordered))
+    return Timeline(width, TOP + len(ordered) * ROW + 30, bars, ticks, now_x, _rows(ordered), chars)
 
 
 def _rows(ordered: list[Assertion]) -> list[VersionRow]:
@@ -153,10 +166,10 @@ def _rows(ordered: list[Assertion]) -> list[VersionRow]:
     return rows
 
 
-def round_ticks(low: int, high: int) -> list[tuple[int, str]]:
+def round_ticks(low: int, high: int, target: int = TARGET_TICKS) -> list[tuple[int, str]]:
     """Instants between ``low`` and ``high`` (microseconds) at a round step giving about
-    ``TARGET_TICKS`` ticks, each with a label as precise as the step needs."""
-    wanted = (high - low) / TARGET_TICKS
+    ``target`` ticks, each with a label as precise as the step needs."""
+    wanted = (high - low) / target
     step = next((s for s in _STEPS if s >= wanted), None)
     if step is None:
         months = next((m for m in _MONTH_STEPS if m * 30 * _DAY >= wanted), _MONTH_STEPS[-1])
@@ -179,11 +192,11 @@ def _months(low: int, high: int, every: int) -> list[datetime]:
     return found
 
 
-def _anchor(x: float) -> str:
+def _anchor(x: float, width: int = WIDTH, label_room: int = LABEL) -> str:
     """Labels near an edge grow inwards, so none spills out of the drawing."""
-    if x < LABEL + 40:
+    if x < label_room + 40:
         return "start"
-    if x > WIDTH - RIGHT - 40:
+    if x > width - RIGHT - 40:
         return "end"
     return "middle"
 
