@@ -41,6 +41,28 @@ def test_a_revocation_stays_in_force_after_the_subject_is_erased(memory: Memory,
     assert memory.get(T, "mira", "city").value == "Bergen"  # type: ignore[union-attr]
 
 
+def test_a_revocation_stated_under_an_alias_outlives_the_erasure(memory: Memory, clock: ManualClock) -> None:
+    """``bob`` is another name of ``robert``; the revocation stated under ``bob`` covers
+    ``robert`` through it, so erasing ``robert`` (and the alias step with it) keeps it
+    blocking both names."""
+    memory.add_episodes(T, [{"id": "m1", "at": "2026-06-01T09:00:00Z", "text": "Robert lives in Oslo."}])
+    memory.write(T, "robert", "city", "Oslo", "2026-06-01T09:00:00Z", "m1")
+    memory.alias(T, "bob", "robert")
+    clock.advance()
+    memory.consent(T, "bob", False)
+    clock.advance()
+    memory.consent(T, "robert", True, purpose="support")  # an exception under the other name
+    clock.advance()
+    memory.forget_subject(T, "robert")
+    clock.advance()
+    for name in ("robert", "bob"):
+        with pytest.raises(DeniedError):
+            memory.write(T, name, "city", "Bergen", "2026-06-02T00:00:00Z", "m1")
+        assert memory.consented(T, name) is False
+        assert memory.consented(T, name, purpose="support") is True
+    assert memory.get(T, "robert", "city") is None
+
+
 def test_erasure_keeps_what_decides_a_use_and_drops_the_rest(memory: Memory, clock: ManualClock) -> None:
     _seed(memory)
     for subject, purpose, granted in [

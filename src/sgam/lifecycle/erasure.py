@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .._core.errors import NotFoundError
-from .._core.purpose import MEMBER, outlasting_erasure, split_attribute
+from .._core.purpose import MEMBER, ConsentRow, outlasting_erasure, split_attribute
 from .._core.rules import KeyTimeline
 from .._core.values import canonical_json
 from ..ledger.aliases import forget_names, in_families
@@ -91,6 +91,7 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     txn.delete_consents([row for row in statements if row not in kept])
     erased = Erased()
     names, rest = forget_names(txn, subject)
+    _file_under_every_name(txn, kept, names)
     stored_ids = [stored for name in names for _, stored in txn.subject_collisions(name)]
     every_name = list(dict.fromkeys([*names, *stored_ids]))
     for name in every_name:
@@ -121,6 +122,19 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     erased.threads = len(threads)
     audit(txn, now, "forget_subject", call, reach.digests.of(txn.tenant, "subject", subject), erased)
     return erased
+
+
+def _file_under_every_name(txn: WriteTransaction, kept: list[ConsentRow], names: list[str]) -> None:
+    """The kept statements, stated under any name of the subject, filed under every one
+    of them: the alias steps that made a statement about ``bob`` one about ``robert`` go
+    with the erasure, and what covered the subject through any name must still block it
+    by each. Put again in their order, so each name decides every use as all did."""
+    if len(names) < 2 or not kept:
+        return
+    txn.delete_consents(kept)
+    for row in sorted(kept, key=lambda row: row.seq):
+        for name in names:
+            txn.put_consent(name, row.purpose, row.granted, row.changed_at)
 
 
 def forget_thread(
