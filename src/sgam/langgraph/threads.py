@@ -4,11 +4,14 @@ One view for every surface (CLI, HTTP, MCP)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._core.time import format_timestamp, from_micros
+from .._core.values import normalise_subject
 from ..ledger.actions import Action
+from ..lifecycle.erasure import names
 from ..memory.facade import Memory
 from ..store._sql.checkpoints import ThreadRow
 from .checkpoint import SgamSaver
@@ -76,8 +79,13 @@ def list_threads(memory: Memory, tenant: str, limit: int = 100) -> list[ThreadSu
 
 
 def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) -> ThreadDetail:
+    """The thread's checkpoints newest first. An interrupt value naming a subject whose
+    consent is revoked (for every purpose or any one) is left out of ``waiting_for``, as
+    every read leaves out what it knows of the subject; ``pending_writes`` still says the
+    run waits."""
     saver = SgamSaver(memory, tenant=tenant)
     row, subjects = saver.thread(thread_id)
+    revoked = sorted({state.subject for state in memory.consents(tenant) if not state.granted})
     found = []
     for item in saver.list({"configurable": {"thread_id": thread_id}}, limit=limit):
         configurable = item.config["configurable"]
@@ -87,10 +95,21 @@ def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) ->
             (item.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
             item.metadata.get("step"), item.metadata.get("source"),
             [channel for _, channel, _ in writes],
-            [getattr(value, "value", value) for _, channel, value in writes if channel == "__interrupt__"],
+            [shown for _, channel, value in writes if channel == "__interrupt__"
+             and not _names_any(shown := getattr(value, "value", value), revoked)],
         ))
     actions = [_action(action) for action in memory.actions(tenant, thread_id=thread_id, limit=limit)]
     return ThreadDetail(_summary(row), subjects, found, actions)
+
+
+def _names_any(value: Any, subjects: list[str]) -> bool:
+    """Whether ``value``, as JSON (escapes decoded), names any of ``subjects``; a subject
+    id is case-folded, so the text is read folded too."""
+    if not subjects:
+        return False
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    folded = normalise_subject(text)
+    return any(names(text, subject) or subject in folded for subject in subjects)
 
 
 def _action(action: Action) -> ThreadAction:

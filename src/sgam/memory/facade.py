@@ -565,15 +565,19 @@ class Memory:
 
     def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
         """The full bitemporal record of a key's timeline: every version ever visible. Of
-        a set (cardinality many): every version of every member, member by member."""
+        a set (cardinality many): every version of every member, member by member. A
+        relation's versions naming a subject whose consent is revoked are left out, as
+        every read leaves them out."""
 
         def read(reader: Reader, s: str, a: str) -> list[Version]:
             meant = reader.resolve_subject(s)
             declared = reader.declared(split_attribute(a)[0])
             if declared is not None and declared.cardinality is Cardinality.MANY:
                 members = reader.member_keys(meant, f"{a}{MEMBER}")
-                return [v for member in members for v in reader.versions(meant, member)]
-            return reader.versions(meant, a)
+                found = [v for member in members for v in reader.versions(meant, member)]
+            else:
+                found = reader.versions(meant, a)
+            return visible_versions(reader, found, check_purpose(purpose))
 
         return self._timeline(tenant, subject, attribute, purpose, "versions", read)
 
