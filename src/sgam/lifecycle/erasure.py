@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .._core.errors import NotFoundError
 from .._core.purpose import MEMBER, ConsentRow, outlasting_erasure, split_attribute
@@ -42,6 +42,9 @@ class Erased:
     """Document revisions expired or erased with the episode they name."""
     threads: int = 0
     """Checkpoint threads erased whole (by name, or as threads about an erased subject)."""
+    quoted: list[str] = field(default_factory=list)
+    """What a stored response may quote of what a participant removed (a document's path
+    or text): the erasure empties the responses naming it."""
 
     def add(self, other: Erased) -> None:
         self.operations += other.operations
@@ -51,6 +54,7 @@ class Erased:
         self.items += other.items
         self.documents += other.documents
         self.threads += other.threads
+        self.quoted += other.quoted
 
     @property
     def anything(self) -> bool:
@@ -191,7 +195,7 @@ def forget_episode(
     for doomed_id in doomed:
         erased.episodes += txn.delete_episode(doomed_id)
     txn.add_tombstones([reach.digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
-    redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys})], now)
+    redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys}), *erased.quoted], now)
     audit(txn, now, action, call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
 
