@@ -98,8 +98,13 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     _file_under_every_name(txn, kept, names)
     stored_ids = [stored for name in names for _, stored in txn.subject_collisions(name)]
     every_name = list(dict.fromkeys([*names, *stored_ids]))
+    mapped = _mapped_attributes(txn)
+    values: dict[str, set[str]] = {}
     for name in every_name:
         keys = txn.keys_of_subject(name)
+        for key in keys if mapped else ():
+            if (base := split_attribute(key[1])[0]) in mapped:
+                values.setdefault(base, set()).update(op.value for op in txn.operations(*key) if op.value)
         erased.operations += txn.delete_operations_of_subject(name)
         txn.delete_held_of_subject(name)
         for key_subject, attribute in keys:
@@ -118,6 +123,7 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     for name in names:
         erased.add(_forget_relations_naming(txn, name, reach))
         txn.delete_names_of_subject(name)
+    forget_map_pairs(txn, values)
     redact_stored_responses(txn, names, now)
     checkpoints = txn.checkpoints()
     threads = list(dict.fromkeys(thread for name in names for thread in checkpoints.threads_naming(name)))
@@ -189,6 +195,7 @@ def forget_episode(
     }
     removed = sum(txn.delete_operations_of_source(doomed_id) for doomed_id in doomed)
     rederive(txn, keys, erased_values, reach)
+    forget_map_pairs(txn, by_attribute(erased_values))
     erased = Erased(operations=removed, keys=len(keys))
     for kept in reach.gather(lambda participant: participant.episodes_erased(txn, doomed)):
         erased.add(kept)
@@ -210,6 +217,7 @@ def erase_operations(
     erased_values = {key: {op.value for op in txn.operations(*key) if op.seq in seqs and op.value} for key in keys}
     removed = txn.delete_operations(sorted(seqs))
     rederive(txn, keys, erased_values, reach)
+    forget_map_pairs(txn, by_attribute(erased_values))
     redact_stored_responses(txn, sorted({subject for subject, _ in keys}), now)
     erased = Erased(operations=removed, keys=len(keys))
     audit(txn, now, "expire_writes", call, None, erased)
@@ -226,6 +234,49 @@ def drop_text(txn: WriteTransaction, episode_id: str, now: int, reach: Reach, ca
     redact_stored_responses(txn, readable, now)
     audit(txn, now, "expire_text", call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
+
+
+def _mapped_attributes(txn: WriteTransaction) -> set[str]:
+    """Every name of an attribute a retype with a ``map`` reached (renames joined)."""
+    changes = txn.ledger_changes()
+    mapped = [c.attribute for c in changes if c.kind == "retype" and json.loads(c.detail).get("map")]
+    return renamed_family(changes, mapped) if mapped else set()
+
+
+def by_attribute(values: dict[tuple[str, str], set[str]]) -> dict[str, set[str]]:
+    """Erased values of keys, gathered by the attribute they are values of."""
+    gathered: dict[str, set[str]] = {}
+    for (_, attribute), erased in values.items():
+        gathered.setdefault(split_attribute(attribute)[0], set()).update(erased)
+    return gathered
+
+
+def forget_map_pairs(txn: WriteTransaction, erased: dict[str, set[str]]) -> None:
+    """A retype's ``map`` is kept in the schema history (and its backfill's conversion)
+    and may quote personal data: drop the pairs converting an erased value that no
+    operation of the attribute (under any of its names) holds any more. A pair still
+    converting a kept value stays, since derivation needs it."""
+    if not any(erased.values()):
+        return
+    changes = txn.ledger_changes()
+    conversions = {row.seq: row.conversion for row in txn.backfills()}
+    for change in changes:
+        detail = json.loads(change.detail)
+        pairs = detail.get("map") if change.kind == "retype" else None
+        if not pairs:
+            continue
+        family = sorted(renamed_family(changes, [change.attribute]))
+        doomed = {old for old, _ in pairs} & set().union(*(erased.get(name, set()) for name in family))
+        if not doomed:
+            continue
+        doomed -= {op.value for op in txn.operations_of_attributes(family) if op.value in doomed}
+        if not doomed:
+            continue
+        detail["map"] = [pair for pair in pairs if pair[0] not in doomed]
+        conversion = conversions.get(change.seq)
+        if conversion is not None:
+            conversion = json.dumps({**json.loads(conversion), "map": detail["map"]})
+        txn.rewrite_retype(change.seq, json.dumps(detail, sort_keys=True), conversion)
 
 
 def redact_stored_responses(txn: WriteTransaction, erased: Iterable[str], now: int) -> None:
