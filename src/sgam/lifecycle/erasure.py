@@ -125,11 +125,6 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
         txn.delete_names_of_subject(name)
     forget_map_pairs(txn, values)
     redact_stored_responses(txn, names, now)
-    checkpoints = txn.checkpoints()
-    threads = list(dict.fromkeys(thread for name in names for thread in checkpoints.threads_naming(name)))
-    for thread_id in threads:
-        checkpoints.delete_thread(thread_id)
-    erased.threads = len(threads)
     audit(txn, now, "forget_subject", call, reach.digests.of(txn.tenant, "subject", subject), erased)
     return erased
 

@@ -55,6 +55,7 @@ from ..ledger.write import (
     validate_episode,
     validate_op,
 )
+from ..lifecycle.checkpoints import CheckpointThreads
 from ..lifecycle.erasure import Erased, forget_episode, forget_subject
 from ..lifecycle.participants import Participant
 from ..search import SearchService, embedder_from_env
@@ -105,7 +106,7 @@ def _delegate(part: str, method: Callable[Concatenate[Part, P], R]) -> Callable[
     return call
 
 
-PARTICIPANTS: tuple[Participant, ...] = (StoreItems(), DocumentRevisions(), ExtractionRecords())
+PARTICIPANTS: tuple[Participant, ...] = (StoreItems(), DocumentRevisions(), ExtractionRecords(), CheckpointThreads())
 """The features whose data erasure and expiry reach (``sgam.lifecycle.participants``):
 store items past their deadline, document revisions built on an episode, extraction
 records quoting one."""
