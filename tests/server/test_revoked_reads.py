@@ -8,6 +8,8 @@ import httpx
 from ..lifecycle.test_revoked_reads import _seed
 from .conftest import Served, post_sign_in
 
+T1 = "2026-01-01T00:00:00Z"
+
 
 def test_http_and_the_inspector_leave_a_revoked_subject_out(served: Served) -> None:
     _seed(served.memory, "acme")
@@ -24,3 +26,19 @@ def test_http_and_the_inspector_leave_a_revoked_subject_out(served: Served) -> N
         thread = browser.get("/ui/threads/run-1")
         assert thread.status_code == 200 and "approve the report?" in thread.text
         assert "raise" not in thread.text
+
+
+def test_http_denies_a_correction_naming_a_revoked_subject_and_refuses_invisible_ids(served: Served) -> None:
+    with served.client("acme", "admin") as c:
+        assert c.post("/v1/episodes", json={"id": "e1", "at": T1, "text": "Mira's manager is Ola."}).status_code == 201
+        assert c.post("/v1/schema/attributes", json={"attribute": "manager", "value_type": "subject"}).status_code \
+            == 201
+        fact = {"subject": "mira", "attribute": "manager", "value": "Ola", "valid_from": T1, "source": "e1"}
+        assert c.post("/v1/facts", json=fact).status_code == 201
+        served.memory.consent("acme", "bob", False)
+        corrected = c.post("/v1/correct", json={**fact, "value": "Bob"})
+        assert corrected.status_code == 403, corrected.text
+        assert (corrected.json()["kind"], corrected.json()["field"]) == ("denied", "value")
+        hidden = c.post("/v1/facts", json={**fact, "subject": "Mi\u200bra", "valid_from": "2026-02-01T00:00:00Z"})
+        assert hidden.status_code == 422 and hidden.json()["field"] == "subject"
+        assert c.get("/v1/facts/mira/manager").json()["value"] == "ola"
