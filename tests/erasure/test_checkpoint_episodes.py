@@ -1,13 +1,16 @@
 """Erasing an episode reaches checkpoint threads whose state or pending writes hold its
 text: each goes back to its last checkpoint before the text (a thread with none before
-is erased whole), and ``residue`` finds nothing; so does a ``keep_facts`` expiry."""
+is erased whole), and ``residue`` finds nothing; so does a ``keep_facts`` expiry. A run
+that read the text resumes from before it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command, interrupt
 
 from sgam import Memory, NotFoundError
 from sgam.langgraph import SgamSaver
@@ -71,3 +74,49 @@ def test_a_keep_facts_expiry_reaches_threads_holding_the_text(memory: Memory, cl
     assert _notes(saver, "t-3") == "nothing personal"
     memory.purge_residue()
     assert not memory.residue("acme", "qx-4417-vault").found, memory.residue("acme", "qx-4417-vault").places
+
+
+class _State(TypedDict):
+    topic: str
+    draft: str
+    published: bool
+
+
+def _approval_graph(saver: SgamSaver) -> Any:
+    def draft(state: _State) -> dict[str, str]:
+        return {"draft": f"report on {state['topic']}"}
+
+    def approve(state: _State) -> dict[str, str]:
+        return {"draft": f"{state['draft']} ({interrupt({'draft': state['draft']})})"}
+
+    def publish(state: _State) -> dict[str, bool]:
+        return {"published": True}
+
+    builder = StateGraph(_State)
+    builder.add_node("draft", draft)
+    builder.add_node("approve", approve)
+    builder.add_node("publish", publish)
+    builder.add_edge(START, "draft")
+    builder.add_edge("draft", "approve")
+    builder.add_edge("approve", "publish")
+    builder.add_edge("publish", END)
+    return builder.compile(checkpointer=saver)
+
+
+def test_a_run_that_read_an_erased_episode_resumes_from_before_it(memory: Memory) -> None:
+    """The approval came from an episode: erasing it takes the run back to waiting for
+    approval, and a new answer carries it to the end."""
+    saver = SgamSaver(memory, tenant="acme")
+    graph = _approval_graph(saver)
+    config = {"configurable": {"thread_id": "report-1"}}
+    graph.invoke({"topic": "q3", "draft": "", "published": False}, config)
+    memory.add_episode("acme", "e1", T1, TEXT)
+    done = graph.invoke(Command(resume=TEXT), config)
+    assert done["published"] is True and SECRET_LINE in done["draft"]
+    memory.forget_episode("acme", "e1")
+    memory.purge_residue()
+    assert not memory.residue("acme", "qx-4417-vault").found, memory.residue("acme", "qx-4417-vault").places
+    snapshot = graph.get_state(config)
+    assert snapshot.next == ("approve",) and snapshot.values["draft"] == "report on q3"
+    again = graph.invoke(Command(resume="approved by Ola"), config)
+    assert again["published"] is True and again["draft"] == "report on q3 (approved by Ola)"
