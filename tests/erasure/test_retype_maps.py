@@ -51,3 +51,21 @@ def test_forgetting_an_episode_drops_the_map_pairs_of_its_values(memory: Memory,
     memory.forget_episode("t", "e2")
     assert _maps(memory) == [[]]
     assert json.dumps(_maps(memory)).count("thousand") == 0
+
+
+def test_forgetting_a_subject_reaches_values_a_retype_converted_to_it(memory: Memory, clock: ManualClock) -> None:
+    """``"Bobby"`` recorded as text, then retyped to the subject ``bob`` by a map pair:
+    erasing ``bob`` erases that write, the relation it made and the pair."""
+    memory.add_episode("t", "e1", T1, "managers")
+    memory.declare("t", "manager", "string")
+    memory.write("t", "mira", "manager", "Bobby", T1, "e1")
+    memory.write("t", "kim", "manager", "ola", T1, "e1")
+    memory.retype("t", "manager", "subject", map=[["Bobby", "bob"]])
+    assert memory.get("t", "mira", "manager").value == "bob"  # type: ignore[union-attr]
+    memory.forget_subject("t", "bob")
+    assert memory.get("t", "mira", "manager") is None
+    assert memory.linked("t", "manager", "bob") == []
+    assert memory.get("t", "kim", "manager").value == "ola"  # type: ignore[union-attr]
+    assert _maps(memory) == [[]]
+    memory.purge_residue()
+    assert not memory.residue("t", "Bobby").found, memory.residue("t", "Bobby").places

@@ -16,15 +16,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .._core.conversions import TypeConversion
 from .._core.errors import NotFoundError
 from .._core.purpose import MEMBER, ConsentRow, outlasting_erasure, split_attribute
-from .._core.rules import KeyTimeline
+from .._core.rules import KeyTimeline, Operation
 from .._core.values import canonical_json
 from ..ledger.aliases import forget_names, in_families
 from ..ledger.backfill import forget_cursors
 from ..ledger.derivation import rederive as rederive_scope
 from ..ledger.derivation import renamed_family
-from ..store import ACTING_FOR, AuditRow, WriteTransaction
+from ..store import ACTING_FOR, AuditRow, ChangeRow, WriteTransaction
 from .participants import Reach
 
 
@@ -121,7 +122,7 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     if rest:  # names once joined to these: their keys as if the erased names had never been
         rederive_scope(txn, subjects=rest)
     for name in names:
-        erased.add(_forget_relations_naming(txn, name, reach))
+        erased.add(_forget_relations_naming(txn, name, reach, values))
         txn.delete_names_of_subject(name)
     forget_map_pairs(txn, values)
     redact_stored_responses(txn, names, now)
@@ -153,22 +154,51 @@ def forget_thread(
     return erased
 
 
-def _forget_relations_naming(txn: WriteTransaction, subject: str, reach: Reach) -> Erased:
+def _forget_relations_naming(
+    txn: WriteTransaction, subject: str, reach: Reach, values: dict[str, set[str]],
+) -> Erased:
     """Every write of a relation whose value names ``subject`` (and every operation of a
-    set member that is ``subject``), erased, and each touched key re-derived."""
+    set member that is ``subject``), erased, and each touched key re-derived. A value
+    recorded before a retype names the subject when the retype converts it to the
+    subject (a ``map`` pair ``"Bobby"`` → ``"bob"``); its stored text goes to ``values``,
+    whose map pairs the erasure then drops."""
     value = canonical_json(subject)
     keys: set[tuple[str, str]] = set()
     doomed: list[int] = []
+    changes = txn.ledger_changes()
     for attribute in txn.relation_attributes():
+        steps = _retypes(changes, attribute)
         for key in txn.keys_naming(attribute, value):
             keys.add(key)
             member = MEMBER in key[1]
-            doomed += [op.seq for op in txn.operations(*key) if member or op.value == value]
+            for op in txn.operations(*key):
+                if member or op.value == value or (op.value is not None and _converted(op, steps) == value):
+                    doomed.append(op.seq)
+                    if op.value is not None:
+                        values.setdefault(attribute, set()).add(op.value)
     if not doomed:
         return Erased()
     removed = txn.delete_operations(sorted(doomed))
     rederive(txn, keys, {key: {value} for key in keys}, reach)
     return Erased(operations=removed, keys=len(keys))
+
+
+def _retypes(changes: list[ChangeRow], attribute: str) -> list[tuple[int, TypeConversion]]:
+    """The retypes to a value type of ``attribute`` under any of its names, in order,
+    each with the last operation it converts."""
+    family = renamed_family(changes, [attribute])
+    return [(change.after_seq, TypeConversion.of(detail)) for change in changes
+            if change.kind == "retype" and change.attribute in family
+            and "type" in (detail := json.loads(change.detail))]
+
+
+def _converted(op: Operation, steps: list[tuple[int, TypeConversion]]) -> str | None:
+    """``op``'s value as the retypes recorded after it convert it (None: set aside)."""
+    current = op.value
+    for after_seq, conversion in steps:
+        if current is not None and op.seq <= after_seq:
+            current = conversion(op, current)
+    return current
 
 
 def forget_episode(
