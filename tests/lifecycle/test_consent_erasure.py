@@ -4,8 +4,10 @@ decide nothing go with the subject's data."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sgam import DeniedError, Memory
@@ -118,3 +120,26 @@ def test_kept_statements_decide_every_use_as_all_did_now_and_after_later_ones(
         assert allowed(kept, purpose) == allowed(full, purpose)
         assert allowed(continued_kept, purpose) == allowed(continued_full, purpose)
     assert all(not row.granted for row in kept if row.purpose == EVERY_PURPOSE)
+
+
+_named_statement = st.tuples(st.sampled_from(["bob", "robert"]), st.sampled_from([None, *PURPOSES]), st.booleans())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_named_statement, min_size=1, max_size=6))
+def test_statements_under_any_name_decide_every_use_by_each_name_after_the_erasure(
+    memory: Memory, statements: list[tuple[str, str | None, bool]],
+) -> None:
+    """``bob`` is another name of ``robert``; whatever was stated under either name, once
+    ``robert`` is erased each name decides every use as the subject did before."""
+    tenant = f"t{next(_TENANTS)}"
+    memory.alias(tenant, "bob", "robert")
+    for name, purpose, granted in statements:
+        memory.consent(tenant, name, granted, purpose=purpose)
+    before = {purpose: memory.consented(tenant, "robert", purpose=purpose) for purpose in (None, *PURPOSES)}
+    memory.forget_subject(tenant, "robert")
+    for name in ("robert", "bob"):
+        assert {purpose: memory.consented(tenant, name, purpose=purpose) for purpose in (None, *PURPOSES)} == before
+
+
+_TENANTS = itertools.count()

@@ -92,7 +92,8 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     the erased names had never been recorded."""
     txn.lock_lifecycle()
     statements = txn.consents(subject)
-    kept = outlasting_erasure(statements)
+    latest = {row.purpose: row for row in sorted(statements, key=lambda row: row.seq)}  # across its names
+    kept = outlasting_erasure(latest.values())
     txn.delete_consents([row for row in statements if row not in kept])
     erased = Erased()
     names, rest = forget_names(txn, subject)
