@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sgam import AsyncMemory, Memory, ValidationError
+from sgam import AsyncMemory, DeniedError, Memory, ValidationError
 from sgam.ledger import relations
 from sgam.store._sql.ledger import LedgerReader
 
@@ -160,3 +160,30 @@ def test_a_walk_stops_with_cut_once_its_reads_are_spent(memory: Memory, monkeypa
     found = memory.reachable("t", "zed", ["supplier", "owner"], depth=4)
     assert found.cut and set(found.subjects) <= {"acme", "bolts", "cogs", "mira jansen", "nuts"}
     assert 0 < len(asked) <= 3
+
+
+def test_a_correction_naming_a_revoked_subject_is_denied_as_a_write_is(memory: Memory) -> None:
+    """A correction writes a value: one naming a subject whose consent is revoked is
+    refused like a write of it, and the key stays as it was."""
+    memory.add_episode("t", "e1", T1, "Mira's manager is Ola.")
+    memory.declare("t", "manager", "subject")
+    memory.write("t", "mira", "manager", "Ola", T1, "e1")
+    memory.consent("t", "bob", False)
+    with pytest.raises(DeniedError) as caught:
+        memory.write("t", "mira", "manager", "Bob", "2026-02-01T00:00:00Z", "e1")
+    assert (caught.value.field, caught.value.value) == ("value", "bob")
+    with pytest.raises(DeniedError) as caught:
+        memory.correct("t", "mira", "manager", T1, "Bob", "e1")
+    assert (caught.value.field, caught.value.value) == ("value", "bob")
+    assert [a.value for a in memory.versions("t", "mira", "manager")] == ["ola"]
+    with pytest.raises(DeniedError):
+        asyncio.run(_correct_async(memory))
+    assert [a.value for a in memory.versions("t", "mira", "manager")] == ["ola"]
+
+
+async def _correct_async(memory: Memory) -> None:
+    twin = AsyncMemory(memory)
+    try:
+        await twin.correct("t", "mira", "manager", T1, "BOB", "e1")
+    finally:
+        await twin.aclose()

@@ -39,3 +39,27 @@ def test_display_names_of_anything_but_a_list_of_ids_is_a_validation_error(memor
     with pytest.raises(ValidationError) as caught:
         memory.display_names("t", subjects)  # type: ignore[arg-type]
     assert caught.value.field == "subjects"
+
+
+INVISIBLE = ["Mi\u200bra", "Mi\u200dra", "\u200eMira", "Mi\u202era", "Mi\u2066ra\u2069", "Mi\u00adra", "\ufeffMira"]
+
+
+@pytest.mark.parametrize("subject", INVISIBLE)
+def test_an_id_with_an_invisible_format_character_is_refused_everywhere(memory: Memory, subject: str) -> None:
+    """``Mi\\u200bra`` would be a subject apart from ``mira`` that looks the same and that
+    erasing ``mira`` does not reach: every path that takes a subject refuses it."""
+    memory.add_episode("t", "e1", T1, "Mira lives in Oslo")
+    memory.write("t", "Mira", "city", "Oslo", T1, "e1")
+    attempts = [
+        lambda: memory.write("t", subject, "city", "Oslo", T1, "e1"),
+        lambda: memory.consent("t", subject, False),
+        lambda: memory.alias("t", subject, "mira"),
+        lambda: memory.forget_subject("t", subject),
+        lambda: memory.get("t", subject, "city"),
+    ]
+    for attempt in attempts:
+        with pytest.raises(ValidationError) as caught:
+            attempt()
+        assert caught.value.field in {"subject", "name"}, caught.value.field
+        assert caught.value.value == subject
+    assert [(a.subject, a.value) for a in memory.query("t")] == [("mira", "Oslo")]

@@ -4,8 +4,10 @@ decide nothing go with the subject's data."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sgam import DeniedError, Memory
@@ -39,6 +41,28 @@ def test_a_revocation_stays_in_force_after_the_subject_is_erased(memory: Memory,
     memory.add_episodes(T, [{"id": "m2", "at": "2026-06-02T09:00:00Z", "text": "Mira moved to Bergen."}])
     memory.write(T, "mira", "city", "Bergen", "2026-06-02T00:00:00Z", "m2")
     assert memory.get(T, "mira", "city").value == "Bergen"  # type: ignore[union-attr]
+
+
+def test_a_revocation_stated_under_an_alias_outlives_the_erasure(memory: Memory, clock: ManualClock) -> None:
+    """``bob`` is another name of ``robert``; the revocation stated under ``bob`` covers
+    ``robert`` through it, so erasing ``robert`` (and the alias step with it) keeps it
+    blocking both names."""
+    memory.add_episodes(T, [{"id": "m1", "at": "2026-06-01T09:00:00Z", "text": "Robert lives in Oslo."}])
+    memory.write(T, "robert", "city", "Oslo", "2026-06-01T09:00:00Z", "m1")
+    memory.alias(T, "bob", "robert")
+    clock.advance()
+    memory.consent(T, "bob", False)
+    clock.advance()
+    memory.consent(T, "robert", True, purpose="support")  # an exception under the other name
+    clock.advance()
+    memory.forget_subject(T, "robert")
+    clock.advance()
+    for name in ("robert", "bob"):
+        with pytest.raises(DeniedError):
+            memory.write(T, name, "city", "Bergen", "2026-06-02T00:00:00Z", "m1")
+        assert memory.consented(T, name) is False
+        assert memory.consented(T, name, purpose="support") is True
+    assert memory.get(T, "robert", "city") is None
 
 
 def test_erasure_keeps_what_decides_a_use_and_drops_the_rest(memory: Memory, clock: ManualClock) -> None:
@@ -96,3 +120,26 @@ def test_kept_statements_decide_every_use_as_all_did_now_and_after_later_ones(
         assert allowed(kept, purpose) == allowed(full, purpose)
         assert allowed(continued_kept, purpose) == allowed(continued_full, purpose)
     assert all(not row.granted for row in kept if row.purpose == EVERY_PURPOSE)
+
+
+_named_statement = st.tuples(st.sampled_from(["bob", "robert"]), st.sampled_from([None, *PURPOSES]), st.booleans())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_named_statement, min_size=1, max_size=6))
+def test_statements_under_any_name_decide_every_use_by_each_name_after_the_erasure(
+    memory: Memory, statements: list[tuple[str, str | None, bool]],
+) -> None:
+    """``bob`` is another name of ``robert``; whatever was stated under either name, once
+    ``robert`` is erased each name decides every use as the subject did before."""
+    tenant = f"t{next(_TENANTS)}"
+    memory.alias(tenant, "bob", "robert")
+    for name, purpose, granted in statements:
+        memory.consent(tenant, name, granted, purpose=purpose)
+    before = {purpose: memory.consented(tenant, "robert", purpose=purpose) for purpose in (None, *PURPOSES)}
+    memory.forget_subject(tenant, "robert")
+    for name in ("robert", "bob"):
+        assert {purpose: memory.consented(tenant, name, purpose=purpose) for purpose in (None, *PURPOSES)} == before
+
+
+_TENANTS = itertools.count()

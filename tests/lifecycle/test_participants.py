@@ -53,9 +53,10 @@ def recorder(memory: Memory) -> Recorder:
     return recorder
 
 
-def test_every_memory_takes_part_with_store_items_documents_and_extraction_records(memory: Memory) -> None:
+def test_every_memory_takes_part_with_store_items_documents_extraction_records_and_threads(memory: Memory) -> None:
     assert memory.ledger.reach.participants == PARTICIPANTS
-    assert [type(p).__name__ for p in PARTICIPANTS] == ["StoreItems", "DocumentRevisions", "ExtractionRecords"]
+    assert [type(p).__name__ for p in PARTICIPANTS] == ["StoreItems", "DocumentRevisions", "ExtractionRecords",
+                                                        "CheckpointThreads"]
 
 
 def test_an_episode_erasure_tells_each_participant_of_it_and_its_derivatives(

@@ -164,6 +164,12 @@ def normalise_subject(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+_INVISIBLE = frozenset({"Cf"})
+"""Unicode format characters (zero-width space and joiners, bidi marks, embeddings,
+overrides and isolates, soft hyphen): invisible, so a subject id holding one would be a
+subject apart that reads as another (NFKC keeps them)."""
+
+
 def check_subject(value: object, field: str = "subject") -> str:
     """``check_name``, then the normalised id (``normalise_subject``), itself a name."""
     normalised = normalise_subject(check_name(value, field))
@@ -173,6 +179,10 @@ def check_subject(value: object, field: str = "subject") -> str:
         raise ValidationError(field, value, f"longer than {MAX_NAME_LENGTH} characters once normalised")
     if CONTROL.search(normalised):
         raise ValidationError(field, value, "must not contain control characters once normalised")
+    if any(unicodedata.category(char) in _INVISIBLE for char in normalised):
+        raise ValidationError(field, value, "must not contain invisible format characters (zero-width, bidi "
+                                            "controls, soft hyphen): they would make a second subject that "
+                                            "looks like the first")
     return normalised
 
 

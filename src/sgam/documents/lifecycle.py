@@ -15,9 +15,11 @@ documents' part in erasure and expiry (``DocumentRevisions``, a participant).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..lifecycle.erasure import Erased, audit
 from ..lifecycle.participants import Participant, Reach
-from ..store import DocumentStore, WriteTransaction
+from ..store import DocumentStore, RevisionRow, WriteTransaction
 from .paths import ancestors
 from .text import chunks
 
@@ -26,7 +28,8 @@ class DocumentRevisions(Participant):
     """What document memory keeps of episodes: revisions naming them as provenance."""
 
     def episodes_erased(self, txn: WriteTransaction, episode_ids: list[str]) -> Erased | None:
-        return Erased(documents=forget_revisions(txn, episode_ids))
+        quoted: list[str] = []
+        return Erased(documents=forget_revisions(txn, episode_ids, quoted), quoted=quoted)
 
     def settle(self, txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased | None:
         revisions = expire_documents(txn, now)
@@ -46,8 +49,9 @@ def expire_documents(txn: WriteTransaction, now: int) -> int:
     return sum(store.expire_revisions(doc_id, cutoff) for doc_id, cutoff in store.due_documents(now))
 
 
-def forget_revisions(txn: WriteTransaction, episode_ids: list[str]) -> int:
-    """Erase the revisions naming any of ``episode_ids`` and those built on them; how many went."""
+def forget_revisions(txn: WriteTransaction, episode_ids: list[str], quoted: list[str]) -> int:
+    """Erase the revisions naming any of ``episode_ids`` and those built on them; how many
+    went. ``quoted`` gets what a stored response may quote of them and of nothing kept."""
     store = txn.documents()
     if not store.revisions_naming(episode_ids):
         return 0
@@ -55,17 +59,36 @@ def forget_revisions(txn: WriteTransaction, episode_ids: list[str]) -> int:
     removed = 0
     for doc_id, first in store.revisions_naming(episode_ids):
         row = store.document(doc_id)
-        kept = [r for r in store.revisions(doc_id) if r.revision < first]
+        every = store.revisions(doc_id)
+        kept = [r for r in every if r.revision < first]
         last = kept[-1] if kept else None
         if row is None or last is None or (last.content is not None and _taken(store, doc_id, last.path)):
+            quoted += quoted_by(every)
             removed += store.erase([doc_id])
             continue
+        still = set(quoted_by(kept))
+        quoted += [needle for needle in quoted_by([r for r in every if r.revision >= first]) if needle not in still]
         removed += store.drop_revisions_from(doc_id, first)
         row.path, row.live, row.content, row.revision = last.path, last.content is not None, last.content, last.revision
         row.size, row.updated_at = 0 if last.content is None else len(last.content.encode()), last.recorded_at
         store.update(row)
         store.replace_chunks(row, [] if row.content is None else chunks(row.content))
     return removed
+
+
+MIN_QUOTED_LINE = 3
+"""A line this short ("}", "--") is in too many responses to say that one quotes it."""
+
+
+def quoted_by(revisions: Sequence[RevisionRow]) -> list[str]:
+    """What a stored response quoting ``revisions`` contains: a path (every response
+    about a document names it) or a line of the text (an edit's snippet names no path)."""
+    found = dict.fromkeys(revision.path for revision in revisions)
+    for revision in revisions:
+        for line in (revision.content or "").splitlines():
+            if len(line.strip()) >= MIN_QUOTED_LINE:
+                found[line.strip()] = None
+    return list(found)
 
 
 def _taken(store: DocumentStore, doc_id: int, path: str) -> bool:

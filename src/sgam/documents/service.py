@@ -22,6 +22,7 @@ from .._core.purpose import check_purpose
 from .._core.secret import Digests
 from .._core.time import parse_timestamp, to_micros
 from .._core.values import check_optional_name, check_tenant
+from ..lifecycle.erasure import redact_stored_responses
 from ..search.embedders import Embedder
 from ..store import AuditRow, Backend, DocumentRow, ReadAhead, Reader, RevisionRow, WriteTransaction
 from ._checks import (
@@ -39,6 +40,7 @@ from ._checks import (
     tool_error,
 )
 from ._model import Document, DocumentHit, Entry, Revision
+from .lifecycle import quoted_by
 from .paths import ROOT, ancestors, check_path, is_within
 from .text import check_content, chunks, edit_lines
 
@@ -416,6 +418,8 @@ class Documents:
     def erase(self, tenant: str, path: str) -> int:
         """Erase every document that ever had ``path`` (live or deleted): every revision,
         chunk and vector, as if never written; a content-free tombstone records it.
+        Stored idempotent responses quoting a revision's path or text are emptied, as
+        an episode's erasure empties those quoting it.
         Returns how many revisions were removed."""
         path = check_path(path)
 
@@ -424,7 +428,9 @@ class Documents:
             doc_ids = docs.ever_at(path)
             if not doc_ids:
                 raise not_found(path)
+            quoted = [revision for doc_id in doc_ids for revision in docs.revisions(doc_id)]
             removed = docs.erase(doc_ids)
+            redact_stored_responses(txn, quoted_by(quoted), self._now())
             target = self._digests.of(txn.tenant, "document", path)
             txn.record_audit(AuditRow(self._now(), "erase_document", "erase", target, removed,
                                       json.dumps({"revisions": removed})))

@@ -5,13 +5,16 @@ One view for every surface (CLI, HTTP, MCP, the inspector): every value a run st
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from .._core.errors import ValidationError
 from .._core.time import format_timestamp, from_micros, parse_timestamp
+from .._core.values import normalise_subject
 from ..boundary import to_json_data
 from ..ledger.actions import Action
+from ..lifecycle.erasure import names
 from ..memory.facade import Memory
 from ..store._sql.checkpoints import ThreadRow
 from .checkpoint import SgamSaver
@@ -70,7 +73,8 @@ class ThreadDetail:
     next: list[str]
     """The nodes the run goes on with (the nodes triggered at the newest checkpoint)."""
     values: dict[str, Any]
-    """The state at the newest checkpoint: its channels' values, as JSON data."""
+    """The state at the newest checkpoint: its channels' values, as JSON data (a channel
+    whose value names a subject with revoked consent left out, as its interrupts are)."""
 
 
 _TRIGGER = "branch:to:"
@@ -94,8 +98,13 @@ def list_threads(memory: Memory, tenant: str, limit: int = 100) -> list[ThreadSu
 
 
 def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) -> ThreadDetail:
+    """The thread's checkpoints newest first. An interrupt value naming a subject whose
+    consent is revoked (for every purpose or any one) is left out of ``waiting_for``, as
+    every read leaves out what it knows of the subject; ``pending_writes`` still says the
+    run waits."""
     saver = SgamSaver(memory, tenant=tenant)
     row, subjects = saver.thread(thread_id)
+    revoked = sorted({state.subject for state in memory.consents(tenant) if not state.granted})
     found = []
     head = None
     for item in saver.list({"configurable": {"thread_id": thread_id}}, limit=limit):
@@ -110,7 +119,7 @@ def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) ->
             item.metadata.get("step"), item.metadata.get("source"), _taken(item.checkpoint.get("ts")),
             [channel for _, channel, _ in writes],
             [to_json_data(value) for _, channel, written in writes if channel == "__interrupt__"
-             for value in _interrupt_values(written)],
+             for value in _interrupt_values(written) if not _names_any(value, revoked)],
         ))
     actions = [_action(action) for action in memory.actions(tenant, thread_id=thread_id, limit=limit)]
     if head is None:
@@ -121,7 +130,7 @@ def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) ->
     waiting = any(channel == "__interrupt__" for _, channel, _ in head.pending_writes or [])
     status = "waiting" if waiting else "stopped" if after else "finished"
     values = {name: to_json_data(value) for name, value in channels.items()
-              if not name.startswith(("__", _TRIGGER))}
+              if not name.startswith(("__", _TRIGGER)) and not _names_any(value, revoked)}
     return ThreadDetail(_summary(row), subjects, found, actions, status, after, values)
 
 
@@ -140,6 +149,16 @@ def _taken(ts: Any) -> str | None:
         return format_timestamp(parse_timestamp(ts, "ts"))
     except ValidationError:
         return None
+
+
+def _names_any(value: Any, subjects: list[str]) -> bool:
+    """Whether ``value``, as JSON (escapes decoded), names any of ``subjects``; a subject
+    id is case-folded, so the text is read folded too."""
+    if not subjects:
+        return False
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    folded = normalise_subject(text)
+    return any(names(text, subject) or subject in folded for subject in subjects)
 
 
 def _action(action: Action) -> ThreadAction:

@@ -149,7 +149,7 @@ class WriteService:
         subject its value names."""
         if not allowed(txn.consents(op.subject), op.purpose):
             raise refuse(op.subject, op.purpose, f"{op.field_prefix}subject")
-        if op.kind is OpKind.WRITE and isinstance(op.value, str):
+        if op.kind is not OpKind.RETRACT and isinstance(op.value, str):  # a correction writes a value too
             declared = txn.attribute_schema(op.attribute)
             if declared is not None and declared.value_type is ValueType.SUBJECT:
                 target = check_subject(op.value, f"{op.field_prefix}value")

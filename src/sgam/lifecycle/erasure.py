@@ -14,18 +14,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .._core.conversions import TypeConversion
 from .._core.errors import NotFoundError
-from .._core.purpose import MEMBER, outlasting_erasure, split_attribute
-from .._core.rules import KeyTimeline
+from .._core.purpose import MEMBER, ConsentRow, outlasting_erasure, split_attribute
+from .._core.rules import KeyTimeline, Operation
 from .._core.values import canonical_json, load_value, normalise_subject
 from ..ledger.aliases import forget_names, in_families
 from ..ledger.backfill import forget_cursors
 from ..ledger.derivation import rederive as rederive_scope
 from ..ledger.derivation import renamed_family
 from ..ledger.relations import value_comparison
-from ..store import ACTING_FOR, AuditRow, WriteTransaction
+from ..store import ACTING_FOR, AuditRow, ChangeRow, WriteTransaction
 from .participants import Reach
 
 
@@ -43,6 +44,9 @@ class Erased:
     """Document revisions expired or erased with the episode they name."""
     threads: int = 0
     """Checkpoint threads erased whole (by name, or as threads about an erased subject)."""
+    quoted: list[str] = field(default_factory=list)
+    """What a stored response may quote of what a participant removed (a document's path
+    or text): the erasure empties the responses naming it."""
 
     def add(self, other: Erased) -> None:
         self.operations += other.operations
@@ -52,6 +56,7 @@ class Erased:
         self.items += other.items
         self.documents += other.documents
         self.threads += other.threads
+        self.quoted += other.quoted
 
     @property
     def anything(self) -> bool:
@@ -88,14 +93,21 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     the erased names had never been recorded."""
     txn.lock_lifecycle()
     statements = txn.consents(subject)
-    kept = outlasting_erasure(statements)
+    latest = {row.purpose: row for row in sorted(statements, key=lambda row: row.seq)}  # across its names
+    kept = outlasting_erasure(latest.values())
     txn.delete_consents([row for row in statements if row not in kept])
     erased = Erased()
     names, rest = forget_names(txn, subject)
+    _file_under_every_name(txn, kept, names)
     stored_ids = [stored for name in names for _, stored in txn.subject_collisions(name)]
     every_name = list(dict.fromkeys([*names, *stored_ids]))
+    mapped = _mapped_attributes(txn)
+    values: dict[str, set[str]] = {}
     for name in every_name:
         keys = txn.keys_of_subject(name)
+        for key in keys if mapped else ():
+            if (base := split_attribute(key[1])[0]) in mapped:
+                values.setdefault(base, set()).update(op.value for op in txn.operations(*key) if op.value)
         erased.operations += txn.delete_operations_of_subject(name)
         txn.delete_held_of_subject(name)
         for key_subject, attribute in keys:
@@ -112,16 +124,25 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
     if rest:  # names once joined to these: their keys as if the erased names had never been
         rederive_scope(txn, subjects=rest)
     for name in names:
-        erased.add(_forget_relations_naming(txn, name, reach))
+        erased.add(_forget_relations_naming(txn, name, reach, values))
         txn.delete_names_of_subject(name)
+    forget_map_pairs(txn, values)
     redact_stored_responses(txn, names, now)
-    checkpoints = txn.checkpoints()
-    threads = list(dict.fromkeys(thread for name in names for thread in checkpoints.threads_naming(name)))
-    for thread_id in threads:
-        checkpoints.delete_thread(thread_id)
-    erased.threads = len(threads)
     audit(txn, now, "forget_subject", call, reach.digests.of(txn.tenant, "subject", subject), erased)
     return erased
+
+
+def _file_under_every_name(txn: WriteTransaction, kept: list[ConsentRow], names: list[str]) -> None:
+    """The kept statements, stated under any name of the subject, filed under every one
+    of them: the alias steps that made a statement about ``bob`` one about ``robert`` go
+    with the erasure, and what covered the subject through any name must still block it
+    by each. Put again in their order, so each name decides every use as all did."""
+    if len(names) < 2 or not kept:
+        return
+    txn.delete_consents(kept)
+    for row in sorted(kept, key=lambda row: row.seq):
+        for name in names:
+            txn.put_consent(name, row.purpose, row.granted, row.changed_at)
 
 
 def forget_thread(
@@ -135,17 +156,29 @@ def forget_thread(
     return erased
 
 
-def _forget_relations_naming(txn: WriteTransaction, subject: str, reach: Reach) -> Erased:
+def _forget_relations_naming(
+    txn: WriteTransaction, subject: str, reach: Reach, values: dict[str, set[str]],
+) -> Erased:
     """Every write of a relation whose value names ``subject`` (and every operation of a
-    set member that is ``subject``), erased, and each touched key re-derived."""
+    set member that is ``subject``), erased, and each touched key re-derived. A value
+    recorded before a retype names the subject when the retype converts it to the
+    subject (a ``map`` pair ``"Bobby"`` → ``"bob"``); its stored text goes to ``values``,
+    whose map pairs the erasure then drops."""
     value = canonical_json(subject)
     keys: set[tuple[str, str]] = set()
     doomed: list[int] = []
+    changes = txn.ledger_changes()
     for attribute in txn.relation_attributes():
+        steps = _retypes(changes, attribute)
         for key in txn.keys_naming(attribute, value):
             keys.add(key)
             member = MEMBER in key[1]
-            doomed += [op.seq for op in txn.operations(*key) if member or _names(op.value, subject)]
+            for op in txn.operations(*key):
+                if member or _names(op.value, subject) or (
+                        op.value is not None and _converted(op, steps) == value):
+                    doomed.append(op.seq)
+                    if op.value is not None:
+                        values.setdefault(attribute, set()).add(op.value)
     if not doomed:
         return Erased()
     removed = txn.delete_operations(sorted(doomed))
@@ -160,6 +193,24 @@ def _names(stored: str | None, subject: str) -> bool:
         return False
     text = load_value(stored)
     return isinstance(text, str) and normalise_subject(text) == subject
+
+
+def _retypes(changes: list[ChangeRow], attribute: str) -> list[tuple[int, TypeConversion]]:
+    """The retypes to a value type of ``attribute`` under any of its names, in order,
+    each with the last operation it converts."""
+    family = renamed_family(changes, [attribute])
+    return [(change.after_seq, TypeConversion.of(detail)) for change in changes
+            if change.kind == "retype" and change.attribute in family
+            and "type" in (detail := json.loads(change.detail))]
+
+
+def _converted(op: Operation, steps: list[tuple[int, TypeConversion]]) -> str | None:
+    """``op``'s value as the retypes recorded after it convert it (None: set aside)."""
+    current = op.value
+    for after_seq, conversion in steps:
+        if current is not None and op.seq <= after_seq:
+            current = conversion(op, current)
+    return current
 
 
 def forget_episode(
@@ -181,13 +232,14 @@ def forget_episode(
     }
     removed = sum(txn.delete_operations_of_source(doomed_id) for doomed_id in doomed)
     rederive(txn, keys, erased_values, reach)
+    forget_map_pairs(txn, by_attribute(erased_values))
     erased = Erased(operations=removed, keys=len(keys))
     for kept in reach.gather(lambda participant: participant.episodes_erased(txn, doomed)):
         erased.add(kept)
     for doomed_id in doomed:
         erased.episodes += txn.delete_episode(doomed_id)
     txn.add_tombstones([reach.digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
-    redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys})], now)
+    redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys}), *erased.quoted], now)
     audit(txn, now, action, call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
 
@@ -202,6 +254,7 @@ def erase_operations(
     erased_values = {key: {op.value for op in txn.operations(*key) if op.seq in seqs and op.value} for key in keys}
     removed = txn.delete_operations(sorted(seqs))
     rederive(txn, keys, erased_values, reach)
+    forget_map_pairs(txn, by_attribute(erased_values))
     redact_stored_responses(txn, sorted({subject for subject, _ in keys}), now)
     erased = Erased(operations=removed, keys=len(keys))
     audit(txn, now, "expire_writes", call, None, erased)
@@ -218,6 +271,49 @@ def drop_text(txn: WriteTransaction, episode_id: str, now: int, reach: Reach, ca
     redact_stored_responses(txn, readable, now)
     audit(txn, now, "expire_text", call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
+
+
+def _mapped_attributes(txn: WriteTransaction) -> set[str]:
+    """Every name of an attribute a retype with a ``map`` reached (renames joined)."""
+    changes = txn.ledger_changes()
+    mapped = [c.attribute for c in changes if c.kind == "retype" and json.loads(c.detail).get("map")]
+    return renamed_family(changes, mapped) if mapped else set()
+
+
+def by_attribute(values: dict[tuple[str, str], set[str]]) -> dict[str, set[str]]:
+    """Erased values of keys, gathered by the attribute they are values of."""
+    gathered: dict[str, set[str]] = {}
+    for (_, attribute), erased in values.items():
+        gathered.setdefault(split_attribute(attribute)[0], set()).update(erased)
+    return gathered
+
+
+def forget_map_pairs(txn: WriteTransaction, erased: dict[str, set[str]]) -> None:
+    """A retype's ``map`` is kept in the schema history (and its backfill's conversion)
+    and may quote personal data: drop the pairs converting an erased value that no
+    operation of the attribute (under any of its names) holds any more. A pair still
+    converting a kept value stays, since derivation needs it."""
+    if not any(erased.values()):
+        return
+    changes = txn.ledger_changes()
+    conversions = {row.seq: row.conversion for row in txn.backfills()}
+    for change in changes:
+        detail = json.loads(change.detail)
+        pairs = detail.get("map") if change.kind == "retype" else None
+        if not pairs:
+            continue
+        family = sorted(renamed_family(changes, [change.attribute]))
+        doomed = {old for old, _ in pairs} & set().union(*(erased.get(name, set()) for name in family))
+        if not doomed:
+            continue
+        doomed -= {op.value for op in txn.operations_of_attributes(family) if op.value in doomed}
+        if not doomed:
+            continue
+        detail["map"] = [pair for pair in pairs if pair[0] not in doomed]
+        conversion = conversions.get(change.seq)
+        if conversion is not None:
+            conversion = json.dumps({**json.loads(conversion), "map": detail["map"]})
+        txn.rewrite_retype(change.seq, json.dumps(detail, sort_keys=True), conversion)
 
 
 def redact_stored_responses(txn: WriteTransaction, erased: Iterable[str], now: int) -> None:

@@ -56,6 +56,7 @@ from ..ledger.write import (
     validate_episode,
     validate_op,
 )
+from ..lifecycle.checkpoints import CheckpointThreads
 from ..lifecycle.erasure import Erased, forget_episode, forget_subject
 from ..lifecycle.participants import Participant
 from ..search import SearchService, embedder_from_env
@@ -106,7 +107,7 @@ def _delegate(part: str, method: Callable[Concatenate[Part, P], R]) -> Callable[
     return call
 
 
-PARTICIPANTS: tuple[Participant, ...] = (StoreItems(), DocumentRevisions(), ExtractionRecords())
+PARTICIPANTS: tuple[Participant, ...] = (StoreItems(), DocumentRevisions(), ExtractionRecords(), CheckpointThreads())
 """The features whose data erasure and expiry reach (``sgam.lifecycle.participants``):
 store items past their deadline, document revisions built on an episode, extraction
 records quoting one."""
@@ -567,15 +568,19 @@ class Memory:
 
     def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
         """The full bitemporal record of a key's timeline: every version ever visible. Of
-        a set (cardinality many): every version of every member, member by member."""
+        a set (cardinality many): every version of every member, member by member. A
+        relation's versions naming a subject whose consent is revoked are left out, as
+        every read leaves them out."""
 
         def read(reader: Reader, s: str, a: str) -> list[Version]:
             meant = reader.resolve_subject(s)
             declared = reader.declared(split_attribute(a)[0])
             if declared is not None and declared.cardinality is Cardinality.MANY:
                 members = reader.member_keys(meant, f"{a}{MEMBER}")
-                return [v for member in members for v in reader.versions(meant, member)]
-            return reader.versions(meant, a)
+                found = [v for member in members for v in reader.versions(meant, member)]
+            else:
+                found = reader.versions(meant, a)
+            return visible_versions(reader, found, check_purpose(purpose))
 
         return self._timeline(tenant, subject, attribute, purpose, "versions", read)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from .._core.errors import NotFoundError, ValidationError
 from .._core.model import Backfill, Quarantined, SchemaChange
+from .._core.purpose import ConsentBook, split_attribute
 from .._core.schema import AttributeSchema, ValueType, parse_value_type
 from .._core.time import from_micros
 from .._core.values import check_name, check_optional_name, check_tenant, load_value
@@ -121,11 +122,14 @@ class SchemaCalls:
 
     def quarantined(self, tenant: str, attribute: str | None = None) -> list[Quarantined]:
         """The values retypes set aside (of ``attribute``, or of every attribute), each
-        with the reason."""
+        with the reason; those of a subject whose consent is revoked (for the timeline's
+        purpose) are left out, as every read leaves out what it knows of the subject."""
         check_tenant(tenant)
         name = check_optional_name(attribute, "attribute")
         with self.ledger.read(tenant, "quarantined") as reader:
             rows = reader.quarantined(None if name is None else reader.resolve_attribute(name))
+            book = ConsentBook(reader.consents_among([r.subject for r in rows]))
+            rows = [r for r in rows if book.allows(r.subject, split_attribute(r.attribute)[1])]
             reasons = {row.seq: row.reason for row in reader.converted_values([r.seq for r in rows]) if row.reason}
             declared = {r.attribute: reader.declared(r.attribute) for r in rows}
         return [Quarantined(tenant, r.subject, r.attribute, load_value(r.value), from_micros(r.since), r.seq,

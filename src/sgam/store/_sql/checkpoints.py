@@ -391,6 +391,46 @@ class CheckpointRecords(Scoped):
             "WHERE tenant = ? AND thread_id = ?", (target, self.tenant, source))
 
 
+    # erasure ------------------------------------------------------------------------
+
+    def holding(self, needles: Sequence[bytes]) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+        """Where the bytes of any of ``needles`` are kept: (thread, namespace, oldest
+        checkpoint id) of each namespace with a checkpoint (state or metadata) holding
+        them, and (thread, namespace, checkpoint id) of each checkpoint with a pending
+        write holding them."""
+        if not needles:
+            return [], []
+        state = " OR ".join(self._db.holds_bytes.format(column) for column in ("body", "metadata") for _ in needles)
+        first = self._db.rows(
+            f"SELECT thread_id, checkpoint_ns, min(checkpoint_id) FROM saver_checkpoints WHERE tenant = ? "
+            f"AND ({state}) GROUP BY thread_id, checkpoint_ns ORDER BY thread_id, checkpoint_ns",
+            (self.tenant, *needles, *needles))
+        written = " OR ".join(self._db.holds_bytes.format("body") for _ in needles)
+        writes = self._db.rows(
+            f"SELECT DISTINCT thread_id, checkpoint_ns, checkpoint_id FROM saver_writes WHERE tenant = ? "
+            f"AND ({written}) ORDER BY thread_id, checkpoint_ns, checkpoint_id", (self.tenant, *needles))
+        return ([(str(r[0]), str(r[1]), str(r[2])) for r in first],
+                [(str(r[0]), str(r[1]), str(r[2])) for r in writes])
+
+    def delete_from(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> int:
+        """The namespace's checkpoints from ``checkpoint_id`` on (ids grow with time) and
+        their pending writes; how many checkpoints went."""
+        scope = (self.tenant, thread_id, checkpoint_ns, checkpoint_id)
+        self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+                     "AND checkpoint_id >= ?", scope)
+        return self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? "
+                              "AND checkpoint_ns = ? AND checkpoint_id >= ?", scope)
+
+    def delete_pending_writes(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> None:
+        """Every pending write made on top of that checkpoint: its tasks run again."""
+        self._db.run("DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND checkpoint_ns = ? "
+                     "AND checkpoint_id = ?", (self.tenant, thread_id, checkpoint_ns, checkpoint_id))
+
+    def has_checkpoints(self, thread_id: str) -> bool:
+        return self._db.row("SELECT 1 FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? LIMIT 1",
+                            (self.tenant, thread_id)) is not None
+
+
 class CheckpointAccess(Scoped):
     """Checkpoint memory over the same session: a read or a write unit of work hands out
     its checkpoints as one capability instead of carrying every statement itself."""

@@ -28,6 +28,9 @@ class Session(Protocol):
 
     find: str
     """The SQL function giving a substring's 1-based position (0 if absent)."""
+    holds_bytes: str
+    """A condition (``{}``: a binary column; one parameter, the bytes) that the column
+    contains those bytes."""
     char: str
     """The SQL function turning a code point into a one-character string."""
     true: str

@@ -303,6 +303,14 @@ class SubjectWrites(SubjectReads):
     def delete_attribute_schema(self, attribute: str) -> None:
         self._db.run("DELETE FROM attribute_schemas WHERE tenant = ? AND attribute = ?", (self.tenant, attribute))
 
+    def rewrite_retype(self, seq: int, detail: str, conversion: str | None) -> None:
+        """Erasure: the step's detail with pairs of its map gone, and the conversion its
+        backfill keeps (when it keeps one) likewise."""
+        self._db.run("UPDATE ledger_changes SET detail = ? WHERE tenant = ? AND seq = ?", (detail, self.tenant, seq))
+        if conversion is not None:
+            self._db.run("UPDATE backfills SET conversion = ? WHERE tenant = ? AND seq = ?",
+                         (conversion, self.tenant, seq))
+
     def add_backfill(self, row: BackfillRow) -> None:
         self._db.run(f"INSERT INTO backfills (tenant, {BACKFILL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      (self.tenant, row.seq, row.attributes, row.after_subject, row.subjects_done,

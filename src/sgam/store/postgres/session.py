@@ -59,6 +59,7 @@ class PostgresSession:
     __slots__ = ("ahead", "cur")
 
     find = "strpos"
+    holds_bytes = "position(? in {}) > 0"
     char = "chr"
     true = "TRUE"
     bytewise = ' COLLATE "C"'

@@ -18,6 +18,7 @@ class SQLiteSession:
     __slots__ = ("_conn",)
 
     find = "instr"
+    holds_bytes = "instr({}, ?) > 0"
     char = "char"
     true = "1"
     bytewise = ""
