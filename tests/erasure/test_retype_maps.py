@@ -33,19 +33,19 @@ def _retyped(memory: Memory) -> None:
 def test_forgetting_a_subject_drops_the_map_pairs_of_its_values(memory: Memory, clock: ManualClock) -> None:
     _retyped(memory)
     memory.forget_subject("t", "mira")
-    assert _maps(memory) == [[["\"a thousand\"", "1000"]]]
+    assert _maps(memory) == [[["a thousand", 1000]]]
     memory.purge_residue()
     assert not memory.residue("t", SECRET).found, memory.residue("t", SECRET).places
     assert memory.get("t", "ola", "budget").value == 1000  # type: ignore[union-attr]
     memory.forget_subject("t", "ola")  # kim still holds "a thousand": the pair stays
-    assert _maps(memory) == [[["\"a thousand\"", "1000"]]]
+    assert _maps(memory) == [[["a thousand", 1000]]]
     assert memory.get("t", "kim", "budget").value == 1000  # type: ignore[union-attr]
 
 
 def test_forgetting_an_episode_drops_the_map_pairs_of_its_values(memory: Memory, clock: ManualClock) -> None:
     _retyped(memory)
     memory.forget_episode("t", "e1")
-    assert _maps(memory) == [[["\"a thousand\"", "1000"]]]
+    assert _maps(memory) == [[["a thousand", 1000]]]
     memory.purge_residue()
     assert not memory.residue("t", SECRET).found, memory.residue("t", SECRET).places
     memory.forget_episode("t", "e2")
