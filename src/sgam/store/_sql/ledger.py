@@ -479,6 +479,10 @@ class LedgerWrites(LedgerReads):
     if TYPE_CHECKING:  # each backend inserts versions its own way (executemany, unnest)
         def insert_versions(self, versions: list[Version]) -> None: ...
 
+    def hold_schema(self) -> None:
+        """Nothing to wait for where a write transaction holds the whole database (SQLite's
+        ``BEGIN IMMEDIATE``): no other unit of work runs beside it."""
+
     def insert_episodes(self, rows: Sequence[EpisodeRow]) -> None:
         moment = self._db.moment
         self._db.run_many(

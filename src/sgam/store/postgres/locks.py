@@ -29,6 +29,18 @@ class LockOrderError(Exception):
         self.keys = keys
 
 
+SCHEMA_SHARED = "SELECT pg_advisory_xact_lock_shared(%s)"
+SCHEMA_EXCLUSIVE = "SELECT pg_advisory_xact_lock(%s)"
+"""A tenant's schema lock (``schema_lock_key``): a unit of work takes it shared before it
+first reads the schema (or appends an operation), a schema step exclusively before it
+reads anything. READ COMMITTED then gives a writer that waited the step's schema."""
+
+
+def schema_lock_key(tenant: str) -> int:
+    """The tenant's schema lock (U+0000 starts no subject, so this lock is no subject's)."""
+    return lock_key(tenant, "\x00schema")
+
+
 _WAIT = "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k"
 _TRY = "SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(%s::bigint[]) AS k"
 
