@@ -2,7 +2,7 @@
 
 A backend that pays a round trip per statement sends the statement answering a request
 ahead, in the same pipeline as what it sends next (PostgreSQL: a read's statements, a
-one-fact write's lookups in ``sgam_write_lookups``); a backend whose statements are
+one-fact write's lookups); a backend whose statements are
 function calls into the same process answers each question with its own statement when
 it is asked. Either way the answers are the ones the portable reads give: a request only
 says what is coming, never how it is stored, and a read asked with other arguments than

@@ -41,8 +41,8 @@ def schema_lock_key(tenant: str) -> int:
     return lock_key(tenant, "\x00schema")
 
 
-_WAIT = "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k"
-_TRY = "SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(%s::bigint[]) AS k"
+WAIT = "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k"
+TRY = "SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(%s::bigint[]) AS k"
 
 
 class SubjectLocks:
@@ -60,9 +60,9 @@ class SubjectLocks:
         """Take ``keys`` in ascending order in one statement: waiting for each, or only
         trying (then False if any is held elsewhere; those taken stay until rollback)."""
         if wait:
-            self._cursor().execute(_WAIT, (keys,))
+            self._cursor().execute(WAIT, (keys,))
         else:
-            row = self._cursor().execute(_TRY, (keys,)).fetchone()
+            row = self._cursor().execute(TRY, (keys,)).fetchone()
             if not row or not row[0]:
                 return False
         self.held.update(keys)

@@ -268,15 +268,15 @@ class PostgresWrite(
         source = None if request.source in self._episodes else request.source
         lookups = Lookups(self.tenant, request, source, self._locks.claim(request.subject), not self._locks.held,
                           self._version is None, request.subject not in self._consents)
-        self._pipe.defer(lambda cur, now: self._send_lookups(lookups, cur, now))
+        self._pipe.defer(lambda now: self._send_lookups(lookups, now))
 
-    def _send_lookups(self, lookups: Lookups, cur: Cursor, now: int | None) -> None:
-        """Send the lookups (with the probe at ``now`` if given) on ``cur``, a cursor of
-        their own; ``_receive`` takes the answer in."""
-        lookups.send(cur, now)
+    def _send_lookups(self, lookups: Lookups, now: int | None) -> None:
+        """Send the lookups (with the probe at ``now`` if given), each on a cursor of its
+        own; ``_receive`` takes the answers in."""
+        sent = lookups.send(self._pipe.fresh, now)
 
         def receive() -> bool | None:
-            found = lookups.receive(cur)
+            found = lookups.receive(sent)
             if found.refused:
                 raise self._locks.refused(lookups.locks)
             self._locks.taken(lookups.locks)

@@ -75,12 +75,11 @@ READ_FUNCTIONS = (
 checkpoint with its pending writes (module v26); an API key's row (module v30)."""
 
 WRITE_FUNCTIONS = (
-    "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
     "sgam_put_checkpoint(text, text, text, text, text, text, text, bytea, text, bytea, timestamptz, text, text[])",
     "sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])",
 )
-"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (the baseline);
-a checkpoint put, and a task's pending writes, each in one statement with its tenant (module v26)."""
+"""Run as the caller: a checkpoint put, and a task's pending writes, each in one statement
+with its tenant (module v26)."""
 
 MIGRATIONS = Migrations(
     baseline.VERSION,
