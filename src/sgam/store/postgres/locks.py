@@ -32,8 +32,9 @@ class LockOrderError(Exception):
 SCHEMA_SHARED = "SELECT pg_advisory_xact_lock_shared(%s)"
 SCHEMA_EXCLUSIVE = "SELECT pg_advisory_xact_lock(%s)"
 """A tenant's schema lock (``schema_lock_key``): a unit of work takes it shared before it
-first reads the schema (or appends an operation), a schema step exclusively before it
-reads anything. READ COMMITTED then gives a writer that waited the step's schema."""
+first reads the schema, locks a subject or appends an operation (so always before any
+subject's lock), a schema step exclusively before it reads anything. READ COMMITTED then
+gives a writer that waited the step's schema."""
 
 
 def schema_lock_key(tenant: str) -> int:

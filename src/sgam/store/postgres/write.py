@@ -73,7 +73,8 @@ class PostgresWrite(
         self._consents: dict[str, list[ConsentRow]] = {}
         self._resolved: dict[str, str] = {}
         self._pending: Callable[[], bool | None] | None = None
-        if prelock:
+        if prelock:  # the schema's lock before any subject's, as every unit of work takes them
+            self._hold_schema_shared()
             self._locks.acquire(prelock, wait=True)
 
     def finish(self) -> None:
@@ -84,14 +85,16 @@ class PostgresWrite(
     # locking --------------------------------------------------------------------------
 
     def _lock(self, subjects: Iterable[str]) -> None:
-        """Hold the advisory locks of ``subjects`` (after what ``prefetch_one`` took)."""
+        """Hold the advisory locks of ``subjects`` (after what ``prefetch_one`` took), the
+        schema's first: every unit of work takes them in that order."""
         self._receive()
+        self._hold_schema_shared()
         self._locks.lock(subjects)
 
     def _hold_schema_shared(self) -> None:
-        """Before the unit of work first reads the schema or appends an operation: a step
-        changing the schema waits for it to end, or it waits for the step (``locks.py``).
-        Sent in the pipeline, it costs no round trip."""
+        """Before the unit of work first reads the schema, locks a subject or appends an
+        operation: a step changing the schema waits for it to end, or it waits for the step
+        (``locks.py``). Sent in the pipeline, it costs no round trip."""
         if not self._schema_held:
             self._schema_held = True
             self._pipe.cursor().execute(SCHEMA_SHARED, (schema_lock_key(self.tenant),))
