@@ -28,7 +28,7 @@ from ..lifecycle.erasure import Erased
 from ..lifecycle.expiry import settle
 from ..lifecycle.participants import Participant, Reach
 from ..search import SearchService
-from ..store import Backend, ReadAhead, Reader, WriteTransaction
+from ..store import Backend, ReadAhead, Reader, UnfinishedBackfills, WriteTransaction
 from .dual_read import DualReader
 from .records import to_assertion, to_episode
 from .write import Applied, PendingOp, WriteService
@@ -141,8 +141,7 @@ class _SettledRead(AbstractContextManager[Reader]):
         scope = ledger.backend.read(tenant)
         reader = scope.__enter__()
         try:
-            if self._ahead:
-                reader.prefetch(self._ahead)
+            reader.prefetch(self._named())
             due = reader.lifecycle_due(now)
         except BaseException as exc:
             scope.__exit__(type(exc), exc, exc.__traceback__)
@@ -152,14 +151,18 @@ class _SettledRead(AbstractContextManager[Reader]):
             ledger.run_write(tenant, lambda txn: None, self._call)
             scope = ledger.backend.read(tenant)
             reader = scope.__enter__()
-            if self._ahead:  # after a settling write, what was named goes with the next wait
-                reader.prefetch(self._ahead)
+            reader.prefetch(self._named())  # after a settling write: with the next wait
         self._scope = scope
         try:
             return DualReader.around(reader)
         except BaseException as exc:
             scope.__exit__(type(exc), exc, exc.__traceback__)
             raise
+
+    def _named(self) -> list[ReadAhead]:
+        """What the scope will read first: the caller's reads, and the unfinished backfills
+        ``DualReader`` asks for (so a backend answers them in the read's first wait)."""
+        return [*self._ahead, UnfinishedBackfills()]
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

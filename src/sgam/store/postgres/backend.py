@@ -40,7 +40,7 @@ from ..._core.values import check_tenant
 from .._access import ApiKeyRow, KeyToCheck
 from .._acting import mark_acted
 from .._protocol import JobRow, ResidueScan
-from .._requests import ReadAhead, UnfinishedBackfills
+from .._requests import ReadAhead
 from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
@@ -166,13 +166,6 @@ class PostgresReader(
                 self._planned.append((request, *found))
         if self._started is not None:
             self._send_planned()
-
-    def lifecycle_due(self, now: int) -> bool:
-        """The read's first wait: the probe, with the unfinished backfills every read asks
-        for (``DualReader``) and what was planned, in the read's one snapshot."""
-        if self._started is None:
-            self.prefetch([UnfinishedBackfills()])
-        return super().lifecycle_due(now)
 
     def api_key(self, key_id: str) -> ApiKeyRow | None:
         """In a read of one statement: one call that sets the tenant itself (module v30),
