@@ -39,14 +39,11 @@ ROUND = 100
 def one_statement_at_a_time() -> Iterator[None]:
     """Reads as they were before a read's statements travelled with its deadline probe."""
     sent_ahead = PostgresReader.prefetch
-    plan_point = PostgresReader.plan_point
     PostgresReader.prefetch = lambda self, calls: None  # type: ignore[method-assign,assignment]
-    PostgresReader.plan_point = lambda self, request: None  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:
         PostgresReader.prefetch = sent_ahead  # type: ignore[method-assign]
-        PostgresReader.plan_point = plan_point  # type: ignore[method-assign]
 
 
 def load(memory: Memory, facts: int) -> list[tuple[str, str]]:

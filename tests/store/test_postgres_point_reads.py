@@ -1,6 +1,7 @@
-"""A PostgreSQL point read is one statement (``sgam_point_reads``, migration 17): it must
-answer as the read it replaces, find the deadlines the probe finds, keep row-level
-security as it was, and leave the pooled connection without a tenant."""
+"""A PostgreSQL point read is plain statements in one snapshot: the deadline probe and
+what the read names ahead (consents, names, versions) travel in one round trip, in one
+REPEATABLE READ transaction, and answer as the same reads asked one by one. No server
+function answers a read ahead; row-level security binds it as any statement."""
 
 from __future__ import annotations
 
@@ -15,25 +16,13 @@ from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import Memory
 from sgam.langgraph import SgamStore
-from sgam.store import PointRead
+from sgam.store import Holding, UnfinishedBackfills
 from sgam.store._sql import lifecycle
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.backend import PostgresReader
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 DAY = timedelta(days=1)
-
-
-RELATION_CHECK = ("BEGIN ISOLATION LEVEL REPEATABLE READ", "SELECT set_config('sgam.tenant'",
-                  "FROM attribute_schemas WHERE tenant", "COMMIT")
-"""A string value may name a subject (a relation): the read then asks the attribute's
-declared type, in a pipeline of its own (a read's snapshot: BEGIN and COMMIT travel with
-its statements). Not folded into ``sgam_point_reads`` yet."""
-
-
-def point_reads(sent: list[str]) -> list[str]:
-    """``sent`` without the statements of the relation check."""
-    return [s for s in sent if not any(part in s for part in RELATION_CHECK)]
 
 
 @contextmanager
@@ -54,14 +43,46 @@ def statements() -> Iterator[list[str]]:
 
 
 @contextmanager
+def waits() -> Iterator[list[list[str]]]:
+    """The statements sent before each wait for rows, a list per wait: in pipeline mode a
+    fetch after statements were sent is one round trip for all of them (a fetch right
+    after another brings rows that came back already)."""
+    rounds: list[list[str]] = []
+    sending: list[str] = []
+    execute, fetchone, fetchall = psycopg.Cursor.execute, psycopg.Cursor.fetchone, psycopg.Cursor.fetchall
+
+    def counted(self: psycopg.Cursor[Any], query: Any, params: Any = None, **kwargs: Any) -> Any:
+        sending.append(str(query))
+        return execute(self, query, params, **kwargs)
+
+    def waited(fetch: Callable[..., Any]) -> Callable[..., Any]:
+        def fetched(self: psycopg.Cursor[Any], *args: Any) -> Any:
+            if sending:
+                rounds.append(sending[:])
+                sending.clear()
+            return fetch(self, *args)
+        return fetched
+
+    psycopg.Cursor.execute = counted  # type: ignore[method-assign]
+    psycopg.Cursor.fetchone = waited(fetchone)  # type: ignore[method-assign]
+    psycopg.Cursor.fetchall = waited(fetchall)  # type: ignore[method-assign]
+    try:
+        yield rounds
+    finally:
+        psycopg.Cursor.execute = execute  # type: ignore[method-assign]
+        psycopg.Cursor.fetchone = fetchone  # type: ignore[method-assign]
+        psycopg.Cursor.fetchall = fetchall  # type: ignore[method-assign]
+
+
+@contextmanager
 def one_statement_at_a_time() -> Iterator[None]:
-    """Reads without the point function: the tenant, the probe, then each statement."""
-    plan_point = PostgresReader.plan_point
-    PostgresReader.plan_point = lambda self, request: None  # type: ignore[method-assign,assignment]
+    """Reads that name nothing ahead: each asks its own statement when it is made."""
+    prefetch = PostgresReader.prefetch
+    PostgresReader.prefetch = lambda self, requests: None  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:
-        PostgresReader.plan_point = plan_point  # type: ignore[method-assign]
+        PostgresReader.prefetch = prefetch  # type: ignore[method-assign]
 
 
 def _timeline(memory: Memory) -> None:
@@ -72,7 +93,7 @@ def _timeline(memory: Memory) -> None:
     memory.write("acme", "ann", "style", "short", datetime(2026, 2, 1, tzinfo=UTC), "e1", purpose="slides")
 
 
-def test_a_point_read_is_one_statement_and_answers_as_before(postgres: PostgresUrls) -> None:
+def test_a_point_read_is_one_wait_and_answers_as_the_reads_one_by_one(postgres: PostgresUrls) -> None:
     clock = ManualClock(datetime(2026, 6, 1, tzinfo=UTC))
     with Memory(postgres.app, clock=clock) as memory:
         _timeline(memory)
@@ -81,6 +102,7 @@ def test_a_point_read_is_one_statement_and_answers_as_before(postgres: PostgresU
         memory.write("acme", "ann", "city", "Quito", datetime(2026, 4, 1, tzinfo=UTC), "e1")
         memory.consent("acme", "bob", False, purpose="slides")
         memory.write("acme", "bob", "style", "terse", T0, "e1")
+        memory.write("acme", "ann", "score", 7, T0, "e1")
         asks: list[Callable[[], object]] = []
         for subject in ("ann", "bob", "cid"):
             for attribute in ("city", "style", "none"):
@@ -92,8 +114,7 @@ def test_a_point_read_is_one_statement_and_answers_as_before(postgres: PostgresU
                                 "acme", s, a, at=at, known_at=k, purpose=p))
         with statements() as sent:
             answers = [ask() for ask in asks]
-        assert len(point_reads(sent)) == len(asks)
-        assert all("sgam_point_reads" in statement for statement in point_reads(sent))
+        assert not any("sgam_point_reads" in statement for statement in sent)
         with one_statement_at_a_time():
             assert [ask() for ask in asks] == answers
         found = {(a.subject, a.attribute, a.value) for a in answers if a is not None}
@@ -103,6 +124,10 @@ def test_a_point_read_is_one_statement_and_answers_as_before(postgres: PostgresU
         assert memory.get("acme", "bob", "style", purpose="slides") is None  # revoked for that purpose
         assert memory.get("acme", "ann", "city", at=datetime(2026, 4, 15, tzinfo=UTC),
                           known_at=known).value == "Rome"  # type: ignore[union-attr]
+        with waits() as rounds:  # a value that names no subject: nothing is asked after the first wait
+            assert memory.get("acme", "ann", "score").value == 7  # type: ignore[union-attr]
+        assert len(rounds) == 1, rounds
+        assert rounds[0][0] == "BEGIN ISOLATION LEVEL REPEATABLE READ" and "sgam_lifecycle_due" in rounds[0][-1]
 
 
 def test_a_point_read_settles_what_is_due_then_reads(postgres: PostgresUrls) -> None:
@@ -116,11 +141,36 @@ def test_a_point_read_settles_what_is_due_then_reads(postgres: PostgresUrls) -> 
         clock.set(datetime(2026, 7, 2, tzinfo=UTC))
         with statements() as sent:
             assert memory.get("acme", "ann", "city").value == "Oslo"  # type: ignore[union-attr]
-        assert "sgam_point_reads" in sent[0]  # found it due, then the expiry ran in a write
-        assert any("DELETE FROM operations" in statement for statement in sent)
+        assert any("DELETE FROM operations" in statement for statement in sent)  # found due, settled in a write
         with statements() as sent:
             assert memory.get("acme", "ann", "city").value == "Oslo"  # type: ignore[union-attr]
-        assert len(point_reads(sent)) == 1
+        assert not any("DELETE FROM operations" in statement for statement in sent)
+
+
+def test_every_read_of_a_point_read_comes_from_one_snapshot(postgres: PostgresUrls) -> None:
+    """What commits after the read's first wait is seen by none of its later reads, the
+    unfinished backfills included: one read, one snapshot."""
+    clock = ManualClock(datetime(2026, 6, 1, tzinfo=UTC))
+    with Memory(postgres.app, clock=clock) as memory:
+        memory.add_episode("acme", "e1", T0, "Ann's city")
+        memory.write("acme", "ann", "city", "Oslo", T0, "e1")
+        backend = memory.backend
+        assert isinstance(backend, PostgresBackend)
+        now = int(clock().timestamp() * 1_000_000)
+        with backend.read("acme") as reader:
+            reader.prefetch([Holding("ann", "city", now, None)])
+            assert reader.lifecycle_due(now) is False
+            memory.write("acme", "ann", "city", "Rome", datetime(2026, 3, 1, tzinfo=UTC), "e1")
+            memory.write("acme", "bob", "city", "Lima", T0, "e1")
+            memory.rename_attribute("acme", "city", "town", backfill=True, wait=False)
+            assert reader.get("ann", "city", now, None).value == '"Oslo"'  # type: ignore[union-attr]
+            assert reader.get("bob", "city", now, None) is None  # not asked ahead: still the read's snapshot
+            assert reader.unfinished_backfills() == []
+            assert reader.resolve_attribute("city") == "city"
+        with backend.read("acme") as reader:  # a read that starts now sees all three
+            reader.lifecycle_due(now)
+            assert len(reader.unfinished_backfills()) == 1 and reader.resolve_attribute("city") == "town"
+            assert reader.get("bob", "city", now, None) is not None
 
 
 def test_a_point_read_leaves_the_connection_without_a_tenant(postgres: PostgresUrls) -> None:
@@ -132,10 +182,10 @@ def test_a_point_read_leaves_the_connection_without_a_tenant(postgres: PostgresU
             row = conn.execute("SELECT current_setting('sgam.tenant', true)").fetchone()
             assert row is not None and row[0] in (None, "")
             assert conn.execute("SELECT count(*) FROM assertions").fetchone() == (0,)
-            owned = conn.execute(
-                "SELECT p.proname, p.prosecdef, pg_get_userbyid(p.proowner) = current_user FROM pg_proc p "
-                "WHERE p.proname IN ('sgam_point_reads', 'sgam_lifecycle_due') ORDER BY 1").fetchall()
-            assert owned == [("sgam_lifecycle_due", False, False), ("sgam_point_reads", False, False)]
+            found = conn.execute(
+                "SELECT p.proname FROM pg_proc p WHERE p.proname IN ('sgam_point_reads', 'sgam_keyed_point_reads', "
+                "'sgam_write_one', 'sgam_keyed_write_one')").fetchall()
+            assert found == []  # no server function answers a read or decides a write
             # the application role still reads only the tenant it names, and only as itself
             conn.execute("SELECT set_config('sgam.tenant', 'globex', false)")
             try:
@@ -145,12 +195,13 @@ def test_a_point_read_leaves_the_connection_without_a_tenant(postgres: PostgresU
 
 
 def _due_answers(backend: PostgresBackend, tenant: str, now: int) -> tuple[bool, bool, bool]:
-    """The portable probe's answer, the server function's in a read, and in a point read."""
+    """The portable probe's answer, the server function's in a read, and in a read that
+    named its backfills ahead."""
     with backend.read(tenant) as reader:
         portable = lifecycle.LifecycleReads.lifecycle_due(reader, now)
         function = reader.lifecycle_due(now)
     with backend.read(tenant) as reader:
-        reader.plan_point(PointRead("ann", "city", now, None, ("city",)))
+        reader.prefetch([UnfinishedBackfills(), Holding("ann", "city", now, None)])
         point = reader.lifecycle_due(now)
     return portable, function, point
 

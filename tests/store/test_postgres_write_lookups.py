@@ -1,7 +1,7 @@
-"""A PostgreSQL one-fact write that is not the common case (``sgam_write_one`` hands it
-back) is a unit of work that sends its lock, lookups and deadline probe as one statement
-(``sgam_write_lookups``, migration 18) and its operation with its version as another: the
-answers, the locks and the deadlines must be what they were."""
+"""A PostgreSQL one-fact write is a unit of work of the planner in one pipeline: its lock,
+lookups and deadline probe (plain statements, ``lookups.py``) come back in one round trip,
+and its operation with its version go as one statement with the commit: the answers, the
+locks and the deadlines must be what they were."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 from tests.conftest import ManualClock, PostgresUrls
-from tests.store.test_postgres_point_reads import statements
+from tests.store.test_postgres_point_reads import statements, waits
 from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import DeniedError, Memory
@@ -33,19 +33,19 @@ def test_a_one_fact_write_is_two_statements_and_writes_as_before(postgres: Postg
         memory.add_episode("acme", "e1", T0, "Ann's cities")
         memory.write("acme", "ann", "city", "Oslo", T0, "e1")
         clock.advance()
-        with statements() as sent:
+        with waits() as rounds:
             result = memory.write("acme", "ann", "city", "Rome", datetime(2026, 3, 1, tzinfo=UTC), "e1")
         assert result.assertion is not None and result.assertion.value == "Rome"
-        assert len(sent) == 1 and "sgam_write_one" in sent[0]  # the common case: one call
+        assert len(rounds) == 1 and "sgam_lifecycle_due" in " ".join(rounds[0]), rounds
+        assert not any("sgam_write" in s for s in rounds[0])  # plain statements: no server function decides
         clock.advance()
-        with statements() as sent:  # out of order: handed back to the planner
+        with waits() as rounds:  # out of order: the same one wait
             memory.write("acme", "ann", "city", "Lima", datetime(2026, 2, 1, tzinfo=UTC), "e1")
-        assert len(sent) == 3 and "sgam_write_one" in sent[0]
-        assert "sgam_write_lookups" in sent[1] and "WITH operation AS" in sent[2]
+        assert len(rounds) == 1, rounds
         clock.advance()
-        with statements() as sent:  # a correction never tries the one call
+        with statements() as sent:
             memory.correct("acme", "ann", "city", datetime(2026, 3, 1, tzinfo=UTC), "Bergen", "e1")
-        assert "sgam_write_lookups" in sent[0] and not any("sgam_write_one" in s for s in sent)
+        assert "WITH operation AS" in sent[-1] or any("INSERT INTO operations" in s for s in sent), sent
         assert [a.value for a in memory.history("acme", "ann", "city")] == ["Oslo", "Lima", "Bergen"]
         assert _operations(postgres, "ann") == 4
         memory.consent("acme", "bob", False)
@@ -63,7 +63,7 @@ def test_a_write_settles_due_deadlines_it_finds_with_its_lookups(postgres: Postg
         clock.set(datetime(2026, 6, 3, tzinfo=UTC))
         with statements() as sent:
             memory.write("acme", "ann", "home", "Rome", datetime(2026, 2, 1, tzinfo=UTC), "e1")
-        assert "sgam_write_one" in sent[0] and "sgam_write_lookups" in sent[1]  # found due: handed back
+        assert "sgam_lifecycle_due" in " ".join(sent[:8])  # found due with the lookups
         assert any("DELETE FROM operations" in s for s in sent)
         assert _operations(postgres, "ann", "city") == 0  # the write settled it, before any read
         assert memory.get("acme", "ann", "home").value == "Rome"  # type: ignore[union-attr]

@@ -19,10 +19,12 @@ from sgam import Memory
 from sgam._core.purpose import members_prefix
 from sgam._core.time import to_micros
 from sgam.store import (
+    AttributeMeaning,
     AttributeSchemas,
     Consents,
     Declared,
     EmbedderState,
+    Holding,
     KeywordChunks,
     KeywordEpisodes,
     KeywordQuery,
@@ -32,6 +34,8 @@ from sgam.store import (
     Reader,
     RevokingConsents,
     SearchFilter,
+    SubjectMeaning,
+    UnfinishedBackfills,
     VectorTally,
 )
 from sgam.store.postgres.backend import PostgresReader
@@ -75,6 +79,11 @@ def _reads(memory: Memory) -> list[tuple[ReadAhead, Callable[[Reader], object]]]
         (KeywordEpisodes(("cogs",), 5, SearchFilter(until=AT)),
          lambda r: index.candidate_episodes(r, SearchFilter(until=AT), KeywordQuery(["cogs"], 5), None)),
         (KeywordChunks(("cogs",), 5), lambda r: r.documents().keyword_chunks(["cogs"], 5)),
+        (SubjectMeaning("acme", None), lambda r: r.resolve_subject("acme")),
+        (AttributeMeaning("supplier", AT), lambda r: r.resolve_attribute("supplier", AT)),
+        (Holding("acme", "city", AT, None), lambda r: r.get("acme", "city", AT, None)),
+        (Holding("acme", "city", AT, AT), lambda r: r.get("acme", "city", AT, AT)),
+        (UnfinishedBackfills(), lambda r: r.unfinished_backfills()),
     ]
 
 

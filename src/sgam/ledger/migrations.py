@@ -88,6 +88,7 @@ def rename(
     """From now on ``attribute`` is called ``to``: its assertions, history included, are
     read under ``to`` (merged with those of ``to``), which takes its type and cardinality;
     the old name stays a name of ``to``."""
+    txn.hold_schema()
     attribute, to = current_name(txn, attribute), current_name(txn, to)
     if attribute == to:
         raise ValidationError("to", to, f"is {attribute!r} itself; a rename needs another name")
@@ -120,6 +121,7 @@ def retype(
 ) -> ChangeRow:
     """Declare ``value_type`` for the attribute and convert every value it ever held; a
     value with no conversion is a ``ValidationError`` unless ``quarantine`` sets it aside."""
+    txn.hold_schema()
     attribute = current_name(txn, attribute)
     declared = _known(txn, attribute, "attribute")
     if not isinstance(quarantine, bool):
@@ -142,6 +144,7 @@ def retype_with(
     """A retype of ``attribute`` whose values ``conversion`` converts (a memory type's
     new version, named in ``detail``; ``keep``: what it made, to store); its value type
     stays as declared."""
+    txn.hold_schema()
     attribute = current_name(txn, attribute)
     return _record(txn, "retype", attribute, detail, now, decided_by, origin,
                    renamed_family(txn.ledger_changes(), [attribute]), conversion, backfill, keep)
@@ -154,6 +157,7 @@ def reshape(
     """Change the cardinality of an attribute that holds data: one -> many makes each
     value a member over its own interval; many -> one is a ``ConflictError`` if two
     members hold at one instant."""
+    txn.hold_schema()
     declared = txn.attribute_schema(attribute)
     before = Cardinality.ONE if declared is None else declared.cardinality
     detail = {"to": cardinality.value, "from_cardinality": before.value}

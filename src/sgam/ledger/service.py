@@ -28,7 +28,7 @@ from ..lifecycle.erasure import Erased
 from ..lifecycle.expiry import settle
 from ..lifecycle.participants import Participant, Reach
 from ..search import SearchService
-from ..store import Backend, PointRead, ReadAhead, Reader, WriteTransaction
+from ..store import Backend, ReadAhead, Reader, UnfinishedBackfills, WriteTransaction
 from .dual_read import DualReader
 from .records import to_assertion, to_episode
 from .write import Applied, PendingOp, WriteService
@@ -82,24 +82,17 @@ class Ledger:
             self.backend.purge_residue()
         return result
 
-    def read(
-        self, tenant: str, call: str = "read", ahead: Sequence[ReadAhead] = (),
-        point: PointRead | None = None,
-    ) -> AbstractContextManager[Reader]:
+    def read(self, tenant: str, call: str = "read", ahead: Sequence[ReadAhead] = ()) -> AbstractContextManager[Reader]:
         """A read scope of the tenant in which nothing is past its deadline at ``now``.
         ``ahead``: reads the scope will make first, which a backend may send with the
-        deadline probe (``Reader.prefetch``); ``point``: the point read the scope is for, which a
-        backend may answer with the probe (``Reader.plan_point``)."""
-        return _SettledRead(self, tenant, call, ahead, point)
+        deadline probe (``Reader.prefetch``)."""
+        return _SettledRead(self, tenant, call, ahead)
 
     def apply(self, tenant: str, pending: PendingOp) -> WriteResult:
-        """One validated operation in its own transaction: the backend's one call when it
-        has one and the write is common (``CommonWriter``), else a unit of work."""
-        writer = self.backend.common_writer(tenant)
-        applied = None if writer is None else self.writes.apply_common(writer, pending)
-        if applied is None:
-            applied = self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending, prefetched=True),
-                                     prefetch=lambda txn: self.writes.prefetch(txn, pending))
+        """One validated operation in its own unit of work, its lookups named first so
+        that a backend may send them with the deadline probe."""
+        applied = self.run_write(tenant, lambda txn: self.writes.apply_one(txn, pending, prefetched=True),
+                                 prefetch=lambda txn: self.writes.prefetch(txn, pending))
         self.index_facts(tenant)
         return self.result(tenant, applied)
 
@@ -133,17 +126,13 @@ class _SettledRead(AbstractContextManager[Reader]):
     tenant's deadlines in a write when the first look finds something due (a class
     rather than ``@contextmanager``: every read goes through it)."""
 
-    __slots__ = ("_ahead", "_call", "_ledger", "_point", "_scope", "_tenant")
+    __slots__ = ("_ahead", "_call", "_ledger", "_scope", "_tenant")
 
-    def __init__(
-        self, ledger: Ledger, tenant: str, call: str, ahead: Sequence[ReadAhead],
-        point: PointRead | None,
-    ) -> None:
+    def __init__(self, ledger: Ledger, tenant: str, call: str, ahead: Sequence[ReadAhead]) -> None:
         self._ledger = ledger
         self._tenant = tenant
         self._call = call
         self._ahead = ahead
-        self._point = point
         self._scope: AbstractContextManager[Reader] | None = None
 
     def __enter__(self) -> Reader:
@@ -152,10 +141,7 @@ class _SettledRead(AbstractContextManager[Reader]):
         scope = ledger.backend.read(tenant)
         reader = scope.__enter__()
         try:
-            if self._ahead:
-                reader.prefetch(self._ahead)
-            if self._point is not None:
-                reader.plan_point(self._point)
+            reader.prefetch(self._named())
             due = reader.lifecycle_due(now)
         except BaseException as exc:
             scope.__exit__(type(exc), exc, exc.__traceback__)
@@ -165,19 +151,18 @@ class _SettledRead(AbstractContextManager[Reader]):
             ledger.run_write(tenant, lambda txn: None, self._call)
             scope = ledger.backend.read(tenant)
             reader = scope.__enter__()
-            if self._point is not None:  # the probe after a settling write: answered with it again
-                try:
-                    reader.plan_point(self._point)
-                    reader.lifecycle_due(now)
-                except BaseException as exc:
-                    scope.__exit__(type(exc), exc, exc.__traceback__)
-                    raise
+            reader.prefetch(self._named())  # after a settling write: with the next wait
         self._scope = scope
         try:
             return DualReader.around(reader)
         except BaseException as exc:
             scope.__exit__(type(exc), exc, exc.__traceback__)
             raise
+
+    def _named(self) -> list[ReadAhead]:
+        """What the scope will read first: the caller's reads, and the unfinished backfills
+        ``DualReader`` asks for (so a backend answers them in the read's first wait)."""
+        return [*self._ahead, UnfinishedBackfills()]
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
@@ -41,7 +41,7 @@ from .._core.values import (
     check_subject,
     check_text,
 )
-from ..store import CommonWrite, CommonWriter, EpisodeRow, OneFactWrite, SchemaLookups, WriteTransaction, apply_plan
+from ..store import EpisodeRow, OneFactWrite, SchemaLookups, WriteTransaction, apply_plan
 from .backfill import convert_key
 from .migrations import current_name, reshape, values_not_of_type
 from .relations import value_comparison
@@ -163,27 +163,6 @@ class WriteService:
                 f"{op.field_prefix}source: no episode {op.source!r} in tenant {txn.tenant!r}",
                 field=f"{op.field_prefix}source", value=op.source,
             )
-
-    def apply_common(self, writer: CommonWriter, pending: PendingOp) -> Applied | None:
-        """``pending`` applied in the backend's one call if it is a common write (a write
-        after its key's last start, of a subject without consent statements or other
-        names); None when the planner must decide it in a unit of work, nothing written.
-        The schema is the one the backend had at hand: a refusal under it is not final
-        (it may have changed since), so a refused write is handed to the unit of work,
-        which checks it again against the schema the database holds."""
-        if pending.kind is not OpKind.WRITE:
-            return None
-        trial = replace(pending)  # validation renames the attribute in place
-        try:
-            op = self.typed(writer, trial, writer.version)
-        except SgamError:
-            return None
-        declared = writer.attribute_schema(trial.attribute)
-        if not writer.complete or (declared is not None and declared.value_type is ValueType.SUBJECT):
-            return None  # a relation asks the consent of the subject it names: the planner's
-        op.recorded_at = self.now()
-        written = writer.write(CommonWrite(op, pending.spelling, op.recorded_at))
-        return None if written is None else Applied(written.seq, written.effect, written.version)
 
     def typed(self, txn: SchemaLookups, op: PendingOp, version: int) -> Operation:
         """The validation half of ``prepare``: declared value type and memory type; a

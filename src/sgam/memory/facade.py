@@ -63,7 +63,19 @@ from ..search import SearchService, embedder_from_env
 from ..search.embedders import Embedder
 from ..search.scope import about_revoked
 from ..search.service import Embedded
-from ..store import Backend, EpisodeRow, PointRead, QueryFilter, Reader, WriteTransaction, open_backend
+from ..store import (
+    AttributeMeaning,
+    Backend,
+    Consents,
+    EpisodeRow,
+    Holding,
+    QueryFilter,
+    ReadAhead,
+    Reader,
+    SubjectMeaning,
+    WriteTransaction,
+    open_backend,
+)
 from .extraction import ExtractionCalls
 from .lifecycle import Lifecycle
 from .recall import RecallCalls
@@ -522,8 +534,9 @@ class Memory:
             return None if scope is None else reader.get(meant, ledger_attribute(name, scope), moment, known)
 
         timelines = (attribute,) if scope is None else (ledger_attribute(attribute, scope), attribute)
-        point = PointRead(subject, attribute, moment, known, timelines)
-        with self.ledger.read(tenant, "get", point=point) as reader:
+        ahead: list[ReadAhead] = [Consents(subject), SubjectMeaning(subject, known), AttributeMeaning(attribute, known)]
+        ahead += [Holding(subject, timeline, moment, known) for timeline in timelines]
+        with self.ledger.read(tenant, "get", ahead) as reader:
             consented = allowed(reader.consents(subject), scope)
             meant = reader.resolve_subject(subject, known)
             name = reader.resolve_attribute(attribute, known)  # an attribute renamed by then

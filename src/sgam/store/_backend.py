@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
-from ._protocol import CheckpointWriter, CommonWriter, JobRow, Reader, ResidueScan, WriteTransaction
+from ._protocol import CheckpointWriter, JobRow, Reader, ResidueScan, WriteTransaction
 from ._search import SearchIndex
 
 T = TypeVar("T")
@@ -23,10 +23,6 @@ class Backend(Protocol):
         failures; driver errors leave as sgam errors."""
         ...
 
-    def common_writer(self, tenant: str) -> CommonWriter | None:
-        """The one-call path of the tenant's common one-fact writes, when this backend has
-        one and the tenant's schema at hand; None: every write is a unit of work."""
-        ...
     def checkpoint_writer(self, tenant: str) -> CheckpointWriter | None:
         """The one-call path of the tenant's checkpoint puts and pending writes, when this
         backend has one; None: each is a unit of work."""

@@ -38,7 +38,7 @@ from ._records import (
     ResidueScan,
     RetentionRow,
 )
-from ._requests import CommonWrite, CommonWritten, OneFactWrite, PointRead, ReadAhead
+from ._requests import OneFactWrite, ReadAhead
 
 if TYPE_CHECKING:
     from ._sql.checkpoints import CheckpointRecords, CheckpointRow, CheckpointWriteRow
@@ -125,30 +125,16 @@ class SchemaLookups(Scope, Protocol):
 
 
 class SchemaWrites(SchemaLookups, Protocol):
+    def hold_schema(self) -> None:
+        """Hold the tenant's schema for a step that changes it: wait until every unit of
+        work that has read it ends, and make those that read it later wait until this one
+        ends, so that a write validates against the schema its transaction commits beside
+        and an operation a step covers was recorded before it. Asked first in a step."""
+        ...
     def schema_version(self) -> int: ...
     def bump_schema_version(self) -> int: ...
     def put_attribute_schema(self, schema: AttributeSchema) -> None: ...
     def put_memory_type(self, schema: MemoryTypeSchema) -> None: ...
-
-
-class CommonWriter(SchemaLookups, Protocol):
-    """A backend's one-call path for the common one-fact write of one tenant (a write
-    after its key's last start). The schema it answers is the tenant's as the backend
-    last read it, at ``version``, without asking the database; the write checks that
-    version and everything else, and hands back every other case untouched."""
-
-    version: int
-
-    @property
-    def complete(self) -> bool:
-        """Whether every schema asked for so far was at hand (else the answers are not
-        to be trusted: a missing one read as undeclared)."""
-        ...
-    def write(self, request: CommonWrite) -> CommonWritten | None:
-        """``request`` applied and committed in one round trip, or None: it is not the
-        common case (or the schema changed), nothing was written, plan it in a unit of
-        work."""
-        ...
 
 
 # the ledger ----------------------------------------------------------------------------
@@ -625,8 +611,4 @@ class Reader(
         """A hint: the reads ``requests`` name will be made in this read, with those
         arguments. A backend with round trips may send their statements now, to travel
         with the next one it waits for, and answer the reads from what came back."""
-        ...
-    def plan_point(self, request: PointRead) -> None:
-        """A hint, given before the deadline probe: this read is ``request``'s point read.
-        A backend with round trips may answer it with the probe, in one statement."""
         ...

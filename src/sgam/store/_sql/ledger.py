@@ -14,7 +14,7 @@ from ..._core.purpose import ledger_attribute, members_prefix
 from ..._core.rules import Operation, Version, as_last_seen, cut, ended, ended_all
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._protocol import EpisodeRow, QueryFilter
-from .._requests import AttributeSchemas, Declared, Members
+from .._requests import AttributeSchemas, Declared, Holding, Members
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
     EPISODE_COLUMNS,
@@ -159,6 +159,17 @@ def members_statement(session: Session, tenant: str, request: Members) -> tuple[
     return holding_statement(session, tenant, [request.subject], request.prefix, request.at, request.known_at, True)
 
 
+def get_statement(session: Session, tenant: str, request: Holding) -> tuple[str, tuple[Any, ...]]:
+    """The statement of ``LedgerReader.get``: the key's version starting last at or before
+    the instant and the one starting first after it (current, or visible at ``known_at``)."""
+    key = (tenant, request.subject, request.attribute)
+    at = session.moment(request.at)
+    if request.known_at is None:
+        return GET, (*key, at, *key, at)
+    known = session.moment(request.known_at)
+    return GET_KNOWN, (*key, known, known, at, *key, known, known, at)
+
+
 def schemas_statement(tenant: str, attribute: str | None = None) -> tuple[str, tuple[Any, ...]]:
     """The statement of the tenant's declared attributes (``attribute``'s alone if named)."""
     every = f"SELECT {ATTRIBUTE_SCHEMA_COLUMNS} FROM attribute_schemas WHERE tenant = ?"
@@ -282,13 +293,8 @@ class LedgerReader(LedgerReads):
     """The reader's ledger reads; each is one indexed statement."""
 
     def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
-        moment = self._db.moment
-        key = (self.tenant, subject, attribute)
-        if known_at is None:
-            rows = self._db.rows(GET, (*key, moment(at), *key, moment(at)))
-        else:
-            known = (moment(known_at), moment(known_at))
-            rows = self._db.rows(GET_KNOWN, (*key, *known, moment(at), *key, *known, moment(at)))
+        request = Holding(subject, attribute, at, known_at)
+        rows = self._db.answer(request, *get_statement(self._db, self.tenant, request))
         return holding_at([version_from_row(row) for row in rows], at)
 
     def history(self, subject: str, attribute: str, known_at: int | None) -> list[Version]:
@@ -472,6 +478,10 @@ class LedgerWrites(LedgerReads):
 
     if TYPE_CHECKING:  # each backend inserts versions its own way (executemany, unnest)
         def insert_versions(self, versions: list[Version]) -> None: ...
+
+    def hold_schema(self) -> None:
+        """Nothing to wait for where a write transaction holds the whole database (SQLite's
+        ``BEGIN IMMEDIATE``): no other unit of work runs beside it."""
 
     def insert_episodes(self, rows: Sequence[EpisodeRow]) -> None:
         moment = self._db.moment

@@ -6,15 +6,15 @@ time, what each aliased name resolves to."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..._core.rules import Operation
 from .._records import AliasRow, BackfillRow, ChangeRow, ConvertedRow, QuarantineRow
+from .._requests import AttributeMeaning, SubjectMeaning, UnfinishedBackfills
 from .._rows import OPERATION_COLUMNS, operation_from_row
 from .ledger import MAX_INDEXED_VALUE, Scoped
-from .session import Row, chunks, in_list
+from .session import Row, Session, chunks, in_list
 
-PAIRS = 100
-"""(attribute, value) pairs asked in one statement."""
 RESOLVE = "SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL"
 RESOLVE_KNOWN = ("SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? "
                  "AND recorded_from <= ? AND (recorded_to IS NULL OR recorded_to > ?)")
@@ -26,6 +26,28 @@ CHANGE_COLUMNS = "seq, kind, attribute, detail, recorded_at, after_seq, decided_
 BACKFILL_COLUMNS = ("seq, attributes, after_subject, subjects_done, subjects_total, batches_done, started_at, "
                     "finished_at, conversion, screened_at")
 ALIAS_COLUMNS = "seq, name, subject, recorded_at, after_seq, decided_by, ended_step, ended_at, ended_after_seq"
+
+
+def meaning_statement(
+    session: Session, tenant: str, request: SubjectMeaning | AttributeMeaning,
+) -> tuple[str, tuple[Any, ...]]:
+    """The statement of ``resolve_subject`` or ``resolve_attribute``: what a subject's or
+    an attribute's name resolves to, current or as known at ``known_at`` (no row: itself)."""
+    subject = isinstance(request, SubjectMeaning)
+    if request.known_at is None:
+        return RESOLVE if subject else RESOLVE_ATTRIBUTE, (tenant, request.name)
+    known = session.moment(request.known_at)
+    return RESOLVE_KNOWN if subject else RESOLVE_ATTRIBUTE_KNOWN, (tenant, request.name, known, known)
+
+
+def unfinished_statement(tenant: str) -> tuple[str, tuple[Any, ...]]:
+    """The statement of ``unfinished_backfills``."""
+    return (f"SELECT {BACKFILL_COLUMNS} FROM backfills WHERE tenant = ? AND finished_at IS NULL ORDER BY seq",
+            (tenant,))
+
+
+PAIRS = 100
+"""(attribute, value) pairs asked in one statement."""
 
 
 class SubjectReads(Scoped):
@@ -75,16 +97,9 @@ class SubjectReads(Scoped):
     def resolve_subject(self, name: str, known_at: int | None = None) -> str:
         """The subject ``name`` means as the ledger stood at ``known_at`` (default now):
         itself unless an alias in force then says otherwise."""
-        return self._meaning(RESOLVE, RESOLVE_KNOWN, name, known_at)
-
-    def _meaning(self, now: str, then: str, name: str, known_at: int | None) -> str:
-        """What ``name`` means by ``now`` (current) or ``then`` (at ``known_at``), else itself."""
-        if known_at is None:
-            row = self._db.row(now, (self.tenant, name))
-        else:
-            moment = self._db.moment(known_at)
-            row = self._db.row(then, (self.tenant, name, moment, moment))
-        return name if row is None else str(row[0])
+        request = SubjectMeaning(name, known_at)
+        rows = self._db.answer(request, *meaning_statement(self._db, self.tenant, request))
+        return name if not rows else str(rows[0][0])
 
     def resolve_subjects(self, names: Sequence[str]) -> dict[str, str]:
         """What each of ``names`` means now, for the aliased ones (one statement per chunk)."""
@@ -116,7 +131,9 @@ class SubjectReads(Scoped):
     def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
         """The attribute ``name`` means at ``known_at`` (default now): itself unless a
         rename in force then says otherwise."""
-        return self._meaning(RESOLVE_ATTRIBUTE, RESOLVE_ATTRIBUTE_KNOWN, name, known_at)
+        request = AttributeMeaning(name, known_at)
+        rows = self._db.answer(request, *meaning_statement(self._db, self.tenant, request))
+        return name if not rows else str(rows[0][0])
 
     def ledger_changes(self) -> list[ChangeRow]:
         """Every schema migration step of the tenant, in the order taken."""
@@ -145,8 +162,7 @@ class SubjectReads(Scoped):
         return [BackfillRow(*row) for row in rows]
 
     def unfinished_backfills(self) -> list[BackfillRow]:
-        rows = self._db.rows(f"SELECT {BACKFILL_COLUMNS} FROM backfills WHERE tenant = ? AND finished_at IS NULL "
-                             "ORDER BY seq", (self.tenant,))
+        rows = self._db.answer(UnfinishedBackfills(), *unfinished_statement(self.tenant))
         return [BackfillRow(*row) for row in rows]
 
     def holdout(self, seq: int, subject: str) -> bool | None:

@@ -8,21 +8,26 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 from .._requests import (
+    AttributeMeaning,
     AttributeSchemas,
     Consents,
     Declared,
     EmbedderState,
+    Holding,
     KeywordChunks,
     KeywordEpisodes,
     MatchingKeys,
     Members,
     ReadAhead,
     RevokingConsents,
+    SubjectMeaning,
+    UnfinishedBackfills,
     VectorTally,
 )
 from .._sql.embedders import STATE
-from .._sql.ledger import members_statement, schemas_statement
+from .._sql.ledger import get_statement, members_statement, schemas_statement
 from .._sql.lifecycle import consents_statement, revoking_statement
+from .._sql.subjects import meaning_statement, unfinished_statement
 from .session import PostgresSession
 
 
@@ -35,6 +40,12 @@ def statement(session: PostgresSession, tenant: str, request: ReadAhead) -> tupl
         return schemas_statement(tenant)
     if isinstance(request, Declared):
         return schemas_statement(tenant, request.attribute)
+    if isinstance(request, SubjectMeaning | AttributeMeaning):
+        return meaning_statement(session, tenant, request)
+    if isinstance(request, Holding):
+        return get_statement(session, tenant, request)
+    if isinstance(request, UnfinishedBackfills):
+        return unfinished_statement(tenant)
     if isinstance(request, Consents):
         return consents_statement(tenant, request.subject)
     if isinstance(request, RevokingConsents):

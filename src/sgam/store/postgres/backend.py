@@ -36,22 +36,19 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from ..._core.errors import StoreError
-from ..._core.purpose import ConsentRow
-from ..._core.rules import Version
 from ..._core.values import check_tenant
 from .._access import ApiKeyRow, KeyToCheck
 from .._acting import mark_acted
-from .._protocol import BackfillRow, JobRow, ResidueScan
-from .._requests import PointRead, ReadAhead
+from .._protocol import JobRow, ResidueScan
+from .._requests import ReadAhead
 from .._sql.access import AccessReads
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from .._sql.subjects import SubjectReads
-from . import points, scan
-from .adapters import Micros, configure
+from . import scan
+from .adapters import configure
 from .ahead import statement
 from .checkpoints import PostgresCheckpointAccess, PostgresCheckpointWriter
-from .common import PostgresCommonWriter
 from .connect import connect
 from .connect import options as connect_options
 from .errors import is_retryable, map_postgres_errors, to_sgam
@@ -62,7 +59,6 @@ from .keys import CHECK_KEY, KeyCheckingPool, connection_taking_key, key_params
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
-from .points import PointAnswers
 from .security import check_safe
 from .session import SET_TENANT, AloneSession, Cursor, ScopedSession, native
 from .write import PostgresWrite, SchemaCache
@@ -80,10 +76,9 @@ class PostgresReader(
 
     The read's transaction starts with its first statement, which sets the tenant: a
     pipeline whose statements run in one REPEATABLE READ transaction (one snapshot),
-    committed before its closing Sync.
-    A point read names itself first (``plan_point``) and then asks the deadline probe:
-    that is one statement instead, outside any pipeline, ``sgam_point_reads``, which sets
-    the tenant, probes, and answers what the point read will ask."""
+    committed before its closing Sync. Reads named ahead (``prefetch``: a point read names
+    its consents, names and versions) travel with the deadline probe: plain statements,
+    one round trip, one snapshot."""
 
     def __init__(
         self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False,
@@ -95,9 +90,6 @@ class PostgresReader(
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[ReadAhead, str, tuple[Any, ...]]] = []
-        self._point: PointRead | None = None
-        self._answers: PointAnswers | None = None
-        self._backfills: list[BackfillRow] | None = None
         self._alone = alone
         self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
@@ -175,32 +167,6 @@ class PostgresReader(
         if self._started is not None:
             self._send_planned()
 
-    def plan_point(self, request: PointRead) -> None:
-        """Asked before the deadline probe: the probe and ``request``'s reads then go as
-        one statement (``points.py``)."""
-        if self._started is None:
-            self._point = request
-
-    def lifecycle_due(self, now: int) -> bool:
-        """The first statement of a read sets the tenant and probes in one: alone, with a
-        planned point read answered, when nothing else is planned; else as the
-        pipeline's first statement."""
-        if self._started is not None:
-            return super().lifecycle_due(now)
-        request, self._point = self._point, None
-        key = self._key
-        if request is None or self._planned or (key is not None and key.tenant != self.tenant):
-            rows = self._start(_ENTER, (self.tenant, Micros(now))).fetchall()
-            self._backfills = [points.backfill_of(row) for row in rows if row[0] == points.BACKFILL]
-            return any(row[0] == points.DUE for row in rows)
-        answers = points.ask(self._conn.cursor(binary=True), self.tenant, now, request, key)
-        self.sent_key = key is not None
-        if answers is None:
-            return True
-        self._answers = answers
-        self._backfills = answers.backfills
-        return False
-
     def api_key(self, key_id: str) -> ApiKeyRow | None:
         """In a read of one statement: one call that sets the tenant itself (module v30),
         alone on the autocommit connection, with no pipeline around it."""
@@ -209,35 +175,10 @@ class PostgresReader(
         row = self._session.entering(_API_KEY, (self.tenant, key_id)).fetchone()
         return None if row is None else ApiKeyRow(*row)
 
-    def consents(self, subject: str | None) -> list[ConsentRow]:
-        if subject is not None and self._answers is not None and subject in self._answers.consents:
-            return self._answers.consents.pop(subject)
-        return super().consents(subject)
-
-    def resolve_subject(self, name: str, known_at: int | None = None) -> str:
-        if self._answers is not None and (name, known_at) in self._answers.subjects:
-            return self._answers.subjects.pop((name, known_at))
-        return super().resolve_subject(name, known_at)
-
-    def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
-        if self._answers is not None and (name, known_at) in self._answers.attributes:
-            return self._answers.attributes.pop((name, known_at))
-        return super().resolve_attribute(name, known_at)
-
-    def get(self, subject: str, attribute: str, at: int, known_at: int | None) -> Version | None:
-        if self._answers is not None and (subject, attribute, at, known_at) in self._answers.versions:
-            return self._answers.versions.pop((subject, attribute, at, known_at))
-        return super().get(subject, attribute, at, known_at)
-
-    def unfinished_backfills(self) -> list[BackfillRow]:
-        """As the read's first statement answered them, without asking again."""
-        return super().unfinished_backfills() if self._backfills is None else self._backfills
-
 
 SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 """A read's transaction: one snapshot for all its statements (they only read, so it never
 fails to serialise)."""
-_ENTER = "SELECT * FROM sgam_point_reads(%s, %s, '{}', '{}', '{}', '{}', '{}')"
 _API_KEY = "SELECT tenant, key_id, scope, digest, created_at, revoked_at FROM sgam_api_key(%s, %s, NULL)"
 
 
@@ -361,14 +302,6 @@ class PostgresBackend:
                 key.checked = True
             return result
 
-    def common_writer(self, tenant: str) -> PostgresCommonWriter | None:
-        """One call per common write (``common.py``), once a unit of work of the tenant
-        has read its schema into the cache."""
-        check_tenant(tenant)
-        if tenant not in self._schemas:
-            return None
-        return PostgresCommonWriter(self._pool, tenant, self._schemas)
-
     def checkpoint_writer(self, tenant: str) -> PostgresCheckpointWriter:
         """Each put and each task's writes alone on an autocommit connection (``checkpoints.py``)."""
         return PostgresCheckpointWriter(self._pool, check_tenant(tenant))
@@ -378,7 +311,7 @@ class PostgresBackend:
         """A read is one REPEATABLE READ transaction in one pipeline on an autocommit
         connection, its BEGIN and COMMIT sent with its first and last statements: one
         snapshot, and the transaction-local tenant holds for every statement and ends
-        with it. A point read is one statement, its own transaction (``PostgresReader``).
+        with it.
         Everything a read does runs on this one connection: nothing in it takes a second."""
         check_tenant(tenant)
         with map_postgres_errors(), connection_taking_key(self._pool) as (conn, key):

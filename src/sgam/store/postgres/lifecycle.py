@@ -16,8 +16,8 @@ from .adapters import Micros
 from .session import Cursor
 
 _DUE = "SELECT sgam_lifecycle_due(?, ?)"
-"""The deadline probe: the portable statement's question, asked of the server function
-that ``sgam_point_reads`` asks too (migration 17), so PostgreSQL defines it once."""
+"""The deadline probe: the portable statement's question, asked of its server function
+(migration 17)."""
 
 
 class LifecycleReads(lifecycle.LifecycleReads):

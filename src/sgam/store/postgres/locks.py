@@ -29,8 +29,21 @@ class LockOrderError(Exception):
         self.keys = keys
 
 
-_WAIT = "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k"
-_TRY = "SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(%s::bigint[]) AS k"
+SCHEMA_SHARED = "SELECT pg_advisory_xact_lock_shared(%s)"
+SCHEMA_EXCLUSIVE = "SELECT pg_advisory_xact_lock(%s)"
+"""A tenant's schema lock (``schema_lock_key``): a unit of work takes it shared before it
+first reads the schema, locks a subject or appends an operation (so always before any
+subject's lock), a schema step exclusively before it reads anything. READ COMMITTED then
+gives a writer that waited the step's schema."""
+
+
+def schema_lock_key(tenant: str) -> int:
+    """The tenant's schema lock (U+0000 starts no subject, so this lock is no subject's)."""
+    return lock_key(tenant, "\x00schema")
+
+
+WAIT = "SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k"
+TRY = "SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(%s::bigint[]) AS k"
 
 
 class SubjectLocks:
@@ -48,9 +61,9 @@ class SubjectLocks:
         """Take ``keys`` in ascending order in one statement: waiting for each, or only
         trying (then False if any is held elsewhere; those taken stay until rollback)."""
         if wait:
-            self._cursor().execute(_WAIT, (keys,))
+            self._cursor().execute(WAIT, (keys,))
         else:
-            row = self._cursor().execute(_TRY, (keys,)).fetchone()
+            row = self._cursor().execute(TRY, (keys,)).fetchone()
             if not row or not row[0]:
                 return False
         self.held.update(keys)

@@ -1,40 +1,34 @@
-"""A one-fact write's lookups as one statement (``sgam_write_lookups``, migration 18).
+"""A one-fact write's lookups as plain statements in one round trip.
 
-``prefetch_one`` names what a one-operation unit of work looks up (``OneFactWrite``);
-sent separately that was the tenant, the subject's lock and seven statements, each
-costing the client a flush and polls of the socket. Sent as one call of the server
-function, with the deadline probe when the ledger asks it next
-(``PostgresWrite.lifecycle_due``), it is one statement whose answer comes back in the
-unit of work's first round trip. Its rows are read by column name.
+``prefetch_one`` names what a one-operation unit of work looks up (``OneFactWrite``).
+Each lookup is the statement the portable read sends (``store/_sql``), each on a cursor of
+its own in the unit of work's pipeline, sent with the deadline probe when the ledger asks
+it next (``PostgresWrite.lifecycle_due``): their rows come back in the unit of work's first
+round trip. The subject's lock goes first, and each lookup is a statement of its own, so
+at READ COMMITTED each sees what committed before the lock was granted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from psycopg.rows import dict_row
 
 from ..._core.purpose import ConsentRow
 from .._protocol import EpisodeRow
 from .._requests import OneFactWrite
-from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
-from .._sql.ledger import Near
+from .._sql.ledger import EPISODE, LAST_RECORDED, NEAR, SCHEMA_VERSION, Near, near_from_rows
+from .._sql.lifecycle import CONSENTS, consent_from_row, consents_params
+from .._sql.subjects import RESOLVE
 from .adapters import Micros
-from .session import Cursor
+from .locks import TRY, WAIT
+from .session import Cursor, native
 
-_CALL = "SELECT * FROM sgam_write_lookups(%s, %s, %s::bigint[], %s, %s, %s, %s, %s, %s, %s)"
-VERSION_NAMES = tuple(column.strip() for column in VERSION_COLUMNS.split(","))
-_EPISODE_NAMES = tuple(f"e_{column.strip()}" for column in EPISODE_COLUMNS.split(","))
+DUE = "SELECT sgam_lifecycle_due(%s, %s)"
+_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
 
-# the parts of the answer after its head row (part 0): versions, the episode, statements
-_FLOOR, _CEILING, _EPISODE, _CONSENT, _MEANT, _REFUSED = 1, 2, 3, 4, 5, 9
-
-
-def version_of(row: dict[str, Any]) -> Any:
-    """The version in a row of a server function whose version columns are named as the
-    table's."""
-    return version_from_row(tuple(row[name] for name in VERSION_NAMES))
+Sent = dict[str, Cursor]
+"""The cursor of each lookup sent, by what it looks up."""
 
 
 @dataclass(frozen=True)
@@ -66,28 +60,54 @@ class Lookups:
     version: bool
     consents: bool
 
-    def send(self, cur: Cursor, now: int | None) -> None:
-        """Queue the call on ``cur`` (a cursor of its own: in a pipeline the result waits
-        there for ``receive``); with ``now``, it answers the deadline probe too."""
-        cur.row_factory = dict_row  # type: ignore[assignment]
-        request = self.request
-        cur.execute(_CALL, (
-            self.tenant, None if now is None else Micros(now), self.locks or None, self.wait, request.subject,
-            request.attribute, Micros(request.moment), self.source, self.version, self.consents,
-        ))
+    def send(self, fresh: Callable[[], Cursor], now: int | None) -> Sent:
+        """Queue the lock and the lookups, each on a cursor of its own from ``fresh`` (in a
+        pipeline the rows wait there for ``receive``); with ``now``, the deadline probe too."""
+        sent: Sent = {}
 
-    def receive(self, cur: Cursor) -> Found:
-        rows: list[dict[str, Any]] = cur.fetchall()  # type: ignore[assignment]
-        if rows and rows[0]["part"] == _REFUSED:
-            return Found(True, None, None, 0, None, ([], []), None, [], self.request.subject)
-        head = rows[0]
-        floors = [version_of(r) for r in rows if r["part"] == _FLOOR]
-        ceilings = [version_of(r) for r in rows if r["part"] == _CEILING]
-        floors.sort(key=lambda v: -v.valid_from)
-        ceilings.sort(key=lambda v: v.valid_from)
-        episodes = [EpisodeRow(*(r[name] for name in _EPISODE_NAMES)) for r in rows if r["part"] == _EPISODE]
-        consents = [ConsentRow(r["subject"], r["c_purpose"], bool(r["c_granted"]), r["c_changed_at"], r["c_seq"])
-                    for r in rows if r["part"] == _CONSENT]
-        resolved = next((str(r["subject"]) for r in rows if r["part"] == _MEANT), self.request.subject)
-        return Found(False, head["due"], head["version"], int(head["seq"]), head["last_at"], (floors, ceilings),
-                     episodes[0] if episodes else None, consents, resolved)
+        def ask(name: str, statement: str, params: tuple[Any, ...]) -> None:
+            cur = fresh()
+            cur.execute(statement, params)
+            sent[name] = cur
+
+        tenant, request = self.tenant, self.request
+        key = (tenant, request.subject, request.attribute)
+        moment = Micros(request.moment)
+        if self.locks:
+            ask("locks", WAIT if self.wait else TRY, (self.locks,))
+        if now is not None:
+            ask("due", DUE, (tenant, Micros(now)))
+        if self.version:
+            ask("version", native(SCHEMA_VERSION), (tenant,))
+        ask("meant", native(RESOLVE), (tenant, request.subject))
+        ask("seq", _SEQ, ())
+        ask("last", native(LAST_RECORDED), key)
+        ask("near", native(NEAR), (*key, moment, *key, moment))
+        if self.source is not None:
+            ask("episode", native(EPISODE), (tenant, self.source))
+        if self.consents:
+            ask("consents", native(CONSENTS), consents_params(tenant, request.subject))
+        return sent
+
+    def receive(self, sent: Sent) -> Found:
+        subject = self.request.subject
+        if self.locks and not self.wait:
+            taken = sent["locks"].fetchone()
+            if not taken or not taken[0]:
+                return Found(True, None, None, 0, None, ([], []), None, [], subject)
+        due = None if "due" not in sent else bool(_first(sent["due"]))
+        version = None if not self.version else int(_first(sent["version"]) or 0)
+        meant = _first(sent["meant"])
+        seq = int(_first(sent["seq"]))
+        last = _first(sent["last"])
+        near = near_from_rows(sent["near"].fetchall())
+        episode_row = None if self.source is None else sent["episode"].fetchone()
+        consents = [] if not self.consents else [consent_from_row(row) for row in sent["consents"].fetchall()]
+        return Found(False, due, version, seq, last, near, None if episode_row is None else EpisodeRow(*episode_row),
+                     consents, subject if meant is None else str(meant))
+
+
+def _first(cur: Cursor) -> Any:
+    """The first column of the first row, or None when there is no row."""
+    row = cur.fetchone()
+    return None if row is None else row[0]

@@ -1,9 +1,9 @@
 """A write unit of work's statements, in the order they must reach the server.
 
 Everything goes on one cursor inside the connection's pipeline, and nothing is sent until
-a statement needs the cursor (``cursor()``): first a deferred server call (lookups named
-before they are needed, which sets the tenant itself) or else, once, the tenant; then an
-operation held back so that it may travel in its version's statement.
+a statement needs the cursor (``cursor()``): first, once, the tenant, then deferred
+lookups (named before they are needed, each on a cursor of its own); then an operation
+held back so that it may travel in its version's statement.
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from .._sql.session import Params
 from . import inserts
 from .session import SET_TENANT, Cursor
 
-Deferred = Callable[[Cursor, int | None], None]
-"""Sends a statement that sets the tenant itself on the cursor given; with an instant, it
-answers the deadline probe at that instant too."""
+Deferred = Callable[[int | None], None]
+"""Sends deferred lookups; with an instant, the deadline probe at that instant too."""
 Named = tuple[str, str, str]
 """The first spelling of the held operation's subject: tenant, subject, display."""
 
@@ -34,8 +33,7 @@ class WritePipeline:
         self._named: Named | None = None
 
     def defer(self, statement: Deferred) -> None:
-        """``statement`` goes before the next one (opening the unit of work if nothing
-        has), on a cursor of its own."""
+        """``statement`` goes before the next one (after the tenant, if nothing has gone)."""
         self._deferred = statement
 
     @property
@@ -44,15 +42,14 @@ class WritePipeline:
         return self._deferred is not None
 
     def open(self, now: int | None = None) -> None:
-        """Send the deferred statement now (with the deadline probe at ``now`` if given),
-        or set the tenant if nothing has been sent yet."""
-        if self._deferred is not None:
-            deferred, self._deferred = self._deferred, None
-            deferred(self.fresh(), now)
-            self._opened = True
-        elif not self._opened:
+        """Set the tenant if nothing has been sent yet, then send the deferred statement (with
+        the deadline probe at ``now`` if given)."""
+        if not self._opened:
             self._cur.execute(SET_TENANT, (self._tenant,))
             self._opened = True
+        if self._deferred is not None:
+            deferred, self._deferred = self._deferred, None
+            deferred(now)
 
     def cursor(self) -> Cursor:
         """The unit of work's cursor, once what must go before any statement has gone."""

@@ -27,7 +27,7 @@ from .adapters import Micros, MicrosArray, micros
 from .checkpoints import PostgresCheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
-from .locks import SubjectLocks, lock_key
+from .locks import SCHEMA_EXCLUSIVE, SCHEMA_SHARED, SubjectLocks, lock_key, schema_lock_key
 from .lookups import Lookups
 from .pipeline import WritePipeline
 from .session import Cursor, ScopedSession
@@ -62,6 +62,7 @@ class PostgresWrite(
         """Per tenant, a schema version at which it had no unfinished backfill: a step that
         starts one changes the version, so until the version moves nothing is asked."""
         self._version: int | None = None
+        self._schema_held = False
         self._schema_changed = False
         self._seqs: list[int] = []
         self._episodes: dict[str, EpisodeRow | None] = {}
@@ -72,7 +73,8 @@ class PostgresWrite(
         self._consents: dict[str, list[ConsentRow]] = {}
         self._resolved: dict[str, str] = {}
         self._pending: Callable[[], bool | None] | None = None
-        if prelock:
+        if prelock:  # the schema's lock before any subject's, as every unit of work takes them
+            self._hold_schema_shared()
             self._locks.acquire(prelock, wait=True)
 
     def finish(self) -> None:
@@ -83,9 +85,30 @@ class PostgresWrite(
     # locking --------------------------------------------------------------------------
 
     def _lock(self, subjects: Iterable[str]) -> None:
-        """Hold the advisory locks of ``subjects`` (after what ``prefetch_one`` took)."""
+        """Hold the advisory locks of ``subjects`` (after what ``prefetch_one`` took), the
+        schema's first: every unit of work takes them in that order."""
         self._receive()
+        self._hold_schema_shared()
         self._locks.lock(subjects)
+
+    def _hold_schema_shared(self) -> None:
+        """Before the unit of work first reads the schema, locks a subject or appends an
+        operation: a step changing the schema waits for it to end, or it waits for the step
+        (``locks.py``). Sent in the pipeline, it costs no round trip."""
+        if not self._schema_held:
+            self._schema_held = True
+            self._pipe.cursor().execute(SCHEMA_SHARED, (schema_lock_key(self.tenant),))
+
+    def hold_schema(self) -> None:
+        """A step's exclusive hold of the tenant's schema, taken before it reads anything;
+        if this unit of work already holds it shared, the hold is raised (two steps doing
+        so at once deadlock, and the one PostgreSQL picks runs again)."""
+        self._receive()
+        self._schema_held = True
+        self._version = None
+        self._attributes.clear()
+        self._types.clear()
+        self._pipe.cursor().execute(SCHEMA_EXCLUSIVE, (schema_lock_key(self.tenant),))
 
     def unfinished_backfills(self) -> list[BackfillRow]:
         """Every write asks (``_backfill.convert_key``); the schema version its lookups
@@ -140,6 +163,7 @@ class PostgresWrite(
         return super().delete_episode(episode_id)
 
     def schema_version(self) -> int:
+        self._hold_schema_shared()
         self._receive()
         if self._version is None:
             self._version = self._stored_schema_version()
@@ -165,6 +189,7 @@ class PostgresWrite(
         return self._version
 
     def attribute_schema(self, attribute: str) -> AttributeSchema | None:
+        self._hold_schema_shared()
         if attribute not in self._attributes:
             shared = self._shared_schemas()
             if shared is not None and attribute in shared[0]:
@@ -181,6 +206,7 @@ class PostgresWrite(
         super().put_attribute_schema(schema)
 
     def memory_type(self, name: str) -> MemoryTypeSchema | None:
+        self._hold_schema_shared()
         if name not in self._types:
             shared = self._shared_schemas()
             if shared is not None and name in shared[1]:
@@ -241,18 +267,19 @@ class PostgresWrite(
         without the probe."""
         self._receive()
         self.flush()
+        self._hold_schema_shared()
         source = None if request.source in self._episodes else request.source
         lookups = Lookups(self.tenant, request, source, self._locks.claim(request.subject), not self._locks.held,
                           self._version is None, request.subject not in self._consents)
-        self._pipe.defer(lambda cur, now: self._send_lookups(lookups, cur, now))
+        self._pipe.defer(lambda now: self._send_lookups(lookups, now))
 
-    def _send_lookups(self, lookups: Lookups, cur: Cursor, now: int | None) -> None:
-        """Send the lookups (with the probe at ``now`` if given) on ``cur``, a cursor of
-        their own; ``_receive`` takes the answer in."""
-        lookups.send(cur, now)
+    def _send_lookups(self, lookups: Lookups, now: int | None) -> None:
+        """Send the lookups (with the probe at ``now`` if given), each on a cursor of its
+        own; ``_receive`` takes the answers in."""
+        sent = lookups.send(self._pipe.fresh, now)
 
         def receive() -> bool | None:
-            found = lookups.receive(cur)
+            found = lookups.receive(sent)
             if found.refused:
                 raise self._locks.refused(lookups.locks)
             self._locks.taken(lookups.locks)
@@ -420,6 +447,7 @@ class PostgresWrite(
         )
 
     def append_operation(self, op: Operation) -> int:
+        self._hold_schema_shared()
         self._lock([op.subject])
         self._keys.appended((op.subject, op.attribute))
         if not self._seqs:
@@ -437,6 +465,7 @@ class PostgresWrite(
         insert every row in one statement."""
         if not ops:
             return []
+        self._hold_schema_shared()
         self._lock({op.subject for op in ops})
         for op in ops:
             self._keys.appended((op.subject, op.attribute))

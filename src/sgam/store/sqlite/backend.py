@@ -398,13 +398,8 @@ class SQLiteBackend:
         except sqlite3.Error:
             pass
 
-    def common_writer(self, tenant: str) -> None:
-        """None: a write's statements are function calls into this process, so the unit of
-        work with the planner costs no round trips to save."""
-        return None
-
     def checkpoint_writer(self, tenant: str) -> None:
-        """None, for the same reason: a put in a unit of work is already function calls."""
+        """None: a put in a unit of work is already function calls into this process."""
         return None
 
     def read(self, tenant: str) -> ReadScope:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._core.schema import AttributeSchema
 from .._protocol import QueryFilter
-from .._requests import PointRead, ReadAhead
+from .._requests import ReadAhead
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
@@ -45,9 +45,6 @@ class SQLiteReader(
 
     def prefetch(self, requests: Sequence[ReadAhead]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
-
-    def plan_point(self, request: PointRead) -> None:
-        """Nothing to answer ahead: each read asks its own statement (or the cache)."""
 
     def declared(self, attribute: str) -> AttributeSchema | None:
         """From the connection's cache, as the write unit of work's ``attribute_schema``."""

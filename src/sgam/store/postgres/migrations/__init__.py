@@ -25,7 +25,7 @@ import psycopg
 from psycopg import sql
 
 from ..._migrations import Migrations
-from . import baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31
+from . import baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -68,31 +68,24 @@ LIFECYCLE_TABLES = (
 
 READ_FUNCTIONS = (
     "sgam_lifecycle_due(text, timestamptz)",
-    "sgam_point_reads(text, timestamptz, text[], text[], text[], timestamptz[], timestamptz[])",
     "sgam_checkpoint_with_writes(text, text, text, text)",
     "sgam_api_key(text, text, text)",
-    "sgam_keyed_point_reads(text, text, text, timestamptz, text[], text[], text[], timestamptz[], timestamptz[])",
 )
-"""Run as the caller, under its tenant policy: the deadline probe, and a point read's
-probe, consents and versions in one statement (the baseline); a checkpoint with its
-pending writes (module v26); an API key's row, and a point read after its key's check (module v30)."""
+"""Run as the caller, under its tenant policy: the deadline probe (the baseline); a
+checkpoint with its pending writes (module v26); an API key's row (module v30)."""
 
 WRITE_FUNCTIONS = (
-    "sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text, boolean, boolean)",
     "sgam_put_checkpoint(text, text, text, text, text, text, text, bytea, text, bytea, timestamptz, text, text[])",
     "sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])",
-    "sgam_write_one(text, timestamptz, bigint, integer, text, text, timestamptz, text, text, text, double precision, "
-    "timestamptz, text)",
-    "sgam_keyed_write_one(text, text, text, timestamptz, bigint, integer, text, text, timestamptz, text, text, text, "
-    "double precision, timestamptz, text)",
 )
-"""Run as the caller: a one-fact write's lock, lookups and probe in one statement (the baseline);
-a checkpoint put, and a task's pending writes, each in one statement with its tenant (module v26);
-the common one-fact write whole (module v29), and after its key's check (module v30)."""
+"""Run as the caller: a checkpoint put, and a task's pending writes, each in one statement
+with its tenant (module v26)."""
 
 MIGRATIONS = Migrations(
     baseline.VERSION,
-    tuple(version.SCRIPT for version in (baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31)),
+    tuple(version.SCRIPT for version in (
+        baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32,
+    )),
     baseline.SQUASHED,
 )
 """The baseline, then version N in module ``vNN``; a new version is a new module, listed last."""
