@@ -70,3 +70,15 @@ def test_aliases_through_the_cli(tmp_path: Path) -> None:
     assert json.loads(_sgam(db, "get", "mj", "city", "--json")) is None
     again = CliRunner().invoke(app, ["unalias", "--tenant", "t", "--db", db, "mj"])
     assert again.exit_code != 0 and "not an alias" in again.output
+
+
+def test_a_narrow_tables_title_is_one_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _sgam(db, "episode", "e1", T1, "Zed buys from Acme")
+    _sgam(db, "declare", "supplier", "subject", "--cardinality", "many")
+    _sgam(db, "write", "zed", "supplier", "acme", "--valid-from", T1, "--source", "e1")
+    for args in (["reachable", "zed", "--attribute", "supplier", "--depth", "2"], ["linked", "supplier", "acme"]):
+        shown = CliRunner().invoke(app, [args[0], "--tenant", "t", "--db", db, *args[1:]], env={"COLUMNS": "80"})
+        assert shown.exit_code == 0, shown.output
+        title = shown.output.splitlines()[0].strip()
+        assert title in ("reachable from zed within 2", "supplier -> acme"), shown.output
