@@ -127,6 +127,19 @@ def test_an_unknown_tenant_is_pointed_out(db: list[str]) -> None:
     assert "tenant 'acme-typo' has recorded nothing" in err
 
 
+def test_a_tenant_holding_only_documents_or_hidden_episodes_is_not_called_empty(tmp_path: Path) -> None:
+    documents = ["--db", f"sqlite:///{tmp_path / 'docs.db'}", "-t", "acme"]
+    assert run("docs", "create", *documents, "/memories/a.md", "--text", "notes")[0] == 0
+    revoked = ["--db", f"sqlite:///{tmp_path / 'revoked.db'}", "-t", "acme"]
+    assert run("episode", *revoked, "e1", AT, "Mira moved to Oslo.")[0] == 0
+    assert run("write", *revoked, "mira", "city", "Oslo", "--valid-from", AT, "--source", "e1")[0] == 0
+    assert run("consent", *revoked, "mira", "--revoke")[0] == 0
+    for tail in (documents, revoked):
+        code, out, err = run("get", *tail, "mira", "age")
+        assert code == 0 and "nothing holds for mira.age" in out
+        assert "recorded nothing" not in err, err
+
+
 def test_long_text_from_standard_input(db: list[str]) -> None:
     text = "Mira moved to Oslo. " * 10_000  # 200 KB: more than a command line holds
     code, _, err = run("episode", *db, "long", AT, "-", "--json", stdin=text)

@@ -107,6 +107,13 @@ def _names(memory: Memory, tenant: str, subjects: list[str]) -> list[str]:
     return [s if names.get(s, s) == s else f"{names[s]} ({s})" for s in subjects]
 
 
+def _holds_anything(memory: Memory, tenant: str) -> bool:
+    """Whether the tenant has recorded anything at all (a mistyped ``--tenant`` has not):
+    a fact, an episode, a document or a consent statement, readable or hidden by consent."""
+    return bool(memory.query(tenant, all_times=True, limit=1) or memory.episodes(tenant, limit=1)
+                or memory.documents.listing(tenant, depth=1, hidden=True) or memory.consents(tenant))
+
+
 def show_result(result: Any) -> None:
     console.print(f"{result.effect.value} (operation {result.operation_id})", highlight=False)
     if result.assertion is not None:
@@ -253,7 +260,7 @@ def register(app: typer.Typer) -> None:
 
         def call(memory: Memory) -> Assertion | list[Assertion] | None:
             found = memory.lookup(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
-            if found is None and not memory.episodes(tenant, limit=1):
+            if found is None and not _holds_anything(memory, tenant):
                 errors.print(f"tenant {tenant!r} has recorded nothing: check --tenant", highlight=False,
                              markup=False)
             return found
