@@ -53,6 +53,20 @@ def test_bare_words_and_dates_are_still_strings(db: list[str]) -> None:
     assert stored(db, "deadline")["value"] == "2026-07-15"  # type: ignore[index]
 
 
+def test_json_is_json_and_string_keeps_the_text_typed(db: list[str]) -> None:
+    for attribute, typed in (("zip", "12345"), ("code", "01234"), ("flag", "true")):
+        assert run("write", *db, "mira", attribute, typed, "--valid-from", AT, "--source", "e1")[0] == 0
+    assert [stored(db, a)["value"] for a in ("zip", "code", "flag")] == [12345, "01234", True]  # type: ignore[index]
+    later = "2026-06-02T09:00:00Z"
+    for attribute, typed in (("zip", "12345"), ("flag", "true"), ("tags", "[1, 2]")):
+        assert run("write", *db, "mira", attribute, typed, "--valid-from", later, "--source", "e1",
+                   "--string")[0] == 0
+    assert [stored(db, a)["value"] for a in ("zip", "flag", "tags")] == [  # type: ignore[index]
+        "12345", "true", "[1, 2]"]
+    assert run("correct", *db, "mira", "zip", "54321", "--valid-from", later, "--source", "e1", "--string")[0] == 0
+    assert stored(db, "zip")["value"] == "54321"  # type: ignore[index]
+
+
 def test_a_number_for_a_string_attribute_says_how_to_quote_it(db: list[str]) -> None:
     assert run("declare", *db, "zip", "string")[0] == 0
     code, _, err = run("write", *db, "mira", "zip", "12345", "--valid-from", AT, "--source", "e1")

@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 
 LONG_TEXT = 2000
 
-ValueArg = Annotated[str, typer.Argument(help="The value as JSON (a bare word is read as a string).")]
+ValueArg = Annotated[str, typer.Argument(help="The value as JSON: 12345, true, [1, 2] and \"12\" are JSON; text "
+                                              "that is not JSON (Paris, 01234, 2026-07-15) is a string. --string "
+                                              "keeps it a string.")]
+StringOption = Annotated[bool, typer.Option("--string", help="Store the value as the string typed, even when it "
+                                                             "reads as JSON (12345, true, null).")]
 AtOption = Annotated[str | None, typer.Option("--at", help="Valid time (RFC 3339 with zone); default now.")]
 KnownAtOption = Annotated[
     str | None, typer.Option("--known-at", help="Transaction time (RFC 3339 with zone); default now.")
@@ -194,10 +198,11 @@ def register(app: typer.Typer) -> None:
         purpose: PurposeOption = None,
         expires_at: Annotated[str | None, typer.Option(
             "--expires-at", help="Deadline of this write (RFC 3339 with zone): erased then.")] = None,
-        db: DbOption = None, as_json: JsonOption = False,
+        string: StringOption = False, db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Assert SUBJECT.ATTRIBUTE = VALUE from --valid-from on."""
-        run(db, as_json, lambda m: m.write(tenant, subject, attribute, parse_value(value), valid_from, source,
+        run(db, as_json, lambda m: m.write(tenant, subject, attribute, parse_value(value, string=string), valid_from,
+                                           source,
                                            memory_type=memory_type, confidence=confidence, purpose=purpose,
                                            expires_at=expires_at), show_result)
 
@@ -211,10 +216,10 @@ def register(app: typer.Typer) -> None:
         purpose: PurposeOption = None,
         value: Annotated[str | None, typer.Option(
             "--value", help="The member that stopped, for a set (JSON; a bare word is a string).")] = None,
-        db: DbOption = None, as_json: JsonOption = False,
+        string: StringOption = False, db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Say the value (of a set: the member --value) holding at --at stopped holding then."""
-        member = None if value is None else parse_value(value)
+        member = None if value is None else parse_value(value, string=string)
         run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source, purpose=purpose, value=member),
             show_result)
 
@@ -227,11 +232,11 @@ def register(app: typer.Typer) -> None:
         valid_from: Annotated[str, typer.Option("--valid-from", help="Start of the assertion to correct.")],
         source: Annotated[str, typer.Option("--source", help="Episode id that backs the correction.")],
         purpose: PurposeOption = None,
-        db: DbOption = None, as_json: JsonOption = False,
+        string: StringOption = False, db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Correct the value of the assertion starting at --valid-from (history is kept)."""
-        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value), source,
-                                             purpose=purpose), show_result)
+        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value, string=string),
+                                             source, purpose=purpose), show_result)
 
     @app.command("forget")
     def forget(
