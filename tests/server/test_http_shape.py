@@ -94,3 +94,23 @@ def test_a_backfill_is_watched_over_http_with_the_read_key(served: Served) -> No
         assert (status["kind"], status["attribute"], status["subjects_done"], status["subjects_total"],
                 status["batches_done"], status["after_subject"], status["finished_at"]) == (
                     "retype", "budget", 2, 3, 1, "p2", None)
+
+
+def test_merging_or_splitting_subjects_needs_an_admin_key(served: Served) -> None:
+    """A write key is what a model-driven process holds; a merge changes what every read of
+    both names answers for the whole tenant, so it is an administrator's decision."""
+    with served.client("acme", "admin") as admin:
+        assert admin.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "MJ is Mira"}).status_code == 201
+        for subject, attribute, value in (("mira", "city", "Oslo"), ("mj", "employer", "Acme")):
+            assert admin.post("/v1/facts", json={"subject": subject, "attribute": attribute, "value": value,
+                                                 "valid_from": T0, "source": "e1"}).status_code == 201
+    with served.client("acme", "write") as writer:
+        assert writer.post("/v1/aliases", json={"name": "MJ", "subject": "Mira"}).status_code == 403
+        assert writer.get("/v1/facts/mira/employer").status_code == 404  # not merged
+        assert writer.get("/v1/names/mira").json() == []
+    with served.client("acme", "admin") as admin:
+        assert admin.post("/v1/aliases", json={"name": "MJ", "subject": "Mira"}).status_code == 201
+    with served.client("acme", "write") as writer:
+        assert writer.get("/v1/facts/mira/employer").json()["value"] == "Acme"  # merged by the admin
+        assert writer.post("/v1/unalias", json={"name": "mj"}).status_code == 403
+        assert [n["until"] for n in writer.get("/v1/names/mira").json()] == [None]  # still in force
