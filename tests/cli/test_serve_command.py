@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -9,6 +10,8 @@ import time
 from pathlib import Path
 
 import httpx
+
+from sgam import Memory
 
 SGAM = Path(sys.executable).with_name("sgam")
 
@@ -49,3 +52,34 @@ def test_a_free_port_serves(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.communicate(timeout=30)
+
+
+def test_an_mcp_client_leaving_mid_request_is_one_log_line(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    with Memory(url) as memory:
+        memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z", "Mira moved to Oslo.")
+    server = subprocess.Popen([str(SGAM), "mcp", "-t", "acme", "--db", url], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert server.stdin is not None
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}})
+    assert '"id":1' in server.stdout.readline()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for number in range(2, 7):  # requests in flight when the client goes
+        send({"jsonrpc": "2.0", "id": number, "method": "tools/call",
+              "params": {"name": "recall", "arguments": {"question": "Where does Mira live?"}}})
+    server.stdout.close()
+    server.stdin.close()
+    assert server.wait(timeout=60) == 0
+    err = server.stderr.read()
+    server.stderr.close()
+    assert "Traceback" not in err, err
+    assert [line for line in err.splitlines() if line.strip()] == [
+        line for line in err.splitlines() if "the MCP client closed the connection mid-request" in line]
+    assert err.count("closed the connection") == 1

@@ -9,6 +9,7 @@ import errno
 import logging
 import os
 import socket
+import sys
 from typing import Annotated, NoReturn
 
 import typer
@@ -62,6 +63,33 @@ def _listening_socket(host: str, port: int) -> socket.socket:
 def _cannot_serve(message: str) -> NoReturn:
     errors.print(f"error: {message}", highlight=False, markup=False, soft_wrap=True)
     raise typer.Exit(2)
+
+
+_GONE = (BrokenPipeError, ConnectionResetError)
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` (an exception group from the stdio task group, as anyio raises it)
+    is only the client going away: its pipe broke or closed while a request ran. That
+    ends a stdio session normally, so it is one log line, not a traceback."""
+    import anyio
+
+    gone = (*_GONE, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    return all(isinstance(leaf, gone) for leaf in _leaves(exc))
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the interpreter flushes it at exit, and a flush into the
+    broken pipe would print one more error."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _configure_logging() -> None:
@@ -143,5 +171,11 @@ def register(app: typer.Typer) -> None:
         server = build_mcp(memory, fixed_caller(tenant, chosen), extract=_model_configured())
         try:
             anyio.run(server.run_stdio_async)
+        except BaseException as exc:
+            if not _client_gone(exc):
+                raise
+            logging.getLogger("sgam.mcp").warning("the MCP client closed the connection mid-request (%s); stopping",
+                                                  _leaves(exc)[0].__class__.__name__)
+            _quiet_stdout()
         finally:
             memory.memory.close()
