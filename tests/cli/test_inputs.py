@@ -53,6 +53,20 @@ def test_bare_words_and_dates_are_still_strings(db: list[str]) -> None:
     assert stored(db, "deadline")["value"] == "2026-07-15"  # type: ignore[index]
 
 
+def test_json_is_json_and_string_keeps_the_text_typed(db: list[str]) -> None:
+    for attribute, typed in (("zip", "12345"), ("code", "01234"), ("flag", "true")):
+        assert run("write", *db, "mira", attribute, typed, "--valid-from", AT, "--source", "e1")[0] == 0
+    assert [stored(db, a)["value"] for a in ("zip", "code", "flag")] == [12345, "01234", True]  # type: ignore[index]
+    later = "2026-06-02T09:00:00Z"
+    for attribute, typed in (("zip", "12345"), ("flag", "true"), ("tags", "[1, 2]")):
+        assert run("write", *db, "mira", attribute, typed, "--valid-from", later, "--source", "e1",
+                   "--string")[0] == 0
+    assert [stored(db, a)["value"] for a in ("zip", "flag", "tags")] == [  # type: ignore[index]
+        "12345", "true", "[1, 2]"]
+    assert run("correct", *db, "mira", "zip", "54321", "--valid-from", later, "--source", "e1", "--string")[0] == 0
+    assert stored(db, "zip")["value"] == "54321"  # type: ignore[index]
+
+
 def test_a_number_for_a_string_attribute_says_how_to_quote_it(db: list[str]) -> None:
     assert run("declare", *db, "zip", "string")[0] == 0
     code, _, err = run("write", *db, "mira", "zip", "12345", "--valid-from", AT, "--source", "e1")
@@ -125,6 +139,19 @@ def test_an_unknown_tenant_is_pointed_out(db: list[str]) -> None:
     code, out, err = run("get", *other, "mira", "city")
     assert code == 0 and "nothing holds for mira.city" in out
     assert "tenant 'acme-typo' has recorded nothing" in err
+
+
+def test_a_tenant_holding_only_documents_or_hidden_episodes_is_not_called_empty(tmp_path: Path) -> None:
+    documents = ["--db", f"sqlite:///{tmp_path / 'docs.db'}", "-t", "acme"]
+    assert run("docs", "create", *documents, "/memories/a.md", "--text", "notes")[0] == 0
+    revoked = ["--db", f"sqlite:///{tmp_path / 'revoked.db'}", "-t", "acme"]
+    assert run("episode", *revoked, "e1", AT, "Mira moved to Oslo.")[0] == 0
+    assert run("write", *revoked, "mira", "city", "Oslo", "--valid-from", AT, "--source", "e1")[0] == 0
+    assert run("consent", *revoked, "mira", "--revoke")[0] == 0
+    for tail in (documents, revoked):
+        code, out, err = run("get", *tail, "mira", "age")
+        assert code == 0 and "nothing holds for mira.age" in out
+        assert "recorded nothing" not in err, err
 
 
 def test_long_text_from_standard_input(db: list[str]) -> None:

@@ -80,3 +80,15 @@ def test_a_retract_of_a_one_valued_attribute_with_a_value_is_refused(tmp_path: P
                                        "2026-06-02T00:00:00Z", "--source", "e1", "--value", "Oslo"])
     assert refused.exit_code == 3 and "value" in refused.output and "one value at a time" in refused.output
     assert json.loads(_sgam(db, "get", "mira", "city", "--json"))["valid_to"] is None
+
+
+def test_a_narrow_tables_title_is_one_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    _sgam(db, "episode", "e1", T1, "Zed buys from Acme")
+    _sgam(db, "declare", "supplier", "subject", "--cardinality", "many")
+    _sgam(db, "write", "zed", "supplier", "acme", "--valid-from", T1, "--source", "e1")
+    for args in (["reachable", "zed", "--attribute", "supplier", "--depth", "2"], ["linked", "supplier", "acme"]):
+        shown = CliRunner().invoke(app, [args[0], "--tenant", "t", "--db", db, *args[1:]], env={"COLUMNS": "80"})
+        assert shown.exit_code == 0, shown.output
+        title = shown.output.splitlines()[0].strip()
+        assert title in ("reachable from zed within 2", "supplier -> acme"), shown.output

@@ -86,3 +86,20 @@ def test_docs_import_refuses_an_export_of_another_tenant(tmp_path: Path) -> None
     assert result.exit_code == 3 and "export of another tenant ('acme')" in result.stderr
     code, viewed = sgam(db, "view", "-t", "globex", "/memories/a.md")
     assert code == 0 and isinstance(viewed, dict) and viewed["content"] == "globex\n"
+
+
+def test_text_reads_standard_input_with_a_dash_and_a_file_with_at(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    notes = tmp_path / "f.txt"
+    notes.write_text("from a file\n", encoding="utf-8")
+    assert sgam(db, "create", "-t", "acme", "/memories/in.md", "--text", "-", stdin="from stdin\n")[0] == 0
+    assert sgam(db, "create", "-t", "acme", "/memories/file.md", "--text", f"@{notes}")[0] == 0
+    assert sgam(db, "create", "-t", "acme", "/memories/at.md", "--text", "@@home")[0] == 0
+    assert sgam(db, "edit", "-t", "acme", "/memories/at.md", "--insert-line", "1", "--text", f"@{notes}")[0] == 0
+    shown = {path: sgam(db, "view", "-t", "acme", path)[1] for path in ("/memories/in.md", "/memories/file.md",
+                                                                         "/memories/at.md")}
+    assert [document["content"] for document in shown.values()] == [  # type: ignore[index]
+        "from stdin\n", "from a file\n", "@home\nfrom a file\n"]
+    code, error = sgam(db, "create", "-t", "acme", "/memories/missing.md", "--text", f"@{tmp_path / 'nope.txt'}")
+    assert code == 3 and error["error"]["field"] == "text"  # type: ignore[index]
+    assert sgam(db, "view", "-t", "acme", "/memories/missing.md")[0] == 4

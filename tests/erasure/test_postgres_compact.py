@@ -148,3 +148,14 @@ def test_compact_on_sqlite_says_what_remains(tmp_path: Path) -> None:
         memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z", "text")
     outcome = CliRunner().invoke(app, ["compact", "--db", url, "--wait", "0"])
     assert outcome.exit_code == 0 and "WAL is empty" in outcome.stdout
+
+
+def test_compact_reads_the_database_url_from_the_environment_as_every_command(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sgam.db'}"
+    with Memory(url) as memory:
+        memory.add_episode("acme", "e1", "2026-06-01T09:00:00Z", "text")
+    outcome = CliRunner().invoke(app, ["compact", "--wait", "0"], env={"SGAM_DATABASE_URL": url})
+    assert outcome.exit_code == 0 and "WAL is empty" in outcome.stdout, outcome.output
+    missing = tmp_path / "typo.db"
+    outcome = CliRunner().invoke(app, ["compact"], env={"SGAM_DATABASE_URL": f"sqlite:///{missing}"})
+    assert outcome.exit_code != 0 and "does not exist" in outcome.output and not missing.exists()

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -100,3 +101,15 @@ def test_the_cli_prints_json_only_with_json_and_names_categories(tmp_path: Path)
     assert "single-hop" in text.stdout and "multi-hop" in text.stdout
     as_json = CliRunner().invoke(app, ["eval", "locomo", str(path), "--json"])
     assert set(json.loads(as_json.stdout)["per_category"]) == {"multi-hop", "single-hop"}
+
+
+@pytest.mark.parametrize("content", [[], [{"sample_id": "c1", "conversation": {}, "qa": []}],
+                                     [{"sample_id": "c1", "conversation": {}, "qa": [{"question": "q?",
+                                                                                       "evidence": ["D9:9"]}]}]])
+def test_a_file_with_no_question_to_score_is_a_validation_error(tmp_path: Path, content: list[Any]) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps(content))
+    with pytest.raises(ValidationError, match="holds no question to score"):
+        evaluate_locomo(path)
+    shown = CliRunner().invoke(app, ["eval", "locomo", str(path), "--json"])
+    assert shown.exit_code == 3 and json.loads(shown.stdout)["error"]["field"] == "path"

@@ -104,3 +104,10 @@ def test_malformed_files_name_the_problem(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="differ in length"):
         evaluate_longmemeval(path)
     assert CliRunner().invoke(app, ["eval", "longmemeval", str(tmp_path / "missing.json")]).exit_code == 3
+
+
+def test_a_file_with_no_question_to_score_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text("[]")
+    out = CliRunner().invoke(app, ["eval", "longmemeval", str(path), "--json"])
+    assert out.exit_code == 3 and "holds no question to score" in out.stdout

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sgam import Memory
+from sgam import Memory, SubjectName
 from sgam.extraction import ExtractionPolicy, Outcome, ScriptedClient
 from sgam.extraction.names import known_subjects
 from sgam.extraction.prompt import build_request, gather_context
@@ -125,7 +125,11 @@ def test_an_alias_the_model_proposes_waits_for_a_person(memory: Memory) -> None:
     (alias,) = memory.held("acme")
     assert (alias.subject, alias.change, alias.value, alias.attribute) == ("mira jansen", "alias", "Mimi", "")
     assert memory.get("acme", "mimi", "city") is None  # held: nothing changed yet
-    assert memory.confirm("acme", alias.id).assertion is None  # an alias is a step, not an assertion
+    step = memory.confirm("acme", alias.id)  # an alias is a step, not an assertion: the step answers
+    assert isinstance(step, SubjectName)
+    assert (step.tenant, step.name, step.subject, step.until, step.decided_by) == (
+        "acme", "mimi", "mira jansen", None, f"review of held {alias.id}")
+    assert step == memory.names("acme", "mira jansen")[0]
     assert memory.resolve("acme", "Mimi") == "mira jansen"
     assert memory.get("acme", "mimi", "city").value == "Oslo"  # type: ignore[union-attr]
     assert [n.decided_by for n in memory.names("acme", "mira jansen")] == [f"review of held {alias.id}"]

@@ -4,6 +4,8 @@ consent and the question's own words decide what is said."""
 
 from __future__ import annotations
 
+import pytest
+
 from sgam import Memory
 from sgam.recall import RecallItem
 
@@ -68,6 +70,36 @@ def test_a_set_is_read_whole_for_its_subject_or_a_member_the_question_names(stor
     assert _facts(team.items) == expected
     assert _facts(by_member.items) == expected
     assert team.items[0].subject_name == "Team 7"
+
+
+ATLAS_ASKED = ["who is in team atlas?", "Members of Atlas", "Who belongs to Atlas?", "Who's on the Atlas team?",
+               "Which people are part of Atlas?", "List everyone in Atlas", "Who works on Atlas?"]
+
+
+@pytest.fixture
+def atlas(store_url: str) -> Memory:
+    memory = Memory(store_url)
+    memory.add_episodes(T, [{"id": "e1", "at": T0, "text": "Atlas is Mira, Ola and Ben."},
+                            {"id": "e2", "at": T0, "text": "Atlas has a budget of 10k."}])
+    memory.declare(T, "crew", "string", cardinality="many")  # no description: the set's words must do
+    for who in ("Mira", "Ola", "Ben"):
+        memory.write(T, "Atlas", "crew", who, T0, "e1")
+    memory.write(T, "Atlas", "budget", 10_000, T0, "e2")
+    return memory
+
+
+@pytest.mark.parametrize("question", ATLAS_ASKED)
+def test_a_question_asking_for_a_groups_members_gets_the_sets_exact_state(atlas: Memory, question: str) -> None:
+    with atlas:
+        result = atlas.recall(T, question, at=T1, budget=4000)
+    assert [f for f in _facts(result.items) if f[1] == "crew"] == [
+        ("atlas", "crew", "Ben", "e1"), ("atlas", "crew", "Mira", "e1"), ("atlas", "crew", "Ola", "e1")]
+
+
+def test_a_question_about_a_groups_other_facts_gets_none_of_its_members(atlas: Memory) -> None:
+    with atlas:
+        result = atlas.recall(T, "What is the budget of Atlas?", at=T1, budget=4000)
+    assert _facts(result.items) == [("atlas", "budget", 10_000, "e2")]
 
 
 def test_a_question_about_something_else_gets_none_of_the_shape(store_url: str) -> None:

@@ -22,18 +22,17 @@ from sgam.cli import app
 from sgam.search import Model2VecEmbedder, embed_checked, load_embedder
 from sgam.search.embedders import Embedder
 
-from ..conftest import MODEL_DIR, HashingEmbedder, ManualClock, Store
-
-pytestmark = pytest.mark.skipif(not MODEL_DIR.is_dir(), reason="shared static model not present")
+from ..conftest import HashingEmbedder, ManualClock, Store
 
 T = "acme"
-NEW_SPEC = f"model2vec:{MODEL_DIR}"
 TOPICS = ["a kettle of green tea", "the old stone bridge over the river", "renewing a passport before the deadline",
           "moving house to Lisbon", "learning the guitar", "baking sourdough bread", "training for a marathon",
           "filing the tax return", "a visit to the dentist", "planning a birthday party", "repairing a bicycle",
           "a trip to the mountains", "reading a detective novel", "planting tomatoes", "adopting a kitten"]
 QUESTIONS = ["where is my passport", "music practice", "running shoes", "the bakery", "holiday plans",
-             "a pet at home", "money and forms", "fixing things", "something to drink", "the garden"]
+             "a pet at home", "money and forms", "fixing things", "something to drink", "the garden",
+             "paperwork for the government", "a celebration", "a broken wheel", "the oven", "cake and candles",
+             "a small animal"]
 DEPTH = 5
 
 
@@ -43,8 +42,33 @@ def old() -> Embedder:
 
 
 @pytest.fixture(scope="module")
-def new() -> Embedder:
-    return Model2VecEmbedder(MODEL_DIR)
+def new_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second real Model2Vec model, built from what the ``embeddings`` extra installs:
+    wordllama's tokenizer and its token vectors under a fixed random projection to 64
+    dimensions, so it ranks the same texts differently from wordllama itself."""
+    import wordllama  # type: ignore[import-untyped]
+    from model2vec import StaticModel
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    package = Path(wordllama.__file__).parent
+    vectors = load_file(str(package / "weights" / "l2_supercat_256.safetensors"))["embedding.weight"]
+    projected = vectors @ np.random.default_rng(1).standard_normal((vectors.shape[1], 64)).astype(np.float32)
+    tokenizer = Tokenizer.from_file(str(package / "tokenizers" / "l2_supercat_tokenizer_config.json"))
+    folder = tmp_path_factory.mktemp("models") / "projected-64"
+    StaticModel(vectors=np.ascontiguousarray(projected, dtype=np.float32), tokenizer=tokenizer,
+                normalize=True).save_pretrained(str(folder))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def new_spec(new_folder: Path) -> str:
+    return f"model2vec:{new_folder}"
+
+
+@pytest.fixture(scope="module")
+def new(new_folder: Path) -> Embedder:
+    return Model2VecEmbedder(new_folder)
 
 
 def _texts() -> list[str]:
@@ -133,11 +157,12 @@ def _vectors_of(store: Store, model: str) -> int:
 
 def test_search_uses_the_old_vectors_until_the_new_are_complete_then_the_new(
     seeded: Memory, store: Store, old: Embedder, new: Embedder, telling: list[tuple[str, list[str], list[str]]],
+    new_spec: str,
 ) -> None:
     for question, by_old, _ in telling:
         assert _searched(seeded, question) == by_old
     with pytest.raises(Interrupt):
-        seeded.reembed(T, NEW_SPEC, batch=10, progress=_stop_after(2))
+        seeded.reembed(T, new_spec, batch=10, progress=_stop_after(2))
     half = seeded.index_status(T)
     assert (half.searching, half.recorded, half.building) == (old.name, False, new.name)
     assert half.episodes_embedded == 20 and half.episodes == 45 and not half.complete
@@ -145,7 +170,7 @@ def test_search_uses_the_old_vectors_until_the_new_are_complete_then_the_new(
         for question, by_old, _ in telling:
             assert _searched(seeded, question) == by_old
             assert _searched(other, question) == by_old
-        done = seeded.reembed(T, NEW_SPEC, batch=10)
+        done = seeded.reembed(T, new_spec, batch=10)
         assert (done.searching, done.recorded, done.building, done.complete) == (new.name, True, None, True)
         assert (done.episodes, done.facts, done.chunks) == (45, 1, 1)
         for question, _, by_new in telling:
@@ -169,12 +194,12 @@ def test_an_interrupted_build_resumes_without_redoing_finished_batches(seeded: M
 
 
 def test_nothing_of_the_old_vectors_is_left_after_the_switch(
-    seeded: Memory, store: Store, old: Embedder, new: Embedder,
+    seeded: Memory, store: Store, old: Embedder, new: Embedder, new_spec: str,
 ) -> None:
     old_bytes = embed_checked(old, [f"ann: {_texts()[5]}"])[0].astype(np.float16).tobytes()
     seeded.search(T, "tea", config="vector")  # the process now holds a copy of the old vectors
     assert _vectors_of(store, old.name) == 45 + 1 + 1
-    seeded.reembed(T, NEW_SPEC)
+    seeded.reembed(T, new_spec)
     assert _vectors_of(store, old.name) == 0 and _vectors_of(store, new.name) == 45 + 1 + 1
     assert not seeded.residue(T, old.name).found
     assert [(entry.action, entry.rows) for entry in seeded.audit(T)][:1] == [("reembed", 45 + 1 + 1)]
@@ -191,10 +216,10 @@ def test_nothing_of_the_old_vectors_is_left_after_the_switch(
 
 
 def test_episodes_written_during_the_build_get_both_vectors(
-    seeded: Memory, store: Store, old: Embedder, new: Embedder,
+    seeded: Memory, store: Store, old: Embedder, new: Embedder, new_spec: str,
 ) -> None:
     with pytest.raises(Interrupt):
-        seeded.reembed(T, NEW_SPEC, batch=10, progress=_stop_after(1))
+        seeded.reembed(T, new_spec, batch=10, progress=_stop_after(1))
     with Memory(store.url, embedder=old) as writer:
         writer.add_episode(T, "during", "2024-02-01T00:00:00Z", "a kettle of black tea")
     for model in (old.name, new.name):
@@ -202,15 +227,15 @@ def test_episodes_written_during_the_build_get_both_vectors(
                            f"WHERE e.episode_id = 'during' AND v.model = '{model}'",
                            "SELECT count(*) FROM episode_vectors WHERE episode_id = 'during' "
                            f"AND model = '{model}'") == 1
-    assert seeded.reembed(T, NEW_SPEC, batch=10).episodes == 46
+    assert seeded.reembed(T, new_spec, batch=10).episodes == 46
 
 
 def test_a_writer_that_saw_the_old_state_writes_the_new_vectors(
-    store: Store, clock: ManualClock, old: Embedder, new: Embedder,
+    store: Store, clock: ManualClock, old: Embedder, new: Embedder, new_spec: str,
 ) -> None:
     with Memory(store.url, clock=clock, embedder=old) as stale, Memory(store.url, clock=clock) as operator:
         _seed(stale)  # ``stale`` has seen the tenant with its own embedder
-        operator.reembed(T, NEW_SPEC)
+        operator.reembed(T, new_spec)
         stale.add_episode(T, "after", "2024-02-01T00:00:00Z", "a kettle of black tea")
         stale.write(T, "ann", "tea", "black", "2024-02-01T00:00:00Z", "after")
         assert _vectors_of(store, old.name) == 0
@@ -232,7 +257,7 @@ def test_a_process_that_was_not_given_the_embedder_says_so(store: Store, old: Em
 
 @pytest.mark.parametrize("given", ["nope:thing", "model2vec:/nowhere", "", 42, None])
 def test_a_bad_embedder_is_refused_and_nothing_changes(seeded: Memory, store: Store, old: Embedder,
-                                                        given: Any) -> None:
+                                                        given: Any, new_spec: str) -> None:
     before = seeded.index_status(T)
     with pytest.raises(ValidationError) as caught:
         seeded.reembed(T, given)
@@ -241,24 +266,24 @@ def test_a_bad_embedder_is_refused_and_nothing_changes(seeded: Memory, store: St
     assert store.count("SELECT count(*) FROM search_embedders") == 0
     assert _vectors_of(store, old.name) == 47
     with pytest.raises(ValidationError, match="batch"):
-        seeded.reembed(T, NEW_SPEC, batch=0)
+        seeded.reembed(T, new_spec, batch=0)
     assert store.count("SELECT count(*) FROM search_embedders") == 0
 
 
-def test_the_cli_builds_shows_and_switches(seeded: Memory, store: Store, new: Embedder) -> None:
+def test_the_cli_builds_shows_and_switches(seeded: Memory, store: Store, new: Embedder, new_spec: str) -> None:
     runner = CliRunner()
-    out = runner.invoke(app, ["index", "-t", T, "--db", store.url, "--embedder", NEW_SPEC, "--batch", "20"])
+    out = runner.invoke(app, ["index", "-t", T, "--db", store.url, "--embedder", new_spec, "--batch", "20"])
     assert out.exit_code == 0, out.output
     assert new.name in out.output and "45 of 45 embedded" in out.output
     out = runner.invoke(app, ["index", "-t", T, "--db", store.url, "--status", "--json"])
     assert out.exit_code == 0, out.output
-    assert '"searching": "model2vec:minilm-l6-static-256"' in out.output and '"recorded": true' in out.output
+    assert f'"searching": "{new.name}"' in out.output and '"recorded": true' in out.output
     out = runner.invoke(app, ["index", "-t", T, "--db", store.url, "--embedder", "nope:x", "--json"])
     assert out.exit_code == 3 and '"field": "embedder"' in out.output
 
 
 def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: Embedder, new: Embedder,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: Embedder, new: Embedder, new_spec: str,
 ) -> None:
     """SQLite keyed a vector by its row until version 19, which rebuilds the vector tables
     keyed by (row, model): each row keeps its vector, the triggers still delete it with
@@ -290,7 +315,7 @@ def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
         question, by_old = "where is my passport", _top(old, "where is my passport")[0]
         assert _searched(upgraded, question)[:1] == by_old[:1]
         with pytest.raises(Interrupt):
-            upgraded.reembed(T, NEW_SPEC, batch=10, progress=_stop_after(1))
+            upgraded.reembed(T, new_spec, batch=10, progress=_stop_after(1))
         with closing(sqlite3.connect(path)) as conn:
             by_model = conn.execute("SELECT model, count(*) FROM episode_vectors GROUP BY model ORDER BY model")
             assert by_model.fetchall() == [(new.name, 10), (old.name, 45)]
@@ -299,19 +324,19 @@ def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
             assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (45 + 10 - 2,)
 
 
-def test_http_builds_as_admin_and_shows_to_readers(store: Store, old: Embedder, new: Embedder) -> None:
+def test_http_builds_as_admin_and_shows_to_readers(store: Store, old: Embedder, new: Embedder, new_spec: str) -> None:
     from ..server.conftest import serve
 
     with Memory(store.url, embedder=old) as seeding:
         _seed(seeding)
     with Memory(store.url) as memory, serve(memory) as running:  # the server has no embedder of its own
         with running.client(T, "write") as c:
-            refused = c.post("/v1/index", json={"embedder": NEW_SPEC})
+            refused = c.post("/v1/index", json={"embedder": new_spec})
             assert refused.status_code == 403
         with running.client(T, "admin") as c:
             bad = c.post("/v1/index", json={"embedder": "nope:x"})
             assert bad.status_code == 422 and bad.json()["field"] == "embedder"
-            built = c.post("/v1/index", json={"embedder": NEW_SPEC, "batch": 20})
+            built = c.post("/v1/index", json={"embedder": new_spec, "batch": 20})
             assert built.status_code == 200, built.text
             assert (built.json()["searching"], built.json()["recorded"]) == (new.name, True)
         with running.client(T, "read") as c:

@@ -151,3 +151,23 @@ def test_facts_by_an_old_attribute_name_list_the_renamed_attribute(served: Serve
         for name in ("city", "home_city"):
             listed = c.get("/v1/facts", params={"attribute": name}).json()["items"]
             assert [(f["subject"], f["attribute"]) for f in listed] == [("ann", "home_city"), ("bob", "home_city")]
+
+
+def test_merging_or_splitting_subjects_needs_an_admin_key(served: Served) -> None:
+    """A write key is what a model-driven process holds; a merge changes what every read of
+    both names answers for the whole tenant, so it is an administrator's decision."""
+    with served.client("acme", "admin") as admin:
+        assert admin.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "MJ is Mira"}).status_code == 201
+        for subject, attribute, value in (("mira", "city", "Oslo"), ("mj", "employer", "Acme")):
+            assert admin.post("/v1/facts", json={"subject": subject, "attribute": attribute, "value": value,
+                                                 "valid_from": T0, "source": "e1"}).status_code == 201
+    with served.client("acme", "write") as writer:
+        assert writer.post("/v1/aliases", json={"name": "MJ", "subject": "Mira"}).status_code == 403
+        assert writer.get("/v1/facts/mira/employer").status_code == 404  # not merged
+        assert writer.get("/v1/names/mira").json() == []
+    with served.client("acme", "admin") as admin:
+        assert admin.post("/v1/aliases", json={"name": "MJ", "subject": "Mira"}).status_code == 201
+    with served.client("acme", "write") as writer:
+        assert writer.get("/v1/facts/mira/employer").json()["value"] == "Acme"  # merged by the admin
+        assert writer.post("/v1/unalias", json={"name": "mj"}).status_code == 403
+        assert [n["until"] for n in writer.get("/v1/names/mira").json()] == [None]  # still in force

@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from .._core.errors import SgamError, ValidationError
 from .._core.time import format_timestamp
+from .inputs import TEXT_HELP, read_text
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ RevisionOption = Annotated[int | None, typer.Option(
     "--revision", help="The revision you read: the change fails if the document moved on since.")]
 AuthorOption = Annotated[str, typer.Option("--author", help="Who makes the change (kept with the revision).")]
 FileOption = Annotated[Path | None, typer.Option("--file", "-f", help="Read the text from this file ('-': stdin).")]
-TextOption = Annotated[str | None, typer.Option("--text", help="The text itself.")]
+TextOption = Annotated[str | None, typer.Option("--text", help=TEXT_HELP)]
 
 
 def _by(author: str) -> Provenance:
@@ -34,13 +35,14 @@ def _by(author: str) -> Provenance:
 
 
 def _text(file: Path | None, text: str | None) -> str:
-    """The text of a create or edit: --text, else --file (UTF-8, checked), else stdin."""
+    """The text of a create or edit: --text (``-`` and ``@PATH`` read as everywhere in the
+    CLI), else --file (UTF-8, checked), else stdin."""
     from ..documents.text import decode_file
 
     if text is not None and file is not None:
         raise ValidationError("text", "--text and --file", "give one of them, not both")
     if text is not None:
-        return text
+        return read_text(text)
     if file is None or str(file) == "-":
         return decode_file(sys.stdin.buffer.read(), "stdin")
     if file.is_symlink() or not file.is_file():

@@ -9,7 +9,7 @@ import typer
 from .._core.errors import SgamError
 from .browse import LimitOption, fetch_limited
 from .inputs import TEXT_HELP, read_text
-from .ledger import show_result
+from .ledger import show_named, show_result
 from .output import DbOption, JsonOption, TenantOption, console, fail, open_memory, print_json, run
 from .tables import compact_time, json_value, print_table
 
@@ -148,7 +148,7 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Confirm a held candidate: write it now, sourced from its episode."""
-        run(db, as_json, lambda m: m.confirm(tenant, held_id, subject=subject), show_result)
+        run(db, as_json, lambda m: m.confirm(tenant, held_id, subject=subject), _show_confirmed)
 
     @app.command("reject")
     def reject(
@@ -201,3 +201,13 @@ def register(app: typer.Typer) -> None:
             if stats.failed:
                 console.print("see why with `sgam extractions list`", highlight=False, markup=False)
         raise typer.Exit(status_of("model").exit_status if stats.failed else 0)
+
+
+def _show_confirmed(done: Any) -> None:
+    """A confirmed fact shows its write; a confirmed alias proposal, the alias step."""
+    from .._core.model import SubjectName
+
+    if isinstance(done, SubjectName):
+        show_named(done)
+    else:
+        show_result(done)

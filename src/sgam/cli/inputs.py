@@ -12,11 +12,15 @@ from .._core.errors import ValidationError
 _JSON_OPENERS = ("[", "{", '"')
 
 
-def parse_value(text: str, field: str = "value") -> Any:
-    """JSON when it is JSON; a bare word (``Paris``, ``2026-07-15``) is that string.
+def parse_value(text: str, field: str = "value", *, string: bool = False) -> Any:
+    """JSON when it is JSON; a bare word (``Paris``, ``2026-07-15``) is that string. So
+    ``12345`` is a number and ``01234`` (JSON numbers have no leading zero) a string;
+    ``string`` (``--string``) takes the text as it is typed, whatever it reads as.
 
     Text that opens like JSON (``[``, ``{``, ``"``) but is not valid JSON is refused: read
     as a string it would store ``"[1,2"`` where ``[1, 2]`` was meant."""
+    if string:
+        return text
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 
 LONG_TEXT = 2000
 
-ValueArg = Annotated[str, typer.Argument(help="The value as JSON (a bare word is read as a string).")]
+ValueArg = Annotated[str, typer.Argument(help="The value as JSON: 12345, true, [1, 2] and \"12\" are JSON; text "
+                                              "that is not JSON (Paris, 01234, 2026-07-15) is a string. --string "
+                                              "keeps it a string.")]
+StringOption = Annotated[bool, typer.Option("--string", help="Store the value as the string typed, even when it "
+                                                             "reads as JSON (12345, true, null).")]
 AtOption = Annotated[str | None, typer.Option("--at", help="Valid time (RFC 3339 with zone); default now.")]
 KnownAtOption = Annotated[
     str | None, typer.Option("--known-at", help="Transaction time (RFC 3339 with zone); default now.")
@@ -105,6 +109,13 @@ def _names(memory: Memory, tenant: str, subjects: list[str]) -> list[str]:
     """Subject ids as people read them: the display name, with the id when it differs."""
     names = memory.display_names(tenant, subjects) if subjects else {}
     return [s if names.get(s, s) == s else f"{names[s]} ({s})" for s in subjects]
+
+
+def _holds_anything(memory: Memory, tenant: str) -> bool:
+    """Whether the tenant has recorded anything at all (a mistyped ``--tenant`` has not):
+    a fact, an episode, a document or a consent statement, readable or hidden by consent."""
+    return bool(memory.query(tenant, all_times=True, limit=1) or memory.episodes(tenant, limit=1)
+                or memory.documents.listing(tenant, depth=1, hidden=True) or memory.consents(tenant))
 
 
 def show_result(result: Any) -> None:
@@ -202,10 +213,11 @@ def register(app: typer.Typer) -> None:
         purpose: PurposeOption = None,
         expires_at: Annotated[str | None, typer.Option(
             "--expires-at", help="Deadline of this write (RFC 3339 with zone): erased then.")] = None,
-        db: DbOption = None, as_json: JsonOption = False,
+        string: StringOption = False, db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Assert SUBJECT.ATTRIBUTE = VALUE from --valid-from on."""
-        run(db, as_json, lambda m: m.write(tenant, subject, attribute, parse_value(value), valid_from, source,
+        run(db, as_json, lambda m: m.write(tenant, subject, attribute, parse_value(value, string=string), valid_from,
+                                           source,
                                            memory_type=memory_type, confidence=confidence, purpose=purpose,
                                            expires_at=expires_at), show_result)
 
@@ -219,10 +231,10 @@ def register(app: typer.Typer) -> None:
         purpose: PurposeOption = None,
         value: Annotated[str | None, typer.Option(
             "--value", help="The member that stopped, for a set (JSON; a bare word is a string).")] = None,
-        db: DbOption = None, as_json: JsonOption = False,
+        string: StringOption = False, db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Say the value (of a set: the member --value) holding at --at stopped holding then."""
-        member = None if value is None else parse_value(value)
+        member = None if value is None else parse_value(value, string=string)
         run(db, as_json, lambda m: m.retract(tenant, subject, attribute, at, source, purpose=purpose, value=member),
             show_result)
 
@@ -235,11 +247,11 @@ def register(app: typer.Typer) -> None:
         valid_from: Annotated[str, typer.Option("--valid-from", help="Start of the assertion to correct.")],
         source: Annotated[str, typer.Option("--source", help="Episode id that backs the correction.")],
         purpose: PurposeOption = None,
-        db: DbOption = None, as_json: JsonOption = False,
+        string: StringOption = False, db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Correct the value of the assertion starting at --valid-from (history is kept)."""
-        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value), source,
-                                             purpose=purpose), show_result)
+        run(db, as_json, lambda m: m.correct(tenant, subject, attribute, valid_from, parse_value(value, string=string),
+                                             source, purpose=purpose), show_result)
 
     @app.command("forget")
     def forget(
@@ -273,7 +285,7 @@ def register(app: typer.Typer) -> None:
 
         def call(memory: Memory) -> Assertion | list[Assertion] | None:
             found = memory.lookup(tenant, subject, attribute, at=at, known_at=known_at, purpose=purpose)
-            if found is None and not memory.episodes(tenant, limit=1):
+            if found is None and not _holds_anything(memory, tenant):
                 errors.print(f"tenant {tenant!r} has recorded nothing: check --tenant", highlight=False,
                              markup=False)
             return found

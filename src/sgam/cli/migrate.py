@@ -1,5 +1,6 @@
 """The owner's commands: ``sgam migrate --db URL`` installs or upgrades the schema, and
-``sgam compact --db URL`` removes what erasures left in the database files.
+``sgam compact`` removes what erasures left in the database files (``--db``, else
+``$SGAM_DATABASE_URL``, else ``sqlite:///./sgam.db``, as every command reads).
 
 On PostgreSQL the URL is the owner's (admin) URL, never the application role's; ``--grant``
 gives application roles DML on the tables (they stay bound by row-level security). A
@@ -13,7 +14,7 @@ from typing import Annotated
 import typer
 
 from .._core.errors import SgamError
-from .output import fail
+from .output import fail, require_existing
 
 
 def migrate_url(url: str, grant_to: list[str], vector_dimensions: list[int] | None = None) -> int:
@@ -46,15 +47,20 @@ def register(app: typer.Typer) -> None:
 
     @app.command("compact")
     def compact_command(
-        db: Annotated[str, typer.Option("--db", help="Owner (admin) database URL, or a SQLite URL.")],
+        db: Annotated[str | None, typer.Option("--db", help="Owner (admin) database URL, or a SQLite URL "
+                                                "(default: $SGAM_DATABASE_URL or sqlite:///./sgam.db).")] = None,
         wait: Annotated[float, typer.Option(
             "--wait", help="SQLite: seconds to wait for readers holding old snapshots.")] = 30.0,
     ) -> None:
         """Remove erased data's leftovers from the database files: PostgreSQL rewrites the
         tables that hold tenant rows (VACUUM FULL, as the owner; locks each table meanwhile);
         SQLite merges its full-text indexes and empties the WAL. Exit 6 if some remains."""
+        from ..memory.facade import default_url
+
         try:
-            done, residue = compact_url(db, wait)
+            url = default_url() if db is None else db
+            require_existing(url)  # compacting a mistyped path must not create a database
+            done, residue = compact_url(url, wait)
         except SgamError as exc:
             typer.echo(f"error ({exc.kind}): {exc.message}", err=True)
             raise typer.Exit(2 if exc.kind == "validation" else 6) from None

@@ -5,9 +5,12 @@ Both need the ``server`` extra (``pip install 'sgam[server]'``); without it they
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
-from typing import Annotated
+import socket
+import sys
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -30,6 +33,63 @@ def _need_server_extra() -> None:
         errors.print(f"error: {exc.name} is missing; install the server extra: pip install 'sgam[server]'",
                      highlight=False, markup=False)
         raise typer.Exit(2) from None
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before anything else starts, so a port in use or a host
+    that is not this machine's is one plain line and exit status 2, not a server that
+    starts, logs a bind error and stops."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+    except (OSError, UnicodeError) as exc:
+        _cannot_serve(f"--host {host!r} is not an address this machine can bind ({exc})")
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            _cannot_serve(f"port {port} on {host} is in use by another program: stop it or choose another --port "
+                          f"(--host picks the interface: {LOOPBACK} by default, 0.0.0.0 for every interface)")
+        if exc.errno == errno.EACCES:
+            _cannot_serve(f"port {port} on {host} needs privileges this user lacks: choose a --port above 1023")
+        _cannot_serve(f"cannot listen on {host}:{port} ({exc.strerror or exc}): check --host and --port")
+    sock.set_inheritable(True)
+    return sock
+
+
+def _cannot_serve(message: str) -> NoReturn:
+    errors.print(f"error: {message}", highlight=False, markup=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+_GONE = (BrokenPipeError, ConnectionResetError)
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` (an exception group from the stdio task group, as anyio raises it)
+    is only the client going away: its pipe broke or closed while a request ran. That
+    ends a stdio session normally, so it is one log line, not a traceback."""
+    import anyio
+
+    gone = (*_GONE, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    return all(isinstance(leaf, gone) for leaf in _leaves(exc))
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the interpreter flushes it at exit, and a flush into the
+    broken pipe would print one more error."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _configure_logging() -> None:
@@ -63,18 +123,22 @@ def register(app: typer.Typer) -> None:
         from ..server import create_app
         from ..server.http11 import uvicorn_config
 
+        listening = _listening_socket(host, port)
         try:
-            memory = AsyncMemory.from_env(db, workers=workers)
-        except SgamError as exc:
-            fail(exc)
-            return
-        application = create_app(memory, max_body=max_body, extract=_model_configured(),
-                                 public_url=public_url or f"http://{host}:{port}", allowed_hosts=allowed_host,
-                                 resume_backfills=resume_backfills)
-        try:
-            uvicorn.Server(uvicorn_config(application, host, port, log_level="info")).run()
+            try:
+                memory = AsyncMemory.from_env(db, workers=workers)
+            except SgamError as exc:
+                fail(exc)
+                return
+            application = create_app(memory, max_body=max_body, extract=_model_configured(),
+                                     public_url=public_url or f"http://{host}:{port}", allowed_hosts=allowed_host,
+                                     resume_backfills=resume_backfills)
+            try:
+                uvicorn.Server(uvicorn_config(application, host, port, log_level="info")).run(sockets=[listening])
+            finally:
+                memory.memory.close()
         finally:
-            memory.memory.close()
+            listening.close()
 
     @app.command("mcp")
     def mcp_command(
@@ -107,5 +171,11 @@ def register(app: typer.Typer) -> None:
         server = build_mcp(memory, fixed_caller(tenant, chosen), extract=_model_configured())
         try:
             anyio.run(server.run_stdio_async)
+        except BaseException as exc:
+            if not _client_gone(exc):
+                raise
+            logging.getLogger("sgam.mcp").warning("the MCP client closed the connection mid-request (%s); stopping",
+                                                  _leaves(exc)[0].__class__.__name__)
+            _quiet_stdout()
         finally:
             memory.memory.close()

@@ -21,6 +21,7 @@ from typing import Any
 
 import typer
 from rich import box
+from rich.cells import cell_len
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
@@ -79,8 +80,12 @@ MIN_FOLDED = 12
 
 
 def new_table(*headers: str, title: str | None = None) -> Table:
-    """The one table style of the CLI: a rule under the headings, no frame."""
-    return Table(*headers, title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    """The one table style of the CLI: a rule under the headings, no frame. A table is at
+    least as wide as its title (up to the console's width), so a narrow table's title is
+    one line rather than a word a line."""
+    width = min(cell_len(title), console.width) if title else None
+    return Table(*headers, title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                 min_width=width)
 
 
 def _folding(table: Table, fold: Sequence[str]) -> bool:

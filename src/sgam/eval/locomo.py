@@ -22,7 +22,7 @@ from typing import Any
 
 from .._core.errors import ValidationError
 from ..search import Embedder, SearchConfig
-from .runner import EvalInstance, EvalQuestion, evaluate_instances, tenant_name
+from .runner import EvalInstance, EvalQuestion, evaluate_instances, require_questions, tenant_name
 
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
 _DIA_ID = re.compile(r"^D\d+:\d+$")
@@ -113,5 +113,6 @@ def evaluate_locomo(
     With ``cv``, every configuration of ``grid`` (default ``GRID``) is scored and each
     conversation is scored with the one chosen on the other conversations."""
     instances, skipped = locomo_instances(load_locomo(path))
+    require_questions(instances, path, skipped)
     return evaluate_instances(instances, skipped=skipped, embedder=embedder, config=config, progress=progress,
                               db=db, cv=cv, grid=grid, per="per_category")

@@ -25,7 +25,7 @@ from typing import Any
 
 from .._core.errors import ValidationError
 from ..search import Embedder, SearchConfig
-from .runner import EvalInstance, EvalQuestion, evaluate_instances, tenant_name
+from .runner import EvalInstance, EvalQuestion, evaluate_instances, require_questions, tenant_name
 
 FOLDS = 5
 _DATE = re.compile(r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})(?:\s*\([A-Za-z]+\))?\s+(\d{1,2}):(\d{2})\s*$")
@@ -96,6 +96,7 @@ def evaluate_longmemeval(
     abstention = sum(str(item["question_id"]).endswith("_abs") for item in items)
     instances = [instance_of(item, number) for number, item in enumerate(items)
                  if not str(item["question_id"]).endswith("_abs")]
+    require_questions(instances, path)
     result = evaluate_instances(instances, skipped=0, embedder=embedder, config=config, progress=progress,
                                 db=db, cv=cv, grid=grid, per="per_type")
     del result["skipped"]

@@ -86,6 +86,15 @@ def run_instances(
     return results
 
 
+def require_questions(instances: Sequence[EvalInstance], path: Path, skipped: int = 0) -> None:
+    """A file with no question to score is refused: a report of zeros would read as a
+    retrieval that found nothing, not as a file that asked nothing."""
+    if not any(instance.questions for instance in instances):
+        held = f"{len(instances)} conversation(s)" + (
+            f", {skipped} question(s) skipped for evidence that names no turn" if skipped else "")
+        raise ValidationError("path", str(path), f"holds no question to score ({held})")
+
+
 def evaluate_instances(
     instances: list[EvalInstance], *, skipped: int, embedder: Embedder | None, config: SearchConfig | str | None,
     progress: Callable[[str], None] | None, db: str | None, cv: bool, grid: Mapping[str, SearchConfig] | None,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .._core.errors import ConflictError, NotFoundError
-from .._core.model import WriteResult
-from .._core.rules import Effect
+from .._core.model import SubjectName, WriteResult
+from .._core.time import from_micros
 from .._core.values import check_integer, check_subject, load_value
 from ..ledger import aliases
 from ..ledger.service import Ledger
@@ -32,17 +32,18 @@ def _open(scope: ExtractionReads | ExtractionWrites, held_id: int) -> HeldRow:
     return row
 
 
-def confirm(ledger: Ledger, tenant: str, held_id: int, subject: str | None = None) -> WriteResult:
+def confirm(ledger: Ledger, tenant: str, held_id: int, subject: str | None = None) -> WriteResult | SubjectName:
     """Write the candidate through the normal write service; the ledger's rules decide.
     ``subject``: the subject a person says the candidate is about (for a name that was
-    ambiguous), instead of the name the model wrote.
+    ambiguous), instead of the name the model wrote. A fact answers the write's result;
+    an alias proposal answers the alias step it recorded (as ``Memory.alias`` does).
 
     The status check, the write and the resolution are one transaction: a candidate
     rejected meanwhile is never written, and a failure leaves it open and unwritten."""
     held_id = _check_id(held_id)
     chosen = None if subject is None else check_subject(subject, "subject")
 
-    def work(txn: WriteTransaction) -> Applied:
+    def work(txn: WriteTransaction) -> Applied | SubjectName:
         row = _open(txn, held_id)
         if row.change == ALIAS:
             return record_alias(ledger, txn, held_id, load_value(row.value), row.subject)
@@ -52,18 +53,22 @@ def confirm(ledger: Ledger, tenant: str, held_id: int, subject: str | None = Non
         txn.resolve_held([held_id], "confirmed", ledger.now())
         return applied
 
-    applied = ledger.run_write(tenant, work)
+    done = ledger.run_write(tenant, work)
+    if isinstance(done, SubjectName):
+        return done
     ledger.index_facts(tenant)
-    return ledger.result(tenant, applied)
+    return ledger.result(tenant, done)
 
 
-def record_alias(ledger: Ledger, txn: WriteTransaction, held_id: int, name: str, subject: str) -> Applied:
+def record_alias(ledger: Ledger, txn: WriteTransaction, held_id: int, name: str, subject: str) -> SubjectName:
     """The one place where a confirmed alias proposal takes effect: ``name`` becomes
     another name of ``subject`` (merging if it has facts of its own), by the review's
-    decision. An alias is a step, not an operation: the answer names no assertion."""
-    aliases.alias(txn, check_subject(name, "value"), subject, ledger.now(), f"review of held {held_id}")
+    decision. An alias is a step, not an operation: the answer is the step, as a line of
+    the subject's page of names."""
+    row = aliases.alias(txn, check_subject(name, "value"), subject, ledger.now(), f"review of held {held_id}")
     txn.resolve_held([held_id], "confirmed", ledger.now())
-    return Applied(0, Effect.CREATED, None)
+    return SubjectName(txn.tenant, row.name, row.subject, from_micros(row.recorded_at),
+                       None if row.ended_at is None else from_micros(row.ended_at), row.decided_by)
 
 
 def reject(ledger: Ledger, tenant: str, held_id: int) -> HeldCandidate:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._core.errors import SgamError, ValidationError
-from .._core.model import WriteResult
+from .._core.model import SubjectName, WriteResult
 from .._core.purpose import ConsentBook, consent_uses
 from .._core.time import Moment
 from .._core.values import check_limit, check_name, check_optional_name, check_tenant
@@ -100,10 +100,12 @@ class ExtractionCalls:
             return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, check_limit(limit))
                     if book.allows(row.subject, None)]
 
-    def confirm(self, tenant: str, held_id: int, *, subject: str | None = None) -> WriteResult:
-        """Confirm a held candidate: it is written now, sourced from its episode. For a
-        candidate held because its subject's name was ambiguous, ``subject`` says which
-        subject it is about (default: the name as the model wrote it, a subject of its own)."""
+    def confirm(self, tenant: str, held_id: int, *, subject: str | None = None) -> WriteResult | SubjectName:
+        """Confirm a held candidate: it is written now, sourced from its episode, and the
+        write's ``WriteResult`` answers. For a candidate held because its subject's name was
+        ambiguous, ``subject`` says which subject it is about (default: the name as the
+        model wrote it, a subject of its own). A held alias proposal answers the alias step
+        it recorded (a ``SubjectName``, as ``alias`` does)."""
         from ..extraction import confirm
 
         return confirm(self.ledger, check_tenant(tenant), held_id, subject)

@@ -6,7 +6,8 @@ the episodes that sourced them.
 
 A question that asks about more than the subject ("which *suppliers* does Acme have?")
 gets the attributes it asks about (their names, descriptions and the words they are
-asked with, as for keys); one that only names the subject gets all of its shape. A
+asked with, as for keys; for a set, the words asking for a group's members too: "who is
+in team Atlas?"); one that only names the subject gets all of its shape. A
 sensitive attribute needs its own name in the question, as everywhere in recall.
 """
 
@@ -80,8 +81,9 @@ def _asked(schema: AttributeSchema, terms: list[str], beyond: list[str]) -> bool
     own = tokens(schema.attribute)
     if schema.sensitive:
         return names_any(terms, own)
+    many = schema.cardinality is Cardinality.MANY
     return not beyond or asks_about(beyond, schema.attribute,
-                                    attribute_vocabulary(schema.attribute, schema.description))
+                                    attribute_vocabulary(schema.attribute, schema.description, many=many))
 
 
 def _holding(

@@ -3,8 +3,11 @@
 "Where does Mira live?" asks about ``mira.city`` without naming ``city``. A key's
 vocabulary is its own words, the words of the description its tenant declared for the
 attribute, and, for common attribute names, the verbs and nouns people ask them with
-(``ASKED_WITH``). The attribute's own words match by shared prefix, the others by light
-stem, so "lives" and "living" find "live" but "car" does not find "career".
+(``ASKED_WITH``); a set's (an attribute of many values) also has the words that ask for
+a group's members (``MEMBERSHIP``: "who is in team Atlas?", "who belongs to Atlas?"), so
+such a question reaches the set's exact state with no description declared. The
+attribute's own words match by shared prefix, the others by light stem, so "lives" and
+"living" find "live" but "car" does not find "career".
 A sensitive attribute is never reached this way: it needs its own name in the question."""
 
 from __future__ import annotations
@@ -41,6 +44,13 @@ ASKED_WITH: Mapping[str, tuple[str, ...]] = {
     "university": ("study", "studies", "studying", "student", "school", "college"),
 }
 
+# Words that ask for the members of a group: any set of a subject answers them.
+MEMBERSHIP: tuple[str, ...] = (
+    "member", "members", "membership", "belong", "belongs", "belonging", "part", "team", "teams", "group",
+    "groups", "crew", "squad", "staff", "roster", "everyone", "everybody", "people", "list", "consist",
+    "consists", "include", "includes", "including", "made", "makes", "works", "working", "joined", "joins",
+)
+
 
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
@@ -52,11 +62,12 @@ def covers(term: str, token: str) -> bool:
     return term == token or (len(term) >= 3 and len(token) >= 3 and term[:stem] == token[:stem])
 
 
-def attribute_vocabulary(attribute: str, description: str | None = None) -> frozenset[str]:
+def attribute_vocabulary(attribute: str, description: str | None = None, *, many: bool = False) -> frozenset[str]:
     """Light stems of the words a question may ask about the attribute with: those of its
-    declared description and the ones common attribute names are asked with. (Its own
-    words are matched by ``covers``, more loosely.)"""
-    words: set[str] = set()
+    declared description, the ones common attribute names are asked with and, for a set
+    (``many``), the ones asking for members. (Its own words are matched by ``covers``,
+    more loosely.)"""
+    words: set[str] = set(MEMBERSHIP) if many else set()
     for word in tokens(attribute):
         words.update(ASKED_WITH.get(word, ()))
     if description:

@@ -186,8 +186,9 @@ async def reachable(start: str, request: Request, caller: Reader,
 
 
 @router.post("/aliases", dependencies=[IDEMPOTENT], status_code=201, response_model=SubjectName, tags=["subjects"],
-             summary="From now on `name` is another name of `subject`; a name with facts of its own merges")
-async def alias(body: AliasIn, request: Request, caller: Writer) -> Response:
+             summary="From now on `name` is another name of `subject`; a name with facts of its own merges "
+                     "(admin key: a merge changes what every read of both names answers)")
+async def alias(body: AliasIn, request: Request, caller: Admin) -> Response:
     async def produce() -> Response:
         return reply(await memory_of(request).alias(caller.tenant, body.name, body.subject,
                                                     decided_by=f"key:{caller.key_id}"), 201)
@@ -196,8 +197,8 @@ async def alias(body: AliasIn, request: Request, caller: Writer) -> Response:
 
 
 @router.post("/unalias", dependencies=[IDEMPOTENT], response_model=SubjectName, tags=["subjects"],
-             summary="From now on `name` is its own subject again, with the facts that named it")
-async def unalias(body: UnaliasIn, request: Request, caller: Writer) -> Response:
+             summary="From now on `name` is its own subject again, with the facts that named it (admin key)")
+async def unalias(body: UnaliasIn, request: Request, caller: Admin) -> Response:
     async def produce() -> Response:
         return reply(await memory_of(request).unalias(caller.tenant, body.name))
 

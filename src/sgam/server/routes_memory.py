@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from .._core.model import IndexStatus, WriteResult
+from .._core.model import IndexStatus, SubjectName, WriteResult
 from ..boundary import recall_json
 from ..extraction import Extraction, HeldCandidate, Remembered
 from ..search import EvidenceHit
@@ -84,11 +84,13 @@ async def held(request: Request, caller: Reader, status: str = "open", limit: in
 
 
 @router.post("/held/{held_id}/confirm", dependencies=[IDEMPOTENT],
-             response_model=WriteResult, tags=["extraction"],
-             summary="Confirm a held candidate: it is written now (about ?subject=, for an ambiguous name)")
+             response_model=WriteResult | SubjectName, tags=["extraction"],
+             summary="Confirm a held candidate: it is written now (about ?subject=, for an ambiguous name); "
+                     "an alias proposal answers the alias step it recorded")
 async def confirm(held_id: int, request: Request, caller: Writer, subject: str | None = None) -> Response:
     async def produce() -> Response:
-        return write_reply(await memory_of(request).confirm(caller.tenant, held_id, subject=subject))
+        done = await memory_of(request).confirm(caller.tenant, held_id, subject=subject)
+        return reply(done, 201) if isinstance(done, SubjectName) else write_reply(done)
 
     return await once(request, caller, produce)
 

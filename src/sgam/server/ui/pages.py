@@ -24,7 +24,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from ..._core.errors import NotFoundError, SgamError, ValidationError
-from ..._core.model import Assertion
+from ..._core.model import Assertion, SubjectName, WriteResult
 from ..._core.time import parse_timestamp, utc_now
 from ..._core.values import normalise_subject
 from ...access import AuthenticationError, Principal, Scope, authenticate, principal_of
@@ -380,6 +380,14 @@ async def review(request: Request) -> Response:
     return await _guarded(request, "read", render)
 
 
+def _confirmed(written: WriteResult | SubjectName) -> str:
+    if isinstance(written, SubjectName):
+        return f"{written.name} is now another name of {written.subject}."
+    fact = written.assertion
+    return (f"{fact.subject}.{fact.attribute} = {json.dumps(fact.value, ensure_ascii=False)} "
+            f"is written ({written.effect.value})." if fact else f"{written.effect.value}.")
+
+
 @router.post("/review/{held_id}/{decision}")
 async def decide(request: Request, held_id: int, decision: str, csrf: str = Form(""),
                  subject: str = Form("", max_length=1000)) -> Response:
@@ -387,10 +395,7 @@ async def decide(request: Request, held_id: int, decision: str, csrf: str = Form
         _checked_csrf(session, csrf)
         if decision == "confirm":
             written = await _memory(request).confirm(principal.tenant, held_id, subject=subject or None)
-            fact = written.assertion
-            _sessions(request).flash(session.id, f"Candidate {held_id} confirmed: " + (
-                f"{fact.subject}.{fact.attribute} = {json.dumps(fact.value, ensure_ascii=False)} "
-                f"is written ({written.effect.value})." if fact else f"{written.effect.value}."))
+            _sessions(request).flash(session.id, f"Candidate {held_id} confirmed: {_confirmed(written)}")
         elif decision == "reject":
             rejected = await _memory(request).reject(principal.tenant, held_id)
             _sessions(request).flash(
