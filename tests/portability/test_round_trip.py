@@ -66,11 +66,13 @@ def test_a_scenario_carried_to_postgres_and_back_answers_the_same(
             Memory(f"sqlite:///{tmp_path / 'last.db'}") as last:
         run_scenario(loaded, first)
         middle.clock = last.clock = first.clock
+        carried_records = 0
         for tenant in tenants:
             files = [_plain(path, tmp_path) for path in carried(first, tenant, [middle, last], tmp_path)]
-            assert records(files[0]), "an export holds at least the tenant's schema or episodes"
+            carried_records += len(records(files[0]))
             assert records(files[0]) == records(files[1]) == records(files[2])
             instants = recorded_instants(files[0])
             expected = reads(first, tenant, instants)
             assert reads(middle, tenant, instants) == expected
             assert reads(last, tenant, instants) == expected
+        assert carried_records, "a scenario leaves its tenant something to carry"
