@@ -70,7 +70,7 @@ def export_tenant(ledger: Ledger, tenant: str, path: str | Path, *, threads: boo
         digest = writer.close()
     if progress is not None:
         progress(total, total)
-    return ExportSummary(tenant, writer.records, header.counts, digest)
+    return ExportSummary(tenant, writer.records - 1, header.counts, digest)
 
 
 class _Ranks:

@@ -124,3 +124,15 @@ RANKED: dict[str, str] = {
     if table.generated and any(table.name in other.parents.values() for other in PORTABLE_TABLES)}
 """Tables whose generated key other rows name: a record of one carries its rank in the
 table under that key's name (``documents``: ``doc_id``)."""
+
+STORE_TABLES: tuple[PortableTable, ...] = (
+    _table("search_embedders", "active", "tenant"),
+    _table("episode_vectors", "model", "seq, model"),
+    _table("assertion_vectors", "model", "row_id, model"),
+    _table("document_vectors", "model", "chunk_id, model"),
+    _table("api_keys", "key_id", "key_id"),
+    _table("idempotency_keys", "idempotency_key", "idempotency_key"),
+)
+"""A tenant's rows that are a store's own and never carried: search vectors (rebuilt by
+the destination's embedder), API keys and idempotency records. Named so that erasing a
+moved tenant from its source removes them too."""
