@@ -64,7 +64,7 @@ def import_tenant(ledger: Ledger, tenant: str, path: str | Path, *,
 def _apply(ledger: Ledger, txn: WriteTransaction, header: Header, path: str | Path,
            progress: Progress | None) -> int:
     rows = txn.portable()
-    held = rows.tables_holding_rows([t for t in PORTABLE_TABLES if t.name != "tombstones"])
+    held = rows.tables_holding_rows([t for t in PORTABLE_TABLES if not t.outlives_erasure])
     if held:
         raise ConflictError(f"tenant {txn.tenant!r} already holds data (in {', '.join(held)}): "
                             "import only into a tenant that holds nothing")

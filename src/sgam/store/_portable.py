@@ -29,17 +29,20 @@ class PortableTable:
     after: frozenset[str] = frozenset()
     generated: str | None = None
     parents: dict[str, str] = field(default_factory=dict)
+    outlives_erasure: bool = False
+    """Rows an erasure leaves behind (tombstones, the audit log): a tenant holding only
+    these holds no data, and an import adds to them, a row already there kept as it is."""
 
 
 def _table(name: str, columns: str, order: str, *, times: str = "", flags: str = "", blobs: str = "",
            values: str = "", operations: str = "", after: str = "", generated: str | None = None,
-           parents: dict[str, str] | None = None) -> PortableTable:
+           parents: dict[str, str] | None = None, outlives_erasure: bool = False) -> PortableTable:
     def names(text: str) -> tuple[str, ...]:
         return tuple(part.strip() for part in text.split(",") if part.strip())
 
     return PortableTable(name, names(columns), names(order), frozenset(names(times)), frozenset(names(flags)),
                          frozenset(names(blobs)), frozenset(names(values)), frozenset(names(operations)),
-                         frozenset(names(after)), generated, parents or {})
+                         frozenset(names(after)), generated, parents or {}, outlives_erasure)
 
 
 LEDGER_TABLES: tuple[PortableTable, ...] = (
@@ -76,7 +79,7 @@ LEDGER_TABLES: tuple[PortableTable, ...] = (
     _table("backfills", "seq, attributes, after_subject, subjects_done, subjects_total, batches_done, started_at, "
            "finished_at, conversion, screened_at", "seq", times="started_at, finished_at, screened_at"),
     _table("backfill_holdouts", "seq, subject", "seq, subject"),
-    _table("tombstones", "digest", "digest"),
+    _table("tombstones", "digest", "digest", outlives_erasure=True),
 )
 """The ledger: schema, episodes, the operation log and what is derived from it, the
 recorded steps, names, consents and tombstones; in an order an import can insert them
@@ -101,7 +104,8 @@ FEATURE_TABLES: tuple[PortableTable, ...] = (
            "seq", times="enqueued_at, lease_expires", generated="seq"),
     _table("actions", "action_key, request, status, result, error, attempts, started_at, finished_at, thread_id",
            "seq", times="started_at, finished_at", generated="seq"),
-    _table("audit_log", "at, action, call, target, rows, detail", "seq", times="at", generated="seq"),
+    _table("audit_log", "at, action, call, target, rows, detail", "seq", times="at", generated="seq",
+           outlives_erasure=True),
 )
 """Documents with every revision, LangGraph store items, the extraction path's records
 and review queue, recorded actions and the audit log."""

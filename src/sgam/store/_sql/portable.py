@@ -63,7 +63,8 @@ class PortableRows(Scoped):
             return
         marks = ", ".join("?" * (len(table.columns) + 1))
         times = [index for index, column in enumerate(table.columns) if column in table.times]
-        self._db.run_many(f"INSERT INTO {table.name} (tenant, {', '.join(table.columns)}) VALUES ({marks})",
+        kept = " ON CONFLICT DO NOTHING" if table.outlives_erasure else ""
+        self._db.run_many(f"INSERT INTO {table.name} (tenant, {', '.join(table.columns)}) VALUES ({marks}){kept}",
                           [(self.tenant, *self._bound(row, times)) for row in rows])
 
     def insert_generated_row(self, table: PortableTable, row: Sequence[Any]) -> int:
