@@ -58,13 +58,20 @@ def register(app: typer.Typer) -> None:
         tenant: TenantOption, file: FileArg,
         no_threads: Annotated[bool, typer.Option("--no-threads", help="Leave LangGraph checkpoint threads out.")]
         = False,
+        subject: Annotated[str | None, typer.Option(
+            "--subject", help="Only what the tenant holds about this subject (an access request's answer).")] = None,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
         """Write everything the tenant holds, every instant of its history, to FILE."""
         quiet = as_json or file == "-"
+
+        def call(memory: Any, progress: Callable[[int, int], None]) -> Any:
+            if subject is not None:
+                return memory.export_subject(tenant, subject, file, progress=progress)
+            return memory.export_tenant(tenant, file, threads=not no_threads, progress=progress)
+
         with bar(f"export {tenant}", quiet) as progress:
-            run(db, as_json, lambda m: m.export_tenant(tenant, file, threads=not no_threads, progress=progress),
-                _show if file != "-" else lambda _: None, create=False)
+            run(db, as_json, lambda m: call(m, progress), _show if file != "-" else lambda _: None, create=False)
 
     @app.command("import")
     def import_(

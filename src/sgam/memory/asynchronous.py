@@ -123,6 +123,7 @@ class AsyncMemory:
     forget_episode = _twin(Memory.forget_episode)
     purge_residue = _twin(Memory.purge_residue)
     export_tenant = _twin(Memory.export_tenant)
+    export_subject = _twin(Memory.export_subject)
     import_tenant = _twin(Memory.import_tenant)
     move_tenant = _twin(Memory.move_tenant)
     get = _twin(Memory.get)

@@ -473,6 +473,14 @@ class Memory:
         leaves LangGraph checkpoint threads out."""
         return portability.export_tenant(self.ledger, tenant, path, threads=threads, progress=progress)
 
+    def export_subject(self, tenant: str, subject: str, path: str | Path, *,
+                       progress: Progress | None = None) -> ExportSummary:
+        """Write what ``tenant`` holds about ``subject`` to ``path``: its facts under every
+        name it has had, other subjects' facts whose value names it, the episodes behind
+        them, its names, aliases and consents (the answer to an access request; no import
+        accepts it)."""
+        return portability.export_subject(self.ledger, tenant, subject, path, progress=progress)
+
     def import_tenant(self, tenant: str, path: str | Path, *, progress: Progress | None = None) -> ImportSummary:
         """Recreate an exported tenant as ``tenant`` of this store, every transaction time
         as recorded, in one unit of work: ``ConflictError`` if the tenant holds anything,

@@ -61,9 +61,9 @@ def export_tenant(ledger: Ledger, tenant: str, path: str | Path, *, threads: boo
         writer = ExportWriter(out)
         writer.line(header.record())
         total = sum(counts.values())
-        ranks = _Ranks(rows)
+        ranks = Ranks(rows)
         for table in tables:
-            for row in _table_records(rows, table, ranks):
+            for row in table_records(rows, table, ranks):
                 writer.row(table.name, row)
                 if progress is not None and writer.records % 1000 == 0:
                     progress(writer.records - 1, total)
@@ -73,7 +73,7 @@ def export_tenant(ledger: Ledger, tenant: str, path: str | Path, *, threads: boo
     return ExportSummary(tenant, writer.records - 1, header.counts, digest)
 
 
-class _Ranks:
+class Ranks:
     """The tenant's operations' sequence numbers, in order, and the ranks of generated keys."""
 
     def __init__(self, rows: PortableRowStore) -> None:
@@ -86,7 +86,12 @@ class _Ranks:
         return None if seq is None else bisect_right(self.operations, seq)
 
 
-def _table_records(rows: PortableRowStore, table: PortableTable, ranks: _Ranks) -> Iterator[dict[str, Any]]:
+Keep = Callable[[PortableTable, dict[str, Any]], bool]
+"""Whether a stored row (column → stored value, before renumbering) goes in the file."""
+
+
+def table_records(rows: PortableRowStore, table: PortableTable, ranks: Ranks,
+                   keep: Keep | None = None) -> Iterator[dict[str, Any]]:
     keys = len(table.order)
     referenced = table.name in RANKED
     own: dict[int, int] = {}
@@ -94,19 +99,23 @@ def _table_records(rows: PortableRowStore, table: PortableTable, ranks: _Ranks) 
         ranks.generated[table.name] = own
     for stored in rows.table_rows(table):
         values = list(stored[keys:])
+        kept = keep is None or keep(table, dict(zip(table.columns, values, strict=True)))
         if table.name == "operations":
             ranks.operations.append(int(values[0]))
             values[0] = len(ranks.operations)
         else:
             _renumber(table, values, ranks)
-        record = encode_row(table, values)
         if referenced:
             own[int(stored[0])] = len(own) + 1
+        if not kept:
+            continue
+        record = encode_row(table, values)
+        if referenced:
             record = {RANKED[table.name]: len(own), **record}
         yield record
 
 
-def _renumber(table: PortableTable, values: list[Any], ranks: _Ranks) -> None:
+def _renumber(table: PortableTable, values: list[Any], ranks: Ranks) -> None:
     for index, column in enumerate(table.columns):
         if column in table.operations or column in table.after:
             values[index] = ranks.operation(values[index])

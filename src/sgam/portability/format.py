@@ -130,12 +130,16 @@ class Header:
     threads: bool
     counts: dict[str, int]
     erasure_key_check: str
+    subject: str | None = None
+    """Set in a subject's export (what the tenant holds about one subject), which no
+    import accepts: it is an answer to an access request, not a tenant."""
 
     def record(self) -> dict[str, Any]:
+        subject = {} if self.subject is None else {"subject": self.subject}
         return {"format": FORMAT, "version": FORMAT_VERSION, "sgam": self.sgam,
                 "source": {"backend": self.backend, "schema_version": self.schema_version,
                            "exported_at": self.exported_at},
-                "tenant": self.tenant, "threads": self.threads, "counts": self.counts,
+                "tenant": self.tenant, **subject, "threads": self.threads, "counts": self.counts,
                 "erasure_key_check": self.erasure_key_check}
 
 
@@ -150,7 +154,8 @@ def _header(line: dict[str, Any]) -> Header:
         counts = line["counts"]
         header = Header(str(line["sgam"]), str(source["backend"]), int(source["schema_version"]),
                         str(line["tenant"]), str(source["exported_at"]), bool(line["threads"]),
-                        {str(k): int(v) for k, v in counts.items()}, str(line["erasure_key_check"]))
+                        {str(k): int(v) for k, v in counts.items()}, str(line["erasure_key_check"]),
+                        None if line.get("subject") is None else str(line["subject"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValidationError("line 1", "<header>", f"is not a whole header ({exc!r})") from None
     unknown = sorted(set(header.counts) - set(TABLES_BY_NAME))
@@ -188,7 +193,10 @@ class ExportWriter:
         self.records = 0
 
     def line(self, record: dict[str, Any]) -> None:
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self.raw(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def raw(self, text: str) -> None:
+        """A line already encoded (ending in a newline)."""
         self._digest.update(text.encode())
         self._out.write(text)
         self.records += 1

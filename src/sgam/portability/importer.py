@@ -46,6 +46,10 @@ def import_tenant(ledger: Ledger, tenant: str, path: str | Path, *,
     written (``ValidationError``)."""
     tenant = check_tenant(tenant)
     header = check_file(path)
+    if header.subject is not None:
+        raise ValidationError("line 1.subject", header.subject,
+                              "names a subject's export, an answer to an access request: only a tenant's "
+                              "export can be imported")
     tombstones = header.counts.get("tombstones", 0)
     if tombstones and header.erasure_key_check != ledger.digests.of(tenant, *KEY_CHECK):
         raise ValidationError(

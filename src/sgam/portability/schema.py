@@ -54,6 +54,7 @@ def json_schema() -> dict[str, Any]:
                        "properties": {"backend": {"type": "string"}, "schema_version": {"type": "integer"},
                                       "exported_at": INSTANT}},
             "tenant": {"type": "string"}, "threads": {"type": "boolean"},
+            "subject": {"type": "string", "description": "a subject's export: what the tenant holds about it"},
             "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1},
                        "propertyNames": {"enum": [table.name for table in PORTABLE_TABLES]}},
             "erasure_key_check": {"type": "string"},
