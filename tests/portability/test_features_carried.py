@@ -32,6 +32,7 @@ def other_url(store: Store, request: pytest.FixtureRequest, tmp_path: Path) -> s
 
 def _features(memory: Memory, clock: ManualClock) -> None:
     fill(memory)
+    memory.add_episode(TENANT, "roadmap", "2026-06-05T00:00:00Z", "the quarterly roadmap is due")
     memory.documents.create(TENANT, "/memories/plan.md", "step one\n")
     clock.advance(60)
     memory.documents.str_replace(TENANT, "/memories/plan.md", "one", "two")
@@ -68,6 +69,8 @@ def test_features_are_carried_and_answer_the_same(store: Store, other_url: str, 
         assert saved is not None and saved.checkpoint["channel_values"] == {"notes": "thread notes"}
         assert destination.once(TENANT, "send-invoice-7", {"amount": 7}, lambda key: {"again": key}) == {
             "sent": "send-invoice-7"}
+        found = [hit.episode_id for hit in destination.search(TENANT, "roadmap")]
+        assert found and found == [hit.episode_id for hit in source.search(TENANT, "roadmap")]
         assert [entry.action for entry in destination.audit(TENANT)] == [
             entry.action for entry in source.audit(TENANT)]
 
