@@ -20,6 +20,7 @@ from . import (
     ledger,
     lifecycle,
     migrate,
+    portability,
     recall,
     replay,
     schema,
@@ -80,7 +81,7 @@ def _options(
 
 
 for module in (ledger, browse, schema, replay, extraction, recall, documents, actions, threads, lifecycle, keys, serve,
-               migrate, demo):
+               migrate, portability, demo):
     module.register(app)
 
 

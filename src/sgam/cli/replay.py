@@ -61,15 +61,19 @@ def run_files(paths: list[Path], db: str | None) -> list[ScenarioResult]:
     return results
 
 
-def replay_files(paths: list[Path], db: str | None) -> tuple[list[ScenarioResult], list[BadFile]]:
-    """Run every usable scenario, each in a fresh store; collect the files that are not."""
+def replay_files(paths: list[Path], db: str | None, keep: bool = False) -> tuple[list[ScenarioResult], list[BadFile]]:
+    """Run every usable scenario, each in a fresh store; collect the files that are not.
+    With ``keep``, the one scenario runs in the store at ``db``, which is kept."""
     from ..memory.facade import Memory
     from ..replay import ScenarioFileError, load_scenario, run_scenario
     from ..store import temporary_store
 
     bad: list[BadFile] = []
     results = []
-    for file in _files(paths, bad):
+    files = _files(paths, bad)
+    if keep:
+        return _kept(files, bad, db), bad
+    for file in files:
         try:
             scenario = load_scenario(file)
         except ScenarioFileError as exc:
@@ -80,15 +84,48 @@ def replay_files(paths: list[Path], db: str | None) -> tuple[list[ScenarioResult
     return results, bad
 
 
+def _kept(files: list[Path], bad: list[BadFile], db: str | None) -> list[ScenarioResult]:
+    """The one scenario of ``files`` run in the store at ``db`` (created if missing), whose
+    tenants must hold nothing yet: one scenario per database."""
+    from .._core.errors import ConflictError, ValidationError
+    from ..memory.facade import Memory
+    from ..replay import ScenarioFileError, load_scenario, run_scenario
+    from ..store._portable import PORTABLE_TABLES
+
+    if db is None:
+        raise ValidationError("db", db, "--keep keeps the scenario's store where --db says: give --db")
+    if len(files) + len(bad) != 1:
+        raise ValidationError("paths", [str(f) for f in files][:5],
+                              "--keep keeps one scenario's store: give exactly one scenario file")
+    if bad:
+        return []
+    try:
+        scenario = load_scenario(files[0])
+    except ScenarioFileError as exc:
+        bad.append(BadFile.of(exc))
+        return []
+    with Memory(db) as memory:
+        for tenant in sorted({scenario.tenant, *(step.tenant for step in scenario.steps)}):
+            with memory.backend.read(tenant) as reader:
+                held = reader.portable().tables_holding_rows(PORTABLE_TABLES)
+            if held:
+                raise ConflictError(f"tenant {tenant!r} of the store at --db already holds data (in {held[0]}): "
+                                    "--keep runs one scenario per database")
+        return [run_scenario(scenario, memory)]
+
+
 def register(app: typer.Typer) -> None:
     @app.command("replay")
     def replay(
         paths: Annotated[list[Path], typer.Argument(help="Scenario files or folders (read recursively).")],
         db: DbOption = None, as_json: JsonOption = False,
+        keep: Annotated[bool, typer.Option(
+            "--keep", help="Run the one scenario in the store --db names and keep it (to inspect, export or query "
+                           "with SQL).")] = False,
     ) -> None:
         """Run replay scenarios, each in a fresh store, and report every failed expectation."""
         try:
-            results, bad = replay_files(paths, db)
+            results, bad = replay_files(paths, db, keep)
         except SgamError as exc:  # the store for the scenarios could not be made
             report_error(exc, as_json)
             raise typer.Exit(2) from None

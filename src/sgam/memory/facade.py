@@ -7,11 +7,13 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
+from .. import portability
 from .._core.errors import NotFoundError, ValidationError
 from .._core.model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
 from .._core.purpose import MEMBER, allowed, check_purpose, consent_uses, ledger_attribute, split_attribute
@@ -59,6 +61,7 @@ from ..ledger.write import (
 from ..lifecycle.checkpoints import CheckpointThreads
 from ..lifecycle.erasure import Erased, forget_episode, forget_subject
 from ..lifecycle.participants import Participant
+from ..portability import ExportSummary, ImportSummary, MoveSummary, Progress
 from ..search import SearchService, embedder_from_env
 from ..search.embedders import Embedder
 from ..search.scope import about_revoked
@@ -475,6 +478,37 @@ class Memory:
     def _erase(self, tenant: str, work: Any) -> ForgetResult:
         erased: Erased = self.ledger.run_write(tenant, work, "forget")
         return ForgetResult(erased.operations, erased.episodes, erased.keys, residue=self.backend.purge_residue())
+
+    # carrying a tenant to another store (docs/portability.md) ---------------------------
+
+    def export_tenant(self, tenant: str, path: str | Path, *, threads: bool = True,
+                      progress: Progress | None = None) -> ExportSummary:
+        """Write everything ``tenant`` holds to ``path`` in the export format (``-``:
+        standard output; a name ending ``.gz``: gzip), from one snapshot. ``threads=False``
+        leaves LangGraph checkpoint threads out."""
+        return portability.export_tenant(self.ledger, tenant, path, threads=threads, progress=progress)
+
+    def export_subject(self, tenant: str, subject: str, path: str | Path, *,
+                       progress: Progress | None = None) -> ExportSummary:
+        """Write what ``tenant`` holds about ``subject`` to ``path``: its facts under every
+        name it has had, other subjects' facts whose value names it, the episodes behind
+        them, its names, aliases and consents (the answer to an access request; no import
+        accepts it)."""
+        return portability.export_subject(self.ledger, tenant, subject, path, progress=progress)
+
+    def import_tenant(self, tenant: str, path: str | Path, *, progress: Progress | None = None) -> ImportSummary:
+        """Recreate an exported tenant as ``tenant`` of this store, every transaction time
+        as recorded, in one unit of work: ``ConflictError`` if the tenant holds anything,
+        ``ValidationError`` (before anything is written) for a truncated, altered or
+        unreadable file."""
+        return portability.import_tenant(self.ledger, tenant, path, progress=progress)
+
+    def move_tenant(self, tenant: str, to: Memory, *, erase_source: bool = False, threads: bool = True,
+                    progress: Progress | None = None) -> MoveSummary:
+        """Export ``tenant``, import it into ``to``, verify that ``to`` exports the same
+        records, and only then, with ``erase_source``, delete it here."""
+        return portability.move_tenant(self.ledger, to.ledger, tenant, erase_source=erase_source,
+                                       threads=threads, progress=progress)
 
     def purge_residue(self, *, wait: float = 30.0) -> str | None:
         """Remove what erasures left outside live rows, waiting up to ``wait`` seconds for

@@ -52,7 +52,7 @@ STATUSES: dict[str, tuple[int, ...]] = {
     "extractions": QUERY, "held": QUERY, "confirm": (*SCOPED, 404, 409), "reject": (*SCOPED, 404, 409),
     "retention_classes": KEYED, "retention_report": QUERY, "retention": (*BODY, 403),
     "consents": QUERY, "consented": QUERY, "consent": (*BODY, 403),
-    "purge": (*SCOPED, 409), "audit": QUERY, "residue": (*BODY, 403),
+    "purge": (*SCOPED, 409), "audit": QUERY, "residue": (*BODY, 403), "subject_export": SCOPED,
     "document_listing": LOOKUP, "document_file": LOOKUP, "document_history": LOOKUP,
     "document_revision": LOOKUP, "document_diff": LOOKUP, "document_search": BODY,
     "document_create": CHANGE, "document_write": CHANGE, "document_str_replace": CHANGE,

@@ -11,6 +11,7 @@ from fastapi.responses import Response
 
 from .._core.model import AuditEntry, ConsentState, PurgeResult, Residue
 from .._core.retention import RetentionClass
+from . import downloads
 from .auth import Admin, Reader, Writer, memory_of
 from .idempotency import IDEMPOTENT, once
 from .models import ConsentedOut, ConsentIn, ResidueIn, RetentionClassOut, RetentionIn, RetentionReportOut
@@ -83,3 +84,12 @@ async def audit(request: Request, caller: Reader, limit: int = 100) -> Response:
              summary="Where a text still appears in the tenant's store (admin): proof an erasure left nothing")
 async def residue(body: ResidueIn, request: Request, caller: Admin) -> Response:
     return reply(await memory_of(request).residue(caller.tenant, body.text))
+
+
+@router.post("/subjects/{subject:path}/export", tags=["lifecycle"], response_class=Response,
+            responses={200: {"content": {"application/x-ndjson": {"schema": {
+                "type": "string", "description": "JSON lines: docs/portability.md, docs/portability.schema.json"}}}}},
+            summary="Everything held about one subject, in the export format (admin; a POST, as an admin read "
+                    "is): an access request's answer")
+async def subject_export(subject: str, request: Request, caller: Admin) -> Response:
+    return await downloads.subject_export(memory_of(request), caller.tenant, subject)

@@ -10,8 +10,8 @@ of several calls (``apply_plan``) are plain functions here, not methods every ba
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._core.purpose import ConsentRow
 from .._core.rules import KeyView, Operation, Plan, Version
@@ -41,7 +41,9 @@ from ._records import (
 from ._requests import OneFactWrite, ReadAhead
 
 if TYPE_CHECKING:
+    from ._portable import PortableTable
     from ._sql.checkpoints import CheckpointRecords, CheckpointRow, CheckpointWriteRow
+    from ._sql.session import Row
 
 __all__ = [
     "ERROR_REDACTED",
@@ -58,6 +60,8 @@ __all__ = [
     "ClassHoldings",
     "ConvertedRow",
     "DocumentAccess",
+    "PortableAccess",
+    "PortableRowStore",
     "EpisodeReads",
     "EpisodeRow",
     "EpisodeWrites",
@@ -590,19 +594,43 @@ class SubjectWrites(SubjectReads, Protocol):
         ...
 
 
+# a tenant's rows as stored, for export and import ----------------------------------------
+
+
+class PortableRowStore(Scope, Protocol):
+    """The tenant's rows table by table (``_sql/portable.py``), as an export reads and an
+    import writes them; see ``PortableRows``."""
+
+    def table_rows(self, table: PortableTable, page: int = ...) -> Iterator[Row]: ...
+    def count_rows(self, table: PortableTable) -> int: ...
+    def tables_holding_rows(self, tables: Sequence[PortableTable]) -> list[str]: ...
+    def operation_rank(self, seq: int) -> int: ...
+    def insert_table_rows(self, table: PortableTable, rows: Sequence[Sequence[Any]]) -> None: ...
+    def insert_generated_row(self, table: PortableTable, row: Sequence[Any]) -> int: ...
+    def delete_tenant_rows(self, tables: Sequence[PortableTable]) -> int: ...
+    def reserve_operation_seqs(self, count: int) -> list[int]: ...
+    def imported(self) -> None: ...
+
+
+class PortableAccess(Scope, Protocol):
+    def portable(self) -> PortableRowStore:
+        """The tenant's stored rows in this read or unit of work."""
+        ...
+
+
 # the whole ------------------------------------------------------------------------------
 
 
 class WriteTransaction(
     EpisodeWrites, SchemaWrites, LedgerWrites, ErasureWrites, ExtractionWrites, LifecycleWrites, ItemWrites,
-    ActionWrites, AccessWrites, DocumentAccess, CheckpointCapability, SubjectWrites, Protocol,
+    ActionWrites, AccessWrites, DocumentAccess, CheckpointCapability, SubjectWrites, PortableAccess, Protocol,
 ):
     """One tenant's write unit of work; everything it does commits or rolls back together."""
 
 
 class Reader(
     EpisodeReads, SchemaReads, LedgerReads, ExtractionReads, LifecycleReads, ItemReads, ActionReads, AccessReads,
-    DocumentAccess, CheckpointCapability, SubjectReads, Protocol,
+    DocumentAccess, CheckpointCapability, SubjectReads, PortableAccess, Protocol,
 ):
     """Reads scoped to one tenant; every one is an index lookup or an index range."""
 

@@ -18,6 +18,7 @@ from ..._core.time import format_timestamp
 from ..._core.values import check_subject
 from ...access import Principal
 from ...memory.facade import Memory
+from .. import downloads
 from . import neighbourhood
 from .pages import OVERVIEW_ROWS, _guarded, _memory, _moment, _page
 from .sessions import Session
@@ -144,3 +145,13 @@ async def subject_page(request: Request, subject: str, at: str | None = None,
 
     return await _guarded(request, "read", render)
 
+
+
+@router.get("/subjects/{subject}/export")
+async def subject_export(request: Request, subject: str) -> Response:
+    """What the tenant holds about the subject, as a download (admin keys)."""
+
+    async def render(session: Session, principal: Principal) -> Response:
+        return await downloads.subject_export(_memory(request), principal.tenant, check_subject(subject, "subject"))
+
+    return await _guarded(request, "admin", render)

@@ -59,6 +59,7 @@ from .keys import CHECK_KEY, KeyCheckingPool, connection_taking_key, key_params
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
+from .portable import PostgresPortableRows
 from .security import check_safe
 from .session import SET_TENANT, AloneSession, Cursor, ScopedSession, native
 from .write import PostgresWrite, SchemaCache
@@ -152,6 +153,9 @@ class PostgresReader(
         from .documents import PostgresDocuments
 
         return PostgresDocuments(self._db, self.tenant, lock_key)
+
+    def portable(self) -> PostgresPortableRows:
+        return PostgresPortableRows(self._db, self.tenant)
 
     def prefetch(self, requests: Sequence[ReadAhead]) -> None:
         """Plan the statement of each read named (``ahead.py``). Asked before the deadline

@@ -30,6 +30,7 @@ from .lifecycle import LifecycleWrites
 from .locks import SCHEMA_EXCLUSIVE, SCHEMA_SHARED, SubjectLocks, lock_key, schema_lock_key
 from .lookups import Lookups
 from .pipeline import WritePipeline
+from .portable import PostgresPortableRows
 from .session import Cursor, ScopedSession
 
 if TYPE_CHECKING:  # documents import nothing of the write unit of work at run time
@@ -228,6 +229,9 @@ class PostgresWrite(
         from .documents import PostgresDocuments
 
         return PostgresDocuments(self._db, self.tenant, lock_key)
+
+    def portable(self) -> PostgresPortableRows:
+        return PostgresPortableRows(self._db, self.tenant, self._schemas, self._quiet)
 
     def lock_keys(self, keys: list[tuple[str, str]], since: list[int] | None = None) -> None:
         """Lock every subject of a batch at once, then fetch each key's last transaction

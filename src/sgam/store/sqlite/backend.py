@@ -33,6 +33,7 @@ from .fulltext import flush, merge_dirty, merge_every
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS, PROGRAMS
+from .portable import SQLitePortableRows
 from .reader import ReadScope
 from .residue import checkpoint
 from .session import SQLiteSession
@@ -236,6 +237,9 @@ class SQLiteWrite(
         from .documents import SQLiteDocuments
 
         return SQLiteDocuments(self._db, self.tenant)
+
+    def portable(self) -> SQLitePortableRows:
+        return SQLitePortableRows(self._db, self.tenant, self._cache)
 
     def prefetch_one(self, request: OneFactWrite) -> None:
         """The key's versions around the request's instant and its last change in one

@@ -20,6 +20,7 @@ from .cache import Cache, TenantMemory
 from .errors import sgam_error
 from .items import ItemReads
 from .lifecycle import LifecycleReads
+from .portable import SQLitePortableRows
 from .session import SQLiteSession
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ class SQLiteReader(
         from .documents import SQLiteDocuments
 
         return SQLiteDocuments(self._db, self.tenant)
+
+    def portable(self) -> SQLitePortableRows:
+        return SQLitePortableRows(self._db, self.tenant, self._cache)
 
     def prefetch(self, requests: Sequence[ReadAhead]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""

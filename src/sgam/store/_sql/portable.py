@@ -1,0 +1,91 @@
+"""A tenant's rows as they are stored, table by table: what an export reads and an import
+writes back, written once for both backends.
+
+Nothing here interprets a row: the tables (``store/_portable.py``) say which columns are
+instants, booleans, bytes or canonical JSON values, which column is a key the store
+makes itself (never carried), which names an operation by its sequence number, and which
+names another table's generated key. The layer above (``sgam.portability``) turns rows
+into records of the export format and back. Reads page by each table's ``order`` key, so
+an export holds one page in memory, never a whole table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .._portable import PortableTable
+from .ledger import Scoped
+from .session import Row
+
+PAGE = 1000
+"""Rows read per statement while an export pages through a table."""
+
+
+class PortableRows(Scoped):
+    """A tenant's stored rows, table by table, over a read's or a unit of work's session."""
+
+    def table_rows(self, table: PortableTable, page: int = PAGE) -> Iterator[Row]:
+        """Every row of the tenant in ``table``, in ``order``: the paging key's columns
+        first (the generated key when there is one), then ``columns``."""
+        keys = table.order
+        selected = ", ".join((*keys, *table.columns))
+        tail = ", ".join(keys)
+        after: Sequence[Any] | None = None
+        while True:
+            where = ""
+            if after is not None:
+                where = f" AND ({tail}) > ({', '.join('?' * len(keys))})"
+            rows = self._db.rows(f"SELECT {selected} FROM {table.name} WHERE tenant = ?{where} "
+                                 f"ORDER BY {tail} LIMIT {page}", (self.tenant, *(after or ())))
+            yield from rows
+            if len(rows) < page:
+                return
+            after = rows[-1][:len(keys)]
+
+    def count_rows(self, table: PortableTable) -> int:
+        row = self._db.row(f"SELECT count(*) FROM {table.name} WHERE tenant = ?", (self.tenant,))
+        return int(row[0]) if row else 0
+
+    def tables_holding_rows(self, tables: Sequence[PortableTable]) -> list[str]:
+        """Those of ``tables`` with a row of the tenant: one indexed probe each."""
+        return [table.name for table in tables
+                if self._db.row(f"SELECT 1 FROM {table.name} WHERE tenant = ? LIMIT 1", (self.tenant,))]
+
+    def operation_rank(self, seq: int) -> int:
+        """How many of the tenant's operations have a sequence number up to ``seq``."""
+        row = self._db.row("SELECT count(*) FROM operations WHERE tenant = ? AND seq <= ?", (self.tenant, seq))
+        return int(row[0]) if row else 0
+
+    def insert_table_rows(self, table: PortableTable, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert rows of ``table`` (values in ``columns`` order, instants as microseconds)."""
+        if not rows:
+            return
+        marks = ", ".join("?" * (len(table.columns) + 1))
+        times = [index for index, column in enumerate(table.columns) if column in table.times]
+        kept = " ON CONFLICT DO NOTHING" if table.outlives_erasure else ""
+        self._db.run_many(f"INSERT INTO {table.name} (tenant, {', '.join(table.columns)}) VALUES ({marks}){kept}",
+                          [(self.tenant, *self._bound(row, times)) for row in rows])
+
+    def insert_generated_row(self, table: PortableTable, row: Sequence[Any]) -> int:
+        """Insert one row of ``table`` and return the key the store made for it."""
+        assert table.generated is not None
+        marks = ", ".join("?" * (len(table.columns) + 1))
+        times = [index for index, column in enumerate(table.columns) if column in table.times]
+        return self._db.insert(f"INSERT INTO {table.name} (tenant, {', '.join(table.columns)}) VALUES ({marks})",
+                               (self.tenant, *self._bound(row, times)), table.generated)
+
+    def _bound(self, row: Sequence[Any], times: list[int]) -> list[Any]:
+        bound = list(row)
+        for index in times:
+            bound[index] = self._db.moment(bound[index])
+        return bound
+
+    def delete_tenant_rows(self, tables: Sequence[PortableTable]) -> int:
+        """Delete every row of the tenant in ``tables``, children before parents."""
+        return sum(self._db.count(f"DELETE FROM {table.name} WHERE tenant = ?", (self.tenant,))
+                   for table in reversed(tables))
+
+    def imported(self) -> None:
+        """An import has written the tenant's rows behind the unit of work's back: forget
+        what the store remembers of the tenant (it held nothing before)."""
