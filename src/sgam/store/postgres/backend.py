@@ -64,7 +64,7 @@ from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .points import PointAnswers
 from .security import check_safe
-from .session import SET_TENANT, AloneSession, Cursor, ScopedSession, native
+from .session import AloneSession, Cursor, ScopedSession, native, set_tenant
 from .write import PostgresWrite, SchemaCache
 
 if TYPE_CHECKING:
@@ -106,10 +106,10 @@ class PostgresReader(
     def _cur(self) -> Cursor:
         """The read's cursor inside its pipeline, the tenant set (started on first use)."""
         if self._started is None:
-            return self._start(SET_TENANT, (self.tenant,))
+            return self._start(set_tenant(self.tenant), None)
         return self._started
 
-    def _start(self, first: str, params: tuple[Any, ...]) -> Cursor:
+    def _start(self, first: str, params: tuple[Any, ...] | None) -> Cursor:
         """Open the pipeline and the read's snapshot, send ``first`` (which sets the
         tenant), then what was planned. The snapshot is one REPEATABLE READ transaction:
         every statement of the read (a recall's facts, consents, both search channels and
@@ -123,7 +123,7 @@ class PostgresReader(
         if self._key is not None and not self.sent_key:
             self._conn.cursor(binary=True).execute(CHECK_KEY, key_params(self._key))
             self.sent_key = True
-        cur.execute(first, params)
+        cur.execute(first, params, prepare=None if params is not None else False)
         self._started = cur
         self._send_planned()
         return cur
@@ -144,7 +144,7 @@ class PostgresReader(
         """A cursor of its own in the read's pipeline (started first if need be): what
         it is given is sent now and answered with the read's next wait."""
         if self._started is None:
-            self._start(SET_TENANT, (self.tenant,))
+            self._start(set_tenant(self.tenant), None)
         return self._conn.cursor(binary=True)
 
     def _send_planned(self) -> None:
@@ -422,7 +422,7 @@ class PostgresBackend:
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
             cur = conn.cursor(binary=True)
-            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+            cur.execute(set_tenant(tenant), prepare=False)
             return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._sql.session import Params
 from . import inserts
-from .session import SET_TENANT, Cursor
+from .session import Cursor, set_tenant
 
 Deferred = Callable[[Cursor, int | None], None]
 """Sends a statement that sets the tenant itself on the cursor given; with an instant, it
@@ -51,7 +51,7 @@ class WritePipeline:
             deferred(self.fresh(), now)
             self._opened = True
         elif not self._opened:
-            self._cur.execute(SET_TENANT, (self._tenant,))
+            self._cur.execute(set_tenant(self._tenant), prepare=False)
             self._opened = True
 
     def cursor(self) -> Cursor:
