@@ -24,7 +24,7 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 
-RELATION_CHECK = ("BEGIN ISOLATION LEVEL REPEATABLE READ", "SELECT set_config('sgam.tenant'",
+RELATION_CHECK = ("BEGIN ISOLATION LEVEL REPEATABLE READ", "SET LOCAL sgam.tenant",
                   "FROM attribute_schemas WHERE tenant", "COMMIT")
 """A string value may name a subject (a relation): the read then asks the attribute's
 declared type, in a pipeline of its own (a read's snapshot: BEGIN and COMMIT travel with

@@ -54,6 +54,7 @@ from .checkpoints import PostgresCheckpointAccess, PostgresCheckpointWriter
 from .common import PostgresCommonWriter
 from .connect import connect
 from .connect import options as connect_options
+from .distribute import has_citus
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, unrecorded_checksums
@@ -83,13 +84,15 @@ class PostgresReader(
     committed before its closing Sync.
     A point read names itself first (``plan_point``) and then asks the deadline probe:
     that is one statement instead, outside any pipeline, ``sgam_point_reads``, which sets
-    the tenant, probes, and answers what the point read will ask."""
+    the tenant, probes, and answers what the point read will ask; not on Citus
+    (``explicit``), whose workers see only a tenant set by ``SET LOCAL``."""
 
     def __init__(
         self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False,
-        key: KeyToCheck | None = None,
+        key: KeyToCheck | None = None, explicit: bool = False,
     ) -> None:
         self._conn = conn
+        self._explicit = explicit
         self._key = key
         self.sent_key = False
         self._scope = scope
@@ -99,19 +102,20 @@ class PostgresReader(
         self._answers: PointAnswers | None = None
         self._backfills: list[BackfillRow] | None = None
         self._alone = alone
-        self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
+        self._session = AloneSession(conn, tenant, explicit) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
     @property
     def _cur(self) -> Cursor:
         """The read's cursor inside its pipeline, the tenant set (started on first use)."""
         if self._started is None:
-            return self._start(set_tenant(self.tenant), None)
+            return self._start()
         return self._started
 
-    def _start(self, first: str, params: tuple[Any, ...] | None) -> Cursor:
-        """Open the pipeline and the read's snapshot, send ``first`` (which sets the
-        tenant), then what was planned. The snapshot is one REPEATABLE READ transaction:
+    def _start(self, first: tuple[str, tuple[Any, ...]] | None = None) -> Cursor:
+        """Open the pipeline and the read's snapshot, set the tenant, send ``first`` (a
+        statement and its parameters that sets the tenant itself, as the workers of Citus
+        would not see), then what was planned. The snapshot is one REPEATABLE READ transaction:
         every statement of the read (a recall's facts, consents, both search channels and
         the vector tally its copy is checked by) sees the same committed state. Its BEGIN
         and COMMIT travel with the read's first and last waits: no round trip of their own."""
@@ -123,7 +127,10 @@ class PostgresReader(
         if self._key is not None and not self.sent_key:
             self._conn.cursor(binary=True).execute(CHECK_KEY, key_params(self._key))
             self.sent_key = True
-        cur.execute(first, params, prepare=None if params is not None else False)
+        if first is None or self._explicit:  # else ``first`` sets it (not on Citus's workers)
+            cur.execute(set_tenant(self.tenant), prepare=False)
+        if first is not None:
+            cur.execute(*first)
         self._started = cur
         self._send_planned()
         return cur
@@ -144,7 +151,7 @@ class PostgresReader(
         """A cursor of its own in the read's pipeline (started first if need be): what
         it is given is sent now and answered with the read's next wait."""
         if self._started is None:
-            self._start(set_tenant(self.tenant), None)
+            self._start()
         return self._conn.cursor(binary=True)
 
     def _send_planned(self) -> None:
@@ -189,8 +196,8 @@ class PostgresReader(
             return super().lifecycle_due(now)
         request, self._point = self._point, None
         key = self._key
-        if request is None or self._planned or (key is not None and key.tenant != self.tenant):
-            rows = self._start(_ENTER, (self.tenant, Micros(now))).fetchall()
+        if request is None or self._planned or self._explicit or (key is not None and key.tenant != self.tenant):
+            rows = self._start((_ENTER, (self.tenant, Micros(now)))).fetchall()
             self._backfills = [points.backfill_of(row) for row in rows if row[0] == points.BACKFILL]
             return any(row[0] == points.DUE for row in rows)
         answers = points.ask(self._conn.cursor(binary=True), self.tenant, now, request, key)
@@ -269,6 +276,8 @@ class PostgresBackend:
         self._retries = retries
         self._schemas: SchemaCache = {}
         self._quiet: dict[str, int] = {}
+        self._explicit = False
+        """Whether a write wraps its pipeline in BEGIN and COMMIT (Citus: ``_attempt``)."""
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
         self._pool = KeyCheckingPool(
             url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
@@ -284,6 +293,7 @@ class PostgresBackend:
 
     def _setup(self, admin_url: str | None, allow_unsafe: bool) -> None:
         with self._pool.connection() as conn:
+            self._explicit = has_citus(conn)
             version = installed_version(conn)
             MIGRATIONS.check(version, "at " + _where(conn))
             # Checksums a database written before they were kept lacks are recorded by
@@ -329,20 +339,27 @@ class PostgresBackend:
         its closing Sync runs in one implicit transaction, which the Sync commits, so a
         write that reads no rows on the way is one round trip with no ``BEGIN`` or
         ``COMMIT`` to send (psycopg's ``transaction()`` inside a pipeline adds both and
-        syncs twice). A statement the server refuses aborts the transaction before the
-        Sync. Anything raised in Python closes the connection before its pipeline can
-        sync: the server rolls back a transaction whose client has gone, and the pool
-        replaces the connection."""
+        syncs twice). On Citus (``_explicit``) the pipeline is wrapped in ``BEGIN`` and
+        ``COMMIT`` all the same (still one round trip): Citus sends the tenant's
+        ``SET LOCAL`` on to the workers only inside an explicit transaction. A statement
+        the server refuses aborts the transaction before the Sync. Anything raised in
+        Python closes the connection before its pipeline can sync: the server rolls back a
+        transaction whose client has gone, and the pool replaces the connection."""
         with connection_taking_key(self._pool) as (conn, key):
             try:
                 with conn.pipeline():
+                    if self._explicit:
+                        conn.cursor().execute("BEGIN")
                     if key is not None:
                         conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
-                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet)
+                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet,
+                                        self._explicit)
                     try:
                         result = work(txn)
                         mark_acted(tenant, txn)
                         txn.finish()
+                        if self._explicit:
+                            conn.cursor().execute("COMMIT")
                     except BaseException:
                         conn.close()
                         raise
@@ -375,7 +392,7 @@ class PostgresBackend:
         check_tenant(tenant)
         with map_postgres_errors(), connection_taking_key(self._pool) as (conn, key):
             with ExitStack() as scope:
-                reader = PostgresReader(conn, tenant, scope, key=key)
+                reader = PostgresReader(conn, tenant, scope, key=key, explicit=self._explicit)
                 yield reader
             if key is not None and reader.sent_key:
                 key.checked = True
@@ -387,7 +404,7 @@ class PostgresBackend:
         the read's pipeline waits once for its rows and once more for the closing Sync."""
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn:
-            yield PostgresReader(conn, tenant, ExitStack(), alone=True)
+            yield PostgresReader(conn, tenant, ExitStack(), alone=True, explicit=self._explicit)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """Nothing can be done synchronously, so the residue is reported. Erased rows are

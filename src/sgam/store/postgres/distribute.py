@@ -21,6 +21,7 @@ import psycopg
 from psycopg import sql
 
 from ..._core.errors import ValidationError
+from . import distributed_triggers
 
 DISTRIBUTION_COLUMN = "tenant"
 COLOCATION_ANCHOR = "episodes"
@@ -88,6 +89,14 @@ def distribute(conn: psycopg.Connection[Any], tenant_tables: Sequence[str]) -> l
         changed.append(table)
         pending.remove(table)
     return changed
+
+
+def install_triggers(conn: psycopg.Connection[Any]) -> None:
+    """(Re)install the statement triggers' distributed versions (``distributed_triggers.py``):
+    after every migration, which may have replaced them, in a transaction of its own (Citus
+    propagates a function over one connection per node, which the distribution's parallel
+    shard creation has not left)."""
+    conn.execute(distributed_triggers.SCRIPT)
 
 
 def database_settings(conn: psycopg.Connection[Any]) -> None:

@@ -23,7 +23,7 @@ from psycopg import sql
 from ..._core.errors import ValidationError
 from .._migration_checksums import checksum, unrecorded
 from .connect import connect
-from .distribute import database_settings, distribute, distributed_tables, require_citus
+from .distribute import database_settings, distribute, distributed_tables, install_triggers, require_citus
 from .errors import map_postgres_errors
 from .migrations import (
     MIGRATION_LOCK,
@@ -113,6 +113,8 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
                 distribute(conn, _present(conn, TENANT_TABLES))
                 database_settings(conn)
+            with conn.transaction():
+                install_triggers(conn)
         return MIGRATIONS.latest
 
 

@@ -2,8 +2,9 @@
 
 Everything goes on one cursor inside the connection's pipeline, and nothing is sent until
 a statement needs the cursor (``cursor()``): first a deferred server call (lookups named
-before they are needed, which sets the tenant itself) or else, once, the tenant; then an
-operation held back so that it may travel in its version's statement.
+before they are needed, which sets the tenant itself; on Citus the tenant goes before it)
+or else, once, the tenant; then an operation held back so that it may travel in its
+version's statement.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ Named = tuple[str, str, str]
 
 
 class WritePipeline:
-    __slots__ = ("_cur", "_deferred", "_held", "_named", "_opened", "_tenant")
+    __slots__ = ("_cur", "_deferred", "_explicit", "_held", "_named", "_opened", "_tenant")
 
-    def __init__(self, cur: Cursor, tenant: str) -> None:
+    def __init__(self, cur: Cursor, tenant: str, explicit: bool = False) -> None:
         self._cur = cur
         self._tenant = tenant
+        self._explicit = explicit
         self._opened = False
         self._deferred: Deferred | None = None
         self._held: tuple[Any, ...] | None = None
@@ -45,13 +47,15 @@ class WritePipeline:
 
     def open(self, now: int | None = None) -> None:
         """Send the deferred statement now (with the deadline probe at ``now`` if given),
-        or set the tenant if nothing has been sent yet."""
+        or set the tenant if nothing has been sent yet. On Citus (``explicit``) the tenant
+        goes first even before a call that sets it itself: a function's ``set_config``
+        stays on the coordinator, where ``SET LOCAL`` also reaches the workers."""
+        if not self._opened and (self._explicit or self._deferred is None):
+            self._cur.execute(set_tenant(self._tenant), prepare=False)
+            self._opened = True
         if self._deferred is not None:
             deferred, self._deferred = self._deferred, None
             deferred(self.fresh(), now)
-            self._opened = True
-        elif not self._opened:
-            self._cur.execute(set_tenant(self._tenant), prepare=False)
             self._opened = True
 
     def cursor(self) -> Cursor:

@@ -169,18 +169,25 @@ class AloneSession(PostgresSession):
     """A session whose every statement is a pipeline of its own: the tenant, the statement,
     one Sync, and its rows read after the Sync (``PostgresBackend.read_one``)."""
 
-    __slots__ = ("_conn", "_tenant")
+    __slots__ = ("_conn", "_explicit", "_tenant")
 
-    def __init__(self, conn: psycopg.Connection[Any], tenant: str) -> None:  # noqa: D107 - no cursor of its own
+    def __init__(self, conn: psycopg.Connection[Any], tenant: str, explicit: bool = False) -> None:  # noqa: D107
         self.ahead = {}
         self._conn = conn
         self._tenant = tenant
+        self._explicit = explicit
 
     def _alone(self, sql: str, params: Params) -> Cursor:
+        """``explicit``: inside ``BEGIN`` and ``COMMIT`` (Citus sends a ``SET LOCAL`` on to
+        the workers only in an explicit transaction); else the Sync's implicit one."""
         with self._conn.pipeline():
+            if self._explicit:
+                self._conn.cursor().execute("BEGIN")
             self._conn.cursor(binary=True).execute(set_tenant(self._tenant), prepare=False)
             cur = self._conn.cursor(binary=True)
             cur.execute(sql, params)
+            if self._explicit:
+                self._conn.cursor().execute("COMMIT")
         return cur
 
     def _run(self, sql: str, params: Params) -> Cursor:

@@ -51,9 +51,9 @@ class PostgresWrite(
 
     def __init__(
         self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None,
-        quiet: dict[str, int] | None = None,
+        quiet: dict[str, int] | None = None, explicit: bool = False,
     ) -> None:
-        self._pipe = WritePipeline(cur, tenant)
+        self._pipe = WritePipeline(cur, tenant, explicit)
         super().__init__(ScopedSession(self._pipe.cursor, enter=self._pipe.enter), tenant)
         self._locks = SubjectLocks(tenant, self._pipe.cursor)
         self._keys = KeyStates()

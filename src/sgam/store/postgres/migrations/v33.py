@@ -1,11 +1,13 @@
-"""PostgreSQL schema: the deadline probe ``sgam_lifecycle_due`` planned for its tenant."""
+"""PostgreSQL schema: the deadline probe ``sgam_lifecycle_due`` planned for its tenant, and no
+server function pinned to generic plans."""
 
 # The same question as before, asked so that a distributed planner can route it to one
 # shard: every subquery names the bound tenant (not ``= c.tenant``, a correlation Citus
 # cannot prune by), and no generic plan is forced (Citus plans a statement whose tenant is
 # a parameter only when the value is known, in a custom plan; PostgreSQL alone still
 # switches to a generic plan after five calls when it costs no more). As the portable
-# statement in store/_sql/lifecycle.py.
+# statement in store/_sql/lifecycle.py. The functions that pinned generic plans lose the
+# pin for the same reason (the setting holds for the functions they call, the probe too).
 
 SCRIPT = """
     CREATE OR REPLACE FUNCTION sgam_lifecycle_due(p_tenant text, p_now timestamptz) RETURNS boolean
@@ -26,5 +28,14 @@ SCRIPT = """
                        OR p_now - c.ttl * interval '1 microsecond' >= (
                           SELECT min(d.kept_since) FROM @SCHEMA@.documents d
                           WHERE d.tenant = p_tenant AND d.retention = c.name)));
+    END $$;
+    DO $$
+    DECLARE f regprocedure;
+    BEGIN
+        FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+                 WHERE p.pronamespace = @SCHEMA_LITERAL@::regnamespace
+                   AND 'plan_cache_mode=force_generic_plan' = ANY (p.proconfig) LOOP
+            EXECUTE format('ALTER FUNCTION %s RESET plan_cache_mode', f);
+        END LOOP;
     END $$;
 """
