@@ -16,6 +16,9 @@ from psycopg import sql
 CITUS_URL = os.environ.get("SGAM_TEST_CITUS_URL") or None
 NO_CITUS = "SGAM_TEST_CITUS_URL is not set: no Citus coordinator to run the Citus tests on"
 needs_citus = pytest.mark.skipif(CITUS_URL is None, reason=NO_CITUS)
+TEST_SHARDS = 4
+"""Shards per distributed table in the test database (Citus's default is 32): every test
+empties every table, and a TRUNCATE reaches each shard."""
 
 
 def workers(coordinator_url: str) -> list[tuple[str, int]]:
@@ -54,6 +57,8 @@ def create_database(coordinator_url: str, name: str, roles: dict[str, str]) -> N
         parts = urlsplit(url)
         with psycopg.connect(urlunsplit(parts._replace(path="/" + name)), autocommit=True) as conn:
             conn.execute("CREATE EXTENSION citus")
+            conn.execute(sql.SQL("ALTER DATABASE {} SET citus.shard_count = {}").format(
+                sql.Identifier(name), sql.Literal(TEST_SHARDS)))
     with psycopg.connect(urlunsplit(coordinator._replace(path="/" + name)), autocommit=True) as conn:
         conn.execute("SELECT citus_set_coordinator_host(%s, %s)",
                      (coordinator.hostname or "localhost", coordinator.port or 5432))
