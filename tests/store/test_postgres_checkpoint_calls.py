@@ -103,7 +103,7 @@ def test_a_put_and_its_writes_go_alone_unless_a_unit_of_work_must_carry_them(pos
 
 def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: PostgresUrls) -> None:
     """A put after other statements in one unit of work goes after them (the tenant they
-    set already holds), and a put first in it sends no set_config of its own."""
+    set already holds), and a put first in it sends no tenant of its own."""
     with Memory(postgres.app) as memory:
         saver = SgamSaver(memory, tenant="acme")
         _put(saver, "t-1", 0)
@@ -118,7 +118,7 @@ def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: Postgres
 
         with statements() as sent:
             memory.ledger.backend.run_write("acme", after_a_read)
-        assert "set_config" in sent[0] and "sgam_put_checkpoint" in sent[-1]
+        assert "SET LOCAL sgam.tenant" in sent[0] and "sgam_put_checkpoint" in sent[-1]
         assert [t.thread_id for t in saver.threads()] == ["t-1", "t-2"]
         assert saver.thread("t-2")[1] == ["mira"]
 

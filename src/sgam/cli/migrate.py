@@ -4,7 +4,8 @@
 
 On PostgreSQL the URL is the owner's (admin) URL, never the application role's; ``--grant``
 gives application roles DML on the tables (they stay bound by row-level security). A
-SQLite file migrates itself when opened, so the command just opens it.
+SQLite file migrates itself when opened, so the command just opens it. ``--distributed``
+spreads the tables of a Citus coordinator by tenant (``store/postgres/distribute.py``).
 """
 
 from __future__ import annotations
@@ -17,12 +18,19 @@ from .._core.errors import SgamError
 from .output import fail, require_existing
 
 
-def migrate_url(url: str, grant_to: list[str], vector_dimensions: list[int] | None = None) -> int:
-    """Apply missing migrations at ``url``; return the schema version now installed."""
-    if vector_dimensions and url.startswith(("postgresql://", "postgres://")):
+def migrate_url(url: str, grant_to: list[str], vector_dimensions: list[int] | None = None,
+                distributed: bool = False) -> int:
+    """Apply missing migrations at ``url``; return the schema version now installed.
+    ``distributed``: ``url`` is a Citus coordinator whose tables are spread by tenant."""
+    postgres = url.startswith(("postgresql://", "postgres://"))
+    if distributed and not postgres:
+        from .._core.errors import ValidationError
+
+        raise ValidationError("distributed", url.partition(":")[0], "needs a postgresql:// URL of a Citus coordinator")
+    if (vector_dimensions or distributed) and postgres:
         from ..store.postgres import migrate
 
-        return migrate(url, grant_to=grant_to, vector_dimensions=vector_dimensions)
+        return migrate(url, grant_to=grant_to, vector_dimensions=vector_dimensions or [], distributed=distributed)
     from ..store import migrate_store
 
     return migrate_store(url, grant_to)
@@ -37,10 +45,13 @@ def register(app: typer.Typer) -> None:
         vector_dims: Annotated[list[int] | None, typer.Option(
             "--vector-dims", help="Embedding dimension to keep an HNSW index for (repeatable; PostgreSQL only; "
             "vectors of other dimensions are searched exactly).")] = None,
+        distributed: Annotated[bool, typer.Option(
+            "--distributed", help="The URL is a Citus coordinator: distribute every tenant table by tenant "
+            "(docs/citus.md).")] = False,
     ) -> None:
         """Install or upgrade the sgam schema; refuses a database newer than this sgam."""
         try:
-            version = migrate_url(db, grant or [], vector_dims)
+            version = migrate_url(db, grant or [], vector_dims, distributed)
         except SgamError as exc:
             fail(exc)
         typer.echo(f"schema version {version}")

@@ -41,17 +41,20 @@ def _class_due(db: Session) -> str:
     """Whether a class with a ttl holds something past its deadline: its oldest episode
     (live ones for keep_facts) and its oldest kept document revision, each the first entry
     of an index, against the cutoff. A join of episodes to classes would let a planner
-    walk every episode of the tenant instead."""
+    walk every episode of the tenant instead. Each subquery names the tenant itself
+    (bound, not ``= c.tenant``): a distributed planner routes a statement to one shard
+    only when every table in it is pinned to the same tenant. Its parameters, in order:
+    tenant, instant, tenant, tenant, instant, tenant."""
     cutoff = f"? - {db.span('c.ttl')}"
     return f"""
     SELECT 1 FROM retention_classes c
     WHERE c.tenant = ? AND c.ttl IS NOT NULL AND ({cutoff} >= CASE WHEN c.on_expiry = 'erase'
         THEN (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_by_retention
-              WHERE e.tenant = c.tenant AND e.retention = c.name)
+              WHERE e.tenant = ? AND e.retention = c.name)
         ELSE (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_live_by_retention
-              WHERE e.tenant = c.tenant AND e.retention = c.name AND e.lost_at IS NULL) END
+              WHERE e.tenant = ? AND e.retention = c.name AND e.lost_at IS NULL) END
       OR {cutoff} >= (SELECT min(d.kept_since) FROM documents d INDEXED BY documents_by_deadline
-              WHERE d.tenant = c.tenant AND d.retention = c.name))
+              WHERE d.tenant = ? AND d.retention = c.name))
 """
 
 
@@ -114,7 +117,7 @@ class LifecycleReads(Scoped):
             "OR EXISTS (SELECT 1 FROM store_items INDEXED BY store_items_expiry "
             "WHERE tenant = ? AND expires_at IS NOT NULL AND expires_at <= ?) "
             f"OR EXISTS ({_class_due(self._db)})",
-            (self.tenant, at, self.tenant, at, self.tenant, at, at),
+            (self.tenant, at, self.tenant, at, self.tenant, at, self.tenant, self.tenant, at, self.tenant),
         )
         return bool(row and row[0])
 

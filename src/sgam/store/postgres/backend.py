@@ -51,6 +51,7 @@ from .ahead import statement
 from .checkpoints import PostgresCheckpointAccess, PostgresCheckpointWriter
 from .connect import connect
 from .connect import options as connect_options
+from .distribute import has_citus
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, unrecorded_checksums
@@ -61,7 +62,7 @@ from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .portable import PostgresPortableRows
 from .security import check_safe
-from .session import SET_TENANT, AloneSession, Cursor, ScopedSession, native
+from .session import AloneSession, Cursor, ScopedSession, native, set_tenant
 from .write import PostgresWrite, SchemaCache
 
 if TYPE_CHECKING:
@@ -79,32 +80,36 @@ class PostgresReader(
     pipeline whose statements run in one REPEATABLE READ transaction (one snapshot),
     committed before its closing Sync. Reads named ahead (``prefetch``: a point read names
     its consents, names and versions) travel with the deadline probe: plain statements,
-    one round trip, one snapshot."""
+    one round trip, one snapshot.
+    On Citus (``explicit``) the tenant always goes by ``SET LOCAL``, even before a
+    statement that sets it itself: Citus's workers see only a tenant set that way."""
 
     def __init__(
         self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False,
-        key: KeyToCheck | None = None,
+        key: KeyToCheck | None = None, explicit: bool = False,
     ) -> None:
         self._conn = conn
+        self._explicit = explicit
         self._key = key
         self.sent_key = False
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[ReadAhead, str, tuple[Any, ...]]] = []
         self._alone = alone
-        self._session = AloneSession(conn, tenant) if alone else ScopedSession(lambda: self._cur, self._fresh)
+        self._session = AloneSession(conn, tenant, explicit) if alone else ScopedSession(lambda: self._cur, self._fresh)
         super().__init__(self._session, tenant)
 
     @property
     def _cur(self) -> Cursor:
         """The read's cursor inside its pipeline, the tenant set (started on first use)."""
         if self._started is None:
-            return self._start(SET_TENANT, (self.tenant,))
+            return self._start()
         return self._started
 
-    def _start(self, first: str, params: tuple[Any, ...]) -> Cursor:
-        """Open the pipeline and the read's snapshot, send ``first`` (which sets the
-        tenant), then what was planned. The snapshot is one REPEATABLE READ transaction:
+    def _start(self, first: tuple[str, tuple[Any, ...]] | None = None) -> Cursor:
+        """Open the pipeline and the read's snapshot, set the tenant, send ``first`` (a
+        statement and its parameters that sets the tenant itself, as the workers of Citus
+        would not see), then what was planned. The snapshot is one REPEATABLE READ transaction:
         every statement of the read (a recall's facts, consents, both search channels and
         the vector tally its copy is checked by) sees the same committed state. Its BEGIN
         and COMMIT travel with the read's first and last waits: no round trip of their own."""
@@ -116,7 +121,10 @@ class PostgresReader(
         if self._key is not None and not self.sent_key:
             self._conn.cursor(binary=True).execute(CHECK_KEY, key_params(self._key))
             self.sent_key = True
-        cur.execute(first, params)
+        if first is None or self._explicit:  # else ``first`` sets it (not on Citus's workers)
+            cur.execute(set_tenant(self.tenant), prepare=False)
+        if first is not None:
+            cur.execute(*first)
         self._started = cur
         self._send_planned()
         return cur
@@ -137,7 +145,7 @@ class PostgresReader(
         """A cursor of its own in the read's pipeline (started first if need be): what
         it is given is sent now and answered with the read's next wait."""
         if self._started is None:
-            self._start(SET_TENANT, (self.tenant,))
+            self._start()
         return self._conn.cursor(binary=True)
 
     def _send_planned(self) -> None:
@@ -214,6 +222,8 @@ class PostgresBackend:
         self._retries = retries
         self._schemas: SchemaCache = {}
         self._quiet: dict[str, int] = {}
+        self._explicit = False
+        """Whether a write wraps its pipeline in BEGIN and COMMIT (Citus: ``_attempt``)."""
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
         self._pool = KeyCheckingPool(
             url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
@@ -229,6 +239,7 @@ class PostgresBackend:
 
     def _setup(self, admin_url: str | None, allow_unsafe: bool) -> None:
         with self._pool.connection() as conn:
+            self._explicit = has_citus(conn)
             version = installed_version(conn)
             MIGRATIONS.check(version, "at " + _where(conn))
             # Checksums a database written before they were kept lacks are recorded by
@@ -274,24 +285,31 @@ class PostgresBackend:
         its closing Sync runs in one implicit transaction, which the Sync commits, so a
         write that reads no rows on the way is one round trip with no ``BEGIN`` or
         ``COMMIT`` to send (psycopg's ``transaction()`` inside a pipeline adds both and
-        syncs twice). A statement the server refuses aborts the transaction before the
-        Sync. A refusal raised in Python (the planner's validation) aborts the implicit
-        transaction on purpose before the Sync (``_abandon``): nothing is stored and the
-        connection stays in the pool (closing it cost a new server session per
-        refusal: 300 refusals took 4.6 s against 0.8 s for 300 writes). A driver error
-        or an interruption closes the connection before its pipeline can sync: the
-        server rolls back a transaction whose client has gone, and the pool replaces
-        the connection."""
+        syncs twice). On Citus (``_explicit``) the pipeline is wrapped in ``BEGIN`` and
+        ``COMMIT`` all the same (still one round trip): Citus sends the tenant's
+        ``SET LOCAL`` on to the workers only inside an explicit transaction. A statement
+        the server refuses aborts the transaction before the Sync. A refusal raised in
+        Python (the planner's validation) aborts the transaction on purpose before the
+        Sync (``_abandon``): nothing is stored and the connection stays in the pool
+        (closing it cost a new server session per refusal: 300 refusals took 4.6 s
+        against 0.8 s for 300 writes). A driver error or an interruption closes the
+        connection before its pipeline can sync: the server rolls back a transaction
+        whose client has gone, and the pool replaces the connection."""
         with connection_taking_key(self._pool) as (conn, key):
             try:
                 with conn.pipeline() as pipeline:
+                    if self._explicit:
+                        conn.cursor().execute("BEGIN")
                     if key is not None:
                         conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
-                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet)
+                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet,
+                                        self._explicit)
                     try:
                         result = work(txn)
                         mark_acted(tenant, txn)
                         txn.finish()
+                        if self._explicit:
+                            conn.cursor().execute("COMMIT")
                     except Exception as exc:
                         if isinstance(exc, psycopg.Error) or not _abandon(conn, pipeline):
                             conn.close()
@@ -320,7 +338,7 @@ class PostgresBackend:
         check_tenant(tenant)
         with map_postgres_errors(), connection_taking_key(self._pool) as (conn, key):
             with ExitStack() as scope:
-                reader = PostgresReader(conn, tenant, scope, key=key)
+                reader = PostgresReader(conn, tenant, scope, key=key, explicit=self._explicit)
                 yield reader
             if key is not None and reader.sent_key:
                 key.checked = True
@@ -332,7 +350,7 @@ class PostgresBackend:
         the read's pipeline waits once for its rows and once more for the closing Sync."""
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn:
-            yield PostgresReader(conn, tenant, ExitStack(), alone=True)
+            yield PostgresReader(conn, tenant, ExitStack(), alone=True, explicit=self._explicit)
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """Nothing can be done synchronously, so the residue is reported. Erased rows are
@@ -367,7 +385,7 @@ class PostgresBackend:
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
             cur = conn.cursor(binary=True)
-            cur.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+            cur.execute(set_tenant(tenant), prepare=False)
             return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
 
 

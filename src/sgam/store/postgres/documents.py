@@ -20,8 +20,10 @@ from .._requests import KeywordChunks
 from .._sql.documents import CHUNK, PortableDocuments
 from .._sql.session import Session
 from .adapters import Floats, query_vector
+from .inserts import batches
 
 _WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"
+_CHUNKS = "INSERT INTO document_chunks (tenant, doc_id, revision, path, start_line, end_line, text)"
 
 
 def keyword_chunks_statement(tenant: str, request: KeywordChunks) -> tuple[str, tuple[Any, ...]]:
@@ -63,12 +65,9 @@ class PostgresDocuments(PortableDocuments):
         db, tenant = self._db, self.tenant
         db.run("DELETE FROM document_chunks WHERE tenant = ? AND doc_id = ?", (tenant, row.doc_id))
         if chunks:
-            db.run(
-                "INSERT INTO document_chunks (tenant, doc_id, revision, path, start_line, end_line, text) "
-                "SELECT ?, ?, ?, ?, * FROM unnest(?::int[], ?::int[], ?::text[])",
-                (tenant, row.doc_id, row.revision, row.path, [c.start_line for c in chunks],
-                 [c.end_line for c in chunks], [c.text for c in chunks]),
-            )
+            rows = [(tenant, row.doc_id, row.revision, row.path, c.start_line, c.end_line, c.text) for c in chunks]
+            for statement, params in batches(_CHUNKS, rows, placeholder="?"):
+                db.run(statement, params)
 
     def keyword_chunks(self, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:
         if not terms:

@@ -23,6 +23,7 @@ from psycopg import sql
 from ..._core.errors import ValidationError
 from .._migration_checksums import checksum, unrecorded
 from .connect import connect
+from .distribute import database_settings, distribute, distributed_tables, install_triggers, require_citus
 from .errors import map_postgres_errors
 from .migrations import (
     MIGRATION_LOCK,
@@ -59,15 +60,23 @@ def unrecorded_checksums(conn: psycopg.Connection[Any], where: str) -> list[tupl
     return unrecorded([(int(version), digest) for version, digest in rows], MIGRATIONS, where)
 
 
-def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[int] = ()) -> int:
+def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[int] = (),
+            distributed: bool = False) -> int:
     """Apply missing migrations as the owner at ``url``, (re)install the RLS policies,
     grant DML to the application roles ``grant_to``, allow HNSW indexes for the embedding
-    ``vector_dimensions`` (1 to 2000) of the embedders in use; return the schema version."""
+    ``vector_dimensions`` (1 to 2000) of the embedders in use; return the schema version.
+
+    ``distributed``: ``url`` is a Citus coordinator; distribute the tables by tenant
+    (``distribute.py``). A database whose tables are distributed already stays so without
+    it: the tables a new version adds are distributed too."""
     dimensions = list(vector_dimensions)
     for dims in dimensions:
         if isinstance(dims, bool) or not isinstance(dims, int) or not 1 <= dims <= 2000:
             raise ValidationError("vector_dimensions", dims, "must be integers from 1 to 2000")
     with map_postgres_errors(), connect(url, autocommit=True) as conn:
+        if distributed:
+            require_citus(conn, _redacted(url))
+        distributed = distributed or bool(distributed_tables(conn))
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             current = installed_version(conn)
@@ -99,6 +108,13 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
                     conn.execute(statement)
             for dims in dimensions:
                 conn.execute("INSERT INTO vector_dimensions (dims) VALUES (%s) ON CONFLICT DO NOTHING", (dims,))
+        if distributed:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+                distribute(conn, _present(conn, TENANT_TABLES))
+                database_settings(conn)
+            with conn.transaction():
+                install_triggers(conn)
         return MIGRATIONS.latest
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._sql.session import Params
 from . import inserts
-from .session import SET_TENANT, Cursor
+from .session import Cursor, set_tenant
 
 Deferred = Callable[[int | None], None]
 """Sends deferred lookups; with an instant, the deadline probe at that instant too."""
@@ -22,11 +22,12 @@ Named = tuple[str, str, str]
 
 
 class WritePipeline:
-    __slots__ = ("_cur", "_deferred", "_held", "_named", "_opened", "_tenant")
+    __slots__ = ("_cur", "_deferred", "_explicit", "_held", "_named", "_opened", "_tenant")
 
-    def __init__(self, cur: Cursor, tenant: str) -> None:
+    def __init__(self, cur: Cursor, tenant: str, explicit: bool = False) -> None:
         self._cur = cur
         self._tenant = tenant
+        self._explicit = explicit
         self._opened = False
         self._deferred: Deferred | None = None
         self._held: tuple[Any, ...] | None = None
@@ -45,7 +46,7 @@ class WritePipeline:
         """Set the tenant if nothing has been sent yet, then send the deferred statement (with
         the deadline probe at ``now`` if given)."""
         if not self._opened:
-            self._cur.execute(SET_TENANT, (self._tenant,))
+            self._cur.execute(set_tenant(self._tenant), prepare=False)
             self._opened = True
         if self._deferred is not None:
             deferred, self._deferred = self._deferred, None

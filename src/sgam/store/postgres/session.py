@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 import psycopg
+from psycopg import sql
 
 from .._requests import ReadAhead
 from .._sql.session import Params, Row
@@ -17,8 +19,16 @@ from .adapters import Micros
 
 Cursor = psycopg.Cursor[tuple[Any, ...]]
 
-SET_TENANT = "SELECT set_config('sgam.tenant', %s, true)"
-"""The first statement of a tenant's transaction: row-level security admits its rows."""
+
+
+@lru_cache(maxsize=1024)
+def set_tenant(tenant: str) -> str:
+    """The first statement of a tenant's transaction: row-level security admits its rows.
+    ``SET LOCAL`` rather than ``set_config()``: Citus sends a ``SET LOCAL`` on to the
+    workers whose shards' policies read the setting (``citus.propagate_set_commands``),
+    and a function call it would not. SET takes no parameter, so the tenant is quoted here;
+    it is sent unprepared (``prepare=False``), or each tenant would hold a prepared statement."""
+    return "SET LOCAL sgam.tenant = " + sql.Literal(tenant).as_string().strip()
 
 _HINT = re.compile(r"\s+INDEXED BY \w+")
 _NATIVE: dict[str, str] = {}
@@ -160,18 +170,25 @@ class AloneSession(PostgresSession):
     """A session whose every statement is a pipeline of its own: the tenant, the statement,
     one Sync, and its rows read after the Sync (``PostgresBackend.read_one``)."""
 
-    __slots__ = ("_conn", "_tenant")
+    __slots__ = ("_conn", "_explicit", "_tenant")
 
-    def __init__(self, conn: psycopg.Connection[Any], tenant: str) -> None:  # noqa: D107 - no cursor of its own
+    def __init__(self, conn: psycopg.Connection[Any], tenant: str, explicit: bool = False) -> None:  # noqa: D107
         self.ahead = {}
         self._conn = conn
         self._tenant = tenant
+        self._explicit = explicit
 
     def _alone(self, sql: str, params: Params) -> Cursor:
+        """``explicit``: inside ``BEGIN`` and ``COMMIT`` (Citus sends a ``SET LOCAL`` on to
+        the workers only in an explicit transaction); else the Sync's implicit one."""
         with self._conn.pipeline():
-            self._conn.cursor(binary=True).execute(SET_TENANT, (self._tenant,))
+            if self._explicit:
+                self._conn.cursor().execute("BEGIN")
+            self._conn.cursor(binary=True).execute(set_tenant(self._tenant), prepare=False)
             cur = self._conn.cursor(binary=True)
             cur.execute(sql, params)
+            if self._explicit:
+                self._conn.cursor().execute("COMMIT")
         return cur
 
     def _run(self, sql: str, params: Params) -> Cursor:

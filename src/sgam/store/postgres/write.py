@@ -1,7 +1,7 @@
 """The PostgreSQL write unit of work: the portable ledger statements plus what is
 PostgreSQL's own: statements in a pipeline (``pipeline.py``), advisory locks per (tenant,
 subject) (``locks.py``), a one-fact write's lookups in one statement (``lookups.py``),
-batched retirements and ``unnest`` inserts (``inserts.py``; the backend module's
+batched retirements and multi-row inserts (``inserts.py``; the backend module's
 docstring tells why). What it has loaded about keys it keeps as SQLite does
 (``_sql/keystate.py``).
 """
@@ -23,7 +23,7 @@ from .._sql.keystate import KeyStates
 from .._sql.ledger import LedgerWrites
 from .._sql.subjects import SubjectWrites
 from . import inserts
-from .adapters import Micros, MicrosArray, micros
+from .adapters import Micros, micros
 from .checkpoints import PostgresCheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
@@ -52,9 +52,9 @@ class PostgresWrite(
 
     def __init__(
         self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None,
-        quiet: dict[str, int] | None = None,
+        quiet: dict[str, int] | None = None, explicit: bool = False,
     ) -> None:
-        self._pipe = WritePipeline(cur, tenant)
+        self._pipe = WritePipeline(cur, tenant, explicit)
         super().__init__(ScopedSession(self._pipe.cursor, enter=self._pipe.enter), tenant)
         self._locks = SubjectLocks(tenant, self._pipe.cursor)
         self._keys = KeyStates()
@@ -147,16 +147,14 @@ class PostgresWrite(
         self._episodes.update((i, found.get(i)) for i in wanted)
 
     def insert_episodes(self, rows: Sequence[EpisodeRow]) -> None:
-        """One statement for the batch (``unnest`` of one array per column)."""
+        """One multi-row statement for the batch (``inserts.py``)."""
         self._receive()
         for row in rows:
             self._episodes.pop(row.episode_id, None)
-        self._pipe.cursor().execute(inserts.EPISODES, (
-            self.tenant, [r.episode_id for r in rows], MicrosArray([r.occurred_at for r in rows]),
-            MicrosArray([r.recorded_at for r in rows]), [r.text for r in rows], [r.speaker for r in rows],
-            [r.kind for r in rows], [r.session for r in rows], [r.metadata for r in rows],
-            [r.schema_version for r in rows], [r.retention for r in rows], MicrosArray([r.lost_at for r in rows]),
-        ))
+        values = [(self.tenant, r.episode_id, Micros(r.occurred_at), Micros(r.recorded_at), r.text, r.speaker,
+                   r.kind, r.session, r.metadata, r.schema_version, r.retention, micros(r.lost_at)) for r in rows]
+        for statement, params in inserts.batches(inserts.EPISODES, values):
+            self._pipe.cursor().execute(statement, params)
 
     def delete_episode(self, episode_id: str) -> int:
         self._receive()
@@ -418,23 +416,12 @@ class PostgresWrite(
             else:
                 self._pipe.cursor().execute(inserts.NAMED_OPERATION_AND_VERSION, (*queued, *named, *row))
             return
-        columns = (
-            self.tenant,
-            [v.assertion_id for v in versions], [v.subject for v in versions],
-            [v.attribute for v in versions], [v.value for v in versions],
-            [v.memory_type for v in versions], MicrosArray(v.valid_from for v in versions),
-            MicrosArray(v.valid_to for v in versions), MicrosArray(v.recorded_from for v in versions),
-            MicrosArray(v.recorded_to for v in versions), [v.source for v in versions],
-            [v.confidence for v in versions], [v.schema_version for v in versions],
-            [v.supersedes for v in versions], [v.origin.value for v in versions],
-            [v.closed_by for v in versions],
-        )
-        if queued is None:
-            self._pipe.cursor().execute(inserts.VERSIONS, columns)
-        elif named is None:
-            self._pipe.cursor().execute(inserts.OPERATION_AND_VERSIONS, (*queued, *columns))
-        else:
-            self._pipe.cursor().execute(inserts.NAMED_OPERATION_AND_VERSIONS, (*queued, *named, *columns))
+        rows = [self._version_row(v) for v in versions]
+        first, prefix = (None, ()) if queued is None else (
+            (inserts.OPERATION_AND_VERSIONS, queued) if named is None
+            else (inserts.NAMED_OPERATION_AND_VERSIONS, (*queued, *named)))
+        for statement, params in inserts.batches(inserts.VERSIONS, rows, first, prefix):
+            self._pipe.cursor().execute(statement, params)
 
     def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
         """A one-fact write's spelling travels in its operation's statement (no statement
@@ -478,14 +465,11 @@ class PostgresWrite(
             (len(ops),),
         ).fetchall()
         seqs = sorted(int(row[0]) for row in rows)
-        self._pipe.cursor().execute(inserts.OPERATIONS, (
-            self.tenant, [op.subject for op in ops], [op.attribute for op in ops],
-            [op.kind.value for op in ops], MicrosArray(op.valid_at for op in ops),
-            [op.value for op in ops], [op.source for op in ops],
-            MicrosArray(op.recorded_at for op in ops), [op.memory_type for op in ops],
-            [op.confidence for op in ops], [op.schema_version for op in ops],
-            MicrosArray(op.expires_at for op in ops), seqs,
-        ))
+        rows = [(self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value, op.source,
+                 Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version, micros(op.expires_at), seq)
+                for op, seq in zip(ops, seqs, strict=True)]
+        for statement, params in inserts.batches(inserts.OPERATIONS, rows):
+            self._pipe.cursor().execute(statement, params)
         return seqs
 
     # erasure --------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import psycopg
 from psycopg import sql
 
 from ..._migrations import Migrations
-from . import baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32
+from . import baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32, v33, v34
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -84,7 +84,7 @@ with its tenant (module v26)."""
 MIGRATIONS = Migrations(
     baseline.VERSION,
     tuple(version.SCRIPT for version in (
-        baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32,
+        baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32, v33, v34,
     )),
     baseline.SQUASHED,
 )
