@@ -22,7 +22,8 @@ from datetime import datetime
 from typing import Literal, TypeVar
 
 from ._core.errors import AuthenticationError as AuthenticationError  # its home before the store raised it
-from ._core.errors import NotFoundError, SgamError, ValidationError
+from ._core.errors import ForbiddenError as ForbiddenError  # its home before a review refused with it
+from ._core.errors import NotFoundError, ValidationError
 from ._core.time import from_micros, to_micros
 from ._core.values import check_tenant
 from .memory.facade import Memory
@@ -34,12 +35,6 @@ SCOPES: tuple[Scope, ...] = ("read", "write", "admin")
 KEY_PREFIX = "sgam_"
 MAX_KEY_CHARS = 512
 R = TypeVar("R")
-
-
-class ForbiddenError(SgamError):
-    """The key is valid but its scope does not allow the call (HTTP 403)."""
-
-    kind = "forbidden"
 
 
 @dataclass(frozen=True, slots=True)

@@ -202,3 +202,15 @@ def test_a_final_newline_is_refused_naming_the_field(db: list[str], name: str) -
     with Memory(db[1]) as memory:
         assert [e.id for e in memory.episodes("acme")] == ["e1"]
         assert memory.query("acme", all_times=True) == [] and memory.consents("acme") == []
+
+
+def test_compact_exits_with_the_status_of_its_error_kind(tmp_path: Path) -> None:
+    """``compact`` maps errors through the one table: 3 for bad input, 4 for a missing file."""
+    url = f"sqlite:///{tmp_path / 'sgam.db'}"
+    Memory(url).close()
+    code, _, err = run("compact", "--db", url, "--wait", "-1")
+    assert code == 3 and "wait" in err, err
+    typo = tmp_path / "typo.db"
+    code, _, err = run("compact", "--db", f"sqlite:///{typo}")
+    assert code == 4 and f"the SQLite file {typo} does not exist" in err, err
+    assert not typo.exists()

@@ -10,11 +10,15 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from typing import Any, cast
 
 from langgraph.checkpoint.base import empty_checkpoint
 
 from sgam import Memory
 from sgam.langgraph import SgamSaver
+from sgam.lifecycle.expiry import settle_threads
+from sgam.store import WriteTransaction
+from sgam.store._sql.checkpoints import CheckpointRecords
 
 from ..conftest import ManualClock
 
@@ -87,3 +91,61 @@ def test_retention_keeps_the_newest_checkpoint_of_a_running_thread(memory: Memor
     prunes, bad = _run_against(saver, retention_pass)
     assert prunes > 0
     assert bad == [], f"{len(bad)} of {PUTS} reads after a put: {bad[:5]}"
+
+
+class _PutAfterListing:
+    """A unit of work whose checkpoint records run ``put`` right after retention lists the
+    tenant's threads: a put landing between the sweep's listing and its delete."""
+
+    def __init__(self, txn: WriteTransaction, put: Callable[[CheckpointRecords], None]) -> None:
+        self._txn, self._put = txn, put
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._txn, name)
+
+    def checkpoints(self) -> CheckpointRecords:
+        records = self._txn.checkpoints()
+        listing = records.threads
+
+        def threads(limit: int) -> list[Any]:
+            found = listing(limit)
+            self._put(records)
+            return found
+
+        setattr(records, "threads", threads)  # noqa: B010 - this one instance only
+        return records
+
+
+def test_retention_keeps_a_thread_that_got_a_checkpoint_after_the_sweep_listed_it(
+        memory: Memory, clock: ManualClock) -> None:
+    """Retention lists a thread as expired (``on_expiry: erase``); a put commits before the
+    delete: on PostgreSQL on a connection of its own, on SQLite (whose write transaction
+    shuts out every other writer) in the sweep's transaction. The thread stays whole, the
+    new checkpoint with it, and nothing is reported erased; a thread nobody put to goes."""
+    memory.retention("acme", "runs", "P1D")
+    saver = SgamSaver(memory, tenant="acme", retention="runs")
+    for thread_id in ("busy", "idle"):
+        saver.put({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}, empty_checkpoint(), {}, {})
+    clock.advance(2 * 86_400)
+    backend, now = memory.ledger.backend, memory.ledger.now()
+
+    def put(records: CheckpointRecords) -> None:
+        old = records.checkpoint("busy", "", None)
+        assert old is not None
+        newer = old._replace(checkpoint_id=f"{old.checkpoint_id}-next", parent_id=old.checkpoint_id, created_at=now)
+        writer = backend.checkpoint_writer("acme")
+        if writer is None:
+            records.put_checkpoint(newer, "runs", [])
+        else:
+            assert writer.put_checkpoint(newer, "runs", [])
+
+    settled = backend.run_write("acme", lambda txn: settle_threads(
+        cast(WriteTransaction, _PutAfterListing(txn, put)), now, memory.ledger.reach, "purge"))
+    assert settled.erased == ["idle"]
+    with backend.read("acme") as reader:
+        records = reader.checkpoints()
+        busy = records.thread("busy")
+        assert busy is not None and busy.checkpoints == 2 and busy.last_at == now
+        assert records.thread("idle") is None
+        newest = records.checkpoint("busy", "", None)
+        assert newest is not None and newest.checkpoint_id.endswith("-next")

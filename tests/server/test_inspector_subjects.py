@@ -136,7 +136,7 @@ def test_erased_and_revoked_subjects_leave_the_page(served_at: Served, clock: Ma
         assert 'id="inward"' not in mira
 
 
-def test_review_shows_an_alias_proposal_and_confirming_it_records_the_alias(served: Served) -> None:
+def test_review_shows_an_alias_proposal_and_an_admin_confirming_it_records_the_alias(served: Served) -> None:
     memory = served.memory
     memory.add_episode("acme", "e0", "2026-05-01T00:00:00Z", "Mira Jansen lives in Oslo.")
     memory.write("acme", "Mira Jansen", "city", "Oslo", "2026-05-01T00:00:00Z", "e0")
@@ -145,14 +145,23 @@ def test_review_shows_an_alias_proposal_and_confirming_it_records_the_alias(serv
     memory.remember("acme", "e1", "2026-06-01T00:00:00Z", "Mira Jansen goes by Mimi.",
                     client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
     (alias,) = memory.held("acme")
-    with signed_in(served, scope="write") as writer:
+    with signed_in(served, scope="write") as writer:  # a write key may not merge subjects
         review = writer.get("/ui/review").text
         assert '"Mimi" as another name of <a href="/ui/subjects/mira%20jansen">mira jansen</a> (alias)' in review
         csrf = re.search(r'name="csrf" value="([^"]+)"', review)
         assert csrf
-        confirmed = writer.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
+        refused = writer.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
+        assert refused.status_code == 403, refused.text
+        assert "needs an admin key" in refused.text
+    assert [held.id for held in memory.held("acme")] == [alias.id]
+    assert memory.get("acme", "Mimi", "city") is None
+    with signed_in(served, scope="admin") as admin:
+        review = admin.get("/ui/review").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', review)
+        assert csrf
+        confirmed = admin.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
         assert confirmed.status_code in (200, 303), confirmed.text
-        page = writer.get("/ui/subjects/mira%20jansen").text
+        page = admin.get("/ui/subjects/mira%20jansen").text
         assert "mimi means mira jansen since" in html.unescape(page)
     assert memory.held("acme") == []
     assert memory.get("acme", "Mimi", "city").value == "Oslo"  # type: ignore[union-attr]
@@ -214,3 +223,31 @@ def test_a_subject_reached_through_an_alias_is_the_subject_it_means(served: Serv
         direct = client.get("/ui/subjects/mira%20jansen")
         assert direct.status_code == 200 and "also called" not in direct.text
     assert memory.resolve("acme", "MJ") == "mira jansen"
+
+
+def test_confirming_a_held_alias_over_http_needs_an_admin_key_and_a_held_fact_a_write_key(served: Served) -> None:
+    memory = served.memory
+    memory.declare("acme", "diagnosis", "string", sensitive=True)
+    memory.add_episode("acme", "e0", "2026-05-01T00:00:00Z", "Mira Jansen lives in Oslo.")
+    memory.write("acme", "Mira Jansen", "city", "Oslo", "2026-05-01T00:00:00Z", "e0")
+    reply = {"updates": [{"evidence": "Mimi has the flu.", "subject": "Mira Jansen", "attribute": "diagnosis",
+                          "current_value": None, "change": "new", "value": "flu", "valid_from": None,
+                          "confidence": 0.9}],
+             "aliases": [{"evidence": "Mira Jansen goes by Mimi", "name": "Mimi", "subject": "mira jansen",
+                          "confidence": 0.9}]}
+    memory.remember("acme", "e1", "2026-06-01T00:00:00Z", "Mira Jansen goes by Mimi. Mimi has the flu.",
+                    client=ScriptedClient.of([reply]), policy=ExtractionPolicy())
+    held = {row.attribute: row for row in memory.held("acme")}
+    alias = next(row for row in held.values() if row.attribute != "diagnosis")
+    with served.client(scope="write") as writer:
+        refused = writer.post(f"/v1/held/{alias.id}/confirm")
+        assert refused.status_code == 403 and refused.json()["kind"] == "forbidden", refused.text
+        fact = writer.post(f"/v1/held/{held['diagnosis'].id}/confirm")
+        assert fact.status_code == 201 and fact.json()["assertion"]["value"] == "flu", fact.text
+    assert [row.id for row in memory.held("acme")] == [alias.id]
+    assert memory.get("acme", "Mimi", "city") is None
+    with served.client(scope="admin") as admin:
+        merged = admin.post(f"/v1/held/{alias.id}/confirm")
+        assert merged.status_code == 201 and merged.json()["subject"] == "mira jansen", merged.text
+    assert memory.held("acme") == []
+    assert memory.get("acme", "Mimi", "city").value == "Oslo"  # type: ignore[union-attr]

@@ -4,6 +4,7 @@
     ├── ValidationError (also ValueError)   bad shape, type, timestamp or size
     │   └── InvalidFields                   several fields of one request, each named
     ├── DeniedError                         consent for the subject (or purpose) is revoked
+    ├── ForbiddenError                      the caller's key scope does not allow the call
     ├── NotFoundError (also LookupError)    unknown episode, target or tenant object
     ├── ConflictError                       would overwrite or contradict stored state
     │   └── ActionInDoubt                   an action's call began but its outcome is unknown
@@ -82,6 +83,12 @@ class DeniedError(SgamError):
     about it may be written or read until it is granted again."""
 
     kind = "denied"
+
+
+class ForbiddenError(SgamError):
+    """The key is valid but its scope does not allow the call (HTTP 403)."""
+
+    kind = "forbidden"
 
 
 class NotFoundError(SgamError, LookupError):

@@ -65,7 +65,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Remove erased data's leftovers from the database files: PostgreSQL rewrites the
         tables that hold tenant rows (VACUUM FULL, as the owner; locks each table meanwhile);
-        SQLite merges its full-text indexes and empties the WAL. Exit 6 if some remains."""
+        SQLite merges its full-text indexes and empties the WAL. Exit 6 if some remains;
+        an error exits with its kind's status, as every command's does."""
         from ..memory.facade import default_url
 
         try:
@@ -73,8 +74,7 @@ def register(app: typer.Typer) -> None:
             require_existing(url)  # compacting a mistyped path must not create a database
             done, residue = compact_url(url, wait)
         except SgamError as exc:
-            typer.echo(f"error ({exc.kind}): {exc.message}", err=True)
-            raise typer.Exit(2 if exc.kind == "validation" else 6) from None
+            fail(exc)
         if residue is not None:
             typer.echo(f"residue remains: {residue}", err=True)
             raise typer.Exit(6)

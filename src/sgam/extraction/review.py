@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._core.errors import ConflictError, NotFoundError
+from .._core.errors import ConflictError, ForbiddenError, NotFoundError
 from .._core.model import SubjectName, WriteResult
 from .._core.time import from_micros
 from .._core.values import check_integer, check_subject, load_value
@@ -32,11 +32,14 @@ def _open(scope: ExtractionReads | ExtractionWrites, held_id: int) -> HeldRow:
     return row
 
 
-def confirm(ledger: Ledger, tenant: str, held_id: int, subject: str | None = None) -> WriteResult | SubjectName:
+def confirm(ledger: Ledger, tenant: str, held_id: int, subject: str | None = None, *,
+            may_alias: bool = True) -> WriteResult | SubjectName:
     """Write the candidate through the normal write service; the ledger's rules decide.
     ``subject``: the subject a person says the candidate is about (for a name that was
     ambiguous), instead of the name the model wrote. A fact answers the write's result;
     an alias proposal answers the alias step it recorded (as ``Memory.alias`` does).
+    ``may_alias=False`` (a caller whose key may write facts but not merge subjects)
+    refuses an alias proposal with ``ForbiddenError`` and leaves it open.
 
     The status check, the write and the resolution are one transaction: a candidate
     rejected meanwhile is never written, and a failure leaves it open and unwritten."""
@@ -46,6 +49,9 @@ def confirm(ledger: Ledger, tenant: str, held_id: int, subject: str | None = Non
     def work(txn: WriteTransaction) -> Applied | SubjectName:
         row = _open(txn, held_id)
         if row.change == ALIAS:
+            if not may_alias:
+                raise ForbiddenError(f"id: held candidate {held_id} proposes an alias; confirming it merges "
+                                     "subjects, which needs an admin key", field="id", value=held_id)
             return record_alias(ledger, txn, held_id, load_value(row.value), row.subject)
         pending = candidate_op(chosen or row.subject, row.attribute, row.change, load_value(row.value),
                                row.valid_from, row.episode_id, row.confidence)

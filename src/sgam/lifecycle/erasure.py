@@ -156,6 +156,16 @@ def forget_thread(
     return erased
 
 
+def expire_thread(txn: WriteTransaction, thread_id: str, deadline: int, now: int, reach: Reach, call: str) -> bool:
+    """Erase a thread retention found expired at ``deadline``, unless a checkpoint was
+    stored since (a put between the sweep's listing and this): that keeps it, nothing
+    erased or audited. Audited as ``expire_thread`` when it goes."""
+    if not txn.checkpoints().delete_expired_thread(thread_id, deadline):
+        return False
+    audit(txn, now, "expire_thread", call, reach.digests.of(txn.tenant, "thread", thread_id), Erased(threads=1))
+    return True
+
+
 def _forget_relations_naming(
     txn: WriteTransaction, subject: str, reach: Reach, values: dict[str, set[str]],
 ) -> Erased:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..store import Backend, WriteTransaction
-from .erasure import Erased, drop_text, erase_operations, forget_episode, forget_thread
+from .erasure import Erased, drop_text, erase_operations, expire_thread, forget_episode
 from .participants import Reach
 
 MAX_ITEMS = 1_000_000
@@ -56,7 +56,8 @@ class ThreadsSettled:
 def settle_threads(txn: WriteTransaction, now: int, reach: Reach, call: str) -> ThreadsSettled:
     """Apply each checkpoint thread's retention class at ``now``. A thread whose newest
     checkpoint is past the class's ttl is erased whole (``on_expiry: erase``; audited as
-    ``expire_thread``) or pruned to what a resume needs (``keep_facts``); a live thread
+    ``expire_thread``; a thread that got a checkpoint since it was listed stays) or pruned
+    to what a resume needs (``keep_facts``); a live thread
     whose older checkpoints are past it is pruned to its newest checkpoint per namespace,
     with the saver's own prune, never by deleting rows by age. Idempotent."""
     classes = {row.name: row for row in txn.retention_classes() if row.ttl is not None}
@@ -70,8 +71,8 @@ def settle_threads(txn: WriteTransaction, now: int, reach: Reach, call: str) -> 
             continue
         deadline = now - rule.ttl
         if thread.last_at <= deadline and rule.on_expiry == "erase":
-            forget_thread(txn, thread.thread_id, now, reach, call, action="expire_thread")
-            done.erased.append(thread.thread_id)
+            if expire_thread(txn, thread.thread_id, deadline, now, reach, call):
+                done.erased.append(thread.thread_id)
         elif thread.first_at <= deadline and thread.checkpoints > 1 and records.keep_latest(thread.thread_id):
             done.pruned.append(thread.thread_id)
     return done

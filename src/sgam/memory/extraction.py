@@ -100,15 +100,18 @@ class ExtractionCalls:
             return [HeldCandidate.from_row(row) for row in reader.held_candidates(status, check_limit(limit))
                     if book.allows(row.subject, None)]
 
-    def confirm(self, tenant: str, held_id: int, *, subject: str | None = None) -> WriteResult | SubjectName:
+    def confirm(self, tenant: str, held_id: int, *, subject: str | None = None,
+                may_alias: bool = True) -> WriteResult | SubjectName:
         """Confirm a held candidate: it is written now, sourced from its episode, and the
         write's ``WriteResult`` answers. For a candidate held because its subject's name was
         ambiguous, ``subject`` says which subject it is about (default: the name as the
         model wrote it, a subject of its own). A held alias proposal answers the alias step
-        it recorded (a ``SubjectName``, as ``alias`` does)."""
+        it recorded (a ``SubjectName``, as ``alias`` does). ``may_alias=False`` refuses an
+        alias proposal with ``ForbiddenError``, leaving it open: a surface passes it for a
+        caller that may write facts but not merge subjects."""
         from ..extraction import confirm
 
-        return confirm(self.ledger, check_tenant(tenant), held_id, subject)
+        return confirm(self.ledger, check_tenant(tenant), held_id, subject, may_alias=may_alias)
 
     def reject(self, tenant: str, held_id: int) -> HeldCandidate:
         """Reject a held candidate: it is never written."""

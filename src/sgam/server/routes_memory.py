@@ -86,10 +86,11 @@ async def held(request: Request, caller: Reader, status: str = "open", limit: in
 @router.post("/held/{held_id}/confirm", dependencies=[IDEMPOTENT],
              response_model=WriteResult | SubjectName, tags=["extraction"],
              summary="Confirm a held candidate: it is written now (about ?subject=, for an ambiguous name); "
-                     "an alias proposal answers the alias step it recorded")
+                     "an alias proposal (admin: it merges subjects) answers the alias step it recorded")
 async def confirm(held_id: int, request: Request, caller: Writer, subject: str | None = None) -> Response:
     async def produce() -> Response:
-        done = await memory_of(request).confirm(caller.tenant, held_id, subject=subject)
+        done = await memory_of(request).confirm(caller.tenant, held_id, subject=subject,
+                                                may_alias=caller.allows("admin"))
         return reply(done, 201) if isinstance(done, SubjectName) else write_reply(done)
 
     return await once(request, caller, produce)

@@ -1,7 +1,8 @@
 """The inspector's pages under ``/ui``: server-rendered HTML over the same keys as the API.
 
 Sign-in takes an API key and opens a session; read scope looks, write scope confirms and
-rejects held candidates, admin scope erases (after a preview). The tenant comes from the
+rejects held candidates, admin scope confirms alias proposals (a merge) and erases (after
+a preview). The tenant comes from the
 session's key only. Everything stored is untrusted data: templates escape all of it.
 """
 
@@ -394,7 +395,8 @@ async def decide(request: Request, held_id: int, decision: str, csrf: str = Form
     async def render(session: Session, principal: Principal) -> Response:
         _checked_csrf(session, csrf)
         if decision == "confirm":
-            written = await _memory(request).confirm(principal.tenant, held_id, subject=subject or None)
+            written = await _memory(request).confirm(principal.tenant, held_id, subject=subject or None,
+                                                     may_alias=principal.allows("admin"))
             _sessions(request).flash(session.id, f"Candidate {held_id} confirmed: {_confirmed(written)}")
         elif decision == "reject":
             rejected = await _memory(request).reject(principal.tenant, held_id)

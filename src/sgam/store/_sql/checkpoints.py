@@ -284,6 +284,30 @@ class CheckpointRecords(Scoped):
         self._db.run("DELETE FROM saver_threads WHERE tenant = ? AND thread_id = ?", scope)
         return self._db.count("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ?", scope)
 
+    def delete_expired_thread(self, thread_id: str, deadline: int) -> bool:
+        """Every row of the thread, if no checkpoint of it was stored after ``deadline``;
+        whether it went. Retention read the thread as expired before this runs, and a put
+        may commit in between (PostgreSQL's READ COMMITTED takes no lock on the thread):
+        its checkpoint then keeps the thread, untouched. The thread's row goes first, by
+        that re-check, so a put that starts afterwards waits for this transaction and
+        registers the thread again; only checkpoints stored by the deadline go, with
+        their pending writes, so one still uncommitted meanwhile stays as well."""
+        scope, moment = (self.tenant, thread_id), self._db.moment(deadline)
+        newer = ("NOT EXISTS (SELECT 1 FROM saver_checkpoints c WHERE c.tenant = ? AND c.thread_id = ? "
+                 "AND c.created_at > ?)")
+        if not self._db.count(f"DELETE FROM saver_threads WHERE tenant = ? AND thread_id = ? AND {newer}",
+                              (*scope, *scope, moment)):
+            return False
+        self._db.run(
+            "DELETE FROM saver_writes WHERE tenant = ? AND thread_id = ? AND NOT EXISTS (SELECT 1 FROM "
+            "saver_checkpoints c WHERE c.tenant = saver_writes.tenant AND c.thread_id = saver_writes.thread_id "
+            "AND c.checkpoint_ns = saver_writes.checkpoint_ns AND c.checkpoint_id = saver_writes.checkpoint_id "
+            "AND c.created_at > ?)", (*scope, moment))
+        self._db.run("DELETE FROM saver_subjects WHERE tenant = ? AND thread_id = ?", scope)
+        self._db.run("DELETE FROM saver_checkpoints WHERE tenant = ? AND thread_id = ? AND created_at <= ?",
+                     (*scope, moment))
+        return True
+
     def delete_runs(self, run_ids: Sequence[str]) -> int:
         """The checkpoints the runs made and their pending writes, a chunk of runs per
         two statements."""

@@ -3,11 +3,11 @@
 Every connection the backend hands out comes from ``KeyCheckingPool``, which checks the
 running call's key alone on the connection before the caller gets it, so no way of
 reaching the store can skip the check. A path that can send the check with its own first
-statement takes the key for its checkout instead (``connection_taking_key``): the point
-read and the common write call their keyed twins (one statement), a unit of work and a
-pipelined read put it first in their transaction. A key that is not live raises SQLSTATE
-SGK01, which aborts the transaction it is in (``errors.py`` makes it
-``AuthenticationError``).
+statement takes the key for its checkout instead (``connection_taking_key``): a unit of
+work (every write) and a pipelined read (a point read included) send ``sgam_api_key``
+first in their transaction, in the same pipeline, so it costs no round trip of its own. A
+key that is not live raises SQLSTATE SGK01, which aborts the transaction it is in
+(``errors.py`` makes it ``AuthenticationError``).
 """
 
 from __future__ import annotations

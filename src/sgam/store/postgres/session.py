@@ -47,7 +47,8 @@ def native(sql: str) -> str:
 
 
 class Answered:
-    """Rows a statement would return, already at hand (answered by a server function)."""
+    """Rows a statement would return, already at hand: a session without a pipeline to send
+    into ran the statement at once."""
 
     __slots__ = ("_rows",)
 

@@ -1,7 +1,7 @@
 """The PostgreSQL write unit of work: the portable ledger statements plus what is
 PostgreSQL's own: statements in a pipeline (``pipeline.py``), advisory locks per (tenant,
-subject) (``locks.py``), a one-fact write's lookups in one statement (``lookups.py``),
-batched retirements and multi-row inserts (``inserts.py``; the backend module's
+subject) (``locks.py``), a one-fact write's lookups as plain statements answered in one
+round trip (``lookups.py``), batched retirements and multi-row inserts (``inserts.py``; the backend module's
 docstring tells why). What it has loaded about keys it keeps as SQLite does
 (``_sql/keystate.py``).
 """
@@ -265,8 +265,8 @@ class PostgresWrite(
         schema version, source episode, the key's last change, the versions around its
         instant, the subject's consent statements and the operation's sequence number.
         Nothing is sent yet: the ledger asks the deadline probe next, and the lookups go
-        with it as one statement (``lookups.py``); anything sent first takes them along,
-        without the probe."""
+        with it, each a statement of its own, in one round trip (``lookups.py``); anything
+        sent first takes them along, without the probe."""
         self._receive()
         self.flush()
         self._hold_schema_shared()
