@@ -476,7 +476,7 @@ class LedgerWrites(LedgerReads):
     """The write unit of work's ledger statements; versions are inserted and retired by
     the backend (``insert_versions``, ``retire``), which batches them its own way."""
 
-    if TYPE_CHECKING:  # each backend inserts versions its own way (executemany, unnest)
+    if TYPE_CHECKING:  # each backend inserts versions its own way (executemany, multi-row VALUES)
         def insert_versions(self, versions: list[Version]) -> None: ...
 
     def hold_schema(self) -> None:
