@@ -3,12 +3,12 @@ waits for, prune its history or erase it (``SgamSaver``; needs ``sgam[langgraph]
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from .._core.time import parse_timestamp
-from ..boundary import dumps
 from .output import DbOption, JsonOption, TenantOption, console, run
 from .tables import compact_time, print_table
 
@@ -54,11 +54,11 @@ def show_detail(detail: ThreadDetail) -> None:
                   + (f" · about {', '.join(detail.subjects)}" if detail.subjects else ""), markup=False)
     print_table(("checkpoint", "taken", "namespace", "step", "source", "pending writes", "waiting for"),
                 [(c.checkpoint_id, _when(c.at), c.checkpoint_ns or "-", str(c.step), str(c.source),
-                  ", ".join(c.pending_writes) or "-", "; ".join(dumps(value) for value in c.waiting_for) or "-")
+                  ", ".join(c.pending_writes) or "-", "; ".join(_shown(value) for value in c.waiting_for) or "-")
                  for c in detail.checkpoints],
                 empty="no checkpoints", fold=("waiting for",))
     if detail.values:
-        print_table(("channel", "value"), [(name, dumps(value)) for name, value in detail.values.items()],
+        print_table(("channel", "value"), [(name, _shown(value)) for name, value in detail.values.items()],
                     title="state at the newest checkpoint", fold=("value",))
     print_table(("action", "status", "began", "finished", "attempts", "last error"),
                 [(a.action_key, a.status, a.began_at, a.finished_at or "-", str(a.attempts), a.error or "-")
@@ -115,3 +115,9 @@ def register(app: typer.Typer) -> None:
             lambda result: console.print(f"erased thread {thread_id}", markup=False), create=False)
 
     app.add_typer(threads, name="threads")
+
+
+def _shown(value: Any) -> str:
+    """A value the thread view already made JSON data, as one line of JSON (the boundary's
+    encoder is not imported here: ``sgam --help`` loads no pydantic)."""
+    return json.dumps(value, ensure_ascii=False)
