@@ -18,7 +18,7 @@ from .._portable import PortableTable
 from .ledger import Scoped
 from .session import Row
 
-PAGE = 1000
+PAGE = 5000
 """Rows read per statement while an export pages through a table."""
 
 
