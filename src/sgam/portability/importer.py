@@ -28,7 +28,7 @@ from ..store._protocol import PortableRowStore
 from .exporter import KEY_CHECK, Progress
 from .format import Header, check_file, records
 
-BATCH = 1000
+BATCH = 500
 """Rows inserted per statement batch."""
 
 
