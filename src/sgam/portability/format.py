@@ -62,7 +62,7 @@ _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _text: Callable[[str], str] = json.encoder.encode_basestring
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def _instant_text(micros: int) -> str:
     return instant_text(micros)
 
@@ -125,7 +125,7 @@ def _column_encoder(table: PortableTable, column: str) -> Callable[[Any], str]:
 _PLAIN = (str, int, float)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def _parsed_instant(text: str) -> int | None:
     """Microseconds of an instant's text, None when it is not one (kept for repeats:
     a tenant's instants recur across tables)."""
