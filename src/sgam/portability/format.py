@@ -14,10 +14,11 @@ import gzip
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -53,70 +54,182 @@ def instant_micros(text: object, where: str) -> int:
 
 def value_text(value: Any) -> str:
     """A value's canonical JSON text, as the ledger stores it."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _canonical(value)
 
 
-def encode_row(table: PortableTable, row: Sequence[Any]) -> dict[str, Any]:
-    """A stored row (``columns`` order) as a record's ``row`` object."""
-    out: dict[str, Any] = {}
-    for column, value in zip(table.columns, row, strict=True):
-        if value is None:
-            out[column] = None
-        elif column in table.times:
-            out[column] = instant_text(int(value))
-        elif column in table.flags:
-            out[column] = bool(value)
-        elif column in table.blobs:
-            out[column] = base64.b64encode(bytes(value)).decode("ascii")
-        elif column in table.values:
-            out[column] = json.loads(value)
-        else:
-            out[column] = value
-    return out
+_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_text: Callable[[str], str] = json.encoder.encode_basestring
+
+
+@lru_cache(maxsize=8192)
+def _instant_text(micros: int) -> str:
+    return instant_text(micros)
+
+
+def _as_instant(value: Any) -> str:
+    return '"' + _instant_text(int(value)) + '"'
+
+
+def _as_flag(value: Any) -> str:
+    return "true" if value else "false"
+
+
+def _as_blob(value: Any) -> str:
+    return '"' + base64.b64encode(bytes(value)).decode("ascii") + '"'
+
+
+def _as_value(value: Any) -> str:
+    """Stored canonical JSON text goes into the line as it is: it is already the
+    compact, key-sorted text that parsing and encoding it again would give."""
+    return value if type(value) is str else _canonical(value)
+
+
+def _as_plain(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return _text(value)
+    if kind is int:
+        return int.__repr__(value)
+    return _compact(value)
+
+
+class RowEncoder:
+    """Turns a stored row (``columns`` order) into its line of the file, text built
+    directly: one small function per column chosen once per table."""
+
+    def __init__(self, table: PortableTable) -> None:
+        self._prefix = '{"table":' + _text(table.name) + ',"row":{'
+        self._ranked = '"' + RANKED[table.name] + '":' if table.name in RANKED else None
+        self._fields = tuple(('"' + column + '":', _column_encoder(table, column)) for column in table.columns)
+
+    def line(self, row: Sequence[Any], rank: int | None = None) -> str:
+        parts = [key + ("null" if value is None else encode(value))
+                 for (key, encode), value in zip(self._fields, row, strict=True)]
+        head = self._prefix if self._ranked is None else f"{self._prefix}{self._ranked}{rank},"
+        return head + ",".join(parts) + "}}\n"
+
+
+def _column_encoder(table: PortableTable, column: str) -> Callable[[Any], str]:
+    if column in table.times:
+        return _as_instant
+    if column in table.flags:
+        return _as_flag
+    if column in table.blobs:
+        return _as_blob
+    if column in table.values:
+        return _as_value
+    return _as_plain
 
 
 _PLAIN = (str, int, float)
 
 
-def decode_row(table: PortableTable, record: Mapping[str, Any], where: str) -> list[Any]:
-    """A record's ``row`` as stored values in ``columns`` order; a field of the wrong
-    kind is refused, named by its line and column."""
-    expected = set(table.columns) | ({RANKED[table.name]} if table.name in RANKED else set())
-    if set(record) != expected:
-        missing = sorted(expected - set(record))
-        extra = sorted(set(record) - expected)
-        raise ValidationError(f"{where}.row", table.name,
-                              f"must hold exactly the columns of {table.name} (missing {missing}, unknown {extra})")
-    if table.name in RANKED:
-        rank = record[RANKED[table.name]]
-        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
-            raise ValidationError(f"{where}.row.{RANKED[table.name]}", rank, "must be a rank, a whole number from 1")
-    out: list[Any] = []
-    for column in table.columns:
-        value = record[column]
-        field = f"{where}.row.{column}"
-        if value is None:
-            out.append(None)
-        elif column in table.times:
-            out.append(instant_micros(value, field))
-        elif column in table.flags:
-            if not isinstance(value, bool):
-                raise ValidationError(field, value, "must be true or false")
-            out.append(value)
-        elif column in table.blobs:
-            if not isinstance(value, str):
-                raise ValidationError(field, value, "must be base64 text")
+@lru_cache(maxsize=8192)
+def _parsed_instant(text: str) -> int | None:
+    """Microseconds of an instant's text, None when it is not one (kept for repeats:
+    a tenant's instants recur across tables)."""
+    if not _INSTANT.fullmatch(text):
+        return None
+    try:
+        moment = datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return to_micros(moment)
+
+
+class _Refused(Exception):
+    """A field's fault, before the field is named (naming it costs text per field)."""
+
+    def __init__(self, rule: str) -> None:
+        self.rule = rule
+
+
+def _from_instant(value: Any) -> Any:
+    micros = _parsed_instant(value) if type(value) is str else None
+    if micros is None:
+        try:
+            instant_micros(value, "")
+        except ValidationError as refused:
+            raise _Refused(refused.rule) from None
+    return micros
+
+
+def _from_flag(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise _Refused("must be true or false")
+    return value
+
+
+def _from_blob(value: Any) -> Any:
+    if not isinstance(value, str):
+        raise _Refused("must be base64 text")
+    try:
+        return base64.b64decode(value, validate=True)
+    except ValueError:
+        raise _Refused("must be base64 text") from None
+
+
+def _from_plain(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, _PLAIN):
+        raise _Refused("must be text or a number")
+    return value
+
+
+class RowDecoder:
+    """Turns a record's ``row`` into stored values in ``columns`` order, refusing a field
+    of the wrong kind by its line and column; the checks are chosen once per table."""
+
+    def __init__(self, table: PortableTable) -> None:
+        self._table = table
+        self._rank = RANKED.get(table.name)
+        self._expected = frozenset(table.columns) | ({self._rank} if self._rank else frozenset())
+        self._fields = tuple((column, _column_decoder(table, column)) for column in table.columns)
+
+    def rank(self, record: Mapping[str, Any]) -> int | None:
+        return None if self._rank is None else cast("int", record[self._rank])
+
+    def row(self, record: Mapping[str, Any], number: int) -> list[Any]:
+        """The stored values of line ``number``'s record."""
+        table = self._table
+        where = f"line {number}"
+        if record.keys() != self._expected:
+            missing = sorted(self._expected - set(record))
+            extra = sorted(set(record) - self._expected)
+            raise ValidationError(f"{where}.row", table.name,
+                                  f"must hold exactly the columns of {table.name} (missing {missing}, unknown {extra})")
+        if self._rank is not None:
+            rank = record[self._rank]
+            if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+                raise ValidationError(f"{where}.row.{self._rank}", rank, "must be a rank, a whole number from 1")
+        out: list[Any] = []
+        append = out.append
+        for column, decode in self._fields:
+            value = record[column]
+            if value is None:
+                append(None)
+                continue
             try:
-                out.append(base64.b64decode(value, validate=True))
-            except ValueError:
-                raise ValidationError(field, value, "must be base64 text") from None
-        elif column in table.values:
-            out.append(value_text(value))
-        elif isinstance(value, bool) or not isinstance(value, _PLAIN):
-            raise ValidationError(field, value, "must be text or a number")
-        else:
-            out.append(value)
-    return out
+                append(decode(value))
+            except _Refused as refused:
+                raise ValidationError(f"{where}.row.{column}", value, refused.rule) from None
+        return out
+
+
+def _column_decoder(table: PortableTable, column: str) -> Callable[[Any], Any]:
+    if column in table.times:
+        return _from_instant
+    if column in table.flags:
+        return _from_flag
+    if column in table.blobs:
+        return _from_blob
+    if column in table.values:
+        return _canonical
+    return _from_plain
+
+
+ENCODERS = {table.name: RowEncoder(table) for table in TABLES_BY_NAME.values()}
+DECODERS = {table.name: RowDecoder(table) for table in TABLES_BY_NAME.values()}
 
 
 @dataclass(frozen=True)
@@ -185,6 +298,22 @@ def open_text(path: str | Path, mode: str) -> Iterator[IO[str]]:
         handle.close()
 
 
+@contextmanager
+def open_bytes(path: str | Path) -> Iterator[IO[bytes]]:
+    """``path`` as bytes to read (gzip when it ends in ``.gz``; standard input for ``-``)."""
+    import sys
+
+    if str(path) == STDIO:
+        yield sys.stdin.buffer
+        return
+    name = str(path)
+    handle = cast("IO[bytes]", gzip.open(name, "rb")) if name.endswith(".gz") else open(name, "rb")  # noqa: SIM115
+    try:
+        yield handle
+    finally:
+        handle.close()
+
+
 class ExportWriter:
     """Writes lines and hashes them; ``close`` adds the closing record."""
 
@@ -202,8 +331,12 @@ class ExportWriter:
         self._out.write(text)
         self.records += 1
 
-    def row(self, table: str, row: dict[str, Any]) -> None:
-        self.line({"table": table, "row": row})
+    def lines(self, texts: list[str]) -> None:
+        """Lines already encoded, written and hashed as one piece."""
+        text = "".join(texts)
+        self._digest.update(text.encode())
+        self._out.write(text)
+        self.records += len(texts)
 
     def close(self) -> str:
         digest = self._digest.hexdigest()
@@ -213,7 +346,7 @@ class ExportWriter:
         return digest
 
 
-def _parsed(text: str, number: int) -> dict[str, Any]:
+def _parsed(text: str | bytes, number: int) -> dict[str, Any]:
     try:
         line = json.loads(text)
     except ValueError:
@@ -223,41 +356,42 @@ def _parsed(text: str, number: int) -> dict[str, Any]:
     return line
 
 
+CHUNK = 1 << 20
+"""Bytes read at a time while the first pass hashes the file."""
+
+
 def check_file(path: str | Path) -> Header:
-    """Read the whole file once: its header, every record's shape, the counts the header
-    gives and the closing record's digest. Raises ``ValidationError`` naming the first
-    fault; a file that passes is what ``records`` will apply."""
+    """The first pass, before anything is written: the header and the closing record's
+    digest over every byte before it, hashed a chunk at a time without parsing the lines
+    between. A record that fails validation is refused by ``records`` as it is applied,
+    inside the import's one transaction, so it too leaves nothing behind."""
     digest = hashlib.sha256()
-    header: Header | None = None
-    counts: dict[str, int] = {}
-    closing: dict[str, Any] | None = None
-    number = 0
-    with open_text(path, "r") as handle:
-        for number, text in enumerate(_lines(handle), start=1):
-            if closing is not None:
-                raise ValidationError(f"line {number}", text[:80], "follows the closing record")
-            line = _parsed(text, number)
-            if "end" in line:
-                closing = line
-                continue
-            digest.update(text.encode())
-            if header is None:
-                header = _header(line)
-                continue
-            table = _table_of(line, number)
-            decode_row(table, line["row"], f"line {number}")
-            counts[table.name] = counts.get(table.name, 0) + 1
-    if header is None:
-        raise ValidationError("file", str(path), "is empty: not an sgam export")
-    if closing is None:
+    with open_bytes(path) as handle:
+        first = handle.readline()
+        if not first:
+            raise ValidationError("file", str(path), "is empty: not an sgam export")
+        header = _header(_parsed(first, 1))
+        held = first  # the last line read so far: the closing record when the file ends
+        lines = 0  # lines hashed
+        while chunk := handle.read(CHUNK):
+            data = held + chunk
+            cut = data.rfind(b"\n", 0, len(data) - 1) + 1
+            if cut:
+                digest.update(data[:cut])
+                lines += data.count(b"\n", 0, cut)
+            held = data[cut:]
+    if not held.endswith(b"\n") or lines == 0:
         raise ValidationError("file", str(path), "has no closing record: it is truncated")
-    if closing.get("sha256") != digest.hexdigest() or closing.get("records") != number - 1:
+    try:
+        closing = json.loads(held)
+    except ValueError:
+        raise ValidationError("file", str(path), "has no closing record: it is truncated") from None
+    if not isinstance(closing, dict) or "end" not in closing:
+        raise ValidationError("file", str(path), "has no closing record: it is truncated")
+    number = lines + 1
+    if closing.get("sha256") != digest.hexdigest() or closing.get("records") != lines:
         raise ValidationError(f"line {number}.sha256", closing.get("sha256"),
                               "does not match the file's content: it was altered or cut")
-    for name in sorted(set(counts) | set(header.counts)):
-        if counts.get(name, 0) != header.counts.get(name, 0):
-            raise ValidationError(f"line 1.counts.{name}", header.counts.get(name, 0),
-                                  f"but the file holds {counts.get(name, 0)} records of {name}")
     return header
 
 
@@ -271,22 +405,25 @@ def _table_of(line: dict[str, Any], number: int) -> PortableTable:
     return table
 
 
-def _lines(handle: IO[str]) -> Iterator[str]:
-    for text in handle:
-        if not text.endswith("\n"):
-            yield text  # a last line cut short: its digest cannot match
-            return
-        yield text
-
-
-def records(path: str | Path) -> Iterator[tuple[PortableTable, list[Any], int | None]]:
-    """The rows of a file ``check_file`` accepted, in file order, as stored values, each
-    with its rank in its table when other rows name it (else None)."""
+def records(path: str | Path, header: Header) -> Iterator[tuple[PortableTable, list[Any], int | None]]:
+    """The rows of a file whose digest ``check_file`` accepted, in file order, as stored
+    values, each with its rank in its table when other rows name it (else None). Each
+    record is checked as it is read; the counts the header gives are checked at the end."""
+    counts: dict[str, int] = {}
+    number = 0
     with open_text(path, "r") as handle:
-        for number, text in enumerate(handle, start=1):
-            line = json.loads(text)
-            if number == 1 or "end" in line:
-                continue
-            table = TABLES_BY_NAME[line["table"]]
-            rank = line["row"].get(RANKED[table.name]) if table.name in RANKED else None
-            yield table, decode_row(table, line["row"], f"line {number}"), rank
+        next(handle, None)
+        for number, text in enumerate(handle, start=2):
+            line = _parsed(text, number)
+            if "end" in line:
+                break
+            table = _table_of(line, number)
+            decoder = DECODERS[table.name]
+            row = line["row"]
+            values = decoder.row(row, number)
+            counts[table.name] = counts.get(table.name, 0) + 1
+            yield table, values, decoder.rank(row)
+    for name in sorted(set(counts) | set(header.counts)):
+        if counts.get(name, 0) != header.counts.get(name, 0):
+            raise ValidationError(f"line 1.counts.{name}", header.counts.get(name, 0),
+                                  f"but the file holds {counts.get(name, 0)} records of {name}")

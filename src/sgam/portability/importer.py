@@ -1,10 +1,12 @@
 """Import: a checked export file written into an empty tenant in one unit of work.
 
-The file is read twice. The first pass (``format.check_file``) checks the header, every
-record and the closing digest, and writes nothing. The second applies the records in
-file order inside one transaction of the destination: a fault anywhere (a row the
-database refuses, an episode id the destination erased, a crash) rolls it all back, so
-no tenant is ever left half imported. Rows are inserted a batch at a time; what is kept
+The file is read twice. The first pass (``format.check_file``) checks the header and the
+closing digest over the file's bytes, and writes nothing: a truncated or altered file is
+refused before the destination is touched. The second parses, checks and applies the
+records in file order inside one transaction of the destination: a fault anywhere (a
+record that fails validation, counts that differ from the header's, a row the database
+refuses, an episode id the destination erased, a crash) rolls it all back, so no tenant
+is ever left half imported. Rows are inserted a batch at a time; what is kept
 across batches is one new sequence number per operation (eight bytes each) and the new
 keys of the documents, never the rows themselves.
 """
@@ -74,7 +76,7 @@ def _apply(ledger: Ledger, txn: WriteTransaction, header: Header, path: str | Pa
                             "import only into a tenant that holds nothing")
     state = _Applying(ledger, txn, rows)
     total = sum(header.counts.values())
-    for done, (table, values, rank) in enumerate(records(path), start=1):
+    for done, (table, values, rank) in enumerate(records(path, header), start=1):
         state.add(table, values, rank)
         if progress is not None and done % 1000 == 0:
             progress(done, total)
@@ -119,7 +121,9 @@ class _Applying:
             self._number_operations(batch)
         elif table.name == "episodes":
             self._refuse_tombstoned([str(values[0]) for values in batch])
-        self._rows.insert_table_rows(table, [self._renumbered(table, values) for values in batch])
+        if table.operations or table.after or table.parents:
+            batch = [self._renumbered(table, values) for values in batch]
+        self._rows.insert_table_rows(table, batch)
 
     def _number_operations(self, batch: list[list[Any]]) -> None:
         expected = len(self._operations) + 1

@@ -20,7 +20,7 @@ from .._core.values import check_subject, check_tenant
 from ..ledger.service import Ledger
 from ..store import Reader
 from ..store._portable import LEDGER_TABLES, TABLES_BY_NAME, PortableTable
-from .exporter import KEY_CHECK, ExportSummary, Progress, Ranks, table_records
+from .exporter import KEY_CHECK, ExportSummary, Progress, Ranks, table_lines
 from .format import ExportWriter, Header, instant_text, open_text
 
 SUBJECT_TABLES = (*LEDGER_TABLES, TABLES_BY_NAME["held_candidates"])
@@ -90,9 +90,8 @@ def export_subject(ledger: Ledger, tenant: str, subject: str, path: str | Path, 
         ranks = Ranks(rows)
         with spooled.open("w", encoding="utf-8", newline="\n") as out:
             for table in SUBJECT_TABLES:
-                for record in table_records(rows, table, ranks, about.keep):
-                    out.write(json.dumps({"table": table.name, "row": record}, ensure_ascii=False,
-                                         separators=(",", ":")) + "\n")
+                for line in table_lines(rows, table, ranks, about.keep):
+                    out.write(line)
                     counts[table.name] = counts.get(table.name, 0) + 1
         header = Header(__version__, backend_name, ledger.backend.schema_version(), tenant,
                         instant_text(ledger.now()), False, counts, ledger.digests.of(tenant, *KEY_CHECK), subject)
