@@ -14,7 +14,7 @@ from ..._core.errors import BusyError
 from ..._core.rules import KeyView, Operation, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
-from .._migration_checksums import checksum, unrecorded
+from .._migration_checksums import checksum, verify
 from .._protocol import EpisodeRow, JobRow, ResidueScan
 from .._requests import OneFactWrite
 from .._rows import version_columns_of, version_from_row
@@ -32,7 +32,7 @@ from .extraction import claim_jobs, count_jobs
 from .fulltext import flush, merge_dirty, merge_every
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
-from .migrations import MIGRATIONS, PROGRAMS
+from .migrations import MIGRATIONS
 from .portable import SQLitePortableRows
 from .reader import ReadScope
 from .residue import checkpoint
@@ -325,18 +325,12 @@ class SQLiteBackend:
                 "CREATE TABLE IF NOT EXISTS sgam_migrations "
                 "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL, checksum TEXT)"
             )
-            if "checksum" not in {row[1] for row in conn.execute("PRAGMA table_info(sgam_migrations)")}:
-                conn.execute("ALTER TABLE sgam_migrations ADD COLUMN checksum TEXT")
             current = conn.execute("SELECT coalesce(max(version), 0) FROM sgam_migrations").fetchone()[0]
             MIGRATIONS.check(current, self.path)
-            recorded = conn.execute("SELECT version, checksum FROM sgam_migrations").fetchall()
-            conn.executemany("UPDATE sgam_migrations SET checksum = ? WHERE version = ?",
-                             [(digest, version) for version, digest in unrecorded(recorded, MIGRATIONS, self.path)])
+            verify(conn.execute("SELECT version, checksum FROM sgam_migrations").fetchall(), MIGRATIONS, self.path)
             for version, script in MIGRATIONS.pending(current):
                 for statement in _split_script(script):
                     conn.execute(statement)
-                if version in PROGRAMS:
-                    PROGRAMS[version](conn)
                 conn.execute(
                     "INSERT INTO sgam_migrations (version, applied_at, checksum) VALUES (?, datetime('now'), ?)",
                     (version, checksum(script)),
