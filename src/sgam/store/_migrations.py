@@ -42,10 +42,3 @@ class Migrations:
         """``(version, script)`` for each script a database at ``current`` (checked) still
         needs, in order: the baseline and everything after it for a new database."""
         return [(version, self.script(version)) for version in range(current + 1, self.latest + 1)]
-
-    def upto(self, version: int) -> Migrations:
-        """These migrations as they stood when ``version`` was the latest: what an older
-        sgam applied (tests build databases of earlier versions with it)."""
-        if not 1 <= version <= self.latest:
-            raise ValueError(f"version {version} is not between 1 and {self.latest}")
-        return Migrations(self.scripts[:version])

@@ -172,7 +172,7 @@ class PostgresReader(
             self._send_planned()
 
     def api_key(self, key_id: str) -> ApiKeyRow | None:
-        """In a read of one statement: one call that sets the tenant itself (module v30),
+        """In a read of one statement: one call that sets the tenant itself,
         alone on the autocommit connection, with no pipeline around it."""
         if not self._alone:
             return super().api_key(key_id)

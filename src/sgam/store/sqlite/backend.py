@@ -29,7 +29,7 @@ from . import scan
 from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
-from .fulltext import flush, merge_dirty, merge_every
+from .fulltext import flush, merge_dirty
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
 from .migrations import MIGRATIONS
@@ -297,7 +297,6 @@ class SQLiteBackend:
         self._lock = threading.RLock()
         self._cache: Cache = {}
         self._data_version = -1
-        self._queues_full_text = False  # whether the schema has ``full_text_queue`` (set by ``_setup``)
         with map_sqlite_errors(self.path):
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
@@ -335,8 +334,6 @@ class SQLiteBackend:
                     "INSERT INTO sgam_migrations (version, applied_at, checksum) VALUES (?, datetime('now'), ?)",
                     (version, checksum(script)),
                 )
-            self._queues_full_text = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'full_text_queue'").fetchone() is not None
 
         self.run_write("_", migrate)
         with map_sqlite_errors(self.path):
@@ -368,7 +365,7 @@ class SQLiteBackend:
             txn = SQLiteWrite(conn, tenant, self._cache)
             result = work(txn)
             mark_acted(tenant, txn)
-            if self._queues_full_text and conn.execute(_QUEUED).fetchone() is not None:
+            if conn.execute(_QUEUED).fetchone() is not None:
                 flush(conn)
             conn.execute("COMMIT")
         except BaseException:
@@ -414,7 +411,7 @@ class SQLiteBackend:
         waiting up to ``wait`` seconds for readers of older snapshots. Returns None when
         nothing is left, else what remains and why; later writes retry until the WAL is
         emptied."""
-        self.run_write("_", lambda _: (merge_dirty if self._queues_full_text else merge_every)(self._conn))
+        self.run_write("_", lambda _: merge_dirty(self._conn))
         with self._lock, map_sqlite_errors(self.path):
             self._residue = checkpoint(self._conn, wait, self._busy_timeout).residue()
             return self._residue
