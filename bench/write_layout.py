@@ -1,5 +1,5 @@
-"""What the indexes a one-fact write maintains cost it: SQLite schema version 10 against
-the same store with version 9's write-path indexes put back, in one process.
+"""What the indexes a one-fact write maintains cost it: SQLite's schema (the baseline)
+against the same store with its former write-path indexes put back, in one process.
 
 Both stores bulk-load the same N - 12,000 facts of ``ledger.py``'s workload, then take the
 last 12,000 as one-fact writes in alternating chunks of 2,000, so that load on the machine
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import ledger as workload  # noqa: E402
 
-VERSION_9_INDEXES = (
+FORMER_INDEXES = (
     "DROP INDEX operations_by_key",
     "CREATE INDEX operations_by_key ON operations (tenant, subject, attribute, seq)",
     "CREATE INDEX assertions_current_by_attribute ON assertions (tenant, attribute, subject, valid_from) "
@@ -51,11 +51,11 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="sgam-layout-"))
     layouts: dict[str, workload.Sgam] = {}
     figures: dict[str, dict[str, float]] = {}
-    for name in ("version 9 indexes", "version 10"):
+    for name in ("former write-path indexes", "baseline"):
         store = workload.Sgam()
         store.open(workdir / f"{name.replace(' ', '-')}.db")
-        if name == "version 9 indexes":
-            for statement in VERSION_9_INDEXES:
+        if name == "former write-path indexes":
+            for statement in FORMER_INDEXES:
                 store.mem.ledger.backend._conn.execute(statement)  # type: ignore[attr-defined]
         started = time.process_time()
         for chunk in workload.chunks(iter(bulk), workload.BATCH, len(bulk)):

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from sgam import Memory
-from sgam.store.sqlite import backend, fulltext
+from sgam.store.sqlite import fulltext
 from sgam.store.sqlite.fulltext import EPISODES, KEYS, Part, count_rows, layout
-from sgam.store.sqlite.migrations import MIGRATIONS
 
 AT = "2026-06-01T09:00:00Z"
 
@@ -127,42 +126,6 @@ def test_small_tenants_share_partitions_and_an_emptied_one_is_dropped_whole(
             assert conn.execute("SELECT count(*) FROM full_text_members").fetchone() == (0,)
         memory.add_episode("t4", "again", AT, "the crane is back")
         assert [hit.episode_id for hit in memory.search("t4", "crane")] == ["again"]
-
-
-def test_a_database_of_the_previous_schema_moves_into_partitions(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_parts: None,
-) -> None:
-    path = tmp_path / "old.db"
-    previous = MIGRATIONS.upto(14)
-    monkeypatch.setattr(backend, "MIGRATIONS", previous)
-    Memory(f"sqlite:///{path}").close()
-    with closing(sqlite3.connect(path)) as conn:  # what today's write path reads of version 19, for the fill
-        conn.execute("CREATE TABLE search_embedders (tenant TEXT PRIMARY KEY, active TEXT, active_spec TEXT, "
-                     "building TEXT, building_spec TEXT, building_since INTEGER, switched_at INTEGER)")
-        conn.commit()
-    with Memory(f"sqlite:///{path}") as old:
-        _fill(old, "acme", 70)
-        _fill(old, "globex", 5)
-        old.write("acme", "ann", "badge", "b1", AT, "e1")
-        assert old.forget_episode("acme", "e2").residue is None  # the old schema's whole-index merge
-    with closing(sqlite3.connect(path)) as conn:
-        assert conn.execute("SELECT count(*) FROM episodes_fts").fetchone() == (74,)
-        conn.execute("DROP TABLE search_embedders")
-        conn.commit()
-    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS)
-    with Memory(f"sqlite:///{path}") as memory:
-        with closing(sqlite3.connect(path)) as conn:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            assert "episodes_fts" not in tables and "ledger_keys_fts" not in tables
-            acme = layout(conn, EPISODES, "acme")
-            assert [p.rows for p in acme.own] == [49] and acme.pooled == 20
-            assert [p.rows for p in acme.shared] == [25] and layout(conn, EPISODES, "globex").pooled == 5
-            assert count_rows(conn, EPISODES) == 74 and count_rows(conn, KEYS) == 1
-        assert [hit.episode_id for hit in memory.search("acme", "w69x")] == ["e69"]
-        assert [hit.episode_id for hit in memory.search("acme", "w0x")] == ["e0"]
-        assert memory.search("acme", "w2x") == []
-        assert memory.forget_episode("acme", "e69").residue is None
-        assert memory.search("acme", "w69x") == []
 
 
 def test_an_episode_erasure_leaves_the_other_indexes_alone_until_their_own_deletions(tmp_path: Path) -> None:

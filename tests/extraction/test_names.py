@@ -6,17 +6,12 @@ candidates listed; an alias the model proposes waits too; a set's retract names 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from sgam import Memory, SubjectName
 from sgam.extraction import ExtractionPolicy, Outcome, ScriptedClient
 from sgam.extraction.names import known_subjects
 from sgam.extraction.prompt import build_request, gather_context
-from tests.conftest import PostgresUrls
-from tests.store.test_subject_migration import _postgres_old, _sqlite_old
 
 AT = "2026-06-01T09:00:00Z"
 MET = "Mira Jansen and Mira Kowalski met in Oslo. Mira moved to Berlin."
@@ -147,32 +142,6 @@ def test_a_retract_of_a_set_names_the_member(memory: Memory) -> None:
     assert named.outcome is Outcome.ACCEPTED
     assert unnamed.outcome is Outcome.REJECTED and "names the member to retract" in (unnamed.reason or "")
     assert [m.value for m in memory.members("acme", "ola", "languages")] == ["Norwegian"]
-
-
-def _collided(memory: Memory) -> None:
-    """A database migrated with ``Bob`` and ``bob`` left apart: ``bob`` is two stored ids."""
-    done = memory.remember("acme", "e2", "2021-01-01T00:00:00Z", "Bob moved to Paris.",
-                           client=ScriptedClient.of([{"updates": [update("Bob moved to Paris.", "Bob", "city",
-                                                                         "Paris")]}]),
-                           policy=ExtractionPolicy())
-    assert done.extraction is not None
-    (decision,) = done.extraction.decisions
-    assert decision.outcome is Outcome.PENDING and decision.candidates == ["Bob", "bob"]
-    assert "fold into 'bob'" in (decision.reason or "")
-    assert [a.value for a in memory.query("acme", attribute="city") if a.subject.casefold() == "bob"] == [
-        "Rome", "Lima"]
-
-
-def test_two_stored_ids_of_one_name_are_ambiguous_on_sqlite(tmp_path: Path) -> None:
-    with Memory(_sqlite_old(tmp_path / "old.db")) as memory:
-        _collided(memory)
-
-
-def test_two_stored_ids_of_one_name_are_ambiguous_on_postgres(
-    postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with _postgres_old(postgres, monkeypatch) as app, Memory(app) as memory:
-        _collided(memory)
 
 
 def test_the_prompt_shows_an_alias_as_the_subject_it_means(memory: Memory) -> None:

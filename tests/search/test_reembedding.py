@@ -6,9 +6,7 @@ vectors search will use; bad input changes nothing."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -281,47 +279,6 @@ def test_the_cli_builds_shows_and_switches(seeded: Memory, store: Store, new: Em
     out = runner.invoke(app, ["index", "-t", T, "--db", store.url, "--embedder", "nope:x", "--json"])
     assert out.exit_code == 3 and '"field": "embedder"' in out.output
 
-
-def test_an_upgraded_sqlite_file_keeps_its_vectors_and_takes_a_second_models(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: Embedder, new: Embedder, new_spec: str,
-) -> None:
-    """SQLite keyed a vector by its row until version 19, which rebuilds the vector tables
-    keyed by (row, model): each row keeps its vector, the triggers still delete it with
-    its row, and a second model's vector no longer replaces the first."""
-    from sgam.ledger.write import validate_episode
-    from sgam.store.sqlite import backend
-    from sgam.store.sqlite.migrations import MIGRATIONS
-
-    path = tmp_path / "before.db"
-    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS.upto(16))
-    rows = [validate_episode(f"e{i}", "2024-01-01T00:00:00Z", text, "ann", "message", None, None, T)
-            for i, text in enumerate(_texts())]
-    vectors = embed_checked(old, [f"ann: {row.text}" for row in rows])
-    with Memory(f"sqlite:///{path}") as before:  # the store alone: the write path reads version 19's table
-        def work(txn: Any) -> None:
-            before.ledger.writes.add_episodes(txn, [(row, ()) for row in rows])
-            before.ledger.search.index.put_episode_vectors(txn, old.name, [
-                (row.episode_id, vectors[i]) for i, row in enumerate(rows)])
-
-        before.backend.run_write(T, work)
-    monkeypatch.undo()
-    with Memory(f"sqlite:///{path}", embedder=old) as upgraded:
-        with closing(sqlite3.connect(path)) as conn:
-            assert conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0] == MIGRATIONS.latest
-            keys = [row[1] for row in sorted(conn.execute("PRAGMA table_info(episode_vectors)"), key=lambda r: r[5])
-                    if row[5]]
-            assert keys == ["seq", "model"]
-            assert conn.execute("SELECT count(*) FROM episode_vectors WHERE model = ?", (old.name,)).fetchone() == (45,)
-        question, by_old = "where is my passport", _top(old, "where is my passport")[0]
-        assert _searched(upgraded, question)[:1] == by_old[:1]
-        with pytest.raises(Interrupt):
-            upgraded.reembed(T, new_spec, batch=10, progress=_stop_after(1))
-        with closing(sqlite3.connect(path)) as conn:
-            by_model = conn.execute("SELECT model, count(*) FROM episode_vectors GROUP BY model ORDER BY model")
-            assert by_model.fetchall() == [(new.name, 10), (old.name, 45)]
-        upgraded.forget_episode(T, "e0")
-        with closing(sqlite3.connect(path)) as conn:
-            assert conn.execute("SELECT count(*) FROM episode_vectors").fetchone() == (45 + 10 - 2,)
 
 
 def test_http_builds_as_admin_and_shows_to_readers(store: Store, old: Embedder, new: Embedder, new_spec: str) -> None:

@@ -1,5 +1,5 @@
 """On PostgreSQL a checkpoint put, a task's pending writes and a resume's read are each one
-statement, a server function that sets the tenant itself (``migrations/v26.py``), run as the
+statement, a server function that sets the tenant itself (see the baseline), run as the
 application role under forced row-level security."""
 
 from __future__ import annotations
@@ -11,16 +11,12 @@ import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from tests.conftest import PostgresUrls
 from tests.store.test_postgres_point_reads import statements
-from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
 from sgam import Memory
 from sgam._core.errors import ConflictError
 from sgam._core.retention import DEFAULT_CLASS
 from sgam.langgraph import SgamSaver
-from sgam.langgraph._serde import StrictSerializer
 from sgam.store import ACTING_FOR, Attempt
-from sgam.store.postgres import install, migrate
-from sgam.store.postgres.migrations import MIGRATIONS
 
 
 def _put(saver: SgamSaver, thread: str, step: int, parent: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -121,31 +117,3 @@ def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: Postgres
         assert "SET LOCAL sgam.tenant" in sent[0] and "sgam_put_checkpoint" in sent[-1]
         assert [t.thread_id for t in saver.threads()] == ["t-1", "t-2"]
         assert saver.thread("t-2")[1] == ["mira"]
-
-
-def test_an_upgrade_to_the_checkpoint_functions_keeps_threads_and_puts_in_one_statement(
-    owned: tuple[str, str], monkeypatch: pytest.MonkeyPatch,  # noqa: F811 - fixture
-) -> None:
-    owner, app = owned
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS.upto(25))
-    migrate(owner, grant_to=["sgam_test_upgrade_app"])
-    checkpoint = empty_checkpoint()
-    checkpoint["channel_values"] = {"notes": "written before"}
-    serde = StrictSerializer()
-    with psycopg.connect(owner) as conn:  # as the schema before the functions stored it
-        conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
-        conn.execute("INSERT INTO saver_threads (tenant, thread_id, retention) VALUES ('acme', 't-old', 'default')")
-        conn.execute("INSERT INTO saver_checkpoints (tenant, thread_id, checkpoint_ns, checkpoint_id, kind, body, "
-                     "metadata_kind, metadata, created_at) VALUES ('acme', 't-old', '', %s, %s, %s, %s, %s, now())",
-                     (checkpoint["id"], *serde.dumps_typed(checkpoint), *serde.dumps_typed({"step": 0})))
-    monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == MIGRATIONS.latest
-    with Memory(app) as memory:
-        saver = SgamSaver(memory, tenant="acme")
-        old = saver.get_tuple({"configurable": {"thread_id": "t-old"}})  # type: ignore[arg-type]
-        assert old is not None and old.checkpoint["channel_values"] == {"notes": "written before"}
-        with statements() as sent:
-            _put(saver, "t-old", 1, old.config)  # type: ignore[arg-type]
-        assert len(sent) == 1 and "sgam_put_checkpoint" in sent[0]
-        assert [t.checkpoints for t in saver.threads()] == [2]
-        assert SgamSaver(memory, tenant="globex").threads() == []

@@ -1,5 +1,5 @@
 """A call's API key checked by the call's first statement on PostgreSQL (``checked_call``,
-module v30): every way a call reaches the store sends the check before anything of it
+the baseline): every way a call reaches the store sends the check before anything of it
 commits or is answered, a key that is not live refuses the call with nothing changed,
 and a live one costs the fact read and the common write no statement of their own."""
 

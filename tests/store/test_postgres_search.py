@@ -86,7 +86,7 @@ def owned(postgres_urls: PostgresUrls) -> Iterator[tuple[str, str]]:
 
 def test_the_keyword_index_keeps_its_pending_list_short(postgres: PostgresUrls) -> None:
     """A bulk ingest must not leave megabytes of unmerged GIN entries that turn every
-    keyword search into a sequential scan until autovacuum runs (migration 14)."""
+    keyword search into a sequential scan until autovacuum runs."""
     with psycopg.connect(postgres.admin) as conn:
         row = conn.execute("SELECT reloptions FROM pg_class WHERE relname = 'episodes_search'").fetchone()
     assert row is not None and "gin_pending_list_limit=128" in row[0]

@@ -1,5 +1,5 @@
 """Keyword search reads each tenant's episode count from a tally kept by triggers
-(PostgreSQL migration 15) instead of counting on every search: the tally must equal the
+(PostgreSQL) instead of counting on every search: the tally must equal the
 count after batches, single adds, idempotent repeats, erasures and concurrent writers, per
 tenant, and an upgrade must fill it from the episodes already stored."""
 

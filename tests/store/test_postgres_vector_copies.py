@@ -1,27 +1,23 @@
 """PostgreSQL ranks a tenant's episode vectors from a copy in process (store/postgres/
-vectors.py), used only when the vector tally of migration 23 says, in the search's own
-snapshot, that the copy is the tenant's vectors. Its answers must be the server's exact
-scan's after every change another process can make: appended episodes, vectors
-committed out of key order, erasure, re-embedding; and an upgrade must tally the
-vectors already stored."""
+vectors.py), used only when the vector tally (``episode_vector_counts``) says, in the
+search's own snapshot, that the copy is the tenant's vectors. Its answers must be the
+server's exact scan's after every change another process can make: appended episodes,
+vectors committed out of key order, erasure, re-embedding."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-import psycopg
 import pytest
 from tests.conftest import PostgresUrls
-from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
-from tests.store.test_postgres_vector_heads import DIMS, TENANT, Noise, _episodes
+from tests.store.test_postgres_vector_heads import TENANT, Noise, _episodes
 
 from sgam import Memory, StoreError
 from sgam.ledger.write import validate_episode
 from sgam.search import embed_checked
 from sgam.store import SearchFilter
-from sgam.store.postgres import PostgresBackend, backend, install, migrate, search
-from sgam.store.postgres.migrations import MIGRATIONS
+from sgam.store.postgres import PostgresBackend, search
 
 FILTERS = [SearchFilter(), SearchFilter(since=1_704_412_800_000_000), SearchFilter(until=1_705_000_000_000_000),
            SearchFilter(known_at=4_000_000_000_000_000), SearchFilter(session="s1")]
@@ -130,27 +126,3 @@ def _store_episodes(memory: Memory, episodes: list[dict[str, str]]) -> None:
             (row.episode_id, vectors[i]) for i, row in enumerate(rows)])
 
     memory.backend.run_write(TENANT, work)
-
-
-def test_upgrade_tallies_the_vectors_already_stored(owned: tuple[str, str],  # noqa: F811 - fixture
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    owner, app = owned
-    before = next(version for version in range(MIGRATIONS.baseline, MIGRATIONS.latest + 1)
-                  if "episode_vector_counts" in MIGRATIONS.script(version)) - 1
-    monkeypatch.setattr(install, "MIGRATIONS", MIGRATIONS.upto(before))
-    monkeypatch.setattr(backend, "MIGRATIONS", MIGRATIONS.upto(before))
-    migrate(owner, grant_to=["sgam_test_upgrade_app"])
-    with Memory(app) as memory:  # vectors stored before the tally exists, by the store alone (this
-        _store_episodes(memory, _episodes(25))  # sgam's write path reads a later version's table)
-    monkeypatch.undo()
-    assert migrate(owner, grant_to=["sgam_test_upgrade_app"]) == MIGRATIONS.latest
-    with psycopg.connect(owner) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', %s, true)", (TENANT,))
-        tally = conn.execute("SELECT sum(vectors), sum(key_sum) FROM episode_vector_counts WHERE dims = %s",
-                             (DIMS,)).fetchone()
-        stored = conn.execute("SELECT count(*), sum(seq) FROM episode_vectors").fetchone()
-    assert tally == stored and stored is not None and stored[0] == 25
-    monkeypatch.setattr(search, "HEADS_FROM_EPISODES", 10**9)
-    with Memory(app, embedder=Noise()) as memory:
-        _same_as_the_server(memory, monkeypatch)
-        assert _copies(memory) == 1

@@ -1,5 +1,5 @@
 """Episode vector search in large tenants ranks the vectors' heads first, then the
-candidates exactly (PostgreSQL migration 16): the answers must be the exact scan's, with
+candidates exactly (PostgreSQL): the answers must be the exact scan's, with
 and without filters, the heads must follow their vectors through re-embedding and
 erasure, and an upgrade must fill them for the vectors already stored."""
 

@@ -46,7 +46,7 @@ POSTGRES_ONLY_COLUMNS = {
     ("episode_vectors", "embedding"): "pgvector",
     ("episode_vectors", "episode_id"): "the row's key with the tenant (SQLite: seq, the episode's rowid)",
     ("episode_vectors", "occurred_at"): "episode columns copied beside the vector, so a filtered vector "
-                                        "search tests the filter on the vector row (migration 13)",
+                                        "search tests the filter on the vector row",
     ("episode_vectors", "recorded_at"): "copied, as occurred_at",
     ("episode_vectors", "session"): "copied, as occurred_at",
     ("episode_vectors", "speaker"): "copied, as occurred_at",

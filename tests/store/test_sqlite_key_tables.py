@@ -1,4 +1,4 @@
-"""SQLite's per-key tables behind ``query``'s filters (schema version 10): filled on
+"""SQLite's per-key tables behind ``query``'s filters: filled on
 upgrade, kept by triggers, emptied with what they name, and the plans that use them."""
 
 from __future__ import annotations

@@ -367,7 +367,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("collisions")
     def collisions(tenant: TenantOption, db: DbOption = None, as_json: JsonOption = False) -> None:
-        """Stored subject ids the normalisation migration left apart: several fold into one id."""
+        """Stored subject ids left apart because several fold into one id."""
         run(db, as_json, lambda m: [{"subject": s, "stored": stored} for s, stored in m.subject_collisions(tenant)],
             lambda found: print_table(("subject id", "stored as"), [(f["subject"], f["stored"]) for f in found],
                                       empty="no collisions"), create=False)

@@ -78,8 +78,8 @@ def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str |
 def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, call: str) -> Erased:
     """Delete every operation of the subject, on every purpose timeline, and empty its
     keys; no re-derivation is needed because nothing of those keys remains. The
-    subject's display name goes too. Stored ids that fold into ``subject`` but that the
-    normalisation migration left apart (collisions) are the same person spelled
+    subject's display name goes too. Stored ids that fold into ``subject`` but that were
+    left apart (collisions) are the same person spelled
     otherwise: they are erased with it.
 
     Consent stands as it was: a revocation outlives the erasure, or what was erased would

@@ -1,6 +1,6 @@
 """``Memory``'s calls on the world's shape: subject names as people wrote them, aliases
-(one subject under several names), sets and relations, and the stored ids the
-normalisation migration left apart for an operator to resolve."""
+(one subject under several names), sets and relations, and the stored ids left
+apart for an operator to resolve because several fold into one id."""
 
 from __future__ import annotations
 
@@ -161,8 +161,8 @@ class ShapeCalls:
             return reader.resolve_subject(target, known)
 
     def subject_collisions(self, tenant: str) -> list[tuple[str, str]]:
-        """(normalised id, stored id) of the rows the normalisation migration did not
-        rename, because several stored ids fold into one id (see docs/lifecycle.md)."""
+        """(normalised id, stored id) of the rows left apart because several stored ids
+        fold into one id (see docs/lifecycle.md)."""
         with self.ledger.read(check_tenant(tenant), "subject_collisions") as reader:
             return reader.subject_collisions()
 

@@ -4,11 +4,7 @@ A migration that already ran on a database is history: editing its script change
 a new database gets but not what the old one has, so the two silently diverge. Each
 backend records the SHA-256 of every version's script (the text as written, before any
 substitution) in ``sgam_migrations.checksum`` when it applies it, and compares them
-when a database is opened. Databases written before checksums were kept have none: they
-get this sgam's checksums recorded, since nothing earlier can be compared. The versions
-folded into the baseline have no script left: their recorded checksums are compared with
-the ones kept beside the baseline (``Migrations.squashed``). The Python step some
-versions run after their script (``PROGRAMS``) is not covered.
+when a database is opened.
 """
 
 from __future__ import annotations
@@ -27,35 +23,17 @@ def checksum(script: str) -> str:
     return hashlib.sha256(script.encode()).hexdigest()
 
 
-def accepted(migrations: Migrations, version: int) -> tuple[str, ...]:
-    """The checksums a database may have recorded for ``version``: the old chain's for a
-    version the baseline folded in (and, for the baseline's own version, the baseline
-    script's too: what a database it created records), else the version's script's."""
-    if version < migrations.baseline:
-        return (migrations.squashed[version],)
-    script = checksum(migrations.script(version))
-    return (migrations.squashed[version], script) if version == migrations.baseline else (script,)
-
-
-def unrecorded(
-    recorded: Iterable[tuple[int, str | None]], migrations: Migrations, where: str,
-) -> list[tuple[int, str]]:
+def verify(recorded: Iterable[tuple[int, str | None]], migrations: Migrations, where: str) -> None:
     """Check each recorded ``(version, checksum)`` against ``migrations``; raise
-    ``SchemaVersionError`` naming the first version whose script changed, else return
-    ``(version, checksum)`` for the applied versions that have none recorded yet (written
-    before checksums were kept, so by the old chain where the baseline folded it in).
-    Versions this sgam does not know are the version check's."""
-    missing: list[tuple[int, str]] = []
+    ``SchemaVersionError`` naming the first version whose script changed (or was recorded
+    without a checksum). Versions this sgam does not know are the version check's."""
     for version, stored in sorted(recorded):
         if not 1 <= version <= migrations.latest:
             continue
-        expected = accepted(migrations, version)
-        if stored is None:
-            missing.append((version, expected[0]))
-        elif stored not in expected:
+        expected = checksum(migrations.script(version))
+        if stored != expected:
             raise SchemaVersionError(
-                f"database {where}: migration {version} was applied with checksum {stored[:16]}, but this "
-                f"sgam's migration {version} has checksum {expected[-1][:16]}: a migration already applied was "
+                f"database {where}: migration {version} was applied with checksum {(stored or 'none')[:16]}, but "
+                f"this sgam's migration {version} has checksum {expected[:16]}: a migration already applied was "
                 "edited. Restore it as it was and put the change in a new migration."
             )
-    return missing

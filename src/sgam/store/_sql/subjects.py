@@ -1,7 +1,7 @@
 """Subject names: the first spelling of each subject id (its display name), the stored
-ids that the normalisation migration could not rename because two of them fold into one
-id (reported, never merged), and aliases: the recorded steps and, over transaction
-time, what each aliased name resolves to."""
+ids left apart because two of them fold into one id (reported, never merged), and
+aliases: the recorded steps and, over transaction time, what each aliased name
+resolves to."""
 
 from __future__ import annotations
 

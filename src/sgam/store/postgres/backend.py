@@ -54,7 +54,7 @@ from .connect import options as connect_options
 from .distribute import has_citus
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
-from .install import installed_version, migrate, unrecorded_checksums
+from .install import installed_version, migrate, verify_checksums
 from .items import ItemReads
 from .keys import CHECK_KEY, KeyCheckingPool, connection_taking_key, key_params
 from .lifecycle import LifecycleReads, due_tenants
@@ -180,7 +180,7 @@ class PostgresReader(
             self._send_planned()
 
     def api_key(self, key_id: str) -> ApiKeyRow | None:
-        """In a read of one statement: one call that sets the tenant itself (module v30),
+        """In a read of one statement: one call that sets the tenant itself,
         alone on the autocommit connection, with no pipeline around it."""
         if not self._alone:
             return super().api_key(key_id)
@@ -242,10 +242,9 @@ class PostgresBackend:
             self._explicit = has_citus(conn)
             version = installed_version(conn)
             MIGRATIONS.check(version, "at " + _where(conn))
-            # Checksums a database written before they were kept lacks are recorded by
-            # the owner: here when this backend may migrate, else at the next `sgam migrate`.
-            unrecorded = unrecorded_checksums(conn, "at " + _where(conn)) if version else []
-            if version < MIGRATIONS.latest or (unrecorded and (admin_url is not None or allow_unsafe)):
+            if version:
+                verify_checksums(conn, "at " + _where(conn))
+            if version < MIGRATIONS.latest:
                 if admin_url is not None:
                     migrate(admin_url, grant_to=[_current_user(conn)])
                 elif allow_unsafe:

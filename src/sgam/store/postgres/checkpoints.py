@@ -1,5 +1,5 @@
 """PostgreSQL's own checkpoint statements: a put, a task's pending writes and a resume's
-read are each one call of a server function that sets the tenant itself (``migrations/v26.py``),
+read are each one call of a server function that sets the tenant itself (see the baseline),
 where the portable statements (``_sql/checkpoints.py``) needed the tenant's set_config
 before them, and a statement per write.
 

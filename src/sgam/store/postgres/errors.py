@@ -21,7 +21,7 @@ from psycopg_pool import PoolClosed, PoolTimeout, TooManyRequests
 from ..._core.errors import AuthenticationError, BusyError, ConflictError, NotFoundError, SgamError, StoreError
 
 KEY_REFUSED = "SGK01"
-"""What ``sgam_api_key`` raises for a key checked inside a call that is not live (module v30)."""
+"""What ``sgam_api_key`` raises for a key checked inside a call that is not live."""
 
 DRIVER_ERRORS: tuple[tuple[type[Exception], type[SgamError]], ...] = (
     (pg.SerializationFailure, BusyError),

@@ -1,6 +1,6 @@
 """PostgreSQL's own part of the extraction path: leasing and counting queued jobs of every
 tenant through two SECURITY DEFINER functions that can only lease and count jobs
-(migration 2). The tenant-scoped statements are portable (``store/_sql/extraction.py``)
+(the baseline). The tenant-scoped statements are portable (``store/_sql/extraction.py``)
 and run under the tenant's RLS policy."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 Migrations run as the owner (admin) role, never as the application role: the app role
 owns no table, so row-level security binds it. They are applied in order (a new
-database gets the baseline, then the versions after it: ``store/_migrations.py``), each in
+database gets the baseline, version 1, then the versions after it: ``store/_migrations.py``), each in
 the same transaction as its ``sgam_migrations`` row (with the script's checksum, compared on
 every open: ``store/_migration_checksums.py``), under a transaction-level advisory lock
 so concurrent starters cannot apply one twice.
@@ -12,7 +12,7 @@ so concurrent starters cannot apply one twice.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -21,16 +21,14 @@ import psycopg
 from psycopg import sql
 
 from ..._core.errors import ValidationError
-from .._migration_checksums import checksum, unrecorded
+from .._migration_checksums import checksum, verify
 from .connect import connect
 from .distribute import database_settings, distribute, distributed_tables, install_triggers, require_citus
 from .errors import map_postgres_errors
 from .migrations import (
     MIGRATION_LOCK,
     MIGRATIONS,
-    PROGRAMS,
     TENANT_TABLES,
-    app_functions,
     grant_statements,
     rls_statements,
 )
@@ -39,7 +37,6 @@ _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS sgam_migrations "
     "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), checksum text)"
 )
-_CHECKSUM_COLUMN = "ALTER TABLE sgam_migrations ADD COLUMN IF NOT EXISTS checksum text"
 
 
 def installed_version(conn: psycopg.Connection[Any]) -> int:
@@ -51,13 +48,12 @@ def installed_version(conn: psycopg.Connection[Any]) -> int:
     return int(found[0]) if found else 0
 
 
-def unrecorded_checksums(conn: psycopg.Connection[Any], where: str) -> list[tuple[int, str]]:
+def verify_checksums(conn: psycopg.Connection[Any], where: str) -> None:
     """Compare the recorded checksum of every applied migration with this sgam's (an
-    edited one raises ``SchemaVersionError`` naming its version); return those a database
-    written before checksums were kept lacks. Any role that may read the version table can
-    ask: the row's JSON has no ``checksum`` when the column is not there yet."""
-    rows = conn.execute("SELECT version, to_jsonb(m) ->> 'checksum' FROM sgam_migrations m").fetchall()
-    return unrecorded([(int(version), digest) for version, digest in rows], MIGRATIONS, where)
+    edited one raises ``SchemaVersionError`` naming its version). Any role that may read
+    the version table can ask."""
+    rows = conn.execute("SELECT version, checksum FROM sgam_migrations").fetchall()
+    verify([(int(version), digest) for version, digest in rows], MIGRATIONS, where)
 
 
 def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[int] = (),
@@ -82,55 +78,32 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
             current = installed_version(conn)
             MIGRATIONS.check(current, _redacted(url))
             conn.execute(_VERSION_TABLE)
-            conn.execute(_CHECKSUM_COLUMN)
-            missing = unrecorded_checksums(conn, _redacted(url))
+            verify_checksums(conn, _redacted(url))
             schema_row = conn.execute("SELECT current_schema()").fetchone()
             assert schema_row is not None
             schema = str(schema_row[0])
-            if current < MIGRATIONS.latest or missing:
+            if current < MIGRATIONS.latest:
                 _unforce(conn)
-            with conn.cursor() as cur:
-                cur.executemany("UPDATE sgam_migrations SET checksum = %s WHERE version = %s",
-                                [(digest, version) for version, digest in missing])
             for version, script in MIGRATIONS.pending(current):
                 conn.execute(script.replace("@SCHEMA@", sql.Identifier(schema).as_string(conn))
                              .replace("@SCHEMA_LITERAL@", sql.Literal(schema).as_string(conn)))
-                if version in PROGRAMS:
-                    PROGRAMS[version](conn)
                 conn.execute("INSERT INTO sgam_migrations (version, checksum) VALUES (%s, %s)",
                              (version, checksum(script)))
-            present = _present(conn, TENANT_TABLES)
-            for statement in rls_statements(present):
+            for statement in rls_statements():
                 conn.execute(statement)
-            functions = _present_functions(conn, app_functions())
             for role in grant_to:
-                for statement in grant_statements(role, schema, present, functions):
+                for statement in grant_statements(role, schema):
                     conn.execute(statement)
             for dims in dimensions:
                 conn.execute("INSERT INTO vector_dimensions (dims) VALUES (%s) ON CONFLICT DO NOTHING", (dims,))
         if distributed:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-                distribute(conn, _present(conn, TENANT_TABLES))
+                distribute(conn, TENANT_TABLES)
                 database_settings(conn)
             with conn.transaction():
                 install_triggers(conn)
         return MIGRATIONS.latest
-
-
-def _present(conn: psycopg.Connection[Any], tables: Sequence[str]) -> list[str]:
-    """The ``tables`` that exist: all of them at the current version, fewer when an
-    upgrade is stopped at an earlier version (tests of old layouts do that)."""
-    found = conn.execute("SELECT t FROM unnest(%s::text[]) AS t WHERE to_regclass(quote_ident(t)) IS NOT NULL",
-                         (list(tables),)).fetchall()
-    return [str(row[0]) for row in found]
-
-
-def _present_functions(conn: psycopg.Connection[Any], signatures: Sequence[str]) -> list[str]:
-    """The functions of ``signatures`` that exist (fewer when an upgrade is stopped early)."""
-    found = conn.execute("SELECT f FROM unnest(%s::text[]) AS f WHERE to_regprocedure(f) IS NOT NULL",
-                         (list(signatures),)).fetchall()
-    return [str(row[0]) for row in found]
 
 
 def _unforce(conn: psycopg.Connection[Any]) -> None:

@@ -1,4 +1,4 @@
-"""The running call's API key checked by its first statement (``KeyToCheck``, module v30).
+"""The running call's API key checked by its first statement (``KeyToCheck``).
 
 Every connection the backend hands out comes from ``KeyCheckingPool``, which checks the
 running call's key alone on the connection before the caller gets it, so no way of

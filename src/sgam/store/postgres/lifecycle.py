@@ -1,9 +1,9 @@
 """PostgreSQL's own part of the lifecycle: subjects are locked (as the ledger's writes lock
 them) before their operations are deleted, expiry passes of a tenant are serialised by an
 advisory lock, and ``due_tenants`` asks the owner's ``sgam_due_tenants`` function
-(migrations 8, 10) for tenant names only. The tenant-scoped statements are portable
+(the baseline) for tenant names only. The tenant-scoped statements are portable
 (``store/_sql/lifecycle.py``) and run under the tenant's RLS policy; the deadline probe
-asks ``sgam_lifecycle_due`` (migration 17), the same question in one server function."""
+asks ``sgam_lifecycle_due``, the same question in one server function."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from .session import Cursor
 
 _DUE = "SELECT sgam_lifecycle_due(?, ?)"
 """The deadline probe: the portable statement's question, asked of its server function
-(migration 17)."""
+(the baseline)."""
 
 
 class LifecycleReads(lifecycle.LifecycleReads):

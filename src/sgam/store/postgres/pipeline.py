@@ -65,7 +65,7 @@ class WritePipeline:
         return self._cur
 
     def enter(self, statement: str, params: Params) -> Cursor:
-        """Send ``statement``, a call that sets the tenant itself (``migrations/v26.py``): the
+        """Send ``statement``, a call that sets the tenant itself (see the baseline): the
         unit of work's first without the set_config before it; later, or after what must go
         first, as any statement."""
         if self._opened or self._deferred is not None or self._held is not None:

@@ -42,7 +42,7 @@ HNSW_MAX_DIMENSIONS = 2000
 
 HEADS_FROM_EPISODES = 20_000
 """From this many episodes in a tenant, an episode vector search without an HNSW index
-ranks the vectors' heads first (migration 16); below it one exact scan is as cheap."""
+ranks the vectors' heads first; below it one exact scan is as cheap."""
 HEAD_MIN_DIMENSIONS = 64
 """Vectors shorter than this have no head: their exact scan is already narrow."""
 HEAD_CANDIDATES = 1_000
@@ -53,7 +53,7 @@ HEADS_REMEMBERED = 4_096
 """Readings kept per search index (one per tenant and dimension searched)."""
 def head_dimensions(dims: int) -> int | None:
     """The head of a vector: the first three eighths of its unit-length copy (as the
-    migration 16 trigger cuts it); None below ``HEAD_MIN_DIMENSIONS``."""
+    heads trigger cuts it); None below ``HEAD_MIN_DIMENSIONS``."""
     return dims * 3 // 8 if dims >= HEAD_MIN_DIMENSIONS else None
 
 
@@ -68,7 +68,7 @@ _KEYS_SHARING_A_LEXEME = (
     "SELECT DISTINCT t.key_id FROM ledger_key_terms t WHERE t.tenant = ? AND t.lexeme = ANY(ARRAY(SELECT l.lexeme "
     "FROM unnest(?::text[]) AS w(term), unnest(tsvector_to_array(to_tsvector('english', w.term))) AS l(lexeme)))"
 )
-"""Keys with a lexeme of some term (migration 12): text equality is leakproof, so under
+"""Keys with a lexeme of some term: text equality is leakproof, so under
 RLS this is an index range of ``ledger_key_terms``, and every key matching ``@@`` is
 among them. ``matching_keys`` reads each by primary key, ranks them, then probes their
 versions in rank order until it has ``limit``. The ``OFFSET 0`` and ``LIMIT 1`` fences
@@ -230,7 +230,7 @@ class PostgresSearchIndex(PortableEmbedders):
         """BM25-like: each term's ``ts_rank`` (saturating in its frequency, divided by the
         log of the length) weighted by its inverse document frequency in this tenant.
         ts_rank alone has no IDF, and on LoCoMo that cost a fifth of BM25's recall. The
-        query runs in ``sgam_keyword_episodes`` (migration 6), where the GIN index can
+        query runs in ``sgam_keyword_episodes`` (the baseline), where the GIN index can
         serve it; it reads the tenant this transaction set."""
         if not terms:
             return []
@@ -245,7 +245,7 @@ class PostgresSearchIndex(PortableEmbedders):
         snapshot and the filter is on times alone; else by the server, exactly or through
         pgvector's HNSW where the dimension has an index, and in a tenant of
         ``HEADS_FROM_EPISODES`` or more without one, the exact ranking of the candidates
-        a pass over the vectors' heads (migration 16) found."""
+        a pass over the vectors' heads found."""
         query = VectorQuery(model, vector, limit)
         ranked = self._in_process(reader, flt, query, self._tally(reader, flt, query))
         if ranked is not None:
@@ -311,7 +311,7 @@ class PostgresSearchIndex(PortableEmbedders):
 
     def _head(self, db: PostgresSession, tenant: str, dims: int) -> int | None:
         """The head length to search ``dims``-dimension vectors of ``tenant`` by, or None
-        for one exact scan: small tenants (the episode tally of migration 15), short
+        for one exact scan: small tenants (the episode tally), short
         vectors and dimensions with an HNSW index. Remembered for ``HEADS_RECHECK_SECONDS``;
         a stale answer only picks the slower of two ways to the same ranking."""
         head = head_dimensions(dims)

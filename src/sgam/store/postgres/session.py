@@ -113,7 +113,7 @@ class PostgresSession:
         self._cursor().execute(native(sql), params)
 
     def entering(self, sql: str, params: Params) -> Cursor:
-        """Run ``sql`` (native), a call that sets the tenant itself (``migrations/v26.py``): where
+        """Run ``sql`` (native), a call that sets the tenant itself (see the baseline): where
         the session has not set it yet, it goes first without the set_config before it,
         one statement fewer. Its rows, if wanted, are taken from the cursor returned."""
         return self._cursor().execute(sql, params)

@@ -1,5 +1,5 @@
 """A process's copies of tenants' episode vectors, checked against the vector tally
-(migration 23) in the snapshot of the search that uses them.
+(``episode_vector_counts``) in the snapshot of the search that uses them.
 
 Without an HNSW index, the exact vector channel read every vector of the tenant from
 the server on every search (60-120 ms at 100,000 episodes). A copy in process is ranked

@@ -14,7 +14,7 @@ from ..._core.errors import BusyError
 from ..._core.rules import KeyView, Operation, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
-from .._migration_checksums import checksum, unrecorded
+from .._migration_checksums import checksum, verify
 from .._protocol import EpisodeRow, JobRow, ResidueScan
 from .._requests import OneFactWrite
 from .._rows import version_columns_of, version_from_row
@@ -29,10 +29,10 @@ from . import scan
 from .cache import Cache, TenantMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
-from .fulltext import flush, merge_dirty, merge_every
+from .fulltext import flush, merge_dirty
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites, due_tenants
-from .migrations import MIGRATIONS, PROGRAMS
+from .migrations import MIGRATIONS
 from .portable import SQLitePortableRows
 from .reader import ReadScope
 from .residue import checkpoint
@@ -297,7 +297,6 @@ class SQLiteBackend:
         self._lock = threading.RLock()
         self._cache: Cache = {}
         self._data_version = -1
-        self._queues_full_text = False  # whether the schema has ``full_text_queue`` (set by ``_setup``)
         with map_sqlite_errors(self.path):
             self._conn = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
@@ -325,24 +324,16 @@ class SQLiteBackend:
                 "CREATE TABLE IF NOT EXISTS sgam_migrations "
                 "(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL, checksum TEXT)"
             )
-            if "checksum" not in {row[1] for row in conn.execute("PRAGMA table_info(sgam_migrations)")}:
-                conn.execute("ALTER TABLE sgam_migrations ADD COLUMN checksum TEXT")
             current = conn.execute("SELECT coalesce(max(version), 0) FROM sgam_migrations").fetchone()[0]
             MIGRATIONS.check(current, self.path)
-            recorded = conn.execute("SELECT version, checksum FROM sgam_migrations").fetchall()
-            conn.executemany("UPDATE sgam_migrations SET checksum = ? WHERE version = ?",
-                             [(digest, version) for version, digest in unrecorded(recorded, MIGRATIONS, self.path)])
+            verify(conn.execute("SELECT version, checksum FROM sgam_migrations").fetchall(), MIGRATIONS, self.path)
             for version, script in MIGRATIONS.pending(current):
                 for statement in _split_script(script):
                     conn.execute(statement)
-                if version in PROGRAMS:
-                    PROGRAMS[version](conn)
                 conn.execute(
                     "INSERT INTO sgam_migrations (version, applied_at, checksum) VALUES (?, datetime('now'), ?)",
                     (version, checksum(script)),
                 )
-            self._queues_full_text = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'full_text_queue'").fetchone() is not None
 
         self.run_write("_", migrate)
         with map_sqlite_errors(self.path):
@@ -374,7 +365,7 @@ class SQLiteBackend:
             txn = SQLiteWrite(conn, tenant, self._cache)
             result = work(txn)
             mark_acted(tenant, txn)
-            if self._queues_full_text and conn.execute(_QUEUED).fetchone() is not None:
+            if conn.execute(_QUEUED).fetchone() is not None:
                 flush(conn)
             conn.execute("COMMIT")
         except BaseException:
@@ -420,7 +411,7 @@ class SQLiteBackend:
         waiting up to ``wait`` seconds for readers of older snapshots. Returns None when
         nothing is left, else what remains and why; later writes retry until the WAL is
         emptied."""
-        self.run_write("_", lambda _: (merge_dirty if self._queues_full_text else merge_every)(self._conn))
+        self.run_write("_", lambda _: merge_dirty(self._conn))
         with self._lock, map_sqlite_errors(self.path):
             self._residue = checkpoint(self._conn, wait, self._busy_timeout).residue()
             return self._residue

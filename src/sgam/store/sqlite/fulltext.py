@@ -263,13 +263,6 @@ def merge_dirty(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM full_text_dirty")
 
 
-def merge_every(conn: sqlite3.Connection) -> None:
-    """Merge every FTS5 index of the file whole: a schema from before the partitions."""
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                "AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5(%' ORDER BY name").fetchall():
-        _merge(conn, name)
-
-
 def _merge(conn: sqlite3.Connection, table: str) -> None:
     command = "rebuild" if full_text_levels(conn, table) >= MAX_FULL_TEXT_LEVELS else "optimize"
     conn.execute(f"INSERT INTO {table} ({table}) VALUES ('{command}')")

@@ -1,5 +1,5 @@
-"""PostgreSQL schema as a baseline (version 18 in one go) and the migrations after it,
-applied under an advisory lock.
+"""PostgreSQL schema: the baseline (version 1) and the versions after it, applied under
+an advisory lock.
 
 Every table carries ``tenant`` first in its primary key, unique constraints and foreign
 keys, so the schema can be distributed by tenant on Citus without change. Times are
@@ -14,18 +14,23 @@ latest, where the next one starts: see the baseline), a trigger refuses a curren
 stored to run past the next one's start, and another makes retired versions immutable.
 Row-level security (``ENABLE`` and ``FORCE``) on every table admits only rows of the
 tenant set for the transaction in ``sgam.tenant``.
+
+Adding the next version: write a module ``vN.py`` (N the latest version plus one) with a
+docstring saying what changes and why, and ``SCRIPT``, the SQL that takes a database of
+version N - 1 to N (existing rows included: it runs on databases in use; ``@SCHEMA@`` and
+``@SCHEMA_LITERAL@`` name the installing schema); list it last in ``MIGRATIONS`` below; add
+a new tenant table to ``TENANT_TABLES`` and a function the application role calls to the
+list of its kind; do the same on SQLite; run ``make schema`` and review the diff of
+``schema.txt``. Never edit an applied version (the baseline included): databases record
+each script's checksum and refuse one that changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
-
-import psycopg
 from psycopg import sql
 
 from ..._migrations import Migrations
-from . import baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32, v33, v34
+from . import baseline
 
 MIGRATION_LOCK = 0x5367616D  # "Sgam": the advisory lock key that serialises migrations
 
@@ -47,20 +52,19 @@ WORKER_FUNCTIONS = (
     "sgam_claim_jobs(text, timestamptz, timestamptz, integer, text)",
     "sgam_count_jobs(timestamptz, text)",
 )
-"""The only cross-tenant entry points: the extraction worker's queue (the baseline)."""
+"""The only cross-tenant entry points: the extraction worker's queue."""
 
 INDEX_FUNCTIONS = ("sgam_vector_index(integer)",)
-"""Owner-run DDL the app role may trigger: the HNSW index of a new dimension (the baseline)."""
+"""Owner-run DDL the app role may trigger: the HNSW index of a new dimension."""
 
 SEARCH_FUNCTIONS = (
     "sgam_keyword_episodes(text[], integer, timestamptz, timestamptz, text, text, text, text, timestamptz)",
 )
-"""Owner-run full-text search of the caller's tenant (the baseline): under the app role's
+"""Owner-run full-text search of the caller's tenant: under the app role's
 policy the planner may not use the GIN index for ``@@``, which is not leakproof."""
 
 LIFECYCLE_FUNCTIONS = ("sgam_due_tenants(timestamptz)",)
-"""The purge's cross-tenant entry point: which tenants have something due (the baseline,
-and the module v24, which adds checkpoint threads)."""
+"""The purge's cross-tenant entry point: which tenants have something due."""
 LIFECYCLE_TABLES = (
     "operations", "episodes", "retention_classes", "documents", "store_items", "saver_threads", "saver_checkpoints",
 )
@@ -71,35 +75,25 @@ READ_FUNCTIONS = (
     "sgam_checkpoint_with_writes(text, text, text, text)",
     "sgam_api_key(text, text, text)",
 )
-"""Run as the caller, under its tenant policy: the deadline probe (the baseline); a
-checkpoint with its pending writes (module v26); an API key's row (module v30)."""
+"""Run as the caller, under its tenant policy: the deadline probe, a checkpoint with its
+pending writes, an API key's row."""
 
 WRITE_FUNCTIONS = (
     "sgam_put_checkpoint(text, text, text, text, text, text, text, bytea, text, bytea, timestamptz, text, text[])",
     "sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])",
 )
 """Run as the caller: a checkpoint put, and a task's pending writes, each in one statement
-with its tenant (module v26)."""
+with its tenant."""
 
-MIGRATIONS = Migrations(
-    baseline.VERSION,
-    tuple(version.SCRIPT for version in (
-        baseline, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32, v33, v34,
-    )),
-    baseline.SQUASHED,
-)
-"""The baseline, then version N in module ``vNN``; a new version is a new module, listed last."""
-
-PROGRAMS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {21: v21.run}
-"""Versions whose data change needs Python (Unicode case folding), run after their script."""
+MIGRATIONS = Migrations(tuple(version.SCRIPT for version in (baseline,)))
+"""Version 1 (the baseline), then version N in module ``vN``, listed in order."""
 
 
-def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.Composed]:
+def rls_statements() -> list[sql.SQL | sql.Composed]:
     """ENABLE and FORCE row-level security with one tenant policy per table; re-run after
-    every migration so a table added later cannot be left open. ``tables``: the tenant
-    tables the applied versions created (all of them once the schema is current)."""
+    every migration so a table added later cannot be left open."""
     statements: list[sql.SQL | sql.Composed] = []
-    for table in tables:
+    for table in TENANT_TABLES:
         name = sql.Identifier(table)
         statements += [
             sql.SQL("ALTER TABLE {} ENABLE ROW LEVEL SECURITY").format(name),
@@ -114,15 +108,14 @@ def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.
     statements += [
         sql.SQL("DROP POLICY IF EXISTS jobs_worker ON extraction_jobs"),
         sql.SQL("CREATE POLICY jobs_worker ON extraction_jobs TO CURRENT_USER USING (true) WITH CHECK (true)"),
-        sql.SQL("DROP POLICY IF EXISTS search_owner ON episodes"),
-        sql.SQL("CREATE POLICY search_owner ON episodes FOR SELECT TO CURRENT_USER USING (true)"),
     ]
-    if "episode_counts" in tables:
+    for table in ("episodes", "episode_counts"):
+        name = sql.Identifier(table)
         statements += [
-            sql.SQL("DROP POLICY IF EXISTS search_owner ON episode_counts"),
-            sql.SQL("CREATE POLICY search_owner ON episode_counts FOR SELECT TO CURRENT_USER USING (true)"),
+            sql.SQL("DROP POLICY IF EXISTS search_owner ON {}").format(name),
+            sql.SQL("CREATE POLICY search_owner ON {} FOR SELECT TO CURRENT_USER USING (true)").format(name),
         ]
-    for table in (t for t in LIFECYCLE_TABLES if t in tables):
+    for table in LIFECYCLE_TABLES:
         name = sql.Identifier(table)
         statements += [
             sql.SQL("DROP POLICY IF EXISTS lifecycle_sweep ON {}").format(name),
@@ -138,26 +131,19 @@ def rls_statements(tables: Sequence[str] = TENANT_TABLES) -> list[sql.SQL | sql.
     return statements
 
 
-def grant_statements(
-    role: str, schema: str, present: Sequence[str] = TENANT_TABLES, functions: Sequence[str] | None = None,
-) -> list[sql.Composed]:
+def grant_statements(role: str, schema: str) -> list[sql.Composed]:
     """What the application role may do: DML on tenant tables, read the version table,
-    execute ``functions`` (default: every one the current version has). It owns nothing,
-    so RLS applies to it and it cannot alter a policy."""
+    execute the functions listed above. It owns nothing, so RLS applies to it and it
+    cannot alter a policy."""
     who = sql.Identifier(role)
-    tables = sql.SQL(", ").join(sql.Identifier(t) for t in present)
+    tables = sql.SQL(", ").join(sql.Identifier(t) for t in TENANT_TABLES)
+    functions = (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS, *READ_FUNCTIONS,
+                 *WRITE_FUNCTIONS)
     return [
         sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), who),
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, who),
         sql.SQL("GRANT SELECT ON sgam_migrations TO {}").format(who),
         sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), who),
         *(sql.SQL("GRANT EXECUTE ON FUNCTION {}.{} TO {}").format(sql.Identifier(schema), sql.SQL(f), who)
-          for f in (app_functions() if functions is None else functions)),
+          for f in functions),
     ]
-
-
-def app_functions() -> tuple[str, ...]:
-    """Every function the application role may execute, as the lists stand now (tests of
-    old layouts narrow them)."""
-    return (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS, *READ_FUNCTIONS,
-            *WRITE_FUNCTIONS)

@@ -1,43 +1,18 @@
-"""PostgreSQL schema, version 18 in one go: the baseline every later version builds on.
+"""PostgreSQL schema, version 1: the whole schema an empty database gets, in one script.
 
-Versions 1 to 18 were written before sgam's first release and are folded into this
-script; a database they wrote recorded each of them (``SQUASHED`` keeps their checksums)
-and goes on from version 19 like one this script made. Row-level security, its policies
-and the application role's grants are not here: ``rls_statements`` and
-``grant_statements`` (re)install them after every migration.
+Tables are grouped with their indexes, triggers and functions; the comments say why each
+guard exists. Row-level security, its policies and the application role's grants are not
+here: ``rls_statements`` and ``grant_statements`` (re)install them after every migration.
+A later version is a new module beside this one (see ``__init__``), never an edit of this
+script: databases record its checksum.
 """
 
-VERSION = 18
-
-SQUASHED: dict[int, str] = {
-    1: "f4db72b98db725193773423f96c7e05027b31af58b832d4fbae9b8c98f8829cb",
-    2: "4b14a9b73acbab94dd3e0b8dc8e5d470a61c06b29df8a9ac1afde51be23f79fa",
-    3: "466b037ba5137f3aaf76e204b40b63e5df986e6c81b7df77c3acb30c1d487c62",
-    4: "3678ca98cf471d51ad36123ab79fa82e9fecd2fdf18fb4c04bd6f68ec7b76e7d",
-    5: "421f447df80aedc28d59566a1b43a309addb58f4c3bdd967a692dab566292aca",
-    6: "f5501378d45b9abe09971d272e2d4ba32b50492e5b04dd1377f92df279d21221",
-    7: "ad2bdcb995d3b6e5977c207bfad45e3a63dccf861dbc98f7a76c7cadbb1f90a7",
-    8: "3b7e6a416a6d39eeb03e0e5bc0fa46604a4fdb876db74cff24d06b74a480de83",
-    9: "3850498779e5548b34ece245804276e25f68dcbcdeac0fd2bf6c07e60616fb84",
-    10: "f270207edea30fed88cceb37526e017b8b01b9fb7aba95e59bdb264153ac17b4",
-    11: "aaf43af7aca24a1ad909d906b3f5362dc8aef28d5af3a88d91b00013392747ea",
-    12: "58ccecd6510ed3faff7d72fcd9c4cc5dfa5ba367909b06576e69bf8abfccc05f",
-    13: "0002083bd0470418f634d8eee4d3466575d826764f22fc3899e96c3bb4b71252",
-    14: "1783d5aaebdf872c27af53b86727781a36e177402f999ecd1a1c4fe5ac068497",
-    15: "0a702d93ee1a1611abb66428e5dc9b065ae224b2596d2b92e1ddef7332b973cd",
-    16: "419c38068c479e608df9f11bfb22ad2f9a08dabe4a33a7530d1c93c37829991d",
-    17: "e387bc7deb4904bb9a1c3a1888275c531ba8ca4848ecbe4c79225cd114b9feb3",
-    18: "660b6a28589d782b24301d689aa3ee5015e5b13233cae7aa692fa3722c9e0b3a",
-}
-"""The SHA-256 of the scripts of versions 1 to 18 as they were, which databases written
-by them recorded. The scripts are gone, so their checksums cannot be computed again:
-they are kept to accept those databases' records (``store/_migration_checksums.py``)."""
+VERSION = 1
 
 SCRIPT = """
-    -- btree_gist served the first layout's exclusion constraint on assertion intervals;
-    -- the constraint is gone (versions end where the next one starts, below) but every
-    -- database has the extension, so the baseline keeps it. btree_gin lets a GIN index
-    -- lead with the tenant; vector is pgvector.
+    -- btree_gin lets a GIN index lead with the tenant; vector is pgvector. Nothing here
+    -- uses btree_gist any more (an early layout's exclusion constraint on assertion
+    -- intervals did); it stays among the extensions the owner installs (docs/postgres.md).
     CREATE EXTENSION IF NOT EXISTS btree_gist;
     CREATE EXTENSION IF NOT EXISTS vector;
     CREATE EXTENSION IF NOT EXISTS btree_gin;
@@ -50,6 +25,11 @@ SCRIPT = """
         PRIMARY KEY (tenant)
     );
 
+    -- An attribute's ``cardinality`` is ``one`` (a value per instant) or ``many`` (a set:
+    -- each member its own timeline, its ledger attribute ``attribute`` + U+001E + the
+    -- member's canonical JSON); ``renamed_to`` is what an attribute renamed by a schema
+    -- step is called now, so a write's cached schema resolves the old name
+    -- (``attribute_resolution`` keeps the history).
     CREATE TABLE attribute_schemas (
         tenant text NOT NULL CHECK (tenant <> ''),
         attribute text NOT NULL,
@@ -58,6 +38,8 @@ SCRIPT = """
         sensitive boolean NOT NULL DEFAULT false,
         description text,
         schema_version integer NOT NULL,
+        cardinality text NOT NULL DEFAULT 'one' CHECK (cardinality IN ('one', 'many')),
+        renamed_to text,
         PRIMARY KEY (tenant, attribute)
     );
 
@@ -173,6 +155,15 @@ SCRIPT = """
         ON assertions (tenant, attribute, subject, valid_from) WHERE recorded_to IS NULL;
     CREATE INDEX assertions_current_by_type
         ON assertions (tenant, memory_type, subject, attribute, valid_from) WHERE recorded_to IS NULL;
+    -- Which subjects hold a value of an attribute (``linked``: who names a subject), over
+    -- values short enough to be a subject id; the longer ones have their own partial index
+    -- so a backfill's screening finds them without reading the table (writes of ordinary
+    -- values pay only its condition). COLLATE "C": code point order whatever the
+    -- database's collation.
+    CREATE INDEX assertions_by_value ON assertions (tenant, attribute COLLATE "C", value, subject)
+        WHERE length(value) <= 1100;
+    CREATE INDEX assertions_long_values ON assertions (tenant, attribute COLLATE "C", subject)
+        WHERE length(value) > 1100;
 
     CREATE FUNCTION sgam_retired_are_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -222,6 +213,9 @@ SCRIPT = """
         UNIQUE (tenant, subject, attribute)
     );
     CREATE INDEX ledger_keys_search ON ledger_keys USING gin (tenant, search);
+    -- A subject's keys in code point order (COLLATE "C"), so the members of a set are one
+    -- index range whatever the database's collation.
+    CREATE INDEX ledger_keys_members ON ledger_keys (tenant, subject, attribute COLLATE "C");
 
     -- Statement-level with transition tables: a batch of a thousand operations is one
     -- INSERT here, not a thousand. They run as the caller, so RLS scopes them too.
@@ -288,7 +282,9 @@ SCRIPT = """
     -- filter on the vector row itself, by an exact scan or by pgvector's iterative HNSW
     -- scan alike, instead of joining every vector of the tenant to its episode (ten times
     -- the unfiltered search at 10k episodes). Episodes never change these columns (a
-    -- re-recorded id must have the same content), so the copies stay exact.
+    -- re-recorded id must have the same content), so the copies stay exact; its foreign
+    -- key has no ON UPDATE CASCADE (it never fires, and Citus refuses a cascading update
+    -- on a key that holds the distribution column).
     CREATE TABLE episode_vectors (
         tenant text NOT NULL CHECK (tenant <> ''),
         episode_id text NOT NULL,
@@ -301,8 +297,7 @@ SCRIPT = """
         session text,
         speaker text,
         PRIMARY KEY (tenant, episode_id, model),
-        FOREIGN KEY (tenant, episode_id) REFERENCES episodes (tenant, episode_id)
-            ON DELETE CASCADE ON UPDATE CASCADE
+        FOREIGN KEY (tenant, episode_id) REFERENCES episodes (tenant, episode_id) ON DELETE CASCADE
     );
     CREATE INDEX episode_vectors_by_model ON episode_vectors (tenant, model, dims);
 
@@ -403,10 +398,14 @@ SCRIPT = """
             ON CONFLICT (tenant, episode_id, model) DO UPDATE SET dims = excluded.dims, head = excluded.head;
         RETURN NULL;
     END $$;
+    -- The model is compared as an expression, so the only index the join can probe is the
+    -- primary key's (tenant, episode_id): a search embedder's switch deletes every vector
+    -- of the old model in one statement, and probing the heads by (tenant, model) with
+    -- fresh statistics scanned all of the model's heads per vector (8-14 s for 10,000).
     CREATE FUNCTION sgam_episode_vector_heads_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         DELETE FROM episode_vector_heads h USING gone g
-            WHERE h.tenant = g.tenant AND h.episode_id = g.episode_id AND h.model = g.model;
+            WHERE h.tenant = g.tenant AND h.episode_id = g.episode_id AND h.model || '' = g.model;
         RETURN NULL;
     END $$;
     CREATE TRIGGER episode_vectors_heads_insert AFTER INSERT ON episode_vectors
@@ -416,6 +415,72 @@ SCRIPT = """
         FOR EACH STATEMENT EXECUTE FUNCTION sgam_episode_vector_heads_updated();
     CREATE TRIGGER episode_vectors_heads_delete AFTER DELETE ON episode_vectors
         REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION sgam_episode_vector_heads_deleted();
+
+    -- Episode vectors searched in process, kept exact by a tally: a process may keep a
+    -- tenant's vectors in memory (store/postgres/vectors.py) if it can tell, in the
+    -- snapshot of the search, that its copy is the tenant's vectors:
+    -- - ``episode_vector_counts``: per (tenant, model, dims), the vectors stored, the sum
+    --   of their episode keys, a count of every row inserted, deleted or rewritten (a
+    --   counter that only grows, so an equal total means nothing changed) and a count of
+    --   rewrites alone (an episode renamed or embedded again: its key kept, its row
+    --   changed), in one of eight slots per tenant chosen by the backend's process id (as
+    --   ``episode_counts``), so that concurrent writers of one tenant rarely wait for each
+    --   other's slot;
+    -- - statement-level triggers on ``episode_vectors`` keep it (transition tables: the
+    --   rows each statement changed, cascades of an erasure included), run as the caller,
+    --   under the tenant policy;
+    -- - ``episode_vectors_by_seq``: a tenant's vectors of one model and dimension in key
+    --   order, so a process reads only the vectors appended since its copy, or its copy's
+    --   keys, without sorting the tenant.
+    -- TRUNCATE of episode_vectors fires nothing: truncate episode_vector_counts with it
+    -- (it is in TENANT_TABLES).
+    CREATE TABLE episode_vector_counts (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        model text NOT NULL,
+        dims integer NOT NULL,
+        slot integer NOT NULL,
+        vectors bigint NOT NULL,
+        key_sum bigint NOT NULL,
+        changes bigint NOT NULL,
+        rewrites bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (tenant, model, dims, slot)
+    );
+    CREATE INDEX episode_vectors_by_seq ON episode_vectors (tenant, model, dims, seq);
+
+    -- Runs as the caller, so RLS scopes it like the statement that fired it.
+    CREATE FUNCTION sgam_episode_vectors_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO episode_vector_counts AS c (tenant, model, dims, slot, vectors, key_sum, changes)
+                SELECT tenant, model, dims, pg_backend_pid() % 8, count(*), sum(seq), count(*)
+                FROM changed GROUP BY tenant, model, dims
+                ON CONFLICT (tenant, model, dims, slot) DO UPDATE SET vectors = c.vectors + excluded.vectors,
+                    key_sum = c.key_sum + excluded.key_sum, changes = c.changes + excluded.changes;
+        ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO episode_vector_counts AS c (tenant, model, dims, slot, vectors, key_sum, changes)
+                SELECT tenant, model, dims, pg_backend_pid() % 8, -count(*), -sum(seq), count(*)
+                FROM gone GROUP BY tenant, model, dims
+                ON CONFLICT (tenant, model, dims, slot) DO UPDATE SET vectors = c.vectors + excluded.vectors,
+                    key_sum = c.key_sum + excluded.key_sum, changes = c.changes + excluded.changes;
+        ELSE
+            INSERT INTO episode_vector_counts AS c (tenant, model, dims, slot, vectors, key_sum, changes, rewrites)
+                SELECT tenant, model, dims, pg_backend_pid() % 8, sum(n), sum(s), count(*), count(*)
+                FROM (SELECT tenant, model, dims, -1 AS n, -seq AS s FROM gone
+                      UNION ALL SELECT tenant, model, dims, 1, seq FROM changed) AS moved
+                GROUP BY tenant, model, dims
+                ON CONFLICT (tenant, model, dims, slot) DO UPDATE SET vectors = c.vectors + excluded.vectors,
+                    key_sum = c.key_sum + excluded.key_sum, changes = c.changes + excluded.changes,
+                    rewrites = c.rewrites + excluded.rewrites;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER episode_vectors_counted_insert AFTER INSERT ON episode_vectors
+        REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION sgam_episode_vectors_counted();
+    CREATE TRIGGER episode_vectors_counted_update AFTER UPDATE ON episode_vectors
+        REFERENCING OLD TABLE AS gone NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION sgam_episode_vectors_counted();
+    CREATE TRIGGER episode_vectors_counted_delete AFTER DELETE ON episode_vectors
+        REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION sgam_episode_vectors_counted();
 
     -- Keyword search of episodes through an owner-run function. Row-level security lets
     -- the planner use a condition as an index condition ahead of the policy only if it is
@@ -720,10 +785,178 @@ SCRIPT = """
         attempts integer NOT NULL,
         started_at timestamptz NOT NULL,
         finished_at timestamptz,
+        thread_id text,
         PRIMARY KEY (tenant, seq),
         UNIQUE (tenant, action_key)
     );
     CREATE INDEX actions_by_status ON actions (tenant, status, seq);
+    CREATE INDEX actions_by_thread ON actions (tenant, thread_id, seq) WHERE thread_id IS NOT NULL;
+
+    -- An action made from inside a LangGraph run (or given a thread) records its thread,
+    -- so a thread's page shows the external calls it began and finished.
+
+    -- Checkpoint memory: LangGraph's checkpoints of the tenant's threads, in the ledger's
+    -- database under the same row-level security (store/_sql/checkpoints.py says why a
+    -- checkpoint is stored whole). A thread has a retention class and may name the subjects
+    -- it is about, so that erasing a subject reaches the threads that quote it. The tenant
+    -- leads every key, as everywhere. The tables are named apart from LangGraph's own
+    -- PostgresSaver's (``checkpoints``, ``checkpoint_blobs``, ``checkpoint_writes``), which users
+    -- may keep in the same database.
+    CREATE TABLE saver_threads (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        thread_id text NOT NULL,
+        retention text NOT NULL,
+        PRIMARY KEY (tenant, thread_id)
+    );
+
+    CREATE TABLE saver_checkpoints (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        thread_id text NOT NULL,
+        checkpoint_ns text NOT NULL,
+        checkpoint_id text NOT NULL,
+        parent_id text,
+        run_id text,
+        kind text NOT NULL,
+        body bytea NOT NULL,
+        metadata_kind text NOT NULL,
+        metadata bytea NOT NULL,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id)
+    );
+    CREATE INDEX saver_checkpoints_by_run ON saver_checkpoints (tenant, run_id) WHERE run_id IS NOT NULL;
+
+    CREATE TABLE saver_writes (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        thread_id text NOT NULL,
+        checkpoint_ns text NOT NULL,
+        checkpoint_id text NOT NULL,
+        task_id text NOT NULL,
+        idx integer NOT NULL,
+        channel text NOT NULL,
+        kind text NOT NULL,
+        body bytea NOT NULL,
+        task_path text NOT NULL,
+        PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+    );
+
+    CREATE TABLE saver_subjects (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        subject text NOT NULL,
+        thread_id text NOT NULL,
+        PRIMARY KEY (tenant, subject, thread_id)
+    );
+    CREATE INDEX saver_subjects_by_thread ON saver_subjects (tenant, thread_id);
+
+    -- Checkpoint calls in one statement each. A set_config for the tenant before each
+    -- statement costs the driver a flush and polls of the socket, which LangGraph's own
+    -- saver, sending no tenant, does not pay; the server does the same work inside one
+    -- statement (bench/README.md has what that saved: a read, not a write). Three functions,
+    -- run as the caller (SECURITY INVOKER: row-level security binds them as it binds the
+    -- caller's own statements, so another tenant's thread is neither found nor overwritten),
+    -- each setting the transaction-local tenant first:
+    --
+    -- - sgam_put_checkpoint: registers the thread under its retention class the first time,
+    --   stores the checkpoint (a second put of one id replaces it) and the subjects it names;
+    -- - sgam_put_writes: one task's writes as parallel arrays; a regular write (idx >= 0)
+    --   keeps the first one stored for its slot, a special one (errors, interrupts: idx < 0)
+    --   replaces it (one INSERT whose conflict updates only where idx < 0), and the caller
+    --   sends each slot once;
+    -- - sgam_checkpoint_with_writes: the checkpoint with that id (or the newest of the
+    --   namespace) and its pending writes, in the shape of the portable statement
+    --   (store/_sql/checkpoints.py ``_with_writes``).
+    --
+    -- No SET clause (it would push and pop a setting on every call): each statement is a
+    -- simple insert or an index probe, whose plan is the same for any values.
+    --
+    -- Called in a write's own transaction (its pipeline) the tenant set holds until that
+    -- transaction ends, as the caller's set_config would; called alone on an autocommit
+    -- connection (a read) it is a transaction of its own, so the tenant ends with it.
+    CREATE FUNCTION sgam_put_checkpoint(
+        p_tenant text, p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_parent_id text,
+        p_run_id text, p_kind text, p_body bytea, p_metadata_kind text, p_metadata bytea,
+        p_created_at timestamptz, p_retention text, p_subjects text[]
+    ) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM set_config('sgam.tenant', p_tenant, true);
+        INSERT INTO @SCHEMA@.saver_threads (tenant, thread_id, retention)
+        VALUES (p_tenant, p_thread_id, p_retention)
+        ON CONFLICT (tenant, thread_id) DO NOTHING;
+        INSERT INTO @SCHEMA@.saver_checkpoints (tenant, thread_id, checkpoint_ns, checkpoint_id, parent_id, run_id,
+                                                kind, body, metadata_kind, metadata, created_at)
+        VALUES (p_tenant, p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_parent_id, p_run_id, p_kind, p_body,
+                p_metadata_kind, p_metadata, p_created_at)
+        ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+            parent_id = excluded.parent_id, run_id = excluded.run_id, kind = excluded.kind, body = excluded.body,
+            metadata_kind = excluded.metadata_kind, metadata = excluded.metadata, created_at = excluded.created_at;
+        IF p_subjects IS NOT NULL THEN
+            INSERT INTO @SCHEMA@.saver_subjects (tenant, subject, thread_id)
+            SELECT p_tenant, s, p_thread_id FROM unnest(p_subjects) AS s
+            ON CONFLICT (tenant, subject, thread_id) DO NOTHING;
+        END IF;
+    END $$;
+    REVOKE ALL ON FUNCTION sgam_put_checkpoint(text, text, text, text, text, text, text, bytea, text, bytea,
+                                               timestamptz, text, text[]) FROM PUBLIC;
+
+    CREATE FUNCTION sgam_put_writes(
+        p_tenant text, p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text,
+        p_task_path text, p_idx integer[], p_channels text[], p_kinds text[], p_bodies bytea[]
+    ) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM set_config('sgam.tenant', p_tenant, true);
+        IF cardinality(p_idx) = 1 THEN  -- most tasks write once: a row of values, not an unnest
+            INSERT INTO @SCHEMA@.saver_writes (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx,
+                                               channel, kind, body, task_path)
+            VALUES (p_tenant, p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_task_id, p_idx[1], p_channels[1],
+                    p_kinds[1], p_bodies[1], p_task_path)
+            ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+                channel = excluded.channel, kind = excluded.kind, body = excluded.body, task_path = excluded.task_path
+            WHERE excluded.idx < 0;
+            RETURN;
+        END IF;
+        INSERT INTO @SCHEMA@.saver_writes (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel,
+                                           kind, body, task_path)
+        SELECT p_tenant, p_thread_id, p_checkpoint_ns, p_checkpoint_id, p_task_id, w.idx, w.channel, w.kind,
+               w.body, p_task_path
+        FROM unnest(p_idx, p_channels, p_kinds, p_bodies) AS w (idx, channel, kind, body)
+        ON CONFLICT (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+            channel = excluded.channel, kind = excluded.kind, body = excluded.body, task_path = excluded.task_path
+        WHERE excluded.idx < 0;
+    END $$;
+    REVOKE ALL ON FUNCTION sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])
+        FROM PUBLIC;
+
+    CREATE FUNCTION sgam_checkpoint_with_writes(
+        p_tenant text, p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text
+    ) RETURNS TABLE (
+        side integer, thread_id text, checkpoint_ns text, checkpoint_id text, parent_id text, run_id text,
+        kind text, body bytea, metadata_kind text, metadata bytea, created_at timestamptz, idx integer
+    ) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+        v_id text := p_checkpoint_id;
+    BEGIN
+        PERFORM set_config('sgam.tenant', p_tenant, true);
+        IF v_id IS NULL THEN
+            v_id := (SELECT max(c.checkpoint_id) FROM @SCHEMA@.saver_checkpoints c
+                     WHERE c.tenant = p_tenant AND c.thread_id = p_thread_id AND c.checkpoint_ns = p_checkpoint_ns);
+            IF v_id IS NULL THEN
+                RETURN;
+            END IF;
+        END IF;
+        RETURN QUERY
+            SELECT 0, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_id, c.run_id, c.kind, c.body,
+                   c.metadata_kind, c.metadata, c.created_at, NULL::integer
+            FROM @SCHEMA@.saver_checkpoints c
+            WHERE c.tenant = p_tenant AND c.thread_id = p_thread_id AND c.checkpoint_ns = p_checkpoint_ns
+              AND c.checkpoint_id = v_id
+            UNION ALL
+            SELECT 1, w.task_path, w.task_id, w.channel, NULL, NULL, w.kind, w.body, NULL, NULL, NULL, w.idx
+            FROM @SCHEMA@.saver_writes w
+            WHERE w.tenant = p_tenant AND w.thread_id = p_thread_id AND w.checkpoint_ns = p_checkpoint_ns
+              AND w.checkpoint_id = v_id;
+    END $$;
+    REVOKE ALL ON FUNCTION sgam_checkpoint_with_writes(text, text, text, text) FROM PUBLIC;
+    
 
     -- Lifecycle. Retention classes and the class of each episode (``episodes.retention``);
     -- derivations (summaries made from episodes); per-write deadlines
@@ -780,7 +1013,11 @@ SCRIPT = """
 
     -- The purge serves every tenant, as the worker does, but the application role sees
     -- one tenant at a time: this owner-run function names the tenants with something past
-    -- its deadline (tenant names only; the purge itself runs under each tenant's RLS).
+    -- its deadline (tenant names only; the purge itself runs under each tenant's RLS). A
+    -- checkpoint thread of a class with a ttl is due when its oldest checkpoint is past
+    -- the ttl and it has older history to prune, or its class erases it. It reads these
+    -- tables across tenants as the owner, through the read-only ``lifecycle_sweep``
+    -- policy (``LIFECYCLE_TABLES``).
     CREATE FUNCTION sgam_due_tenants(p_now timestamptz)
     RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
@@ -797,11 +1034,29 @@ SCRIPT = """
         WHERE c.ttl IS NOT NULL AND d.kept_since + c.ttl * interval '1 microsecond' <= p_now
         UNION
         SELECT tenant FROM @SCHEMA@.store_items WHERE expires_at <= p_now
+        UNION
+        SELECT t.tenant FROM @SCHEMA@.saver_threads t
+        JOIN @SCHEMA@.retention_classes c ON c.tenant = t.tenant AND c.name = t.retention
+        JOIN @SCHEMA@.saver_checkpoints k ON k.tenant = t.tenant AND k.thread_id = t.thread_id
+        WHERE c.ttl IS NOT NULL
+        GROUP BY t.tenant, t.thread_id, c.ttl, c.on_expiry
+        HAVING min(k.created_at) + c.ttl * interval '1 microsecond' <= p_now
+           AND (count(*) > 1 OR c.on_expiry = 'erase')
     $$;
     REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
 
     -- The network surfaces: API keys (only a digest of the secret) and the responses of
     -- POST requests made with an Idempotency-Key, so a retried request does not act twice.
+    -- Idempotent requests act once, and their stored responses obey erasure:
+    -- - ``attempt`` names the attempt holding a reservation: a retry takes over an
+    --   abandoned reservation only by replacing the attempt it read, so two retries cannot
+    --   both act;
+    -- - ``acted_at`` is set in the same transaction as every write made for the attempt
+    --   (and that write rolls back if the attempt no longer holds the key), so a
+    --   reservation that outlives a crash says whether its request took effect;
+    -- - ``erased_at``: the stored response was emptied because it quoted what an erasure
+    --   removed (or an erasure committed while the request was in flight): a retry is told
+    --   so, and the request does not act again.
     CREATE TABLE api_keys (
         tenant text NOT NULL CHECK (tenant <> ''),
         key_id text NOT NULL,
@@ -812,6 +1067,36 @@ SCRIPT = """
         PRIMARY KEY (tenant, key_id)
     );
 
+    -- The HTTP service reads the row of the request's API key on every request, so that a
+    -- key revoked by any process fails on its very next request; this is that read in one
+    -- statement. With no digest it answers the key's row, or none (the caller compares the
+    -- secret's digest). With a digest it raises SQLSTATE SGK01 unless the key is there,
+    -- unrevoked, with that digest: sent first in a unit of work's or a read's transaction,
+    -- a refused key aborts it, so nothing the request would write commits and nothing it
+    -- would read is answered. It runs as the caller (SECURITY INVOKER: row-level security
+    -- binds it, so another tenant's key is never found) and sets the tenant for its
+    -- transaction (SET LOCAL, not set_config). No SET clause (it would push and pop a
+    -- setting on every call): the key's select is one probe of the primary key.
+    CREATE FUNCTION sgam_api_key(p_tenant text, p_key_id text, p_digest text) RETURNS TABLE (
+        tenant text, key_id text, scope text, digest text, created_at timestamptz, revoked_at timestamptz
+    ) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+        found @SCHEMA@.api_keys%ROWTYPE;
+    BEGIN
+        EXECUTE 'SET LOCAL sgam.tenant = ' || quote_literal(p_tenant);
+        SELECT * INTO found FROM @SCHEMA@.api_keys k WHERE k.tenant = p_tenant AND k.key_id = p_key_id;
+        IF p_digest IS NOT NULL
+           AND (found.key_id IS NULL OR found.revoked_at IS NOT NULL OR found.digest <> p_digest) THEN
+            RAISE EXCEPTION 'missing, malformed, unknown or revoked API key' USING ERRCODE = 'SGK01';
+        END IF;
+        IF found.key_id IS NOT NULL THEN
+            RETURN QUERY SELECT found.tenant, found.key_id, found.scope, found.digest, found.created_at,
+                                found.revoked_at;
+        END IF;
+    END $$;
+    REVOKE ALL ON FUNCTION sgam_api_key(text, text, text) FROM PUBLIC;
+
     CREATE TABLE idempotency_keys (
         tenant text NOT NULL CHECK (tenant <> ''),
         idempotency_key text NOT NULL,
@@ -819,36 +1104,24 @@ SCRIPT = """
         created_at timestamptz NOT NULL,
         status integer,
         response text,
+        attempt text NOT NULL DEFAULT '',
+        acted_at timestamptz,
+        erased_at timestamptz,
         PRIMARY KEY (tenant, idempotency_key)
     );
     CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant, created_at);
 
-    -- A point read in one statement. A read sent the tenant's set_config, the deadline
-    -- probe, the subject's consent statements and the key's version as four statements of
-    -- a pipeline and its Sync; the client's work per statement (the driver flushing and
-    -- polling the socket for each) was most of a read's time. Two functions, run as the
-    -- caller (SECURITY INVOKER: row-level security binds them as it binds the caller's own
-    -- statements):
-    --
-    -- - sgam_lifecycle_due(tenant, now): whether anything of the tenant is past its
-    --   deadline, the probe every read and write asks first; PostgreSQL's one definition of
-    --   it, which answers as the portable statement in store/_sql/lifecycle.py (the tests
-    --   compare them).
-    -- - sgam_point_reads(tenant, now, consent subjects, keys as parallel arrays): sets the
-    --   transaction-local tenant, asks the probe and, only when nothing is due, returns the
-    --   consent statements of the subjects named and, per key (an item with a null subject
-    --   is skipped), the current version, or the version visible at a transaction time,
-    --   starting last at or before an instant and the one starting first after it: the
-    --   rows of the reader's own point lookup. Called alone on an autocommit connection it
-    --   is a transaction of its own, so the tenant it sets ends with it; called first in a
-    --   pipeline, with no keys, it opens a read (tenant and probe in one statement) and the
-    --   tenant holds until the pipeline's Sync. A due deadline is one row with part 0 and
-    --   nothing else: the caller settles it in a write, then reads again.
-    --
-    -- Tables are named with their schema; no SET clause pins the search path (it would push
-    -- and pop a setting on every call), and operators resolve in pg_catalog first.
+    -- Whether anything of the tenant is past its deadline, the probe every read and write
+    -- asks first; PostgreSQL's one definition of it, which answers as the portable
+    -- statement in store/_sql/lifecycle.py (the tests compare them). Run as the caller
+    -- (SECURITY INVOKER: row-level security binds it as it binds the caller's own
+    -- statements). Tables are named with their schema; no SET clause pins the search path
+    -- (it would push and pop a setting on every call), and operators resolve in pg_catalog
+    -- first. Every subquery names the bound tenant (not `= c.tenant`, a correlation a
+    -- distributed planner cannot route by), and no generic plan is forced: Citus routes a
+    -- statement whose tenant is a parameter only in a custom plan.
     CREATE FUNCTION sgam_lifecycle_due(p_tenant text, p_now timestamptz) RETURNS boolean
-    LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
+    LANGUAGE plpgsql STABLE AS $$
     BEGIN
         RETURN EXISTS (SELECT 1 FROM @SCHEMA@.operations o
                        WHERE o.tenant = p_tenant AND o.expires_at IS NOT NULL AND o.expires_at <= p_now)
@@ -859,209 +1132,178 @@ SCRIPT = """
                 WHERE c.tenant = p_tenant AND c.ttl IS NOT NULL
                   AND (p_now - c.ttl * interval '1 microsecond' >= CASE WHEN c.on_expiry = 'erase'
                           THEN (SELECT min(e.recorded_at) FROM @SCHEMA@.episodes e
-                                WHERE e.tenant = c.tenant AND e.retention = c.name)
+                                WHERE e.tenant = p_tenant AND e.retention = c.name)
                           ELSE (SELECT min(e.recorded_at) FROM @SCHEMA@.episodes e
-                                WHERE e.tenant = c.tenant AND e.retention = c.name AND e.lost_at IS NULL) END
+                                WHERE e.tenant = p_tenant AND e.retention = c.name AND e.lost_at IS NULL) END
                        OR p_now - c.ttl * interval '1 microsecond' >= (
                           SELECT min(d.kept_since) FROM @SCHEMA@.documents d
-                          WHERE d.tenant = c.tenant AND d.retention = c.name)));
+                          WHERE d.tenant = p_tenant AND d.retention = c.name)));
     END $$;
-
-    CREATE FUNCTION sgam_point_reads(
-        p_tenant text, p_now timestamptz, p_consents text[],
-        p_subjects text[], p_attributes text[], p_ats timestamptz[], p_knowns timestamptz[]
-    ) RETURNS TABLE (
-        part smallint, item integer,
-        row_id bigint, assertion_id bigint, subject text, attribute text, value text, memory_type text,
-        valid_from timestamptz, valid_to timestamptz, recorded_from timestamptz, recorded_to timestamptz,
-        source text, confidence double precision, schema_version integer, supersedes bigint, origin text,
-        closed_by text,
-        purpose text, granted boolean, changed_at timestamptz, seq bigint
-    ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
-    #variable_conflict use_column
-    DECLARE
-        i integer;
-    BEGIN
-        PERFORM set_config('sgam.tenant', p_tenant, true);
-        IF @SCHEMA@.sgam_lifecycle_due(p_tenant, p_now) THEN
-            part := 0;
-            RETURN NEXT;
-            RETURN;
-        END IF;
-        RETURN QUERY
-            SELECT 1::smallint, NULL::integer, NULL::bigint, NULL::bigint, c.subject, NULL::text, NULL::text,
-                   NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz,
-                   NULL::text, NULL::double precision, NULL::integer, NULL::bigint, NULL::text, NULL::text,
-                   c.purpose, c.granted, c.changed_at, c.seq
-            FROM @SCHEMA@.consents c WHERE c.tenant = p_tenant AND c.subject = ANY (p_consents);
-        FOR i IN 1 .. coalesce(array_length(p_subjects, 1), 0) LOOP
-            CONTINUE WHEN p_subjects[i] IS NULL;
-            IF p_knowns[i] IS NULL THEN
-                RETURN QUERY
-                    SELECT * FROM (
-                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
-                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
-                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
-                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.assertions a
-                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
-                          AND a.recorded_to IS NULL AND a.valid_from <= p_ats[i]
-                        ORDER BY a.valid_from DESC LIMIT 1) AS f
-                    UNION ALL
-                    SELECT * FROM (
-                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
-                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
-                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
-                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.assertions a
-                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
-                          AND a.recorded_to IS NULL AND a.valid_from > p_ats[i]
-                        ORDER BY a.valid_from LIMIT 1) AS c;
-            ELSE
-                RETURN QUERY
-                    SELECT * FROM (
-                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
-                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
-                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
-                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.assertions a
-                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
-                          AND a.recorded_from <= p_knowns[i]
-                          AND (a.recorded_to IS NULL OR a.recorded_to > p_knowns[i])
-                          AND a.valid_from <= p_ats[i]
-                        ORDER BY a.valid_from DESC LIMIT 1) AS f
-                    UNION ALL
-                    SELECT * FROM (
-                        SELECT 2::smallint, i, a.row_id, a.assertion_id, a.subject, a.attribute, a.value,
-                               a.memory_type, a.valid_from, a.valid_to, a.recorded_from, a.recorded_to, a.source,
-                               a.confidence, a.schema_version, a.supersedes, a.origin, a.closed_by,
-                               NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                        FROM @SCHEMA@.assertions a
-                        WHERE a.tenant = p_tenant AND a.subject = p_subjects[i] AND a.attribute = p_attributes[i]
-                          AND a.recorded_from <= p_knowns[i]
-                          AND (a.recorded_to IS NULL OR a.recorded_to > p_knowns[i])
-                          AND a.valid_from > p_ats[i]
-                        ORDER BY a.valid_from LIMIT 1) AS c;
-            END IF;
-        END LOOP;
-    END $$;
-
     REVOKE ALL ON FUNCTION sgam_lifecycle_due(text, timestamptz) FROM PUBLIC;
-    REVOKE ALL ON FUNCTION sgam_point_reads(text, timestamptz, text[], text[], text[], timestamptz[], timestamptz[])
-        FROM PUBLIC;
 
-    -- A one-fact write's lookups in one statement. A write sent the tenant's set_config, the
-    -- subject's advisory lock, six lookups (schema version, source episode, the key's last
-    -- change, the versions around the new start, the subject's consent statements, the
-    -- operation's sequence number) and the deadline probe as nine statements of its pipeline,
-    -- and the driver's work per statement (flushing and polling the socket for each) was most
-    -- of a write's client time. sgam_write_lookups, run as the caller (SECURITY INVOKER: row-
-    -- level security binds it as it binds the caller's own statements), does them in that
-    -- order: sets the transaction-local tenant, takes the locks (waiting, or only trying when
-    -- the unit of work already holds others: then one row with part 9 and nothing else, and
-    -- the unit re-runs holding every lock in order), then asks each lookup in a statement of
-    -- its own, so that each sees what committed before the lock was granted (READ COMMITTED
-    -- takes a snapshot per statement of a volatile function). The rows:
-    --
-    --   part 0: the head: due (null when p_now is null), schema version (null unless asked),
-    --           sequence number, the key's last change
-    --   part 1: a current version starting at or before p_moment (at most two, latest first)
-    --   part 2: a current version starting after p_moment (at most two, earliest first)
-    --   part 3: the source episode (unless p_source is null)
-    --   part 4: a consent statement of the subject (unless p_consents is false)
-    --   part 9: a lock was held elsewhere; nothing else was asked
-    --
-    -- Called in the write's own transaction (its pipeline): the tenant it sets holds until
-    -- that transaction ends, as the caller's set_config would.
-    CREATE FUNCTION sgam_write_lookups(
-        p_tenant text, p_now timestamptz, p_locks bigint[], p_wait boolean,
-        p_subject text, p_attribute text, p_moment timestamptz, p_source text,
-        p_version boolean, p_consents boolean
-    ) RETURNS TABLE (
-        part smallint, due boolean, version integer, seq bigint, last_at timestamptz,
-        row_id bigint, assertion_id bigint, subject text, attribute text, value text, memory_type text,
-        valid_from timestamptz, valid_to timestamptz, recorded_from timestamptz, recorded_to timestamptz,
-        source text, confidence double precision, schema_version integer, supersedes bigint, origin text,
-        closed_by text,
-        e_tenant text, e_episode_id text, e_occurred_at timestamptz, e_recorded_at timestamptz, e_text text,
-        e_speaker text, e_kind text, e_session text, e_metadata text, e_schema_version integer,
-        e_retention text, e_lost_at timestamptz,
-        c_purpose text, c_granted boolean, c_changed_at timestamptz, c_seq bigint
-    ) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
-    #variable_conflict use_column
-    BEGIN
-        PERFORM set_config('sgam.tenant', p_tenant, true);
-        IF p_locks IS NOT NULL THEN
-            IF p_wait THEN
-                PERFORM pg_advisory_xact_lock(k) FROM unnest(p_locks) AS k ORDER BY k;
-            ELSIF NOT (SELECT bool_and(pg_try_advisory_xact_lock(k)) FROM unnest(p_locks) AS k) THEN
-                part := 9;
-                RETURN NEXT;
-                RETURN;
-            END IF;
-        END IF;
-        part := 0;
-        IF p_now IS NOT NULL THEN
-            due := @SCHEMA@.sgam_lifecycle_due(p_tenant, p_now);
-        END IF;
-        IF p_version THEN
-            version := coalesce((SELECT t.version FROM @SCHEMA@.tenant_schema t WHERE t.tenant = p_tenant), 0);
-        END IF;
-        seq := nextval(pg_get_serial_sequence('@SCHEMA@.operations', 'seq'));
-        last_at := (SELECT o.recorded_at FROM @SCHEMA@.operations o
-                    WHERE o.tenant = p_tenant AND o.subject = p_subject AND o.attribute = p_attribute
-                    ORDER BY o.seq DESC LIMIT 1);
-        RETURN NEXT;
-        RETURN QUERY
-            SELECT * FROM (
-                SELECT 1::smallint, NULL::boolean, NULL::integer, NULL::bigint, NULL::timestamptz,
-                       a.row_id, a.assertion_id, a.subject, a.attribute, a.value, a.memory_type, a.valid_from,
-                       a.valid_to, a.recorded_from, a.recorded_to, a.source, a.confidence, a.schema_version,
-                       a.supersedes, a.origin, a.closed_by,
-                       NULL::text, NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::text, NULL::text,
-                       NULL::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::timestamptz,
-                       NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                FROM @SCHEMA@.assertions a
-                WHERE a.tenant = p_tenant AND a.subject = p_subject AND a.attribute = p_attribute
-                  AND a.recorded_to IS NULL AND a.valid_from <= p_moment
-                ORDER BY a.valid_from DESC LIMIT 2) AS f
-            UNION ALL
-            SELECT * FROM (
-                SELECT 2::smallint, NULL::boolean, NULL::integer, NULL::bigint, NULL::timestamptz,
-                       a.row_id, a.assertion_id, a.subject, a.attribute, a.value, a.memory_type, a.valid_from,
-                       a.valid_to, a.recorded_from, a.recorded_to, a.source, a.confidence, a.schema_version,
-                       a.supersedes, a.origin, a.closed_by,
-                       NULL::text, NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::text, NULL::text,
-                       NULL::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::timestamptz,
-                       NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                FROM @SCHEMA@.assertions a
-                WHERE a.tenant = p_tenant AND a.subject = p_subject AND a.attribute = p_attribute
-                  AND a.recorded_to IS NULL AND a.valid_from > p_moment
-                ORDER BY a.valid_from LIMIT 2) AS c;
-        IF p_source IS NOT NULL THEN
-            RETURN QUERY
-                SELECT 3::smallint, NULL::boolean, NULL::integer, NULL::bigint, NULL::timestamptz,
-                       NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text, NULL::text,
-                       NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::text,
-                       NULL::double precision, NULL::integer, NULL::bigint, NULL::text, NULL::text,
-                       e.tenant, e.episode_id, e.occurred_at, e.recorded_at, e.text, e.speaker, e.kind, e.session,
-                       e.metadata, e.schema_version, e.retention, e.lost_at,
-                       NULL::text, NULL::boolean, NULL::timestamptz, NULL::bigint
-                FROM @SCHEMA@.episodes e WHERE e.tenant = p_tenant AND e.episode_id = p_source;
-        END IF;
-        IF p_consents THEN
-            RETURN QUERY
-                SELECT 4::smallint, NULL::boolean, NULL::integer, NULL::bigint, NULL::timestamptz,
-                       NULL::bigint, NULL::bigint, c.subject, NULL::text, NULL::text, NULL::text,
-                       NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::text,
-                       NULL::double precision, NULL::integer, NULL::bigint, NULL::text, NULL::text,
-                       NULL::text, NULL::text, NULL::timestamptz, NULL::timestamptz, NULL::text, NULL::text,
-                       NULL::text, NULL::text, NULL::text, NULL::integer, NULL::text, NULL::timestamptz,
-                       c.purpose, c.granted, c.changed_at, c.seq
-                FROM @SCHEMA@.consents c WHERE c.tenant = p_tenant AND c.subject = p_subject;
-        END IF;
-    END $$;
+    -- Subjects. Subject ids are matched after normalisation (NFKC, case folding, white
+    -- space collapsed); ``subject_names`` keeps the first spelling each id was given (its
+    -- display name), ``subject_collisions`` stored ids left as they were because two of
+    -- them fold into one id, for the operator (docs/lifecycle.md).
+    CREATE TABLE subject_names (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        subject text NOT NULL,
+        display text NOT NULL,
+        PRIMARY KEY (tenant, subject)
+    );
+    CREATE TABLE subject_collisions (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        subject text NOT NULL,
+        stored text NOT NULL,
+        PRIMARY KEY (tenant, subject, stored)
+    );
 
-    REVOKE ALL ON FUNCTION sgam_write_lookups(text, timestamptz, bigint[], boolean, text, text, timestamptz, text,
-                                              boolean, boolean) FROM PUBLIC;
+    -- Aliases: one subject under several names, as recorded operations.
+    -- - ``subject_aliases``: each alias step as recorded (``name`` is another name of
+    --   ``subject`` from ``recorded_at`` until ``ended_at``, the unalias), in the tenant's
+    --   order of steps (``seq``, and ``ended_step`` for the unalias). ``after_seq`` places
+    --   the step in the operation log: operations with a greater ``seq`` were recorded
+    --   after it (several steps may share one instant). ``decided_by`` says whose decision
+    --   it was, for the subject's page of names.
+    -- - ``subject_resolution``: what each aliased name means, chains followed, over
+    --   transaction time; a name without a row means itself. Reads at any ``known_at``
+    --   resolve a name with one index probe.
+    -- Operations keep the name they were given; versions are stored under the subject the
+    -- name meant when they were derived (``ledger/aliases.py`` re-derives a merged subject).
+    CREATE TABLE subject_aliases (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint NOT NULL,
+        name text NOT NULL,
+        subject text NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        after_seq bigint NOT NULL,
+        ended_step bigint,
+        ended_at timestamptz,
+        ended_after_seq bigint,
+        decided_by text,
+        PRIMARY KEY (tenant, seq),
+        CHECK (name <> subject),
+        CHECK ((ended_at IS NULL) = (ended_after_seq IS NULL) AND (ended_at IS NULL) = (ended_step IS NULL)),
+        CHECK (ended_at IS NULL OR ended_at >= recorded_at)
+    );
+    CREATE INDEX subject_aliases_by_name ON subject_aliases (tenant, name);
+    CREATE INDEX subject_aliases_by_subject ON subject_aliases (tenant, subject);
+    CREATE TABLE subject_resolution (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        name text NOT NULL,
+        subject text NOT NULL,
+        recorded_from timestamptz NOT NULL,
+        recorded_to timestamptz,
+        PRIMARY KEY (tenant, name, recorded_from),
+        CHECK (name <> subject),
+        CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
+    );
+    CREATE INDEX subject_resolution_by_subject ON subject_resolution (tenant, subject, recorded_from);
+
+    -- Schema migration steps are recorded steps too:
+    -- - ``ledger_changes``: each rename, retype or cardinality change of an attribute as
+    --   taken (its fields and the shape before it in ``detail``), placed in the log like an
+    --   alias;
+    -- - ``attribute_resolution``: what an old attribute name means over transaction time
+    --   (``attribute_schemas.renamed_to`` what it means now);
+    -- - ``quarantine``: the operations a retype set aside (no conversion to the new type),
+    --   with their value then; erasure reaches them like any operation.
+    CREATE TABLE ledger_changes (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('rename', 'retype', 'cardinality')),
+        attribute text NOT NULL,
+        detail text NOT NULL,
+        recorded_at timestamptz NOT NULL,
+        after_seq bigint NOT NULL,
+        decided_by text,
+        origin text,
+        PRIMARY KEY (tenant, seq)
+    );
+    CREATE TABLE attribute_resolution (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        name text NOT NULL,
+        attribute text NOT NULL,
+        recorded_from timestamptz NOT NULL,
+        recorded_to timestamptz,
+        PRIMARY KEY (tenant, name, recorded_from),
+        CHECK (name <> attribute),
+        CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
+    );
+    CREATE TABLE quarantine (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint NOT NULL,
+        subject text NOT NULL,
+        attribute text NOT NULL,
+        value text NOT NULL,
+        since timestamptz NOT NULL,
+        PRIMARY KEY (tenant, seq)
+    );
+    CREATE INDEX quarantine_by_attribute ON quarantine (tenant, attribute, subject);
+
+    -- What a new version of a typed memory type made of each stored value. Its conversion
+    -- function is Python the database does not have, so its outcome for each operation it
+    -- changed is kept: ``value`` the converted value's canonical JSON, or ``reason`` why
+    -- the operation was set aside. Re-deriving the attribute later reads these instead of
+    -- calling the function. ``step`` is the change's ``seq``; an operation's rows die with
+    -- it (``ON DELETE CASCADE``), so erasure and expiry reach them like the operation itself.
+    CREATE TABLE converted_values (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint NOT NULL,
+        step bigint NOT NULL,
+        value text,
+        reason text,
+        PRIMARY KEY (tenant, seq, step),
+        FOREIGN KEY (tenant, seq) REFERENCES operations (tenant, seq) ON DELETE CASCADE,
+        CHECK ((value IS NULL) <> (reason IS NULL))
+    );
+
+    -- A step on a large attribute is recorded at once and its stored versions derived
+    -- again afterwards, a batch of subjects per transaction, in subject order. Per step
+    -- (``seq`` of ``ledger_changes``): the attributes it derives again (JSON), the last
+    -- subject done (``after_subject``: a rerun resumes after it), the counts, when it
+    -- finished (NULL: reads of a subject after ``after_subject`` convert on the fly), and,
+    -- for a retype alone on its attribute, its type and map (``conversion``, JSON): a read
+    -- then converts a key from its stored versions, without the log. The first batch
+    -- screens the attribute's distinct values once (``ledger/screening.py``,
+    -- ``screened_at``) and records in ``backfill_holdouts`` the subjects holding a value a
+    -- read cannot convert on its own (deleted when it finishes, and with the subject's
+    -- other rows by an erasure).
+    CREATE TABLE backfills (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint NOT NULL,
+        attributes text NOT NULL,
+        after_subject text,
+        subjects_done bigint NOT NULL DEFAULT 0,
+        subjects_total bigint NOT NULL,
+        batches_done bigint NOT NULL DEFAULT 0,
+        started_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        conversion text,
+        screened_at timestamptz,
+        PRIMARY KEY (tenant, seq)
+    );
+    CREATE TABLE backfill_holdouts (
+        tenant text NOT NULL CHECK (tenant <> ''),
+        seq bigint NOT NULL,
+        subject text NOT NULL,
+        PRIMARY KEY (tenant, seq, subject)
+    );
+
+    -- Re-embedding builds a new embedder's vectors beside the old ones (episode, assertion
+    -- and document vectors are keyed by model) and switches search to them once every
+    -- episode, current fact and document chunk has one (``search/reembedding.py``). Per
+    -- tenant, the embedder search uses (``active``: NULL means the embedder each process
+    -- is configured with) and the one being built, each with the spec a process loads it
+    -- by (NULL for an embedder given as an object).
+    CREATE TABLE search_embedders (
+        tenant text NOT NULL PRIMARY KEY CHECK (tenant <> ''),
+        active text,
+        active_spec text,
+        building text,
+        building_spec text,
+        building_since timestamptz,
+        switched_at timestamptz,
+        CHECK (building IS NULL OR building_since IS NOT NULL)
+    );
     """

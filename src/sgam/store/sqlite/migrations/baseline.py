@@ -1,28 +1,12 @@
-"""SQLite schema, version 10 in one go: the baseline every later version builds on.
+"""SQLite schema, version 1: the whole schema an empty database gets, in one script.
 
-Times are INTEGER microseconds since the epoch (UTC); NULL ends mean "open". Versions 1
-to 10 were written before sgam's first release and are folded into this script; a
-database they wrote recorded each of them (``SQUASHED`` keeps their checksums) and goes
-on from version 11 like one this script made.
+Times are INTEGER microseconds since the epoch (UTC); NULL ends mean "open". Tables are
+grouped with their indexes and triggers; the comments say why each guard exists. A later
+version is a new module beside this one (see ``__init__``), never an edit of this script:
+databases record its checksum.
 """
 
-VERSION = 10
-
-SQUASHED: dict[int, str] = {
-    1: "d8ec9049c73cfffcfab16dd77e8f59b979dd5ac6459f5e6ee0d4cbf4e0fe83e0",
-    2: "d60d8e973d071cbe8bddcad89006e16ad007a571fc18467d6cbccfd72a736ce8",
-    3: "56b6b7a70e7e95998315062959a339a97e14acfe7be7210ad843250ee21b5cfb",
-    4: "40e7321454268b128524bc375a34b7d447b4bbe634a52a0e97f46fc8fec78a98",
-    5: "7deb721e5cbd69b083957a4627fb300660c38f0d44becc69bc1316a5c44560b2",
-    6: "a0d169bd6b3e8b1063c3357a0c84a1a258d18a5743f5c175ddbb490e62cf1341",
-    7: "30e776560d96670c302af08348234a4b2a9018a7be09bca03caff941e07b72b7",
-    8: "5c3b9296e4216e12bcac1edffef1b2410d7350698204760b375539b8d758d938",
-    9: "f7582916e5ec3dab352114f6dde4b4fd14c3dd108fe7db1c6c8a700129117459",
-    10: "32d70c165a70970a531d9c8adbdcd422b32ef481546c876f236d2f2656e9440e",
-}
-"""The SHA-256 of the scripts of versions 1 to 10 as they were, which databases written
-by them recorded. The scripts are gone, so their checksums cannot be computed again:
-they are kept to accept those databases' records (``store/_migration_checksums.py``)."""
+VERSION = 1
 
 SCRIPT = """
     -- The ledger: the tenant's schema, episodes, the operation log and assertion versions.
@@ -32,6 +16,11 @@ SCRIPT = """
         version INTEGER NOT NULL
     ) WITHOUT ROWID;
 
+    -- An attribute's ``cardinality`` is ``one`` (a value per instant) or ``many`` (a set:
+    -- each member its own timeline, its ledger attribute ``attribute`` + U+001E + the
+    -- member's canonical JSON); ``renamed_to`` is what an attribute renamed by a schema
+    -- step is called now, so a write's cached schema resolves the old name
+    -- (``attribute_resolution`` keeps the history).
     CREATE TABLE attribute_schemas (
         tenant TEXT NOT NULL,
         attribute TEXT NOT NULL,
@@ -40,6 +29,8 @@ SCRIPT = """
         sensitive INTEGER NOT NULL DEFAULT 0,
         description TEXT,
         schema_version INTEGER NOT NULL,
+        cardinality TEXT NOT NULL DEFAULT 'one' CHECK (cardinality IN ('one', 'many')),
+        renamed_to TEXT,
         PRIMARY KEY (tenant, attribute)
     ) WITHOUT ROWID;
 
@@ -136,6 +127,13 @@ SCRIPT = """
     -- and visit the table only for the one they return.
     CREATE INDEX assertions_by_key
         ON assertions (tenant, subject, attribute, valid_from, recorded_from, recorded_to);
+    -- Which subjects hold a value of an attribute (``linked``: who names a subject), over
+    -- values short enough to be a subject id; the longer ones have their own partial index
+    -- so a backfill's screening finds them without reading the table (writes of ordinary
+    -- values pay only its condition).
+    CREATE INDEX assertions_by_value ON assertions (tenant, attribute, value, subject)
+        WHERE length(value) <= 1100;
+    CREATE INDEX assertions_long_values ON assertions (tenant, attribute, subject) WHERE length(value) > 1100;
 
     CREATE TRIGGER assertions_end_before_next BEFORE INSERT ON assertions
     WHEN NEW.recorded_to IS NULL
@@ -164,8 +162,10 @@ SCRIPT = """
     -- version would make every write pay for full-text indexing. Filters by attribute and
     -- by memory type find their keys here too, in tables written once per key instead of
     -- indexes over current versions written on every version:
-    -- - a filter by attribute walks ``ledger_keys`` (one row per key, written by the key's
-    --   first operation) by attribute and subject, then the key's current versions;
+    -- - a filter by attribute walks ``ledger_keys`` (one row per key with an operation or
+    --   a stored version: the keys a schema step or an alias merge derives hold versions
+    --   but no operation) by attribute and subject, then the key's current versions; a key
+    --   goes when it has neither;
     -- - a filter by memory type walks ``ledger_key_types``: every memory type a stored
     --   version of the key has had (a version's type comes from its operation or the
     --   attribute's schema, so a key may have several). It is a superset, kept by
@@ -187,8 +187,30 @@ SCRIPT = """
             VALUES (NEW.tenant, NEW.subject, NEW.attribute);
     END;
 
+    CREATE TRIGGER assertions_key_insert AFTER INSERT ON assertions
+    BEGIN
+        INSERT OR IGNORE INTO ledger_keys (tenant, subject, attribute)
+            VALUES (NEW.tenant, NEW.subject, NEW.attribute);
+    END;
+
     CREATE TRIGGER operations_key_delete AFTER DELETE ON operations
     WHEN NOT EXISTS (
+        SELECT 1 FROM operations
+        WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute
+    ) AND NOT EXISTS (
+        SELECT 1 FROM assertions INDEXED BY assertions_by_key
+        WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute
+    )
+    BEGIN
+        DELETE FROM ledger_keys
+        WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute;
+    END;
+
+    CREATE TRIGGER assertions_key_delete AFTER DELETE ON assertions
+    WHEN NOT EXISTS (
+        SELECT 1 FROM assertions INDEXED BY assertions_by_key
+        WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute
+    ) AND NOT EXISTS (
         SELECT 1 FROM operations
         WHERE tenant = OLD.tenant AND subject = OLD.subject AND attribute = OLD.attribute
     )
@@ -223,22 +245,90 @@ SCRIPT = """
           AND subject = OLD.subject AND attribute = OLD.attribute;
     END;
 
-    -- Search indexes. FTS5 tables are kept exact by triggers on the ledger's own rows, so
-    -- an erased episode or key leaves (or enters) every index in the same transaction;
-    -- vectors are keyed by the episode's row and deleted with it, and a per-tenant
-    -- generation lets in-process vector caches notice any change.
-    CREATE VIRTUAL TABLE episodes_fts USING fts5(
-        speaker, text, tokenize = 'porter unicode61 remove_diacritics 2'
+    -- Search indexes. The full-text indexes of episodes and ledger keys are partitions of
+    -- about ``fulltext.PART_ROWS`` rows each (``full_text_parts``): shared ones for small
+    -- tenants (``full_text_members`` names those holding a tenant's rows), a large tenant's
+    -- own for the rest, so an erasure merges one small index instead of the file's whole
+    -- index. The triggers on the source rows queue each change (``full_text_queue``: row id
+    -- and tenant, never text) in the same transaction; the unit of work applies the queue
+    -- before it commits (``fulltext.flush``). Deletions from the unpartitioned indexes
+    -- (document chunks, LangGraph items) mark them for the next merge (``full_text_dirty``).
+    CREATE TABLE full_text_parts (
+        part INTEGER PRIMARY KEY,
+        family TEXT NOT NULL,
+        tenant TEXT,
+        first_row INTEGER NOT NULL,
+        last_row INTEGER NOT NULL,
+        rows INTEGER NOT NULL,
+        dirty INTEGER NOT NULL,
+        UNIQUE (family, tenant, first_row)
     );
-    CREATE VIRTUAL TABLE ledger_keys_fts USING fts5(
-        subject, attribute, tokenize = 'porter unicode61 remove_diacritics 2'
-    );
+    CREATE INDEX full_text_parts_dirty ON full_text_parts (dirty) WHERE dirty = 1;
 
-    CREATE TABLE episode_vectors (
-        seq INTEGER PRIMARY KEY,
+    CREATE TABLE full_text_members (
+        family TEXT NOT NULL,
         tenant TEXT NOT NULL,
+        part INTEGER NOT NULL,
+        rows INTEGER NOT NULL,
+        PRIMARY KEY (family, tenant, part)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE full_text_queue (
+        family TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        change TEXT NOT NULL CHECK (change IN ('add', 'drop')),
+        row_id INTEGER NOT NULL,
+        PRIMARY KEY (family, tenant, change, row_id)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE full_text_dirty (
+        name TEXT PRIMARY KEY
+    ) WITHOUT ROWID;
+
+    CREATE TRIGGER episodes_search_insert AFTER INSERT ON episodes
+    BEGIN
+        INSERT OR IGNORE INTO full_text_queue VALUES ('episodes', NEW.tenant, 'add', NEW.seq);
+    END;
+
+    CREATE TRIGGER episodes_search_update AFTER UPDATE OF text, speaker ON episodes
+    BEGIN
+        INSERT OR IGNORE INTO full_text_queue VALUES ('episodes', OLD.tenant, 'drop', OLD.seq);
+        INSERT OR IGNORE INTO full_text_queue VALUES ('episodes', NEW.tenant, 'add', NEW.seq);
+        DELETE FROM episode_vectors WHERE seq = OLD.seq;
+    END;
+
+    CREATE TRIGGER episodes_search_delete AFTER DELETE ON episodes
+    BEGIN
+        INSERT OR IGNORE INTO full_text_queue VALUES ('episodes', OLD.tenant, 'drop', OLD.seq);
+        DELETE FROM episode_vectors WHERE seq = OLD.seq;
+    END;
+
+    CREATE TRIGGER ledger_keys_search_insert AFTER INSERT ON ledger_keys
+    BEGIN
+        INSERT OR IGNORE INTO full_text_queue VALUES ('keys', NEW.tenant, 'add', NEW.key_id);
+    END;
+
+    CREATE TRIGGER ledger_keys_search_update AFTER UPDATE OF subject, attribute ON ledger_keys
+    BEGIN
+        INSERT OR IGNORE INTO full_text_queue VALUES ('keys', OLD.tenant, 'drop', OLD.key_id);
+        INSERT OR IGNORE INTO full_text_queue VALUES ('keys', NEW.tenant, 'add', NEW.key_id);
+    END;
+
+    CREATE TRIGGER ledger_keys_search_delete AFTER DELETE ON ledger_keys
+    BEGIN
+        INSERT OR IGNORE INTO full_text_queue VALUES ('keys', OLD.tenant, 'drop', OLD.key_id);
+    END;
+
+    -- Vectors are keyed by their row and the embedder that made them, so re-embedding
+    -- builds a new embedder's vectors beside the old ones (``search/reembedding.py``);
+    -- they are deleted with their row, and a per-tenant generation lets in-process vector
+    -- caches notice any change.
+    CREATE TABLE episode_vectors (
+        seq INTEGER NOT NULL,
         model TEXT NOT NULL,
-        vector BLOB NOT NULL
+        tenant TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (seq, model)
     );
     CREATE INDEX episode_vectors_by_tenant ON episode_vectors (tenant, model, seq);
 
@@ -247,57 +337,44 @@ SCRIPT = """
         generation INTEGER NOT NULL
     ) WITHOUT ROWID;
 
-    CREATE TRIGGER episodes_search_insert AFTER INSERT ON episodes
-    BEGIN
-        INSERT INTO episodes_fts (rowid, speaker, text) VALUES (NEW.seq, coalesce(NEW.speaker, ''), NEW.text);
-    END;
-
-    CREATE TRIGGER episodes_search_update AFTER UPDATE OF text, speaker ON episodes
-    BEGIN
-        DELETE FROM episodes_fts WHERE rowid = OLD.seq;
-        INSERT INTO episodes_fts (rowid, speaker, text) VALUES (NEW.seq, coalesce(NEW.speaker, ''), NEW.text);
-        DELETE FROM episode_vectors WHERE seq = OLD.seq;
-    END;
-
-    CREATE TRIGGER episodes_search_delete AFTER DELETE ON episodes
-    BEGIN
-        DELETE FROM episodes_fts WHERE rowid = OLD.seq;
-        DELETE FROM episode_vectors WHERE seq = OLD.seq;
-    END;
-
-    CREATE TRIGGER episode_vectors_insert AFTER INSERT ON episode_vectors
-    BEGIN
+    CREATE TRIGGER episode_vectors_insert AFTER INSERT ON episode_vectors BEGIN
         INSERT INTO search_generation (tenant, generation) VALUES (NEW.tenant, 1)
             ON CONFLICT (tenant) DO UPDATE SET generation = generation + 1;
     END;
-
-    CREATE TRIGGER episode_vectors_delete AFTER DELETE ON episode_vectors
-    BEGIN
+    CREATE TRIGGER episode_vectors_delete AFTER DELETE ON episode_vectors BEGIN
         INSERT INTO search_generation (tenant, generation) VALUES (OLD.tenant, 1)
             ON CONFLICT (tenant) DO UPDATE SET generation = generation + 1;
     END;
 
-    CREATE TRIGGER ledger_keys_search_insert AFTER INSERT ON ledger_keys
-    BEGIN
-        INSERT INTO ledger_keys_fts (rowid, subject, attribute) VALUES (NEW.key_id, NEW.subject, NEW.attribute);
-    END;
-
-    CREATE TRIGGER ledger_keys_search_delete AFTER DELETE ON ledger_keys
-    BEGIN
-        DELETE FROM ledger_keys_fts WHERE rowid = OLD.key_id;
-    END;
-
     CREATE TABLE assertion_vectors (
-        row_id INTEGER PRIMARY KEY,
-        tenant TEXT NOT NULL,
+        row_id INTEGER NOT NULL,
         model TEXT NOT NULL,
-        vector BLOB NOT NULL
+        tenant TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (row_id, model)
     );
+    CREATE INDEX assertion_vectors_by_tenant ON assertion_vectors (tenant, model);
 
     CREATE TRIGGER assertions_search_delete AFTER DELETE ON assertions
     BEGIN
         DELETE FROM assertion_vectors WHERE row_id = OLD.row_id;
     END;
+
+    -- Per tenant, the embedder search uses (``active``: NULL means the embedder each
+    -- process is configured with) and the one being built, each with the spec a process
+    -- loads it by (NULL for an embedder given as an object: only processes that were
+    -- given it can use it). Search switches once every episode, current fact and document
+    -- chunk has a vector of the one being built.
+    CREATE TABLE search_embedders (
+        tenant TEXT NOT NULL PRIMARY KEY CHECK (tenant <> ''),
+        active TEXT,
+        active_spec TEXT,
+        building TEXT,
+        building_spec TEXT,
+        building_since INTEGER,
+        switched_at INTEGER,
+        CHECK (building IS NULL OR building_since IS NOT NULL)
+    ) WITHOUT ROWID;
 
     -- The extraction path: what models replied, what policy decided, candidates held back
     -- (pending confirmation or buffered as weak signals) and the background job queue.
@@ -424,6 +501,11 @@ SCRIPT = """
         DELETE FROM document_chunks_fts WHERE rowid = OLD.chunk_id;
     END;
 
+    CREATE TRIGGER document_chunks_search_dirty AFTER DELETE ON document_chunks
+    BEGIN
+        INSERT OR IGNORE INTO full_text_dirty VALUES ('document_chunks_fts');
+    END;
+
     CREATE TABLE document_vectors (
         chunk_id INTEGER NOT NULL REFERENCES document_chunks (chunk_id) ON DELETE CASCADE,
         tenant TEXT NOT NULL,
@@ -434,7 +516,9 @@ SCRIPT = """
     CREATE INDEX document_vectors_by_tenant ON document_vectors (tenant, model);
 
     -- The LangGraph store's current items (the ledger keeps their history) with their
-    -- search text and vectors, and the action ledger of external calls made once.
+    -- search text and vectors, and the action ledger of external calls made once. An action
+    -- made from inside a LangGraph run (or given a thread) records its thread, so a
+    -- thread's page shows the external calls it began and finished.
     CREATE TABLE store_items (
         row_id INTEGER PRIMARY KEY,
         tenant TEXT NOT NULL,
@@ -465,9 +549,11 @@ SCRIPT = """
         attempts INTEGER NOT NULL,
         started_at INTEGER NOT NULL,
         finished_at INTEGER,
+        thread_id TEXT,
         UNIQUE (tenant, action_key)
     );
     CREATE INDEX actions_by_status ON actions (tenant, status, seq);
+    CREATE INDEX actions_by_thread ON actions (tenant, thread_id, seq) WHERE thread_id IS NOT NULL;
 
     -- Lifecycle. Retention classes and the class of each episode (``episodes.retention``);
     -- derivations (summaries made from episodes); per-write deadlines
@@ -524,6 +610,16 @@ SCRIPT = """
 
     -- The network surfaces: API keys (only a digest of the secret) and the responses of
     -- POST requests made with an Idempotency-Key, so a retried request does not act twice.
+    -- Idempotent requests act once, and their stored responses obey erasure:
+    -- - ``attempt`` names the attempt holding a reservation: a retry takes over an
+    --   abandoned reservation only by replacing the attempt it read, so two retries cannot
+    --   both act;
+    -- - ``acted_at`` is set in the same transaction as every write made for the attempt
+    --   (and that write rolls back if the attempt no longer holds the key), so a
+    --   reservation that outlives a crash says whether its request took effect;
+    -- - ``erased_at``: the stored response was emptied because it quoted what an erasure
+    --   removed (or an erasure committed while the request was in flight): a retry is told
+    --   so, and the request does not act again.
     CREATE TABLE api_keys (
         tenant TEXT NOT NULL CHECK (tenant <> ''),
         key_id TEXT NOT NULL,
@@ -541,7 +637,211 @@ SCRIPT = """
         created_at INTEGER NOT NULL,
         status INTEGER,
         response TEXT,
+        attempt TEXT NOT NULL DEFAULT '',
+        acted_at INTEGER,
+        erased_at INTEGER,
         PRIMARY KEY (tenant, idempotency_key)
     );
     CREATE INDEX idempotency_keys_by_age ON idempotency_keys (tenant, created_at);
+
+    -- Checkpoint memory: LangGraph's checkpoints of the tenant's threads, beside the ledger
+    -- in the same file (store/_sql/checkpoints.py says why a checkpoint is stored whole). A
+    -- thread has a retention class (its history is pruned, or the thread erased, when the
+    -- class's ttl has passed) and may name the subjects it is about, so that erasing a
+    -- subject reaches the threads that quote it. The tables are named apart from
+    -- LangGraph's own savers' (``checkpoints``, ``writes``, ``checkpoint_writes``), which
+    -- users may keep in the same file.
+    CREATE TABLE saver_threads (
+        tenant TEXT NOT NULL,
+        thread_id TEXT NOT NULL,
+        retention TEXT NOT NULL,
+        PRIMARY KEY (tenant, thread_id)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE saver_checkpoints (
+        tenant TEXT NOT NULL,
+        thread_id TEXT NOT NULL,
+        checkpoint_ns TEXT NOT NULL,
+        checkpoint_id TEXT NOT NULL,
+        parent_id TEXT,
+        run_id TEXT,
+        kind TEXT NOT NULL,
+        body BLOB NOT NULL,
+        metadata_kind TEXT NOT NULL,
+        metadata BLOB NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id)
+    );
+    CREATE INDEX saver_checkpoints_by_run ON saver_checkpoints (tenant, run_id) WHERE run_id IS NOT NULL;
+
+    CREATE TABLE saver_writes (
+        tenant TEXT NOT NULL,
+        thread_id TEXT NOT NULL,
+        checkpoint_ns TEXT NOT NULL,
+        checkpoint_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        channel TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        body BLOB NOT NULL,
+        task_path TEXT NOT NULL,
+        PRIMARY KEY (tenant, thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+    );
+
+    CREATE TABLE saver_subjects (
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        thread_id TEXT NOT NULL,
+        PRIMARY KEY (tenant, subject, thread_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX saver_subjects_by_thread ON saver_subjects (tenant, thread_id);
+
+    -- Subjects. Subject ids are matched after normalisation (NFKC, case folding, white
+    -- space collapsed); ``subject_names`` keeps the first spelling each id was given (its
+    -- display name), ``subject_collisions`` stored ids left as they were because two of
+    -- them fold into one id, for the operator (docs/lifecycle.md).
+    CREATE TABLE subject_names (
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        display TEXT NOT NULL,
+        PRIMARY KEY (tenant, subject)
+    ) WITHOUT ROWID;
+    CREATE TABLE subject_collisions (
+        tenant TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        stored TEXT NOT NULL,
+        PRIMARY KEY (tenant, subject, stored)
+    ) WITHOUT ROWID;
+
+    -- Aliases: one subject under several names, as recorded operations.
+    -- - ``subject_aliases``: each alias step as recorded (``name`` is another name of
+    --   ``subject`` from ``recorded_at`` until ``ended_at``, the unalias), in the tenant's
+    --   order of steps (``seq``, and ``ended_step`` for the unalias). ``after_seq`` places
+    --   the step in the operation log: operations with a greater ``seq`` were recorded
+    --   after it (several steps may share one instant). ``decided_by`` says whose decision
+    --   it was, for the subject's page of names.
+    -- - ``subject_resolution``: what each aliased name means, chains followed, over
+    --   transaction time; a name without a row means itself. Reads at any ``known_at``
+    --   resolve a name with one index probe.
+    -- Operations keep the name they were given; versions are stored under the subject the
+    -- name meant when they were derived (``ledger/aliases.py`` re-derives a merged subject).
+    CREATE TABLE subject_aliases (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        after_seq INTEGER NOT NULL,
+        ended_step INTEGER,
+        ended_at INTEGER,
+        ended_after_seq INTEGER,
+        decided_by TEXT,
+        PRIMARY KEY (tenant, seq),
+        CHECK (name <> subject),
+        CHECK ((ended_at IS NULL) = (ended_after_seq IS NULL) AND (ended_at IS NULL) = (ended_step IS NULL)),
+        CHECK (ended_at IS NULL OR ended_at >= recorded_at)
+    ) WITHOUT ROWID;
+    CREATE INDEX subject_aliases_by_name ON subject_aliases (tenant, name);
+    CREATE INDEX subject_aliases_by_subject ON subject_aliases (tenant, subject);
+    CREATE TABLE subject_resolution (
+        tenant TEXT NOT NULL,
+        name TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        recorded_from INTEGER NOT NULL,
+        recorded_to INTEGER,
+        PRIMARY KEY (tenant, name, recorded_from),
+        CHECK (name <> subject),
+        CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
+    ) WITHOUT ROWID;
+    CREATE INDEX subject_resolution_by_subject ON subject_resolution (tenant, subject, recorded_from);
+
+    -- Schema migration steps are recorded steps too:
+    -- - ``ledger_changes``: each rename, retype or cardinality change of an attribute as
+    --   taken (its fields and the shape before it in ``detail``), placed in the log like an
+    --   alias;
+    -- - ``attribute_resolution``: what an old attribute name means over transaction time
+    --   (``attribute_schemas.renamed_to`` what it means now);
+    -- - ``quarantine``: the operations a retype set aside (no conversion to the new type),
+    --   with their value then; erasure reaches them like any operation.
+    CREATE TABLE ledger_changes (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('rename', 'retype', 'cardinality')),
+        attribute TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        after_seq INTEGER NOT NULL,
+        decided_by TEXT,
+        origin TEXT,
+        PRIMARY KEY (tenant, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE attribute_resolution (
+        tenant TEXT NOT NULL,
+        name TEXT NOT NULL,
+        attribute TEXT NOT NULL,
+        recorded_from INTEGER NOT NULL,
+        recorded_to INTEGER,
+        PRIMARY KEY (tenant, name, recorded_from),
+        CHECK (name <> attribute),
+        CHECK (recorded_to IS NULL OR recorded_to > recorded_from)
+    ) WITHOUT ROWID;
+    CREATE TABLE quarantine (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        subject TEXT NOT NULL,
+        attribute TEXT NOT NULL,
+        value TEXT NOT NULL,
+        since INTEGER NOT NULL,
+        PRIMARY KEY (tenant, seq)
+    ) WITHOUT ROWID;
+    CREATE INDEX quarantine_by_attribute ON quarantine (tenant, attribute, subject);
+
+    -- What a new version of a typed memory type made of each stored value. Its conversion
+    -- function is Python the database does not have, so its outcome for each operation it
+    -- changed is kept: ``value`` the converted value's canonical JSON, or ``reason`` why
+    -- the operation was set aside. Re-deriving the attribute later reads these instead of
+    -- calling the function. ``step`` is the change's ``seq``; an operation's rows die with
+    -- it (``ON DELETE CASCADE``), so erasure and expiry reach them like the operation
+    -- itself. ``seq`` leads the key so the cascade finds a deleted operation's rows by index.
+    CREATE TABLE converted_values (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL REFERENCES operations (seq) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        value TEXT,
+        reason TEXT,
+        PRIMARY KEY (seq, step),
+        CHECK ((value IS NULL) <> (reason IS NULL))
+    ) WITHOUT ROWID;
+
+    -- A step on a large attribute is recorded at once and its stored versions derived
+    -- again afterwards, a batch of subjects per transaction, in subject order. Per step
+    -- (``seq`` of ``ledger_changes``): the attributes it derives again (JSON), the last
+    -- subject done (``after_subject``: a rerun resumes after it), the counts, when it
+    -- finished (NULL: reads of a subject after ``after_subject`` convert on the fly), and,
+    -- for a retype alone on its attribute, its type and map (``conversion``, JSON): a read
+    -- then converts a key from its stored versions, without the log. The first batch
+    -- screens the attribute's distinct values once (``ledger/screening.py``,
+    -- ``screened_at``) and records in ``backfill_holdouts`` the subjects holding a value a
+    -- read cannot convert on its own (deleted when it finishes, and with the subject's
+    -- other rows by an erasure).
+    CREATE TABLE backfills (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        attributes TEXT NOT NULL,
+        after_subject TEXT,
+        subjects_done INTEGER NOT NULL DEFAULT 0,
+        subjects_total INTEGER NOT NULL,
+        batches_done INTEGER NOT NULL DEFAULT 0,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        conversion TEXT,
+        screened_at INTEGER,
+        PRIMARY KEY (tenant, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE backfill_holdouts (
+        tenant TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        subject TEXT NOT NULL,
+        PRIMARY KEY (tenant, seq, subject)
+    ) WITHOUT ROWID;
     """
