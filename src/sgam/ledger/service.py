@@ -14,6 +14,7 @@ goes through the ledger, purge or no purge, and reading never moves a deadline.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
@@ -28,7 +29,7 @@ from ..lifecycle.erasure import Erased
 from ..lifecycle.expiry import settle
 from ..lifecycle.participants import Participant, Reach
 from ..search import SearchService
-from ..store import Backend, ReadAhead, Reader, UnfinishedBackfills, WriteTransaction
+from ..store import Backend, BoundBackend, CallContext, ReadAhead, Reader, UnfinishedBackfills, WriteTransaction
 from .dual_read import DualReader
 from .records import to_assertion, to_episode
 from .write import Applied, PendingOp, WriteService
@@ -48,6 +49,14 @@ class Ledger:
         self.writes = writes
         self.search = search
         self.reach = Reach(writes.digests, tuple(participants))
+
+    def bound(self, context: CallContext) -> Ledger:
+        """This ledger for one call: the same write service, search index and caches over
+        a view of the backend that opens every unit of work and read with ``context``."""
+        view = copy.copy(self)
+        view.backend = BoundBackend(self.backend, context)
+        view.search = self.search.bound(view.backend)
+        return view
 
     @property
     def clock(self) -> Clock:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -63,6 +64,14 @@ class SearchService:
         self.embedder = embedder
         self.choice = EmbedderChoice(embedder)
         self._index: SearchIndex | None = None
+
+    def bound(self, backend: Backend) -> SearchService:
+        """This service over ``backend`` (a call's view of the same store): the same
+        embedders, the same index and what the process saw of each tenant."""
+        view = copy.copy(self)
+        view.backend = backend
+        view._index = self.index
+        return view
 
     @property
     def index(self) -> SearchIndex:
