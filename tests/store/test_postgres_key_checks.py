@@ -99,3 +99,24 @@ def test_the_fact_read_and_the_write_check_the_key_in_their_first_wait(postgres:
             with waits() as rounds:
                 checked_call(memory, key, CALLS[name])
             assert len(rounds) == 1 and any("sgam_api_key" in s for s in rounds[0]), (name, rounds)
+
+
+def test_the_key_travels_with_the_view_it_is_bound_to_and_nowhere_else(postgres: PostgresUrls) -> None:
+    """The call's context is a value handed to the call, not a state of its thread: inside
+    a keyed call the memory it was not handed checks no key, the view it was handed is
+    refused, and closing the view leaves the shared store open."""
+    memory, key = _seeded(postgres)
+    with memory:
+        with Memory(backend=PostgresBackend(postgres.app)) as elsewhere:
+            revoke_key(elsewhere, key_id(key))
+        seen: list[Any] = []
+
+        def call(bound: Memory) -> Any:
+            seen.append(memory.get("acme", "mira", "score").value)  # type: ignore[union-attr]
+            with bound:
+                return bound.get("acme", "mira", "score")
+
+        with pytest.raises(AuthenticationError, match="revoked API key"):
+            checked_call(memory, key, call)
+        assert seen == [7]
+        assert memory.get("acme", "mira", "score").value == 7  # type: ignore[union-attr]
