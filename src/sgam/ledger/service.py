@@ -14,7 +14,6 @@ goes through the ledger, purge or no purge, and reading never moves a deadline.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
@@ -53,7 +52,8 @@ class Ledger:
     def bound(self, context: CallContext) -> Ledger:
         """This ledger for one call: the same write service, search index and caches over
         a view of the backend that opens every unit of work and read with ``context``."""
-        view = copy.copy(self)
+        view = Ledger.__new__(Ledger)
+        view.__dict__.update(self.__dict__)
         view.backend = BoundBackend(self.backend, context)
         view.search = self.search.bound(view.backend)
         return view

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -224,7 +223,8 @@ class Memory:
         the idempotent attempt its writes act for): a light view sharing the store, its
         caches and the embedder, as a surface makes one per request. Closing it closes
         nothing."""
-        view = copy.copy(self)
+        view = Memory.__new__(Memory)
+        view.__dict__.update(self.__dict__)
         view.ledger = self.ledger.bound(context)
         view._lifecycle = Lifecycle(view.ledger)
         view._schema = SchemaCalls(view.ledger)

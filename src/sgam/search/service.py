@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -68,7 +67,8 @@ class SearchService:
     def bound(self, backend: Backend) -> SearchService:
         """This service over ``backend`` (a call's view of the same store): the same
         embedders, the same index and what the process saw of each tenant."""
-        view = copy.copy(self)
+        view = SearchService.__new__(SearchService)
+        view.__dict__.update(self.__dict__)
         view.backend = backend
         view._index = self.index
         return view
