@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import copy
 import functools
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -64,7 +63,8 @@ class AsyncMemory:
         """This memory for one request: the same store and workers, each call run through
         ``around`` on its worker thread (the HTTP server has the request's API key checked
         by the request's first store call and names the attempt its writes act for)."""
-        view = copy.copy(self)
+        view = AsyncMemory.__new__(AsyncMemory)
+        view.__dict__.update(self.__dict__)
         view._around = around
         return view
 
@@ -88,7 +88,8 @@ class AsyncMemory:
         return await self._run(lambda memory: function(memory, *args, **kwargs))
 
     async def _run(self, call: Callable[[Memory], R]) -> R:
-        """``call`` on a worker thread, in a copy of the caller's context variables."""
+        """``call`` on a worker thread, in a copy of the caller's context variables (an
+        application's own, such as tracing); sgam's call context travels as a value."""
         context = contextvars.copy_context()
         return await asyncio.get_running_loop().run_in_executor(
             self._executor, context.run, self._base._checked, call, self._around)
