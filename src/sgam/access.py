@@ -27,8 +27,8 @@ from ._core.errors import NotFoundError, ValidationError
 from ._core.time import from_micros, to_micros
 from ._core.values import check_tenant
 from .memory.facade import Memory
-from .store import WriteTransaction
-from .store._access import KEY_TO_CHECK, ApiKeyRow, KeyToCheck
+from .store import Attempt, CallContext, KeyToCheck, WriteTransaction
+from .store._access import ApiKeyRow
 
 Scope = Literal["read", "write", "admin"]
 SCOPES: tuple[Scope, ...] = ("read", "write", "admin")
@@ -121,25 +121,25 @@ def authenticate(memory: Memory, key: object) -> Principal:
     return Principal(tenant, key_id, check_scope(row.scope))
 
 
-def checked_call(memory: Memory, key: str, call: Callable[[], R]) -> R:
-    """``call()`` for a key that authenticated before, its row read again: by the call's
-    first statement where the store can (``Backend.checks_keys``: no round trip of its
-    own), else just before the call; after it when the call reached no statement (it then
-    changed nothing) or failed before one succeeded. ``AuthenticationError`` when the key
-    is not live: then nothing of the call committed and nothing it read is returned."""
+def checked_call(memory: Memory, key: str, call: Callable[[Memory], R], attempt: Attempt | None = None) -> R:
+    """``call`` on ``memory`` bound to a key that authenticated before, its row read again:
+    by the first statement of the call's first unit of work or read where the store can
+    (``Backend.checks_keys``: no round trip of its own), else just before the call; after
+    it when the call reached no statement (it then changed nothing) or failed before one
+    succeeded. ``attempt``: the idempotent attempt the call's writes act for.
+    ``AuthenticationError`` when the key is not live: then nothing of the call committed
+    and nothing it read is returned."""
     parts = _parse(key)
     if parts is None:
         raise AuthenticationError("missing, malformed, unknown or revoked API key")
     if not memory.backend.checks_keys:
         authenticate(memory, key)
-        return call()
+        return call(memory.bound(CallContext(attempt=attempt)))
     tenant, key_id, secret = parts
     check = KeyToCheck(tenant, key_id, _digest(secret))
-    riding = KEY_TO_CHECK.set(check)
     try:
-        return call()
+        return call(memory.bound(CallContext(check, attempt)))
     finally:
-        KEY_TO_CHECK.reset(riding)
         if not check.checked:
             authenticate(memory, key)
 

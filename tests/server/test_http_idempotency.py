@@ -12,7 +12,7 @@ import pytest
 
 from sgam import ConflictError, Memory
 from sgam.server.idempotency import ABANDONED_AFTER, Replay, finish, request_digest, reserve
-from sgam.store import ACTING_FOR, Attempt
+from sgam.store import Attempt, CallContext
 
 from ..conftest import ManualClock
 from .conftest import Served
@@ -83,11 +83,7 @@ def _reserve(memory: Memory, body: bytes, key: str) -> Attempt:
 
 def _write_as(memory: Memory, attempt: Attempt) -> None:
     """What the route does for ``attempt``: the fact, written on its behalf."""
-    acting = ACTING_FOR.set(attempt)
-    try:
-        memory.write("acme", "mira", "city", "Rome", T0, "e1")
-    finally:
-        ACTING_FOR.reset(acting)
+    memory.bound(CallContext(attempt=attempt)).write("acme", "mira", "city", "Rome", T0, "e1")
 
 
 def test_a_crash_after_acting_is_answered_from_the_record_never_acted_again(
@@ -205,11 +201,7 @@ def test_an_erasure_during_a_request_empties_the_response_it_stores(served: Serv
     with served.client() as http:
         http.post("/v1/episodes", json={"id": "e1", "at": T0, "text": "x"})
         attempt = _reserve(served.memory, body, "racing")
-        acting = ACTING_FOR.set(attempt)
-        try:
-            result = served.memory.write("acme", "mira", "email", EMAIL, T0, "e1")
-        finally:
-            ACTING_FOR.reset(acting)
+        result = served.memory.bound(CallContext(attempt=attempt)).write("acme", "mira", "email", EMAIL, T0, "e1")
         served.memory.forget_subject("acme", "mira")  # before the response is stored
         finish(served.memory, attempt, 201, json.dumps({"value": result.assertion.value}))
         _erased(_post(http, body, "racing"), EMAIL)

@@ -157,7 +157,7 @@ def test_a_store_that_cannot_check_the_key_answers_busy(served: Served, monkeypa
     with served.client("acme", "read") as reader:
         assert reader.get("/v1/whoami").status_code == 200
 
-        def busy(memory: Memory, key: object, call: object) -> Principal:
+        def busy(memory: Memory, key: object, call: object, attempt: object = None) -> Principal:
             raise BusyError("the store is busy")
 
         monkeypatch.setattr(auth, "checked_call", busy)

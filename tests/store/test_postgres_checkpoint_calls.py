@@ -16,7 +16,7 @@ from sgam import Memory
 from sgam._core.errors import ConflictError
 from sgam._core.retention import DEFAULT_CLASS
 from sgam.langgraph import SgamSaver
-from sgam.store import ACTING_FOR, Attempt
+from sgam.store import Attempt, CallContext
 
 
 def _put(saver: SgamSaver, thread: str, step: int, parent: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -84,14 +84,12 @@ def test_a_put_and_its_writes_go_alone_unless_a_unit_of_work_must_carry_them(pos
         assert len(sent) == 2 and "sgam_put_checkpoint" in sent[0] and "sgam_put_writes" in sent[1]
         assert [(t.thread_id, t.retention, t.checkpoints) for t in saver.threads()] == [("t-1", "runs", 2)]
 
-        acting = ACTING_FOR.set(Attempt("acme", "no-such-key", "attempt-1", 0))
-        try:
-            with pytest.raises(ConflictError):
-                _put(saver, "t-2", 0)
-            with pytest.raises(ConflictError):
-                saver.put_writes(second, [("notes", "b")], "task-2")  # type: ignore[arg-type]
-        finally:
-            ACTING_FOR.reset(acting)
+        acting = memory.bound(CallContext(attempt=Attempt("acme", "no-such-key", "attempt-1", 0)))
+        acting_saver = SgamSaver(acting, tenant="acme", retention="runs")
+        with pytest.raises(ConflictError):
+            _put(acting_saver, "t-2", 0)
+        with pytest.raises(ConflictError):
+            acting_saver.put_writes(second, [("notes", "b")], "task-2")  # type: ignore[arg-type]
         found = saver.get_tuple(second)  # type: ignore[arg-type]
         assert found is not None and found.pending_writes == [("task-1", "notes", "a")]
     assert _rows(postgres, "saver_threads") == [("acme", "t-1")]

@@ -63,7 +63,7 @@ def test_a_revoked_key_refuses_the_call_and_changes_nothing(postgres: PostgresUr
         with Memory(backend=PostgresBackend(postgres.app)) as elsewhere:
             revoke_key(elsewhere, key_id(key))
         with pytest.raises(AuthenticationError, match="revoked API key"):
-            checked_call(memory, key, lambda: CALLS[name](memory))
+            checked_call(memory, key, CALLS[name])
         assert _state(memory) == before
 
 
@@ -76,9 +76,9 @@ def test_a_live_key_is_checked_by_the_store_unless_the_call_reaches_none(
     authenticate = access.authenticate
     monkeypatch.setattr(access, "authenticate", lambda *args: reads.append("key read") or authenticate(*args))
     with memory:
-        checked_call(memory, key, lambda: CALLS[name](memory))
+        checked_call(memory, key, CALLS[name])
         assert reads == (["key read"] if name == "no store call" else [])
-        assert checked_call(memory, key, lambda: memory.get("acme", "mira", "score")) == memory.get(
+        assert checked_call(memory, key, lambda m: m.get("acme", "mira", "score")) == memory.get(
             "acme", "mira", "score")
 
 
@@ -88,7 +88,7 @@ def test_a_forged_secret_is_refused_by_the_statement_that_checks_it(postgres: Po
         before = _state(memory)
         forged = key[: key.rindex(".") + 1] + "A" * 43
         with pytest.raises(AuthenticationError):
-            checked_call(memory, forged, lambda: CALLS["common write"](memory))
+            checked_call(memory, forged, CALLS["common write"])
         assert _state(memory) == before
 
 
@@ -97,5 +97,26 @@ def test_the_fact_read_and_the_write_check_the_key_in_their_first_wait(postgres:
     with memory:
         for name in ("point read", "common write"):
             with waits() as rounds:
-                checked_call(memory, key, lambda name=name: CALLS[name](memory))  # type: ignore[misc]
+                checked_call(memory, key, CALLS[name])
             assert len(rounds) == 1 and any("sgam_api_key" in s for s in rounds[0]), (name, rounds)
+
+
+def test_the_key_travels_with_the_view_it_is_bound_to_and_nowhere_else(postgres: PostgresUrls) -> None:
+    """The call's context is a value handed to the call, not a state of its thread: inside
+    a keyed call the memory it was not handed checks no key, the view it was handed is
+    refused, and closing the view leaves the shared store open."""
+    memory, key = _seeded(postgres)
+    with memory:
+        with Memory(backend=PostgresBackend(postgres.app)) as elsewhere:
+            revoke_key(elsewhere, key_id(key))
+        seen: list[Any] = []
+
+        def call(bound: Memory) -> Any:
+            seen.append(memory.get("acme", "mira", "score").value)  # type: ignore[union-attr]
+            with bound:
+                return bound.get("acme", "mira", "score")
+
+        with pytest.raises(AuthenticationError, match="revoked API key"):
+            checked_call(memory, key, call)
+        assert seen == [7]
+        assert memory.get("acme", "mira", "score").value == 7  # type: ignore[union-attr]

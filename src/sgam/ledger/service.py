@@ -28,7 +28,7 @@ from ..lifecycle.erasure import Erased
 from ..lifecycle.expiry import settle
 from ..lifecycle.participants import Participant, Reach
 from ..search import SearchService
-from ..store import Backend, ReadAhead, Reader, UnfinishedBackfills, WriteTransaction
+from ..store import Backend, BoundBackend, CallContext, ReadAhead, Reader, UnfinishedBackfills, WriteTransaction
 from .dual_read import DualReader
 from .records import to_assertion, to_episode
 from .write import Applied, PendingOp, WriteService
@@ -48,6 +48,15 @@ class Ledger:
         self.writes = writes
         self.search = search
         self.reach = Reach(writes.digests, tuple(participants))
+
+    def bound(self, context: CallContext) -> Ledger:
+        """This ledger for one call: the same write service, search index and caches over
+        a view of the backend that opens every unit of work and read with ``context``."""
+        view = Ledger.__new__(Ledger)
+        view.__dict__.update(self.__dict__)
+        view.backend = BoundBackend(self.backend, context)
+        view.search = self.search.bound(view.backend)
+        return view
 
     @property
     def clock(self) -> Clock:

@@ -26,7 +26,7 @@ from ..ledger.backfill import forget_cursors
 from ..ledger.derivation import rederive as rederive_scope
 from ..ledger.derivation import renamed_family
 from ..ledger.relations import value_comparison
-from ..store import ACTING_FOR, AuditRow, ChangeRow, WriteTransaction
+from ..store import AuditRow, ChangeRow, WriteTransaction
 from .participants import Reach
 
 
@@ -334,10 +334,10 @@ def redact_stored_responses(txn: WriteTransaction, erased: Iterable[str], now: i
     this erasure runs for: an expiry its own write settled)."""
     wanted = list(dict.fromkeys(erased))
     needles = [*wanted, *(json.dumps(name, ensure_ascii=False)[1:-1] for name in wanted), "\\"]
-    acting = ACTING_FOR.get()
+    acting = txn.acting_for
     txn.redact_idempotency([row.key for row in txn.idempotency_responses_naming(needles)
                             if row.response and any(names(row.response, name) for name in wanted)], now,
-                           acting.key if acting is not None and acting.tenant == txn.tenant else None)
+                           None if acting is None else acting.key)
 
 
 def with_derivatives(txn: WriteTransaction, roots: Iterable[str]) -> list[str]:

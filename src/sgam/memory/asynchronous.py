@@ -28,16 +28,10 @@ R = TypeVar("R")
 DEFAULT_WORKERS = 8
 
 class AroundCall(Protocol):
-    """Runs ``call`` (a ``Memory`` call) on the worker thread, or raises instead."""
+    """Runs ``call`` on the worker thread with the memory it is given (or a view of it for
+    one request: ``Memory.bound``), or raises instead."""
 
-    def __call__(self, memory: Memory, call: Callable[[], R], /) -> R: ...
-
-
-AROUND_EACH_CALL: contextvars.ContextVar[AroundCall | None] = contextvars.ContextVar(
-    "sgam_around_each_call", default=None)
-"""What the caller's context puts around every call it makes, on the same worker thread:
-the HTTP server has a request's API key checked this way, with the request's first store
-call (by its first statement on PostgreSQL), instead of paying a thread hop of its own."""
+    def __call__(self, memory: Memory, call: Callable[[Memory], R], /) -> R: ...
 
 
 def _twin(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatenate[AsyncMemory, P], Awaitable[R]]:
@@ -45,7 +39,7 @@ def _twin(method: Callable[Concatenate[Memory, P], R]) -> Callable[Concatenate[A
 
     @functools.wraps(method)
     async def call(self: AsyncMemory, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return await self._run(functools.partial(method, self.memory, *args, **kwargs))
+        return await self._run(lambda memory: method(memory, *args, **kwargs))
 
     return call
 
@@ -62,6 +56,17 @@ class AsyncMemory:
         self.memory = memory
         self._owns_memory = owns_memory
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sgam")
+        self._base = self
+        self._around: AroundCall | None = None
+
+    def around(self, around: AroundCall) -> AsyncMemory:
+        """This memory for one request: the same store and workers, each call run through
+        ``around`` on its worker thread (the HTTP server has the request's API key checked
+        by the request's first store call and names the attempt its writes act for)."""
+        view = AsyncMemory.__new__(AsyncMemory)
+        view.__dict__.update(self.__dict__)
+        view._around = around
+        return view
 
     @classmethod
     def open(
@@ -80,17 +85,17 @@ class AsyncMemory:
     async def call(self, function: Callable[Concatenate[Memory, P], R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run ``function(memory, *args, **kwargs)`` on a worker thread: a library function
         that takes a ``Memory`` (``sgam.access.authenticate``, say) without blocking the loop."""
-        return await self._run(functools.partial(function, self.memory, *args, **kwargs))
+        return await self._run(lambda memory: function(memory, *args, **kwargs))
 
-    async def _run(self, call: Callable[[], R]) -> R:
-        """``call`` on a worker thread, in a copy of the caller's context: what a request
-        set there (the idempotent attempt it acts for) reaches the call."""
+    async def _run(self, call: Callable[[Memory], R]) -> R:
+        """``call`` on a worker thread, in a copy of the caller's context variables (an
+        application's own, such as tracing); sgam's call context travels as a value."""
         context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(self._executor, context.run, self._checked, call)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._executor, context.run, self._base._checked, call, self._around)
 
-    def _checked(self, call: Callable[[], R]) -> R:
-        around = AROUND_EACH_CALL.get()
-        return call() if around is None else around(self.memory, call)
+    def _checked(self, call: Callable[[Memory], R], around: AroundCall | None) -> R:
+        return call(self.memory) if around is None else around(self.memory, call)
 
     async def aclose(self) -> None:
         """Wait for calls in flight, then close the store if this object opened it."""

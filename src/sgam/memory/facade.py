@@ -69,6 +69,7 @@ from ..search.service import Embedded
 from ..store import (
     AttributeMeaning,
     Backend,
+    CallContext,
     Consents,
     EpisodeRow,
     Holding,
@@ -222,6 +223,21 @@ class Memory:
     reject = _delegate("_extraction", ExtractionCalls.reject)
     once = _delegate("_extraction", ExtractionCalls.once)
     actions = _delegate("_extraction", ExtractionCalls.actions)
+
+    def bound(self, context: CallContext) -> Memory:
+        """This memory for one call made with ``context`` (the API key its store checks,
+        the idempotent attempt its writes act for): a light view sharing the store, its
+        caches and the embedder, as a surface makes one per request. Closing it closes
+        nothing."""
+        view = Memory.__new__(Memory)
+        view.__dict__.update(self.__dict__)
+        view.ledger = self.ledger.bound(context)
+        view._lifecycle = Lifecycle(view.ledger)
+        view._schema = SchemaCalls(view.ledger)
+        view._shape = ShapeCalls(view.ledger)
+        view._recall = RecallCalls(view.ledger)
+        view._extraction = ExtractionCalls(view.ledger)
+        return view
 
     @property
     def backend(self) -> Backend:

@@ -64,6 +64,15 @@ class SearchService:
         self.choice = EmbedderChoice(embedder)
         self._index: SearchIndex | None = None
 
+    def bound(self, backend: Backend) -> SearchService:
+        """This service over ``backend`` (a call's view of the same store): the same
+        embedders, the same index and what the process saw of each tenant."""
+        view = SearchService.__new__(SearchService)
+        view.__dict__.update(self.__dict__)
+        view.backend = backend
+        view._index = self.index
+        return view
+
     @property
     def index(self) -> SearchIndex:
         if self._index is None:

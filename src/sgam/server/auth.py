@@ -6,7 +6,7 @@ Every request checks its key against the stored row, so a key revoked by any pro
 fails on the next request. What never changes about a key (its tenant, its scope, the
 digest of its secret) is kept by ``KnownKeys`` once the key has authenticated, so a
 route can start at once; the row is then read with the request's first store call, in
-that call's hop (``AsyncMemory``'s ``AROUND_EACH_CALL``) rather than in a thread hop of
+that call's hop (the request's ``AsyncMemory.around`` view) rather than in a thread hop of
 its own, which cost a get about a third of its CPU, and on PostgreSQL by that call's
 first statement rather than a round trip of its own (``access.checked_call``).
 ``KeyChecks`` sees to it that no answer leaves for a key its request has not checked: a
@@ -28,8 +28,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .._core.errors import SgamError
 from ..access import AuthenticationError, Principal, authenticate, checked_call, fingerprint
 from ..access import Scope as KeyScope
-from ..memory.asynchronous import AROUND_EACH_CALL, AsyncMemory
+from ..memory.asynchronous import AsyncMemory
 from ..memory.facade import Memory
+from ..store import Attempt, CallContext
 from .backfills import workers_of
 from .problems import problem_response
 
@@ -41,8 +42,19 @@ KNOWN_KEYS_LIMIT = 10_000
 
 
 def memory_of(request: Request) -> AsyncMemory:
+    """The request's view of the memory (``KeyChecks``), else the app's."""
+    check = key_check_of(request)
     memory: AsyncMemory = request.app.state.memory
-    return memory
+    return memory if check is None else memory.around(check)
+
+
+def key_check_of(request: Request) -> KeyCheck | None:
+    """The request's ``KeyCheck``, which ``KeyChecks`` put in its scope."""
+    check = request.scope.get(_KEY_CHECK)
+    return check if isinstance(check, KeyCheck) else None
+
+
+_KEY_CHECK = "sgam.key_check"
 
 
 class KnownKeys:
@@ -86,12 +98,15 @@ class KnownKeys:
 class KeyCheck:
     """One request's key, read from the store once: with the request's first store call
     (``checked_call``: by that call's first statement on PostgreSQL, just before the call
-    on SQLite), or before its answer if it made none. Installed as the request's
-    ``AROUND_EACH_CALL``; a refusal is raised again on every later call."""
+    on SQLite), or before its answer if it made none. It runs each of the request's calls
+    (``AsyncMemory.around``) on the memory bound to the request's context: the key while
+    it is unread, and ``attempt``, the idempotent attempt the request's writes act for
+    (``idempotency.once``). A refusal is raised again on every later call."""
 
     def __init__(self, known: KnownKeys) -> None:
         self.known = known
         self.refused: AuthenticationError | None = None
+        self.attempt: Attempt | None = None
         self._key: str | None = None
         self._lock = threading.Lock()
 
@@ -103,15 +118,16 @@ class KeyCheck:
     def pending(self) -> bool:
         return self._key is not None and self.refused is None
 
-    def __call__(self, memory: Memory, call: Callable[[], R], /) -> R:
+    def __call__(self, memory: Memory, call: Callable[[Memory], R], /) -> R:
         with self._lock:
             if self.refused is not None:
                 raise self.refused
             key = self._key
+        attempt = self.attempt
         if key is None:
-            return call()
+            return call(memory if attempt is None else memory.bound(CallContext(attempt=attempt)))
         try:
-            result = checked_call(memory, key, call)
+            result = checked_call(memory, key, call, attempt)
         except AuthenticationError as exc:
             with self._lock:
                 self.refused = exc
@@ -151,7 +167,7 @@ class KeyChecks:
                 failed: SgamError | None = None
                 if check.pending:
                     try:
-                        await self.memory.call(_nothing)
+                        await self.memory.around(check).call(_nothing)
                     except SgamError as exc:  # the store could not say (busy): answered as any route would
                         failed = exc
                 error = check.refused or failed
@@ -162,11 +178,8 @@ class KeyChecks:
             if not refusing:
                 await send(message)
 
-        installed = AROUND_EACH_CALL.set(check)
-        try:
-            await self.app(scope, receive, checked_send)
-        finally:
-            AROUND_EACH_CALL.reset(installed)
+        scope[_KEY_CHECK] = check
+        await self.app(scope, receive, checked_send)
 
 
 async def principal(request: Request, credentials: HTTPAuthorizationCredentials | None) -> Principal:
@@ -175,14 +188,14 @@ async def principal(request: Request, credentials: HTTPAuthorizationCredentials 
     if credentials is None:
         raise AuthenticationError("send an API key as 'Authorization: Bearer KEY'")
     key = credentials.credentials
-    check = AROUND_EACH_CALL.get()
-    if isinstance(check, KeyCheck):
+    check = key_check_of(request)
+    if check is not None:
         known = check.known.principal(key)
         if known is not None:
             check.expect(key)
             return known
     found = await memory_of(request).call(authenticate, key)
-    if isinstance(check, KeyCheck):
+    if check is not None:
         check.known.remember(key, found)
     return found
 

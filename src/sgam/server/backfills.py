@@ -18,7 +18,6 @@ its workers between two batches; what committed stays done and ``POST
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 from dataclasses import dataclass, field
 
@@ -50,11 +49,12 @@ class BackfillWorkers:
 
     def start(self, tenant: str, step: int) -> bool:
         """Run the backfill of ``step`` to its end in a worker, unless one already runs it
-        (False then). The worker starts in a context of its own: nothing of the request
-        that asked for it (its key check, its idempotent attempt) applies to its batches."""
+        (False then). The worker calls the server's memory, not the request's view of it
+        (``AsyncMemory.around``): nothing of the request that asked for it (its key check,
+        its idempotent attempt) applies to its batches."""
         if self._stopping or self.running(tenant, step):
             return False
-        task = asyncio.get_running_loop().create_task(self._run(tenant, step), context=contextvars.Context())
+        task = asyncio.get_running_loop().create_task(self._run(tenant, step))
         self._running[(tenant, step)] = task
         task.add_done_callback(lambda _: self._forget(tenant, step, task))
         return True

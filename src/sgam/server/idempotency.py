@@ -39,8 +39,8 @@ from .._core.time import from_micros, to_micros
 from ..access import Principal
 from ..lifecycle.erasure import names
 from ..memory.facade import Memory
-from ..store import ACTING_FOR, Attempt, IdempotencyRow, WriteTransaction
-from .auth import memory_of
+from ..store import Attempt, IdempotencyRow, WriteTransaction
+from .auth import key_check_of, memory_of
 from .problems import PROBLEM_JSON, problem_response
 
 HEADER = "Idempotency-Key"
@@ -181,15 +181,18 @@ async def once(request: Request, caller: Principal, produce: Callable[[], Awaita
         media = PROBLEM_JSON if reserved.status >= 400 else "application/json"
         return Response(reserved.body, status_code=reserved.status, media_type=media,
                         headers={"Idempotent-Replayed": "true"})
-    acting = ACTING_FOR.set(reserved)
+    check = key_check_of(request)
+    if check is None:
+        raise RuntimeError("an idempotent request is served behind KeyChecks, which names its attempt")
+    check.attempt = reserved
     try:
         response = await produce()
     except SgamError as exc:  # the first answer, even a refusal, is what a retry gets
         response = problem_response(exc, request.url.path)
     except BaseException:
-        ACTING_FOR.reset(acting)
+        check.attempt = None
         await memory.call(finish, reserved, None, "")
         raise
-    ACTING_FOR.reset(acting)
+    check.attempt = None
     await memory.call(finish, reserved, response.status_code, bytes(response.body).decode())
     return response

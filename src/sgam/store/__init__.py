@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ._access import IdempotencyRow
-from ._acting import ACTING_FOR, Attempt
 from ._backend import Backend
+from ._bound import BoundBackend
+from ._context import NO_CONTEXT, Attempt, CallContext, KeyToCheck
 from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
 from ._protocol import (
     ActionReads,
@@ -80,18 +81,21 @@ from ._search import (
 )
 
 __all__ = [
-    "ACTING_FOR",
+    "NO_CONTEXT",
     "ActionReads",
     "ActionRow",
     "ActionWrites",
     "AliasRow",
     "Attempt",
+    "CallContext",
+    "KeyToCheck",
     "AttributeMeaning",
     "AttributeSchemas",
     "AuditRow",
     "Backend",
     "BackendFamily",
     "BackfillRow",
+    "BoundBackend",
     "CandidateEpisodes",
     "ChangeRow",
     "CheckpointWriter",

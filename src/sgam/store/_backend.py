@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
+from ._context import NO_CONTEXT, CallContext
 from ._protocol import CheckpointWriter, JobRow, Reader, ResidueScan, WriteTransaction
 from ._search import SearchIndex
 
@@ -15,23 +16,31 @@ T = TypeVar("T")
 class Backend(Protocol):
     url: str
     checks_keys: bool
-    """Whether every way a call reaches this store checks ``KEY_TO_CHECK`` (``_access.py``)
-    with the call's first statement, before anything of it commits or is answered."""
+    """Whether the store checks a call's key (``CallContext.key``) with the first statement
+    of each unit of work and read the call opens, before anything of it commits or is
+    answered; else the surface reads the key's row before the call."""
 
-    def run_write(self, tenant: str, work: Callable[[WriteTransaction], T]) -> T:
+    def run_write(
+        self, tenant: str, work: Callable[[WriteTransaction], T], context: CallContext = NO_CONTEXT,
+    ) -> T:
         """Run ``work`` in one transaction, retrying it whole on busy or serialisation
-        failures; driver errors leave as sgam errors."""
+        failures; driver errors leave as sgam errors. ``context``: the key its first
+        statement checks, the attempt it acts for."""
         ...
 
-    def checkpoint_writer(self, tenant: str) -> CheckpointWriter | None:
+    def checkpoint_writer(self, tenant: str, context: CallContext = NO_CONTEXT) -> CheckpointWriter | None:
         """The one-call path of the tenant's checkpoint puts and pending writes, when this
         backend has one; None: each is a unit of work."""
         ...
-    def read(self, tenant: str) -> AbstractContextManager[Reader]: ...
-    def read_one(self, tenant: str) -> AbstractContextManager[Reader]:
+    def read(self, tenant: str, context: CallContext = NO_CONTEXT) -> AbstractContextManager[Reader]: ...
+    def read_one(self, tenant: str, context: CallContext = NO_CONTEXT) -> AbstractContextManager[Reader]:
         """A read that runs one statement. No transaction is opened around it (a statement
         is its own snapshot), and on PostgreSQL the tenant and the statement travel in one
         round trip; a further statement would be a snapshot of its own."""
+        ...
+    def check_key(self, context: CallContext) -> None:
+        """Check the context's key, if not checked yet, in a statement of its own: for a
+        path that opens no unit of work or read (``BoundBackend``)."""
         ...
     def schema_version(self) -> int:
         """The version of the database layout, as the migrations numbered it."""

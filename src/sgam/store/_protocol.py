@@ -17,6 +17,7 @@ from .._core.purpose import ConsentRow
 from .._core.rules import KeyView, Operation, Plan, Version
 from .._core.schema import AttributeSchema, MemoryTypeSchema
 from ._access import ApiKeyRow, IdempotencyRow
+from ._context import Attempt
 from ._documents import DocumentStore
 from ._records import (
     ERROR_REDACTED,
@@ -626,6 +627,9 @@ class WriteTransaction(
     ActionWrites, AccessWrites, DocumentAccess, CheckpointCapability, SubjectWrites, PortableAccess, Protocol,
 ):
     """One tenant's write unit of work; everything it does commits or rolls back together."""
+
+    acting_for: Attempt | None
+    """The idempotent attempt the unit of work acts for (``_acting.py``), if any."""
 
 
 class Reader(

@@ -34,11 +34,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
 from psycopg.pq import TransactionStatus
+from psycopg_pool import ConnectionPool
 
 from ..._core.errors import StoreError
 from ..._core.values import check_tenant
-from .._access import ApiKeyRow, KeyToCheck
+from .._access import ApiKeyRow
 from .._acting import mark_acted
+from .._context import NO_CONTEXT, CallContext, KeyToCheck
 from .._protocol import JobRow, ResidueScan
 from .._requests import ReadAhead
 from .._sql.access import AccessReads
@@ -56,7 +58,7 @@ from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, verify_checksums
 from .items import ItemReads
-from .keys import CHECK_KEY, KeyCheckingPool, connection_taking_key, key_params
+from .keys import CHECK_KEY, key_params
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
@@ -212,7 +214,8 @@ class PostgresBackend:
     """
 
     checks_keys = True
-    """A call's API key is checked with its first statement (``keys.py``)."""
+    """A call's API key is checked with the first statement of each unit of work and read
+    (``keys.py``)."""
 
     def __init__(
         self, url: str, *, admin_url: str | None = None, allow_unsafe_for_tests: bool = False,
@@ -225,7 +228,7 @@ class PostgresBackend:
         self._explicit = False
         """Whether a write wraps its pipeline in BEGIN and COMMIT (Citus: ``_attempt``)."""
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
-        self._pool = KeyCheckingPool(
+        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
             kwargs={"autocommit": True, "prepare_threshold": 0, **connect_options(url)}, name="sgam",
         )
@@ -261,14 +264,16 @@ class PostgresBackend:
         with map_postgres_errors(), self._pool.connection() as conn:
             return installed_version(conn)
 
-    def run_write(self, tenant: str, work: Callable[[PostgresWrite], T]) -> T:
+    def run_write(
+        self, tenant: str, work: Callable[[PostgresWrite], T], context: CallContext = NO_CONTEXT,
+    ) -> T:
         check_tenant(tenant)
         prelock: list[int] = []
         delay = 0.002
         attempt = 0
         while True:
             try:
-                return self._attempt(tenant, work, prelock)
+                return self._attempt(tenant, work, prelock, context)
             except LockOrderError as exc:
                 prelock = exc.keys
                 continue
@@ -279,7 +284,9 @@ class PostgresBackend:
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 0.25)
 
-    def _attempt(self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int]) -> T:
+    def _attempt(
+        self, tenant: str, work: Callable[[PostgresWrite], T], prelock: list[int], context: CallContext,
+    ) -> T:
         """One pipeline on the autocommit connection, as a read is: every statement until
         its closing Sync runs in one implicit transaction, which the Sync commits, so a
         write that reads no rows on the way is one round trip with no ``BEGIN`` or
@@ -293,8 +300,10 @@ class PostgresBackend:
         (closing it cost a new server session per refusal: 300 refusals took 4.6 s
         against 0.8 s for 300 writes). A driver error or an interruption closes the
         connection before its pipeline can sync: the server rolls back a transaction
-        whose client has gone, and the pool replaces the connection."""
-        with connection_taking_key(self._pool) as (conn, key):
+        whose client has gone, and the pool replaces the connection. The context's
+        key, if not checked yet, is the first statement of the pipeline."""
+        key = context.key_unchecked()
+        with self._pool.connection() as conn:
             try:
                 with conn.pipeline() as pipeline:
                     if self._explicit:
@@ -303,9 +312,10 @@ class PostgresBackend:
                         conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
                     txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet,
                                         self._explicit)
+                    txn.acting_for = context.acting_for(tenant)
                     try:
                         result = work(txn)
-                        mark_acted(tenant, txn)
+                        mark_acted(txn)
                         txn.finish()
                         if self._explicit:
                             conn.cursor().execute("COMMIT")
@@ -323,19 +333,20 @@ class PostgresBackend:
                 key.checked = True
             return result
 
-    def checkpoint_writer(self, tenant: str) -> PostgresCheckpointWriter:
+    def checkpoint_writer(self, tenant: str, context: CallContext = NO_CONTEXT) -> PostgresCheckpointWriter:
         """Each put and each task's writes alone on an autocommit connection (``checkpoints.py``)."""
-        return PostgresCheckpointWriter(self._pool, check_tenant(tenant))
+        return PostgresCheckpointWriter(self._pool, check_tenant(tenant), context)
 
     @contextmanager
-    def read(self, tenant: str) -> Iterator[PostgresReader]:
+    def read(self, tenant: str, context: CallContext = NO_CONTEXT) -> Iterator[PostgresReader]:
         """A read is one REPEATABLE READ transaction in one pipeline on an autocommit
         connection, its BEGIN and COMMIT sent with its first and last statements: one
         snapshot, and the transaction-local tenant holds for every statement and ends
         with it.
         Everything a read does runs on this one connection: nothing in it takes a second."""
         check_tenant(tenant)
-        with map_postgres_errors(), connection_taking_key(self._pool) as (conn, key):
+        key = context.key_unchecked()
+        with map_postgres_errors(), self._pool.connection() as conn:
             with ExitStack() as scope:
                 reader = PostgresReader(conn, tenant, scope, key=key, explicit=self._explicit)
                 yield reader
@@ -343,13 +354,24 @@ class PostgresBackend:
                 key.checked = True
 
     @contextmanager
-    def read_one(self, tenant: str) -> Iterator[PostgresReader]:
+    def read_one(self, tenant: str, context: CallContext = NO_CONTEXT) -> Iterator[PostgresReader]:
         """Each statement of this read is a pipeline of its own, the tenant set first,
         whose results are taken after its Sync: one round trip, where a statement inside
-        the read's pipeline waits once for its rows and once more for the closing Sync."""
+        the read's pipeline waits once for its rows and once more for the closing Sync.
+        The context's key, if not checked yet, is checked first by a statement of its own."""
         check_tenant(tenant)
+        self.check_key(context)
         with map_postgres_errors(), self._pool.connection() as conn:
             yield PostgresReader(conn, tenant, ExitStack(), alone=True, explicit=self._explicit)
+
+    def check_key(self, context: CallContext) -> None:
+        """The context's key, if not checked yet, alone on an autocommit connection."""
+        key = context.key_unchecked()
+        if key is None:
+            return
+        with map_postgres_errors(), self._pool.connection() as conn:
+            conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
+        key.checked = True
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """Nothing can be done synchronously, so the residue is reported. Erased rows are

@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from .._acting import ACTING_FOR
+from .._context import CallContext
 from .._sql.checkpoints import (
     CheckpointAccess,
     CheckpointRecords,
@@ -103,11 +103,12 @@ class PostgresCheckpointAccess(CheckpointAccess):
 class PostgresCheckpointWriter:
     """``CheckpointWriter`` of one tenant over the backend's pool."""
 
-    __slots__ = ("_pool", "tenant")
+    __slots__ = ("_context", "_pool", "tenant")
 
-    def __init__(self, pool: ConnectionPool[Any], tenant: str) -> None:
+    def __init__(self, pool: ConnectionPool[Any], tenant: str, context: CallContext) -> None:
         self._pool = pool
         self.tenant = tenant
+        self._context = context
 
     def put_checkpoint(self, row: CheckpointRow, retention: str, subjects: Sequence[str]) -> bool:
         return self._alone(_PUT, _put_params(self.tenant, row, retention, subjects))
@@ -120,9 +121,9 @@ class PostgresCheckpointWriter:
         """The call alone, its own transaction: the tenant it sets ends with it. An
         idempotent attempt's mark must commit with what it stores, so that write is left
         to a unit of work, as is a failure a retry may cure (a deadlock, a serialization
-        failure: the statement rolled back, nothing is stored)."""
-        attempt = ACTING_FOR.get()
-        if attempt is not None and attempt.tenant == self.tenant:
+        failure: the statement rolled back, nothing is stored). So is a call whose key is
+        still to check: the unit of work sends the check with its first statement."""
+        if self._context.acting_for(self.tenant) is not None or self._context.key_unchecked() is not None:
             return False
         try:
             with self._pool.connection() as conn:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..._core.purpose import ConsentRow
 from ..._core.rules import KeyView, Operation, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
+from .._context import Attempt
 from .._protocol import BackfillRow, EpisodeRow
 from .._requests import OneFactWrite
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
@@ -49,6 +50,8 @@ class PostgresWrite(
     PostgresCheckpointAccess,
 ):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
+
+    acting_for: Attempt | None = None
 
     def __init__(
         self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None,

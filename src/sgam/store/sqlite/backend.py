@@ -14,6 +14,7 @@ from ..._core.errors import BusyError
 from ..._core.rules import KeyView, Operation, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
+from .._context import NO_CONTEXT, Attempt, CallContext
 from .._migration_checksums import checksum, verify
 from .._protocol import EpisodeRow, JobRow, ResidueScan
 from .._requests import OneFactWrite
@@ -104,6 +105,8 @@ class SQLiteWrite(
     (``PRAGMA data_version``) or a transaction rolls back; this transaction's own schema
     and episode changes update it as they happen.
     """
+
+    acting_for: Attempt | None = None
 
     def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache) -> None:
         super().__init__(SQLiteSession(conn), tenant)
@@ -343,13 +346,15 @@ class SQLiteBackend:
         with self._lock, map_sqlite_errors(self.path):
             return int(self._conn.execute("SELECT max(version) FROM sgam_migrations").fetchone()[0])
 
-    def run_write(self, tenant: str, work: Callable[[SQLiteWrite], T]) -> T:
+    def run_write(
+        self, tenant: str, work: Callable[[SQLiteWrite], T], context: CallContext = NO_CONTEXT,
+    ) -> T:
         delay = 0.002
         for attempt in range(self._retries + 1):
             with self._lock:
                 try:
                     with map_sqlite_errors(self.path):
-                        return self._attempt(tenant, work)
+                        return self._attempt(tenant, work, context)
                 except BusyError:
                     if attempt == self._retries:
                         raise
@@ -357,14 +362,15 @@ class SQLiteBackend:
             delay = min(delay * 2, 0.5)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _attempt(self, tenant: str, work: Callable[[SQLiteWrite], T]) -> T:
+    def _attempt(self, tenant: str, work: Callable[[SQLiteWrite], T], context: CallContext) -> T:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             self._check_data_version()
             txn = SQLiteWrite(conn, tenant, self._cache)
+            txn.acting_for = context.acting_for(tenant)
             result = work(txn)
-            mark_acted(tenant, txn)
+            mark_acted(txn)
             if conn.execute(_QUEUED).fetchone() is not None:
                 flush(conn)
             conn.execute("COMMIT")
@@ -393,17 +399,20 @@ class SQLiteBackend:
         except sqlite3.Error:
             pass
 
-    def checkpoint_writer(self, tenant: str) -> None:
+    def checkpoint_writer(self, tenant: str, context: CallContext = NO_CONTEXT) -> None:
         """None: a put in a unit of work is already function calls into this process."""
         return None
 
-    def read(self, tenant: str) -> ReadScope:
+    def read(self, tenant: str, context: CallContext = NO_CONTEXT) -> ReadScope:
         return ReadScope(self, tenant)
 
-    def read_one(self, tenant: str) -> ReadScope:
+    def read_one(self, tenant: str, context: CallContext = NO_CONTEXT) -> ReadScope:
         """Under the connection lock, in autocommit: no ``BEGIN`` and ``COMMIT`` around the
         one statement."""
         return ReadScope(self, tenant, begin=False)
+
+    def check_key(self, context: CallContext) -> None:
+        """Nothing: a surface reads a call's key before the call (``checks_keys`` is false)."""
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
         """After an erasure, remove the copies SQLite keeps outside live rows (see
