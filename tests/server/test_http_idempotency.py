@@ -240,8 +240,9 @@ def test_the_same_json_spelled_differently_is_the_same_request(served: Served) -
     assert operations(served.memory, "mira") == 1
 
 
-READ_POSTS = {"/v1/search", "/v1/recall", "/v1/residue", "/v1/documents/search"}
-"""POST routes that only read: a retry is harmless, so they take no Idempotency-Key."""
+READ_POSTS = {"/v1/search", "/v1/recall", "/v1/residue", "/v1/documents/search", "/v1/subjects/{subject}/export"}
+"""POST routes that only read: a retry is harmless, so they take no Idempotency-Key (and a
+subject's export, everything held about a person, is never kept as a stored response)."""
 
 
 def test_every_post_route_that_takes_the_key_declares_it(served: Served) -> None:
