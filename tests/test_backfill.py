@@ -44,13 +44,14 @@ def _fill(memory: Memory, tenant: str, subjects: int, values: list[str]) -> None
 
 
 def _both(memory: Memory, clock: ManualClock, subjects: int = 12,
-          values: tuple[str, ...] = ("100", "lots", "250", "5.0")) -> datetime:
-    """The same ledger in two tenants; returns an instant before the step."""
+          values: tuple[str, ...] = ("100", "lots", "250", "5.0"), gap: float = 60) -> datetime:
+    """The same ledger in two tenants, the step ``2 * gap`` seconds after the writes;
+    returns an instant between them."""
     for tenant in (WHOLE, BIG):
         _fill(memory, tenant, subjects, list(values))
-    clock.advance(60)
+    clock.advance(gap)
     before = clock.now
-    clock.advance(60)
+    clock.advance(gap)
     memory.retype(WHOLE, "budget", "integer", quarantine=True, backfill=False)
     memory.retype(BIG, "budget", "integer", quarantine=True, backfill=True, wait=False)
     return before
@@ -111,6 +112,30 @@ def test_reads_during_a_backfill_answer_what_they_answer_after_it(
     assert during == _reads(memory, BIG, 12, before, set_aside=False)
     assert after == _reads(memory, WHOLE, 12, before)  # set aside and converted as in one transaction
     assert sorted({json.loads(value) for _, value in after["quarantined"]}) == (["lots"] if "lots" in values else [])
+
+
+@pytest.mark.parametrize("values", [
+    ("100", "lots", "250", "5.0"),
+    ("100", "250", "5.0"),
+    ("5", "250", "5.0"),
+], ids=["set-aside", "clean", "collision"])
+def test_a_step_at_the_instant_of_the_writes_it_covers_is_read_converted_during_its_backfill(
+    memory: Memory, clock: ManualClock, values: tuple[str, ...],
+) -> None:
+    """A step recorded at the instant of the last operations it covers (the clock has not
+    moved, or a writer's clock ran ahead of the step's): the versions recorded at the
+    step's instant are of operations before it, so a key the backfill has not reached is
+    read converted, before the screening and after it."""
+    before = _both(memory, clock, values=values, gap=0)
+    unscreened = _reads(memory, BIG, 12, before, set_aside=False, listed=False)
+    assert memory.get(BIG, "p05", "budget").value == 5
+    memory.run_backfill(BIG, batch=5, max_batches=1)
+    screened = _reads(memory, BIG, 12, before, set_aside=False, listed=False)
+    memory.run_backfill(BIG)
+    after = _reads(memory, BIG, 12, before, set_aside=False, listed=False)
+    assert after == _reads(memory, WHOLE, 12, before, set_aside=False, listed=False)
+    assert unscreened == after
+    assert screened == after
 
 
 def test_an_interrupted_backfill_resumes_after_the_last_batch_done(memory: Memory, clock: ManualClock) -> None:

@@ -154,10 +154,11 @@ class LedgerReads(Scope, Protocol):
     def key_rows(self, subject: str, attribute: str) -> list[Version]:
         """Every stored version of the key as stored (ends not derived)."""
         ...
-    def key_values(self, subject: str, attribute: str, since: int) -> tuple[list[str], bool]:
-        """The distinct values of the key's stored versions, and whether any version was
-        recorded or retired at or after ``since``: what a dual read asks before it
-        converts one version, without building the others."""
+    def key_values(self, subject: str, attribute: str, since: int) -> tuple[list[str], int]:
+        """The distinct values of the key's stored versions, and how the last instant at
+        which one was recorded or retired compares with ``since`` (-1 before, 0 at, 1
+        after; -1 for no version): what a dual read asks before it converts one version,
+        without building the others."""
         ...
     def query(self, flt: QueryFilter) -> list[Version]: ...
     def operations(self, subject: str, attribute: str) -> list[Operation]: ...

@@ -30,8 +30,8 @@ from .._rows import (
 from .session import Session, chunks, in_list
 
 KEY = "tenant = ? AND subject = ? AND attribute = ?"
-KEY_VALUES = (f"SELECT value, CASE WHEN recorded_from >= ? OR recorded_to = ? THEN 1 ELSE 0 END FROM assertions "
-              f"WHERE {KEY}")
+KEY_VALUES = (f"SELECT value, CASE WHEN recorded_from > ? OR recorded_to > ? THEN 1 "
+              f"WHEN recorded_from = ? OR recorded_to = ? THEN 0 ELSE -1 END FROM assertions WHERE {KEY}")
 """No ``GROUP BY``: a key holds few versions, and SQLite would sort them in a temporary tree."""
 MAX_INDEXED_VALUE = 1100
 """Values at most this long are in ``assertions_by_value`` (a subject id is at most 256
@@ -315,10 +315,10 @@ class LedgerReader(LedgerReads):
         rows = self._db.rows(f"SELECT {VERSION_COLUMNS} FROM assertions WHERE {KEY}", (self.tenant, subject, attribute))
         return [version_from_row(row) for row in rows]
 
-    def key_values(self, subject: str, attribute: str, since: int) -> tuple[list[str], bool]:
+    def key_values(self, subject: str, attribute: str, since: int) -> tuple[list[str], int]:
         at = self._db.moment(since)
-        rows = self._db.rows(KEY_VALUES, (at, at, self.tenant, subject, attribute))
-        return list({row[0] for row in rows}), any([row[1] for row in rows])
+        rows = self._db.rows(KEY_VALUES, (at, at, at, at, self.tenant, subject, attribute))
+        return list({row[0] for row in rows}), max((int(row[1]) for row in rows), default=-1)
 
     def query(self, flt: QueryFilter) -> list[Version]:
         moment = self._db.moment
