@@ -6,6 +6,7 @@ on every backend."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sgam import Fact, Memory
@@ -78,3 +79,31 @@ def test_a_tenants_ids_are_the_same_whether_or_not_another_tenant_writes(
     alone = ids_of_one_tenant(memory, "initech", clock, noise=None)
     assert interleaved == alone
     assert alone[:6] == [1, 2, 3, 4, 5, 6]
+
+
+def test_an_imported_tenant_keeps_counting_its_own_ids(memory: Memory, clock: ManualClock, tmp_path: Path) -> None:
+    """An import numbers the tenant's operations, extractions and held candidates from
+    its own counters, as they were in the tenant exported, and later writes count on."""
+    memory.add_episode("globex", "n1", T1, "noise")
+    memory.write_many("globex", [Fact(f"n{i}", "city", "Oslo", T1, "n1") for i in range(5)])
+    remember_held(memory, "globex", "n2", "nia")
+    memory.add_episode("acme", "e1", T1, "mira moved")
+    memory.write("acme", "mira", "city", "Paris", T1, "e1")
+    clock.advance()
+    remember_held(memory, "acme", "e2", "ada")
+    clock.advance()
+    remember_held(memory, "acme", "e3", "bo")
+    path = tmp_path / "acme.jsonl"
+    memory.export_tenant("acme", path)
+
+    memory.import_tenant("copy", path)
+
+    def ids(tenant: str) -> list[list[int]]:
+        return [[version.id for version in memory.versions(tenant, "mira", "city")],
+                sorted(extraction.id for extraction in memory.extractions(tenant)),
+                sorted(held.id for held in memory.held(tenant))]
+
+    assert ids("copy") == ids("acme") == [[1], [1, 2], [1, 2]]
+    clock.advance()
+    assert remember_held(memory, "copy", "e4", "cy") == [3, 3]
+    assert memory.write("copy", "mira", "city", "Rome", T2, "e1").operation_id == 2
