@@ -9,6 +9,7 @@ from typing import Any
 
 from .._protocol import ERROR_REDACTED, ExtractionRow, HeldRow, JobRow
 from .._rows import EXTRACTION_COLUMNS, HELD_COLUMNS, JOB_COLUMNS
+from .counters import draw_numbers
 from .ledger import Scoped
 
 
@@ -68,30 +69,37 @@ class ExtractionWrites(ExtractionReads):
         return int(row[0]) + 1
 
     def insert_extraction(self, row: ExtractionRow) -> int:
-        return self._db.insert(
-            "INSERT INTO extractions (tenant, episode_id, attempt, recorded_at, status, error, model, "
+        [seq] = draw_numbers(self._db, self.tenant, "extractions", 1)
+        self._db.run(
+            "INSERT INTO extractions (seq, tenant, episode_id, attempt, recorded_at, status, error, model, "
             "raw_reply, prompt_tokens, completion_tokens, latency_ms, decisions) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.tenant, row.episode_id, row.attempt, self._db.moment(row.recorded_at), row.status, row.error,
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, self.tenant, row.episode_id, row.attempt, self._db.moment(row.recorded_at), row.status, row.error,
              row.model, row.raw_reply, row.prompt_tokens, row.completion_tokens, row.latency_ms, row.decisions),
-            "seq",
         )
+        return seq
 
     def hold_candidate(self, row: HeldRow) -> int:
+        """The held candidate's id: the one already held for the same statement, else a new one."""
         valid_from = self._db.moment(row.valid_from)
-        self._db.run(
-            "INSERT INTO held_candidates (tenant, episode_id, hold, status, subject, attribute, change, "
+        held = (self.tenant, row.hold, row.episode_id, row.subject, row.attribute, row.value, valid_from)
+        find = ("SELECT seq FROM held_candidates WHERE tenant = ? AND hold = ? AND episode_id = ? "
+                "AND subject = ? AND attribute = ? AND value = ? AND valid_from = ?")
+        found = self._db.row(find, held)
+        if found is not None:
+            return int(found[0])
+        [seq] = draw_numbers(self._db, self.tenant, "held_candidates", 1)
+        added = self._db.count(
+            "INSERT INTO held_candidates (seq, tenant, episode_id, hold, status, subject, attribute, change, "
             "value, valid_from, confidence, stated, evidence, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (self.tenant, row.episode_id, row.hold, row.status, row.subject, row.attribute, row.change,
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (seq, self.tenant, row.episode_id, row.hold, row.status, row.subject, row.attribute, row.change,
              row.value, valid_from, row.confidence, bool(row.stated), row.evidence,
              self._db.moment(row.created_at)),
         )
-        found = self._db.row(
-            "SELECT seq FROM held_candidates WHERE tenant = ? AND hold = ? AND episode_id = ? "
-            "AND subject = ? AND attribute = ? AND value = ? AND valid_from = ?",
-            (self.tenant, row.hold, row.episode_id, row.subject, row.attribute, row.value, valid_from),
-        )
+        if added:
+            return seq
+        found = self._db.row(find, held)  # held meanwhile by a unit of work that committed first
         assert found is not None
         return int(found[0])
 

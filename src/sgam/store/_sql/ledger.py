@@ -27,6 +27,7 @@ from .._rows import (
     version_columns_of,
     version_from_row,
 )
+from .counters import draw_numbers
 from .session import Session, chunks, in_list
 
 KEY = "tenant = ? AND subject = ? AND attribute = ?"
@@ -539,14 +540,19 @@ class LedgerWrites(LedgerReads):
         row = self._db.row(LAST_RECORDED, (self.tenant, subject, attribute))
         return int(row[0]) if row else None
 
+    def draw_operation_numbers(self, count: int) -> list[int]:
+        """The tenant's next ``count`` operation numbers, ascending."""
+        return draw_numbers(self._db, self.tenant, "operations", count)
+
     def append_operation(self, op: Operation) -> int:
         moment = self._db.moment
-        return self._db.insert(
-            f"INSERT INTO operations ({OPERATION_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [seq] = self.draw_operation_numbers(1)
+        self._db.run(
+            f"INSERT INTO operations ({OPERATION_FIELDS}, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (self.tenant, op.subject, op.attribute, op.kind.value, moment(op.valid_at), op.value, op.source,
-             moment(op.recorded_at), op.memory_type, op.confidence, op.schema_version, moment(op.expires_at)),
-            "seq",
+             moment(op.recorded_at), op.memory_type, op.confidence, op.schema_version, moment(op.expires_at), seq),
         )
+        return seq
 
     def relation_attributes(self) -> list[str]:
         """The tenant's attributes declared with type subject."""

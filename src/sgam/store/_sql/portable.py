@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .._portable import PortableTable
+from .counters import draw_numbers
 from .ledger import Scoped
 from .session import Row
 
@@ -25,6 +26,11 @@ PAGE = 5000
 STATEMENT = 4000
 """Characters of one multi-row INSERT: psycopg keeps the parsed form of a statement up to
 4096 characters and parses a longer one again at every execution."""
+
+
+COUNTED = frozenset({"extractions", "held_candidates"})
+"""Tables whose key (``seq``) an import draws from the tenant's own counter
+(``counters.py``): the database makes none for them."""
 
 
 class PortableRows(Scoped):
@@ -70,11 +76,16 @@ class PortableRows(Scoped):
         second), and a statement short enough for the driver to keep its parsed form."""
         if not rows:
             return
-        width = len(table.columns) + 1
+        columns = table.columns
+        if table.name in COUNTED:
+            numbers = draw_numbers(self._db, self.tenant, table.name, len(rows))
+            rows = [(*row, number) for row, number in zip(rows, numbers, strict=True)]
+            columns = (*columns, "seq")
+        width = len(columns) + 1
         marks = "(" + ",".join("?" * width) + ")"
         times = [index for index, column in enumerate(table.columns) if column in table.times]
         kept = " ON CONFLICT DO NOTHING" if table.outlives_erasure else ""
-        head = f"INSERT INTO {table.name} (tenant,{','.join(table.columns)}) VALUES "
+        head = f"INSERT INTO {table.name} (tenant,{','.join(columns)}) VALUES "
         step = max(1, (STATEMENT - len(head) - len(kept)) // (len(marks) + width + 1))  # "?" is sent as "%s"
         params: list[list[Any]] = []
         for start in range(0, len(rows), step):
@@ -88,6 +99,11 @@ class PortableRows(Scoped):
             self._db.run_many(head + ",".join([marks] * step) + kept, whole)
         if whole is not params:
             self._db.run(head + ",".join([marks] * (len(params[-1]) // width)) + kept, params[-1])
+
+    def reserve_operation_seqs(self, count: int) -> list[int]:
+        """The tenant's next ``count`` operation numbers, ascending: every later operation
+        of the tenant is numbered after them."""
+        return draw_numbers(self._db, self.tenant, "operations", count)
 
     def insert_generated_row(self, table: PortableTable, row: Sequence[Any]) -> int:
         """Insert one row of ``table`` and return the key the store made for it."""

@@ -17,6 +17,7 @@ from typing import Any
 from ..._core.purpose import ConsentRow
 from .._protocol import EpisodeRow
 from .._requests import OneFactWrite
+from .._sql.counters import DRAW
 from .._sql.ledger import EPISODE, LAST_RECORDED, NEAR, SCHEMA_VERSION, Near, near_from_rows
 from .._sql.lifecycle import CONSENTS, consent_from_row, consents_params
 from .._sql.subjects import RESOLVE
@@ -25,7 +26,7 @@ from .locks import TRY, WAIT
 from .session import Cursor, native
 
 DUE = "SELECT sgam_lifecycle_due(%s, %s)"
-_SEQ = "SELECT nextval(pg_get_serial_sequence('operations', 'seq'))"
+_SEQ = native(DRAW)
 
 Sent = dict[str, Cursor]
 """The cursor of each lookup sent, by what it looks up."""
@@ -80,7 +81,7 @@ class Lookups:
         if self.version:
             ask("version", native(SCHEMA_VERSION), (tenant,))
         ask("meant", native(RESOLVE), (tenant, request.subject))
-        ask("seq", _SEQ, ())
+        ask("seq", _SEQ, (tenant, "operations", 1))
         ask("last", native(LAST_RECORDED), key)
         ask("near", native(NEAR), (*key, moment, *key, moment))
         if self.source is not None:

@@ -1,5 +1,5 @@
-"""PostgreSQL's part of carrying a tenant's rows: numbering imported operations from the
-operations' identity sequence and forgetting the process's cached schemas of the tenant."""
+"""PostgreSQL's part of carrying a tenant's rows: forgetting the process's cached schemas
+of the tenant once an import wrote them."""
 
 from __future__ import annotations
 
@@ -15,13 +15,6 @@ class PostgresPortableRows(PortableRows):
         super().__init__(db, tenant)
         self._schemas = forget
         self._quiet = quiet
-
-    def reserve_operation_seqs(self, count: int) -> list[int]:
-        """``count`` values of the identity sequence: every later operation is numbered
-        after them (the application role may take values, never set the sequence)."""
-        rows = self._db.rows("SELECT nextval(pg_get_serial_sequence('operations', 'seq')) "
-                             "FROM generate_series(1, ?)", (count,))
-        return sorted(int(row[0]) for row in rows)
 
     def imported(self) -> None:
         for cache in (self._schemas, self._quiet):

@@ -455,19 +455,15 @@ class PostgresWrite(
         return seq
 
     def append_operations(self, ops: list[Operation]) -> list[int]:
-        """Draw the sequence numbers first (ascending, so they follow the list), then
-        insert every row in one statement."""
+        """Draw the tenant's operation numbers first (ascending, so they follow the
+        list), then insert every row in one statement."""
         if not ops:
             return []
         self._hold_schema_shared()
         self._lock({op.subject for op in ops})
         for op in ops:
             self._keys.appended((op.subject, op.attribute))
-        rows = self._pipe.cursor().execute(
-            "SELECT nextval(pg_get_serial_sequence('operations', 'seq')) FROM generate_series(1, %s)",
-            (len(ops),),
-        ).fetchall()
-        seqs = sorted(int(row[0]) for row in rows)
+        seqs = self.draw_operation_numbers(len(ops))
         rows = [(self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value, op.source,
                  Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version, micros(op.expires_at), seq)
                 for op, seq in zip(ops, seqs, strict=True)]

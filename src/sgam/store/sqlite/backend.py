@@ -261,8 +261,7 @@ class SQLiteWrite(
         """Batch insert; sequence numbers are assigned in order."""
         for op in ops:
             self._keys.appended((op.subject, op.attribute))
-        row = self._conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'operations'").fetchone()
-        first = (row[0] if row else 0) + 1
+        first = self.draw_operation_numbers(len(ops))[0] if ops else 1
         self._conn.executemany(
             "INSERT INTO operations (seq, tenant, subject, attribute, kind, valid_at, value, source, "
             "recorded_at, memory_type, confidence, schema_version, expires_at) "

@@ -44,7 +44,7 @@ TENANT_TABLES = (
     "episode_vector_heads", "saver_threads", "saver_checkpoints", "saver_writes", "saver_subjects",
     "subject_names", "subject_collisions", "subject_aliases", "subject_resolution",
     "ledger_changes", "attribute_resolution", "quarantine", "episode_vector_counts", "converted_values",
-    "backfills", "search_embedders", "backfill_holdouts",
+    "backfills", "search_embedders", "backfill_holdouts", "tenant_counters",
 )
 """Every table holding tenant rows; each gets the same RLS policy and the app grants."""
 

@@ -66,8 +66,18 @@ SCRIPT = """
     CREATE INDEX episodes_by_retention ON episodes (tenant, retention, recorded_at);
     CREATE INDEX episodes_live_by_retention ON episodes (tenant, retention, recorded_at) WHERE lost_at IS NULL;
 
+    -- Ids a tenant sees (an operation's ``seq``, an extraction's, a held candidate's) are
+    -- counted per tenant, one row per numbering (``name``: the table numbered), so they
+    -- say nothing of other tenants' writes (``store/_sql/counters.py``).
+    CREATE TABLE tenant_counters (
+        tenant TEXT NOT NULL,
+        name TEXT NOT NULL,
+        last INTEGER NOT NULL,
+        PRIMARY KEY (tenant, name)
+    ) WITHOUT ROWID;
+
     CREATE TABLE operations (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        seq INTEGER NOT NULL,
         tenant TEXT NOT NULL,
         subject TEXT NOT NULL,
         attribute TEXT NOT NULL,
@@ -80,6 +90,7 @@ SCRIPT = """
         confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
         schema_version INTEGER NOT NULL,
         expires_at INTEGER,
+        PRIMARY KEY (tenant, seq),
         CHECK ((kind = 'retract') = (value IS NULL)),
         FOREIGN KEY (tenant, source) REFERENCES episodes (tenant, episode_id)
     );
@@ -379,7 +390,7 @@ SCRIPT = """
     -- The extraction path: what models replied, what policy decided, candidates held back
     -- (pending confirmation or buffered as weak signals) and the background job queue.
     CREATE TABLE extractions (
-        seq INTEGER PRIMARY KEY,
+        seq INTEGER NOT NULL,
         tenant TEXT NOT NULL,
         episode_id TEXT NOT NULL,
         attempt INTEGER NOT NULL,
@@ -392,11 +403,12 @@ SCRIPT = """
         completion_tokens INTEGER,
         latency_ms REAL,
         decisions TEXT NOT NULL,
+        PRIMARY KEY (tenant, seq),
         UNIQUE (tenant, episode_id, attempt)
     );
 
     CREATE TABLE held_candidates (
-        seq INTEGER PRIMARY KEY,
+        seq INTEGER NOT NULL,
         tenant TEXT NOT NULL,
         episode_id TEXT NOT NULL,
         hold TEXT NOT NULL CHECK (hold IN ('pending', 'buffered')),
@@ -411,6 +423,7 @@ SCRIPT = """
         evidence TEXT NOT NULL,
         created_at INTEGER NOT NULL,
         resolved_at INTEGER,
+        PRIMARY KEY (tenant, seq),
         UNIQUE (tenant, hold, episode_id, subject, attribute, value, valid_from)
     );
     CREATE INDEX held_by_key ON held_candidates (tenant, subject, attribute, value, status);
@@ -802,14 +815,15 @@ SCRIPT = """
     -- the operation was set aside. Re-deriving the attribute later reads these instead of
     -- calling the function. ``step`` is the change's ``seq``; an operation's rows die with
     -- it (``ON DELETE CASCADE``), so erasure and expiry reach them like the operation
-    -- itself. ``seq`` leads the key so the cascade finds a deleted operation's rows by index.
+    -- itself. ``(tenant, seq)`` leads the key so the cascade finds a deleted operation's rows by index.
     CREATE TABLE converted_values (
         tenant TEXT NOT NULL,
-        seq INTEGER NOT NULL REFERENCES operations (seq) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
         step INTEGER NOT NULL,
         value TEXT,
         reason TEXT,
-        PRIMARY KEY (seq, step),
+        PRIMARY KEY (tenant, seq, step),
+        FOREIGN KEY (tenant, seq) REFERENCES operations (tenant, seq) ON DELETE CASCADE,
         CHECK ((value IS NULL) <> (reason IS NULL))
     ) WITHOUT ROWID;
 
