@@ -8,6 +8,7 @@ import logging
 import socket
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -114,9 +115,16 @@ def test_odd_but_valid_unicode_round_trips(served: Served) -> None:
             created = http.post("/v1/episodes", json={"id": f"e{index}-{text}", "at": T0, "text": text})
             assert created.status_code == 201, created.text
             assert created.json()["text"] == text
-            fact = {**FACT, "subject": f"s-{text}", "value": text, "source": f"e{index}-{text}"}
+            subject = f"s-{text}"
+            if any(unicodedata.category(char) == "Cf" for char in text):
+                # an invisible format character would make a subject apart from the one it
+                # looks like: refused in subject ids, kept in values and episodes
+                refused = http.post("/v1/facts", json={**FACT, "subject": subject, "source": f"e{index}-{text}"})
+                assert refused.status_code == 422 and refused.json()["field"] == "subject", refused.text
+                subject = f"s-{index}"
+            fact = {**FACT, "subject": subject, "value": text, "source": f"e{index}-{text}"}
             assert http.post("/v1/facts", json=fact).status_code == 201
-            found = http.get("/v1/facts", params={"subject": f"s-{text}"}).json()["items"]
+            found = http.get("/v1/facts", params={"subject": subject}).json()["items"]
             assert [a["value"] for a in found] == [text]
 
 
