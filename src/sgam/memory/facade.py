@@ -229,6 +229,8 @@ class Memory:
         the idempotent attempt its writes act for): a light view sharing the store, its
         caches and the embedder, as a surface makes one per request. Closing it closes
         nothing."""
+        if not isinstance(context, CallContext):
+            raise ValidationError("context", context, "must be a CallContext")
         view = Memory.__new__(Memory)
         view.__dict__.update(self.__dict__)
         view.ledger = self.ledger.bound(context)
