@@ -26,8 +26,9 @@ from .strategies import CALLS_PER_EXAMPLE, EXAMPLES, argument, table_hashes
 SKIPPED = {"close", "export_tenant", "export_subject", "import_tenant", "move_tenant"}
 """``close`` ends the store; export, import and move read and write files the caller names
 and take another store (tests/portability checks their bad input)."""
-RECORDS_FAILURES = {"extract": {"extractions", "extraction_jobs"}, "remember": None}
-"""Methods whose failures are recorded by design: the tables they may change (None: any
+RECORDS_FAILURES = {"extract": {"extractions", "extraction_jobs", "tenant_counters"}, "remember": None}
+"""Methods whose failures are recorded by design: the tables they may change (a recorded
+failure draws its id from the tenant's counter; None: any
 table an episode and its record touch)."""
 
 
