@@ -310,8 +310,7 @@ class PostgresBackend:
                         conn.cursor().execute("BEGIN")
                     if key is not None:
                         conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
-                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet,
-                                        self._explicit)
+                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet)
                     txn.acting_for = context.acting_for(tenant)
                     try:
                         result = work(txn)

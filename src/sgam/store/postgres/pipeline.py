@@ -22,12 +22,11 @@ Named = tuple[str, str, str]
 
 
 class WritePipeline:
-    __slots__ = ("_cur", "_deferred", "_explicit", "_held", "_named", "_opened", "_tenant")
+    __slots__ = ("_cur", "_deferred", "_held", "_named", "_opened", "_tenant")
 
-    def __init__(self, cur: Cursor, tenant: str, explicit: bool = False) -> None:
+    def __init__(self, cur: Cursor, tenant: str) -> None:
         self._cur = cur
         self._tenant = tenant
-        self._explicit = explicit
         self._opened = False
         self._deferred: Deferred | None = None
         self._held: tuple[Any, ...] | None = None

@@ -55,9 +55,9 @@ class PostgresWrite(
 
     def __init__(
         self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None,
-        quiet: dict[str, int] | None = None, explicit: bool = False,
+        quiet: dict[str, int] | None = None,
     ) -> None:
-        self._pipe = WritePipeline(cur, tenant, explicit)
+        self._pipe = WritePipeline(cur, tenant)
         super().__init__(ScopedSession(self._pipe.cursor, enter=self._pipe.enter), tenant)
         self._locks = SubjectLocks(tenant, self._pipe.cursor)
         self._keys = KeyStates()
