@@ -85,11 +85,19 @@ def _client_gone(exc: BaseException) -> bool:
 
 
 def _quiet_stdout() -> None:
-    """Point stdout at /dev/null: the interpreter flushes it at exit, and a flush into the
-    broken pipe would print one more error."""
+    """Point stdout at /dev/null and let go of flushes into the broken pipe: the interpreter
+    flushes stdout at exit, and the MCP transport's private duplicate of it is flushed when
+    collected; either would print one more error about a client already reported gone."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
+    previous_hook = sys.unraisablehook
+
+    def ignore_broken_pipe(unraisable: sys.UnraisableHookArgs) -> None:
+        if not isinstance(unraisable.exc_value, BrokenPipeError):
+            previous_hook(unraisable)
+
+    sys.unraisablehook = ignore_broken_pipe
 
 
 def _configure_logging() -> None:
