@@ -148,6 +148,8 @@ def test_review_shows_an_alias_proposal_and_an_admin_confirming_it_records_the_a
     with signed_in(served, scope="write") as writer:  # a write key may not merge subjects
         review = writer.get("/ui/review").text
         assert '"Mimi" as another name of <a href="/ui/subjects/mira%20jansen">mira jansen</a> (alias)' in review
+        assert f"Confirm candidate {alias.id}" not in review and "it needs an admin key" in review
+        assert f"Reject candidate {alias.id}" in review
         csrf = re.search(r'name="csrf" value="([^"]+)"', review)
         assert csrf
         refused = writer.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
@@ -157,6 +159,7 @@ def test_review_shows_an_alias_proposal_and_an_admin_confirming_it_records_the_a
     assert memory.get("acme", "Mimi", "city") is None
     with signed_in(served, scope="admin") as admin:
         review = admin.get("/ui/review").text
+        assert f"Confirm candidate {alias.id}" in review
         csrf = re.search(r'name="csrf" value="([^"]+)"', review)
         assert csrf
         confirmed = admin.post(f"/ui/review/{alias.id}/confirm", data={"csrf": csrf.group(1)})
