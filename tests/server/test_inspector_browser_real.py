@@ -163,27 +163,38 @@ def test_pictures_and_tables_at_phone_width(browser: WebDriver, site: dict[str, 
     memory.declare("acme", "budget", "string")
     memory.write("acme", "p1", "budget", "lots", "2026-06-01T00:00:00Z", "e1")
     memory.retype("acme", "budget", "integer", quarantine=True, decided_by="ops")
+    memory.write("acme", "p1", "motto", "slow is smooth and smooth is fast", "2026-06-01T00:00:00Z", "e1")
+    memory.write("acme", "p1", "motto", "measure twice, cut once", "2026-07-01T00:00:00Z", "e1")
     _size(browser, 390)
     sign_in(browser, site["url"], site["keys"]["read"])
     visit(browser, f"{site['url']}/ui/subjects/team%207?at=2026-04-01T00:00:00Z")
     for picture in ("svg.neighbourhood", "svg.timeline"):
-        shown = [svg for svg in browser.find_elements(By.CSS_SELECTOR, picture) if svg.is_displayed()]
-        assert len(shown) == 1, picture
-        box = browser.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.right];",
-                                     shown[0])
-        assert box[0] >= 0 and box[1] <= 390, f"{picture} spans {box}"
-        labels = shown[0].find_elements(By.CSS_SELECTOR, "text")
-        heights = [browser.execute_script("return arguments[0].getBoundingClientRect().height;", label)
-                   for label in labels if label.text]
-        assert heights and min(heights) >= 11, f"{picture} labels are {min(heights)} px high"
+        _whole_at_phone_width(browser, picture)
     nodes = [n.text for n in browser.find_elements(By.CSS_SELECTOR, "figure.narrow-only g.node text.nodelabel")]
     assert sorted(nodes) == ["Mira Jansen", "Team 7", "ilse"]
     _no_sideways_scroll(browser)
     assert audit(browser) == []
     full_shot(browser, "subject-390", 390)
+    visit(browser, f"{site['url']}/ui/key?subject=p1&attribute=motto")
+    _whole_at_phone_width(browser, "svg.timeline")
+    _no_sideways_scroll(browser)
+    full_shot(browser, "key-390", 390)
     visit(browser, f"{site['url']}/ui/schema")
     reason = browser.find_element(By.CSS_SELECTOR, "#quarantine td[data-label='reason']")
     for word in reason.text.split()[:8]:
         assert browser.execute_script(WORD_LINES, reason, word) == 1, f"{word!r} breaks inside"
     _no_sideways_scroll(browser)
     full_shot(browser, "schema-quarantine-390", 390)
+
+
+def _whole_at_phone_width(browser: WebDriver, picture: str) -> None:
+    """One drawing of ``picture`` is shown, inside the 390 px screen, with labels of at least 11 px."""
+    shown = [svg for svg in browser.find_elements(By.CSS_SELECTOR, picture) if svg.is_displayed()]
+    assert len(shown) == 1, picture
+    box = browser.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.right];",
+                                 shown[0])
+    assert box[0] >= 0 and box[1] <= 390, f"{picture} spans {box}"
+    labels = shown[0].find_elements(By.CSS_SELECTOR, "text")
+    heights = [browser.execute_script("return arguments[0].getBoundingClientRect().height;", label)
+               for label in labels if label.text]
+    assert heights and min(heights) >= 11, f"{picture} labels are {min(heights)} px high"

@@ -284,6 +284,7 @@ def _key(memory: Memory, tenant: str, subject: str, attribute: str, at: str | No
     return {
         "renamed_to": renamed_to if renamed_to != attribute else None, "set_aside": set_aside,
         "subject": subject, "attribute": attribute, "versions": versions, "timeline": draw(versions, now),
+        "narrow": draw(versions, now, narrow=True),
         "at": at or "", "known_at": known_at or "",
         "held_at": one(memory.lookup(tenant, subject, attribute, at=at_moment)) if at_moment and versions else None,
         "believed_at": (one(memory.lookup(tenant, subject, attribute, at=at_moment or now, known_at=known_moment))
