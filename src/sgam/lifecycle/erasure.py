@@ -24,7 +24,7 @@ from .._core.values import canonical_json, load_value, normalise_subject
 from ..ledger.aliases import forget_names, in_families
 from ..ledger.backfill import forget_cursors
 from ..ledger.derivation import rederive as rederive_scope
-from ..ledger.derivation import renamed_family
+from ..ledger.families import renamed_family
 from ..ledger.relations import value_comparison
 from ..store import AuditRow, ChangeRow, WriteTransaction
 from .participants import Reach
