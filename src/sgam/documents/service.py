@@ -22,7 +22,8 @@ from .._core.purpose import check_purpose
 from .._core.secret import Digests
 from .._core.time import parse_timestamp, to_micros
 from .._core.values import check_optional_name, check_tenant
-from ..lifecycle.erasure import redact_stored_responses
+from ..lifecycle.participants import Reach
+from ..lifecycle.responses import StoredResponses
 from ..search.embedders import Embedder
 from ..store import AuditRow, Backend, DocumentRow, ReadAhead, Reader, WriteTransaction
 from ._checks import (
@@ -400,7 +401,7 @@ class Documents:
                 raise not_found(path)
             quoted = [revision for doc_id in doc_ids for revision in docs.revisions(doc_id)]
             removed = docs.erase(doc_ids)
-            redact_stored_responses(txn, quoted_by(quoted), self._now())
+            self._reach().names_erased(txn, quoted_by(quoted), self._now())
             target = self._digests.of(txn.tenant, "document", path)
             txn.record_audit(AuditRow(self._now(), "erase_document", "erase", target, removed,
                                       json.dumps({"revisions": removed})))
@@ -416,6 +417,11 @@ class Documents:
         if self._ledger is not None:
             return self._ledger.read(check_tenant(tenant), "documents")
         return self.backend.read(check_tenant(tenant))
+
+    def _reach(self) -> Reach:
+        """Who keeps copies an erasure of documents must reach: the ledger's participants,
+        or, without a ledger, the stored responses alone."""
+        return self._ledger.reach if self._ledger is not None else Reach(self._digests, (StoredResponses(),))
 
     def _settle(self, tenant: str) -> None:
         """Before a read that opens its own scopes (search): nothing past its deadline."""

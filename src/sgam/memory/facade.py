@@ -34,24 +34,15 @@ from ..extraction.lifecycle import ExtractionRecords
 from ..items.lifecycle import StoreItems
 from ..ledger import reads
 from ..ledger.service import Ledger
-from ..ledger.write import (
-    PendingOp,
-    WriteService,
-    fact_to_pending,
-    validate_op,
-)
+from ..ledger.write import PendingOp, WriteService, fact_to_pending, validate_op
 from ..lifecycle.checkpoints import CheckpointThreads
 from ..lifecycle.erasure import Erased, forget_episode, forget_subject
 from ..lifecycle.participants import Participant
+from ..lifecycle.responses import StoredResponses
 from ..portability import ExportSummary, ImportSummary, MoveSummary, Progress
 from ..search import SearchService, embedder_from_env
 from ..search.embedders import Embedder
-from ..store import (
-    Backend,
-    CallContext,
-    QueryFilter,
-    open_backend,
-)
+from ..store import Backend, CallContext, QueryFilter, open_backend
 from .episodes import EpisodeCalls
 from .extraction import ExtractionCalls
 from .lifecycle import Lifecycle
@@ -95,10 +86,13 @@ def _delegate(part: str, method: Callable[Concatenate[Part, P], R]) -> Callable[
     return call
 
 
-PARTICIPANTS: tuple[Participant, ...] = (StoreItems(), DocumentRevisions(), ExtractionRecords(), CheckpointThreads())
+PARTICIPANTS: tuple[Participant, ...] = (
+    StoreItems(), DocumentRevisions(), ExtractionRecords(), CheckpointThreads(), StoredResponses(),
+)
 """The features whose data erasure and expiry reach (``sgam.lifecycle.participants``):
 store items past their deadline, document revisions built on an episode, extraction
-records quoting one."""
+records quoting one, checkpoint threads naming or holding what was erased (and their
+retention), stored responses quoting it."""
 
 
 class Memory:
