@@ -159,7 +159,7 @@ LAYERS: list[tuple[str, Callable[[str], bool]]] = [
     ("the units of work", _within("sgam.ledger.write", "sgam.ledger.records", "sgam.ledger.derivation",
                                   "sgam.ledger.aliases", "sgam.ledger.migrations", "sgam.ledger.backfill",
                                   "sgam.ledger.dual_read", "sgam.ledger.screening", "sgam.ledger.relations",
-                                  "sgam.ledger.sets", "sgam.ledger.schema_at")),
+                                  "sgam.ledger.sets", "sgam.ledger.schema_at", "sgam.ledger.families")),
     ("the lifecycle", _within("sgam.lifecycle")),
     ("search", _within("sgam.search")),
     ("the ledger service", _within("sgam.ledger")),

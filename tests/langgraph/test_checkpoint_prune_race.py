@@ -16,7 +16,7 @@ from langgraph.checkpoint.base import empty_checkpoint
 
 from sgam import Memory
 from sgam.langgraph import SgamSaver
-from sgam.lifecycle.expiry import settle_threads
+from sgam.lifecycle.checkpoints import settle_threads
 from sgam.store import WriteTransaction
 from sgam.store._sql.checkpoints import CheckpointRecords
 

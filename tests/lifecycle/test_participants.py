@@ -1,18 +1,20 @@
 """Erasure and expiry reach a feature's data through the participants its ledger was given,
 never by importing the feature: a participant added to a ``Memory``'s ledger is told of
-every erased episode and subject, every value no longer held, every dropped text and
-every settle, inside the same unit of work (what it removes there commits or rolls back
-with the erasure)."""
+every erased episode and subject, every value no longer held, every dropped text, every
+name an erasure removed, every settle and every purge's retention, inside the same unit
+of work (what it removes there commits or rolls back with the erasure)."""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from sgam import Memory, NotFoundError
 from sgam.lifecycle.erasure import Erased
-from sgam.lifecycle.participants import Participant, Reach
+from sgam.lifecycle.participants import Participant, Reach, Retained
 from sgam.memory.facade import PARTICIPANTS
 from sgam.store import WriteTransaction
 
@@ -41,9 +43,16 @@ class Recorder(Participant):
     def values_erased(self, txn: WriteTransaction, subject: str, attribute: str, gone: set[str]) -> None:
         self.calls.append(("values_erased", txn.tenant, (subject, attribute, sorted(gone))))
 
+    def names_erased(self, txn: WriteTransaction, names: list[str], now: int) -> None:
+        self.calls.append(("names_erased", txn.tenant, sorted(names)))
+
     def settle(self, txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased | None:
         self.calls.append(("settle", txn.tenant, call))
         return None
+
+    def retain(self, txn: WriteTransaction, now: int, reach: Reach, call: str) -> Retained | None:
+        self.calls.append(("retain", txn.tenant, call))
+        return Retained(threads_pruned=1)
 
 
 @pytest.fixture
@@ -53,10 +62,24 @@ def recorder(memory: Memory) -> Recorder:
     return recorder
 
 
-def test_every_memory_takes_part_with_store_items_documents_extraction_records_and_threads(memory: Memory) -> None:
+def test_every_memory_takes_part_with_store_items_documents_extraction_records_threads_and_responses(
+    memory: Memory,
+) -> None:
     assert memory.ledger.reach.participants == PARTICIPANTS
     assert [type(p).__name__ for p in PARTICIPANTS] == ["StoreItems", "DocumentRevisions", "ExtractionRecords",
-                                                        "CheckpointThreads"]
+                                                        "CheckpointThreads", "StoredResponses"]
+
+
+LIFECYCLE = Path(__file__).resolve().parents[2] / "src" / "sgam" / "lifecycle"
+OWNED = {"checkpoints", "delete_thread", "delete_expired_thread", "redact_idempotency", "idempotency_responses_naming"}
+"""What the checkpoint and stored-response participants reach in the store."""
+
+
+def test_erasure_and_expiry_reach_threads_and_stored_responses_only_through_participants() -> None:
+    for module in ("erasure.py", "expiry.py", "participants.py"):
+        tree = ast.parse((LIFECYCLE / module).read_text())
+        named = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)} & OWNED
+        assert named == set(), f"lifecycle/{module} names {sorted(named)}"
 
 
 def test_an_episode_erasure_tells_each_participant_of_it_and_its_derivatives(
@@ -68,6 +91,8 @@ def test_an_episode_erasure_tells_each_participant_of_it_and_its_derivatives(
     clock.advance()
     result = memory.forget_episode(T, "e1")
     assert ("episodes_erased", T, ["e1", "s1"]) in recorder.calls
+    assert ("names_erased", T, ["e1", "mira", "s1"]) in recorder.calls  # after every other hook
+    assert recorder.calls.index(("names_erased", T, ["e1", "mira", "s1"])) == len(recorder.calls) - 1
     assert ("values_erased", T, ("mira", "city", ['"Oslo"'])) in recorder.calls
     assert (result.operations_removed, result.episodes_removed) == (1, 2)
     entry = next(row for row in memory.audit(T) if row.action == "forget_episode")
@@ -86,6 +111,7 @@ def test_a_subject_erasure_tells_each_participant_every_name_of_the_subject(
     clock.advance()
     memory.forget_subject(T, "mira")
     assert ("subjects_erased", T, ["mi", "mira"]) in recorder.calls
+    assert ("names_erased", T, ["mi", "mira"]) in recorder.calls
 
 
 def test_expiry_settles_each_participant_and_drops_texts_through_them(
@@ -98,8 +124,27 @@ def test_expiry_settles_each_participant_and_drops_texts_through_them(
     clock.advance(7200)
     memory.purge(T)
     assert ("texts_dropped", T, ["t1"]) in recorder.calls
+    assert ("names_erased", T, ["t1"]) in recorder.calls
     assert ("settle", T, "purge") in recorder.calls
+    assert ("retain", T, "purge") in recorder.calls
 
+
+def test_a_purge_applies_each_participants_retention_and_counts_what_it_pruned(
+    memory: Memory, recorder: Recorder,
+) -> None:
+    memory.add_episode(T, "e1", "2026-06-01T00:00:00Z", "Ann likes tea.")
+    result = memory.purge(T)
+    assert ("retain", T, "purge") in recorder.calls
+    assert result.threads_pruned == 1
+
+
+def test_a_document_erasure_tells_each_participant_what_its_revisions_quoted(
+    memory: Memory, recorder: Recorder,
+) -> None:
+    memory.documents.create(T, "/memories/notes.md", "Mira lives in Oslo.\n")
+    memory.documents.erase(T, "/memories/notes.md")
+    erased = [call for call in recorder.calls if call[0] == "names_erased"]
+    assert erased and "/memories/notes.md" in erased[-1][2]
 
 def test_a_refused_erasure_reaches_no_participant(memory: Memory, recorder: Recorder) -> None:
     with pytest.raises(NotFoundError):

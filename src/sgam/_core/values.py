@@ -10,6 +10,7 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Any
 
@@ -224,3 +225,15 @@ def check_limit(limit: int, field: str = "limit") -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_QUERY_LIMIT:
         raise ValidationError(field, limit, f"must be an integer from 1 to {MAX_QUERY_LIMIT}")
     return limit
+
+
+MAX_BATCH = 100_000
+"""The most entries one batch call (``write_many``, ``add_episodes``) takes."""
+
+
+def check_batch(items: object, field: str) -> Iterable[Any]:
+    """``items`` as a batch call takes them: any iterable of entries, but not one entry
+    (a string, bytes or a mapping) passed where a list was meant."""
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise ValidationError(field, items, "must be a list (any iterable) of entries")
+    return items

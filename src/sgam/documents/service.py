@@ -22,9 +22,10 @@ from .._core.purpose import check_purpose
 from .._core.secret import Digests
 from .._core.time import parse_timestamp, to_micros
 from .._core.values import check_optional_name, check_tenant
-from ..lifecycle.erasure import redact_stored_responses
+from ..lifecycle.participants import Reach
+from ..lifecycle.responses import StoredResponses
 from ..search.embedders import Embedder
-from ..store import AuditRow, Backend, DocumentRow, ReadAhead, Reader, RevisionRow, WriteTransaction
+from ..store import AuditRow, Backend, DocumentRow, ReadAhead, Reader, WriteTransaction
 from ._checks import (
     ANONYMOUS,
     DEFAULT_RETENTION,
@@ -41,8 +42,10 @@ from ._checks import (
 )
 from ._model import Document, DocumentHit, Entry, Revision
 from .lifecycle import quoted_by
-from .paths import ROOT, ancestors, check_path, is_within
-from .text import check_content, chunks, edit_lines
+from .listing import entries
+from .paths import ROOT, check_path, is_within
+from .revisions import check_parents, commit, lock_file
+from .text import check_content, insert_at, replace_once
 
 if TYPE_CHECKING:
     from ..ledger.service import Ledger
@@ -101,18 +104,7 @@ class Documents:
             rows = reader.documents().live_under(path)
         if not rows and path != ROOT:
             raise not_found(path)
-        tree: dict[str, Any] = {}
-        for row in rows:
-            parts = row.path[len(path) + 1:].split("/")
-            if not hidden and any(part.startswith(".") for part in parts[:depth]):
-                continue
-            node = tree
-            for part in parts[:-1]:
-                node = node.setdefault(part, {})
-            node[parts[-1]] = row.size
-        entries: list[Entry] = []
-        _walk(tree, path, 1, depth, entries)
-        return entries
+        return entries(rows, path, depth, hidden)
 
     def history(self, tenant: str, path: str) -> list[Revision]:
         """Every revision of the document at ``path`` (or, if none is live there, of the
@@ -224,7 +216,7 @@ class Documents:
                                         value=path)
                 if docs.has_under(path):
                     raise ConflictError(f"File {path} already exists", field="path", value=path)
-                self._check_parents(txn, path, f"Cannot create {path}")
+                check_parents(txn, path, f"Cannot create {path}")
                 return self._commit(txn, None, path, content, op or "create", by, source=source,
                                     retention=retention or DEFAULT_RETENTION)
             if expected == 0:
@@ -249,22 +241,9 @@ class Documents:
             raise tool_error("old_str", old, "No replacement was performed, old_str must not be empty.")
 
         def work(txn: WriteTransaction) -> tuple[DocumentRow, int]:
-            row = self._lock_file(txn, path)
+            row = lock_file(txn, path)
             check_revision(row, expected)
-            content = row.content or ""
-            count = content.count(old)
-            if count == 0:
-                raise tool_error("old_str", old, f"No replacement was performed, old_str `{old}` did not appear "
-                                  f"verbatim in {path}.")
-            if count > 1:
-                lines, start = [], 0
-                while (pos := content.find(old, start)) != -1:
-                    lines.append(content[:pos].count("\n") + 1)
-                    start = pos + 1
-                raise tool_error("old_str", old, f"No replacement was performed. Multiple occurrences of old_str "
-                                  f"`{old}` in lines: {', '.join(map(str, lines))}. Please ensure it is unique")
-            line = content[:content.find(old)].count("\n")
-            updated = check_content(content.replace(old, new), "content")
+            updated, line = replace_once(row.content or "", old, new, path)
             return self._commit(txn, row, path, updated, "str_replace", by), line
 
         row, line = self._run(tenant, work)
@@ -281,17 +260,9 @@ class Documents:
             raise ValidationError("insert_line", line, "must be an integer")
 
         def work(txn: WriteTransaction) -> DocumentRow:
-            row = self._lock_file(txn, path)
+            row = lock_file(txn, path)
             check_revision(row, expected)
-            lines = edit_lines(row.content or "")
-            if line < 0 or line > len(lines):
-                raise tool_error("insert_line", line, f"Invalid `insert_line` parameter: {line}. "
-                                  f"It should be within the range [0, {len(lines)}].")
-            lines.insert(line, text.rstrip("\n"))
-            updated = "\n".join(lines)
-            if not updated.endswith("\n"):
-                updated += "\n"
-            return self._commit(txn, row, path, check_content(updated, "content"), "insert", by)
+            return self._commit(txn, row, path, insert_at(row.content or "", line, text), "insert", by)
 
         return to_document(tenant, self._run(tenant, work))
 
@@ -344,7 +315,7 @@ class Documents:
                 check_revision(row, expected)
             elif is_within(new, old):
                 raise tool_error("new_path", new, f"Cannot move {old} into itself")
-            self._check_parents(txn, new, f"Cannot move {old} to {new}")
+            check_parents(txn, new, f"Cannot move {old} to {new}")
             moved = [(each.path, new + each.path[len(old):]) for each in rows]
             # Each name below ``old`` is valid already and ``new`` is: only the rules on a
             # whole path (length, depth) can fail, so the longest and the deepest target
@@ -378,7 +349,7 @@ class Documents:
                     raise not_found(path)
                 if docs.has_under(path):
                     raise ConflictError(f"The destination {path} already exists", field="path", value=path)
-                self._check_parents(txn, path, f"Cannot restore {path}")
+                check_parents(txn, path, f"Cannot restore {path}")
             check_revision(row, expected)
             old = docs.revision(row.doc_id, number)
             if old is None:
@@ -430,7 +401,7 @@ class Documents:
                 raise not_found(path)
             quoted = [revision for doc_id in doc_ids for revision in docs.revisions(doc_id)]
             removed = docs.erase(doc_ids)
-            redact_stored_responses(txn, quoted_by(quoted), self._now())
+            self._reach().names_erased(txn, quoted_by(quoted), self._now())
             target = self._digests.of(txn.tenant, "document", path)
             txn.record_audit(AuditRow(self._now(), "erase_document", "erase", target, removed,
                                       json.dumps({"revisions": removed})))
@@ -446,6 +417,11 @@ class Documents:
         if self._ledger is not None:
             return self._ledger.read(check_tenant(tenant), "documents")
         return self.backend.read(check_tenant(tenant))
+
+    def _reach(self) -> Reach:
+        """Who keeps copies an erasure of documents must reach: the ledger's participants,
+        or, without a ledger, the stored responses alone."""
+        return self._ledger.reach if self._ledger is not None else Reach(self._digests, (StoredResponses(),))
 
     def _settle(self, tenant: str) -> None:
         """Before a read that opens its own scopes (search): nothing past its deadline."""
@@ -489,53 +465,8 @@ class Documents:
     def _confirm(self) -> Callable[[Reader], Embedder | None] | None:
         return None if self._ledger is None else self._ledger.search.active_in
 
-    def _lock_file(self, txn: WriteTransaction, path: str) -> DocumentRow:
-        docs = txn.documents()
-        row = docs.lock(path)
-        if row is None:
-            if docs.has_under(path) or path == ROOT:
-                raise tool_error("path", path, f"The path {path} is not a file.")
-            raise not_found(path)
-        return row
-
-    def _check_parents(self, txn: WriteTransaction, path: str, action: str) -> None:
-        files = txn.documents().live_paths(ancestors(path))
-        if files:
-            raise ConflictError(f"{action}: {min(files)} is a file", field="path", value=path)
-
     def _commit(
         self, txn: WriteTransaction, row: DocumentRow | None, path: str, content: str | None, op: str,
-        by: Provenance, *,
-        source: str | None = None, retention: str = DEFAULT_RETENTION,
+        by: Provenance, *, source: str | None = None, retention: str = DEFAULT_RETENTION,
     ) -> DocumentRow:
-        now = self._now()
-        size = 0 if content is None else len(content.encode())
-        if row is None:
-            row = DocumentRow(0, path, True, 1, content, size, retention, source, None, now, now)
-            row.doc_id = txn.documents().insert(row)
-        else:
-            row.path, row.live, row.revision, row.content, row.size = path, content is not None, row.revision + 1, \
-                content, size
-            row.updated_at = max(now, row.updated_at)
-            txn.documents().update(row)
-        txn.documents().add_revision(RevisionRow(
-            row.doc_id, row.revision, path, op, content, by.author, by.episode, by.call, row.updated_at))
-        txn.documents().replace_chunks(row, [] if content is None else chunks(content))
-        return row
-
-
-def _walk(tree: dict[str, Any], base: str, level: int, depth: int, out: list[Entry]) -> None:
-    for name in sorted(tree):
-        node = tree[name]
-        if isinstance(node, dict):
-            out.append(Entry(f"{base}/{name}", True, _size(node)))
-            if level < depth:
-                _walk(node, f"{base}/{name}", level + 1, depth, out)
-        else:
-            out.append(Entry(f"{base}/{name}", False, node))
-
-
-def _size(tree: dict[str, Any]) -> int:
-    return sum(_size(node) if isinstance(node, dict) else node for node in tree.values())
-
-
+        return commit(txn, row, path, content, op, by, self._now(), source=source, retention=retention)

@@ -6,6 +6,7 @@ import re
 
 from .._core.errors import ValidationError
 from ..store import Chunk
+from ._checks import tool_error
 
 MAX_DOCUMENT_BYTES = 1024 * 1024
 MAX_LINES = 999_999
@@ -73,3 +74,35 @@ def chunks(content: str) -> list[Chunk]:
             out.append(Chunk(start + 1, end, text[: CHUNK_CHARS * 4]))
         start = end
     return out
+
+
+def replace_once(content: str, old: str, new: str, path: str) -> tuple[str, int]:
+    """``content`` with the one occurrence of ``old`` replaced by ``new``, and the line
+    (from 0) it starts on; none or several is the memory tool's error, naming the lines."""
+    count = content.count(old)
+    if count == 0:
+        raise tool_error("old_str", old, f"No replacement was performed, old_str `{old}` did not appear "
+                          f"verbatim in {path}.")
+    if count > 1:
+        lines, start = [], 0
+        while (pos := content.find(old, start)) != -1:
+            lines.append(content[:pos].count("\n") + 1)
+            start = pos + 1
+        raise tool_error("old_str", old, f"No replacement was performed. Multiple occurrences of old_str "
+                          f"`{old}` in lines: {', '.join(map(str, lines))}. Please ensure it is unique")
+    line = content[:content.find(old)].count("\n")
+    return check_content(content.replace(old, new), "content"), line
+
+
+def insert_at(content: str, line: int, text: str) -> str:
+    """``content`` with ``text`` as lines after line ``line`` (0: at the top), ending in a
+    newline; a line outside the text is the memory tool's error."""
+    lines = edit_lines(content)
+    if line < 0 or line > len(lines):
+        raise tool_error("insert_line", line, f"Invalid `insert_line` parameter: {line}. "
+                          f"It should be within the range [0, {len(lines)}].")
+    lines.insert(line, text.rstrip("\n"))
+    updated = "\n".join(lines)
+    if not updated.endswith("\n"):
+        updated += "\n"
+    return check_content(updated, "content")

@@ -174,8 +174,8 @@ class Worker:
         if self._last_purge is not None and clock - self._last_purge < self.purge_every:
             return 0
         self._last_purge = clock
-        _, erased, threads = purge(self.ledger.backend, self.ledger.reach, self._now(), self.tenant)
-        return erased.operations + erased.episodes + erased.texts + len(threads.erased)
+        _, erased, retained = purge(self.ledger.backend, self.ledger.reach, self._now(), self.tenant)
+        return erased.operations + erased.episodes + erased.texts + retained.threads_erased
 
     def _now(self) -> int:
         return self.ledger.now()

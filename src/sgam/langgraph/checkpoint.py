@@ -35,8 +35,7 @@ from .._core.errors import NotFoundError, SgamError, StoreError, ValidationError
 from .._core.model import ForgetResult
 from .._core.retention import DEFAULT_CLASS
 from .._core.values import check_name, check_subject, check_tenant
-from ..lifecycle.erasure import forget_thread
-from ..lifecycle.expiry import settle_threads
+from ..lifecycle.checkpoints import forget_thread, settle_threads
 from ..memory.facade import Memory
 from ..store import Reader, WriteTransaction
 from ..store._sql.checkpoints import CheckpointRow, CheckpointWriteRow, ThreadRow

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from .._core.errors import ConflictError, NotFoundError
 from .._core.rules import Operation
 from ..store import AliasRow, WriteTransaction
-from .derivation import joined, rederive, resolve
+from .derivation import rederive
+from .families import joined, resolve
 
 
 @dataclass(frozen=True, slots=True)

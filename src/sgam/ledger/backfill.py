@@ -30,7 +30,8 @@ from .._core.errors import ValidationError
 from .._core.purpose import split_attribute
 from .._core.schema import Cardinality
 from ..store import BackfillRow, ChangeRow, WriteTransaction
-from .derivation import Ident, alias_family, derive_subjects, memory_type_of, rederive
+from .derivation import Ident, derive_subjects, memory_type_of, rederive
+from .families import alias_family
 from .screening import screen
 
 BACKFILL_ABOVE = 2_000

@@ -26,23 +26,13 @@ from .._core.purpose import MEMBER, ledger_attribute, member_attribute, split_at
 from .._core.rules import KeyTimeline, Operation, OpKind, Version, ended_all
 from .._core.schema import AttributeSchema, Cardinality, ValueType
 from ..store import AliasRow, ChangeRow, ConvertedRow, QuarantineRow, SubjectReads, WriteTransaction
+from .families import resolve
 from .relations import same_subject
 
 Key = tuple[str, str]
 Order = tuple[int, int, int, int, int]
 Ident = tuple[str, int]
 """A step by table and number: ("alias", n), ("unalias", n) or ("change", n)."""
-
-
-def resolve(edges: dict[str, str], name: str) -> str:
-    """Follow rename or alias edges from ``name`` (steps refuse cycles)."""
-    seen = {name}
-    while name in edges:
-        name = edges[name]
-        if name in seen:  # pragma: no cover - a cycle is refused when it would be made
-            raise ConflictError(f"a cycle of names through {name!r}", field="name", value=name)
-        seen.add(name)
-    return name
 
 
 def memory_type_of(change: ChangeRow) -> str | None:
@@ -365,26 +355,6 @@ def derive(ops: Sequence[Operation], events: Sequence[Event], cardinality_of: Ca
     return derivation
 
 
-def joined(edges: Iterable[tuple[str, str]], names: Iterable[str]) -> set[str]:
-    """``names`` and every name the ``edges`` (aliases, renames) ever joined to them,
-    transitively: the family a step or an erasure re-derives together."""
-    pairs = list(edges)
-    found = set(names)
-    grew = True
-    while grew:
-        grew = False
-        for one, other in pairs:
-            if (one in found) != (other in found):
-                found.update((one, other))
-                grew = True
-    return found
-
-
-def renamed_family(changes: Sequence[ChangeRow], attributes: Iterable[str]) -> set[str]:
-    """``attributes`` and every name a rename has ever joined to them."""
-    return joined(((c.attribute, str(json.loads(c.detail)["to"])) for c in changes if c.kind == "rename"), attributes)
-
-
 def first_cardinality(
     declared: Callable[[str], AttributeSchema | None], changes: Sequence[ChangeRow],
 ) -> Callable[[str], Cardinality]:
@@ -417,11 +387,6 @@ def first_relation(
         return schema is not None and schema.value_type is ValueType.SUBJECT
 
     return relation_of
-
-
-def alias_family(steps: Iterable[AliasRow], names: Iterable[str]) -> set[str]:
-    """``names`` and every subject name an alias step has ever joined to them."""
-    return joined(((step.name, step.subject) for step in steps), names)
 
 
 def derive_subjects(

@@ -26,7 +26,8 @@ from .._core.rules import Version, as_last_seen, ended, ended_all
 from .._core.schema import ValueType
 from ..store import BackfillRow, QueryFilter, Reader
 from .backfill import family_of
-from .derivation import Key, alias_family, derive_subjects
+from .derivation import Key, derive_subjects
+from .families import alias_family
 
 
 def _visible(version: Version, known_at: int | None) -> bool:

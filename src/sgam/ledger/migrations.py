@@ -17,7 +17,8 @@ from .._core.errors import ConflictError, NotFoundError, SgamError, ValidationEr
 from .._core.schema import AttributeSchema, Cardinality, ValueType, check_value_type
 from ..store import ChangeRow, ConvertedRow, SchemaLookups, WriteTransaction
 from . import backfill as backfills
-from .derivation import Ident, rederive, renamed_family
+from .derivation import Ident, rederive
+from .families import renamed_family
 
 
 def current_name(txn: SchemaLookups, attribute: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from types import TracebackType
 from typing import TypeVar
 
@@ -28,7 +29,17 @@ from ..lifecycle.erasure import Erased
 from ..lifecycle.expiry import settle
 from ..lifecycle.participants import Participant, Reach
 from ..search import SearchService
-from ..store import Backend, BoundBackend, CallContext, ReadAhead, Reader, UnfinishedBackfills, WriteTransaction
+from ..search.service import Embedded
+from ..store import (
+    Backend,
+    BoundBackend,
+    CallContext,
+    EpisodeRow,
+    ReadAhead,
+    Reader,
+    UnfinishedBackfills,
+    WriteTransaction,
+)
 from .dual_read import DualReader
 from .records import to_assertion, to_episode
 from .write import Applied, PendingOp, WriteService
@@ -104,6 +115,22 @@ class Ledger:
                                  prefetch=lambda txn: self.writes.prefetch(txn, pending))
         self.index_facts(tenant)
         return self.result(tenant, applied)
+
+    def add_episodes(self, tenant: str, items: Sequence[tuple[EpisodeRow, tuple[str, ...]]]) -> list[Episode]:
+        """Validated episodes (each with the episodes it was made from) in one unit of
+        work, with their vectors. The vectors are made before the transaction, so a
+        failing embedder changes nothing."""
+        rows = [row for row, _ in items]
+
+        def work(embedded: Embedded, txn: WriteTransaction) -> list[EpisodeRow]:
+            txn.prefetch_episodes([row.episode_id for row in rows])
+            stored = self.writes.add_episodes(txn, items)
+            self.search.store_vectors(txn, rows, stored, embedded)
+            return stored
+
+        written = self.search.with_vectors(
+            tenant, rows, lambda embedded: self.run_write(tenant, partial(work, embedded), "add_episode"))
+        return [to_episode(row, sources) for row, (_, sources) in zip(written, items, strict=True)]
 
     def index_facts(self, tenant: str) -> None:
         """After a write has committed, give the new facts their vectors, so that reads never

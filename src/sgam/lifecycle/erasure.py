@@ -2,11 +2,11 @@
 
 The operation log is the truth, so erasing means deleting log entries (and episodes)
 and re-deriving each touched key with the same planner the write path uses. Features
-that keep copies (document revisions, extraction records) remove them as participants
-(``participants.py``) in the same transaction. Expiry uses the same machinery: an
-expired write is an erased operation, an expired episode an erased episode. What stays
-is content-free: a tombstone (a keyed digest) reserving each erased episode id, and an
-audit entry with counts.
+that keep copies (document revisions, extraction records, checkpoint threads, stored
+responses) remove them as participants (``participants.py``) in the same transaction.
+Expiry uses the same machinery: an expired write is an erased operation, an expired
+episode an erased episode. What stays is content-free: a tombstone (a keyed digest)
+reserving each erased episode id, and an audit entry with counts.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .._core.values import canonical_json, load_value, normalise_subject
 from ..ledger.aliases import forget_names, in_families
 from ..ledger.backfill import forget_cursors
 from ..ledger.derivation import rederive as rederive_scope
-from ..ledger.derivation import renamed_family
+from ..ledger.families import renamed_family
 from ..ledger.relations import value_comparison
 from ..store import AuditRow, ChangeRow, WriteTransaction
 from .participants import Reach
@@ -127,7 +127,7 @@ def forget_subject(txn: WriteTransaction, subject: str, now: int, reach: Reach, 
         erased.add(_forget_relations_naming(txn, name, reach, values))
         txn.delete_names_of_subject(name)
     forget_map_pairs(txn, values)
-    redact_stored_responses(txn, names, now)
+    reach.names_erased(txn, names, now)
     audit(txn, now, "forget_subject", call, reach.digests.of(txn.tenant, "subject", subject), erased)
     return erased
 
@@ -143,27 +143,6 @@ def _file_under_every_name(txn: WriteTransaction, kept: list[ConsentRow], names:
     for row in sorted(kept, key=lambda row: row.seq):
         for name in names:
             txn.put_consent(name, row.purpose, row.granted, row.changed_at)
-
-
-def forget_thread(
-    txn: WriteTransaction, thread_id: str, now: int, reach: Reach, call: str, action: str = "forget_thread",
-) -> Erased:
-    """Erase a checkpoint thread whole: every checkpoint, pending write and subject link.
-    The audit entry names it by a keyed digest, like every erased target."""
-    gone = txn.checkpoints().delete_thread(thread_id)
-    erased = Erased(threads=1 if gone else 0)
-    audit(txn, now, action, call, reach.digests.of(txn.tenant, "thread", thread_id), erased)
-    return erased
-
-
-def expire_thread(txn: WriteTransaction, thread_id: str, deadline: int, now: int, reach: Reach, call: str) -> bool:
-    """Erase a thread retention found expired at ``deadline``, unless a checkpoint was
-    stored since (a put between the sweep's listing and this): that keeps it, nothing
-    erased or audited. Audited as ``expire_thread`` when it goes."""
-    if not txn.checkpoints().delete_expired_thread(thread_id, deadline):
-        return False
-    audit(txn, now, "expire_thread", call, reach.digests.of(txn.tenant, "thread", thread_id), Erased(threads=1))
-    return True
 
 
 def _forget_relations_naming(
@@ -249,7 +228,7 @@ def forget_episode(
     for doomed_id in doomed:
         erased.episodes += txn.delete_episode(doomed_id)
     txn.add_tombstones([reach.digests.of(txn.tenant, "episode", doomed_id) for doomed_id in doomed])
-    redact_stored_responses(txn, [*doomed, *sorted({subject for subject, _ in keys}), *erased.quoted], now)
+    reach.names_erased(txn, [*doomed, *sorted({subject for subject, _ in keys}), *erased.quoted], now)
     audit(txn, now, action, call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
 
@@ -265,7 +244,7 @@ def erase_operations(
     removed = txn.delete_operations(sorted(seqs))
     rederive(txn, keys, erased_values, reach)
     forget_map_pairs(txn, by_attribute(erased_values))
-    redact_stored_responses(txn, sorted({subject for subject, _ in keys}), now)
+    reach.names_erased(txn, sorted({subject for subject, _ in keys}), now)
     erased = Erased(operations=removed, keys=len(keys))
     audit(txn, now, "expire_writes", call, None, erased)
     return erased
@@ -278,7 +257,7 @@ def drop_text(txn: WriteTransaction, episode_id: str, now: int, reach: Reach, ca
     for participant in reach.participants:
         participant.texts_dropped(txn, readable)
     erased = Erased(texts=txn.lose_text(readable, now))
-    redact_stored_responses(txn, readable, now)
+    reach.names_erased(txn, readable, now)
     audit(txn, now, "expire_text", call, reach.digests.of(txn.tenant, "episode", episode_id), erased)
     return erased
 
@@ -324,20 +303,6 @@ def forget_map_pairs(txn: WriteTransaction, erased: dict[str, set[str]]) -> None
         if conversion is not None:
             conversion = json.dumps({**json.loads(conversion), "map": detail["map"]})
         txn.rewrite_retype(change.seq, json.dumps(detail, sort_keys=True), conversion)
-
-
-def redact_stored_responses(txn: WriteTransaction, erased: Iterable[str], now: int) -> None:
-    """A stored idempotent response is a copy: empty every one that names an erased
-    subject or episode (as written or JSON-escaped, like a raw model reply; a response
-    quotes a value only beside its subject, an episode's text only beside its id), and
-    those of requests still in flight, whose responses are not stored yet (not the one
-    this erasure runs for: an expiry its own write settled)."""
-    wanted = list(dict.fromkeys(erased))
-    needles = [*wanted, *(json.dumps(name, ensure_ascii=False)[1:-1] for name in wanted), "\\"]
-    acting = txn.acting_for
-    txn.redact_idempotency([row.key for row in txn.idempotency_responses_naming(needles)
-                            if row.response and any(names(row.response, name) for name in wanted)], now,
-                           None if acting is None else acting.key)
 
 
 def with_derivatives(txn: WriteTransaction, roots: Iterable[str]) -> list[str]:

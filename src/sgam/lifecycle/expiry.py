@@ -11,13 +11,12 @@ erased with its derivatives; one of a ``keep_facts`` class loses its text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..store import Backend, WriteTransaction
-from .erasure import Erased, drop_text, erase_operations, expire_thread, forget_episode
-from .participants import Reach
+from .erasure import Erased, drop_text, erase_operations, forget_episode
+from .participants import Reach, Retained
 
 MAX_ITEMS = 1_000_000
+"""The most store items one settle expires."""
 
 
 def settle(txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased:
@@ -45,57 +44,28 @@ def settle(txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased:
     return done
 
 
-@dataclass
-class ThreadsSettled:
-    """What checkpoint retention did to a tenant's threads, by thread id."""
-
-    erased: list[str] = field(default_factory=list)
-    pruned: list[str] = field(default_factory=list)
-
-
-def settle_threads(txn: WriteTransaction, now: int, reach: Reach, call: str) -> ThreadsSettled:
-    """Apply each checkpoint thread's retention class at ``now``. A thread whose newest
-    checkpoint is past the class's ttl is erased whole (``on_expiry: erase``; audited as
-    ``expire_thread``; a thread that got a checkpoint since it was listed stays) or pruned
-    to what a resume needs (``keep_facts``); a live thread
-    whose older checkpoints are past it is pruned to its newest checkpoint per namespace,
-    with the saver's own prune, never by deleting rows by age. Idempotent."""
-    classes = {row.name: row for row in txn.retention_classes() if row.ttl is not None}
-    done = ThreadsSettled()
-    if not classes:
-        return done
-    records = txn.checkpoints()
-    for thread in records.threads(MAX_ITEMS):
-        rule = classes.get(thread.retention)
-        if rule is None or rule.ttl is None or thread.first_at is None or thread.last_at is None:
-            continue
-        deadline = now - rule.ttl
-        if thread.last_at <= deadline and rule.on_expiry == "erase":
-            if expire_thread(txn, thread.thread_id, deadline, now, reach, call):
-                done.erased.append(thread.thread_id)
-        elif thread.first_at <= deadline and thread.checkpoints > 1 and records.keep_latest(thread.thread_id):
-            done.pruned.append(thread.thread_id)
-    return done
-
-
-def purge(
-    backend: Backend, reach: Reach, now: int, tenant: str | None = None,
-) -> tuple[int, Erased, ThreadsSettled]:
-    """Settle every tenant with something due (or one), its checkpoint threads included,
-    one transaction per tenant, then remove the physical residue as an erasure does. Cut
-    short, it leaves whole tenants done or untouched; run again, it finishes. Returns
-    (tenants visited, what went, what checkpoint retention did)."""
+def purge(backend: Backend, reach: Reach, now: int, tenant: str | None = None) -> tuple[int, Erased, Retained]:
+    """Settle every tenant with something due (or one), then apply each participant's
+    retention (``Participant.retain``: checkpoint threads' classes), one transaction per
+    tenant, then remove the physical residue as an erasure does. Cut short, it leaves
+    whole tenants done or untouched; run again, it finishes. Returns (tenants visited,
+    what went past its deadline, what retention did)."""
     tenants = [tenant] if tenant is not None else backend.due_tenants(now)
     total = Erased()
-    threads = ThreadsSettled()
+    retained = Retained()
 
-    def work(txn: WriteTransaction) -> tuple[Erased, ThreadsSettled]:
-        return settle(txn, now, reach, "purge"), settle_threads(txn, now, reach, "purge")
+    def work(txn: WriteTransaction) -> tuple[Erased, Retained]:
+        settled = settle(txn, now, reach, "purge")
+        kept = Retained()
+        for participant in reach.participants:
+            done = participant.retain(txn, now, reach, "purge")
+            if done is not None:
+                kept.add(done)
+        return settled, kept
 
     for name in tenants:
-        erased, settled = backend.run_write(name, work)
+        erased, kept = backend.run_write(name, work)
         total.add(erased)
-        threads.erased += settled.erased
-        threads.pruned += settled.pruned
+        retained.add(kept)
     backend.purge_residue()
-    return len(tenants), total, threads
+    return len(tenants), total, retained

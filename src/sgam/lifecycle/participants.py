@@ -39,9 +39,19 @@ class Participant:
     def values_erased(self, txn: WriteTransaction, subject: str, attribute: str, gone: set[str]) -> None:
         """The canonical values ``gone`` no longer hold anywhere in the key's log."""
 
+    def names_erased(self, txn: WriteTransaction, names: list[str], now: int) -> None:
+        """An erasure removed what ``names`` name: subjects, episode ids, and what the
+        participants' other hooks removed that a copy may quote (``Erased.quoted``). Runs
+        after every other hook of the erasure, for copies that quote what others kept."""
+
     def settle(self, txn: WriteTransaction, now: int, reach: Reach, call: str) -> Erased | None:
         """Expire what the feature keeps past its deadline at ``now``; idempotent. Runs
         before the ledger's own expiry, with ``reach`` for erasing episodes."""
+        return None
+
+    def retain(self, txn: WriteTransaction, now: int, reach: Reach, call: str) -> Retained | None:
+        """Apply the feature's retention classes at ``now`` where no deadline is stored
+        (what a purge applies, not every call: checkpoint threads); idempotent."""
         return None
 
 
@@ -59,3 +69,22 @@ class Reach:
             erased = hook(participant)
             if erased is not None:
                 yield erased
+
+    def names_erased(self, txn: WriteTransaction, names: list[str], now: int) -> None:
+        """Tell every participant what an erasure removed by name (``Participant.names_erased``)."""
+        for participant in self.participants:
+            participant.names_erased(txn, names, now)
+
+
+@dataclass(slots=True)
+class Retained:
+    """What a purge's retention pass (``Participant.retain``) did beyond deadlines."""
+
+    threads_erased: int = 0
+    """Checkpoint threads whose class erases them, past its ttl: erased whole."""
+    threads_pruned: int = 0
+    """Checkpoint threads pruned to what a resume needs."""
+
+    def add(self, other: Retained) -> None:
+        self.threads_erased += other.threads_erased
+        self.threads_pruned += other.threads_pruned

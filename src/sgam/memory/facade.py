@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
-from functools import partial
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -14,83 +12,48 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel
 
 from .. import portability
-from .._core.errors import NotFoundError, ValidationError
-from .._core.model import Assertion, Episode, Fact, ForgetResult, Page, WriteResult
-from .._core.purpose import MEMBER, allowed, check_purpose, consent_uses, ledger_attribute, split_attribute
-from .._core.rules import OpKind, Version
-from .._core.schema import (
-    BUILTIN_MEMORY_TYPES,
-    AttributeSchema,
-    Cardinality,
-    MemoryTypeSchema,
-    ValueType,
-    parse_cardinality,
-    parse_value_type,
-)
+from .._core.errors import ValidationError
+from .._core.model import Assertion, Fact, ForgetResult, Page, WriteResult
+from .._core.purpose import check_purpose
+from .._core.rules import OpKind
 from .._core.secret import Digests
 from .._core.time import Clock, Moment, moment_micros, optional_micros, utc_now
 from .._core.values import (
-    MAX_METADATA_BYTES,
+    MAX_BATCH,
+    check_batch,
     check_limit,
     check_name,
     check_optional_name,
     check_optional_subject,
     check_subject,
     check_tenant,
-    check_text,
 )
 from ..boundary.cursor import decode_cursor, encode_cursor
 from ..documents.lifecycle import DocumentRevisions
 from ..extraction.lifecycle import ExtractionRecords
 from ..items.lifecycle import StoreItems
-from ..ledger import model_versions
-from ..ledger.model_versions import Conversion
-from ..ledger.records import sources_of, to_assertion, to_assertions, to_episode
-from ..ledger.relations import consent_book, is_relation, named, visible_versions
-from ..ledger.schema_at import cardinality_at, schema_at
+from ..ledger import reads
 from ..ledger.service import Ledger
-from ..ledger.sets import member_versions
-from ..ledger.write import (
-    PendingOp,
-    WriteService,
-    fact_to_pending,
-    validate_derived_from,
-    validate_episode,
-    validate_op,
-)
+from ..ledger.write import PendingOp, WriteService, fact_to_pending, validate_op
 from ..lifecycle.checkpoints import CheckpointThreads
 from ..lifecycle.erasure import Erased, forget_episode, forget_subject
 from ..lifecycle.participants import Participant
+from ..lifecycle.responses import StoredResponses
 from ..portability import ExportSummary, ImportSummary, MoveSummary, Progress
 from ..search import SearchService, embedder_from_env
 from ..search.embedders import Embedder
-from ..search.scope import about_revoked
-from ..search.service import Embedded
-from ..store import (
-    AttributeMeaning,
-    Backend,
-    CallContext,
-    Consents,
-    EpisodeRow,
-    Holding,
-    QueryFilter,
-    ReadAhead,
-    Reader,
-    SubjectMeaning,
-    WriteTransaction,
-    open_backend,
-)
+from ..store import Backend, CallContext, QueryFilter, open_backend
+from .episodes import EpisodeCalls
 from .extraction import ExtractionCalls
 from .lifecycle import Lifecycle
 from .recall import RecallCalls
-from .schema import SchemaCalls, check_backfill, check_wait
+from .schema import SchemaCalls
 from .shape import ShapeCalls
 
 if TYPE_CHECKING:
     from ..documents import Documents
 
 DEFAULT_URL = "sqlite:///./sgam.db"
-MAX_BATCH = 100_000
 
 
 def default_url() -> str:
@@ -123,10 +86,13 @@ def _delegate(part: str, method: Callable[Concatenate[Part, P], R]) -> Callable[
     return call
 
 
-PARTICIPANTS: tuple[Participant, ...] = (StoreItems(), DocumentRevisions(), ExtractionRecords(), CheckpointThreads())
+PARTICIPANTS: tuple[Participant, ...] = (
+    StoreItems(), DocumentRevisions(), ExtractionRecords(), CheckpointThreads(), StoredResponses(),
+)
 """The features whose data erasure and expiry reach (``sgam.lifecycle.participants``):
 store items past their deadline, document revisions built on an episode, extraction
-records quoting one."""
+records quoting one, checkpoint threads naming or holding what was erased (and their
+retention), stored responses quoting it."""
 
 
 class Memory:
@@ -139,9 +105,10 @@ class Memory:
     (default: see ``sgam._core.secret``). The constructor takes no configuration from the
     environment; ``from_env`` does, for processes configured that way (the CLI, ``sgam serve``).
 
-    The ledger's reads and writes are its own; the rest it delegates, method for method,
-    to its parts (``memory/lifecycle.py``, ``schema.py``, ``shape.py``, ``recall.py``,
-    ``extraction.py``), each built on the same ``Ledger``.
+    The ledger's fact writes, reads and erasures are its own surface (arguments checked
+    here, the reads themselves in ``sgam.ledger.reads``); the rest it delegates, method
+    for method, to its parts (``memory/episodes.py``, ``lifecycle.py``, ``schema.py``,
+    ``shape.py``, ``recall.py``, ``extraction.py``), each built on the same ``Ledger``.
     """
 
     def __init__(
@@ -153,10 +120,11 @@ class Memory:
         self.ledger = Ledger(store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
                              SearchService(store, embedder), PARTICIPANTS)
         self._lifecycle = Lifecycle(self.ledger)
-        self._schema = SchemaCalls(self.ledger)
+        self._schema = SchemaCalls(self.ledger, self._models)
         self._shape = ShapeCalls(self.ledger)
         self._recall = RecallCalls(self.ledger)
         self._extraction = ExtractionCalls(self.ledger)
+        self._episodes = EpisodeCalls(self.ledger)
 
     @classmethod
     def from_env(
@@ -168,6 +136,13 @@ class Memory:
         ``SGAM_EMBEDDER`` (else none)."""
         chosen = embedder if embedder is not None else embedder_from_env()
         return cls(url if url is not None else default_url(), clock=clock, embedder=chosen, erasure_key=erasure_key)
+
+    # episodes: recorded, then read as consent allows (``memory/episodes.py``)
+    add_episode = _delegate("_episodes", EpisodeCalls.add_episode)
+    add_episodes = _delegate("_episodes", EpisodeCalls.add_episodes)
+    episode = _delegate("_episodes", EpisodeCalls.episode)
+    episodes = _delegate("_episodes", EpisodeCalls.episodes)
+    derived_episodes = _delegate("_episodes", EpisodeCalls.derived_episodes)
 
     # retention, consent, purge, residue and the audit log (``memory/lifecycle.py``)
     preview_forget = _delegate("_lifecycle", Lifecycle.preview_forget)
@@ -181,7 +156,11 @@ class Memory:
     residue = _delegate("_lifecycle", Lifecycle.residue)
     audit = _delegate("_lifecycle", Lifecycle.audit)
 
-    # rename and retype as recorded steps, the quarantine, the history of steps, backfills (``memory/schema.py``)
+    # the declared schema, rename and retype as recorded steps, the quarantine, the history of
+    # steps, backfills (``memory/schema.py``)
+    declare = _delegate("_schema", SchemaCalls.declare)
+    register_memory_type = _delegate("_schema", SchemaCalls.register_memory_type)
+    schema = _delegate("_schema", SchemaCalls.schema)
     rename_attribute = _delegate("_schema", SchemaCalls.rename_attribute)
     retype = _delegate("_schema", SchemaCalls.retype)
     quarantined = _delegate("_schema", SchemaCalls.quarantined)
@@ -235,10 +214,11 @@ class Memory:
         view.__dict__.update(self.__dict__)
         view.ledger = self.ledger.bound(context)
         view._lifecycle = Lifecycle(view.ledger)
-        view._schema = SchemaCalls(view.ledger)
+        view._schema = SchemaCalls(view.ledger, self._models)
         view._shape = ShapeCalls(view.ledger)
         view._recall = RecallCalls(view.ledger)
         view._extraction = ExtractionCalls(view.ledger)
+        view._episodes = EpisodeCalls(view.ledger)
         return view
 
     @property
@@ -275,156 +255,6 @@ class Memory:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    # schema ---------------------------------------------------------------------------
-
-    def declare(
-        self, tenant: str, attribute: str, value_type: ValueType | str | None, *,
-        memory_type: str | None = None, sensitive: bool = False, description: str | None = None,
-        cardinality: Cardinality | str | None = None,
-    ) -> AttributeSchema:
-        """Declare an attribute's value type (and optionally memory type, sensitivity,
-        ``cardinality``: ``one``, or ``many`` for a set whose members each have their own
-        timeline; None keeps what the attribute had, default one); later writes of other
-        types are rejected. Bumps the tenant's schema version."""
-        check_tenant(tenant)
-        chosen = None if cardinality is None else parse_cardinality(cardinality)
-        if not isinstance(sensitive, bool):
-            raise ValidationError("sensitive", sensitive, "must be true or false")
-        schema = AttributeSchema(
-            attribute=check_name(attribute, "attribute"),
-            value_type=None if value_type is None else parse_value_type(value_type),
-            memory_type=check_optional_name(memory_type, "memory_type"),
-            sensitive=bool(sensitive),
-            description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
-        )
-        return self.ledger.run_write(tenant, lambda txn: self._writes.declare(txn, schema, chosen), "declare")
-
-    def register_memory_type(
-        self, tenant: str, name: str, model: type[BaseModel], *, convert: Conversion | None = None,
-        previous: type[BaseModel] | None = None, decided_by: str | None = None, origin: str | None = None,
-        backfill: bool | None = None, wait: bool = True,
-    ) -> MemoryTypeSchema:
-        """Make ``name`` a typed memory type whose values must validate against ``model``.
-
-        The model's JSON Schema is stored with the tenant's schema, so processes that do
-        not have the model class still validate against it. A new version of a type that
-        has stored values is a recorded step (``schema_history``): from now on in
-        transaction time every value of the type, history included, reads as ``convert``
-        makes it (the stored JSON as a dict, or an instance of ``previous`` when given ->
-        a ``model`` instance or a dict); a value it fails on, or whose result ``model``
-        refuses, is set aside (``quarantined``, with the reason). Without ``convert`` a
-        stored value ``model`` refuses is a ``ValidationError`` naming the type, and
-        nothing changes. ``backfill`` and ``wait``: as for ``retype`` (on a large type
-        ``convert`` is called a batch of subjects at a time, and the stored versions are
-        derived again by a backfill)."""
-        check_tenant(tenant)
-        check_name(name, "name")
-        if name in BUILTIN_MEMORY_TYPES:
-            raise ValidationError("name", name, "is a built-in memory type")
-        for given, field in ((model, "model"), (previous, "previous")):
-            if (given is not None or field == "model") and not (isinstance(given, type)
-                                                                and issubclass(given, BaseModel)):
-                raise ValidationError(field, given, "must be a pydantic BaseModel subclass")
-        if convert is not None and not callable(convert):
-            raise ValidationError("convert", convert, "must be a function: old value -> new value")
-        who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
-        deferred = check_backfill(backfill)
-        check_wait(wait)
-
-        def register(txn: WriteTransaction) -> MemoryTypeSchema:
-            return model_versions.register(txn, name, model, convert, previous, self.ledger.now(), who, where,
-                                           backfill=deferred)
-
-        registered = self.ledger.run_write(tenant, register, "register_memory_type")
-        self._models[(tenant, name)] = model
-        if wait:
-            self._schema.run_backfill(tenant)
-        return registered
-
-    def schema(self, tenant: str) -> tuple[list[AttributeSchema], list[MemoryTypeSchema]]:
-        with self.ledger.read(check_tenant(tenant), "schema") as reader:
-            return reader.attribute_schemas(), reader.memory_types()
-
-    # episodes -------------------------------------------------------------------------
-
-    def add_episode(
-        self, tenant: str, id: str, at: Moment, text: str, *, speaker: str | None = None,
-        kind: str = "message", session: str | None = None, metadata: dict[str, Any] | None = None,
-        retention: str = "default", derived_from: Iterable[str] | None = None,
-    ) -> Episode:
-        """Record a raw episode of retention class ``retention``, optionally made from
-        other episodes (``derived_from``: erasing or expiring them reaches it too).
-        Re-recording the same id with the same content is a no-op; with other content, or
-        an id that was erased or expired, it is a ConflictError."""
-        row = validate_episode(id, at, text, speaker, kind, session, metadata, check_tenant(tenant), retention)
-        sources = validate_derived_from(derived_from)
-        return self._add_rows(tenant, [(row, sources)])[0]
-
-    def add_episodes(self, tenant: str, episodes: Iterable[Mapping[str, Any]]) -> list[Episode]:
-        """Record many episodes (mappings with ``add_episode``'s argument names) in one
-        transaction, embedded in one batch first; the error names the offending ``episodes[i]``."""
-        check_tenant(tenant)
-        items = [_episode_row(index, item, tenant) for index, item in enumerate(_batch(episodes, "episodes"))]
-        if len(items) > MAX_BATCH:
-            raise ValidationError("episodes", f"<{len(items)} episodes>", f"at most {MAX_BATCH} per batch")
-        return self._add_rows(tenant, items) if items else []
-
-    def _add_rows(self, tenant: str, items: list[tuple[EpisodeRow, tuple[str, ...]]]) -> list[Episode]:
-        rows = [row for row, _ in items]
-
-        def work(embedded: Embedded, txn: WriteTransaction) -> list[EpisodeRow]:
-            txn.prefetch_episodes([row.episode_id for row in rows])
-            stored = self._writes.add_episodes(txn, items)
-            self._search.store_vectors(txn, rows, stored, embedded)
-            return stored
-
-        # the vectors are made before the transaction: a failing embedder changes nothing
-        written = self._search.with_vectors(
-            tenant, rows, lambda embedded: self.ledger.run_write(tenant, partial(work, embedded), "add_episode"))
-        return [to_episode(row, sources) for row, (_, sources) in zip(written, items, strict=True)]
-
-    def episode(self, tenant: str, id: str, *, purpose: str | None = None) -> Episode | None:
-        """The episode if it can be read: recorded, not erased, not past its deadline, and
-        not about a subject whose consent is revoked (for ``purpose``, or every purpose)."""
-        scope = check_purpose(purpose)
-        with self.ledger.read(check_tenant(tenant), "episode") as reader:
-            row = reader.episode(check_name(id, "id"))
-            if row is None or not row.readable or _hidden(reader, [row], scope):
-                return None
-            return to_episode(row, sources_of(reader, [row]).get(row.episode_id, ()))
-
-    def episodes(
-        self, tenant: str, *, session: str | None = None, limit: int = 100, purpose: str | None = None,
-        newest_first: bool = False,
-    ) -> list[Episode]:
-        """Up to ``limit`` readable episodes in recorded order (of a session: by time), or
-        the latest ones first (``newest_first``), less those about a subject whose consent
-        is revoked (for ``purpose``, or every purpose)."""
-        scope = check_purpose(purpose)
-        if not isinstance(newest_first, bool):
-            raise ValidationError("newest_first", newest_first, "must be true or false")
-        with self.ledger.read(check_tenant(tenant), "episodes") as reader:
-            rows = [row for row in reader.episodes(check_optional_name(session, "session"), check_limit(limit),
-                                                   newest_first) if row.readable]
-            hidden = _hidden(reader, rows, scope)
-            rows = [row for row in rows if row.episode_id not in hidden]
-            sources = sources_of(reader, rows)
-        return [to_episode(row, sources.get(row.episode_id, ())) for row in rows]
-
-    def derived_episodes(self, tenant: str, id: str, *, purpose: str | None = None) -> list[Episode]:
-        """The readable episodes made directly from episode ``id`` (a summary of it, say):
-        what erasing or expiring ``id`` reaches next. NotFoundError if ``id`` cannot be read."""
-        scope = check_purpose(purpose)
-        with self.ledger.read(check_tenant(tenant), "derived_episodes") as reader:
-            source = reader.episode(check_name(id, "id"))
-            if source is None or not source.readable or _hidden(reader, [source], scope):
-                raise NotFoundError(f"no episode {id!r}", field="id", value=id)
-            rows = [row for row in map(reader.episode, reader.derived_of([id])) if row is not None and row.readable]
-            hidden = _hidden(reader, rows, scope)
-            rows = [row for row in rows if row.episode_id not in hidden]
-            sources = sources_of(reader, rows)
-        return [to_episode(row, sources.get(row.episode_id, ())) for row in rows]
-
     # writes ---------------------------------------------------------------------------
 
     def write(
@@ -445,7 +275,7 @@ class Memory:
         """Commit many writes in one transaction: all of them, or none (the error names
         the offending ``facts[i]``)."""
         check_tenant(tenant)
-        batch = [fact_to_pending(index, fact) for index, fact in enumerate(_batch(facts, "facts"))]
+        batch = [fact_to_pending(index, fact) for index, fact in enumerate(check_batch(facts, "facts"))]
         if len(batch) > MAX_BATCH:
             raise ValidationError("facts", f"<{len(batch)} facts>", f"at most {MAX_BATCH} per batch")
         if not batch:
@@ -570,43 +400,12 @@ class Memory:
         self, tenant: str, subject: str, attribute: str, at: Moment | None, known_at: Moment | None,
         purpose: str | None, *, sets: bool,
     ) -> Assertion | list[Assertion] | None:
-        """A key's point read. A set has no versions under its own key, so only a read
-        that finds nothing asks whether the attribute is one (from the schema cache on
-        SQLite, a statement on PostgreSQL): the read of a value costs what it did."""
         check_tenant(tenant)
         subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
         scope = check_purpose(purpose)
         moment = self._moment(at, "at")
         known = optional_micros(known_at, "known_at")
-
-        def general(reader: Reader, meant: str = subject, name: str = attribute) -> Version | None:
-            return reader.get(meant, name, moment, known)
-
-        def scoped(reader: Reader, meant: str = subject, name: str = attribute) -> Version | None:
-            return None if scope is None else reader.get(meant, ledger_attribute(name, scope), moment, known)
-
-        timelines = (attribute,) if scope is None else (ledger_attribute(attribute, scope), attribute)
-        ahead: list[ReadAhead] = [Consents(subject), SubjectMeaning(subject, known), AttributeMeaning(attribute, known)]
-        ahead += [Holding(subject, timeline, moment, known) for timeline in timelines]
-        with self.ledger.read(tenant, "get", ahead) as reader:
-            consented = allowed(reader.consents(subject), scope)
-            meant = reader.resolve_subject(subject, known)
-            name = reader.resolve_attribute(attribute, known)  # an attribute renamed by then
-            version = (scoped(reader, meant, name) or general(reader, meant, name)) if consented else None
-            if version is None:
-                if cardinality_at(reader, name, known) is Cardinality.MANY:
-                    if not sets:
-                        raise ValidationError("attribute", attribute,
-                                              "is a set (cardinality many): read its members with members()")
-                    found = member_versions(reader, meant, name, moment, known, scope) if consented else []
-                    return to_assertions(tenant, found)
-                return None
-            if version.value.startswith('"'):
-                shown = visible_versions(reader, [version], scope, known)
-                if not shown:
-                    return None  # a relation naming a subject whose consent is revoked
-                version = shown[0]
-        return to_assertion(tenant, version)
+        return reads.point(self.ledger, tenant, subject, attribute, moment, known, scope, sets=sets)
 
     def history(
         self, tenant: str, subject: str, attribute: str, *, known_at: Moment | None = None,
@@ -616,50 +415,19 @@ class Memory:
         ledger stood at ``known_at``, by ``valid_from``. Of a set (cardinality many):
         every member's assertions, by ``valid_from`` and then by the value's JSON text."""
         known = optional_micros(known_at, "known_at")
-
-        def read(reader: Reader, s: str, a: str) -> list[Version]:
-            meant = reader.resolve_subject(s, known)
-            found = _history(reader, meant, a, known)
-            if not found:  # nothing under the name given: it may have been renamed by then
-                base, purpose = split_attribute(a)
-                renamed = reader.resolve_attribute(base, known)
-                if renamed != base:
-                    found = _history(reader, meant, ledger_attribute(renamed, purpose), known)
-            return visible_versions(reader, found, scope, known)
-
         scope = check_purpose(purpose)
-
-        return self._timeline(tenant, subject, attribute, purpose, "history", read)
+        check_tenant(tenant)
+        subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
+        return reads.history(self.ledger, tenant, subject, attribute, known, scope)
 
     def versions(self, tenant: str, subject: str, attribute: str, *, purpose: str | None = None) -> list[Assertion]:
         """The full bitemporal record of a key's timeline: every version ever visible. Of
         a set (cardinality many): every version of every member, member by member. A
         relation's versions naming a subject whose consent is revoked are left out, as
         every read leaves them out."""
-
-        def read(reader: Reader, s: str, a: str) -> list[Version]:
-            meant = reader.resolve_subject(s)
-            declared = reader.declared(split_attribute(a)[0])
-            if declared is not None and declared.cardinality is Cardinality.MANY:
-                members = reader.member_keys(meant, f"{a}{MEMBER}")
-                found = [v for member in members for v in reader.versions(meant, member)]
-            else:
-                found = reader.versions(meant, a)
-            return visible_versions(reader, found, check_purpose(purpose))
-
-        return self._timeline(tenant, subject, attribute, purpose, "versions", read)
-
-    def _timeline(
-        self, tenant: str, subject: str, attribute: str, purpose: str | None, call: str,
-        read: Callable[[Reader, str, str], list[Version]],
-    ) -> list[Assertion]:
         check_tenant(tenant)
         subject, attribute = check_subject(subject, "subject"), check_name(attribute, "attribute")
-        scope = check_purpose(purpose)
-        with self.ledger.read(tenant, call) as reader:
-            if not allowed(reader.consents(subject), scope):
-                return []
-            return [to_assertion(tenant, v) for v in read(reader, subject, ledger_attribute(attribute, scope))]
+        return reads.versions(self.ledger, tenant, subject, attribute, check_purpose(purpose))
 
     def query(
         self, tenant: str, *, subject: str | None = None, attribute: str | None = None,
@@ -688,66 +456,8 @@ class Memory:
             limit=size + 1,
             purpose=scope,
         )
-        with self.ledger.read(tenant, "query") as reader:
-            if flt.subject is not None:
-                flt = replace(flt, subject=reader.resolve_subject(flt.subject, flt.known_at))
-            if flt.attribute is not None:
-                name = reader.resolve_attribute(flt.attribute, flt.known_at)  # an old name: the attribute's
-                many = cardinality_at(reader, name, flt.known_at) is Cardinality.MANY
-                flt = replace(flt, attribute=name, many=many)
-            book = consent_book(reader, consent_uses(scope))
-            versions = reader.query(flt)
-            revoked = book.revoked_subjects(scope)
-            if revoked:  # a relation naming a subject whose consent is revoked is not returned
-                known = flt.known_at  # relations as they stood then
-                relations = {s.attribute for s in reader.attribute_schemas()
-                             if is_relation(s if known is None else schema_at(reader, s.attribute, known))}
-                hidden = {id(v) for v in versions
-                          if split_attribute(v.attribute)[0] in relations and named(v) in revoked}
-        last = versions[size - 1] if len(versions) > size else None
-        following = None if last is None else encode_cursor(last.subject, last.attribute, last.valid_from)
-        found = [to_assertion(tenant, v) for v in versions[:size]
-                 if book.allows(v.subject, scope) and (not revoked or id(v) not in hidden)]
-        if scope is not None and flt.at is not None:
-            scoped = {(a.subject, a.attribute) for a in found if a.purpose is not None}
-            found = [a for a in found if a.purpose is not None or (a.subject, a.attribute) not in scoped]
-        return Page(found, following)
+        found, following = reads.query(self.ledger, tenant, flt, size)
+        return Page(found, None if following is None else encode_cursor(*following))
 
     def _moment(self, value: Moment | None, field: str) -> int:
         return moment_micros(self.clock, value, field)
-
-
-def _episode_row(index: int, item: Mapping[str, Any], tenant: str) -> tuple[EpisodeRow, tuple[str, ...]]:
-    prefix = f"episodes[{index}]."
-    if not isinstance(item, Mapping):
-        raise ValidationError(f"episodes[{index}]", item, "must be a mapping")
-    unknown = set(item) - {"id", "at", "text", "speaker", "kind", "session", "metadata", "retention", "derived_from"}
-    if unknown:
-        raise ValidationError(f"{prefix}{min(unknown)}", item, "unknown field")
-    try:
-        return (validate_episode(item.get("id"), item.get("at"), item.get("text"), item.get("speaker"),
-                                 item.get("kind", "message"), item.get("session"), item.get("metadata"), tenant,
-                                 item.get("retention", "default")),
-                validate_derived_from(item.get("derived_from")))
-    except ValidationError as exc:
-        raise ValidationError(f"{prefix}{exc.field}", exc.value, exc.rule) from None
-
-
-def _batch(items: object, field: str) -> Iterable[Any]:
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
-        raise ValidationError(field, items, "must be a list (any iterable) of entries")
-    return items
-
-
-def _history(reader: Reader, subject: str, attribute: str, known: int | None) -> list[Version]:
-    """A key's timeline as known at ``known``: a set's every member when the attribute
-    held a set then (a cardinality change takes effect at its transaction time)."""
-    if cardinality_at(reader, split_attribute(attribute)[0], known) is Cardinality.MANY:
-        return reader.set_history(subject, f"{attribute}{MEMBER}", known)
-    return reader.history(subject, attribute, known)
-
-
-def _hidden(reader: Reader, rows: list[EpisodeRow], purpose: str | None) -> set[str]:
-    """Ids of ``rows`` about a subject whose consent is revoked for ``purpose``."""
-    revoked = consent_book(reader, consent_uses(purpose)).revoked_subjects(purpose)
-    return about_revoked(reader, [(row.episode_id, row.speaker, row.text) for row in rows], revoked)

@@ -170,9 +170,9 @@ class Lifecycle:
         Each tenant is one transaction: a purge cut short leaves whole tenants done or
         untouched, and running it again finishes."""
         scope = None if tenant is None else check_tenant(tenant)
-        visited, total, threads = purge(self.ledger.backend, self.ledger.reach, self.ledger.now(), scope)
+        visited, total, retained = purge(self.ledger.backend, self.ledger.reach, self.ledger.now(), scope)
         return PurgeResult(visited, total.operations, total.episodes, total.texts, total.keys, total.items,
-                           total.documents, len(threads.erased), len(threads.pruned))
+                           total.documents, retained.threads_erased, retained.threads_pruned)
 
     def residue(self, tenant: str, text: str) -> Residue:
         """Every table, index and stored reply of the tenant (and, on SQLite, the database

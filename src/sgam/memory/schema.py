@@ -1,5 +1,6 @@
-"""``Memory``'s schema migrations: rename and retype an attribute as recorded steps, the
-values a retype set aside, and the tenant's history of steps (``sgam.ledger.migrations``)."""
+"""``Memory``'s schema: declared attributes and typed memory types, their migrations
+(rename and retype an attribute as recorded steps, a new version of a typed memory type),
+the values a retype set aside, and the tenant's history of steps (``sgam.ledger.migrations``)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,32 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from .._core.errors import NotFoundError, ValidationError
 from .._core.model import Backfill, Quarantined, SchemaChange
 from .._core.purpose import ConsentBook, split_attribute
-from .._core.schema import AttributeSchema, ValueType, parse_value_type
+from .._core.schema import (
+    BUILTIN_MEMORY_TYPES,
+    AttributeSchema,
+    Cardinality,
+    MemoryTypeSchema,
+    ValueType,
+    parse_cardinality,
+    parse_value_type,
+)
 from .._core.time import from_micros
-from .._core.values import check_name, check_optional_name, check_tenant, load_value
-from ..ledger import migrations
+from .._core.values import (
+    MAX_METADATA_BYTES,
+    check_name,
+    check_optional_name,
+    check_tenant,
+    check_text,
+    load_value,
+)
+from ..ledger import migrations, model_versions
 from ..ledger.backfill import BATCH, run_batch
+from ..ledger.model_versions import Conversion
 from ..ledger.service import Ledger
 from ..store import BackfillRow, ChangeRow, WriteTransaction
 
@@ -22,11 +41,82 @@ Progress = Callable[[Backfill], None]
 
 
 class SchemaCalls:
-    """``Memory``'s rename and retype as recorded steps, the quarantine, the history of
-    steps: a part the facade delegates to, working through the ledger service alone."""
+    """``Memory``'s declared schema, rename and retype as recorded steps, the quarantine,
+    the history of steps: a part the facade delegates to, working through the ledger
+    service alone. ``models``: the model classes of the typed memory types this process
+    registered, by (tenant, name), shared with the write service that validates with them."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, models: dict[tuple[str, str], type[BaseModel]]) -> None:
         self.ledger = ledger
+        self._models = models
+
+    def declare(
+        self, tenant: str, attribute: str, value_type: ValueType | str | None, *,
+        memory_type: str | None = None, sensitive: bool = False, description: str | None = None,
+        cardinality: Cardinality | str | None = None,
+    ) -> AttributeSchema:
+        """Declare an attribute's value type (and optionally memory type, sensitivity,
+        ``cardinality``: ``one``, or ``many`` for a set whose members each have their own
+        timeline; None keeps what the attribute had, default one); later writes of other
+        types are rejected. Bumps the tenant's schema version."""
+        check_tenant(tenant)
+        chosen = None if cardinality is None else parse_cardinality(cardinality)
+        if not isinstance(sensitive, bool):
+            raise ValidationError("sensitive", sensitive, "must be true or false")
+        schema = AttributeSchema(
+            attribute=check_name(attribute, "attribute"),
+            value_type=None if value_type is None else parse_value_type(value_type),
+            memory_type=check_optional_name(memory_type, "memory_type"),
+            sensitive=bool(sensitive),
+            description=None if description is None else check_text(description, "description", MAX_METADATA_BYTES),
+        )
+        return self.ledger.run_write(tenant, lambda txn: self.ledger.writes.declare(txn, schema, chosen), "declare")
+
+    def register_memory_type(
+        self, tenant: str, name: str, model: type[BaseModel], *, convert: Conversion | None = None,
+        previous: type[BaseModel] | None = None, decided_by: str | None = None, origin: str | None = None,
+        backfill: bool | None = None, wait: bool = True,
+    ) -> MemoryTypeSchema:
+        """Make ``name`` a typed memory type whose values must validate against ``model``.
+
+        The model's JSON Schema is stored with the tenant's schema, so processes that do
+        not have the model class still validate against it. A new version of a type that
+        has stored values is a recorded step (``schema_history``): from now on in
+        transaction time every value of the type, history included, reads as ``convert``
+        makes it (the stored JSON as a dict, or an instance of ``previous`` when given ->
+        a ``model`` instance or a dict); a value it fails on, or whose result ``model``
+        refuses, is set aside (``quarantined``, with the reason). Without ``convert`` a
+        stored value ``model`` refuses is a ``ValidationError`` naming the type, and
+        nothing changes. ``backfill`` and ``wait``: as for ``retype`` (on a large type
+        ``convert`` is called a batch of subjects at a time, and the stored versions are
+        derived again by a backfill)."""
+        check_tenant(tenant)
+        check_name(name, "name")
+        if name in BUILTIN_MEMORY_TYPES:
+            raise ValidationError("name", name, "is a built-in memory type")
+        for given, field in ((model, "model"), (previous, "previous")):
+            if (given is not None or field == "model") and not (isinstance(given, type)
+                                                                and issubclass(given, BaseModel)):
+                raise ValidationError(field, given, "must be a pydantic BaseModel subclass")
+        if convert is not None and not callable(convert):
+            raise ValidationError("convert", convert, "must be a function: old value -> new value")
+        who, where = check_optional_name(decided_by, "decided_by"), check_optional_name(origin, "origin")
+        deferred = check_backfill(backfill)
+        check_wait(wait)
+
+        def register(txn: WriteTransaction) -> MemoryTypeSchema:
+            return model_versions.register(txn, name, model, convert, previous, self.ledger.now(), who, where,
+                                           backfill=deferred)
+
+        registered = self.ledger.run_write(tenant, register, "register_memory_type")
+        self._models[(tenant, name)] = model
+        if wait:
+            self.run_backfill(tenant)
+        return registered
+
+    def schema(self, tenant: str) -> tuple[list[AttributeSchema], list[MemoryTypeSchema]]:
+        with self.ledger.read(check_tenant(tenant), "schema") as reader:
+            return reader.attribute_schemas(), reader.memory_types()
 
     def rename_attribute(
         self, tenant: str, attribute: str, to: str, *, decided_by: str | None = None, origin: str | None = None,

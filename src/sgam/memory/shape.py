@@ -11,8 +11,7 @@ from .._core.model import Assertion, Reachable, SubjectName
 from .._core.purpose import check_purpose
 from .._core.time import Moment, from_micros, moment_micros, optional_micros
 from .._core.values import check_limit, check_name, check_optional_name, check_subject, check_tenant
-from ..ledger import aliases
-from ..ledger.records import to_assertions
+from ..ledger import aliases, reads
 from ..ledger.relations import (
     DEFAULT_FAN_OUT,
     check_attributes,
@@ -23,7 +22,6 @@ from ..ledger.relations import (
     relation_schema,
 )
 from ..ledger.service import Ledger
-from ..ledger.sets import member_reads, member_versions
 from ..store import Consents, Declared, WriteTransaction
 
 MAX_NAMES = 10_000
@@ -63,17 +61,7 @@ class ShapeCalls:
         scope = check_purpose(purpose)
         moment = moment_micros(self.ledger.clock, at, "at")
         known = optional_micros(known_at, "known_at")
-        ahead = member_reads(subject, attribute, moment, known, scope)
-        with self.ledger.read(tenant, "members", ahead=ahead) as reader:
-            meant = reader.resolve_subject(subject, known)
-            found = member_versions(reader, meant, attribute, moment, known, scope)
-            if not found:  # nothing under the name given: it may have been renamed by then
-                name = reader.resolve_attribute(attribute, known)
-                if name != attribute:
-                    found = member_versions(reader, meant, name, moment, known, scope)
-        # two members naming subjects merged since are one member
-        distinct = {version.value: version for version in reversed(found)}
-        return to_assertions(tenant, [distinct[value] for value in dict.fromkeys(v.value for v in found)])
+        return reads.members(self.ledger, tenant, subject, attribute, moment, known, scope)
 
     def linked(
         self, tenant: str, attribute: str, to: str, *, at: Moment | None = None, known_at: Moment | None = None,

@@ -16,7 +16,7 @@ from .._core.schema import AttributeSchema, parse_cardinality, parse_value_type
 from .._core.values import check_name, load_value
 from ..ledger import migrations
 from ..ledger.backfill import BATCH, finish
-from ..ledger.derivation import renamed_family
+from ..ledger.families import renamed_family
 from ..store import WriteTransaction
 from .loader import MAX_FILE_DEPTH, _StringTimestampLoader, size_problem
 

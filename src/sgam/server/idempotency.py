@@ -15,7 +15,7 @@ answers ``response_lost`` and never acts again. A 5xx releases the key only if n
 was written; after a write it is the stored answer. Records are kept ``RETENTION`` long.
 
 A stored response is a copy of what it quotes: erasure empties the responses naming what
-it removes (``lifecycle.erasure.redact_stored_responses``), and a retry is told so (410) without
+it removes (``lifecycle.responses.StoredResponses``), and a retry is told so (410) without
 acting again; a replay naming a subject whose consent is revoked is refused (403) as the
 route would refuse it now.
 """

@@ -21,7 +21,7 @@ from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
 from .._sql.extraction import ExtractionWrites
 from .._sql.keystate import KeyStates
-from .._sql.ledger import LedgerWrites
+from .._sql.ledger_writes import LedgerWrites
 from .._sql.subjects import SubjectWrites
 from . import inserts
 from .adapters import Micros, micros

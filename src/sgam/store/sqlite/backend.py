@@ -24,7 +24,8 @@ from .._sql.access import AccessWrites
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionWrites
 from .._sql.keystate import KeyStates
-from .._sql.ledger import NEAR, LedgerWrites, near_from_rows
+from .._sql.ledger import NEAR, near_from_rows
+from .._sql.ledger_writes import LedgerWrites
 from .._sql.subjects import SubjectWrites
 from . import scan
 from .cache import Cache, TenantMemory, watch
