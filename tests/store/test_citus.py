@@ -18,7 +18,6 @@ from sgam import Memory, ValidationError
 from sgam.cli.app import app
 from sgam.store.postgres import migrate
 from sgam.store.postgres.distribute import COLOCATION_ANCHOR, REFERENCE_TABLES
-from sgam.store.postgres.inserts import MAX_PARAMETERS, OPERATION_AND_VERSIONS, VERSIONS, batches
 from sgam.store.postgres.install import installed_version, with_login
 from sgam.store.postgres.migrations import MIGRATIONS, TENANT_TABLES
 
@@ -170,16 +169,6 @@ def test_no_foreign_key_cascades_an_update_of_the_tenant(postgres: PostgresUrls)
         cascading = conn.execute("SELECT conname FROM pg_constraint WHERE contype = 'f' AND confupdtype <> 'a' "
                                  "AND connamespace = current_schema()::regnamespace").fetchall()
     assert cascading == []
-
-
-def test_a_batch_wider_than_one_statement_is_split_and_keeps_every_row() -> None:
-    rows = [tuple(range(i, i + 16)) for i in range(10_000)]
-    sent = list(batches(VERSIONS, rows, OPERATION_AND_VERSIONS, prefix=tuple(range(13))))
-    assert len(sent) == 3
-    assert all(len(params) <= MAX_PARAMETERS and statement.count("%s") == len(params) for statement, params in sent)
-    assert sent[0][0].startswith("WITH operation") and not sent[1][0].startswith("WITH")
-    assert sent[0][1][:13] == tuple(range(13))
-    assert [params for _, params in sent][0][13:] + sent[1][1] + sent[2][1] == tuple(v for row in rows for v in row)
 
 
 def test_no_server_function_is_pinned_to_a_generic_plan(postgres: PostgresUrls) -> None:

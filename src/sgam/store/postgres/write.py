@@ -19,13 +19,14 @@ from .._protocol import BackfillRow, EpisodeRow
 from .._requests import OneFactWrite
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
+from .._sql.checkpoints import CheckpointAccess
+from .._sql.dialect import Dialect
 from .._sql.extraction import ExtractionWrites
 from .._sql.keystate import KeyStates
 from .._sql.ledger import LedgerWrites
 from .._sql.subjects import SubjectWrites
 from . import inserts
 from .adapters import Micros, micros
-from .checkpoints import PostgresCheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
 from .locks import SCHEMA_EXCLUSIVE, SCHEMA_SHARED, SubjectLocks, lock_key, schema_lock_key
@@ -47,18 +48,18 @@ schema neither reads nor fills the cache."""
 
 class PostgresWrite(
     LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites,
-    PostgresCheckpointAccess,
+    CheckpointAccess,
 ):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     acting_for: Attempt | None = None
 
     def __init__(
-        self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None,
+        self, cur: Cursor, tenant: str, prelock: list[int], dialect: Dialect, schemas: SchemaCache | None = None,
         quiet: dict[str, int] | None = None,
     ) -> None:
-        self._pipe = WritePipeline(cur, tenant)
-        super().__init__(ScopedSession(self._pipe.cursor, enter=self._pipe.enter), tenant)
+        self._pipe = WritePipeline(cur, tenant, dialect)
+        super().__init__(ScopedSession(self._pipe.cursor, dialect), tenant)
         self._locks = SubjectLocks(tenant, self._pipe.cursor)
         self._keys = KeyStates()
         self._schemas: SchemaCache = {} if schemas is None else schemas
@@ -156,7 +157,7 @@ class PostgresWrite(
             self._episodes.pop(row.episode_id, None)
         values = [(self.tenant, r.episode_id, Micros(r.occurred_at), Micros(r.recorded_at), r.text, r.speaker,
                    r.kind, r.session, r.metadata, r.schema_version, r.retention, micros(r.lost_at)) for r in rows]
-        for statement, params in inserts.batches(inserts.EPISODES, values):
+        for statement, params in self._db.dialect.batches(inserts.EPISODES, values):
             self._pipe.cursor().execute(statement, params)
 
     def delete_episode(self, episode_id: str) -> int:
@@ -423,7 +424,7 @@ class PostgresWrite(
         first, prefix = (None, ()) if queued is None else (
             (inserts.OPERATION_AND_VERSIONS, queued) if named is None
             else (inserts.NAMED_OPERATION_AND_VERSIONS, (*queued, *named)))
-        for statement, params in inserts.batches(inserts.VERSIONS, rows, first, prefix):
+        for statement, params in self._db.dialect.batches(inserts.VERSIONS, rows, first, prefix):
             self._pipe.cursor().execute(statement, params)
 
     def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
@@ -467,7 +468,7 @@ class PostgresWrite(
         rows = [(self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value, op.source,
                  Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version, micros(op.expires_at), seq)
                 for op, seq in zip(ops, seqs, strict=True)]
-        for statement, params in inserts.batches(inserts.OPERATIONS, rows):
+        for statement, params in self._db.dialect.batches(inserts.OPERATIONS, rows):
             self._pipe.cursor().execute(statement, params)
         return seqs
 
