@@ -65,9 +65,10 @@ from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .portable import PostgresPortableRows
+from .schemas import SchemaCache
 from .security import check_safe
 from .session import AloneSession, Cursor, ScopedSession
-from .write import PostgresWrite, SchemaCache
+from .write import PostgresWrite
 
 if TYPE_CHECKING:
     from .documents import PostgresDocuments
