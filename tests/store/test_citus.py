@@ -177,3 +177,27 @@ def test_no_server_function_is_pinned_to_a_generic_plan(postgres: PostgresUrls) 
         pinned = conn.execute("SELECT proname FROM pg_proc WHERE proname LIKE 'sgam%' "
                               "AND 'plan_cache_mode=force_generic_plan' = ANY (proconfig)").fetchall()
     assert pinned == []
+
+
+@needs_citus
+def test_a_coordinator_gets_the_citus_dialect_and_its_checkpoints_reach_the_workers(postgres: PostgresUrls) -> None:
+    """A backend opening a Citus coordinator wraps each unit of work in ``BEGIN`` so that the
+    tenant's ``SET LOCAL`` reaches the worker holding the tenant's shards; a checkpoint put
+    and its resume, which no server function carries any more, are stored and read there."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from sgam.langgraph import SgamSaver
+    from sgam.store._sql.dialect import CITUS
+    from sgam.store.postgres import PostgresBackend
+
+    backend = PostgresBackend(postgres.app)
+    assert backend.dialect is CITUS
+    with Memory(backend=backend) as memory:
+        saver = SgamSaver(memory, tenant="acme")
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = {"notes": "on a worker"}
+        stored = saver.put({"configurable": {"thread_id": "t-1", "checkpoint_ns": ""}}, checkpoint, {}, {})
+        saver.put_writes(stored, [("notes", "later")], "task-1")
+        found = saver.get_tuple(stored)
+        assert found is not None and found.checkpoint["channel_values"] == {"notes": "on a worker"}
+        assert found.pending_writes == [("task-1", "notes", "later")]
