@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tests.conftest import PostgresUrls
 from tests.store.test_postgres_checkpoint_calls import _put, pipelines
 
@@ -173,3 +175,21 @@ def test_each_pipeline_is_one_transaction_as_the_dialect_begins_it(postgres: Pos
         assert (sent[0] == "BEGIN" and sent[-1] == "COMMIT") is (dialect is CITUS), sent
         tenant = sent.index("SET LOCAL sgam.tenant = 'acme'")
         assert all("sgam_api_key" not in statement for statement in sent[:tenant]), sent  # its tenant first
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=40))
+def test_a_quoted_literal_reads_back_as_its_text_whatever_the_string_settings(
+    postgres: PostgresUrls, value: str,
+) -> None:
+    """``SET`` takes no parameter, so the tenant goes into the statement as a literal: it
+    must read back as exactly the text given, with quotes and backslashes, under either
+    setting of ``standard_conforming_strings``."""
+    with psycopg.connect(postgres.app, autocommit=True) as conn:
+        for conforming in ("on", "off"):
+            conn.execute(f"SET standard_conforming_strings = {conforming}")
+            conn.execute("SET escape_string_warning = off")
+            assert conn.execute(f"SELECT {quoted(value)}").fetchone() == (value,)
+            with conn.transaction():
+                conn.execute(f"SET LOCAL sgam.tenant = {quoted(value)}", prepare=False)
+                assert conn.execute("SELECT current_setting('sgam.tenant')").fetchone() == (value,)
