@@ -18,7 +18,6 @@ from sgam import Memory, ValidationError
 from sgam.cli.app import app
 from sgam.store.postgres import migrate
 from sgam.store.postgres.distribute import COLOCATION_ANCHOR, REFERENCE_TABLES
-from sgam.store.postgres.inserts import MAX_PARAMETERS, OPERATION_AND_VERSIONS, VERSIONS, batches
 from sgam.store.postgres.install import installed_version, with_login
 from sgam.store.postgres.migrations import MIGRATIONS, TENANT_TABLES
 
@@ -172,19 +171,33 @@ def test_no_foreign_key_cascades_an_update_of_the_tenant(postgres: PostgresUrls)
     assert cascading == []
 
 
-def test_a_batch_wider_than_one_statement_is_split_and_keeps_every_row() -> None:
-    rows = [tuple(range(i, i + 16)) for i in range(10_000)]
-    sent = list(batches(VERSIONS, rows, OPERATION_AND_VERSIONS, prefix=tuple(range(13))))
-    assert len(sent) == 3
-    assert all(len(params) <= MAX_PARAMETERS and statement.count("%s") == len(params) for statement, params in sent)
-    assert sent[0][0].startswith("WITH operation") and not sent[1][0].startswith("WITH")
-    assert sent[0][1][:13] == tuple(range(13))
-    assert [params for _, params in sent][0][13:] + sent[1][1] + sent[2][1] == tuple(v for row in rows for v in row)
-
-
 def test_no_server_function_is_pinned_to_a_generic_plan(postgres: PostgresUrls) -> None:
     """Citus routes a statement to its tenant's shard only in a custom plan."""
     with psycopg.connect(postgres.admin, autocommit=True) as conn:
         pinned = conn.execute("SELECT proname FROM pg_proc WHERE proname LIKE 'sgam%' "
                               "AND 'plan_cache_mode=force_generic_plan' = ANY (proconfig)").fetchall()
     assert pinned == []
+
+
+@needs_citus
+def test_a_coordinator_gets_the_citus_dialect_and_its_checkpoints_reach_the_workers(postgres: PostgresUrls) -> None:
+    """A backend opening a Citus coordinator wraps each unit of work in ``BEGIN`` so that the
+    tenant's ``SET LOCAL`` reaches the worker holding the tenant's shards; a checkpoint put
+    and its resume, which no server function carries any more, are stored and read there."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from sgam.langgraph import SgamSaver
+    from sgam.store._sql.dialect import CITUS
+    from sgam.store.postgres import PostgresBackend
+
+    backend = PostgresBackend(postgres.app)
+    assert backend.dialect is CITUS
+    with Memory(backend=backend) as memory:
+        saver = SgamSaver(memory, tenant="acme")
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = {"notes": "on a worker"}
+        stored = saver.put({"configurable": {"thread_id": "t-1", "checkpoint_ns": ""}}, checkpoint, {}, {})
+        saver.put_writes(stored, [("notes", "later")], "task-1")
+        found = saver.get_tuple(stored)
+        assert found is not None and found.checkpoint["channel_values"] == {"notes": "on a worker"}
+        assert found.pending_writes == [("task-1", "notes", "later")]

@@ -1,16 +1,18 @@
 """On PostgreSQL a checkpoint put, a task's pending writes and a resume's read are each one
-statement, a server function that sets the tenant itself (see the baseline), run as the
-application role under forced row-level security."""
+pipeline of plain statements, the tenant set first (``SET LOCAL``) and no server function
+setting it, run as the application role under forced row-level security."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from tests.conftest import PostgresUrls
-from tests.store.test_postgres_point_reads import statements
+from tests.store.test_postgres_point_reads import statements, waits
 
 from sgam import Memory
 from sgam._core.errors import ConflictError
@@ -32,20 +34,59 @@ def _rows(urls: PostgresUrls, table: str) -> list[tuple[Any, ...]]:
         return conn.execute(f"SELECT tenant, thread_id FROM {table} ORDER BY tenant, thread_id").fetchall()
 
 
-def test_put_writes_and_get_tuple_are_one_statement_each(postgres: PostgresUrls) -> None:
+@contextmanager
+def pipelines() -> Iterator[list[list[str]]]:
+    """The statements sent in each pipeline opened meanwhile (``executemany`` counted once)."""
+    opened: list[list[str]] = []
+    pipeline, execute, executemany = psycopg.Connection.pipeline, psycopg.Cursor.execute, psycopg.Cursor.executemany
+
+    @contextmanager
+    def counted_pipeline(self: psycopg.Connection[Any]) -> Iterator[Any]:
+        opened.append([])
+        with pipeline(self) as inner:
+            yield inner
+
+    def counted(self: psycopg.Cursor[Any], query: Any, params: Any = None, **kwargs: Any) -> Any:
+        if opened:
+            opened[-1].append(str(query))
+        return execute(self, query, params, **kwargs)
+
+    def counted_many(self: psycopg.Cursor[Any], query: Any, params: Any, **kwargs: Any) -> Any:
+        if opened:
+            opened[-1].append(str(query))
+        return executemany(self, query, params, **kwargs)
+
+    psycopg.Connection.pipeline = counted_pipeline  # type: ignore[assignment,method-assign]
+    psycopg.Cursor.execute = counted  # type: ignore[method-assign]
+    psycopg.Cursor.executemany = counted_many  # type: ignore[method-assign]
+    try:
+        yield opened
+    finally:
+        psycopg.Connection.pipeline = pipeline  # type: ignore[method-assign]
+        psycopg.Cursor.execute = execute  # type: ignore[method-assign]
+        psycopg.Cursor.executemany = executemany  # type: ignore[method-assign]
+
+
+def _plain_and_scoped(sent: list[str]) -> bool:
+    """The tenant set first, then plain statements: no server function call among them."""
+    return sent[0].startswith("SET LOCAL sgam.tenant") and not any("sgam_" in statement for statement in sent)
+
+
+def test_a_put_its_writes_and_a_resume_are_one_pipeline_each(postgres: PostgresUrls) -> None:
     with Memory(postgres.app) as memory:
         saver = SgamSaver(memory, tenant="acme")
         first = _put(saver, "t-1", 0)
-        with statements() as sent:
+        with pipelines() as opened, waits() as rounds:
             second = _put(saver, "t-1", 1, first)
-        assert len(sent) == 1 and "sgam_put_checkpoint" in sent[0]
-        with statements() as sent:
+        assert len(opened) == 1 and _plain_and_scoped(opened[0]) and rounds == []  # committed by its Sync
+        assert any("INSERT INTO saver_checkpoints" in statement for statement in opened[0])
+        with pipelines() as opened, waits() as rounds:
             saver.put_writes(second, [("notes", "a"), ("more", "b"), ("__interrupt__", "x"), ("__interrupt__", "y")],
                              "task-1")  # type: ignore[arg-type]
-        assert len(sent) == 1 and "sgam_put_writes" in sent[0]
-        with statements() as sent:
+        assert len(opened) == 1 and _plain_and_scoped(opened[0]) and rounds == []
+        with pipelines() as opened, waits() as rounds:
             found = saver.get_tuple({"configurable": {"thread_id": "t-1", "checkpoint_ns": ""}})  # type: ignore[arg-type]
-        assert len(sent) == 1 and "sgam_checkpoint_with_writes" in sent[0]
+        assert len(opened) == 1 and _plain_and_scoped(opened[0]) and len(rounds) == 1
         assert found is not None and found.checkpoint["channel_values"] == {"notes": "step 1"}
         assert found.pending_writes == [("task-1", "__interrupt__", "y"), ("task-1", "notes", "a"),
                                         ("task-1", "more", "b")]
@@ -67,7 +108,7 @@ def test_put_writes_and_get_tuple_are_one_statement_each(postgres: PostgresUrls)
 
 
 def test_a_put_and_its_writes_go_alone_unless_a_unit_of_work_must_carry_them(postgres: PostgresUrls) -> None:
-    """Alone, a put or a task's writes is its one statement, committed by itself. A class
+    """Alone, a put or a task's writes is its one pipeline, committed by itself. A class
     the saver has not seen yet is looked up in a unit of work around the put (the next put
     goes alone); a write made for an idempotent attempt is a unit of work, in whose
     transaction the attempt's mark commits: here the attempt holds no key, so the unit of
@@ -75,13 +116,14 @@ def test_a_put_and_its_writes_go_alone_unless_a_unit_of_work_must_carry_them(pos
     with Memory(postgres.app) as memory:
         memory.retention("acme", "runs", "P30D")
         saver = SgamSaver(memory, tenant="acme", retention="runs")
-        with statements() as sent:
+        with pipelines() as opened:
             first = _put(saver, "t-1", 0)
-        assert len(sent) > 1 and "sgam_put_checkpoint" in sent[-1]
-        with statements() as sent:
+        assert len(opened) == 1 and any("FROM retention_classes" in statement for statement in opened[0])  # looked up
+        with pipelines() as opened:
             second = _put(saver, "t-1", 1, first)
             saver.put_writes(second, [("notes", "a")], "task-1")  # type: ignore[arg-type]
-        assert len(sent) == 2 and "sgam_put_checkpoint" in sent[0] and "sgam_put_writes" in sent[1]
+        assert len(opened) == 2 and all(_plain_and_scoped(sent) for sent in opened)
+        assert "INSERT INTO saver_checkpoints" in opened[0][-1] and "INSERT INTO saver_writes" in opened[1][-1]
         assert [(t.thread_id, t.retention, t.checkpoints) for t in saver.threads()] == [("t-1", "runs", 2)]
 
         acting = memory.bound(CallContext(attempt=Attempt("acme", "no-such-key", "attempt-1", 0)))
@@ -96,8 +138,8 @@ def test_a_put_and_its_writes_go_alone_unless_a_unit_of_work_must_carry_them(pos
 
 
 def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: PostgresUrls) -> None:
-    """A put after other statements in one unit of work goes after them (the tenant they
-    set already holds), and a put first in it sends no tenant of its own."""
+    """A put after other statements in one unit of work goes after them, in the tenant the
+    unit of work set once, first."""
     with Memory(postgres.app) as memory:
         saver = SgamSaver(memory, tenant="acme")
         _put(saver, "t-1", 0)
@@ -112,6 +154,7 @@ def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: Postgres
 
         with statements() as sent:
             memory.ledger.backend.run_write("acme", after_a_read)
-        assert "SET LOCAL sgam.tenant" in sent[0] and "sgam_put_checkpoint" in sent[-1]
+        assert "SET LOCAL sgam.tenant" in sent[0] and "INSERT INTO saver_checkpoints" in sent[-1]
+        assert sum("SET LOCAL sgam.tenant" in statement for statement in sent) == 1
         assert [t.thread_id for t in saver.threads()] == ["t-1", "t-2"]
         assert saver.thread("t-2")[1] == ["mira"]

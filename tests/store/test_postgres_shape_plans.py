@@ -14,8 +14,9 @@ from tests.conftest import HashingEmbedder, PostgresUrls
 
 from sgam import Memory
 from sgam.store import ReadAhead
+from sgam.store._sql.dialect import POSTGRES
 from sgam.store.postgres.adapters import configure
-from sgam.store.postgres.session import PostgresSession, native
+from sgam.store.postgres.session import PostgresSession
 
 T1 = "2026-01-01T00:00:00Z"
 
@@ -53,7 +54,7 @@ def test_linked_and_members_read_their_indexes(postgres: PostgresUrls, monkeypat
         conn.execute("ANALYZE ledger_keys")
         conn.execute("SET enable_seqscan = off")  # a small table: is there a plan that reads no table whole?
         for sql, params in sent:
-            plan = " ".join(str(row[0]) for row in conn.execute(f"EXPLAIN {native(sql)}", params).fetchall())
+            plan = " ".join(str(row[0]) for row in conn.execute(f"EXPLAIN {POSTGRES.native(sql)}", params).fetchall())
             assert "Seq Scan on assertions" not in plan and "Seq Scan on ledger_keys" not in plan, plan
             assert "assertions_by_value" in plan or "assertions_current" in plan, plan
 
@@ -91,7 +92,7 @@ def test_the_names_a_question_could_mean_are_looked_up_by_index(
         conn.execute("ANALYZE ledger_keys")
         conn.execute("SET enable_seqscan = off")
         for sql, params in sent:
-            plan = " ".join(str(row[0]) for row in conn.execute(f"EXPLAIN {native(sql)}", params).fetchall())
+            plan = " ".join(str(row[0]) for row in conn.execute(f"EXPLAIN {POSTGRES.native(sql)}", params).fetchall())
             assert "Seq Scan on assertions" not in plan and "Seq Scan on ledger_keys" not in plan, plan
 
 
@@ -141,7 +142,7 @@ def _plans_without_statistics(postgres: PostgresUrls, sql: str, params: Any) -> 
     ``assertions``' statistics cleared (as after a bulk load autovacuum has not yet
     analysed), in a transaction rolled back so that the statistics return."""
     numbered = iter(range(1, len(params) + 1))
-    generic = re.sub("%s", lambda _: f"${next(numbered)}", native(sql))
+    generic = re.sub("%s", lambda _: f"${next(numbered)}", POSTGRES.native(sql))
     with psycopg.connect(postgres.admin) as conn:
         configure(conn)
         conn.execute("SELECT pg_clear_relation_stats('public', 'assertions')")
@@ -150,7 +151,7 @@ def _plans_without_statistics(postgres: PostgresUrls, sql: str, params: Any) -> 
         assert conn.execute("SELECT reltuples FROM pg_class WHERE relname = 'assertions'").fetchone() == (-1,)
         conn.execute(psycopg.sql.SQL("SET LOCAL ROLE {}").format(psycopg.sql.Identifier(_role(postgres.app))))
         conn.execute("SELECT set_config('sgam.tenant', 't', true)")
-        plans = [conn.execute(f"EXPLAIN (FORMAT JSON) {native(sql)}", params).fetchone(),
+        plans = [conn.execute(f"EXPLAIN (FORMAT JSON) {POSTGRES.native(sql)}", params).fetchone(),
                  conn.execute(f"EXPLAIN (GENERIC_PLAN, FORMAT JSON) {generic}").fetchone()]
         conn.rollback()
     found = []

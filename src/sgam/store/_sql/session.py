@@ -1,11 +1,12 @@
-"""The dialect layer: what a statement written once needs from a backend's connection.
+"""What a statement written once needs from a backend's connection.
 
 Portable statements are written in SQLite's spelling: ``?`` placeholders, optional
 ``INDEXED BY`` hints, times as integer microseconds. Each backend hands its tenant scope
-a ``Session`` that runs them natively: SQLite as they are, PostgreSQL with ``%s``
-placeholders, without the hints, with times bound as ``timestamptz`` and with
-``RETURNING`` where a driver counter is missing in pipeline mode. A few functions are
-spelled differently on each side; a session names them (``find``, ``char``, ``span``).
+a ``Session`` that runs them natively through its database's ``Dialect``
+(``dialect.py``): SQLite as they are, PostgreSQL with ``%s`` placeholders, without the
+hints, with times bound as ``timestamptz`` and with ``RETURNING`` where a driver counter
+is missing in pipeline mode. A few functions are spelled differently on each side; a
+session names them (``find``, ``char``, ``span``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .._requests import ReadAhead
+    from .dialect import Dialect
 
 Row = tuple[Any, ...]
 Params = Sequence[Any]
@@ -26,6 +28,8 @@ CHUNK = 500
 class Session(Protocol):
     """One connection (or cursor) inside a tenant's transaction or read."""
 
+    dialect: Dialect
+    """The database's dialect: placeholders, the tenant, batches, transactions."""
     find: str
     """The SQL function giving a substring's 1-based position (0 if absent)."""
     holds_bytes: str

@@ -1,8 +1,9 @@
 """PostgreSQL backend: psycopg 3 with a connection pool, row-level security by tenant.
 
 Each unit of work is one READ COMMITTED transaction (the implicit transaction of one
-pipeline, ``_attempt``) that first sets ``sgam.tenant`` (``set_config(..., true)``:
-transaction-local, a bound parameter) so RLS admits only that tenant's rows. Writers
+pipeline, ``_attempt``, or the one its dialect begins) that first sets ``sgam.tenant``
+(``SET LOCAL``: transaction-local, ``Dialect.set_tenant``) so RLS admits only that
+tenant's rows. Writers
 serialise per (tenant, subject) on transaction-level advisory locks, taken the first
 time the unit of work touches a subject: the rules read a key, then change it, and the
 lock makes that read-then-write atomic without SERIALIZABLE's
@@ -38,34 +39,36 @@ from psycopg_pool import ConnectionPool
 
 from ..._core.errors import StoreError
 from ..._core.values import check_tenant
-from .._access import ApiKeyRow
 from .._acting import mark_acted
 from .._context import NO_CONTEXT, CallContext, KeyToCheck
 from .._protocol import JobRow, ResidueScan
 from .._requests import ReadAhead
 from .._sql.access import AccessReads
+from .._sql.checkpoints import CheckpointAccess
+from .._sql.dialect import POSTGRES, Dialect
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from .._sql.subjects import SubjectReads
 from . import scan
 from .adapters import configure
 from .ahead import statement
-from .checkpoints import PostgresCheckpointAccess, PostgresCheckpointWriter
+from .checkpoints import PostgresCheckpointWriter
 from .connect import connect
 from .connect import options as connect_options
-from .distribute import has_citus
+from .distribute import dialect_of
 from .errors import is_retryable, map_postgres_errors, to_sgam
 from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, verify_checksums
 from .items import ItemReads
-from .keys import CHECK_KEY, key_params
+from .keys import check_key_alone, send_key_check
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
 from .portable import PostgresPortableRows
+from .schemas import SchemaCache
 from .security import check_safe
-from .session import AloneSession, Cursor, ScopedSession, native, set_tenant
-from .write import PostgresWrite, SchemaCache
+from .session import AloneSession, Cursor, ScopedSession
+from .write import PostgresWrite
 
 if TYPE_CHECKING:
     from .documents import PostgresDocuments
@@ -74,31 +77,29 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 class PostgresReader(
-    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads, PostgresCheckpointAccess,
+    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads, CheckpointAccess,
 ):
     """Tenant-scoped reads (``Reader``); each is one indexed statement.
 
-    The read's transaction starts with its first statement, which sets the tenant: a
-    pipeline whose statements run in one REPEATABLE READ transaction (one snapshot),
-    committed before its closing Sync. Reads named ahead (``prefetch``: a point read names
-    its consents, names and versions) travel with the deadline probe: plain statements,
-    one round trip, one snapshot.
-    On Citus (``explicit``) the tenant always goes by ``SET LOCAL``, even before a
-    statement that sets it itself: Citus's workers see only a tenant set that way."""
+    The read's transaction starts with its first statement: a pipeline whose statements
+    run in one snapshot (the dialect's), the tenant set first, committed before its
+    closing Sync. Reads named ahead (``prefetch``: a point read names its consents, names
+    and versions) travel with the deadline probe: plain statements, one round trip, one
+    snapshot."""
 
     def __init__(
-        self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, *, alone: bool = False,
-        key: KeyToCheck | None = None, explicit: bool = False,
+        self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, dialect: Dialect, *,
+        alone: bool = False, key: KeyToCheck | None = None,
     ) -> None:
         self._conn = conn
-        self._explicit = explicit
+        self._dialect = dialect
         self._key = key
         self.sent_key = False
         self._scope = scope
         self._started: Cursor | None = None
         self._planned: list[tuple[ReadAhead, str, tuple[Any, ...]]] = []
-        self._alone = alone
-        self._session = AloneSession(conn, tenant, explicit) if alone else ScopedSession(lambda: self._cur, self._fresh)
+        self._session = (AloneSession(conn, tenant, dialect) if alone
+                         else ScopedSession(lambda: self._cur, dialect, self._fresh))
         super().__init__(self._session, tenant)
 
     @property
@@ -108,25 +109,21 @@ class PostgresReader(
             return self._start()
         return self._started
 
-    def _start(self, first: tuple[str, tuple[Any, ...]] | None = None) -> Cursor:
-        """Open the pipeline and the read's snapshot, set the tenant, send ``first`` (a
-        statement and its parameters that sets the tenant itself, as the workers of Citus
-        would not see), then what was planned. The snapshot is one REPEATABLE READ transaction:
-        every statement of the read (a recall's facts, consents, both search channels and
-        the vector tally its copy is checked by) sees the same committed state. Its BEGIN
-        and COMMIT travel with the read's first and last waits: no round trip of their own."""
+    def _start(self) -> Cursor:
+        """Open the pipeline and the read's snapshot, check the call's key, set the tenant,
+        then send what was planned. The snapshot is one transaction: every statement of
+        the read (a recall's facts, consents, both search channels and the vector tally
+        its copy is checked by) sees the same committed state. Its BEGIN and COMMIT travel
+        with the read's first and last waits: no round trip of their own."""
         self._scope.callback(self._undo_failed)
         self._scope.enter_context(self._conn.pipeline())
         self._scope.push(self._commit)
         cur = self._conn.cursor(binary=True)
-        cur.execute(SNAPSHOT)
+        cur.execute(self._dialect.snapshot)
         if self._key is not None and not self.sent_key:
-            self._conn.cursor(binary=True).execute(CHECK_KEY, key_params(self._key))
+            send_key_check(cur, self._dialect, self._key)
             self.sent_key = True
-        if first is None or self._explicit:  # else ``first`` sets it (not on Citus's workers)
-            cur.execute(set_tenant(self.tenant), prepare=False)
-        if first is not None:
-            cur.execute(*first)
+        cur.execute(self._dialect.set_tenant(self.tenant), prepare=False)
         self._started = cur
         self._send_planned()
         return cur
@@ -156,7 +153,7 @@ class PostgresReader(
         planned, self._planned = self._planned, []
         for request, sql, args in planned:
             sent = self._conn.cursor(binary=True)
-            sent.execute(native(sql), args)
+            sent.execute(self._dialect.native(sql), args)
             self._session.ahead[request] = sent
 
     def documents(self) -> PostgresDocuments:
@@ -180,20 +177,6 @@ class PostgresReader(
                 self._planned.append((request, *found))
         if self._started is not None:
             self._send_planned()
-
-    def api_key(self, key_id: str) -> ApiKeyRow | None:
-        """In a read of one statement: one call that sets the tenant itself,
-        alone on the autocommit connection, with no pipeline around it."""
-        if not self._alone:
-            return super().api_key(key_id)
-        row = self._session.entering(_API_KEY, (self.tenant, key_id)).fetchone()
-        return None if row is None else ApiKeyRow(*row)
-
-
-SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
-"""A read's transaction: one snapshot for all its statements (they only read, so it never
-fails to serialise)."""
-_API_KEY = "SELECT tenant, key_id, scope, digest, created_at, revoked_at FROM sgam_api_key(%s, %s, NULL)"
 
 
 POSTGRES_RESIDUE = (
@@ -225,8 +208,8 @@ class PostgresBackend:
         self._retries = retries
         self._schemas: SchemaCache = {}
         self._quiet: dict[str, int] = {}
-        self._explicit = False
-        """Whether a write wraps its pipeline in BEGIN and COMMIT (Citus: ``_attempt``)."""
+        self.dialect: Dialect = POSTGRES
+        """The database's dialect, read when the backend opens (``dialect_of``)."""
         connect(url, autocommit=True).close()  # fails fast, in one line, if the server cannot be reached
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             url, min_size=min_size, max_size=max_size, timeout=pool_timeout, open=False, configure=configure,
@@ -242,7 +225,7 @@ class PostgresBackend:
 
     def _setup(self, admin_url: str | None, allow_unsafe: bool) -> None:
         with self._pool.connection() as conn:
-            self._explicit = has_citus(conn)
+            self.dialect = dialect_of(conn)
             version = installed_version(conn)
             MIGRATIONS.check(version, "at " + _where(conn))
             if version:
@@ -291,9 +274,8 @@ class PostgresBackend:
         its closing Sync runs in one implicit transaction, which the Sync commits, so a
         write that reads no rows on the way is one round trip with no ``BEGIN`` or
         ``COMMIT`` to send (psycopg's ``transaction()`` inside a pipeline adds both and
-        syncs twice). On Citus (``_explicit``) the pipeline is wrapped in ``BEGIN`` and
-        ``COMMIT`` all the same (still one round trip): Citus sends the tenant's
-        ``SET LOCAL`` on to the workers only inside an explicit transaction. A statement
+        syncs twice). Where the dialect begins a transaction explicitly (Citus), the
+        pipeline is wrapped in its ``BEGIN`` and ``COMMIT`` (still one round trip). A statement
         the server refuses aborts the transaction before the Sync. A refusal raised in
         Python (the planner's validation) aborts the transaction on purpose before the
         Sync (``_abandon``): nothing is stored and the connection stays in the pool
@@ -301,22 +283,24 @@ class PostgresBackend:
         against 0.8 s for 300 writes). A driver error or an interruption closes the
         connection before its pipeline can sync: the server rolls back a transaction
         whose client has gone, and the pool replaces the connection. The context's
-        key, if not checked yet, is the first statement of the pipeline."""
+        key, if not checked yet, is checked by the pipeline's first statements."""
         key = context.key_unchecked()
+        explicit = self.dialect.explicit
         with self._pool.connection() as conn:
             try:
                 with conn.pipeline() as pipeline:
-                    if self._explicit:
-                        conn.cursor().execute("BEGIN")
+                    if explicit:
+                        conn.cursor().execute(self.dialect.begin)
                     if key is not None:
-                        conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
-                    txn = PostgresWrite(conn.cursor(binary=True), tenant, prelock, self._schemas, self._quiet)
+                        send_key_check(conn.cursor(binary=True), self.dialect, key)
+                    txn = PostgresWrite(
+                        conn.cursor(binary=True), tenant, prelock, self.dialect, self._schemas, self._quiet)
                     txn.acting_for = context.acting_for(tenant)
                     try:
                         result = work(txn)
                         mark_acted(txn)
                         txn.finish()
-                        if self._explicit:
+                        if explicit:
                             conn.cursor().execute("COMMIT")
                     except Exception as exc:
                         if isinstance(exc, psycopg.Error) or not _abandon(conn, pipeline):
@@ -334,7 +318,7 @@ class PostgresBackend:
 
     def checkpoint_writer(self, tenant: str, context: CallContext = NO_CONTEXT) -> PostgresCheckpointWriter:
         """Each put and each task's writes alone on an autocommit connection (``checkpoints.py``)."""
-        return PostgresCheckpointWriter(self._pool, check_tenant(tenant), context)
+        return PostgresCheckpointWriter(self._pool, check_tenant(tenant), context, self.dialect)
 
     @contextmanager
     def read(self, tenant: str, context: CallContext = NO_CONTEXT) -> Iterator[PostgresReader]:
@@ -347,7 +331,7 @@ class PostgresBackend:
         key = context.key_unchecked()
         with map_postgres_errors(), self._pool.connection() as conn:
             with ExitStack() as scope:
-                reader = PostgresReader(conn, tenant, scope, key=key, explicit=self._explicit)
+                reader = PostgresReader(conn, tenant, scope, self.dialect, key=key)
                 yield reader
             if key is not None and reader.sent_key:
                 key.checked = True
@@ -361,7 +345,7 @@ class PostgresBackend:
         check_tenant(tenant)
         self.check_key(context)
         with map_postgres_errors(), self._pool.connection() as conn:
-            yield PostgresReader(conn, tenant, ExitStack(), alone=True, explicit=self._explicit)
+            yield PostgresReader(conn, tenant, ExitStack(), self.dialect, alone=True)
 
     def check_key(self, context: CallContext) -> None:
         """The context's key, if not checked yet, alone on an autocommit connection."""
@@ -369,7 +353,7 @@ class PostgresBackend:
         if key is None:
             return
         with map_postgres_errors(), self._pool.connection() as conn:
-            conn.cursor(binary=True).execute(CHECK_KEY, key_params(key))
+            check_key_alone(conn, self.dialect, key)
         key.checked = True
 
     def purge_residue(self, wait: float = 1.0) -> str | None:
@@ -405,7 +389,7 @@ class PostgresBackend:
         check_tenant(tenant)
         with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():
             cur = conn.cursor(binary=True)
-            cur.execute(set_tenant(tenant), prepare=False)
+            cur.execute(self.dialect.set_tenant(tenant), prepare=False)
             return ResidueScan(scan.scan_tables(cur, TENANT_TABLES, needles))
 
 

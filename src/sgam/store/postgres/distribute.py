@@ -21,6 +21,7 @@ import psycopg
 from psycopg import sql
 
 from ..._core.errors import ValidationError
+from .._sql.dialect import CITUS, POSTGRES, Dialect
 from . import distributed_triggers
 
 DISTRIBUTION_COLUMN = "tenant"
@@ -33,6 +34,11 @@ DATABASE_SETTINGS = (("citus.propagate_set_commands", "local"), ("citus.enable_u
 transaction is sent on to the workers, whose shards' policies read it; the row triggers
 that guard the ledger (one current version per key start, immutable retired rows) run
 on each shard, where a tenant's rows all are."""
+
+
+def dialect_of(conn: psycopg.Connection[Any]) -> Dialect:
+    """The database's dialect: ``CITUS`` for a Citus coordinator, else ``POSTGRES``."""
+    return CITUS if has_citus(conn) else POSTGRES
 
 
 def has_citus(conn: psycopg.Connection[Any]) -> bool:

@@ -20,7 +20,6 @@ from .._requests import KeywordChunks
 from .._sql.documents import CHUNK, PortableDocuments
 from .._sql.session import Session
 from .adapters import Floats, query_vector
-from .inserts import batches
 
 _WEIGHTS = "'{0.1, 0.2, 0.4, 1.0}'"
 _CHUNKS = "INSERT INTO document_chunks (tenant, doc_id, revision, path, start_line, end_line, text)"
@@ -66,7 +65,7 @@ class PostgresDocuments(PortableDocuments):
         db.run("DELETE FROM document_chunks WHERE tenant = ? AND doc_id = ?", (tenant, row.doc_id))
         if chunks:
             rows = [(tenant, row.doc_id, row.revision, row.path, c.start_line, c.end_line, c.text) for c in chunks]
-            for statement, params in batches(_CHUNKS, rows, placeholder="?"):
+            for statement, params in db.dialect.batches(_CHUNKS, rows, portable=True):
                 db.run(statement, params)
 
     def keyword_chunks(self, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]:

@@ -18,15 +18,16 @@ from ..._core.purpose import ConsentRow
 from .._protocol import EpisodeRow
 from .._requests import OneFactWrite
 from .._sql.counters import DRAW
+from .._sql.dialect import POSTGRES
 from .._sql.ledger import EPISODE, LAST_RECORDED, NEAR, SCHEMA_VERSION, Near, near_from_rows
 from .._sql.lifecycle import CONSENTS, consent_from_row, consents_params
 from .._sql.subjects import RESOLVE
 from .adapters import Micros
 from .locks import TRY, WAIT
-from .session import Cursor, native
+from .session import Cursor
 
 DUE = "SELECT sgam_lifecycle_due(%s, %s)"
-_SEQ = native(DRAW)
+_SEQ = POSTGRES.native(DRAW)
 
 Sent = dict[str, Cursor]
 """The cursor of each lookup sent, by what it looks up."""
@@ -79,15 +80,15 @@ class Lookups:
         if now is not None:
             ask("due", DUE, (tenant, Micros(now)))
         if self.version:
-            ask("version", native(SCHEMA_VERSION), (tenant,))
-        ask("meant", native(RESOLVE), (tenant, request.subject))
+            ask("version", POSTGRES.native(SCHEMA_VERSION), (tenant,))
+        ask("meant", POSTGRES.native(RESOLVE), (tenant, request.subject))
         ask("seq", _SEQ, (tenant, "operations", 1))
-        ask("last", native(LAST_RECORDED), key)
-        ask("near", native(NEAR), (*key, moment, *key, moment))
+        ask("last", POSTGRES.native(LAST_RECORDED), key)
+        ask("near", POSTGRES.native(NEAR), (*key, moment, *key, moment))
         if self.source is not None:
-            ask("episode", native(EPISODE), (tenant, self.source))
+            ask("episode", POSTGRES.native(EPISODE), (tenant, self.source))
         if self.consents:
-            ask("consents", native(CONSENTS), consents_params(tenant, request.subject))
+            ask("consents", POSTGRES.native(CONSENTS), consents_params(tenant, request.subject))
         return sent
 
     def receive(self, sent: Sent) -> Found:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._sql.session import Params
+from .._sql.dialect import Dialect
 from . import inserts
-from .session import Cursor, set_tenant
+from .session import Cursor
 
 Deferred = Callable[[int | None], None]
 """Sends deferred lookups; with an instant, the deadline probe at that instant too."""
@@ -22,11 +22,12 @@ Named = tuple[str, str, str]
 
 
 class WritePipeline:
-    __slots__ = ("_cur", "_deferred", "_held", "_named", "_opened", "_tenant")
+    __slots__ = ("_cur", "_deferred", "_dialect", "_held", "_named", "_opened", "_tenant")
 
-    def __init__(self, cur: Cursor, tenant: str) -> None:
+    def __init__(self, cur: Cursor, tenant: str, dialect: Dialect) -> None:
         self._cur = cur
         self._tenant = tenant
+        self._dialect = dialect
         self._opened = False
         self._deferred: Deferred | None = None
         self._held: tuple[Any, ...] | None = None
@@ -45,7 +46,7 @@ class WritePipeline:
         """Set the tenant if nothing has been sent yet, then send the deferred statement (with
         the deadline probe at ``now`` if given)."""
         if not self._opened:
-            self._cur.execute(set_tenant(self._tenant), prepare=False)
+            self._cur.execute(self._dialect.set_tenant(self._tenant), prepare=False)
             self._opened = True
         if self._deferred is not None:
             deferred, self._deferred = self._deferred, None
@@ -62,15 +63,6 @@ class WritePipeline:
             else:
                 self._cur.execute(inserts.NAMED_OPERATION, (*held, *named))
         return self._cur
-
-    def enter(self, statement: str, params: Params) -> Cursor:
-        """Send ``statement``, a call that sets the tenant itself (see the baseline): the
-        unit of work's first without the set_config before it; later, or after what must go
-        first, as any statement."""
-        if self._opened or self._deferred is not None or self._held is not None:
-            return self.cursor().execute(statement, params)
-        self._opened = True
-        return self._cur.execute(statement, params)
 
     def fresh(self) -> Cursor:
         """A cursor of its own: in pipeline mode what it sends waits there, unread, until

@@ -3,7 +3,8 @@ PostgreSQL's own: statements in a pipeline (``pipeline.py``), advisory locks per
 subject) (``locks.py``), a one-fact write's lookups as plain statements answered in one
 round trip (``lookups.py``), batched retirements and multi-row inserts (``inserts.py``; the backend module's
 docstring tells why). What it has loaded about keys it keeps as SQLite does
-(``_sql/keystate.py``).
+(``_sql/keystate.py``); what it has read of the schema, in ``KnownSchema``, shared with
+later units of work at the same schema version (``schemas.py``).
 """
 
 from __future__ import annotations
@@ -19,59 +20,51 @@ from .._protocol import BackfillRow, EpisodeRow
 from .._requests import OneFactWrite
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites
+from .._sql.checkpoints import CheckpointAccess
+from .._sql.dialect import Dialect
 from .._sql.extraction import ExtractionWrites
 from .._sql.keystate import KeyStates
 from .._sql.ledger_writes import LedgerWrites
 from .._sql.subjects import SubjectWrites
 from . import inserts
 from .adapters import Micros, micros
-from .checkpoints import PostgresCheckpointAccess
 from .items import ItemWrites
 from .lifecycle import LifecycleWrites
 from .locks import SCHEMA_EXCLUSIVE, SCHEMA_SHARED, SubjectLocks, lock_key, schema_lock_key
 from .lookups import Lookups
 from .pipeline import WritePipeline
 from .portable import PostgresPortableRows
+from .schemas import KnownSchema, SchemaCache
 from .session import Cursor, ScopedSession
 
 if TYPE_CHECKING:  # documents import nothing of the write unit of work at run time
     from .documents import PostgresDocuments
 
 
-SchemaCache = dict[str, tuple[int, dict[str, AttributeSchema | None], dict[str, MemoryTypeSchema | None]]]
-"""Per tenant: a schema version and the attribute schemas and memory types read at it.
-Every schema change bumps the tenant's version in its own transaction, so entries read at
-the version a transaction sees are still right for it; a transaction that changes the
-schema neither reads nor fills the cache."""
-
-
 class PostgresWrite(
     LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites,
-    PostgresCheckpointAccess,
+    CheckpointAccess,
 ):
     """One READ COMMITTED unit of work for one tenant (``WriteTransaction``)."""
 
     acting_for: Attempt | None = None
 
     def __init__(
-        self, cur: Cursor, tenant: str, prelock: list[int], schemas: SchemaCache | None = None,
+        self, cur: Cursor, tenant: str, prelock: list[int], dialect: Dialect, schemas: SchemaCache | None = None,
         quiet: dict[str, int] | None = None,
     ) -> None:
-        self._pipe = WritePipeline(cur, tenant)
-        super().__init__(ScopedSession(self._pipe.cursor, enter=self._pipe.enter), tenant)
+        self._pipe = WritePipeline(cur, tenant, dialect)
+        super().__init__(ScopedSession(self._pipe.cursor, dialect), tenant)
         self._locks = SubjectLocks(tenant, self._pipe.cursor)
         self._keys = KeyStates()
         self._schemas: SchemaCache = {} if schemas is None else schemas
         self._quiet: dict[str, int] = {} if quiet is None else quiet
         """Per tenant, a schema version at which it had no unfinished backfill: a step that
         starts one changes the version, so until the version moves nothing is asked."""
-        self._version: int | None = None
+        self._schema = KnownSchema(tenant, self._schemas)
         self._schema_held = False
-        self._schema_changed = False
         self._seqs: list[int] = []
         self._episodes: dict[str, EpisodeRow | None] = {}
-        self._attributes: dict[str, AttributeSchema | None] = {}
-        self._types: dict[str, MemoryTypeSchema | None] = {}
         self._drop: list[int] = []
         self._close: dict[int, list[int]] = {}
         self._consents: dict[str, list[ConsentRow]] = {}
@@ -109,19 +102,17 @@ class PostgresWrite(
         so at once deadlock, and the one PostgreSQL picks runs again)."""
         self._receive()
         self._schema_held = True
-        self._version = None
-        self._attributes.clear()
-        self._types.clear()
+        self._schema.forget()
         self._pipe.cursor().execute(SCHEMA_EXCLUSIVE, (schema_lock_key(self.tenant),))
 
     def unfinished_backfills(self) -> list[BackfillRow]:
         """Every write asks (``_backfill.convert_key``); the schema version its lookups
         brought answers for the tenants that have none, which is nearly all."""
         version = self.schema_version()
-        if self._quiet.get(self.tenant) == version and not self._schema_changed:
+        if self._quiet.get(self.tenant) == version and not self._schema.changed:
             return []
         found = super().unfinished_backfills()
-        if not found and not self._schema_changed:
+        if not found and not self._schema.changed:
             self._quiet[self.tenant] = version
         return found
 
@@ -156,7 +147,7 @@ class PostgresWrite(
             self._episodes.pop(row.episode_id, None)
         values = [(self.tenant, r.episode_id, Micros(r.occurred_at), Micros(r.recorded_at), r.text, r.speaker,
                    r.kind, r.session, r.metadata, r.schema_version, r.retention, micros(r.lost_at)) for r in rows]
-        for statement, params in inserts.batches(inserts.EPISODES, values):
+        for statement, params in self._db.dialect.batches(inserts.EPISODES, values):
             self._pipe.cursor().execute(statement, params)
 
     def delete_episode(self, episode_id: str) -> int:
@@ -167,61 +158,35 @@ class PostgresWrite(
     def schema_version(self) -> int:
         self._hold_schema_shared()
         self._receive()
-        if self._version is None:
-            self._version = self._stored_schema_version()
-        return self._version
-
-    def _shared_schemas(
-        self,
-    ) -> tuple[dict[str, AttributeSchema | None], dict[str, MemoryTypeSchema | None]] | None:
-        """The cross-transaction cache at this transaction's schema version (None once
-        this transaction changed the schema: what it reads may never commit)."""
-        if self._schema_changed:
-            return None
-        version = self.schema_version()
-        entry = self._schemas.get(self.tenant)
-        if entry is None or entry[0] != version:
-            entry = (version, {}, {})
-            self._schemas[self.tenant] = entry
-        return entry[1], entry[2]
+        if self._schema.version is None:
+            self._schema.version = self._stored_schema_version()
+        return self._schema.version
 
     def bump_schema_version(self) -> int:
-        self._version = super().bump_schema_version()
-        self._schema_changed = True
-        return self._version
+        return self._schema.bumped(super().bump_schema_version())
 
     def attribute_schema(self, attribute: str) -> AttributeSchema | None:
         self._hold_schema_shared()
-        if attribute not in self._attributes:
-            shared = self._shared_schemas()
-            if shared is not None and attribute in shared[0]:
-                self._attributes[attribute] = shared[0][attribute]
-            else:
-                found = self._attribute_schema_rows(attribute)
-                self._attributes[attribute] = found[0] if found else None
-                if shared is not None:
-                    shared[0][attribute] = self._attributes[attribute]
-        return self._attributes[attribute]
+        return self._schema.attribute(attribute, self.schema_version, self._stored_attribute_schema)
+
+    def _stored_attribute_schema(self, attribute: str) -> AttributeSchema | None:
+        found = self._attribute_schema_rows(attribute)
+        return found[0] if found else None
 
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
-        self._attributes.pop(schema.attribute, None)
+        self._schema.attributes.pop(schema.attribute, None)
         super().put_attribute_schema(schema)
 
     def memory_type(self, name: str) -> MemoryTypeSchema | None:
         self._hold_schema_shared()
-        if name not in self._types:
-            shared = self._shared_schemas()
-            if shared is not None and name in shared[1]:
-                self._types[name] = shared[1][name]
-            else:
-                found = self._memory_type_rows("AND name = ?", (name,))
-                self._types[name] = found[0] if found else None
-                if shared is not None:
-                    shared[1][name] = self._types[name]
-        return self._types[name]
+        return self._schema.memory_type(name, self.schema_version, self._stored_memory_type)
+
+    def _stored_memory_type(self, name: str) -> MemoryTypeSchema | None:
+        found = self._memory_type_rows("AND name = ?", (name,))
+        return found[0] if found else None
 
     def put_memory_type(self, schema: MemoryTypeSchema) -> None:
-        self._types.pop(schema.name, None)
+        self._schema.types.pop(schema.name, None)
         super().put_memory_type(schema)
 
     # one key --------------------------------------------------------------------------
@@ -275,7 +240,7 @@ class PostgresWrite(
         self._hold_schema_shared()
         source = None if request.source in self._episodes else request.source
         lookups = Lookups(self.tenant, request, source, self._locks.claim(request.subject), not self._locks.held,
-                          self._version is None, request.subject not in self._consents)
+                          self._schema.version is None, request.subject not in self._consents)
         self._pipe.defer(lambda now: self._send_lookups(lookups, now))
 
     def _send_lookups(self, lookups: Lookups, now: int | None) -> None:
@@ -290,7 +255,7 @@ class PostgresWrite(
             self._locks.taken(lookups.locks)
             request = lookups.request
             if lookups.version:
-                self._version = found.version
+                self._schema.version = found.version
             if lookups.source is not None:
                 self._episodes[lookups.source] = found.episode
             self._keys.noted((request.subject, request.attribute), request.moment, found.near, found.last)
@@ -423,7 +388,7 @@ class PostgresWrite(
         first, prefix = (None, ()) if queued is None else (
             (inserts.OPERATION_AND_VERSIONS, queued) if named is None
             else (inserts.NAMED_OPERATION_AND_VERSIONS, (*queued, *named)))
-        for statement, params in inserts.batches(inserts.VERSIONS, rows, first, prefix):
+        for statement, params in self._db.dialect.batches(inserts.VERSIONS, rows, first, prefix):
             self._pipe.cursor().execute(statement, params)
 
     def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
@@ -467,7 +432,7 @@ class PostgresWrite(
         rows = [(self.tenant, op.subject, op.attribute, op.kind.value, Micros(op.valid_at), op.value, op.source,
                  Micros(op.recorded_at), op.memory_type, op.confidence, op.schema_version, micros(op.expires_at), seq)
                 for op, seq in zip(ops, seqs, strict=True)]
-        for statement, params in inserts.batches(inserts.OPERATIONS, rows):
+        for statement, params in self._db.dialect.batches(inserts.OPERATIONS, rows):
             self._pipe.cursor().execute(statement, params)
         return seqs
 

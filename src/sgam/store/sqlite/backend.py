@@ -22,6 +22,7 @@ from .._rows import version_columns_of, version_from_row
 from .._search import SearchIndex
 from .._sql.access import AccessWrites
 from .._sql.checkpoints import CheckpointAccess
+from .._sql.dialect import SQLITE
 from .._sql.extraction import ExtractionWrites
 from .._sql.keystate import KeyStates
 from .._sql.ledger import NEAR, near_from_rows
@@ -364,7 +365,7 @@ class SQLiteBackend:
 
     def _attempt(self, tenant: str, work: Callable[[SQLiteWrite], T], context: CallContext) -> T:
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(SQLITE.begin)  # the file's write lock, taken when the unit of work begins
         try:
             self._check_data_version()
             txn = SQLiteWrite(conn, tenant, self._cache)

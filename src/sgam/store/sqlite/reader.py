@@ -13,6 +13,7 @@ from .._protocol import QueryFilter
 from .._requests import ReadAhead
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
+from .._sql.dialect import SQLITE
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from .._sql.subjects import SubjectReads
@@ -101,7 +102,7 @@ class ReadScope(AbstractContextManager[SQLiteReader]):
             if not self._begin:
                 return SQLiteReader(conn, self._tenant, {})
             if not conn.in_transaction:  # a read inside a unit of work shares its snapshot
-                conn.execute("BEGIN")
+                conn.execute(SQLITE.snapshot)
                 self._began = True
             backend._check_data_version()
         except BaseException as exc:

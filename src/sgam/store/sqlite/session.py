@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .._sql.dialect import SQLITE
 from .._sql.session import Params, Row
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ class SQLiteSession:
 
     __slots__ = ("_conn",)
 
+    dialect = SQLITE
     find = "instr"
     holds_bytes = "instr({}, ?) > 0"
     char = "char"

@@ -72,18 +72,10 @@ LIFECYCLE_TABLES = (
 
 READ_FUNCTIONS = (
     "sgam_lifecycle_due(text, timestamptz)",
-    "sgam_checkpoint_with_writes(text, text, text, text)",
     "sgam_api_key(text, text, text)",
 )
-"""Run as the caller, under its tenant policy: the deadline probe, a checkpoint with its
-pending writes, an API key's row."""
-
-WRITE_FUNCTIONS = (
-    "sgam_put_checkpoint(text, text, text, text, text, text, text, bytea, text, bytea, timestamptz, text, text[])",
-    "sgam_put_writes(text, text, text, text, text, text, integer[], text[], text[], bytea[])",
-)
-"""Run as the caller: a checkpoint put, and a task's pending writes, each in one statement
-with its tenant."""
+"""Run as the caller, under the tenant policy of the tenant it set: the deadline probe,
+an API key's check."""
 
 MIGRATIONS = Migrations(tuple(version.SCRIPT for version in (baseline,)))
 """Version 1 (the baseline), then version N in module ``vN``, listed in order."""
@@ -137,8 +129,7 @@ def grant_statements(role: str, schema: str) -> list[sql.Composed]:
     cannot alter a policy."""
     who = sql.Identifier(role)
     tables = sql.SQL(", ").join(sql.Identifier(t) for t in TENANT_TABLES)
-    functions = (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS, *READ_FUNCTIONS,
-                 *WRITE_FUNCTIONS)
+    functions = (*WORKER_FUNCTIONS, *INDEX_FUNCTIONS, *SEARCH_FUNCTIONS, *LIFECYCLE_FUNCTIONS, *READ_FUNCTIONS)
     return [
         sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), who),
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, who),
