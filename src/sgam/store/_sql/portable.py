@@ -16,7 +16,7 @@ from typing import Any
 
 from .._portable import PortableTable
 from .counters import draw_numbers
-from .ledger import Scoped
+from .portable_lines import LineStatements
 from .session import Row
 
 PAGE = 5000
@@ -33,7 +33,7 @@ COUNTED = frozenset({"extractions", "held_candidates"})
 (``counters.py``): the database makes none for them."""
 
 
-class PortableRows(Scoped):
+class PortableRows(LineStatements):
     """A tenant's stored rows, table by table, over a read's or a unit of work's session."""
 
     def table_rows(self, table: PortableTable, page: int = PAGE) -> Iterator[Row]:
