@@ -41,6 +41,11 @@ class LineStatements(Scoped, ABC):
         """SQL for the JSON text of a column carried as it is: ``null`` for NULL, NULL
         where the database cannot write what Python writes."""
 
+    def source(self, table: PortableTable) -> str:
+        """What a read of ``table``'s rows in ``order`` selects from (a backend may add a
+        hint for the plan)."""
+        return table.name
+
     def renders(self, table: PortableTable, operations: int | None) -> bool:
         """Whether the database writes ``table``'s lines: not for bytes (base64) nor for a
         table whose rows are ranked or name another's rank (the caller keeps the ranks), nor
@@ -77,7 +82,7 @@ class LineStatements(Scoped, ABC):
         after: Sequence[Any] | None = None
         while True:
             where = "" if after is None else f" AND ({tail}) > ({', '.join('?' * len(keys))})"
-            rows = self._db.rows(f"SELECT {selected} FROM {table.name} WHERE tenant = ?{where} "
+            rows = self._db.rows(f"SELECT {selected} FROM {self.source(table)} WHERE tenant = ?{where} "
                                  f"ORDER BY {tail} LIMIT {page}", (self.tenant, *(after or ())))
             if rows:
                 yield rows
