@@ -200,3 +200,15 @@ def progress(done, total):
 with Memory(sys.argv[1]) as memory:
     memory.import_tenant("acme", sys.argv[2], progress=progress)
 """
+
+
+@pytest.mark.parametrize("counted", [1, 3])
+def test_operations_the_header_miscounts_are_refused(exported: Path, destination: Memory, counted: int) -> None:
+    """The operations' numbers are drawn at once, as many as the header counts (two here)."""
+    def miscounted(lines: list[dict[str, Any]]) -> None:
+        lines[0]["counts"]["operations"] = counted
+
+    with pytest.raises(ValidationError, match="counts") as refused:
+        destination.import_tenant(TENANT, rewritten(exported, miscounted))
+    assert "operations" in refused.value.field
+    assert held(destination) == []

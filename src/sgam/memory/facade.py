@@ -348,15 +348,28 @@ class Memory:
         """Recreate an exported tenant as ``tenant`` of this store, every transaction time
         as recorded, in one unit of work: ``ConflictError`` if the tenant holds anything,
         ``ValidationError`` (before anything is written) for a truncated, altered or
-        unreadable file."""
-        return portability.import_tenant(self.ledger, tenant, path, progress=progress)
+        unreadable file. Search vectors are not carried: with an embedder, this store's
+        are built for the imported episodes, facts and document chunks once the import has
+        committed (``index_episodes`` finishes what a failure there leaves)."""
+        summary = portability.import_tenant(self.ledger, tenant, path, progress=progress)
+        self._index_imported(summary.tenant)
+        return summary
+
+    def _index_imported(self, tenant: str) -> None:
+        """An imported tenant's vectors, made by this store's embedder if it has one."""
+        if self.ledger.search.embedder is not None:
+            self.index_episodes(tenant)
+            self.documents.index(tenant)
 
     def move_tenant(self, tenant: str, to: Memory, *, erase_source: bool = False, threads: bool = True,
                     progress: Progress | None = None) -> MoveSummary:
         """Export ``tenant``, import it into ``to``, verify that ``to`` exports the same
-        records, and only then, with ``erase_source``, delete it here."""
-        return portability.move_tenant(self.ledger, to.ledger, tenant, erase_source=erase_source,
-                                       threads=threads, progress=progress)
+        records, and only then, with ``erase_source``, delete it here; ``to`` builds its
+        vectors as an import does."""
+        moved = portability.move_tenant(self.ledger, to.ledger, tenant, erase_source=erase_source,
+                                        threads=threads, progress=progress)
+        to._index_imported(tenant)
+        return moved
 
     def purge_residue(self, *, wait: float = 30.0) -> str | None:
         """Remove what erasures left outside live rows, waiting up to ``wait`` seconds for

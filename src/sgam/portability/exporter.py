@@ -5,7 +5,12 @@ rank in the tenant's log instead (1 for its first operation); a column that name
 operation (a version's ``assertion_id``, ``supersedes``) or the last operation before a
 step (``after_seq``) carries that rank too. A generated key the store made (a document's
 ``doc_id``) is carried as the row's rank in its table, and the rows naming it the same.
-The ranks of the operations are kept while the export runs: eight bytes an operation.
+
+The database writes most lines itself (``PortableRowStore.record_lines``): the export
+then only joins and writes text. Where the tenant's operations are numbered 1..n without
+a gap (no operation was erased), an operation's rank is its number and the database
+writes the lines that name operations too; otherwise those tables are encoded here and
+the ranks of the operations are kept while the export runs: eight bytes an operation.
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ def export_tenant(ledger: Ledger, tenant: str, path: str | Path, *, threads: boo
         total = sum(counts.values())
         ranks = Ranks(rows)
         for table in tables:
-            for page in _pages(table_lines(rows, table, ranks)):
+            for page in _table_pages(rows, table, ranks):
                 writer.lines(page)
                 if progress is not None:
                     progress(writer.records - 1, total)
@@ -74,16 +79,21 @@ def export_tenant(ledger: Ledger, tenant: str, path: str | Path, *, threads: boo
 
 
 class Ranks:
-    """The tenant's operations' sequence numbers, in order, and the ranks of generated keys."""
+    """The ranks of the tenant's operations and of generated keys. ``dense``: the number
+    of operations when they are numbered 1..n (a number is then its rank), else None and
+    ``operations`` holds their numbers in order as the export reads them."""
 
     def __init__(self, rows: PortableRowStore) -> None:
-        self._rows = rows
+        count, last = rows.operation_numbers()
+        self.dense = count if count == last else None
         self.operations = array("q")
         self.generated: dict[str, dict[int, int]] = {}
 
-    def operation(self, seq: int | None) -> int | None:
+    def operation(self, seq: int) -> int:
         """How many of the tenant's operations are numbered up to ``seq``."""
-        return None if seq is None else bisect_right(self.operations, seq)
+        if self.dense is not None:
+            return min(seq, self.dense)
+        return bisect_right(self.operations, seq)
 
 
 Keep = Callable[[PortableTable, dict[str, Any]], bool]
@@ -91,6 +101,9 @@ Keep = Callable[[PortableTable, dict[str, Any]], bool]
 
 WRITTEN = 2000
 """Lines written (and hashed) as one piece."""
+
+PAGE = 2000
+"""Lines the database writes per statement."""
 
 
 def _pages(lines: Iterator[str]) -> Iterator[list[str]]:
@@ -102,6 +115,30 @@ def _pages(lines: Iterator[str]) -> Iterator[list[str]]:
             page = []
     if page:
         yield page
+
+
+def _table_pages(rows: PortableRowStore, table: PortableTable, ranks: Ranks) -> Iterator[list[str]]:
+    """``table``'s lines a page at a time, written by the database where it can."""
+    if not rows.renders(table, ranks.dense):
+        yield from _pages(table_lines(rows, table, ranks))
+        return
+    keys = len(table.order)
+    encoder = ENCODERS[table.name]
+    for page in rows.record_lines(table, ranks.dense, PAGE):
+        lines = [row[keys] for row in page]
+        if None in lines:
+            lines = [line if line is not None else
+                     encoder.line(_renumbered(table, list(rows.stored_row(table, row[:keys])[keys:]), ranks))
+                     for line, row in zip(lines, page, strict=True)]
+        yield lines
+
+
+def _renumbered(table: PortableTable, values: list[Any], ranks: Ranks) -> list[Any]:
+    """A row's values with the operations it names as ranks (its table is not ranked)."""
+    for index, column in enumerate(table.columns):
+        if values[index] is not None and (column in table.operations or column in table.after):
+            values[index] = ranks.operation(int(values[index]))
+    return values
 
 
 def table_lines(rows: PortableRowStore, table: PortableTable, ranks: Ranks,
@@ -121,15 +158,15 @@ def table_lines(rows: PortableRowStore, table: PortableTable, ranks: Ranks,
     for stored in rows.table_rows(table):
         values = list(stored[keys:])
         kept = keep is None or keep(table, dict(zip(table.columns, values, strict=True)))
-        if is_operations:
+        if is_operations and ranks.dense is None:
             operations.append(int(values[0]))
             values[0] = len(operations)
-        else:
+        elif not is_operations:
             for index, names_operation, parent in renumbered:
                 value = values[index]
                 if value is None:
                     continue
-                values[index] = (bisect_right(operations, value) if names_operation
+                values[index] = (ranks.operation(value) if names_operation
                                  else ranks.generated[parent][int(value)] if parent is not None else value)
         if referenced:
             own[int(stored[0])] = len(own) + 1

@@ -7,13 +7,17 @@ records in file order inside one transaction of the destination: a fault anywher
 record that fails validation, counts that differ from the header's, a row the database
 refuses, an episode id the destination erased, a crash) rolls it all back, so no tenant
 is ever left half imported. Rows are inserted a batch at a time; what is kept
-across batches is one new sequence number per operation (eight bytes each) and the new
-keys of the documents, never the rows themselves.
+across batches is the new keys of the documents, never the rows themselves.
+
+The operations' new numbers are drawn at once, as many as the header counts, so that
+they run without a gap and a rank maps to its number by adding the first; and the
+destination's tombstones are asked about episodes only when it holds some. Nothing
+then waits for the database between batches: on PostgreSQL the inserts stream through
+the unit of work's pipeline while the next lines are parsed.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +27,12 @@ from .._core.errors import ConflictError, ValidationError
 from .._core.values import check_tenant
 from ..ledger.service import Ledger
 from ..store import WriteTransaction
-from ..store._portable import PORTABLE_TABLES, PortableTable
+from ..store._portable import PORTABLE_TABLES, TABLES_BY_NAME, PortableTable
 from ..store._protocol import PortableRowStore
 from .exporter import KEY_CHECK, Progress
 from .format import Header, check_file, records
 
-BATCH = 500
+BATCH = 1000
 """Rows inserted per statement batch."""
 
 
@@ -74,7 +78,7 @@ def _apply(ledger: Ledger, txn: WriteTransaction, header: Header, path: str | Pa
     if held:
         raise ConflictError(f"tenant {txn.tenant!r} already holds data (in {', '.join(held)}): "
                             "import only into a tenant that holds nothing")
-    state = _Applying(ledger, txn, rows)
+    state = _Applying(ledger, txn, rows, header.counts.get("operations", 0))
     total = sum(header.counts.values())
     for done, (table, values, rank) in enumerate(records(path, header), start=1):
         state.add(table, values, rank)
@@ -90,13 +94,16 @@ def _apply(ledger: Ledger, txn: WriteTransaction, header: Header, path: str | Pa
 class _Applying:
     """Batches of one table at a time, renumbered as the destination numbers them."""
 
-    def __init__(self, ledger: Ledger, txn: WriteTransaction, rows: PortableRowStore) -> None:
+    def __init__(self, ledger: Ledger, txn: WriteTransaction, rows: PortableRowStore, operations: int) -> None:
         self._ledger = ledger
         self._txn = txn
         self._rows = rows
         self._table: PortableTable | None = None
         self._batch: list[list[Any]] = []
-        self._operations = array("q")
+        self._numbers = rows.reserve_operation_seqs(operations)
+        self._numbered = 0
+        """Operations applied so far: the ranks a later row may name."""
+        self._tombstones = bool(rows.tables_holding_rows([TABLES_BY_NAME["tombstones"]]))
         self._keys: dict[str, dict[int, int]] = {}
 
     def add(self, table: PortableTable, values: list[Any], rank: int | None) -> None:
@@ -119,19 +126,22 @@ class _Applying:
         self._batch = []
         if table.name == "operations":
             self._number_operations(batch)
-        elif table.name == "episodes":
+        elif table.name == "episodes" and self._tombstones:
             self._refuse_tombstoned([str(values[0]) for values in batch])
         if table.operations or table.after or table.parents:
             batch = [self._renumbered(table, values) for values in batch]
         self._rows.insert_table_rows(table, batch)
 
     def _number_operations(self, batch: list[list[Any]]) -> None:
-        expected = len(self._operations) + 1
+        expected = self._numbered + 1
         for offset, values in enumerate(batch):
             if values[0] != expected + offset:
                 raise ValidationError("operations.seq", values[0],
                                       f"must number the operations in order from 1 (expected {expected + offset})")
-        self._operations.extend(self._rows.reserve_operation_seqs(len(batch)))
+        if self._numbered + len(batch) > len(self._numbers):
+            raise ValidationError("line 1.counts.operations", len(self._numbers),
+                                  f"but the file holds more than {len(self._numbers)} records of operations")
+        self._numbered += len(batch)
 
     def _refuse_tombstoned(self, episode_ids: Sequence[str]) -> None:
         digests = {self._ledger.digests.of(self._txn.tenant, "episode", episode_id): episode_id
@@ -160,7 +170,7 @@ class _Applying:
     def _operation(self, table: PortableTable, column: str, rank: int) -> int:
         if rank == 0:
             return 0
-        if not 0 < rank <= len(self._operations):
+        if not 0 < rank <= self._numbered:
             raise ValidationError(f"{table.name}.{column}", rank, "names no operation of the file")
-        return int(self._operations[rank - 1])
+        return self._numbers[rank - 1]
 

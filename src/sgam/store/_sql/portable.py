@@ -15,8 +15,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .._portable import PortableTable
-from .counters import draw_numbers
-from .ledger import Scoped
+from .counters import DRAW, draw_numbers
+from .portable_lines import LineStatements
 from .session import Row
 
 PAGE = 5000
@@ -33,7 +33,7 @@ COUNTED = frozenset({"extractions", "held_candidates"})
 (``counters.py``): the database makes none for them."""
 
 
-class PortableRows(Scoped):
+class PortableRows(LineStatements):
     """A tenant's stored rows, table by table, over a read's or a unit of work's session."""
 
     def table_rows(self, table: PortableTable, page: int = PAGE) -> Iterator[Row]:
@@ -47,7 +47,7 @@ class PortableRows(Scoped):
             where = ""
             if after is not None:
                 where = f" AND ({tail}) > ({', '.join('?' * len(keys))})"
-            rows = self._db.rows(f"SELECT {selected} FROM {table.name} WHERE tenant = ?{where} "
+            rows = self._db.rows(f"SELECT {selected} FROM {self.source(table)} WHERE tenant = ?{where} "
                                  f"ORDER BY {tail} LIMIT {page}", (self.tenant, *(after or ())))
             yield from rows
             if len(rows) < page:
@@ -100,10 +100,14 @@ class PortableRows(Scoped):
         if whole is not params:
             self._db.run(head + ",".join([marks] * (len(params[-1]) // width)) + kept, params[-1])
 
-    def reserve_operation_seqs(self, count: int) -> list[int]:
-        """The tenant's next ``count`` operation numbers, ascending: every later operation
-        of the tenant is numbered after them."""
-        return draw_numbers(self._db, self.tenant, "operations", count)
+    def reserve_operation_seqs(self, count: int) -> range:
+        """The tenant's next ``count`` operation numbers, ascending and without a gap: every
+        later operation of the tenant is numbered after them."""
+        if count == 0:
+            return range(0)
+        row = self._db.row(DRAW, (self.tenant, "operations", count))
+        assert row is not None
+        return range(int(row[0]) - count + 1, int(row[0]) + 1)
 
     def insert_generated_row(self, table: PortableTable, row: Sequence[Any]) -> int:
         """Insert one row of ``table`` and return the key the store made for it."""

@@ -1,0 +1,104 @@
+"""Export lines written by the database: each row's record of the export format as the
+SELECT's text, so that an export moves text from the database to the file instead of
+building it value by value in Python.
+
+The line is the one ``sgam.portability.format.RowEncoder`` writes, byte for byte (a test
+holds the two equal): ``{"table":…,"row":{…}}`` with the columns in their order, instants
+as RFC 3339 UTC with microseconds, flags as ``true``/``false``, canonical JSON values as
+stored, text JSON-escaped. Where the database cannot give the same text (a real number
+whose shortest decimal text it does not write the way Python does) the line is NULL and
+the caller encodes that row itself. A backend supplies the few spellings that differ
+(``instant``, ``plain``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .._portable import RANKED, PortableTable
+from .ledger import Scoped
+from .session import Row
+
+REAL_RANGE = "({c} = 0 OR (abs({c}) >= 0.0001 AND abs({c}) < 1e15))"
+"""Real numbers Python writes without an exponent (``repr`` switches to one below 1e-4
+and from 1e16; 1e15 keeps clear of the databases' own switch): outside it, Python
+encodes the row."""
+
+
+class LineStatements(Scoped, ABC):
+    """The SELECT of a table's lines; a backend's rows class gives the spellings."""
+
+    newline = "char(10)"
+
+    @abstractmethod
+    def instant(self, column: str) -> str:
+        """SQL for the RFC 3339 text (no quotes) of an instant column that is not NULL."""
+
+    @abstractmethod
+    def plain(self, table: PortableTable, column: str) -> str:
+        """SQL for the JSON text of a column carried as it is: ``null`` for NULL, NULL
+        where the database cannot write what Python writes."""
+
+    def source(self, table: PortableTable) -> str:
+        """What a read of ``table``'s rows in ``order`` selects from (a backend may add a
+        hint for the plan)."""
+        return table.name
+
+    def renders(self, table: PortableTable, operations: int | None) -> bool:
+        """Whether the database writes ``table``'s lines: not for bytes (base64) nor for a
+        table whose rows are ranked or name another's rank (the caller keeps the ranks), nor
+        for one naming operations unless they are numbered 1..``operations`` without a gap
+        (then an operation's rank in the log is its number)."""
+        if table.blobs or table.parents or table.name in RANKED:
+            return False
+        return operations is not None or not (table.operations or table.after)
+
+    def _field(self, table: PortableTable, column: str, operations: int | None) -> str:
+        if column in table.times:
+            return f"CASE WHEN {column} IS NULL THEN 'null' ELSE '\"' || {self.instant(column)} || '\"' END"
+        if column in table.flags:
+            return f"CASE WHEN {column} IS NULL THEN 'null' WHEN {column} THEN 'true' ELSE 'false' END"
+        if column in table.values:
+            return f"COALESCE({column}, 'null')"
+        if column in table.operations or column in table.after:
+            return (f"CASE WHEN {column} IS NULL THEN 'null' WHEN {column} > {int(operations or 0)} "
+                    f"THEN '{int(operations or 0)}' ELSE CAST({column} AS TEXT) END")
+        return self.plain(table, column)
+
+    def line_sql(self, table: PortableTable, operations: int | None) -> str:
+        """The SQL expression of a row's line (its trailing newline included)."""
+        fields = " || ',' || ".join(f"'\"{column}\":' || ({self._field(table, column, operations)})"
+                                    for column in table.columns)
+        return f"'{{\"table\":\"{table.name}\",\"row\":{{' || {fields} || '}}}}' || {self.newline}"
+
+    def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[list[Row]]:
+        """Pages of ``table``'s rows in ``order``, each row its paging key's columns and
+        then its line (NULL where the caller encodes the row)."""
+        keys = table.order
+        tail = ", ".join(keys)
+        selected = f"{tail}, {self.line_sql(table, operations)}"
+        after: Sequence[Any] | None = None
+        while True:
+            where = "" if after is None else f" AND ({tail}) > ({', '.join('?' * len(keys))})"
+            rows = self._db.rows(f"SELECT {selected} FROM {self.source(table)} WHERE tenant = ?{where} "
+                                 f"ORDER BY {tail} LIMIT {page}", (self.tenant, *(after or ())))
+            if rows:
+                yield rows
+            if len(rows) < page:
+                return
+            after = rows[-1][:len(keys)]
+
+    def stored_row(self, table: PortableTable, key: Sequence[Any]) -> Row:
+        """One row as ``table_rows`` gives it, by its paging key."""
+        match = " AND ".join(f"{column} = ?" for column in table.order)
+        row: Row | None = self._db.row(f"SELECT {', '.join((*table.order, *table.columns))} FROM {table.name} "
+                                       f"WHERE tenant = ? AND {match}", (self.tenant, *key))
+        assert row is not None
+        return row
+
+    def operation_numbers(self) -> tuple[int, int]:
+        """How many operations the tenant has and the highest number among them."""
+        row = self._db.row("SELECT count(*), max(seq) FROM operations WHERE tenant = ?", (self.tenant,))
+        return (int(row[0]), int(row[1] or 0)) if row else (0, 0)
