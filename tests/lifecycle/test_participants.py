@@ -11,8 +11,7 @@ from dataclasses import replace
 import pytest
 
 from sgam import Memory, NotFoundError
-from sgam.lifecycle.erasure import Erased
-from sgam.lifecycle.participants import Participant, Reach
+from sgam.lifecycle.participants import Erased, Participant, Reach
 from sgam.memory.facade import PARTICIPANTS
 from sgam.store import WriteTransaction
 

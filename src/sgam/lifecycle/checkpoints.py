@@ -13,8 +13,7 @@ whole. An episode whose text a ``keep_facts`` expiry drops is reached the same w
 from __future__ import annotations
 
 from ..store import WriteTransaction
-from .erasure import Erased
-from .participants import Participant
+from .participants import Erased, Participant
 
 MIN_QUOTED_LINE = 12
 """A line of an episode shorter than this names too little to say a state holds it."""

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..store import Backend, WriteTransaction
-from .erasure import Erased, drop_text, erase_operations, expire_thread, forget_episode
-from .participants import Reach
+from .erasure import drop_text, erase_operations, expire_thread, forget_episode
+from .participants import Erased, Reach
 
 MAX_ITEMS = 1_000_000
 

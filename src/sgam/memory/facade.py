@@ -59,8 +59,8 @@ from ..ledger.write import (
     validate_op,
 )
 from ..lifecycle.checkpoints import CheckpointThreads
-from ..lifecycle.erasure import Erased, forget_episode, forget_subject
-from ..lifecycle.participants import Participant
+from ..lifecycle.erasure import forget_episode, forget_subject
+from ..lifecycle.participants import Erased, Participant
 from ..portability import ExportSummary, ImportSummary, MoveSummary, Progress
 from ..search import SearchService, embedder_from_env
 from ..search.embedders import Embedder
