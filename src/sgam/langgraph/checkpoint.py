@@ -39,7 +39,7 @@ from ..lifecycle.erasure import forget_thread
 from ..lifecycle.expiry import settle_threads
 from ..memory.facade import Memory
 from ..store import Reader, WriteTransaction
-from ..store._sql.checkpoints import CheckpointRow, CheckpointWriteRow, ThreadRow
+from ..store.contract import CheckpointRow, CheckpointWriteRow, ThreadRow
 from ._serde import StrictSerializer
 
 PRUNE_STRATEGIES = ("keep_latest", "delete")

@@ -7,46 +7,24 @@ from ._backend import Backend
 from ._bound import BoundBackend
 from ._context import NO_CONTEXT, Attempt, CallContext, KeyToCheck
 from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
-from ._protocol import (
-    ActionReads,
+from ._records import (
     ActionRow,
-    ActionWrites,
     AliasRow,
     AuditRow,
     BackfillRow,
     ChangeRow,
-    CheckpointWriter,
     ClassHoldings,
     ConvertedRow,
-    EpisodeReads,
     EpisodeRow,
-    EpisodeWrites,
-    ErasureWrites,
-    ExtractionReads,
     ExtractionRow,
-    ExtractionWrites,
     HeldRow,
-    ItemReads,
     ItemRow,
-    ItemWrites,
     JobRow,
-    LedgerReads,
-    LedgerWrites,
-    LifecycleReads,
-    LifecycleWrites,
     QuarantineRow,
     QueryFilter,
-    Reader,
     ResidueHit,
     ResidueScan,
     RetentionRow,
-    SchemaLookups,
-    SchemaReads,
-    SchemaWrites,
-    SubjectReads,
-    SubjectWrites,
-    WriteTransaction,
-    apply_plan,
 )
 from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
 from ._requests import (
@@ -78,6 +56,30 @@ from ._search import (
     VectorQuery,
     fact_text,
     one_by_one,
+)
+from .contract import (
+    ActionReads,
+    ActionWrites,
+    CheckpointWriter,
+    EpisodeReads,
+    EpisodeWrites,
+    ErasureWrites,
+    ExtractionReads,
+    ExtractionWrites,
+    ItemReads,
+    ItemWrites,
+    LedgerReads,
+    LedgerWrites,
+    LifecycleReads,
+    LifecycleWrites,
+    Reader,
+    SchemaLookups,
+    SchemaReads,
+    SchemaWrites,
+    SubjectReads,
+    SubjectWrites,
+    WriteTransaction,
+    apply_plan,
 )
 
 __all__ = [

@@ -7,8 +7,9 @@ from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 from ._context import NO_CONTEXT, CallContext
-from ._protocol import CheckpointWriter, JobRow, Reader, ResidueScan, WriteTransaction
+from ._records import JobRow, ResidueScan
 from ._search import SearchIndex
+from .contract import CheckpointWriter, Reader, WriteTransaction
 
 T = TypeVar("T")
 

@@ -10,8 +10,9 @@ from typing import TypeVar
 
 from ._backend import Backend
 from ._context import CallContext
-from ._protocol import CheckpointWriter, JobRow, Reader, ResidueScan, WriteTransaction
+from ._records import JobRow, ResidueScan
 from ._search import SearchIndex
+from .contract import CheckpointWriter, Reader, WriteTransaction
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..._core.purpose import ConsentRow
-from .._protocol import AuditRow, ClassHoldings, RetentionRow
+from .._records import AuditRow, ClassHoldings, RetentionRow
 from .._requests import Consents, RevokingConsents
 from .ledger import Scoped
 from .session import Session, chunks, in_list

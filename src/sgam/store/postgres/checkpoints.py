@@ -19,13 +19,8 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from .._context import CallContext
-from .._sql.checkpoints import (
-    CheckpointAccess,
-    CheckpointRecords,
-    CheckpointRow,
-    CheckpointWriteRow,
-    ordered_writes,
-)
+from .._sql.checkpoints import CheckpointAccess, CheckpointRecords, ordered_writes
+from ..contract.checkpoints import CheckpointRow, CheckpointWriteRow
 from .adapters import Blobs, Ints, Micros, Texts
 from .errors import is_retryable, to_sgam
 from .session import PostgresSession

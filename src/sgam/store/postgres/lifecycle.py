@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from .._protocol import EpisodeRow
+from .._records import EpisodeRow
 from .._sql import lifecycle
 from .._sql.keystate import KeyStates
 from .adapters import Micros

@@ -16,7 +16,7 @@ from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
 from .._context import NO_CONTEXT, Attempt, CallContext
 from .._migration_checksums import checksum, verify
-from .._protocol import EpisodeRow, JobRow, ResidueScan
+from .._records import EpisodeRow, JobRow, ResidueScan
 from .._requests import OneFactWrite
 from .._rows import version_columns_of, version_from_row
 from .._search import SearchIndex

@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..._core.schema import AttributeSchema
-from .._protocol import QueryFilter
+from .._records import QueryFilter
 from .._requests import ReadAhead
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
@@ -18,13 +18,13 @@ from .._sql.ledger import LedgerReader
 from .._sql.subjects import SubjectReads
 from .cache import Cache, TenantMemory
 from .errors import sgam_error
+from .file import SQLiteFile
 from .items import ItemReads
 from .lifecycle import LifecycleReads
 from .portable import SQLitePortableRows
 from .session import SQLiteSession
 
 if TYPE_CHECKING:
-    from .backend import SQLiteBackend
     from .documents import SQLiteDocuments
 
 
@@ -87,7 +87,7 @@ class ReadScope(AbstractContextManager[SQLiteReader]):
 
     __slots__ = ("_backend", "_begin", "_began", "_tenant")
 
-    def __init__(self, backend: SQLiteBackend, tenant: str, *, begin: bool = True) -> None:
+    def __init__(self, backend: SQLiteFile, tenant: str, *, begin: bool = True) -> None:
         self._backend = backend
         self._tenant = tenant
         self._begin = begin

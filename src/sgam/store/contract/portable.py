@@ -1,0 +1,33 @@
+"""A tenant's rows as stored, table by table, for export and import."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .scope import Scope
+
+if TYPE_CHECKING:
+    from .._portable import PortableTable
+    from .._sql.session import Row
+
+
+class PortableRowStore(Scope, Protocol):
+    """The tenant's rows table by table (``_sql/portable.py``), as an export reads and an
+    import writes them; see ``PortableRows``."""
+
+    def table_rows(self, table: PortableTable, page: int = ...) -> Iterator[Row]: ...
+    def count_rows(self, table: PortableTable) -> int: ...
+    def tables_holding_rows(self, tables: Sequence[PortableTable]) -> list[str]: ...
+    def operation_rank(self, seq: int) -> int: ...
+    def insert_table_rows(self, table: PortableTable, rows: Sequence[Sequence[Any]]) -> None: ...
+    def insert_generated_row(self, table: PortableTable, row: Sequence[Any]) -> int: ...
+    def delete_tenant_rows(self, tables: Sequence[PortableTable]) -> int: ...
+    def reserve_operation_seqs(self, count: int) -> list[int]: ...
+    def imported(self) -> None: ...
+
+
+class PortableAccess(Scope, Protocol):
+    def portable(self) -> PortableRowStore:
+        """The tenant's stored rows in this read or unit of work."""
+        ...
