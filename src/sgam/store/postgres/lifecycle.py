@@ -23,7 +23,7 @@ _DUE = "SELECT sgam_lifecycle_due(?, ?)"
 class LifecycleReads(lifecycle.LifecycleReads):
     """The portable lifecycle reads; the deadline probe through its server function."""
 
-    def lifecycle_due(self, now: int) -> bool:
+    def _due_at(self, now: int) -> bool:
         row = self._db.row(_DUE, (self.tenant, self._db.moment(now)))
         return bool(row and row[0])
 

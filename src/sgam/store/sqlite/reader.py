@@ -16,7 +16,7 @@ from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from .._sql.subjects import SubjectReads
-from .cache import Cache, TenantMemory
+from .cache import Cache, ConnectionMemory
 from .errors import sgam_error
 from .file import SQLiteFile
 from .items import ItemReads
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 class SQLiteReader(
-    TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads,
+    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads,
     CheckpointAccess,
 ):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
@@ -38,6 +38,7 @@ class SQLiteReader(
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
+        self._memory: ConnectionMemory = ConnectionMemory(cache)
 
     def documents(self) -> SQLiteDocuments:
         from .documents import SQLiteDocuments
@@ -56,7 +57,7 @@ class SQLiteReader(
             found = self._attribute_schema_rows(attribute)
             return found[0] if found else None
 
-        schema: AttributeSchema | None = self._cached(("attribute", self.tenant, attribute), load)
+        schema: AttributeSchema | None = self._memory.recall(("attribute", self.tenant, attribute), load)
         return schema
 
     def _query_source(self, flt: QueryFilter) -> tuple[str, str, list[str], list[Any]]:
