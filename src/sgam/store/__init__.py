@@ -6,7 +6,7 @@ from ._access import IdempotencyRow
 from ._backend import Backend
 from ._bound import BoundBackend
 from ._context import NO_CONTEXT, Attempt, CallContext, KeyToCheck
-from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
+from ._documents import Chunk, ChunkRow, DocumentRow, RevisionRow
 from ._records import (
     ActionRow,
     AliasRow,
@@ -46,17 +46,6 @@ from ._requests import (
     UnfinishedBackfills,
     VectorTally,
 )
-from ._search import (
-    CandidateEpisodes,
-    EmbedderStateRow,
-    KeywordQuery,
-    SearchIndex,
-    StoredEpisode,
-    VectorProgress,
-    VectorQuery,
-    fact_text,
-    one_by_one,
-)
 from .contract import (
     ActionReads,
     ActionWrites,
@@ -80,6 +69,18 @@ from .contract import (
     SubjectWrites,
     WriteTransaction,
     apply_plan,
+)
+from .contract.documents import DocumentStore
+from .contract.search import (
+    CandidateEpisodes,
+    EmbedderStateRow,
+    KeywordQuery,
+    SearchIndex,
+    StoredEpisode,
+    VectorProgress,
+    VectorQuery,
+    fact_text,
+    one_by_one,
 )
 
 __all__ = [

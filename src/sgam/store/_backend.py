@@ -8,8 +8,8 @@ from typing import Protocol, TypeVar
 
 from ._context import NO_CONTEXT, CallContext
 from ._records import JobRow, ResidueScan
-from ._search import SearchIndex
 from .contract import CheckpointWriter, Reader, WriteTransaction
+from .contract.search import SearchIndex
 
 T = TypeVar("T")
 

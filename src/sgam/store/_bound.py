@@ -11,8 +11,8 @@ from typing import TypeVar
 from ._backend import Backend
 from ._context import CallContext
 from ._records import JobRow, ResidueScan
-from ._search import SearchIndex
 from .contract import CheckpointWriter, Reader, WriteTransaction
+from .contract.search import SearchIndex
 
 T = TypeVar("T")
 

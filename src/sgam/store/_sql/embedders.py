@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from .._requests import EmbedderState
-from .._search import EmbedderStateRow, VectorProgress
 from ..contract import Reader, WriteTransaction
+from ..contract.search import EmbedderStateRow, VectorProgress
 from .session import Session
 
 STATE = ("SELECT active, active_spec, building, building_spec, building_since, switched_at "

@@ -3,7 +3,9 @@
 Each capability is a small protocol in its own module: episodes, the tenant's schema, the
 ledger (the operation log and its versions), erasure, the extraction path, the
 lifecycle, LangGraph items, the action ledger, document memory, API keys and idempotent
-requests, checkpoints, subjects, a tenant's rows for export and import. ``Reader`` and
+requests, checkpoints, subjects, a tenant's rows for export and import, and the search
+index a backend hands out (``search.py``), whose methods take the caller's read or unit
+of work. ``Reader`` and
 ``WriteTransaction`` (``unit.py``) are their composition; code above the store types
 against the narrowest one it needs. Every capability is scoped the same way
 (``scope.py``): to one tenant, inside the caller's read or unit of work. The rules live
@@ -24,7 +26,7 @@ from .checkpoints import (
     CheckpointWriteRow,
     ThreadRow,
 )
-from .documents import DocumentAccess
+from .documents import DocumentAccess, DocumentStore
 from .episodes import EpisodeReads, EpisodeWrites
 from .erasure import ErasureWrites
 from .extraction import ExtractionReads, ExtractionWrites
@@ -34,6 +36,7 @@ from .lifecycle import LifecycleReads, LifecycleWrites
 from .portable import PortableAccess, PortableRowStore
 from .schema import SchemaLookups, SchemaReads, SchemaWrites
 from .scope import Scope, Statements
+from .search import SearchIndex
 from .subjects import SubjectReads, SubjectWrites
 from .unit import Reader, WriteTransaction
 
@@ -48,6 +51,7 @@ __all__ = [
     "CheckpointWriteRow",
     "CheckpointWriter",
     "DocumentAccess",
+    "DocumentStore",
     "EpisodeReads",
     "EpisodeWrites",
     "ErasureWrites",
@@ -65,6 +69,7 @@ __all__ = [
     "SchemaLookups",
     "SchemaReads",
     "SchemaWrites",
+    "SearchIndex",
     "Scope",
     "Statements",
     "SubjectReads",

@@ -21,11 +21,11 @@ from ..._core.errors import ValidationError
 from .._records import EpisodeRow
 from .._requests import KeywordEpisodes, MatchingKeys, SearchFilter, VectorTally
 from .._rows import EPISODE_COLUMNS
-from .._search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery
 from .._sql.embedders import PortableEmbedders, scope
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import nearest, time_mask
 from ..contract import Reader, WriteTransaction
+from ..contract.search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery
 from .adapters import Floats, micros, query_vector
 from .session import Answered, Cursor, PostgresSession
 from .vectors import TALLY, EpisodeVectors

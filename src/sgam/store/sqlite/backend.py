@@ -19,13 +19,13 @@ from .._migration_checksums import checksum, verify
 from .._records import EpisodeRow, JobRow, ResidueScan
 from .._requests import OneFactWrite
 from .._rows import version_columns_of, version_from_row
-from .._search import SearchIndex
 from .._sql.access import AccessWrites
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.extraction import ExtractionWrites
 from .._sql.keystate import KeyStates
 from .._sql.ledger import NEAR, LedgerWrites, near_from_rows
 from .._sql.subjects import SubjectWrites
+from ..contract.search import SearchIndex
 from . import scan
 from .cache import Cache, ConnectionMemory, watch
 from .errors import map_sqlite_errors

@@ -22,11 +22,11 @@ import numpy.typing as npt
 from .._records import EpisodeRow
 from .._requests import SearchFilter
 from .._rows import EPISODE_COLUMNS
-from .._search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery, one_by_one
 from .._sql.embedders import PortableEmbedders
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import VectorCache, appended, nearest, time_mask
 from ..contract import Reader, WriteTransaction
+from ..contract.search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery, one_by_one
 from .errors import map_sqlite_errors
 from .file import SQLiteFile
 from .fts import fts_query
