@@ -118,9 +118,9 @@ class CheckpointWriter(Scope, Protocol):
     """A backend's one-call path for a checkpoint put and for a task's pending writes,
     each its own transaction without a unit of work around it. Each method stores and
     commits in one round trip and answers True, or answers False having stored nothing:
-    the case is not one call's (an idempotent attempt to mark, writes that are not one
-    task's slots) or the failure is one a retry may cure; the caller then runs the same
-    rows in a unit of work, which retries. The caller has checked that ``retention``
+    the case is not one call's (an idempotent attempt to mark, a key still to check) or
+    the failure is one a retry may cure; the caller then runs the same rows in a unit of
+    work, which retries. The caller has checked that ``retention``
     names a class of the tenant."""
 
     def put_checkpoint(self, row: CheckpointRow, retention: str, subjects: Sequence[str]) -> bool: ...
