@@ -19,7 +19,7 @@ from sgam.extraction import (
     parse_reply,
     response_schema,
 )
-from sgam.store._protocol import ERROR_REDACTED
+from sgam.store._records import ERROR_REDACTED
 
 from .conftest import ModelServer, Scripted, completion
 

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from sgam import Memory, NotFoundError
-from sgam.lifecycle.erasure import Erased
-from sgam.lifecycle.participants import Participant, Reach, Retained
+from sgam.lifecycle.participants import Erased, Participant, Reach, Retained
 from sgam.memory.facade import PARTICIPANTS
 from sgam.store import WriteTransaction
 

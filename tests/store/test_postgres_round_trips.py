@@ -128,7 +128,7 @@ def test_a_unit_of_work_that_fails_on_either_side_commits_nothing(postgres: Post
     refused by the server midway, it is rolled back whole, and the pool (of one
     connection here) serves the next one."""
     from sgam import StoreError
-    from sgam.store._sql.checkpoints import CheckpointRow
+    from sgam.store.contract import CheckpointRow
 
     backend = PostgresBackend(postgres.app, max_size=1)
     with Memory(backend=backend):

@@ -120,3 +120,21 @@ def test_a_read_sees_one_snapshot(tmp_path: Path, clock: ManualClock) -> None:
             other.consent(T, "mira", False)
             assert reader.consents("mira") == before == []
         assert memory.get(T, "mira", "city") is None
+
+
+def test_a_primed_read_asks_nothing_the_cache_remembers(tmp_path: Path, clock: ManualClock) -> None:
+    """The portable reads ask the connection's memory first: once primed, a read of a
+    tenant without consent statements, aliases, renames or backfills, and with nothing
+    due, sends no statement about any of them."""
+    with _primed(tmp_path / "m.db", clock) as memory:
+        conn = memory.ledger.backend._conn  # type: ignore[attr-defined]
+        sent: list[str] = []
+        conn.set_trace_callback(sent.append)
+        try:
+            assert memory.get(T, "mira", "city") is not None
+        finally:
+            conn.set_trace_callback(None)
+    asked = " ".join(sent)
+    assert sent
+    for table in ("consents", "subject_resolution", "attribute_resolution", "backfills", "retention_classes"):
+        assert f"FROM {table}" not in asked, table

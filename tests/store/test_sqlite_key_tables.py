@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sgam import Memory
-from sgam.store._protocol import QueryFilter
+from sgam.store._records import QueryFilter
 
 T1 = datetime(2025, 1, 1, tzinfo=UTC)
 T2 = datetime(2025, 3, 1, tzinfo=UTC)

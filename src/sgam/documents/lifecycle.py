@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..lifecycle.erasure import Erased, audit
-from ..lifecycle.participants import Participant, Reach
+from ..lifecycle.erasure import audit
+from ..lifecycle.participants import Erased, Participant, Reach
 from ..store import DocumentStore, RevisionRow, WriteTransaction
 from .paths import ancestors
 from .text import chunks

@@ -17,8 +17,8 @@ from typing import Any
 from .._core.errors import SgamError
 from .._core.purpose import split_attribute
 from .._core.values import canonical_json
-from ..lifecycle.erasure import Erased, names
-from ..lifecycle.participants import Participant
+from ..lifecycle.erasure import names
+from ..lifecycle.participants import Erased, Participant
 from ..store import WriteTransaction
 
 

@@ -7,9 +7,9 @@ their provenance are found through them."""
 
 from __future__ import annotations
 
-from ..lifecycle.erasure import Erased, forget_episode
+from ..lifecycle.erasure import forget_episode
 from ..lifecycle.expiry import MAX_ITEMS
-from ..lifecycle.participants import Participant, Reach
+from ..lifecycle.participants import Erased, Participant, Reach
 from ..store import WriteTransaction
 from .keys import ledger_key
 

@@ -38,7 +38,7 @@ from .._core.values import check_name, check_subject, check_tenant
 from ..lifecycle.checkpoints import forget_thread, settle_threads
 from ..memory.facade import Memory
 from ..store import Reader, WriteTransaction
-from ..store._sql.checkpoints import CheckpointRow, CheckpointWriteRow, ThreadRow
+from ..store.contract import CheckpointRow, CheckpointWriteRow, ThreadRow
 from ._serde import StrictSerializer
 
 PRUNE_STRATEGIES = ("keep_latest", "delete")

@@ -16,7 +16,7 @@ from ..boundary import to_json_data
 from ..ledger.actions import Action
 from ..lifecycle.erasure import names
 from ..memory.facade import Memory
-from ..store._sql.checkpoints import ThreadRow
+from ..store.contract import ThreadRow
 from .checkpoint import SgamSaver
 
 

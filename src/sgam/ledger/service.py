@@ -25,9 +25,8 @@ from .._core.model import Episode, WriteResult
 from .._core.schema import AttributeSchema
 from .._core.secret import Digests
 from .._core.time import Clock
-from ..lifecycle.erasure import Erased
 from ..lifecycle.expiry import settle
-from ..lifecycle.participants import Participant, Reach
+from ..lifecycle.participants import Erased, Participant, Reach
 from ..search import SearchService
 from ..search.service import Embedded
 from ..store import (

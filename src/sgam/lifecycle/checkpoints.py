@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..store import WriteTransaction
-from .erasure import Erased, audit
-from .participants import Participant, Reach, Retained
+from .erasure import audit
+from .participants import Erased, Participant, Reach, Retained
 
 MAX_THREADS = 1_000_000
 """The most threads one retention pass visits."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from .._core.conversions import TypeConversion
 from .._core.errors import NotFoundError
@@ -27,47 +26,7 @@ from ..ledger.derivation import rederive as rederive_scope
 from ..ledger.families import renamed_family
 from ..ledger.relations import value_comparison
 from ..store import AuditRow, ChangeRow, WriteTransaction
-from .participants import Reach
-
-
-@dataclass(slots=True)
-class Erased:
-    """Counts of what one erasure or expiry pass removed."""
-
-    operations: int = 0
-    episodes: int = 0
-    keys: int = 0
-    texts: int = 0
-    items: int = 0
-    """LangGraph store items expired with their history."""
-    documents: int = 0
-    """Document revisions expired or erased with the episode they name."""
-    threads: int = 0
-    """Checkpoint threads erased whole (by name, or as threads about an erased subject)."""
-    quoted: list[str] = field(default_factory=list)
-    """What a stored response may quote of what a participant removed (a document's path
-    or text): the erasure empties the responses naming it."""
-
-    def add(self, other: Erased) -> None:
-        self.operations += other.operations
-        self.episodes += other.episodes
-        self.keys += other.keys
-        self.texts += other.texts
-        self.items += other.items
-        self.documents += other.documents
-        self.threads += other.threads
-        self.quoted += other.quoted
-
-    @property
-    def anything(self) -> bool:
-        return bool(self.operations or self.episodes or self.keys or self.texts or self.items or self.documents
-                    or self.threads)
-
-    def detail(self) -> str:
-        counts = {"operations": self.operations, "episodes": self.episodes, "keys": self.keys, "texts": self.texts}
-        counts.update({name: n for name, n in (("items", self.items), ("revisions", self.documents),
-                                               ("threads", self.threads)) if n})
-        return json.dumps(counts)
+from .participants import Erased, Reach
 
 
 def audit(txn: WriteTransaction, now: int, action: str, call: str, target: str | None, erased: Erased) -> None:

@@ -12,8 +12,8 @@ erased with its derivatives; one of a ``keep_facts`` class loses its text.
 from __future__ import annotations
 
 from ..store import Backend, WriteTransaction
-from .erasure import Erased, drop_text, erase_operations, forget_episode
-from .participants import Reach, Retained
+from .erasure import drop_text, erase_operations, forget_episode
+from .participants import Erased, Reach, Retained
 
 MAX_ITEMS = 1_000_000
 """The most store items one settle expires."""

@@ -11,15 +11,52 @@ own rows are gone, and returns what it removed (``Erased``) where that is counte
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from .._core.secret import Digests
 from ..store import WriteTransaction
 
-if TYPE_CHECKING:
-    from .erasure import Erased
+
+@dataclass(slots=True)
+class Erased:
+    """Counts of what one erasure or expiry pass removed."""
+
+    operations: int = 0
+    episodes: int = 0
+    keys: int = 0
+    texts: int = 0
+    items: int = 0
+    """LangGraph store items expired with their history."""
+    documents: int = 0
+    """Document revisions expired or erased with the episode they name."""
+    threads: int = 0
+    """Checkpoint threads erased whole (by name, or as threads about an erased subject)."""
+    quoted: list[str] = field(default_factory=list)
+    """What a stored response may quote of what a participant removed (a document's path
+    or text): the erasure empties the responses naming it."""
+
+    def add(self, other: Erased) -> None:
+        self.operations += other.operations
+        self.episodes += other.episodes
+        self.keys += other.keys
+        self.texts += other.texts
+        self.items += other.items
+        self.documents += other.documents
+        self.threads += other.threads
+        self.quoted += other.quoted
+
+    @property
+    def anything(self) -> bool:
+        return bool(self.operations or self.episodes or self.keys or self.texts or self.items or self.documents
+                    or self.threads)
+
+    def detail(self) -> str:
+        counts = {"operations": self.operations, "episodes": self.episodes, "keys": self.keys, "texts": self.texts}
+        counts.update({name: n for name, n in (("items", self.items), ("revisions", self.documents),
+                                               ("threads", self.threads)) if n})
+        return json.dumps(counts)
 
 
 class Participant:

@@ -36,8 +36,8 @@ from ..ledger import reads
 from ..ledger.service import Ledger
 from ..ledger.write import PendingOp, WriteService, fact_to_pending, validate_op
 from ..lifecycle.checkpoints import CheckpointThreads
-from ..lifecycle.erasure import Erased, forget_episode, forget_subject
-from ..lifecycle.participants import Participant
+from ..lifecycle.erasure import forget_episode, forget_subject
+from ..lifecycle.participants import Erased, Participant
 from ..lifecycle.responses import StoredResponses
 from ..portability import ExportSummary, ImportSummary, MoveSummary, Progress
 from ..search import SearchService, embedder_from_env

@@ -25,7 +25,7 @@ from typing import Any
 from .._core.values import check_tenant
 from ..ledger.service import Ledger
 from ..store._portable import PORTABLE_TABLES, RANKED, THREAD_TABLES, PortableTable
-from ..store._protocol import PortableRowStore
+from ..store.contract import PortableRowStore
 from .format import ENCODERS, ExportWriter, Header, instant_text, open_text
 
 Progress = Callable[[int, int], None]

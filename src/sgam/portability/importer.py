@@ -28,7 +28,7 @@ from .._core.values import check_tenant
 from ..ledger.service import Ledger
 from ..store import WriteTransaction
 from ..store._portable import PORTABLE_TABLES, TABLES_BY_NAME, PortableTable
-from ..store._protocol import PortableRowStore
+from ..store.contract import PortableRowStore
 from .exporter import KEY_CHECK, Progress
 from .format import Header, check_file, records
 

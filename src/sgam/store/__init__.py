@@ -6,47 +6,25 @@ from ._access import IdempotencyRow
 from ._backend import Backend
 from ._bound import BoundBackend
 from ._context import NO_CONTEXT, Attempt, CallContext, KeyToCheck
-from ._documents import Chunk, ChunkRow, DocumentRow, DocumentStore, RevisionRow
-from ._protocol import (
-    ActionReads,
+from ._documents import Chunk, ChunkRow, DocumentRow, RevisionRow
+from ._records import (
     ActionRow,
-    ActionWrites,
     AliasRow,
     AuditRow,
     BackfillRow,
     ChangeRow,
-    CheckpointWriter,
     ClassHoldings,
     ConvertedRow,
-    EpisodeReads,
     EpisodeRow,
-    EpisodeWrites,
-    ErasureWrites,
-    ExtractionReads,
     ExtractionRow,
-    ExtractionWrites,
     HeldRow,
-    ItemReads,
     ItemRow,
-    ItemWrites,
     JobRow,
-    LedgerReads,
-    LedgerWrites,
-    LifecycleReads,
-    LifecycleWrites,
     QuarantineRow,
     QueryFilter,
-    Reader,
     ResidueHit,
     ResidueScan,
     RetentionRow,
-    SchemaLookups,
-    SchemaReads,
-    SchemaWrites,
-    SubjectReads,
-    SubjectWrites,
-    WriteTransaction,
-    apply_plan,
 )
 from ._registry import FAMILIES, BackendFamily, migrate_store, open_backend, temporary_store
 from ._requests import (
@@ -68,7 +46,32 @@ from ._requests import (
     UnfinishedBackfills,
     VectorTally,
 )
-from ._search import (
+from .contract import (
+    ActionReads,
+    ActionWrites,
+    CheckpointWriter,
+    EpisodeReads,
+    EpisodeWrites,
+    ErasureWrites,
+    ExtractionReads,
+    ExtractionWrites,
+    ItemReads,
+    ItemWrites,
+    LedgerReads,
+    LedgerWrites,
+    LifecycleReads,
+    LifecycleWrites,
+    Reader,
+    SchemaLookups,
+    SchemaReads,
+    SchemaWrites,
+    SubjectReads,
+    SubjectWrites,
+    WriteTransaction,
+    apply_plan,
+)
+from .contract.documents import DocumentStore
+from .contract.search import (
     CandidateEpisodes,
     EmbedderStateRow,
     KeywordQuery,

@@ -11,7 +11,7 @@ call's ``CallContext``; the backend gives it to the unit of work as ``acting_for
 from __future__ import annotations
 
 from .._core.errors import ConflictError
-from ._protocol import WriteTransaction
+from .contract import WriteTransaction
 
 
 def mark_acted(txn: WriteTransaction) -> None:

@@ -7,8 +7,9 @@ from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 from ._context import NO_CONTEXT, CallContext
-from ._protocol import CheckpointWriter, JobRow, Reader, ResidueScan, WriteTransaction
-from ._search import SearchIndex
+from ._records import JobRow, ResidueScan
+from .contract import CheckpointWriter, Reader, WriteTransaction
+from .contract.search import SearchIndex
 
 T = TypeVar("T")
 

@@ -10,8 +10,9 @@ from typing import TypeVar
 
 from ._backend import Backend
 from ._context import CallContext
-from ._protocol import CheckpointWriter, JobRow, Reader, ResidueScan, WriteTransaction
-from ._search import SearchIndex
+from ._records import JobRow, ResidueScan
+from .contract import CheckpointWriter, Reader, WriteTransaction
+from .contract.search import SearchIndex
 
 T = TypeVar("T")
 

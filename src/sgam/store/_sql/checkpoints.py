@@ -12,9 +12,9 @@ serializer's bytes; the rows carry only what addressing, listing and erasure nee
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
+from ..contract.checkpoints import CheckpointRow, CheckpointWriteRow, ThreadRow
 from .checkpoint_delta import held, replayed
 from .ledger import Scoped
 from .session import CHUNK
@@ -23,48 +23,6 @@ CHECKPOINT_COLUMNS = (
     "thread_id, checkpoint_ns, checkpoint_id, parent_id, run_id, kind, body, metadata_kind, metadata, created_at"
 )
 WRITE_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, kind, body, task_path"
-
-
-class CheckpointRow(NamedTuple):
-    """A stored checkpoint. This and ``CheckpointWriteRow`` are named tuples, not frozen
-    dataclasses: a resume's read builds one per row, and a tuple is built in a third of
-    the time (0.3 µs against 1.1 µs for ten fields)."""
-
-    thread_id: str
-    checkpoint_ns: str
-    checkpoint_id: str
-    parent_id: str | None
-    run_id: str | None
-    kind: str
-    body: bytes
-    metadata_kind: str
-    metadata: bytes
-    created_at: int
-
-
-class CheckpointWriteRow(NamedTuple):
-    """One pending write of a task, addressed like LangGraph addresses it."""
-
-    thread_id: str
-    checkpoint_ns: str
-    checkpoint_id: str
-    task_id: str
-    idx: int
-    channel: str
-    kind: str
-    body: bytes
-    task_path: str
-
-
-@dataclass(frozen=True, slots=True)
-class ThreadRow:
-    """A thread of the tenant: its retention class and when its checkpoints were stored."""
-
-    thread_id: str
-    retention: str
-    checkpoints: int
-    first_at: int | None
-    last_at: int | None
 
 
 def _checkpoint(row: Sequence[Any]) -> CheckpointRow:

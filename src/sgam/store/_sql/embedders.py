@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from .._protocol import Reader, WriteTransaction
 from .._requests import EmbedderState
-from .._search import EmbedderStateRow, VectorProgress
-from .ledger import Scoped
+from ..contract import Reader, WriteTransaction
+from ..contract.search import EmbedderStateRow, VectorProgress
 from .session import Session
 
 STATE = ("SELECT active, active_spec, building, building_spec, building_since, switched_at "
@@ -32,8 +31,7 @@ VECTOR_TABLES = ("episode_vectors", "assertion_vectors", "document_vectors")
 
 def scope(handle: Reader | WriteTransaction) -> tuple[Session, str]:
     """The session and tenant of a read or unit of work of the backend."""
-    assert isinstance(handle, Scoped), "a read or unit of work of this backend"
-    return handle._db, handle.tenant
+    return handle.session(), handle.tenant
 
 
 def _moment(db: Session, value: int | None) -> object:

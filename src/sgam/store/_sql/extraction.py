@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._protocol import ERROR_REDACTED, ExtractionRow, HeldRow, JobRow
+from .._records import ERROR_REDACTED, ExtractionRow, HeldRow, JobRow
 from .._rows import EXTRACTION_COLUMNS, HELD_COLUMNS, JOB_COLUMNS
 from .counters import draw_numbers
 from .ledger import Scoped

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._protocol import ActionRow, ItemRow
+from .._records import ActionRow, ItemRow
 from .ledger import Scoped
 
 ITEM_COLUMNS = (

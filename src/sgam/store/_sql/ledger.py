@@ -13,7 +13,7 @@ from typing import Any
 from ..._core.purpose import ledger_attribute, members_prefix
 from ..._core.rules import Operation, Version, as_last_seen, cut, ended, ended_all
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow, QueryFilter
+from .._records import EpisodeRow, QueryFilter
 from .._requests import AttributeSchemas, Declared, Holding, Members
 from .._rows import (
     ATTRIBUTE_SCHEMA_COLUMNS,
@@ -262,6 +262,10 @@ class Scoped:
     def __init__(self, db: Session, tenant: str) -> None:
         self._db = db
         self.tenant = tenant
+
+    def session(self) -> Session:
+        """The session the statements run on (``Statements``: for the store's own indexes)."""
+        return self._db
 
 
 class LedgerReads(Scoped):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..._core.rules import Operation, Version, ended_all
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
-from .._protocol import EpisodeRow
+from .._records import EpisodeRow
 from .._rows import EPISODE_COLUMNS, version_from_row
 from .counters import draw_numbers
 from .ledger import CURRENT, KEY, LAST_RECORDED, MAX_INDEXED_VALUE, OPERATION_FIELDS, SCHEMA_VERSION, LedgerReads

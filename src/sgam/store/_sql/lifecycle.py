@@ -9,10 +9,35 @@ from dataclasses import replace
 from typing import Any
 
 from ..._core.purpose import ConsentRow
-from .._protocol import AuditRow, ClassHoldings, RetentionRow
+from .._records import AuditRow, ClassHoldings, RetentionRow
 from .._requests import Consents, RevokingConsents
-from .ledger import Scoped
+from .memory import Remembering
 from .session import Session, chunks, in_list
+
+NEXT_DEADLINE = """
+SELECT min(instant) FROM (
+    SELECT min(expires_at) AS instant FROM operations INDEXED BY operations_by_deadline
+    WHERE tenant = ? AND expires_at IS NOT NULL
+    UNION ALL
+    SELECT min(expires_at) FROM store_items INDEXED BY store_items_expiry
+    WHERE tenant = ? AND expires_at IS NOT NULL
+    UNION ALL
+    SELECT c.ttl + CASE WHEN c.on_expiry = 'erase'
+        THEN (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_by_retention
+              WHERE e.tenant = c.tenant AND e.retention = c.name)
+        ELSE (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_live_by_retention
+              WHERE e.tenant = c.tenant AND e.retention = c.name AND e.lost_at IS NULL) END
+    FROM retention_classes c WHERE c.tenant = ? AND c.ttl IS NOT NULL
+    UNION ALL
+    SELECT c.ttl + (SELECT min(d.kept_since) FROM documents d INDEXED BY documents_by_deadline
+                    WHERE d.tenant = c.tenant AND d.retention = c.name)
+    FROM retention_classes c WHERE c.tenant = ? AND c.ttl IS NOT NULL
+)
+"""
+"""The earliest instant at which something of the tenant falls due (the conditions of
+the due probe, solved for the instant: what a memory of the deadline remembers); NULL when nothing ever will.
+The tenant is bound once per ``?`` (portable placeholders only: numbered ones bound
+from a sequence are deprecated in Python 3.12 and refused from 3.14)."""
 
 
 def _due_episodes(db: Session) -> str:
@@ -96,7 +121,7 @@ def consent_from_row(row: tuple[Any, ...]) -> ConsentRow:
     return ConsentRow(row[0], row[1], bool(row[2]), row[3], row[4])
 
 
-class LifecycleReads(Scoped):
+class LifecycleReads(Remembering):
     """Lifecycle reads the reader and the write unit of work share."""
 
     def _in_chunks(self, sql: str, column: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -110,6 +135,10 @@ class LifecycleReads(Scoped):
         return [_retention(row) for row in self._db.rows(f"{_RETENTION} ORDER BY name", (self.tenant,))]
 
     def lifecycle_due(self, now: int) -> bool:
+        return self._memory.due(self.tenant, now, self._due_at, self._next_deadline)
+
+    def _due_at(self, now: int) -> bool:
+        """The deadline probe, asked when the tenant's next deadline is not remembered."""
         at = self._db.moment(now)
         row = self._db.row(
             "SELECT EXISTS (SELECT 1 FROM operations INDEXED BY operations_by_deadline "
@@ -121,9 +150,15 @@ class LifecycleReads(Scoped):
         )
         return bool(row and row[0])
 
+    def _next_deadline(self) -> int | None:
+        row = self._db.row(NEXT_DEADLINE, (self.tenant,) * NEXT_DEADLINE.count("?"))
+        return None if row is None else row[0]
+
     def consents(self, subject: str | None) -> list[ConsentRow]:
         """Statements about ``subject`` under every name it has now (aliases: a statement
         about any name of a subject applies to it), or the tenant's when None."""
+        if subject is not None and not self._states_consent():
+            return []
         if subject is not None:
             rows = self._db.answer(Consents(subject), *consents_statement(self.tenant, subject))
             return [consent_from_row(row) for row in rows]
@@ -134,6 +169,8 @@ class LifecycleReads(Scoped):
     def consents_among(self, subjects: Sequence[str]) -> list[ConsentRow]:
         """The statements about each of ``subjects`` under every name it has now, each
         filed under the subject asked about (a statement about any name applies)."""
+        if not subjects or not self._states_consent():
+            return []
         wanted = list(dict.fromkeys(subjects))
         groups = self.subject_groups(wanted)
         names = sorted(set().union(*groups.values())) if groups else []
@@ -147,6 +184,8 @@ class LifecycleReads(Scoped):
         """Each subject name with every name of the subject it means now (itself included)."""
         if not subjects:
             return {}
+        if not self._aliased():
+            return {subject: {subject} for subject in subjects}
         meaning = {str(row[0]): str(row[1]) for row in self._in_chunks(
             "SELECT name, subject FROM subject_resolution WHERE tenant = ? AND recorded_to IS NULL", "name",
             list(subjects))}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._requests import SearchFilter
-from .._search import fact_text
+from ..contract.search import fact_text
 from .ledger import unfollowed
 from .session import Session
 

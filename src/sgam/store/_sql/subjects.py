@@ -12,7 +12,8 @@ from ..._core.rules import Operation
 from .._records import AliasRow, BackfillRow, ChangeRow, ConvertedRow, QuarantineRow
 from .._requests import AttributeMeaning, SubjectMeaning, UnfinishedBackfills
 from .._rows import OPERATION_COLUMNS, operation_from_row
-from .ledger import MAX_INDEXED_VALUE, Scoped
+from .ledger import MAX_INDEXED_VALUE
+from .memory import Remembering
 from .session import Row, Session, chunks, in_list
 
 RESOLVE = "SELECT subject FROM subject_resolution WHERE tenant = ? AND name = ? AND recorded_to IS NULL"
@@ -50,7 +51,7 @@ PAIRS = 100
 """(attribute, value) pairs asked in one statement."""
 
 
-class SubjectReads(Scoped):
+class SubjectReads(Remembering):
     """Display names and reported collisions, for the reader and the write unit of work."""
 
     def display_names(self, subjects: Sequence[str]) -> dict[str, str]:
@@ -97,6 +98,8 @@ class SubjectReads(Scoped):
     def resolve_subject(self, name: str, known_at: int | None = None) -> str:
         """The subject ``name`` means as the ledger stood at ``known_at`` (default now):
         itself unless an alias in force then says otherwise."""
+        if not self._aliased():
+            return name
         request = SubjectMeaning(name, known_at)
         rows = self._db.answer(request, *meaning_statement(self._db, self.tenant, request))
         return name if not rows else str(rows[0][0])
@@ -104,6 +107,8 @@ class SubjectReads(Scoped):
     def resolve_subjects(self, names: Sequence[str]) -> dict[str, str]:
         """What each of ``names`` means now, for the aliased ones (one statement per chunk)."""
         found: dict[str, str] = {}
+        if not self._aliased():
+            return found
         for chunk in chunks(sorted(set(names))):
             rows = self._db.rows("SELECT name, subject FROM subject_resolution WHERE tenant = ? "
                                  f"AND recorded_to IS NULL AND {in_list('name', len(chunk))}", (self.tenant, *chunk))
@@ -112,6 +117,8 @@ class SubjectReads(Scoped):
 
     def names_meaning(self, subject: str, known_at: int | None = None) -> list[str]:
         """The other names that mean ``subject`` at ``known_at`` (default now), sorted."""
+        if not self._aliased():
+            return []
         if known_at is None:
             rows = self._db.rows("SELECT name FROM subject_resolution WHERE tenant = ? AND subject = ? "
                                  "AND recorded_to IS NULL ORDER BY name", (self.tenant, subject))
@@ -131,6 +138,8 @@ class SubjectReads(Scoped):
     def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
         """The attribute ``name`` means at ``known_at`` (default now): itself unless a
         rename in force then says otherwise."""
+        if not self._renamed():
+            return name
         request = AttributeMeaning(name, known_at)
         rows = self._db.answer(request, *meaning_statement(self._db, self.tenant, request))
         return name if not rows else str(rows[0][0])
@@ -162,6 +171,11 @@ class SubjectReads(Scoped):
         return [BackfillRow(*row) for row in rows]
 
     def unfinished_backfills(self) -> list[BackfillRow]:
+        """Asked by every read and write of a versioned key: remembered where the backend
+        remembers (most tenants have none)."""
+        return self._memory.recall(("backfills", self.tenant, ""), self._unfinished_backfills)
+
+    def _unfinished_backfills(self) -> list[BackfillRow]:
         rows = self._db.answer(UnfinishedBackfills(), *unfinished_statement(self.tenant))
         return [BackfillRow(*row) for row in rows]
 

@@ -41,7 +41,7 @@ from ..._core.errors import StoreError
 from ..._core.values import check_tenant
 from .._acting import mark_acted
 from .._context import NO_CONTEXT, CallContext, KeyToCheck
-from .._protocol import JobRow, ResidueScan
+from .._records import JobRow, ResidueScan
 from .._requests import ReadAhead
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
@@ -371,7 +371,7 @@ class PostgresBackend:
         """Full text and pgvector over this backend's tenant-scoped transactions."""
         from .search import PostgresSearchIndex
 
-        return PostgresSearchIndex(self)
+        return PostgresSearchIndex()
 
     def claim_jobs(self, owner: str, now: int, lease_until: int, limit: int, tenant: str | None) -> list[JobRow]:
         with map_postgres_errors(), self._pool.connection() as conn, conn.transaction():

@@ -14,8 +14,9 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from .._context import CallContext
-from .._sql.checkpoints import CheckpointRecords, CheckpointRow, CheckpointWriteRow
+from .._sql.checkpoints import CheckpointRecords
 from .._sql.dialect import Dialect
+from ..contract.checkpoints import CheckpointRow, CheckpointWriteRow
 from .errors import is_retryable, to_sgam
 from .session import PostgresSession
 

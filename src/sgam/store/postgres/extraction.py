@@ -5,7 +5,7 @@ and run under the tenant's RLS policy."""
 
 from __future__ import annotations
 
-from .._protocol import JobRow
+from .._records import JobRow
 from .adapters import Micros
 from .session import Cursor
 

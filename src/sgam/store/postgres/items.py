@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._protocol import ItemRow
+from .._records import ItemRow
 from .._sql import items
 from .._sql.items import ITEM_COLUMNS, LIVE, item_from_row, under
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from .._protocol import EpisodeRow
+from .._records import EpisodeRow
 from .._sql import lifecycle
 from .._sql.keystate import KeyStates
 from .adapters import Micros
@@ -23,7 +23,7 @@ _DUE = "SELECT sgam_lifecycle_due(?, ?)"
 class LifecycleReads(lifecycle.LifecycleReads):
     """The portable lifecycle reads; the deadline probe through its server function."""
 
-    def lifecycle_due(self, now: int) -> bool:
+    def _due_at(self, now: int) -> bool:
         row = self._db.row(_DUE, (self.tenant, self._db.moment(now)))
         return bool(row and row[0])
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._core.purpose import ConsentRow
-from .._protocol import EpisodeRow
+from .._records import EpisodeRow
 from .._requests import OneFactWrite
 from .._sql.counters import DRAW
 from .._sql.dialect import POSTGRES

@@ -11,7 +11,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from .._protocol import ResidueHit
+from .._records import ResidueHit
 
 Cursor = psycopg.Cursor[tuple[Any, ...]]
 

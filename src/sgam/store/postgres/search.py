@@ -12,26 +12,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ..._core.errors import ValidationError
-from .._protocol import EpisodeRow, Reader, WriteTransaction
+from .._records import EpisodeRow
 from .._requests import KeywordEpisodes, MatchingKeys, SearchFilter, VectorTally
 from .._rows import EPISODE_COLUMNS
-from .._search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery
 from .._sql.embedders import PortableEmbedders, scope
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import nearest, time_mask
+from ..contract import Reader, WriteTransaction
+from ..contract.search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery
 from .adapters import Floats, micros, query_vector
 from .session import Answered, Cursor, PostgresSession
 from .vectors import TALLY, EpisodeVectors
-
-if TYPE_CHECKING:  # the backend imports this module when asked for its index
-    from .backend import PostgresBackend, PostgresReader
-    from .write import PostgresWrite
 
 VECTORS_IN_PROCESS = True
 """Rank a tenant's episode vectors in process when the copy matches the read's snapshot
@@ -160,7 +157,7 @@ def _put_vectors(txn: WriteTransaction, table: str, key: str, rows: str, model: 
     statement per dimension slicing one flat binary ``real[]``, after making sure the dimension has
     its HNSW index (an owner-run function; a catalog lookup once the index exists, asked
     every time because the transaction that created it may roll back)."""
-    db = cast("PostgresWrite", txn)._db
+    db = PostgresSearchIndex._db(txn)
     for dims, group in _by_dimension(items).items():
         if dims <= HNSW_MAX_DIMENSIONS:
             db.run("SELECT sgam_vector_index(?::integer)", (dims,))
@@ -186,8 +183,7 @@ As an expression, the only index left is the primary key's: one probe a row (2.2
 class PostgresSearchIndex(PortableEmbedders):
     """``SearchIndex`` over a ``PostgresBackend``: its pool, its tenant-scoped transactions."""
 
-    def __init__(self, backend: PostgresBackend) -> None:
-        self._backend = backend
+    def __init__(self) -> None:
         self._heads: dict[tuple[str, int], tuple[bool, float]] = {}
         self._vectors = EpisodeVectors()
 
@@ -208,9 +204,11 @@ class PostgresSearchIndex(PortableEmbedders):
         self._vectors.forget(tenant, keep)
 
     @staticmethod
-    def _db(reader: Reader) -> PostgresSession:
+    def _db(handle: Reader | WriteTransaction) -> PostgresSession:
         """The session of the caller's read (or unit of work): its connection, its tenant."""
-        return cast(PostgresSession, cast("PostgresReader | PostgresWrite", reader)._db)
+        db = handle.session()
+        assert isinstance(db, PostgresSession), "a read or unit of work of this backend"
+        return db
 
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]

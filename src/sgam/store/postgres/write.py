@@ -16,7 +16,7 @@ from ..._core.purpose import ConsentRow
 from ..._core.rules import KeyView, Operation, Version
 from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._context import Attempt
-from .._protocol import BackfillRow, EpisodeRow
+from .._records import BackfillRow, EpisodeRow
 from .._requests import OneFactWrite
 from .._rows import EPISODE_COLUMNS, VERSION_COLUMNS, version_from_row
 from .._sql.access import AccessWrites

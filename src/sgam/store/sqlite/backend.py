@@ -16,10 +16,9 @@ from ..._core.schema import AttributeSchema, MemoryTypeSchema
 from .._acting import mark_acted
 from .._context import NO_CONTEXT, Attempt, CallContext
 from .._migration_checksums import checksum, verify
-from .._protocol import EpisodeRow, JobRow, ResidueScan
+from .._records import EpisodeRow, JobRow, ResidueScan
 from .._requests import OneFactWrite
 from .._rows import version_columns_of, version_from_row
-from .._search import SearchIndex
 from .._sql.access import AccessWrites
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.dialect import SQLITE
@@ -28,8 +27,9 @@ from .._sql.keystate import KeyStates
 from .._sql.ledger import NEAR, near_from_rows
 from .._sql.ledger_writes import LedgerWrites
 from .._sql.subjects import SubjectWrites
+from ..contract.search import SearchIndex
 from . import scan
-from .cache import Cache, TenantMemory, watch
+from .cache import Cache, ConnectionMemory, watch
 from .errors import map_sqlite_errors
 from .extraction import claim_jobs, count_jobs
 from .fulltext import flush, merge_dirty
@@ -97,7 +97,7 @@ def _version_params(tenant: str, v: Version) -> tuple[Any, ...]:
 
 
 class SQLiteWrite(
-    TenantMemory, LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites,
+    LedgerWrites, ExtractionWrites, ItemWrites, LifecycleWrites, AccessWrites, SubjectWrites,
     CheckpointAccess,
 ):
     """One ``BEGIN IMMEDIATE`` unit of work for one tenant (``WriteTransaction``).
@@ -114,6 +114,7 @@ class SQLiteWrite(
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
+        self._memory: ConnectionMemory = ConnectionMemory(cache)
         self._keys = KeyStates()
 
     def episode(self, episode_id: str) -> EpisodeRow | None:
@@ -124,23 +125,23 @@ class SQLiteWrite(
             return found
         row = super().episode(episode_id)
         if row is not None:
-            self._remember(key, row)
+            self._memory.remember(key, row)
         return row
 
     def prefetch_episodes(self, episode_ids: Sequence[str]) -> None:
         """Nothing to do: a lookup is a function call into the same process."""
 
     def delete_episode(self, episode_id: str) -> int:
-        self._cache.pop(("episode", self.tenant, episode_id), None)
+        self._memory.forget(("episode", self.tenant, episode_id))
         return super().delete_episode(episode_id)
 
     def schema_version(self) -> int:
-        version: int = self._cached(("schema_version", self.tenant, ""), self._stored_schema_version)
+        version: int = self._memory.recall(("schema_version", self.tenant, ""), self._stored_schema_version)
         return version
 
     def bump_schema_version(self) -> int:
         version = super().bump_schema_version()
-        self._remember(("schema_version", self.tenant, ""), version)
+        self._memory.remember(("schema_version", self.tenant, ""), version)
         return version
 
     def attribute_schema(self, attribute: str) -> AttributeSchema | None:
@@ -148,25 +149,25 @@ class SQLiteWrite(
             found = self._attribute_schema_rows(attribute)
             return found[0] if found else None
 
-        schema: AttributeSchema | None = self._cached(("attribute", self.tenant, attribute), load)
+        schema: AttributeSchema | None = self._memory.recall(("attribute", self.tenant, attribute), load)
         return schema
 
     def put_attribute_schema(self, schema: AttributeSchema) -> None:
-        self._cache.pop(("attribute", self.tenant, schema.attribute), None)
+        self._memory.forget(("attribute", self.tenant, schema.attribute))
         super().put_attribute_schema(schema)
 
     def note_spellings(self, spellings: Sequence[tuple[str, str]]) -> None:
         """A subject whose first spelling this connection has already seen stored asks
         nothing again (the cache empties on rollback and on another connection's commit)."""
         fresh = [(subject, spelling) for subject, spelling in spellings
-                 if ("named", self.tenant, subject) not in self._cache]
+                 if not self._memory.holds(("named", self.tenant, subject))]
         if fresh:
             super().note_spellings(fresh)
             for subject, _ in fresh:
-                self._remember(("named", self.tenant, subject), True)
+                self._memory.remember(("named", self.tenant, subject), True)
 
     def delete_names_of_subject(self, subject: str) -> int:
-        self._cache.pop(("named", self.tenant, subject), None)
+        self._memory.forget(("named", self.tenant, subject))
         return super().delete_names_of_subject(subject)
 
     def memory_type(self, name: str) -> MemoryTypeSchema | None:
@@ -174,11 +175,11 @@ class SQLiteWrite(
             found = self._memory_type_rows("AND name = ?", (name,))
             return found[0] if found else None
 
-        schema: MemoryTypeSchema | None = self._cached(("memory_type", self.tenant, name), load)
+        schema: MemoryTypeSchema | None = self._memory.recall(("memory_type", self.tenant, name), load)
         return schema
 
     def put_memory_type(self, schema: MemoryTypeSchema) -> None:
-        self._cache.pop(("memory_type", self.tenant, schema.name), None)
+        self._memory.forget(("memory_type", self.tenant, schema.name))
         super().put_memory_type(schema)
 
     def retire(self, versions: list[Version], recorded_at: int) -> None:

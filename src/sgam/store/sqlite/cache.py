@@ -20,42 +20,17 @@ again once it is reached.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
-from ..._core.purpose import ConsentRow
-from .._records import BackfillRow
-from .._sql import lifecycle
+from .._sql.memory import Key
+
+T = TypeVar("T")
 
 Cache = dict[tuple[str, str, str], Any]
 
 CACHE_LIMIT = 4096
 _MISSING = object()
-
-_NEXT_DEADLINE = """
-SELECT min(instant) FROM (
-    SELECT min(expires_at) AS instant FROM operations INDEXED BY operations_by_deadline
-    WHERE tenant = ? AND expires_at IS NOT NULL
-    UNION ALL
-    SELECT min(expires_at) FROM store_items INDEXED BY store_items_expiry
-    WHERE tenant = ? AND expires_at IS NOT NULL
-    UNION ALL
-    SELECT c.ttl + CASE WHEN c.on_expiry = 'erase'
-        THEN (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_by_retention
-              WHERE e.tenant = c.tenant AND e.retention = c.name)
-        ELSE (SELECT min(e.recorded_at) FROM episodes e INDEXED BY episodes_live_by_retention
-              WHERE e.tenant = c.tenant AND e.retention = c.name AND e.lost_at IS NULL) END
-    FROM retention_classes c WHERE c.tenant = ? AND c.ttl IS NOT NULL
-    UNION ALL
-    SELECT c.ttl + (SELECT min(d.kept_since) FROM documents d INDEXED BY documents_by_deadline
-                    WHERE d.tenant = c.tenant AND d.retention = c.name)
-    FROM retention_classes c WHERE c.tenant = ? AND c.ttl IS NOT NULL
-)
-"""
-"""The earliest instant at which something of the tenant falls due (the conditions of
-``_sql.lifecycle``'s due probe, solved for the instant); NULL when nothing ever will.
-The tenant is bound once per ``?`` (portable placeholders only: numbered ones bound
-from a sequence are deprecated in Python 3.12 and refused from 3.14)."""
 
 _CLASS_DEADLINE = (
     "SELECT sgam_deadline(NEW.tenant, NEW.{column} + c.ttl) FROM retention_classes c "
@@ -110,90 +85,45 @@ def watch(conn: sqlite3.Connection, cache: Cache) -> None:
             conn.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS sgam_watch_{name} {body}; END")
 
 
-class TenantMemory(lifecycle.LifecycleReads):
-    """The deadline and consent answers of a reader or a unit of work, from the
-    connection's cache when it holds them (first among the bases of both)."""
+class ConnectionMemory:
+    """The connection's cache as a reader's or a unit of work's ``TenantMemory``
+    (``_sql/memory.py``): the portable statements ask it first."""
 
-    _cache: Cache
+    __slots__ = ("_cache",)
 
-    def _remember(self, key: tuple[str, str, str], value: Any) -> None:
+    def __init__(self, cache: Cache) -> None:
+        self._cache = cache
+
+    def remember(self, key: Key, value: Any) -> None:
         if len(self._cache) >= CACHE_LIMIT:
             self._cache.clear()
         self._cache[key] = value
 
-    def _cached(self, key: tuple[str, str, str], load: Callable[[], Any]) -> Any:
+    def forget(self, key: Key) -> None:
+        self._cache.pop(key, None)
+
+    def holds(self, key: Key) -> bool:
+        return key in self._cache
+
+    def recall(self, key: Key, load: Callable[[], T]) -> T:
         found = self._cache.get(key, _MISSING)
         if found is _MISSING:
             found = load()
-            self._remember(key, found)
-        return found
+            self.remember(key, found)
+        return cast(T, found)
 
-    def lifecycle_due(self, now: int) -> bool:
-        key = ("deadline", self.tenant, "")
+    def may_have(self, key: Key, probe: Callable[[], bool]) -> bool:
+        """Remembered whether the tenant has any row of the kind: most tenants state no
+        consent, alias no name and rename no attribute, and then nothing is asked."""
+        return bool(self.recall(key, probe))
+
+    def due(self, tenant: str, now: int, probe: Callable[[int], bool],
+            next_deadline: Callable[[], int | None]) -> bool:
+        """The tenant's next deadline, remembered: true as time passes until the instant
+        it names (the triggers only ever bring it forward)."""
+        key = ("deadline", tenant, "")
         instant = self._cache.get(key, _MISSING)
         if instant is _MISSING or (instant is not None and instant <= now):
-            row = self._db.row(_NEXT_DEADLINE, (self.tenant,) * _NEXT_DEADLINE.count("?"))
-            instant = None if row is None else row[0]
-            self._remember(key, instant)
+            instant = next_deadline()
+            self.remember(key, instant)
         return instant is not None and bool(instant <= now)
-
-    def consents(self, subject: str | None) -> list[ConsentRow]:
-        """Most tenants state no consent at all: that is remembered, so a read or a write
-        asks about its subject only in a tenant that has statements."""
-        if subject is not None and not self._states_consent():
-            return []
-        return super().consents(subject)
-
-    def consents_among(self, subjects: Sequence[str]) -> list[ConsentRow]:
-        """As ``consents``: nothing to ask in a tenant that states no consent."""
-        if not subjects or not self._states_consent():
-            return []
-        return super().consents_among(subjects)
-
-    def _states_consent(self) -> bool:
-        def stated() -> bool:
-            return self._db.row("SELECT 1 FROM consents WHERE tenant = ? LIMIT 1", (self.tenant,)) is not None
-
-        return bool(self._cached(("consents", self.tenant, ""), stated))
-
-    def unfinished_backfills(self) -> list[BackfillRow]:
-        """Asked by every read and write of a versioned key: remembered (most tenants have
-        none), forgotten when a backfill starts, advances or ends."""
-        def load() -> list[BackfillRow]:
-            try:
-                rows: list[BackfillRow] = super(TenantMemory, self).unfinished_backfills()  # type: ignore[misc]
-            except sqlite3.OperationalError:
-                return []  # a file of a schema before backfills (an upgrade's first look): none to have
-            return rows
-
-        found: list[BackfillRow] = self._cached(("backfills", self.tenant, ""), load)
-        return found
-
-    def _aliased(self) -> bool:
-        """Whether any name of the tenant has ever been an alias (most tenants: never)."""
-        return self._ever_in("subject_resolution", "aliases")
-
-    def _renamed(self) -> bool:
-        """Whether any attribute of the tenant has ever been renamed (most tenants: never)."""
-        return self._ever_in("attribute_resolution", "renames")
-
-    def _ever_in(self, table: str, what: str) -> bool:
-        def found() -> bool:
-            return self._db.row(f"SELECT 1 FROM {table} WHERE tenant = ? LIMIT 1", (self.tenant,)) is not None  # noqa: S608
-
-        return bool(self._cached((what, self.tenant, ""), found))
-
-    def resolve_attribute(self, name: str, known_at: int | None = None) -> str:
-        return super().resolve_attribute(name, known_at) if self._renamed() else name  # type: ignore[misc]
-
-    def subject_groups(self, subjects: Sequence[str]) -> dict[str, set[str]]:
-        return super().subject_groups(subjects) if self._aliased() else {s: {s} for s in subjects}
-
-    def resolve_subjects(self, names: Sequence[str]) -> dict[str, str]:
-        return super().resolve_subjects(names) if self._aliased() else {}  # type: ignore[misc]
-
-    def resolve_subject(self, name: str, known_at: int | None = None) -> str:
-        return super().resolve_subject(name, known_at) if self._aliased() else name  # type: ignore[misc]
-
-    def names_meaning(self, subject: str, known_at: int | None = None) -> list[str]:
-        return super().names_meaning(subject, known_at) if self._aliased() else []  # type: ignore[misc]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from .._protocol import JobRow
+from .._records import JobRow
 from .._rows import JOB_COLUMNS
 
 

@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..._core.schema import AttributeSchema
-from .._protocol import QueryFilter
+from .._records import QueryFilter
 from .._requests import ReadAhead
 from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
@@ -17,20 +17,20 @@ from .._sql.dialect import SQLITE
 from .._sql.extraction import ExtractionReads
 from .._sql.ledger import LedgerReader
 from .._sql.subjects import SubjectReads
-from .cache import Cache, TenantMemory
+from .cache import Cache, ConnectionMemory
 from .errors import sgam_error
+from .file import SQLiteFile
 from .items import ItemReads
 from .lifecycle import LifecycleReads
 from .portable import SQLitePortableRows
 from .session import SQLiteSession
 
 if TYPE_CHECKING:
-    from .backend import SQLiteBackend
     from .documents import SQLiteDocuments
 
 
 class SQLiteReader(
-    TenantMemory, LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads,
+    LedgerReader, ExtractionReads, ItemReads, LifecycleReads, AccessReads, SubjectReads,
     CheckpointAccess,
 ):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
@@ -39,6 +39,7 @@ class SQLiteReader(
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
+        self._memory: ConnectionMemory = ConnectionMemory(cache)
 
     def documents(self) -> SQLiteDocuments:
         from .documents import SQLiteDocuments
@@ -57,7 +58,7 @@ class SQLiteReader(
             found = self._attribute_schema_rows(attribute)
             return found[0] if found else None
 
-        schema: AttributeSchema | None = self._cached(("attribute", self.tenant, attribute), load)
+        schema: AttributeSchema | None = self._memory.recall(("attribute", self.tenant, attribute), load)
         return schema
 
     def _query_source(self, flt: QueryFilter) -> tuple[str, str, list[str], list[Any]]:
@@ -88,7 +89,7 @@ class ReadScope(AbstractContextManager[SQLiteReader]):
 
     __slots__ = ("_backend", "_begin", "_began", "_tenant")
 
-    def __init__(self, backend: SQLiteBackend, tenant: str, *, begin: bool = True) -> None:
+    def __init__(self, backend: SQLiteFile, tenant: str, *, begin: bool = True) -> None:
         self._backend = backend
         self._tenant = tenant
         self._begin = begin

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..._core.errors import StoreError
-from .._protocol import ResidueHit, ResidueScan
+from .._records import ResidueHit, ResidueScan
 from .fulltext import FAMILIES, SHADOW_TABLES
 
 FILE_SUFFIXES = ("", "-wal")

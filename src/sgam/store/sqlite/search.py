@@ -14,25 +14,24 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .._protocol import EpisodeRow, Reader, WriteTransaction
+from .._records import EpisodeRow
 from .._requests import SearchFilter
 from .._rows import EPISODE_COLUMNS
-from .._search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery, one_by_one
 from .._sql.embedders import PortableEmbedders
 from .._sql.search import assertions_without_vectors, filter_sql, holding
 from .._vectors import VectorCache, appended, nearest, time_mask
+from ..contract import Reader, WriteTransaction
+from ..contract.search import CandidateEpisodes, KeywordQuery, StoredEpisode, VectorQuery, one_by_one
 from .errors import map_sqlite_errors
+from .file import SQLiteFile
 from .fts import fts_query
 from .fulltext import EPISODES, KEYS, layout, tables
 from .session import SQLiteSession
-
-if TYPE_CHECKING:  # the backend imports this module when asked for its index
-    from .backend import SQLiteBackend, SQLiteWrite
 
 _CHUNK = 500
 
@@ -41,7 +40,7 @@ class SQLiteSearch(PortableEmbedders):
     reader holds that lock and its read transaction, so the statements of a search run
     in the caller's snapshot; taking the (re-entrant) lock again here costs nothing."""
 
-    def __init__(self, backend: SQLiteBackend) -> None:
+    def __init__(self, backend: SQLiteFile) -> None:
         self._backend = backend
         self._caches: dict[tuple[str, str], VectorCache] = {}
         self._cache_lock = threading.Lock()
@@ -58,7 +57,7 @@ class SQLiteSearch(PortableEmbedders):
     def put_episode_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[str, npt.NDArray[np.float32]]]
     ) -> None:
-        cast("SQLiteWrite", txn)._conn.executemany(
+        self._conn().executemany(
             "INSERT OR REPLACE INTO episode_vectors (seq, tenant, model, vector) "
             "SELECT seq, tenant, ?, ? FROM episodes WHERE tenant = ? AND episode_id = ?",
             [(model, np.asarray(vector, dtype=np.float16).tobytes(), txn.tenant, episode_id)
@@ -264,7 +263,7 @@ class SQLiteSearch(PortableEmbedders):
     def put_assertion_vectors(
         self, txn: WriteTransaction, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
     ) -> None:
-        cast("SQLiteWrite", txn)._conn.executemany(
+        self._conn().executemany(
             "INSERT OR REPLACE INTO assertion_vectors (row_id, tenant, model, vector) "
             "SELECT row_id, tenant, ?, ? FROM assertions WHERE row_id = ? AND tenant = ?",
             [(model, np.asarray(vector, dtype=np.float16).tobytes(), key, txn.tenant) for key, vector in items],

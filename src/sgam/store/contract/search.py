@@ -11,8 +11,9 @@ from typing import NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ._protocol import EpisodeRow, Reader, WriteTransaction
-from ._requests import SearchFilter
+from .._records import EpisodeRow
+from .._requests import SearchFilter
+from .unit import Reader, WriteTransaction
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,93 @@
+"""Document memory: the ``DocumentStore`` a read or unit of work hands out, bound to its
+snapshot (the rows are ``store/_documents.py``, the statements ``_sql/documents.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .._documents import Chunk, ChunkRow, DocumentRow, RevisionRow
+from .scope import Scope
+
+
+class DocumentStore(Scope, Protocol):
+    """A tenant's documents inside one read or unit of work."""
+
+    # reads
+    def live(self, path: str) -> DocumentRow | None: ...
+    def live_under(self, directory: str) -> list[DocumentRow]:
+        """Live documents strictly below ``directory``, by path (content included)."""
+        ...
+    def live_paths(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` are live documents."""
+        ...
+    def has_under(self, directory: str) -> bool: ...
+    def last_deleted(self, path: str) -> DocumentRow | None:
+        """The most recently deleted document whose last path was ``path``."""
+        ...
+    def ever_at(self, path: str) -> list[int]:
+        """Every document (live or deleted) that had ``path`` in any revision."""
+        ...
+    def revisions(self, doc_id: int) -> list[RevisionRow]: ...
+    def revision(self, doc_id: int, revision: int) -> RevisionRow | None: ...
+    def all_live(self) -> list[DocumentRow]: ...
+
+    # writes (inside ``run_write``)
+    def begin(self) -> None:
+        """Serialise this unit of work with the tenant's other document writes."""
+        ...
+    def lock(self, path: str) -> DocumentRow | None: ...
+    def lock_under(self, directory: str) -> list[DocumentRow]: ...
+    def insert(self, row: DocumentRow) -> int:
+        """Store a new document (``row.doc_id`` is ignored); its id."""
+        ...
+    def update(self, row: DocumentRow) -> None: ...
+    def add_revision(self, row: RevisionRow) -> None: ...
+    def replace_chunks(self, row: DocumentRow, chunks: Sequence[Chunk]) -> None:
+        """Index the document's current revision (no chunks when it is not live)."""
+        ...
+    def move_under(self, old: str, new: str, moved_at: int, author: str | None,
+                   episode: str | None, call: str | None) -> None:
+        """Move every live document below ``old`` to below ``new`` (which holds none), each
+        as a new ``rename`` revision, in statements whose number does not grow with them."""
+        ...
+    def erase(self, doc_ids: Sequence[int]) -> int:
+        """Delete documents with every revision, chunk and vector; how many revisions went."""
+        ...
+
+    # lifecycle (inside ``run_write``, after ``begin``)
+    def document(self, doc_id: int) -> DocumentRow | None: ...
+    def due_documents(self, now: int) -> list[tuple[int, int]]:
+        """(document, cutoff) for each document of a class with a ttl whose oldest kept
+        revision is past its deadline at ``now``: revisions recorded at or before the
+        cutoff (``now`` - ttl) are due."""
+        ...
+    def expire_revisions(self, doc_id: int, cutoff: int) -> int:
+        """Delete the document's revisions recorded at or before ``cutoff``, and the
+        document with its chunks and vectors when none is left; how many revisions went."""
+        ...
+    def revisions_naming(self, episode_ids: Sequence[str]) -> list[tuple[int, int]]:
+        """(document, first revision) of documents with a revision naming any of the episodes."""
+        ...
+    def drop_revisions_from(self, doc_id: int, revision: int) -> int:
+        """Delete revisions ``revision`` and later of the document; how many went."""
+        ...
+
+    # search
+    def keyword_chunks(self, terms: Sequence[str], limit: int) -> list[tuple[ChunkRow, float]]: ...
+    def chunks_without_vectors(self, model: str, limit: int) -> list[ChunkRow]: ...
+    def put_vectors(
+        self, model: str, items: Sequence[tuple[int, npt.NDArray[np.float32]]]
+    ) -> None: ...
+    def vector_chunks(
+        self, model: str, vector: npt.NDArray[np.float32], limit: int
+    ) -> list[tuple[ChunkRow, float]]: ...
+
+
+class DocumentAccess(Scope, Protocol):
+    def documents(self) -> DocumentStore:
+        """The tenant's document memory in this read or unit of work."""
+        ...
