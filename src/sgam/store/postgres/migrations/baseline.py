@@ -538,11 +538,19 @@ SCRIPT = """
     CREATE TRIGGER episodes_counted_delete AFTER DELETE ON episodes
         REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION sgam_episodes_counted();
 
+    -- Keyword search of the caller's tenant, ranked, with each episode's row: the caller's
+    -- statement reads this function alone (no table beside it), so on a distributed
+    -- database the function runs where the statement was sent, and its own statements
+    -- are routed by tenant from there.
     CREATE FUNCTION sgam_keyword_episodes(
         p_terms text[], p_limit integer, p_since timestamptz, p_until timestamptz,
         p_session text, p_speaker text, p_subject text, p_memory_type text, p_known_at timestamptz
-    ) RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER
+    ) RETURNS TABLE (seq bigint, tenant text, episode_id text, occurred_at timestamptz, recorded_at timestamptz,
+                     text text, speaker text, kind text, session text, metadata text, schema_version integer,
+                     retention text, lost_at timestamptz)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp AS $$
+    #variable_conflict use_column
     DECLARE
         v_tenant text := current_setting('sgam.tenant', true);
         v_docs bigint;
@@ -570,16 +578,18 @@ SCRIPT = """
             RETURN;
         END IF;
         RETURN QUERY
-            SELECT e.seq FROM @SCHEMA@.episodes e
+            SELECT e.seq, e.tenant, e.episode_id, e.occurred_at, e.recorded_at, e.text, e.speaker, e.kind, e.session,
+                   e.metadata, e.schema_version, e.retention, e.lost_at
+            FROM @SCHEMA@.episodes e
             WHERE e.tenant = v_tenant AND e.search @@ v_any
               AND (p_since IS NULL OR e.occurred_at >= p_since)
               AND (p_until IS NULL OR e.occurred_at <= p_until)
               AND (p_known_at IS NULL OR e.recorded_at <= p_known_at)
               AND (p_session IS NULL OR e.session = p_session)
               AND (p_speaker IS NULL OR e.speaker = p_speaker)
-              AND (p_subject IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+              AND (p_subject IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = v_tenant
                    AND o.source = e.episode_id AND o.subject = p_subject))
-              AND (p_memory_type IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+              AND (p_memory_type IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = v_tenant
                    AND o.source = e.episode_id AND o.memory_type = p_memory_type))
             ORDER BY (SELECT sum(w.idf * ts_rank('{0.1, 0.2, 0.3, 1.0}', e.search, w.q, 1))
                       FROM unnest(v_queries, v_idf) AS w(q, idf)) DESC, e.seq
@@ -1047,11 +1057,11 @@ SCRIPT = """
         UNION
         SELECT t.tenant FROM @SCHEMA@.saver_threads t
         JOIN @SCHEMA@.retention_classes c ON c.tenant = t.tenant AND c.name = t.retention
-        JOIN @SCHEMA@.saver_checkpoints k ON k.tenant = t.tenant AND k.thread_id = t.thread_id
-        WHERE c.ttl IS NOT NULL
-        GROUP BY t.tenant, t.thread_id, c.ttl, c.on_expiry
-        HAVING min(k.created_at) + c.ttl * interval '1 microsecond' <= p_now
-           AND (count(*) > 1 OR c.on_expiry = 'erase')
+        JOIN (SELECT tenant, thread_id, min(created_at) AS first_at, count(*) AS checkpoints
+              FROM @SCHEMA@.saver_checkpoints GROUP BY tenant, thread_id) k
+          ON k.tenant = t.tenant AND k.thread_id = t.thread_id
+        WHERE c.ttl IS NOT NULL AND k.first_at + c.ttl * interval '1 microsecond' <= p_now
+          AND (k.checkpoints > 1 OR c.on_expiry = 'erase')
     $$;
     REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
 
