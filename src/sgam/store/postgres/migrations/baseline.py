@@ -667,23 +667,42 @@ SCRIPT = """
                                     p_limit integer, p_tenant text)
     RETURNS TABLE (tenant text, episode_id text, enqueued_at timestamptz, attempts integer,
                    lease_expires timestamptz, seq bigint)
-    LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
-        WITH clock AS (
-            SELECT least(p_now, statement_timestamp() + interval '5 minutes') AS now
-        )
-        UPDATE @SCHEMA@.extraction_jobs j
-           SET lease_owner = p_owner,
-               lease_expires = least(p_lease_until, clock.now + interval '1 hour'),
-               attempts = j.attempts + 1
-          FROM clock
-         WHERE (j.tenant, j.seq) IN (
-            SELECT q.tenant, q.seq FROM @SCHEMA@.extraction_jobs q, clock
-            WHERE q.status = 'queued' AND (q.lease_expires IS NULL OR q.lease_expires <= clock.now)
-              AND (p_tenant IS NULL OR q.tenant = p_tenant)
-            ORDER BY q.seq LIMIT greatest(least(p_limit, 100), 0) FOR UPDATE OF q SKIP LOCKED)
-        RETURNING j.tenant, j.episode_id, j.enqueued_at, j.attempts, j.lease_expires, j.seq
-    $$;
+    #variable_conflict use_column
+    -- The ready jobs are read without locks, in queue order; each is then locked alone,
+    -- under its tenant (SKIP LOCKED: one another worker holds is passed over) and leased.
+    -- A lock names its tenant, so a distributed database routes it to one shard; a job
+    -- leased meanwhile by a worker that committed fails the locking read's recheck.
+    DECLARE
+        v_now timestamptz := least(p_now, statement_timestamp() + interval '5 minutes');
+        v_limit integer := greatest(least(p_limit, 100), 0);
+        v_claimed integer := 0;
+        r record;
+    BEGIN
+        IF v_limit = 0 THEN
+            RETURN;
+        END IF;
+        FOR r IN SELECT q.tenant, q.seq FROM @SCHEMA@.extraction_jobs q
+                 WHERE q.status = 'queued' AND (q.lease_expires IS NULL OR q.lease_expires <= v_now)
+                   AND (p_tenant IS NULL OR q.tenant = p_tenant)
+                 ORDER BY q.seq LOOP
+            PERFORM 1 FROM @SCHEMA@.extraction_jobs q
+             WHERE q.tenant = r.tenant AND q.seq = r.seq AND q.status = 'queued'
+               AND (q.lease_expires IS NULL OR q.lease_expires <= v_now)
+               FOR UPDATE SKIP LOCKED;
+            CONTINUE WHEN NOT FOUND;
+            RETURN QUERY
+                UPDATE @SCHEMA@.extraction_jobs j
+                   SET lease_owner = p_owner,
+                       lease_expires = least(p_lease_until, v_now + interval '1 hour'),
+                       attempts = j.attempts + 1
+                 WHERE j.tenant = r.tenant AND j.seq = r.seq
+                RETURNING j.tenant, j.episode_id, j.enqueued_at, j.attempts, j.lease_expires, j.seq;
+            v_claimed := v_claimed + 1;
+            EXIT WHEN v_claimed >= v_limit;
+        END LOOP;
+    END $$;
 
     CREATE FUNCTION sgam_count_jobs(p_now timestamptz, p_tenant text)
     RETURNS bigint LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
