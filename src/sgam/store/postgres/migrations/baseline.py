@@ -325,8 +325,8 @@ SCRIPT = """
     -- The app role owns no table, so it cannot create an index: this owner-run function
     -- creates the HNSW index of one dimension on both vector tables, once, for the
     -- dimensions the owner allowed (``vector_dimensions``, filled by ``sgam migrate
-    -- --vector-dims``); other dimensions are stored and searched exactly. pgvector's HNSW
-    -- takes at most 2000 dimensions.
+    -- --vector-dims``, which also creates them at once); other dimensions are stored and
+    -- searched exactly. pgvector's HNSW takes at most 2000 dimensions.
     CREATE TABLE vector_dimensions (
         dims integer PRIMARY KEY CHECK (dims BETWEEN 1 AND 2000)
     );
@@ -337,10 +337,12 @@ SCRIPT = """
         vector_schema name;
         target text;
     BEGIN
-        IF NOT EXISTS (SELECT 1 FROM @SCHEMA@.vector_dimensions WHERE dims = p_dims)
-           OR (to_regclass(format('@SCHEMA@.%I', 'episode_vectors_hnsw_' || p_dims)) IS NOT NULL
-               AND to_regclass(format('@SCHEMA@.%I', 'assertion_vectors_hnsw_' || p_dims)) IS NOT NULL) THEN
-            RETURN;  -- not allowed (searched exactly), or already there: no lock either way
+        IF to_regclass(format('@SCHEMA@.%I', 'episode_vectors_hnsw_' || p_dims)) IS NOT NULL
+           AND to_regclass(format('@SCHEMA@.%I', 'assertion_vectors_hnsw_' || p_dims)) IS NOT NULL THEN
+            RETURN;  -- already there: the catalog alone answers, no table is read
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM @SCHEMA@.vector_dimensions WHERE dims = p_dims) THEN
+            RETURN;  -- not allowed: searched exactly
         END IF;
         PERFORM pg_advisory_xact_lock(1399283053, p_dims);
         SELECT n.nspname INTO vector_schema FROM pg_extension x
