@@ -149,7 +149,7 @@ def _plans_without_statistics(postgres: PostgresUrls, sql: str, params: Any) -> 
                      "WHERE attrelid = 'assertions'::regclass AND attnum > 0 AND NOT attisdropped")
         assert conn.execute("SELECT reltuples FROM pg_class WHERE relname = 'assertions'").fetchone() == (-1,)
         conn.execute(psycopg.sql.SQL("SET LOCAL ROLE {}").format(psycopg.sql.Identifier(_role(postgres.app))))
-        conn.execute("SELECT set_config('sgam.tenant', 't', true)")
+        conn.execute("SET LOCAL sgam.tenant = 't'")
         plans = [conn.execute(f"EXPLAIN (FORMAT JSON) {native(sql)}", params).fetchone(),
                  conn.execute(f"EXPLAIN (GENERIC_PLAN, FORMAT JSON) {generic}").fetchone()]
         conn.rollback()
