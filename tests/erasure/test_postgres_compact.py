@@ -15,6 +15,7 @@ from sgam.cli import app
 from sgam.extraction import ExtractionPolicy, ScriptedClient
 from sgam.langgraph import SgamStore
 from sgam.store.postgres.migrations import TENANT_TABLES
+from tests.citus import CITUS_URL, on_node, workers
 from tests.conftest import PostgresUrls
 from tests.langgraph.conftest import LetterEmbeddings
 
@@ -23,23 +24,30 @@ MARKERS = {name: f"zq{name}marker" for name in (
 CONTENT_FREE_TABLES = {"sgam_migrations", "vector_dimensions"}
 
 
+def _nodes(admin: str) -> list[str]:
+    """The test database on each node: the one server, or Citus's coordinator and workers."""
+    return [admin] if CITUS_URL is None else [admin, *(on_node(admin, host, port) for host, port in workers(admin))]
+
+
 def _files_with(admin: str, markers: dict[str, str]) -> dict[str, list[str]]:
     """Which of the database's own files (heap, index, TOAST) hold each marker, after a
-    checkpoint has written every dirty page out."""
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("CHECKPOINT")
-        row = conn.execute(
-            "SELECT current_setting('data_directory'), oid FROM pg_database WHERE datname = current_database()"
-        ).fetchone()
-    assert row is not None
-    folder = Path(row[0]) / "base" / str(row[1])
+    checkpoint has written every dirty page out; on Citus, those of every node (the
+    workers hold the rows; their data directories are on this machine)."""
     found: dict[str, list[str]] = {}
-    for path in folder.iterdir():
-        if path.is_file():
-            data = path.read_bytes()
-            for name, marker in markers.items():
-                if marker.encode() in data:
-                    found.setdefault(name, []).append(path.name)
+    for url in _nodes(admin):
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
+            row = conn.execute(
+                "SELECT current_setting('data_directory'), oid FROM pg_database WHERE datname = current_database()"
+            ).fetchone()
+        assert row is not None
+        folder = Path(row[0]) / "base" / str(row[1])
+        for path in folder.iterdir():
+            if path.is_file():
+                data = path.read_bytes()
+                for name, marker in markers.items():
+                    if marker.encode() in data:
+                        found.setdefault(name, []).append(f"{url.rpartition('@')[2]}: {path.name}")
     return found
 
 
@@ -92,10 +100,14 @@ def test_compact_removes_erased_values_the_planner_sampled(postgres: PostgresUrl
         _plant(memory)
         with psycopg.connect(postgres.admin, autocommit=True) as conn:
             conn.execute("ANALYZE")
-        with psycopg.connect(postgres.admin) as conn:
-            sampled = conn.execute("SELECT count(*) FROM pg_stats WHERE most_common_vals::text LIKE '%zq%marker%' "
+        sampled = 0
+        for url in _nodes(postgres.admin):  # on Citus, the workers sample their shards
+            with psycopg.connect(url) as conn:
+                row = conn.execute("SELECT count(*) FROM pg_stats WHERE most_common_vals::text LIKE '%zq%marker%' "
                                    "OR histogram_bounds::text LIKE '%zq%marker%'").fetchone()
-        assert sampled is not None and sampled[0] > 0
+            assert row is not None
+            sampled += row[0]
+        assert sampled > 0
         memory.forget_episode("acme", "e1")
         memory.forget_subject("acme", MARKERS["subject"])
         _forget_item(memory)
