@@ -64,3 +64,9 @@ def create_database(coordinator_url: str, name: str, roles: dict[str, str]) -> N
                      (coordinator.hostname or "localhost", coordinator.port or 5432))
         for host, port in nodes:
             conn.execute("SELECT citus_add_node(%s, %s)", (host, port))
+
+
+def not_on_citus(reason: str) -> pytest.MarkDecorator:
+    """Skip a test on a Citus cluster for ``reason``: what it checks is not there on Citus
+    (a single server's plan or process), never an answer that differs."""
+    return pytest.mark.skipif(CITUS_URL is not None, reason=f"not on Citus: {reason}")
