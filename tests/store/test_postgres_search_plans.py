@@ -74,6 +74,8 @@ def test_the_question_vector_is_computed_once_per_execution(
             assert "InitPlan" in line and not re.search(r"\$\d", line), "\n".join(plan)
 
 
+@not_on_citus("Citus plans a distributed statement with its parameters' values (that is how it routes it by "
+              "tenant), so a generic plan forced by plan_cache_mode is refused there, never used")
 def test_generic_plans_rank_as_custom_plans_do(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same answers whichever plan PostgreSQL keeps for the prepared statements."""
     monkeypatch.setattr(search, "VECTORS_IN_PROCESS", False)
