@@ -15,7 +15,7 @@ from sgam.cli import app
 from sgam.extraction import ExtractionPolicy, ScriptedClient
 from sgam.langgraph import SgamStore
 from sgam.store.postgres.migrations import TENANT_TABLES
-from tests.citus import CITUS_URL, on_node, workers
+from tests.citus import every_node
 from tests.conftest import PostgresUrls
 from tests.langgraph.conftest import LetterEmbeddings
 
@@ -24,17 +24,12 @@ MARKERS = {name: f"zq{name}marker" for name in (
 CONTENT_FREE_TABLES = {"sgam_migrations", "vector_dimensions"}
 
 
-def _nodes(admin: str) -> list[str]:
-    """The test database on each node: the one server, or Citus's coordinator and workers."""
-    return [admin] if CITUS_URL is None else [admin, *(on_node(admin, host, port) for host, port in workers(admin))]
-
-
 def _files_with(admin: str, markers: dict[str, str]) -> dict[str, list[str]]:
     """Which of the database's own files (heap, index, TOAST) hold each marker, after a
     checkpoint has written every dirty page out; on Citus, those of every node (the
     workers hold the rows; their data directories are on this machine)."""
     found: dict[str, list[str]] = {}
-    for url in _nodes(admin):
+    for url in every_node(admin):
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("CHECKPOINT")
             row = conn.execute(
@@ -98,10 +93,11 @@ def test_compact_removes_erased_values_the_planner_sampled(postgres: PostgresUrl
     marker survived compaction depended on whether autovacuum had analyzed its table."""
     with Memory(postgres.app) as memory:
         _plant(memory)
-        with psycopg.connect(postgres.admin, autocommit=True) as conn:
-            conn.execute("ANALYZE")
+        for url in every_node(postgres.admin):  # as autovacuum would, where the rows are
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("ANALYZE")
         sampled = 0
-        for url in _nodes(postgres.admin):  # on Citus, the workers sample their shards
+        for url in every_node(postgres.admin):  # on Citus, the workers sample their shards
             with psycopg.connect(url) as conn:
                 row = conn.execute("SELECT count(*) FROM pg_stats WHERE most_common_vals::text LIKE '%zq%marker%' "
                                    "OR histogram_bounds::text LIKE '%zq%marker%'").fetchone()
