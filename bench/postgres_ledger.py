@@ -2,6 +2,7 @@
 
     python bench/postgres_ledger.py [--sizes 10000 100000] [--procs 1 4 16] [--db ADMIN_URL] [--json] [--waits]
                                     [--write-rounds R]
+    python bench/postgres_ledger.py --url COORDINATOR_URL [--db ADMIN_URL] [--tenant-facts N] [--json]
 
 Workload per size N: N/10 keys with 10 versions each, 2% of them arriving out of order.
 Measured: batch ingest (rows/s, batches of 1000), one-fact write transactions (tx/s)
@@ -19,6 +20,10 @@ server's backends were doing, sampled from ``pg_stat_activity`` every few millis
 runs the one-fact writes R more times, sgam and LangGraph alternating on a store reset
 and loaded again each round, and reports each round's ratio and their median: on a shared
 machine one run's ratio moves by 2x.
+
+``--url`` names a Citus coordinator's database (an owner URL; ``citus`` created and the
+workers added there): sgam's writes and reads spread over 1, 4 and 16 tenants run on it,
+distributed, beside the single server in the same run (``_tenant_spread.py``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
+from _tenant_spread import compare, prepare_citus, print_comparison
 from psycopg import sql
 
 from sgam import Memory
@@ -307,9 +313,19 @@ def main() -> None:
                         help="R more rounds of one-fact writes, the systems alternating (median ratios)")
     parser.add_argument("--waits", action="store_true",
                         help="also tell where one-fact writes spend the machine (CPU, backend wait events)")
+    parser.add_argument("--url", help="owner URL of a Citus coordinator database: sgam there beside the single server")
+    parser.add_argument("--tenant-facts", type=int, default=10_000, metavar="N",
+                        help="with --url: facts written in all, shared by the tenants")
     args = parser.parse_args()
     load_at_start = os.getloadavg()[0]
     admin, app = prepare(args.db or start_server())
+    if args.url:
+        found = compare((admin, app), prepare_citus(args.url), args.tenant_facts)
+        if args.json:
+            print(json.dumps({**found, "machine": machine(load_at_start)}, indent=2))
+        else:
+            print_comparison(found)
+        return
     from langgraph.store.postgres import PostgresStore
 
     with PostgresStore.from_conn_string(admin) as store:

@@ -64,3 +64,15 @@ def create_database(coordinator_url: str, name: str, roles: dict[str, str]) -> N
                      (coordinator.hostname or "localhost", coordinator.port or 5432))
         for host, port in nodes:
             conn.execute("SELECT citus_add_node(%s, %s)", (host, port))
+
+
+def not_on_citus(reason: str) -> pytest.MarkDecorator:
+    """Skip a test on a Citus cluster for ``reason``: what it checks is not there on Citus
+    (a single server's plan or process), never an answer that differs."""
+    return pytest.mark.skipif(CITUS_URL is not None, reason=f"not on Citus: {reason}")
+
+
+def every_node(url: str) -> list[str]:
+    """``url`` (an owner URL of the test database), and on Citus the same login and database
+    on every worker: where the rows, their files and their statistics are."""
+    return [url] if CITUS_URL is None else [url, *(on_node(url, host, port) for host, port in workers(url))]

@@ -88,7 +88,7 @@ def test_linked_reads_an_index_on_sqlite(tmp_path: Path) -> None:
     reader = LedgerReader(Recording(), "t")  # type: ignore[arg-type]
     reader.holders('supplier\x1e"cogs"', '"cogs"', 1, None, 10)
     with closing(sqlite3.connect(path)) as conn:
-        plan = conn.execute(f"EXPLAIN QUERY PLAN {sqls[0]}", ("t", 'supplier\x1e"cogs"', '"cogs"', 1, 1, 1, 10))
+        plan = conn.execute(f"EXPLAIN QUERY PLAN {sqls[0]}", ("t", 'supplier\x1e"cogs"', '"cogs"', 1, 1, "t", 1, 10))
         details = " ".join(str(row[3]) for row in plan)
     assert "assertions_by_value" in details and "SCAN a " not in f"{details} " and "SCAN n " not in f"{details} "
 

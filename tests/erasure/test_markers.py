@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from sgam import Memory
 from sgam.cli import app
 from sgam.extraction import ExtractionPolicy, ScriptedClient
+from tests.citus import every_node
 from tests.conftest import HashingEmbedder, Store
 
 FIELDS = ("episode_id", "text", "speaker", "session", "meta_key", "meta_value", "subject", "value",
@@ -83,12 +84,14 @@ def files_holding(url: str, admin: str | None, wanted: dict[str, bytes]) -> set[
         blobs = [p.read_bytes() for p in path.parent.glob(path.name + "*")]
     else:
         assert admin is not None
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute("CHECKPOINT")
-            row = conn.execute("SELECT current_setting('data_directory'), oid FROM pg_database "
-                               "WHERE datname = current_database()").fetchone()
-        assert row is not None
-        blobs = [p.read_bytes() for p in (Path(row[0]) / "base" / str(row[1])).iterdir() if p.is_file()]
+        blobs = []
+        for node in every_node(admin):  # on Citus the workers hold the rows
+            with psycopg.connect(node, autocommit=True) as conn:
+                conn.execute("CHECKPOINT")
+                row = conn.execute("SELECT current_setting('data_directory'), oid FROM pg_database "
+                                   "WHERE datname = current_database()").fetchone()
+            assert row is not None
+            blobs += [p.read_bytes() for p in (Path(row[0]) / "base" / str(row[1])).iterdir() if p.is_file()]
     return {field for field, tail in wanted.items() if any(tail in blob for blob in blobs)}
 
 

@@ -15,6 +15,7 @@ from sgam.cli import app
 from sgam.extraction import ExtractionPolicy, ScriptedClient
 from sgam.langgraph import SgamStore
 from sgam.store.postgres.migrations import TENANT_TABLES
+from tests.citus import CITUS_URL, every_node
 from tests.conftest import PostgresUrls
 from tests.langgraph.conftest import LetterEmbeddings
 
@@ -25,21 +26,23 @@ CONTENT_FREE_TABLES = {"sgam_migrations", "vector_dimensions"}
 
 def _files_with(admin: str, markers: dict[str, str]) -> dict[str, list[str]]:
     """Which of the database's own files (heap, index, TOAST) hold each marker, after a
-    checkpoint has written every dirty page out."""
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("CHECKPOINT")
-        row = conn.execute(
-            "SELECT current_setting('data_directory'), oid FROM pg_database WHERE datname = current_database()"
-        ).fetchone()
-    assert row is not None
-    folder = Path(row[0]) / "base" / str(row[1])
+    checkpoint has written every dirty page out; on Citus, those of every node (the
+    workers hold the rows; their data directories are on this machine)."""
     found: dict[str, list[str]] = {}
-    for path in folder.iterdir():
-        if path.is_file():
-            data = path.read_bytes()
-            for name, marker in markers.items():
-                if marker.encode() in data:
-                    found.setdefault(name, []).append(path.name)
+    for url in every_node(admin):
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
+            row = conn.execute(
+                "SELECT current_setting('data_directory'), oid FROM pg_database WHERE datname = current_database()"
+            ).fetchone()
+        assert row is not None
+        folder = Path(row[0]) / "base" / str(row[1])
+        for path in folder.iterdir():
+            if path.is_file():
+                data = path.read_bytes()
+                for name, marker in markers.items():
+                    if marker.encode() in data:
+                        found.setdefault(name, []).append(f"{url.rpartition('@')[2]}: {path.name}")
     return found
 
 
@@ -90,12 +93,19 @@ def test_compact_removes_erased_values_the_planner_sampled(postgres: PostgresUrl
     marker survived compaction depended on whether autovacuum had analyzed its table."""
     with Memory(postgres.app) as memory:
         _plant(memory)
-        with psycopg.connect(postgres.admin, autocommit=True) as conn:
-            conn.execute("ANALYZE")
-        with psycopg.connect(postgres.admin) as conn:
-            sampled = conn.execute("SELECT count(*) FROM pg_stats WHERE most_common_vals::text LIKE '%zq%marker%' "
+        for url in every_node(postgres.admin):  # as autovacuum would, where the rows are
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("ANALYZE")
+        sampled = 0
+        for url in every_node(postgres.admin):  # on Citus, the workers sample their shards
+            with psycopg.connect(url) as conn:
+                if CITUS_URL is not None:  # a worker hides its shards from the catalogs unless asked
+                    conn.execute("SET citus.show_shards_for_app_name_prefixes = '*'")
+                row = conn.execute("SELECT count(*) FROM pg_stats WHERE most_common_vals::text LIKE '%zq%marker%' "
                                    "OR histogram_bounds::text LIKE '%zq%marker%'").fetchone()
-        assert sampled is not None and sampled[0] > 0
+            assert row is not None
+            sampled += row[0]
+        assert sampled > 0
         memory.forget_episode("acme", "e1")
         memory.forget_subject("acme", MARKERS["subject"])
         _forget_item(memory)

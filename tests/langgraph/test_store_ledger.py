@@ -90,11 +90,11 @@ def test_tenants_are_isolated(memory: Memory) -> None:
 def test_rls_hides_items_from_a_forgotten_filter(postgres: PostgresUrls) -> None:
     with SgamStore.from_url(postgres.app, tenant="acme") as items:
         items.put(("a",), "k", {"v": 1})
-    with psycopg.connect(postgres.app, autocommit=True) as conn:
+    with psycopg.connect(postgres.app) as conn:
         assert conn.execute("SELECT count(*) FROM store_items").fetchone() == (0,)
-        conn.execute("SELECT set_config('sgam.tenant', 'other', false)")
+        conn.execute("SET LOCAL sgam.tenant = 'other'")
         assert conn.execute("SELECT count(*) FROM store_items").fetchone() == (0,)
-        conn.execute("SELECT set_config('sgam.tenant', 'acme', false)")
+        conn.execute("SET LOCAL sgam.tenant = 'acme'")
         assert conn.execute("SELECT count(*) FROM store_items").fetchone() == (1,)
 
 

@@ -66,7 +66,7 @@ def test_database_invariants_back_the_rules(postgres: PostgresUrls) -> None:
     """Even a buggy caller cannot store a current version running past the next one's
     start, two current versions with one start, or edit history."""
     with psycopg.connect(postgres.app) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
+        conn.execute("SET LOCAL sgam.tenant = 'acme'")
         insert = ("INSERT INTO assertions (tenant, assertion_id, subject, attribute, value, memory_type, "
                   "valid_from, valid_to, recorded_from, recorded_to, source, confidence, schema_version, "
                   "origin) VALUES ('acme', %s, 'k', 'a', '1', 'fact', %s, %s, now() - interval '1 day', "

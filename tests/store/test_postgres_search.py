@@ -31,7 +31,7 @@ class TwoDimensions:
 
 def _plan(app: str, tenant: str, dims: int) -> str:
     with psycopg.connect(app) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+        conn.execute(sql.SQL("SET LOCAL sgam.tenant = {}").format(sql.Literal(tenant)))
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_sort = off")  # tiny tables: make the ordered scan win
         vector = "[" + ",".join(["0.5"] * dims) + "]"

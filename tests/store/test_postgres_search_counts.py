@@ -8,6 +8,8 @@ from __future__ import annotations
 import threading
 
 import psycopg
+from psycopg import sql
+from tests.citus import not_on_citus
 from tests.conftest import PostgresUrls
 from tests.store.test_postgres_search import owned  # noqa: F401 - fixture
 
@@ -20,7 +22,7 @@ D1 = "2024-01-01T00:00:00Z"
 def _counted(url: str, tenant: str) -> tuple[int, int]:
     """(the tally, count(*)) of the tenant's episodes, read as ``url``'s role."""
     with psycopg.connect(url) as conn:
-        conn.execute("SELECT set_config('sgam.tenant', %s, true)", (tenant,))
+        conn.execute(sql.SQL("SET LOCAL sgam.tenant = {}").format(sql.Literal(tenant)))
         tally = conn.execute("SELECT coalesce(sum(episodes), 0) FROM episode_counts").fetchone()
         count = conn.execute("SELECT count(*) FROM episodes").fetchone()
     assert tally is not None and count is not None
@@ -79,6 +81,9 @@ _COUNTED_RANKING = """
 """The ranking as it was computed before the tally: every episode of the tenant counted."""
 
 
+@not_on_citus("the reference ranking this test computes itself (an aggregate in a lateral subquery over the "
+              "tenant's episodes) is a statement Citus cannot push down; sgam's keyword search is checked on "
+              "Citus by the search and recall suites")
 def test_keyword_ranking_equals_the_counted_one(postgres: PostgresUrls) -> None:
     """The tally gives the ranking that counting every episode gave, whatever another
     tenant stores and after erasures."""
@@ -92,7 +97,7 @@ def test_keyword_ranking_equals_the_counted_one(postgres: PostgresUrls) -> None:
         index = memory._search.index
         for question in (["tea"], ["kettle", "lemon"], ["green", "cup", "milk"], ["sugar", "tea", "lemon", "cup"]):
             with psycopg.connect(postgres.app) as conn:
-                conn.execute("SELECT set_config('sgam.tenant', 'acme', true)")
+                conn.execute("SET LOCAL sgam.tenant = 'acme'")
                 expected = [int(r[0]) for r in conn.execute(_COUNTED_RANKING, (question, 20)).fetchall()]
             with memory.backend.read("acme") as reader:
                 assert index.keyword_episodes(reader, question, SearchFilter(), 20) == expected

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import psycopg
 import pytest
+from tests.citus import not_on_citus
 from tests.conftest import PostgresUrls
 from tests.store.test_postgres_vector_heads import DIMS, TENANT, Noise, _episodes
 
@@ -50,6 +51,8 @@ def _generic_plan(url: str, sql: str) -> list[str]:
         return [str(row[0]) for row in conn.execute(f"EXPLAIN (VERBOSE, GENERIC_PLAN, COSTS OFF) {text}")]
 
 
+@not_on_citus("Citus explains no generic plan of a distributed statement: it plans each execution with its "
+              "parameters, so the generic plan this test reads is never used there")
 @pytest.mark.parametrize("heads_from", [10**9, 0])
 def test_the_question_vector_is_computed_once_per_execution(
     postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch, heads_from: int,
@@ -71,6 +74,8 @@ def test_the_question_vector_is_computed_once_per_execution(
             assert "InitPlan" in line and not re.search(r"\$\d", line), "\n".join(plan)
 
 
+@not_on_citus("Citus plans a distributed statement with its parameters' values (that is how it routes it by "
+              "tenant), so a generic plan forced by plan_cache_mode is refused there, never used")
 def test_generic_plans_rank_as_custom_plans_do(postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same answers whichever plan PostgreSQL keeps for the prepared statements."""
     monkeypatch.setattr(search, "VECTORS_IN_PROCESS", False)

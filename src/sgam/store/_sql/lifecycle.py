@@ -329,12 +329,15 @@ class LifecycleWrites(LifecycleReads):
         )
 
     def put_consent(self, subject: str, purpose: str, granted: bool, at: int) -> None:
+        """The consent's number is read first, then inserted as a value: a distributed
+        database does not run a subquery inside ``INSERT … VALUES``."""
+        row = self._db.row("SELECT coalesce(max(seq), 0) + 1 FROM consents WHERE tenant = ?", (self.tenant,))
+        assert row is not None
         self._db.run(
-            "INSERT INTO consents (tenant, subject, purpose, granted, changed_at, seq) VALUES (?, ?, ?, ?, ?, "
-            "(SELECT coalesce(max(seq), 0) + 1 FROM consents WHERE tenant = ?)) "
+            "INSERT INTO consents (tenant, subject, purpose, granted, changed_at, seq) VALUES (?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (tenant, subject, purpose) DO UPDATE SET granted = excluded.granted, "
             "changed_at = excluded.changed_at, seq = excluded.seq",
-            (self.tenant, subject, purpose, bool(granted), self._db.moment(at), self.tenant),
+            (self.tenant, subject, purpose, bool(granted), self._db.moment(at), int(row[0])),
         )
 
     def delete_consents(self, rows: Sequence[ConsentRow]) -> int:

@@ -42,7 +42,7 @@ def visible(known_at: int | None, db: Session) -> tuple[str, tuple[Any, ...]]:
     return "a.recorded_from <= ? AND (a.recorded_to IS NULL OR a.recorded_to > ?)", (db.moment(known_at),) * 2
 
 
-def holding(known_at: int | None, at: int, db: Session) -> tuple[str, tuple[Any, ...]]:
+def holding(tenant: str, known_at: int | None, at: int, db: Session) -> tuple[str, tuple[Any, ...]]:
     """Versions of ``a`` visible as ``visible`` says that hold at valid time ``at``: begun
     by then, before their stored end, and not ended by a later version of their key
     visible at the same instant (a version ends where the next one starts)."""
@@ -50,7 +50,7 @@ def holding(known_at: int | None, at: int, db: Session) -> tuple[str, tuple[Any,
     later = seen.replace("a.", "n.")
     return (f"{seen} AND a.valid_from <= ? AND (a.valid_to IS NULL OR a.valid_to > ?) "
             f"AND {unfollowed('a', later, db.true)}",
-            (*known, db.moment(at), db.moment(at), *known, db.moment(at)))
+            (*known, db.moment(at), db.moment(at), tenant, *known, db.moment(at)))
 
 
 def assertions_without_vectors(db: Session, tenant: str, model: str, limit: int,

@@ -413,6 +413,8 @@ def _abandon(conn: psycopg.Connection[Any], pipeline: psycopg.Pipeline) -> bool:
         return False
     try:
         pipeline.sync()  # the first failure can surface before the Sync's own result is read
+        if conn.info.transaction_status == TransactionStatus.INERROR:  # an explicit BEGIN (Citus) outlives a Sync
+            conn.rollback()  # forgets the statements psycopg counted as prepared in the failed transaction
     except psycopg.Error:
         return False
     return conn.info.transaction_status == TransactionStatus.IDLE

@@ -29,17 +29,17 @@ CREATE OR REPLACE FUNCTION sgam_episode_vectors_counted() RETURNS trigger LANGUA
 DECLARE r record;
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        FOR r IN SELECT tenant, model, dims, count(*) AS n, sum(seq) AS s, count(*) AS k, 0 AS w
+        FOR r IN SELECT tenant, model, dims, count(*) AS n, sum(seq)::bigint AS s, count(*) AS k, 0 AS w
                  FROM changed GROUP BY tenant, model, dims LOOP
             PERFORM sgam_count_vectors(r.tenant, r.model, r.dims, r.n, r.s, r.k, r.w);
         END LOOP;
     ELSIF TG_OP = 'DELETE' THEN
-        FOR r IN SELECT tenant, model, dims, -count(*) AS n, -sum(seq) AS s, count(*) AS k, 0 AS w
+        FOR r IN SELECT tenant, model, dims, -count(*) AS n, -sum(seq)::bigint AS s, count(*) AS k, 0 AS w
                  FROM gone GROUP BY tenant, model, dims LOOP
             PERFORM sgam_count_vectors(r.tenant, r.model, r.dims, r.n, r.s, r.k, r.w);
         END LOOP;
     ELSE
-        FOR r IN SELECT tenant, model, dims, sum(n) AS n, sum(s) AS s, count(*) AS k, count(*) AS w
+        FOR r IN SELECT tenant, model, dims, sum(n) AS n, sum(s)::bigint AS s, count(*) AS k, count(*) AS w
                  FROM (SELECT tenant, model, dims, -1 AS n, -seq AS s FROM gone
                        UNION ALL SELECT tenant, model, dims, 1, seq FROM changed) AS moved
                  GROUP BY tenant, model, dims LOOP

@@ -103,6 +103,8 @@ def migrate(url: str, grant_to: Iterable[str] = (), vector_dimensions: Iterable[
                 database_settings(conn)
             with conn.transaction():
                 install_triggers(conn)
+        for dims in dimensions:  # now, not inside the first write: Citus runs no DDL after a write
+            conn.execute("SELECT sgam_vector_index(%s::integer)", (dims,))
         return MIGRATIONS.latest
 
 

@@ -67,12 +67,13 @@ class ItemWrites(ItemReads, items.ItemWrites):
     def refresh_items(self, keys: Sequence[tuple[str, str]], now: int) -> None:
         namespaces, names = _columns(keys)
         if names:
-            at = self._db.moment(now)
+            # From epoch microseconds with to_timestamp (immutable), not timestamptz +
+            # interval (stable): Citus runs no stable function on a column in an UPDATE.
             self._db.run(
-                "UPDATE store_items SET expires_at = ? + make_interval(secs => ttl_minutes * 60) "
+                "UPDATE store_items SET expires_at = to_timestamp((?::bigint + ttl_minutes * 60000000) / 1e6::float8) "
                 "FROM unnest(?::text[], ?::text[]) AS k(n, k) "
                 f"WHERE tenant = ? AND namespace = k.n AND key = k.k AND ttl_minutes IS NOT NULL AND {LIVE}",
-                (at, namespaces, names, self.tenant, at),
+                (now, namespaces, names, self.tenant, self._db.moment(now)),
             )
 
     def delete_item(self, namespace: str, key: str) -> int:

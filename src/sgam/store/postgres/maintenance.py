@@ -17,6 +17,7 @@ import psycopg
 from psycopg import sql
 
 from ..._core.errors import StoreError
+from .distribute import distributed_tables
 from .errors import map_postgres_errors
 from .migrations import TENANT_TABLES
 
@@ -47,8 +48,36 @@ def compact(owner_url: str) -> list[str]:
                 done.append(table)
         _clear_emptied(conn, done)
         conn.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier("pg_catalog", STATISTICS)))
+        if distributed_tables(conn):
+            _on_workers(conn, done)
         done.append(STATISTICS)
     return done
+
+
+_EMPTIED_SHARDS = (
+    "SELECT count(pg_clear_attribute_stats(s.schemaname::text, s.tablename::text, s.attname::text, s.inherited)) "
+    "FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname "
+    "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename "
+    "WHERE s.schemaname = {schema} AND c.reltuples = 0 AND regexp_replace(s.tablename, '_[0-9]+$', '') = ANY({tables})"
+)
+"""On a worker: clear the statistics of the shards (``table_102008``) of ``tables`` left
+with no rows, as ``_clear_emptied`` does for a table of one server."""
+
+
+def _on_workers(conn: psycopg.Connection[Any], tables: list[str]) -> None:
+    """On Citus the rows, and the statistics sampled from them, are the workers': the
+    coordinator's ``VACUUM (FULL, ANALYZE)`` of a distributed table rewrites its shards
+    there, but each worker's ``pg_statistic`` (and the samples of emptied shards) is its
+    own, so the same clean-up runs on every worker."""
+    schema = conn.execute("SELECT current_schema()").fetchone()
+    assert schema is not None
+    emptied = sql.SQL(_EMPTIED_SHARDS).format(schema=sql.Literal(schema[0]), tables=sql.Literal(tables))
+    for command in (emptied.as_string(conn), f"VACUUM FULL pg_catalog.{STATISTICS}"):
+        for node, port, success, result in conn.execute(
+                "SELECT nodename, nodeport, success, result FROM run_command_on_workers(%s)", (command,)).fetchall():
+            if not success:
+                raise StoreError(f"sgam compact could not clean up on the worker {node}:{port}: {result}",
+                                 field="db", value=f"{node}:{port}")
 
 
 def _clear_emptied(conn: psycopg.Connection[Any], tables: list[str]) -> None:

@@ -74,6 +74,9 @@ hundreds of keys, and would otherwise scan every key and every version of the te
 
 
 _KEYWORD = "sgam_keyword_episodes(?::text[], ?::integer, ?, ?, ?, ?, ?, ?, ?)"
+"""The ranked keyword matches with their rows: read alone in a statement, never joined
+with a table (on Citus a function beside a distributed table is sent to a worker, where
+its own statements could not be distributed)."""
 _ROWS_OF_R = (f"LEFT JOIN LATERAL (SELECT {EPISODE_COLUMNS} FROM episodes WHERE tenant = ? AND seq = r.seq "
               "OFFSET 0) AS e ON TRUE ORDER BY r.n")
 """Each ranked key ``r.seq`` (in rank order ``r.n``) with its episode's row. The ``OFFSET
@@ -106,7 +109,7 @@ def matching_keys_statement(
 ) -> tuple[str, tuple[Any, ...]]:
     """The statement of ``PostgresSearchIndex.matching_keys`` (non-empty terms)."""
     terms = request.terms
-    holds, held = holding(request.known_at, request.at, session)
+    holds, held = holding(tenant, request.known_at, request.at, session)
     return (
         "SELECT r.subject, r.attribute FROM (SELECT k.key_id, k.subject, k.attribute, "
         f"ts_rank_cd(k.search, q.query, 1) AS rank FROM ({_KEYS_SHARING_A_LEXEME}) AS c, "
@@ -122,8 +125,8 @@ def matching_keys_statement(
 
 def keyword_episodes_statement(tenant: str, request: KeywordEpisodes) -> tuple[str, tuple[Any, ...]]:
     """The statement of an evidence search's keyword candidates with their rows."""
-    return (f"SELECT r.seq, e.* FROM {_KEYWORD} WITH ORDINALITY AS r(seq, n) {_ROWS_OF_R}",
-            (*_keyword_params(request.terms, request.flt, request.limit), tenant))
+    return (f"SELECT seq, {EPISODE_COLUMNS} FROM {_KEYWORD} WITH ORDINALITY AS r ORDER BY r.ordinality",
+            _keyword_params(request.terms, request.flt, request.limit))
 
 
 def tally_statement(tenant: str, request: VectorTally) -> tuple[str, tuple[Any, ...]]:
@@ -232,7 +235,7 @@ class PostgresSearchIndex(PortableEmbedders):
         serve it; it reads the tenant this transaction set."""
         if not terms:
             return []
-        ranked = self._db(reader).rows(f"SELECT s FROM {_KEYWORD} AS s", _keyword_params(terms, flt, limit))
+        ranked = self._db(reader).rows(f"SELECT seq FROM {_KEYWORD}", _keyword_params(terms, flt, limit))
         return [int(row[0]) for row in ranked]
 
     def vector_episodes(
@@ -399,7 +402,7 @@ class PostgresSearchIndex(PortableEmbedders):
         distance = f"v.embedding::vector({dims}) <=> {query_vector(dims)}"
         floats = Floats(vector)
         db = self._db(reader)
-        holds, held = holding(known_at, at, db)
+        holds, held = holding(reader.tenant, known_at, at, db)
         _hnsw_settings(db, limit)
         # Each vector's version is one probe of the primary key (``OFFSET 0`` keeps the
         # subquery whole): joined plainly, a table without statistics (bulk-loaded, not yet
@@ -407,10 +410,10 @@ class PostgresSearchIndex(PortableEmbedders):
         nearest = db.rows(
             f"SELECT a.subject, a.attribute, 1 - ({distance}) FROM assertion_vectors v "
             f"CROSS JOIN LATERAL (SELECT {_HELD_COLUMNS} FROM assertions a "
-            "WHERE a.tenant = v.tenant AND a.row_id = v.row_id OFFSET 0) AS a "
+            "WHERE a.tenant = ? AND a.row_id = v.row_id OFFSET 0) AS a "
             f"WHERE v.tenant = ? AND v.model = ? AND v.dims = {dims} AND {holds} "
             f"ORDER BY {distance} LIMIT ?",
-            (floats, reader.tenant, model, *held, floats, limit),
+            (floats, reader.tenant, reader.tenant, model, *held, floats, limit),
         )
         return [(str(r[0]), str(r[1]), float(r[2])) for r in nearest]
 

@@ -229,7 +229,7 @@ class SQLiteSearch(PortableEmbedders):
         tenant = reader.tenant
         if not terms:
             return []
-        holds, held = holding(known_at, at, self._session)
+        holds, held = holding(tenant, known_at, at, self._session)
         hint = "" if known_at is not None else "INDEXED BY assertions_current "
         exists = (f"EXISTS (SELECT 1 FROM assertions a {hint}"
                   f"WHERE a.tenant = k.tenant AND a.subject = k.subject AND a.attribute = k.attribute AND {holds})")
@@ -276,7 +276,7 @@ class SQLiteSearch(PortableEmbedders):
         """A scan of the tenant's facts as they stood at ``known_at``: facts are far fewer
         than episodes."""
         tenant = reader.tenant
-        holds, held = holding(known_at, at, self._session)
+        holds, held = holding(tenant, known_at, at, self._session)
         with self._backend._lock, map_sqlite_errors(self._backend.path):
             rows = self._conn().execute(
                 "SELECT a.subject, a.attribute, v.vector FROM assertion_vectors v "

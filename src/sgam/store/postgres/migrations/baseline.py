@@ -325,8 +325,8 @@ SCRIPT = """
     -- The app role owns no table, so it cannot create an index: this owner-run function
     -- creates the HNSW index of one dimension on both vector tables, once, for the
     -- dimensions the owner allowed (``vector_dimensions``, filled by ``sgam migrate
-    -- --vector-dims``); other dimensions are stored and searched exactly. pgvector's HNSW
-    -- takes at most 2000 dimensions.
+    -- --vector-dims``, which also creates them at once); other dimensions are stored and
+    -- searched exactly. pgvector's HNSW takes at most 2000 dimensions.
     CREATE TABLE vector_dimensions (
         dims integer PRIMARY KEY CHECK (dims BETWEEN 1 AND 2000)
     );
@@ -337,10 +337,12 @@ SCRIPT = """
         vector_schema name;
         target text;
     BEGIN
-        IF NOT EXISTS (SELECT 1 FROM @SCHEMA@.vector_dimensions WHERE dims = p_dims)
-           OR (to_regclass(format('@SCHEMA@.%I', 'episode_vectors_hnsw_' || p_dims)) IS NOT NULL
-               AND to_regclass(format('@SCHEMA@.%I', 'assertion_vectors_hnsw_' || p_dims)) IS NOT NULL) THEN
-            RETURN;  -- not allowed (searched exactly), or already there: no lock either way
+        IF to_regclass(format('@SCHEMA@.%I', 'episode_vectors_hnsw_' || p_dims)) IS NOT NULL
+           AND to_regclass(format('@SCHEMA@.%I', 'assertion_vectors_hnsw_' || p_dims)) IS NOT NULL THEN
+            RETURN;  -- already there: the catalog alone answers, no table is read
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM @SCHEMA@.vector_dimensions WHERE dims = p_dims) THEN
+            RETURN;  -- not allowed: searched exactly
         END IF;
         PERFORM pg_advisory_xact_lock(1399283053, p_dims);
         SELECT n.nspname INTO vector_schema FROM pg_extension x
@@ -538,11 +540,19 @@ SCRIPT = """
     CREATE TRIGGER episodes_counted_delete AFTER DELETE ON episodes
         REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION sgam_episodes_counted();
 
+    -- Keyword search of the caller's tenant, ranked, with each episode's row: the caller's
+    -- statement reads this function alone (no table beside it), so on a distributed
+    -- database the function runs where the statement was sent, and its own statements
+    -- are routed by tenant from there.
     CREATE FUNCTION sgam_keyword_episodes(
         p_terms text[], p_limit integer, p_since timestamptz, p_until timestamptz,
         p_session text, p_speaker text, p_subject text, p_memory_type text, p_known_at timestamptz
-    ) RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER
+    ) RETURNS TABLE (seq bigint, tenant text, episode_id text, occurred_at timestamptz, recorded_at timestamptz,
+                     text text, speaker text, kind text, session text, metadata text, schema_version integer,
+                     retention text, lost_at timestamptz)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp AS $$
+    #variable_conflict use_column
     DECLARE
         v_tenant text := current_setting('sgam.tenant', true);
         v_docs bigint;
@@ -570,16 +580,18 @@ SCRIPT = """
             RETURN;
         END IF;
         RETURN QUERY
-            SELECT e.seq FROM @SCHEMA@.episodes e
+            SELECT e.seq, e.tenant, e.episode_id, e.occurred_at, e.recorded_at, e.text, e.speaker, e.kind, e.session,
+                   e.metadata, e.schema_version, e.retention, e.lost_at
+            FROM @SCHEMA@.episodes e
             WHERE e.tenant = v_tenant AND e.search @@ v_any
               AND (p_since IS NULL OR e.occurred_at >= p_since)
               AND (p_until IS NULL OR e.occurred_at <= p_until)
               AND (p_known_at IS NULL OR e.recorded_at <= p_known_at)
               AND (p_session IS NULL OR e.session = p_session)
               AND (p_speaker IS NULL OR e.speaker = p_speaker)
-              AND (p_subject IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+              AND (p_subject IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = v_tenant
                    AND o.source = e.episode_id AND o.subject = p_subject))
-              AND (p_memory_type IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = e.tenant
+              AND (p_memory_type IS NULL OR EXISTS (SELECT 1 FROM @SCHEMA@.operations o WHERE o.tenant = v_tenant
                    AND o.source = e.episode_id AND o.memory_type = p_memory_type))
             ORDER BY (SELECT sum(w.idf * ts_rank('{0.1, 0.2, 0.3, 1.0}', e.search, w.q, 1))
                       FROM unnest(v_queries, v_idf) AS w(q, idf)) DESC, e.seq
@@ -657,23 +669,42 @@ SCRIPT = """
                                     p_limit integer, p_tenant text)
     RETURNS TABLE (tenant text, episode_id text, enqueued_at timestamptz, attempts integer,
                    lease_expires timestamptz, seq bigint)
-    LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
-        WITH clock AS (
-            SELECT least(p_now, statement_timestamp() + interval '5 minutes') AS now
-        )
-        UPDATE @SCHEMA@.extraction_jobs j
-           SET lease_owner = p_owner,
-               lease_expires = least(p_lease_until, clock.now + interval '1 hour'),
-               attempts = j.attempts + 1
-          FROM clock
-         WHERE (j.tenant, j.seq) IN (
-            SELECT q.tenant, q.seq FROM @SCHEMA@.extraction_jobs q, clock
-            WHERE q.status = 'queued' AND (q.lease_expires IS NULL OR q.lease_expires <= clock.now)
-              AND (p_tenant IS NULL OR q.tenant = p_tenant)
-            ORDER BY q.seq LIMIT greatest(least(p_limit, 100), 0) FOR UPDATE OF q SKIP LOCKED)
-        RETURNING j.tenant, j.episode_id, j.enqueued_at, j.attempts, j.lease_expires, j.seq
-    $$;
+    #variable_conflict use_column
+    -- The ready jobs are read without locks, in queue order; each is then locked alone,
+    -- under its tenant (SKIP LOCKED: one another worker holds is passed over) and leased.
+    -- A lock names its tenant, so a distributed database routes it to one shard; a job
+    -- leased meanwhile by a worker that committed fails the locking read's recheck.
+    DECLARE
+        v_now timestamptz := least(p_now, statement_timestamp() + interval '5 minutes');
+        v_limit integer := greatest(least(p_limit, 100), 0);
+        v_claimed integer := 0;
+        r record;
+    BEGIN
+        IF v_limit = 0 THEN
+            RETURN;
+        END IF;
+        FOR r IN SELECT q.tenant, q.seq FROM @SCHEMA@.extraction_jobs q
+                 WHERE q.status = 'queued' AND (q.lease_expires IS NULL OR q.lease_expires <= v_now)
+                   AND (p_tenant IS NULL OR q.tenant = p_tenant)
+                 ORDER BY q.seq LOOP
+            PERFORM 1 FROM @SCHEMA@.extraction_jobs q
+             WHERE q.tenant = r.tenant AND q.seq = r.seq AND q.status = 'queued'
+               AND (q.lease_expires IS NULL OR q.lease_expires <= v_now)
+               FOR UPDATE SKIP LOCKED;
+            CONTINUE WHEN NOT FOUND;
+            RETURN QUERY
+                UPDATE @SCHEMA@.extraction_jobs j
+                   SET lease_owner = p_owner,
+                       lease_expires = least(p_lease_until, v_now + interval '1 hour'),
+                       attempts = j.attempts + 1
+                 WHERE j.tenant = r.tenant AND j.seq = r.seq
+                RETURNING j.tenant, j.episode_id, j.enqueued_at, j.attempts, j.lease_expires, j.seq;
+            v_claimed := v_claimed + 1;
+            EXIT WHEN v_claimed >= v_limit;
+        END LOOP;
+    END $$;
 
     CREATE FUNCTION sgam_count_jobs(p_now timestamptz, p_tenant text)
     RETURNS bigint LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -936,11 +967,11 @@ SCRIPT = """
         UNION
         SELECT t.tenant FROM @SCHEMA@.saver_threads t
         JOIN @SCHEMA@.retention_classes c ON c.tenant = t.tenant AND c.name = t.retention
-        JOIN @SCHEMA@.saver_checkpoints k ON k.tenant = t.tenant AND k.thread_id = t.thread_id
-        WHERE c.ttl IS NOT NULL
-        GROUP BY t.tenant, t.thread_id, c.ttl, c.on_expiry
-        HAVING min(k.created_at) + c.ttl * interval '1 microsecond' <= p_now
-           AND (count(*) > 1 OR c.on_expiry = 'erase')
+        JOIN (SELECT tenant, thread_id, min(created_at) AS first_at, count(*) AS checkpoints
+              FROM @SCHEMA@.saver_checkpoints GROUP BY tenant, thread_id) k
+          ON k.tenant = t.tenant AND k.thread_id = t.thread_id
+        WHERE c.ttl IS NOT NULL AND k.first_at + c.ttl * interval '1 microsecond' <= p_now
+          AND (k.checkpoints > 1 OR c.on_expiry = 'erase')
     $$;
     REVOKE ALL ON FUNCTION sgam_due_tenants(timestamptz) FROM PUBLIC;
 
