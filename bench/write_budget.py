@@ -6,8 +6,9 @@ write (an append after the key's last start) is made four ways:
 
 - **sgam**: ``Memory.write``, the whole path (validation, planning, caches, the record);
 - **statements, two rows**: only the statements that write sends, on a copy of the store
-  (``BEGIN IMMEDIATE``, the data-version check, the key-state lookup, the operation insert
-  with its key trigger, the version insert with its triggers, ``COMMIT``);
+  (``BEGIN IMMEDIATE``, the data-version check, the key-state lookup, the draw of the
+  operation's number from the tenant's counter, the operation insert with its key trigger,
+  the version insert with its triggers, the full-text queue probe, ``COMMIT``);
 - **statements, one row**: the same with the version row carrying its operation, the
   layout one row per ordinary write would have (the operation insert gone, its key trigger
   on the version table, an ``expires_at`` column and a by-source index on versions, the
@@ -47,14 +48,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 import ledger as workload  # noqa: E402
 
 from sgam._core.time import to_micros  # noqa: E402
+from sgam.store._sql.counters import DRAW  # noqa: E402  (the operation number, drawn from the tenant's counter)
 from sgam.store._sql.ledger import OPERATION_FIELDS  # noqa: E402
 from sgam.store.sqlite.backend import _KEY_STATE as KEY_STATE  # noqa: E402  (the very statement a write sends)
+from sgam.store.sqlite.backend import _QUEUED as QUEUED  # noqa: E402  (the full-text queue probe before COMMIT)
 
 WRITES = 8_000
 CHUNK = 1_000
 FRAME_WRITES = 2_000
-INSERT_OPERATION = (f"INSERT INTO operations ({OPERATION_FIELDS}) "
-                    "VALUES (?, ?, ?, 'write', ?, ?, ?, ?, 'fact', 1.0, 0, NULL) RETURNING seq")
+INSERT_OPERATION = (f"INSERT INTO operations ({OPERATION_FIELDS}, seq) "
+                    "VALUES (?, ?, ?, 'write', ?, ?, ?, ?, 'fact', 1.0, 0, NULL, ?)")
 VERSION_COLUMNS = (
     "assertion_id, tenant, subject, attribute, value, memory_type, valid_from, valid_to, recorded_from, recorded_to, "
     "source, confidence, schema_version, supersedes, origin, closed_by"
@@ -105,8 +108,10 @@ class Statements:
             self.seq += 1
             execute(INSERT_CARRIER, (self.seq, *key, value, start, self.clock, source))
         else:
-            seq = execute(INSERT_OPERATION, (*key, start, value, source, self.clock)).fetchone()[0]
+            seq = execute(DRAW, (workload.TENANT, "operations", 1)).fetchone()[0]
+            execute(INSERT_OPERATION, (*key, start, value, source, self.clock, seq))
             execute(INSERT_VERSION, (seq, *key, value, start, self.clock, source))
+        execute(QUEUED).fetchone()
         execute("COMMIT")
 
     def ingest(self, batch: list[workload.Item]) -> None:
@@ -126,13 +131,15 @@ class Statements:
                 (first + i, tenant, subject, attribute, value, start, clock, source)
                 for i, (tenant, subject, attribute, value, start, source, clock) in enumerate(rows)])
         else:
-            first = int(self.conn.execute("SELECT max(seq) FROM operations").fetchone()[0]) + 1
-            self.conn.executemany(INSERT_OPERATION.removesuffix(" RETURNING seq"), [
-                (tenant, subject, attribute, start, value, source, clock)
-                for tenant, subject, attribute, value, start, source, clock in rows])
+            first = int(self.conn.execute(DRAW, (workload.TENANT, "operations", len(rows))).fetchone()[0]) \
+                - len(rows) + 1
+            self.conn.executemany(INSERT_OPERATION, [
+                (tenant, subject, attribute, start, value, source, clock, first + i)
+                for i, (tenant, subject, attribute, value, start, source, clock) in enumerate(rows)])
             self.conn.executemany(INSERT_VERSION, [
                 (first + i, tenant, subject, attribute, value, start, clock, source)
                 for i, (tenant, subject, attribute, value, start, source, clock) in enumerate(rows)])
+        self.conn.execute(QUEUED).fetchone()
         self.conn.execute("COMMIT")
 
 
