@@ -145,7 +145,9 @@ def sign_in(browser: WebDriver, url: str, key: str) -> None:
 
 
 def states(browser: WebDriver) -> list[str]:
-    return [g.get_attribute("data-state") or "" for g in browser.find_elements(By.CSS_SELECTOR, "g.version")]
+    """The states of the versions drawn in the timeline shown (each is drawn twice: wide and phone-width)."""
+    return [g.get_attribute("data-state") or "" for g in browser.find_elements(By.CSS_SELECTOR, "g.version")
+            if g.is_displayed()]
 
 
 def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any]) -> None:
