@@ -145,7 +145,9 @@ def sign_in(browser: WebDriver, url: str, key: str) -> None:
 
 
 def states(browser: WebDriver) -> list[str]:
-    return [g.get_attribute("data-state") or "" for g in browser.find_elements(By.CSS_SELECTOR, "g.version")]
+    """The versions' states on the wide timeline (the page draws a phone's copy too)."""
+    return [g.get_attribute("data-state") or ""
+            for g in browser.find_elements(By.CSS_SELECTOR, "figure.wide-only g.version")]
 
 
 def test_the_passport_story_in_a_browser(browser: WebDriver, site: dict[str, Any]) -> None:
