@@ -11,6 +11,7 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.citus import CITUS_URL, not_on_citus
 from tests.conftest import PostgresUrls
 from tests.store.test_postgres_checkpoint_calls import _put, pipelines
 
@@ -120,12 +121,15 @@ def test_sqlite_session_counts_inserts_and_binds_times_as_integers() -> None:
         assert db.moment(None) is None
 
 
-def test_a_database_without_citus_gets_the_postgres_dialect(postgres: PostgresUrls) -> None:
+def test_a_database_gets_the_dialect_of_its_server(postgres: PostgresUrls) -> None:
+    """A Citus coordinator's database (the ``citus`` extension) gets ``CITUS``, any other
+    PostgreSQL database ``POSTGRES``."""
+    expected = POSTGRES if CITUS_URL is None else CITUS
     with psycopg.connect(postgres.app) as conn:
-        assert dialect_of(conn) is POSTGRES
+        assert dialect_of(conn) is expected
     backend = PostgresBackend(postgres.app)
     try:
-        assert backend.dialect is POSTGRES
+        assert backend.dialect is expected
     finally:
         backend.close()
 
@@ -157,7 +161,12 @@ def _every_path(memory: Memory, key: str) -> None:
     assert checked_call(memory, key, lambda m: m.get("acme", "mira", "city")).value == "Oslo"  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("dialect", [POSTGRES, CITUS], ids=lambda d: d.name)
+_PLAIN_ON_CITUS = not_on_citus(
+    "the PostgreSQL dialect is not the one a Citus coordinator gets: without an explicit BEGIN its "
+    "SET LOCAL never reaches the workers, whose row-level security then refuses the tenant's rows")
+
+
+@pytest.mark.parametrize("dialect", [pytest.param(POSTGRES, marks=_PLAIN_ON_CITUS), CITUS], ids=lambda d: d.name)
 def test_each_pipeline_is_one_transaction_as_the_dialect_begins_it(postgres: PostgresUrls, dialect: object) -> None:
     """On PostgreSQL a write or a read of one statement is its pipeline's implicit
     transaction; with the dialect a Citus coordinator gets, each is wrapped in ``BEGIN``

@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
+from tests.citus import CITUS_URL
 from tests.conftest import PostgresUrls
 from tests.store.test_postgres_point_reads import statements, waits
 
@@ -67,9 +68,20 @@ def pipelines() -> Iterator[list[list[str]]]:
         psycopg.Cursor.executemany = executemany  # type: ignore[method-assign]
 
 
+def inside(sent: list[str]) -> list[str]:
+    """The statements of a pipeline inside its transaction: on Citus the dialect wraps each
+    in ``BEGIN`` and ``COMMIT`` (its ``SET LOCAL`` reaches the workers only so); on
+    PostgreSQL the pipeline's implicit transaction holds them as they are."""
+    if CITUS_URL is None:
+        return sent
+    assert sent[0] == "BEGIN" and sent[-1] == "COMMIT", sent
+    return sent[1:-1]
+
+
 def _plain_and_scoped(sent: list[str]) -> bool:
     """The tenant set first, then plain statements: no server function call among them."""
-    return sent[0].startswith("SET LOCAL sgam.tenant") and not any("sgam_" in statement for statement in sent)
+    body = inside(sent)
+    return body[0].startswith("SET LOCAL sgam.tenant") and not any("sgam_" in statement for statement in body)
 
 
 def test_a_put_its_writes_and_a_resume_are_one_pipeline_each(postgres: PostgresUrls) -> None:
@@ -123,7 +135,8 @@ def test_a_put_and_its_writes_go_alone_unless_a_unit_of_work_must_carry_them(pos
             second = _put(saver, "t-1", 1, first)
             saver.put_writes(second, [("notes", "a")], "task-1")  # type: ignore[arg-type]
         assert len(opened) == 2 and all(_plain_and_scoped(sent) for sent in opened)
-        assert "INSERT INTO saver_checkpoints" in opened[0][-1] and "INSERT INTO saver_writes" in opened[1][-1]
+        assert "INSERT INTO saver_checkpoints" in inside(opened[0])[-1]
+        assert "INSERT INTO saver_writes" in inside(opened[1])[-1]
         assert [(t.thread_id, t.retention, t.checkpoints) for t in saver.threads()] == [("t-1", "runs", 2)]
 
         acting = memory.bound(CallContext(attempt=Attempt("acme", "no-such-key", "attempt-1", 0)))
@@ -152,8 +165,9 @@ def test_a_unit_of_work_that_sent_its_tenant_first_still_puts(postgres: Postgres
             assert records.thread("t-1") is not None
             records.put_checkpoint(checkpoint._replace(thread_id="t-2"), DEFAULT_CLASS, ["mira"])
 
-        with statements() as sent:
+        with statements() as wrapped:
             memory.ledger.backend.run_write("acme", after_a_read)
+        sent = inside(wrapped)
         assert "SET LOCAL sgam.tenant" in sent[0] and "INSERT INTO saver_checkpoints" in sent[-1]
         assert sum("SET LOCAL sgam.tenant" in statement for statement in sent) == 1
         assert [t.thread_id for t in saver.threads()] == ["t-1", "t-2"]
