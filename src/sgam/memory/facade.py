@@ -119,12 +119,17 @@ class Memory:
         self._models: dict[tuple[str, str], type[BaseModel]] = {}
         self.ledger = Ledger(store, WriteService(clock, self._models, Digests(store.url, erasure_key)),
                              SearchService(store, embedder), PARTICIPANTS)
-        self._lifecycle = Lifecycle(self.ledger)
-        self._schema = SchemaCalls(self.ledger, self._models)
-        self._shape = ShapeCalls(self.ledger)
-        self._recall = RecallCalls(self.ledger)
-        self._extraction = ExtractionCalls(self.ledger)
-        self._episodes = EpisodeCalls(self.ledger)
+        self._attach_parts(self.ledger)
+
+    def _attach_parts(self, ledger: Ledger) -> None:
+        """Build every part over ``ledger``: a view bound to a call context gets parts of its own."""
+        self.ledger = ledger
+        self._lifecycle = Lifecycle(ledger)
+        self._schema = SchemaCalls(ledger, self._models)
+        self._shape = ShapeCalls(ledger)
+        self._recall = RecallCalls(ledger)
+        self._extraction = ExtractionCalls(ledger)
+        self._episodes = EpisodeCalls(ledger)
 
     @classmethod
     def from_env(
@@ -212,13 +217,7 @@ class Memory:
             raise ValidationError("context", context, "must be a CallContext")
         view = Memory.__new__(Memory)
         view.__dict__.update(self.__dict__)
-        view.ledger = self.ledger.bound(context)
-        view._lifecycle = Lifecycle(view.ledger)
-        view._schema = SchemaCalls(view.ledger, self._models)
-        view._shape = ShapeCalls(view.ledger)
-        view._recall = RecallCalls(view.ledger)
-        view._extraction = ExtractionCalls(view.ledger)
-        view._episodes = EpisodeCalls(view.ledger)
+        view._attach_parts(self.ledger.bound(context))
         return view
 
     @property
