@@ -12,7 +12,9 @@ step takes the instant of the last write it covers, and reads during a retype's 
 meet a key whose version shares the step's instant.
 
 ``SGAM_STEP_RACE_SECONDS`` (default 0.4) is how long the threads run before the step and
-after it; raise it for a longer soak.
+after it; raise it for a longer soak. ``SGAM_STEP_RACE_WRITERS`` and
+``SGAM_STEP_RACE_READERS`` (default 4 each) set how many threads write and read. Each case
+prints its figures (run with ``-s`` to see them).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ import pytest
 from sgam import BusyError, Memory, ValidationError
 
 SECONDS = float(os.environ.get("SGAM_STEP_RACE_SECONDS", "0.4"))
-WRITERS = 4
-READERS = 4
+WRITERS = int(os.environ.get("SGAM_STEP_RACE_WRITERS", "4"))
+READERS = int(os.environ.get("SGAM_STEP_RACE_READERS", "4"))
 SUBJECTS_PER_WRITER = 4
 HELD_OUT = 12
 """Subjects whose last value has no conversion to integer: a retype sets it aside."""
@@ -198,23 +200,30 @@ def test_a_schema_step_serialises_with_the_writes_and_reads_of_its_attribute(
     race = _run(store_url, tenant, kind, backfill)
     typed = kind == "retype"
     attribute = "level" if typed else "tier"
-    assert race.refused == []
-    assert race.stopped_backfills == []
-    assert race.set_aside_reads == []
-    assert sum(len(w) for w in race.acknowledged.values()) >= WRITERS and race.reads_after >= READERS
     with Memory(store_url) as memory:
-        assert all(b.finished_at is not None for b in memory.backfills(tenant))
+        unfinished = [b for b in memory.backfills(tenant) if b.finished_at is None]
         stored = {subject: [a.value for a in memory.history(tenant, subject, attribute)
                             if a.valid_from >= T0 + timedelta(days=10)]
                   for subject in race.acknowledged}
-        assert stored == _expected(race, typed)  # every acknowledged write, none of the wrong type
-        wrong_type = [(s, v) for values in stored.values() for s, v in enumerate(values)
-                      if typed and not isinstance(v, int)]
-        assert wrong_type == []
-        for subject in [f"h{n:02d}" for n in range(HELD_OUT)]:
-            found = memory.get(tenant, subject, attribute)
-            assert found is not None and found.value == (5 if typed else "n/a"), (subject, found)
-        if not typed:  # the old name answers as the new one
-            for subject in race.acknowledged:
-                assert memory.get(tenant, subject, "level") == memory.get(tenant, subject, "tier")
+        held = {subject: memory.get(tenant, subject, attribute) for subject in [f"h{n:02d}" for n in range(HELD_OUT)]}
+        old_names = {subject: (memory.get(tenant, subject, "level"), memory.get(tenant, subject, "tier"))
+                     for subject in race.acknowledged} if not typed else {}
+    wrong_type = [(s, v) for values in stored.values() for s, v in enumerate(values)
+                  if typed and not isinstance(v, int)]
+    acknowledged = sum(len(w) for w in race.acknowledged.values())
+    print(f"\n{kind} {'with' if backfill else 'without'} backfill, {WRITERS} writers, {READERS} readers: "
+          f"{acknowledged} acknowledged writes ({len(wrong_type)} of the wrong type), {len(race.refused)} refused, "
+          f"{race.busy} busy, {race.reads} reads ({race.reads_after} after the step, "
+          f"{len(race.set_aside_reads)} of a set-aside value, {len(race.old_type_reads)} of the old type), "
+          f"{len(race.stopped_backfills) + len(unfinished)} stopped backfills")
+    assert race.refused == []
+    assert race.stopped_backfills == [] and unfinished == []
+    assert race.set_aside_reads == []
+    assert acknowledged >= WRITERS and race.reads_after >= READERS
+    assert stored == _expected(race, typed)  # every acknowledged write, none of the wrong type
+    assert wrong_type == []
+    for subject, found in held.items():
+        assert found is not None and found.value == (5 if typed else "n/a"), (subject, found)
+    for subject, (by_old, by_new) in old_names.items():  # the old name answers as the new one
+        assert by_old == by_new, subject
     assert race.old_type_reads == []
