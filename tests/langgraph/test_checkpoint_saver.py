@@ -12,7 +12,7 @@ from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
-from sgam import Memory, NotFoundError, ValidationError
+from sgam import Memory, NotFoundError, StoreError, ValidationError
 from sgam.langgraph import SgamSaver
 
 from ..conftest import Store
@@ -105,8 +105,9 @@ def test_the_strict_serializer_refuses_undeclared_types_and_stores_nothing(memor
     _put(declared, "t-1", Draft("q3"))
     found = declared.get_tuple(_config("t-1"))  # type: ignore[arg-type]
     assert found is not None and found.checkpoint["channel_values"]["notes"] == Draft("q3")
-    with pytest.raises(ValidationError):  # a reader that does not declare it refuses the stored blob
+    with pytest.raises(StoreError) as unreadable:  # a reader that does not declare it cannot read the stored blob
         saver.get_tuple(_config("t-1"))  # type: ignore[arg-type]
+    assert "Draft" in str(unreadable.value) and unreadable.value.field == "checkpoint_id"
 
 
 def test_bad_configs_are_refused(memory: Memory) -> None:

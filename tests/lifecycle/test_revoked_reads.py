@@ -69,3 +69,23 @@ def test_the_cli_leaves_a_revoked_subject_out(store_url: str) -> None:
     shown = _cli(store_url, "threads", "show", "run-1")
     assert shown["checkpoints"][0]["waiting_for"] == ["approve the report?"]  # type: ignore[index]
     assert "lots" not in json.dumps(_cli(store_url, "schema", "quarantine"))
+
+
+def test_a_revocation_under_any_name_holds_on_the_thread_view(store_url: str) -> None:
+    """``bob`` is another name of ``robert``: a revocation stated under either name hides
+    interrupt values and state values naming the subject by the other."""
+    for revoked_name, tenant in (("bob", "t1"), ("robert", "t2")):
+        with Memory(store_url) as memory:
+            saver = SgamSaver(memory, tenant=tenant)
+            checkpoint = empty_checkpoint()
+            checkpoint["channel_values"] = {"draft": "a raise for Robert", "topic": "budgets"}
+            stored = saver.put({"configurable": {"thread_id": "run-1"}}, checkpoint,  # type: ignore[arg-type]
+                               {"step": 0, "source": "loop"}, {})
+            saver.put_writes(stored, [("__interrupt__", {"ask": "Approve the raise for Robert?"})], "task-1")
+            saver.put_writes(stored, [("__interrupt__", {"ask": "Approve the raise for Bob?"})], "task-2")
+            saver.put_writes(stored, [("__interrupt__", "approve the report?")], "task-3")
+            memory.alias(tenant, "bob", "robert")
+            memory.consent(tenant, revoked_name, False)
+            shown = show_thread(memory, tenant, "run-1")
+            assert shown.checkpoints[0].waiting_for == ["approve the report?"], revoked_name
+            assert shown.values == {"topic": "budgets"}, revoked_name

@@ -1,11 +1,13 @@
 """A checkpoint row whose stored bytes cannot be read (another writer's kind, damaged or
 truncated msgpack, nesting past the decoder's depth, metadata or a checkpoint that is not
-a mapping, a LangChain ``lc`` envelope) is a ``StoreError`` naming the checkpoint from
-``get_tuple`` and ``list``, and a problem answer from ``GET /v1/threads/{id}``; nothing
-a stored value names is imported or called."""
+a mapping, a LangChain ``lc`` envelope) or that the saver refuses to rebuild (a pickle, a
+type it was not told of) is a ``StoreError`` naming the checkpoint from ``get_tuple`` and
+``list``, and a problem answer from ``GET /v1/threads/{id}``; nothing a stored value
+names is imported or called."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import sys
@@ -16,6 +18,7 @@ import ormsgpack
 import psycopg
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from sgam import StoreError
 from sgam.langgraph import SgamSaver
@@ -26,6 +29,18 @@ from .conftest import Served
 ENVELOPE = json.dumps({"lc": 1, "type": "constructor", "id": ["langchain", "prompts", "prompt", "PromptTemplate"],
                        "kwargs": {"template": "{x}", "input_variables": ["x"]}}).encode()
 GOOD = ormsgpack.packb({"v": 1, "id": "x", "channel_values": {"notes": "n" * 40}})
+PICKLED = b"cbuiltins\nprint\n(S'a pickle was loaded'\ntR."
+"""A pickle that would call ``print`` if it were ever loaded."""
+
+
+@dataclasses.dataclass
+class Undeclared:
+    """A type a laxer writer stored and this saver was not told to rebuild."""
+
+    text: str
+
+
+_, BLOCKED = JsonPlusSerializer().dumps_typed({"v": 1, "id": "x", "channel_values": {"note": Undeclared("q3")}})
 PLANTED: dict[str, tuple[str, str, bytes]] = {
     "unknown kind": ("body", "zstd-frame", b"\x28\xb5\x2f\xfd"),
     "garbage msgpack": ("body", "msgpack", b"\xc1\xc1\xff\x00\x13"),
@@ -36,6 +51,9 @@ PLANTED: dict[str, tuple[str, str, bytes]] = {
     "metadata garbage": ("metadata", "msgpack", b"\xc1"),
     "lc envelope": ("body", "json", ENVELOPE),
     "pending write garbage": ("write", "msgpack", b"\xc1\xc1"),
+    "pickle": ("body", "pickle", PICKLED),
+    "pending write pickle": ("write", "pickle", PICKLED),
+    "undeclared type": ("body", "msgpack", BLOCKED),
 }
 
 

@@ -359,11 +359,14 @@ class SgamSaver(BaseCheckpointSaver[str]):
 
     def _stored(self, row: CheckpointRow, part: str, kind: str, body: bytes) -> Any:
         """A stored value, decoded; bytes the serializer cannot read (another writer's,
-        damaged, truncated, nested past the decoder's depth) are a ``StoreError`` naming
-        the checkpoint. The strict serializer's own refusals (a pickle, a type it does
-        not rebuild) pass as they are. No decoding calls code a stored value names."""
+        damaged, truncated, nested past the decoder's depth) or refuses to rebuild (a
+        pickle, an undeclared type a laxer writer stored) are a ``StoreError`` naming the
+        checkpoint: the caller asked nothing wrong, the stored row is what cannot be
+        read. No decoding calls code a stored value names."""
         try:
             return self.serde.loads_typed((kind, body))
+        except ValidationError as refused:
+            raise _unreadable(row, part, str(refused)) from None
         except SgamError:
             raise
         except Exception as error:  # noqa: BLE001 - whatever a decoder raises on bytes it cannot read

@@ -11,7 +11,7 @@ from typing import Any
 
 from .._core.errors import ValidationError
 from .._core.time import format_timestamp, from_micros, parse_timestamp
-from .._core.values import normalise_subject
+from .._core.values import check_tenant, normalise_subject
 from ..boundary import to_json_data
 from ..ledger.actions import Action
 from ..lifecycle.erasure import names
@@ -104,7 +104,7 @@ def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) ->
     run waits."""
     saver = SgamSaver(memory, tenant=tenant)
     row, subjects = saver.thread(thread_id)
-    revoked = sorted({state.subject for state in memory.consents(tenant) if not state.granted})
+    revoked = _revoked_names(memory, tenant)
     found = []
     head = None
     for item in saver.list({"configurable": {"thread_id": thread_id}}, limit=limit):
@@ -149,6 +149,19 @@ def _taken(ts: Any) -> str | None:
         return format_timestamp(parse_timestamp(ts, "ts"))
     except ValidationError:
         return None
+
+
+def _revoked_names(memory: Memory, tenant: str) -> list[str]:
+    """Every name, as the ledger stands now, of a subject with a revocation in force (for
+    every purpose or any one): a statement about any name of a subject applies to it, so
+    a value naming ``robert`` is left out while ``bob``, another name of his, is revoked."""
+    found: set[str] = set()
+    with memory.ledger.read(check_tenant(tenant), "threads") as reader:
+        for row in reader.revoking_consents(None):
+            if not row.granted:
+                meant = reader.resolve_subject(row.subject)
+                found.update((row.subject, meant, *reader.names_meaning(meant)))
+    return sorted(found)
 
 
 def _names_any(value: Any, subjects: list[str]) -> bool:
