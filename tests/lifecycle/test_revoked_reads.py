@@ -80,7 +80,7 @@ def test_a_revocation_under_any_name_holds_on_the_thread_view(store_url: str) ->
             checkpoint = empty_checkpoint()
             checkpoint["channel_values"] = {"draft": "a raise for Robert", "topic": "budgets"}
             stored = saver.put({"configurable": {"thread_id": "run-1"}}, checkpoint,  # type: ignore[arg-type]
-                               {"step": 0, "source": "loop"}, {})
+                               {"step": 0, "source": "loop", "subjects": ["robert", "ana"]}, {})
             saver.put_writes(stored, [("__interrupt__", {"ask": "Approve the raise for Robert?"})], "task-1")
             saver.put_writes(stored, [("__interrupt__", {"ask": "Approve the raise for Bob?"})], "task-2")
             saver.put_writes(stored, [("__interrupt__", "approve the report?")], "task-3")
@@ -89,3 +89,4 @@ def test_a_revocation_under_any_name_holds_on_the_thread_view(store_url: str) ->
             shown = show_thread(memory, tenant, "run-1")
             assert shown.checkpoints[0].waiting_for == ["approve the report?"], revoked_name
             assert shown.values == {"topic": "budgets"}, revoked_name
+            assert shown.subjects == ["ana"], revoked_name

@@ -98,13 +98,14 @@ def list_threads(memory: Memory, tenant: str, limit: int = 100) -> list[ThreadSu
 
 
 def show_thread(memory: Memory, tenant: str, thread_id: str, limit: int = 20) -> ThreadDetail:
-    """The thread's checkpoints newest first. An interrupt value naming a subject whose
-    consent is revoked (for every purpose or any one) is left out of ``waiting_for``, as
-    every read leaves out what it knows of the subject; ``pending_writes`` still says the
-    run waits."""
+    """The thread's checkpoints newest first. A subject whose consent is revoked (for every
+    purpose or any one) is left out of the subjects the thread is about, and a value naming
+    it out of ``waiting_for`` and the state, as every read leaves out what it knows of the
+    subject; ``pending_writes`` still says the run waits."""
     saver = SgamSaver(memory, tenant=tenant)
-    row, subjects = saver.thread(thread_id)
+    row, named = saver.thread(thread_id)
     revoked = _revoked_names(memory, tenant)
+    subjects = [subject for subject in named if subject not in revoked]
     found = []
     head = None
     for item in saver.list({"configurable": {"thread_id": thread_id}}, limit=limit):
