@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +104,27 @@ def test_help_imports_no_library_module() -> None:
 
 def test_the_help_names_every_search_preset() -> None:
     assert sorted(PRESET_NAMES) == sorted(PRESETS)
+
+
+def test_every_commands_summary_is_one_line() -> None:
+    """A command list shows each command's first paragraph as written: one broken across
+    lines in the source prints as ragged lines in ``sgam --help``."""
+    import inspect
+
+    import typer.main
+
+    from sgam.cli.app import app
+
+    def commands(group: Any, prefix: str) -> list[tuple[str, Any]]:
+        found: list[tuple[str, Any]] = []
+        for name, command in group.commands.items():
+            found.append((f"{prefix}{name}", command))
+            if hasattr(command, "commands"):
+                found += commands(command, f"{prefix}{name} ")
+        return found
+
+    root = typer.main.get_command(app)
+    assert len(commands(root, "")) > 40
+    ragged = [name for name, command in commands(root, "")
+              if "\n" in inspect.cleandoc(command.short_help or command.help or "").split("\n\n")[0]]
+    assert ragged == []

@@ -146,3 +146,19 @@ def test_residue_is_scoped_to_the_callers_tenant(served: Served) -> None:
             assert not any(place.startswith("table episodes_fts_") for place in shared["places"]), shared
         else:
             assert shared["unscanned"] == []
+
+
+def test_erasing_a_subject_with_no_fact_still_reaches_what_only_mentions_it(served: Served) -> None:
+    """``DELETE /v1/subjects/{subject}`` of a subject the tenant holds no fact of answers 200
+    with zero counts, not 404 as an unknown episode does: the erasure still reaches what only
+    mentions the subject, such as a LangGraph run about it."""
+    from ..langgraph.approval_graph import run_until_asked
+
+    run_until_asked(served.memory, thread_id="report-9", subject="Nobody Known")
+    with served.client(scope="admin") as admin:
+        assert admin.get("/v1/threads/report-9").json()["subjects"] == ["nobody known"]
+        erased = admin.delete("/v1/subjects/Nobody%20Known")
+        assert erased.status_code == 200, erased.text
+        assert (erased.json()["operations_removed"], erased.json()["episodes_removed"]) == (0, 0)
+        assert admin.get("/v1/threads/report-9").status_code == 404  # the run about it is gone
+        assert admin.delete("/v1/episodes/nobody").status_code == 404

@@ -34,9 +34,18 @@ def full_shot(browser: WebDriver, name: str, width: int) -> None:
     _size(browser, width)
 
 
+HIDDEN_SIDEWAYS = """
+return [...document.querySelectorAll('.scroll')].filter((box) => box.scrollWidth > box.clientWidth + 1)
+  .map((box) => (box.querySelector('table') || box).id || box.className);
+"""
+"""The boxes whose content is wider than they are: a table there hides columns behind its own scrollbar."""
+
+
 def _no_sideways_scroll(browser: WebDriver) -> None:
+    """Neither the page nor a table inside it scrolls sideways: every column is on screen."""
     width = browser.execute_script("return document.documentElement.scrollWidth")
     assert width <= browser.execute_script("return window.innerWidth"), f"the page scrolls sideways: {width}px"
+    assert browser.execute_script(HIDDEN_SIDEWAYS) == [], "a table scrolls sideways inside the page"
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -52,6 +61,7 @@ def test_a_run_stopped_at_an_interrupt(browser: WebDriver, site: dict[str, Any],
     follow(browser, browser.find_element(By.LINK_TEXT, "Threads"))
     rows = browser.find_elements(By.CSS_SELECTOR, "#threads tbody tr")
     assert len(rows) == 2 and all("+00:00" not in row.text and "T" not in row.text.split()[-1] for row in rows)
+    _no_sideways_scroll(browser)
     full_shot(browser, f"threads-{width}", width)
     follow(browser, browser.find_element(By.LINK_TEXT, "report-1"))
     assert browser.find_element(By.ID, "status").text.startswith("Waiting: the run is stopped at an interrupt")
@@ -84,6 +94,8 @@ def test_a_subject_reached_by_an_alias(browser: WebDriver, site: dict[str, Any],
     assert browser.find_element(By.ID, "subject-id").text == "mira jansen"
     assert browser.find_element(By.ID, "called").text == "also called MJ"
     assert '"Oslo"' in browser.find_element(By.ID, "attributes").text
+    alias = browser.find_element(By.CSS_SELECTOR, "#aliases li").text  # a time as every page shows one
+    assert alias.startswith("mj means mira jansen since 2026-") and "T" not in alias and "000000" not in alias
     _no_sideways_scroll(browser)
     full_shot(browser, f"subject-alias-{width}", width)
 
@@ -100,6 +112,10 @@ def test_the_erase_preview_under_the_name_pages_show(browser: WebDriver, site: d
     operations = int(browser.find_element(By.ID, "count-operations").text.split()[0])
     assert operations > 0
     assert "team 7.members" in browser.find_element(By.CSS_SELECTOR, ".preview table").text
+    keys = browser.find_elements(By.CSS_SELECTOR, ".preview tbody td:first-child")
+    assert len(keys) == 2
+    for cell in keys:
+        assert browser.execute_script(WORD_LINES, cell, "7.members") == 1, f"{cell.text!r} breaks inside"
     _no_sideways_scroll(browser)
     full_shot(browser, f"erase-preview-name-{width}", width)
     follow(browser, browser.find_element(By.CSS_SELECTOR, "button.danger"))

@@ -153,7 +153,9 @@ def test_the_erase_preview_names_the_subject_as_the_erasure_does(served: Served)
     memory.write("acme", "Atlas", "city", "Oslo", "2026-06-01T00:00:00Z", "a1")
     with signed_in(served, "acme") as client:
         preview = client.get("/ui/erase", params={"kind": "subject", "target": "Atlas"})
-        assert 'id="count-operations">1 recorded operations' in preview.text
+        assert 'id="count-operations">1 recorded operation</li>' in preview.text  # each count in its number
+        assert 'id="count-episodes">0 episodes</li>' in preview.text
+        assert 'id="count-keys">1 key whose timeline changes</li>' in preview.text
         assert "atlas.city" in preview.text and '"Oslo" [2026-06-01 → open)' in preview.text
         hidden = re.search(r'name="target" value="([^"]*)"', preview.text.split('method="post"')[1])
         assert hidden and hidden.group(1) == "atlas"

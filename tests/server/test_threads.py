@@ -139,7 +139,7 @@ def test_the_thread_page_of_a_real_run_stopped_at_an_interrupt(served: Served) -
         taken = served.memory.clock().strftime("%Y-%m-%d")
         assert page.text.count(f'<td data-label="taken">{taken} ') == 3  # each checkpoint's time, to the second
         listing = browser.get("/ui/threads").text
-        assert f"<td>{taken} " in listing and "+00:00" not in listing
+        assert f'<td data-label="first">{taken} ' in listing and "+00:00" not in listing
         answer(served.memory, True)
         page = browser.get("/ui/threads/report-1")
         assert "<strong>Finished</strong>" in page.text and "Waiting for" not in page.text

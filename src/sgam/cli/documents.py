@@ -145,8 +145,10 @@ def register(app: typer.Typer) -> None:
         file: FileOption = None, text: TextOption = None, revision: RevisionOption = None,
         author: AuthorOption = "cli", db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Change a document: --old/--new replaces text, --insert-line inserts, otherwise
-        the whole text is replaced by --text, --file or stdin."""
+        """Change a document: replace text, insert a line, or replace the whole text.
+
+        --old/--new replaces text, --insert-line inserts, otherwise the whole text is
+        replaced by --text, --file or stdin."""
         by = _by(author)
 
         def call(m: Memory) -> Document:

@@ -261,8 +261,9 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Show exactly what would go; erase nothing.")] = False,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Erase a subject or an episode everywhere, as if never recorded (--dry-run: the
-        erasure runs and is rolled back, showing what it would remove)."""
+        """Erase a subject or an episode everywhere, as if never recorded.
+
+        --dry-run: the erasure runs and is rolled back, showing what it would remove."""
         if (subject is None) == (episode is None):
             raise typer.BadParameter("give exactly one of --subject or --episode")
         if dry_run:

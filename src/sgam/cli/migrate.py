@@ -63,10 +63,12 @@ def register(app: typer.Typer) -> None:
         wait: Annotated[float, typer.Option(
             "--wait", help="SQLite: seconds to wait for readers holding old snapshots.")] = 30.0,
     ) -> None:
-        """Remove erased data's leftovers from the database files: PostgreSQL rewrites the
-        tables that hold tenant rows (VACUUM FULL, as the owner; locks each table meanwhile);
-        SQLite merges its full-text indexes and empties the WAL. Exit 6 if some remains;
-        an error exits with its kind's status, as every command's does."""
+        """Remove erased data's leftovers from the database files.
+
+        PostgreSQL rewrites the tables that hold tenant rows (VACUUM FULL, as the owner;
+        locks each table meanwhile); SQLite merges its full-text indexes and empties the
+        WAL. Exit 6 if some remains; an error exits with its kind's status, as every
+        command's does."""
         from ..memory.facade import default_url
 
         try:

@@ -91,8 +91,10 @@ def register(app: typer.Typer) -> None:
         = False,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """Export, import into --to, verify (the destination exports the same records) and,
-        with --erase-source, only then delete the tenant from the source."""
+        """Export, import into --to and verify; with --erase-source, then delete the source.
+
+        Verified means the destination exports the same records; only then does
+        --erase-source delete the tenant from the source."""
         with open_memory(to, as_json) as destination, bar(f"move {tenant}", as_json) as progress:
             run(db, as_json, lambda m: m.move_tenant(tenant, destination, erase_source=erase_source,
                                                      threads=not no_threads, progress=progress),

@@ -114,6 +114,7 @@ def retype(
     as_json: JsonOption = False,
 ) -> None:
     """Declare TYPE for ATTRIBUTE and convert every value it ever held (a map: use a file).
+
     A large attribute is converted in batches with a progress bar: safe to interrupt,
     `sgam schema backfill` resumes."""
     run(db, as_json, lambda m: _backfilled(m, tenant, m.retype(
@@ -166,9 +167,10 @@ def plan(tenant: TenantOption, file: FileArg, db: DbOption = None, as_json: Json
 @schema.command("apply")
 def apply(tenant: TenantOption, file: FileArg, by: ByOption = None, backfill: BackfillOption = None,
           batch: BatchOption = 500, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Record every step of FILE in one transaction (all of them, or none), then convert
-    large attributes in batches with a progress bar. Interrupted, it is safe to run
-    again: it records nothing twice and resumes after the last batch done."""
+    """Record every step of FILE in one transaction (all of them, or none), then convert.
+
+    Large attributes are converted in batches with a progress bar. Interrupted, it is
+    safe to run again: it records nothing twice and resumes after the last batch done."""
     def show(found: list[dict[str, Any]]) -> None:
         show_plan(found)
         console.print(f"applied {len(found)} step(s) from {file.name}", highlight=False, markup=False)

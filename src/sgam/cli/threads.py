@@ -83,8 +83,10 @@ def register(app: typer.Typer) -> None:
         limit: Annotated[int, typer.Option(help="At most this many checkpoints, newest first.", min=1)] = 20,
         db: DbOption = None, as_json: JsonOption = False,
     ) -> None:
-        """A thread's checkpoints, newest first, with pending writes and what the run waits
-        for, and the actions its run began and finished."""
+        """A thread's checkpoints, newest first, and what its run waits for.
+
+        Each checkpoint with its pending writes, the state's values, and the actions the
+        run began and finished."""
         run(db, as_json, lambda m: _view().show_thread(m, tenant, thread_id, limit), show_detail, create=False)
 
     @threads.command("prune")

@@ -14,7 +14,6 @@ from fastapi.responses import HTMLResponse, Response
 from ..._core.errors import NotFoundError
 from ..._core.model import Assertion
 from ..._core.schema import AttributeSchema, Cardinality, ValueType
-from ..._core.time import format_timestamp
 from ..._core.values import check_subject
 from ...access import Principal
 from ...memory.facade import Memory
@@ -22,7 +21,7 @@ from .. import downloads
 from . import neighbourhood
 from .pages import OVERVIEW_ROWS, _guarded, _memory, _moment, _page
 from .sessions import Session
-from .timeline import Timeline, draw
+from .timeline import Timeline, draw, short_time
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 LINKED_SHOWN = 200
@@ -46,8 +45,8 @@ def subject_names(memory: Memory, tenant: str, subject: str) -> Names:
     collisions, and the library's record of the subject's aliases."""
     display = memory.display_names(tenant, [subject])[subject]
     collisions = [stored for normalised, stored in memory.subject_collisions(tenant) if normalised == subject]
-    aliases = [f"{n.name} means {n.subject} since {format_timestamp(n.since)}"
-               + ("" if n.until is None else f", until {format_timestamp(n.until)}")
+    aliases = [f"{n.name} means {n.subject} since {short_time(n.since)}"
+               + ("" if n.until is None else f", until {short_time(n.until)}")
                + ("" if n.decided_by is None else f", by {n.decided_by}") for n in memory.names(tenant, subject)]
     return Names(subject, display, collisions, aliases)
 
