@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sgam import Memory
-from sgam.portability.exporter import PAGE, Ranks, _table_pages, table_lines
+from sgam.portability.exporter import PAGE, Ranks, table_lines, table_text
 from sgam.store._portable import PORTABLE_TABLES, TABLES_BY_NAME
 from tests.conftest import ManualClock, Store
 
@@ -43,7 +43,9 @@ def _compare(memory: Memory) -> tuple[int, int]:
         by_python, by_database = Ranks(rows), Ranks(rows)
         for table in PORTABLE_TABLES:
             expected = list(table_lines(rows, table, by_python))
-            assert [line for page in _table_pages(rows, table, by_database) for line in page] == expected, table.name
+            pieces = list(table_text(rows, table, by_database))
+            assert b"".join(data for data, _ in pieces) == "".join(expected).encode(), table.name
+            assert sum(lines for _, lines in pieces) == len(expected), table.name
             if rows.renders(table, by_database.dense):
                 for page in rows.record_lines(table, by_database.dense, PAGE):
                     lines = [row[-1] for row in page]

@@ -41,6 +41,11 @@ class LineStatements(Scoped, ABC):
         """SQL for the JSON text of a column carried as it is: ``null`` for NULL, NULL
         where the database cannot write what Python writes."""
 
+    @abstractmethod
+    def utf8(self, text: str) -> str:
+        """SQL for the UTF-8 bytes of the text ``text`` (NULL for NULL): lines reach the
+        file as the database sent them, never decoded and encoded again."""
+
     def source(self, table: PortableTable) -> str:
         """What a read of ``table``'s rows in ``order`` selects from (a backend may add a
         hint for the plan)."""
@@ -75,10 +80,10 @@ class LineStatements(Scoped, ABC):
 
     def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[list[Row]]:
         """Pages of ``table``'s rows in ``order``, each row its paging key's columns and
-        then its line (NULL where the caller encodes the row)."""
+        then its line as UTF-8 bytes (NULL where the caller encodes the row)."""
         keys = table.order
         tail = ", ".join(keys)
-        selected = f"{tail}, {self.line_sql(table, operations)}"
+        selected = f"{tail}, {self.utf8(self.line_sql(table, operations))}"
         after: Sequence[Any] | None = None
         while True:
             where = "" if after is None else f" AND ({tail}) > ({', '.join('?' * len(keys))})"

@@ -25,6 +25,9 @@ class PostgresPortableRows(PortableRows):
     def instant(self, column: str) -> str:
         return f"to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
+    def utf8(self, text: str) -> str:
+        return f"convert_to({text}, 'UTF8')"
+
     def plain(self, table: PortableTable, column: str) -> str:
         """``to_json`` escapes text as Python's encoder does. A double's text is its
         shortest (``extra_float_digits`` 1, the default; checked by reading it back),
