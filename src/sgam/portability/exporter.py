@@ -20,11 +20,12 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from .._core.values import check_tenant
 from ..ledger.service import Ledger
 from ..store._portable import PORTABLE_TABLES, RANKED, THREAD_TABLES, PortableTable
+from ..store._sql.portable_lines import UNWRITTEN
 from ..store.contract import PortableRowStore
 from .format import ENCODERS, ExportWriter, Header, instant_text, open_bytes
 
@@ -127,12 +128,13 @@ def table_text(rows: PortableRowStore, table: PortableTable, ranks: Ranks) -> It
     keys = len(table.order)
     encoder = ENCODERS[table.name]
     for stored in rows.record_lines(table, ranks.dense, PAGE):
-        lines: list[bytes | None] = [row[keys] for row in stored]
-        if None in lines:
-            lines = [line if line is not None else
-                     encoder.line(_renumbered(table, list(rows.stored_row(table, row[:keys])[keys:]), ranks)).encode()
-                     for line, row in zip(lines, stored, strict=True)]
-        yield b"".join(cast("list[bytes]", lines)), len(lines)
+        data = b"".join([row[keys] for row in stored])
+        if UNWRITTEN in data:
+            data = b"".join([row[keys] if UNWRITTEN not in row[keys] else
+                             encoder.line(_renumbered(table, list(rows.stored_row(table, row[:keys])[keys:]),
+                                                      ranks)).encode()
+                             for row in stored])
+        yield data, len(stored)
 
 
 def _renumbered(table: PortableTable, values: list[Any], ranks: Ranks) -> list[Any]:

@@ -18,17 +18,21 @@ def _rowid_keys(db: Session, table: str) -> set[str]:
     return {str(keys[0][1])} if len(keys) == 1 and str(keys[0][2]).upper() == "INTEGER" else set()
 
 
-def _printf(pattern: str, fields: list[str]) -> str:
-    """SQL for ``pattern`` (a literal holding no ``%`` but its ``%s``) with ``fields``."""
-    literal = "'" + pattern.replace("'", "''") + "'"
-    return f"printf({literal}, {', '.join(fields)})" if fields else literal
+def _micros(column: str) -> str:
+    """The microseconds past the whole second of an instant column."""
+    return f"(({column} % 1000000 + 1000000) % 1000000)"
+
+
+def _seconds(column: str) -> str:
+    """The instant's whole seconds (rounded down) as ``YYYY-MM-DDTHH:MM:SS``."""
+    return f"replace(datetime(({column} - {_micros(column)}) / 1000000, 'unixepoch'), ' ', 'T')"
 
 
 class SQLitePortableRows(PortableRows):
     def __init__(self, db: Session, tenant: str, cache: Cache) -> None:
         super().__init__(db, tenant)
         self._cache = cache
-        self._declared: dict[str, dict[str, str]] = {}
+        self._declared: dict[str, dict[str, tuple[str, bool]]] = {}
 
     def source(self, table: PortableTable) -> str:
         """A table paged by its rowid (an ``INTEGER PRIMARY KEY``) is read in rowid order,
@@ -44,9 +48,7 @@ class SQLitePortableRows(PortableRows):
     def instant(self, column: str) -> str:
         """Whole seconds rounded down (``%`` truncates towards zero), then the microseconds
         (``datetime`` costs a third of ``strftime`` with a pattern)."""
-        micros = f"(({column} % 1000000 + 1000000) % 1000000)"
-        return (f"replace(datetime(({column} - {micros}) / 1000000, 'unixepoch'), ' ', 'T') "
-                f"|| '.' || substr(1000000 + {micros}, 2) || 'Z'")
+        return f"{_seconds(column)} || '.' || substr(1000000 + {_micros(column)}, 2) || 'Z'"
 
     def plain(self, table: PortableTable, column: str) -> str:
         """``json_quote`` escapes text as Python's encoder does; a real goes as its 15-digit
@@ -56,37 +58,37 @@ class SQLitePortableRows(PortableRows):
             return f"json_quote({column})"
         real = f"printf('%!.15g', {column})"
         return (f"CASE typeof({column}) WHEN 'real' THEN CASE WHEN {REAL_RANGE.format(c=column)} "
-                f"AND CAST({real} AS REAL) = {column} THEN {real} END ELSE json_quote({column}) END")
+                f"AND CAST({real} AS REAL) = {column} THEN {real} ELSE char(1) END ELSE json_quote({column}) END")
 
     def line_sql(self, table: PortableTable, operations: int | None) -> str:
-        """One ``printf`` per run of fields that are never NULL (a chain of ``||`` copies the
-        growing line at every step); a field that may be NULL is joined by ``||`` so that
-        the line is NULL with it."""
-        pieces: list[str] = []
+        """One ``printf`` (a chain of ``||`` copies the growing line at every step); an
+        instant that is never NULL is two of its arguments."""
+        pattern: list[str] = []
         fields: list[str] = []
-        pattern = f'{{"table":"{table.name}","row":{{'
-        for index, column in enumerate(table.columns):
-            pattern += ("," if index else "") + f'"{column}":'
-            field = self._field(table, column, operations)
-            if self._never_null(table, column):
-                pattern, fields = pattern + "%s", [*fields, field]
-                continue
-            pieces += [_printf(pattern, fields), f"({field})"]
-            pattern, fields = "", []
-        pieces.append(_printf(pattern + "}}%s", [*fields, self.newline]))
-        return " || ".join(pieces)
+        for column in table.columns:
+            if column in table.times and self._required(table.name, column):
+                pattern.append(f'"{column}":"%s.%06dZ"')
+                fields += [_seconds(column), _micros(column)]
+            else:
+                pattern.append(f'"{column}":%s')
+                fields.append(self._field(table, column, operations))
+        return (f"printf('{{\"table\":\"{table.name}\",\"row\":{{{','.join(pattern)}}}}}%s', "
+                f"{', '.join(fields)}, {self.newline})")
 
-    def _never_null(self, table: PortableTable, column: str) -> bool:
-        special = table.times | table.flags | table.values | table.operations | table.after
-        return column in special or self._text_affinity(table.name, column)
+    def _required(self, table: str, column: str) -> bool:
+        return self._declared_columns(table)[column][1]
 
     def _text_affinity(self, table: str, column: str) -> bool:
         """SQLite's rule: a declared type naming CHAR, CLOB or TEXT, and not INT."""
-        if table not in self._declared:
-            self._declared[table] = {str(row[1]): str(row[2]).upper()
-                                     for row in self._db.rows(f"PRAGMA table_info({table})")}
-        declared = self._declared[table].get(column, "")
+        declared = self._declared_columns(table).get(column, ("", False))[0]
         return "INT" not in declared and any(name in declared for name in ("CHAR", "CLOB", "TEXT"))
+
+    def _declared_columns(self, table: str) -> dict[str, tuple[str, bool]]:
+        """Each column's declared type and whether it is NOT NULL."""
+        if table not in self._declared:
+            self._declared[table] = {str(row[1]): (str(row[2]).upper(), bool(row[3]))
+                                     for row in self._db.rows(f"PRAGMA table_info({table})")}
+        return self._declared[table]
 
     def imported(self) -> None:
         self._cache.clear()
