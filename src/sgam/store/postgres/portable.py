@@ -25,6 +25,7 @@ class PostgresPortableRows(PortableRows):
         self._schemas = forget
         self._quiet = quiet
         self._types: dict[tuple[str, str], str] | None = None
+        self._cursors = 0
 
     newline = "chr(10)"
 
@@ -37,7 +38,8 @@ class PostgresPortableRows(PortableRows):
         if not isinstance(self._db, PostgresSession):
             yield from super().record_lines(table, operations, page)
             return
-        name = f"sgam_lines_{table.name}"
+        self._cursors += 1  # a name of its own: a walk left unfinished keeps its cursor open
+        name = f"sgam_lines_{self._cursors}"
         keys = ", ".join(table.order)
         line = self.utf8(self.line_sql(table, operations))
         self._db.run(f"DECLARE {name} NO SCROLL CURSOR FOR SELECT {keys}, {line} FROM {self.source(table)} "
