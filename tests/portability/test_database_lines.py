@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from sgam import Memory
-from sgam.portability.exporter import PAGE, Ranks, _table_pages, table_lines
+from sgam.portability.exporter import PAGE, Ranks, table_lines, table_text
 from sgam.store._portable import PORTABLE_TABLES, TABLES_BY_NAME
+from sgam.store._sql.portable_lines import UNWRITTEN
 from tests.conftest import ManualClock, Store
 
 TENANT = "acme"
@@ -43,12 +44,14 @@ def _compare(memory: Memory) -> tuple[int, int]:
         by_python, by_database = Ranks(rows), Ranks(rows)
         for table in PORTABLE_TABLES:
             expected = list(table_lines(rows, table, by_python))
-            assert [line for page in _table_pages(rows, table, by_database) for line in page] == expected, table.name
+            pieces = list(table_text(rows, table, by_database))
+            assert b"".join(data for data, _ in pieces) == "".join(expected).encode(), table.name
+            assert sum(lines for _, lines in pieces) == len(expected), table.name
             if rows.renders(table, by_database.dense):
                 for page in rows.record_lines(table, by_database.dense, PAGE):
-                    lines = [row[-1] for row in page]
-                    written += sum(line is not None for line in lines)
-                    left += lines.count(None)
+                    unwritten = [UNWRITTEN in row[-1] for row in page]
+                    written += unwritten.count(False)
+                    left += unwritten.count(True)
     return written, left
 
 
@@ -78,3 +81,19 @@ def test_operations_numbered_with_gaps_are_ranked_as_python_ranks_them(store: St
             assert rows.renders(TABLES_BY_NAME["episodes"], None)
         written, _ = _compare(memory)
     assert written > 5
+
+
+def test_lines_read_a_few_at_a_time_are_the_lines_read_at_once(store: Store) -> None:
+    with Memory(store.url, clock=ManualClock()) as memory:
+        _fill(memory)
+        with memory.backend.read(TENANT) as reader:
+            rows = reader.portable()
+            dense = Ranks(rows).dense
+            for name in ("episodes", "operations", "assertions"):
+                table = TABLES_BY_NAME[name]
+                next(rows.record_lines(table, dense, 1))  # a walk left unfinished
+                pages = list(rows.record_lines(table, dense, 2))
+                assert [len(page) for page in pages[:-1]] == [2] * (len(pages) - 1), name
+                whole = [row for page in rows.record_lines(table, dense, PAGE) for row in page]
+                assert [row for page in pages for row in page] == whole, name
+                assert len(whole) == rows.count_rows(table), name

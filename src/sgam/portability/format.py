@@ -299,15 +299,16 @@ def open_text(path: str | Path, mode: str) -> Iterator[IO[str]]:
 
 
 @contextmanager
-def open_bytes(path: str | Path) -> Iterator[IO[bytes]]:
-    """``path`` as bytes to read (gzip when it ends in ``.gz``; standard input for ``-``)."""
+def open_bytes(path: str | Path, mode: str = "r") -> Iterator[IO[bytes]]:
+    """``path`` as bytes to read or (``mode`` ``w``) write (gzip when it ends in ``.gz``;
+    standard input or output for ``-``)."""
     import sys
 
     if str(path) == STDIO:
-        yield sys.stdin.buffer
+        yield sys.stdout.buffer if mode == "w" else sys.stdin.buffer
         return
     name = str(path)
-    handle = cast("IO[bytes]", gzip.open(name, "rb")) if name.endswith(".gz") else open(name, "rb")  # noqa: SIM115
+    handle = cast("IO[bytes]", gzip.open(name, mode + "b")) if name.endswith(".gz") else open(name, mode + "b")  # noqa: SIM115
     try:
         yield handle
     finally:
@@ -315,9 +316,10 @@ def open_bytes(path: str | Path) -> Iterator[IO[bytes]]:
 
 
 class ExportWriter:
-    """Writes lines and hashes them; ``close`` adds the closing record."""
+    """Writes lines as UTF-8 and hashes them; ``close`` adds the closing record. Lines
+    come as text or as bytes the database wrote, hashed and written as they come."""
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[bytes]) -> None:
         self._out = out
         self._digest = hashlib.sha256()
         self.records = 0
@@ -327,21 +329,22 @@ class ExportWriter:
 
     def raw(self, text: str) -> None:
         """A line already encoded (ending in a newline)."""
-        self._digest.update(text.encode())
-        self._out.write(text)
-        self.records += 1
+        self.encoded(text.encode(), 1)
 
     def lines(self, texts: list[str]) -> None:
         """Lines already encoded, written and hashed as one piece."""
-        text = "".join(texts)
-        self._digest.update(text.encode())
-        self._out.write(text)
-        self.records += len(texts)
+        self.encoded("".join(texts).encode(), len(texts))
+
+    def encoded(self, data: bytes, records: int) -> None:
+        """``records`` whole lines as UTF-8."""
+        self._digest.update(data)
+        self._out.write(data)
+        self.records += records
 
     def close(self) -> str:
         digest = self._digest.hexdigest()
         self._out.write(json.dumps({"end": True, "records": self.records, "sha256": digest},
-                                   separators=(",", ":")) + "\n")
+                                   separators=(",", ":")).encode() + b"\n")
         self._out.flush()
         return digest
 

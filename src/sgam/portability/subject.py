@@ -21,7 +21,7 @@ from ..ledger.service import Ledger
 from ..store import Reader
 from ..store._portable import LEDGER_TABLES, TABLES_BY_NAME, PortableTable
 from .exporter import KEY_CHECK, ExportSummary, Progress, Ranks, table_lines
-from .format import ExportWriter, Header, instant_text, open_text
+from .format import ExportWriter, Header, instant_text, open_bytes
 
 SUBJECT_TABLES = (*LEDGER_TABLES, TABLES_BY_NAME["held_candidates"])
 """The tables a subject's rows can be in (the schema's and the tombstones hold none)."""
@@ -96,7 +96,7 @@ def export_subject(ledger: Ledger, tenant: str, subject: str, path: str | Path, 
         header = Header(__version__, backend_name, ledger.backend.schema_version(), tenant,
                         instant_text(ledger.now()), False, counts, ledger.digests.of(tenant, *KEY_CHECK), subject)
         total = sum(counts.values())
-        with open_text(path, "w") as target, spooled.open("r", encoding="utf-8", newline="\n") as records:
+        with open_bytes(path, "w") as target, spooled.open("r", encoding="utf-8", newline="\n") as records:
             writer = ExportWriter(target)
             writer.line(header.record())
             for line in records:

@@ -6,8 +6,10 @@ The line is the one ``sgam.portability.format.RowEncoder`` writes, byte for byte
 holds the two equal): ``{"table":…,"row":{…}}`` with the columns in their order, instants
 as RFC 3339 UTC with microseconds, flags as ``true``/``false``, canonical JSON values as
 stored, text JSON-escaped. Where the database cannot give the same text (a real number
-whose shortest decimal text it does not write the way Python does) the line is NULL and
-the caller encodes that row itself. A backend supplies the few spellings that differ
+whose shortest decimal text it does not write the way Python does) the field is
+``UNWRITTEN`` and the caller encodes that row itself: a line never holds that character
+raw (JSON escapes it), and a field that is never NULL lets a backend build the line in
+one call instead of a chain of ``||``. A backend supplies the few spellings that differ
 (``instant``, ``plain``).
 """
 
@@ -20,6 +22,9 @@ from typing import Any
 from .._portable import RANKED, PortableTable
 from .ledger import Scoped
 from .session import Row
+
+UNWRITTEN = b"\x01"
+"""What a line the database could not write holds: U+0001, which JSON always escapes."""
 
 REAL_RANGE = "({c} = 0 OR (abs({c}) >= 0.0001 AND abs({c}) < 1e15))"
 """Real numbers Python writes without an exponent (``repr`` switches to one below 1e-4
@@ -38,8 +43,13 @@ class LineStatements(Scoped, ABC):
 
     @abstractmethod
     def plain(self, table: PortableTable, column: str) -> str:
-        """SQL for the JSON text of a column carried as it is: ``null`` for NULL, NULL
+        """SQL for the JSON text of a column carried as it is: ``null`` for NULL, ``UNWRITTEN``
         where the database cannot write what Python writes."""
+
+    @abstractmethod
+    def utf8(self, text: str) -> str:
+        """SQL for the UTF-8 bytes of the text ``text`` (NULL for NULL): lines reach the
+        file as the database sent them, never decoded and encoded again."""
 
     def source(self, table: PortableTable) -> str:
         """What a read of ``table``'s rows in ``order`` selects from (a backend may add a
@@ -75,10 +85,10 @@ class LineStatements(Scoped, ABC):
 
     def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[list[Row]]:
         """Pages of ``table``'s rows in ``order``, each row its paging key's columns and
-        then its line (NULL where the caller encodes the row)."""
+        then its line as UTF-8 bytes (holding ``UNWRITTEN`` where the caller encodes the row)."""
         keys = table.order
         tail = ", ".join(keys)
-        selected = f"{tail}, {self.line_sql(table, operations)}"
+        selected = f"{tail}, {self.utf8(self.line_sql(table, operations))}"
         after: Sequence[Any] | None = None
         while True:
             where = "" if after is None else f" AND ({tail}) > ({', '.join('?' * len(keys))})"

@@ -4,12 +4,18 @@ an import wrote them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .._portable import PortableTable
 from .._sql.portable import PortableRows
 from .._sql.portable_lines import REAL_RANGE
-from .._sql.session import Session
+from .._sql.session import Row, Session
+from .session import PostgresSession
+
+REALS = frozenset({"double precision", "real"})
+INTEGERS = frozenset({"smallint", "integer", "bigint"})
+"""Whose text is already their JSON text."""
 
 
 class PostgresPortableRows(PortableRows):
@@ -18,29 +24,61 @@ class PostgresPortableRows(PortableRows):
         super().__init__(db, tenant)
         self._schemas = forget
         self._quiet = quiet
-        self._reals: frozenset[tuple[str, str]] | None = None
+        self._types: dict[tuple[str, str], str] | None = None
+        self._cursors = 0
 
     newline = "chr(10)"
 
     def instant(self, column: str) -> str:
         return f"to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
+    def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[list[Row]]:
+        """Pages of one cursor over the lines, the next page asked for before this one is
+        given: the server builds it while the caller writes this one."""
+        if not isinstance(self._db, PostgresSession):
+            yield from super().record_lines(table, operations, page)
+            return
+        self._cursors += 1  # a name of its own: a walk left unfinished keeps its cursor open
+        name = f"sgam_lines_{self._cursors}"
+        keys = ", ".join(table.order)
+        line = self.utf8(self.line_sql(table, operations))
+        self._db.run(f"DECLARE {name} NO SCROLL CURSOR FOR SELECT {keys}, {line} FROM {self.source(table)} "
+                     f"WHERE tenant = ? ORDER BY {keys}", (self.tenant,))
+        fetch = f"FETCH FORWARD {int(page)} FROM {name}"
+        sent = self._db.send(fetch)
+        while True:
+            rows = sent.fetchall()
+            if len(rows) == page:
+                sent = self._db.send(fetch)
+            if rows:
+                yield rows
+            if len(rows) < page:
+                break
+        self._db.run(f"CLOSE {name}")
+
+    def utf8(self, text: str) -> str:
+        return f"convert_to({text}, 'UTF8')"
+
     def plain(self, table: PortableTable, column: str) -> str:
-        """``to_json`` escapes text as Python's encoder does. A double's text is its
+        """``to_json`` escapes text as Python's encoder does; an integer's text is its JSON
+        text. A double's text is its
         shortest (``extra_float_digits`` 1, the default; checked by reading it back),
         with ``.0`` added to a whole number as Python writes it."""
-        if (table.name, column) not in self._real_columns():
+        kind = self._column_types().get((table.name, column))
+        if kind in INTEGERS:
+            return f"COALESCE({column}::text, 'null')"
+        if kind not in REALS:
             return f"COALESCE(to_json({column})::text, 'null')"
         return (f"CASE WHEN {column} IS NULL THEN 'null' WHEN {REAL_RANGE.format(c=column)} "
                 f"AND {column}::text::float8 = {column} THEN {column}::text "
-                f"|| CASE WHEN {column} = trunc({column}) THEN '.0' ELSE '' END END")
+                f"|| CASE WHEN {column} = trunc({column}) THEN '.0' ELSE '' END ELSE chr(1) END")
 
-    def _real_columns(self) -> frozenset[tuple[str, str]]:
-        if self._reals is None:
-            found = self._db.rows("SELECT table_name, column_name FROM information_schema.columns "
-                                  "WHERE table_schema = current_schema() AND data_type IN ('double precision', 'real')")
-            self._reals = frozenset((str(name), str(column)) for name, column in found)
-        return self._reals
+    def _column_types(self) -> dict[tuple[str, str], str]:
+        if self._types is None:
+            found = self._db.rows("SELECT table_name, column_name, data_type FROM information_schema.columns "
+                                  "WHERE table_schema = current_schema()")
+            self._types = {(str(name), str(column)): str(kind) for name, column, kind in found}
+        return self._types
 
     def imported(self) -> None:
         for cache in (self._schemas, self._quiet):
