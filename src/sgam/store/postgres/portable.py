@@ -11,6 +11,10 @@ from .._sql.portable import PortableRows
 from .._sql.portable_lines import REAL_RANGE
 from .._sql.session import Session
 
+KEYS_DEFERRED = "sgam.keys_deferred"
+"""The setting under which the operations' insert trigger lists no ledger key (the
+baseline's ``operations_key_insert``)."""
+
 
 class PostgresPortableRows(PortableRows):
     def __init__(self, db: Session, tenant: str, forget: dict[str, Any] | None = None,
@@ -42,7 +46,17 @@ class PostgresPortableRows(PortableRows):
             self._reals = frozenset((str(name), str(column)) for name, column in found)
         return self._reals
 
+    def importing(self) -> None:
+        """The operations' statement trigger lists no key while the import runs (a
+        statement per batch of operations, each reading its batch's keys): ``imported``
+        lists them all in one statement. ``SET LOCAL``, as the tenant is set, reaches a
+        distributed database's workers too."""
+        self._db.run(f"SET LOCAL {KEYS_DEFERRED} = on")
+
     def imported(self) -> None:
+        self._db.run("INSERT INTO ledger_keys (tenant, subject, attribute) "
+                     "SELECT DISTINCT tenant, subject, attribute FROM operations WHERE tenant = ?", (self.tenant,))
+        self._db.run(f"SET LOCAL {KEYS_DEFERRED} = off")
         for cache in (self._schemas, self._quiet):
             if cache is not None:
                 cache.pop(self.tenant, None)

@@ -228,7 +228,9 @@ SCRIPT = """
     CREATE INDEX ledger_keys_members ON ledger_keys (tenant, subject, attribute COLLATE "C");
 
     -- Statement-level with transition tables: a batch of a thousand operations is one
-    -- INSERT here, not a thousand. They run as the caller, so RLS scopes them too.
+    -- INSERT here, not a thousand. They run as the caller, so RLS scopes them too. An
+    -- import sets sgam.keys_deferred for its transaction and lists every key of the
+    -- tenant once at its end (one statement, instead of one per batch of operations).
     CREATE FUNCTION sgam_ledger_keys_added() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         INSERT INTO ledger_keys (tenant, subject, attribute)
@@ -237,7 +239,9 @@ SCRIPT = """
         RETURN NULL;
     END $$;
     CREATE TRIGGER operations_key_insert AFTER INSERT ON operations
-        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION sgam_ledger_keys_added();
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT
+        WHEN (current_setting('sgam.keys_deferred', true) IS DISTINCT FROM 'on')
+        EXECUTE FUNCTION sgam_ledger_keys_added();
 
     CREATE FUNCTION sgam_ledger_keys_removed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
