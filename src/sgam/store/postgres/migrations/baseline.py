@@ -272,12 +272,12 @@ SCRIPT = """
     );
     CREATE INDEX ledger_key_terms_by_key ON ledger_key_terms (tenant, key_id);
 
-    -- Runs as the caller, so RLS scopes it like the insert that fired it.
+    -- Runs as the caller, so RLS scopes it like the insert that fired it. No conflict to
+    -- check: the keys are new (their ids just made) and a tsvector's lexemes distinct.
     CREATE FUNCTION sgam_ledger_key_terms_added() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         INSERT INTO ledger_key_terms (tenant, lexeme, key_id)
-            SELECT a.tenant, l.lexeme, a.key_id FROM added a, unnest(tsvector_to_array(a.search)) AS l(lexeme)
-            ON CONFLICT DO NOTHING;
+            SELECT a.tenant, l.lexeme, a.key_id FROM added a, unnest(tsvector_to_array(a.search)) AS l(lexeme);
         RETURN NULL;
     END $$;
     CREATE TRIGGER ledger_keys_terms_insert AFTER INSERT ON ledger_keys
