@@ -18,7 +18,7 @@ from tests.store.test_postgres_checkpoint_calls import _put, pipelines
 from sgam import Memory
 from sgam.access import checked_call, create_key
 from sgam.langgraph import SgamSaver
-from sgam.store._sql.dialect import CITUS, POSTGRES, SQLITE, quoted
+from sgam.store._sql.dialect import CITUS, POSTGRES, SQLITE, quoted, to_numbered
 from sgam.store._sql.session import chunks, in_list
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres.distribute import dialect_of
@@ -94,6 +94,32 @@ def test_sqlite_batches_fit_its_parameter_limit_and_store_every_row() -> None:
         for statement, params in sent:
             db.run(statement, params)
         assert db.rows("SELECT a, b, c FROM t ORDER BY a") == rows
+
+
+def test_a_numbered_statement_keeps_its_literals_and_drops_hints() -> None:
+    portable = ("SELECT a FROM assertions INDEXED BY assertions_current WHERE tenant = ? "
+                "AND value LIKE '%x' AND valid_from <= ?")
+    assert to_numbered(portable) == (
+        "SELECT a FROM assertions WHERE tenant = $1 AND value LIKE '%x' AND valid_from <= $2"
+    )
+
+
+def test_wide_statements_run_numbered_in_their_place_in_a_pipeline(postgres: PostgresUrls) -> None:
+    """Over 50 parameters a statement goes on a raw cursor of the same connection: in a
+    pipeline it still runs after what was sent before it and before what follows."""
+    rows = [(i, f"v%{i}") for i in range(60)]
+    wide = "INSERT INTO t (a, b) VALUES " + ", ".join(["(?, ?)"] * 30)
+    with psycopg.connect(postgres.admin) as conn:
+        conn.execute("CREATE TEMP TABLE t (a integer PRIMARY KEY, b text)")
+        db = PostgresSession(conn.cursor(), POSTGRES)
+        with conn.pipeline():
+            db.run("INSERT INTO t (a, b) VALUES (?, ?)", (-1, "first"))
+            db.run_many(wide, [[v for row in rows[:30] for v in row], [v for row in rows[30:] for v in row]])
+            db.run("UPDATE t SET b = b || '!' WHERE a >= ?", (0,))
+            db.run(wide.replace(", (?, ?)", "", 29) + ", (?, ?)" * 25, [v for i in range(100, 126) for v in (i, "x")])
+        assert db.rows("SELECT a, b FROM t WHERE a < 100 ORDER BY a") == [(-1, "first")] + [
+            (a, b + "!") for a, b in rows]
+        assert db.rows("SELECT count(*) FROM t WHERE a >= 100") == [(26,)]
 
 
 def test_postgres_batches_store_every_row(postgres: PostgresUrls) -> None:

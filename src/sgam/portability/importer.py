@@ -78,6 +78,7 @@ def _apply(ledger: Ledger, txn: WriteTransaction, header: Header, path: str | Pa
     if held:
         raise ConflictError(f"tenant {txn.tenant!r} already holds data (in {', '.join(held)}): "
                             "import only into a tenant that holds nothing")
+    rows.importing()
     state = _Applying(ledger, txn, rows, header.counts.get("operations", 0))
     total = sum(header.counts.values())
     for done, (table, values, rank) in enumerate(records(path, header), start=1):

@@ -34,6 +34,15 @@ def to_format(sql: str) -> str:
     return found
 
 
+@lru_cache(maxsize=64)
+def to_numbered(sql: str) -> str:
+    """A portable statement with numbered placeholders (``$1``, ``$2``…), as the server
+    takes it: for psycopg's raw cursor, which sends a statement as it is. Remembered:
+    the statements it serves (wide multi-row inserts) repeat."""
+    parts = _HINT.sub("", sql).split("?")
+    return "".join(part + f"${number}" for number, part in enumerate(parts[:-1], start=1)) + parts[-1]
+
+
 def quoted(value: str) -> str:
     """``value`` as a PostgreSQL string literal, right whatever
     ``standard_conforming_strings`` says: quotes doubled, and with a backslash the

@@ -128,6 +128,11 @@ class PortableRows(LineStatements):
         return sum(self._db.count(f"DELETE FROM {table.name} WHERE tenant = ?", (self.tenant,))
                    for table in reversed(tables))
 
+    def importing(self) -> None:
+        """An import is about to write the tenant's rows: upkeep of derived index data
+        that the store can do once for all of them waits for ``imported``."""
+
     def imported(self) -> None:
-        """An import has written the tenant's rows behind the unit of work's back: forget
-        what the store remembers of the tenant (it held nothing before)."""
+        """An import has written the tenant's rows behind the unit of work's back: do the
+        upkeep ``importing`` put off, and forget what the store remembers of the tenant
+        (it held nothing before)."""

@@ -17,6 +17,10 @@ REALS = frozenset({"double precision", "real"})
 INTEGERS = frozenset({"smallint", "integer", "bigint"})
 """Whose text is already their JSON text."""
 
+KEYS_DEFERRED = "sgam.keys_deferred"
+"""The setting under which the operations' insert trigger lists no ledger key (the
+baseline's ``operations_key_insert``)."""
+
 
 class PostgresPortableRows(PortableRows):
     def __init__(self, db: Session, tenant: str, forget: dict[str, Any] | None = None,
@@ -80,7 +84,17 @@ class PostgresPortableRows(PortableRows):
             self._types = {(str(name), str(column)): str(kind) for name, column, kind in found}
         return self._types
 
+    def importing(self) -> None:
+        """The operations' statement trigger lists no key while the import runs (a
+        statement per batch of operations, each reading its batch's keys): ``imported``
+        lists them all in one statement. ``SET LOCAL``, as the tenant is set, reaches a
+        distributed database's workers too."""
+        self._db.run(f"SET LOCAL {KEYS_DEFERRED} = on")
+
     def imported(self) -> None:
+        self._db.run("INSERT INTO ledger_keys (tenant, subject, attribute) "
+                     "SELECT DISTINCT tenant, subject, attribute FROM operations WHERE tenant = ?", (self.tenant,))
+        self._db.run(f"SET LOCAL {KEYS_DEFERRED} = off")
         for cache in (self._schemas, self._quiet):
             if cache is not None:
                 cache.pop(self.tenant, None)

@@ -8,13 +8,21 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import psycopg
+from psycopg.pq import Format
 
 from .._requests import ReadAhead
-from .._sql.dialect import POSTGRES, Dialect
+from .._sql.dialect import POSTGRES, Dialect, to_numbered
 from .._sql.session import Params, Row
 from .adapters import Micros
 
 Cursor = psycopg.Cursor[tuple[Any, ...]]
+RawCursor = psycopg.RawCursor[tuple[Any, ...]]
+
+WIDE = 50
+"""Parameters beyond which psycopg splits a statement's ``%s`` placeholders again at
+every execution instead of once (its cache of converted statements stops there): a
+statement binding more (a multi-row insert, as an import sends by the hundred) goes
+numbered, ``$1``…, on a raw cursor, which sends it as it is."""
 
 
 class Answered:
@@ -82,10 +90,23 @@ class PostgresSession:
         return self.cur
 
     def run(self, sql: str, params: Params = ()) -> None:
-        self._cursor().execute(self.dialect.native(sql), params)
+        if len(params) > WIDE:
+            self._wide().execute(to_numbered(sql), params)
+        else:
+            self._cursor().execute(self.dialect.native(sql), params)
 
     def run_many(self, sql: str, params: Iterable[Params]) -> None:
-        self._cursor().executemany(self.dialect.native(sql), params)
+        if sql.count("?") > WIDE:
+            self._wide().executemany(to_numbered(sql), params)
+        else:
+            self._cursor().executemany(self.dialect.native(sql), params)
+
+    def _wide(self) -> RawCursor:
+        """A raw cursor on the connection of the statements' cursor, after whatever that
+        cursor sends first: the statements stay in order in the connection's pipeline."""
+        raw = RawCursor(self._cursor().connection)
+        raw.format = Format.BINARY
+        return raw
 
     def count(self, sql: str, params: Params = ()) -> int:
         return len(self._cursor().execute(self.dialect.native(f"{sql} RETURNING 1"), params).fetchall())

@@ -228,7 +228,9 @@ SCRIPT = """
     CREATE INDEX ledger_keys_members ON ledger_keys (tenant, subject, attribute COLLATE "C");
 
     -- Statement-level with transition tables: a batch of a thousand operations is one
-    -- INSERT here, not a thousand. They run as the caller, so RLS scopes them too.
+    -- INSERT here, not a thousand. They run as the caller, so RLS scopes them too. An
+    -- import sets sgam.keys_deferred for its transaction and lists every key of the
+    -- tenant once at its end (one statement, instead of one per batch of operations).
     CREATE FUNCTION sgam_ledger_keys_added() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         INSERT INTO ledger_keys (tenant, subject, attribute)
@@ -237,7 +239,9 @@ SCRIPT = """
         RETURN NULL;
     END $$;
     CREATE TRIGGER operations_key_insert AFTER INSERT ON operations
-        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION sgam_ledger_keys_added();
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT
+        WHEN (current_setting('sgam.keys_deferred', true) IS DISTINCT FROM 'on')
+        EXECUTE FUNCTION sgam_ledger_keys_added();
 
     CREATE FUNCTION sgam_ledger_keys_removed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -268,12 +272,12 @@ SCRIPT = """
     );
     CREATE INDEX ledger_key_terms_by_key ON ledger_key_terms (tenant, key_id);
 
-    -- Runs as the caller, so RLS scopes it like the insert that fired it.
+    -- Runs as the caller, so RLS scopes it like the insert that fired it. No conflict to
+    -- check: the keys are new (their ids just made) and a tsvector's lexemes distinct.
     CREATE FUNCTION sgam_ledger_key_terms_added() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         INSERT INTO ledger_key_terms (tenant, lexeme, key_id)
-            SELECT a.tenant, l.lexeme, a.key_id FROM added a, unnest(tsvector_to_array(a.search)) AS l(lexeme)
-            ON CONFLICT DO NOTHING;
+            SELECT a.tenant, l.lexeme, a.key_id FROM added a, unnest(tsvector_to_array(a.search)) AS l(lexeme);
         RETURN NULL;
     END $$;
     CREATE TRIGGER ledger_keys_terms_insert AFTER INSERT ON ledger_keys
