@@ -86,6 +86,11 @@ class Dialect:
     so there a pipeline is wrapped in them (still one round trip)."""
     snapshot: str
     """What opens a read: one transaction, so every statement of it sees one snapshot."""
+    copies_between_tables: bool = True
+    """Whether ``INSERT … SELECT`` from one of a tenant's tables into another whose key is
+    drawn by the database (an identity column) runs where the rows are. Citus plans it by
+    pulling the rows to the coordinator and copying them out, and row-level security
+    refuses ``COPY FROM``: there derived rows are written by the per-batch triggers."""
 
     def native(self, sql: str) -> str:
         """The driver's text of a portable statement."""
@@ -143,6 +148,7 @@ serialise); a unit of work is the READ COMMITTED implicit transaction of its pip
 CITUS = Dialect(
     name="Citus", placeholder="%s", max_parameters=65_535, sets_tenant=True,
     begin="BEGIN", explicit=True, snapshot="BEGIN ISOLATION LEVEL REPEATABLE READ",
+    copies_between_tables=False,
 )
 """PostgreSQL distributed by tenant: as PostgreSQL, but a unit of work's pipeline is
 wrapped in ``BEGIN`` and ``COMMIT`` (still one round trip), inside which the coordinator

@@ -87,14 +87,17 @@ class PostgresPortableRows(PortableRows):
     def importing(self) -> None:
         """The operations' statement trigger lists no key while the import runs (a
         statement per batch of operations, each reading its batch's keys): ``imported``
-        lists them all in one statement. ``SET LOCAL``, as the tenant is set, reaches a
-        distributed database's workers too."""
-        self._db.run(f"SET LOCAL {KEYS_DEFERRED} = on")
+        lists them all in one statement. Where the database cannot copy between its
+        tables in place (Citus), the trigger goes on listing them batch by batch."""
+        if self._db.dialect.copies_between_tables:
+            self._db.run(f"SET LOCAL {KEYS_DEFERRED} = on")
 
     def imported(self) -> None:
-        self._db.run("INSERT INTO ledger_keys (tenant, subject, attribute) "
-                     "SELECT DISTINCT tenant, subject, attribute FROM operations WHERE tenant = ?", (self.tenant,))
-        self._db.run(f"SET LOCAL {KEYS_DEFERRED} = off")
+        if self._db.dialect.copies_between_tables:
+            self._db.run("INSERT INTO ledger_keys (tenant, subject, attribute) "
+                         "SELECT DISTINCT tenant, subject, attribute FROM operations WHERE tenant = ?",
+                         (self.tenant,))
+            self._db.run(f"SET LOCAL {KEYS_DEFERRED} = off")
         for cache in (self._schemas, self._quiet):
             if cache is not None:
                 cache.pop(self.tenant, None)
