@@ -41,6 +41,7 @@ def test_the_preview_is_what_the_erasure_then_does(memory: Memory, kind: str, ta
     preview = memory.preview_forget("acme", **{kind: target})
     assert _state(memory) == before  # looking changes nothing
     assert (preview.kind, preview.target) == (kind, erased_as)
+    assert preview.means == {"mj": "mira", "e2": None}.get(erased_as, erased_as)  # the subject a name means
     assert preview.operations > 0 and preview.keys
     held = {(k.subject, k.attribute): k.before for k in preview.keys}
     for (subject, attribute), values in held.items():  # "now" is what each key holds now
@@ -97,3 +98,12 @@ def test_forget_dry_run_shows_the_preview_and_erases_nothing(store_url: str) -> 
         assert _state(memory) == before
     erased = runner.invoke(app, ["forget", "-t", "acme", "--subject", "Atlas", "--db", store_url, "--json"])
     assert json.loads(erased.stdout)["operations_removed"] == 2
+
+
+def test_forget_dry_run_of_an_alias_names_the_subject_it_means(store_url: str) -> None:
+    with Memory(store_url) as memory:
+        _seed(memory)
+    printed = CliRunner().invoke(app, ["forget", "-t", "acme", "--subject", "MJ", "--dry-run", "--db", store_url],
+                                 env={"COLUMNS": "200"})
+    assert printed.exit_code == 0, printed.output
+    assert "erasing subject mj (a name of mira) would remove 2 recorded operations" in " ".join(printed.output.split())

@@ -163,3 +163,7 @@ def test_the_erase_preview_names_the_subject_as_the_erasure_does(served: Served)
         done = client.post("/ui/erase", data={"kind": "subject", "target": hidden.group(1),
                                               "csrf": csrf_of(client, "/ui/erase")})
         assert done.status_code == 200 and memory.get("acme", "atlas", "city") is None
+        memory.write("acme", "Mira", "city", "Oslo", "2026-06-01T00:00:00Z", "a1")
+        memory.alias("acme", "MJ", "Mira")
+        by_alias = client.get("/ui/erase", params={"kind": "subject", "target": "MJ"})
+        assert '<code class="wrap">mj</code> (a name of <code class="wrap">mira</code>) would remove' in by_alias.text

@@ -132,6 +132,9 @@ class ErasurePreview:
     operations: int
     episodes: int
     keys: list[KeyChange]
+    means: str | None = None
+    """Of a subject: the subject ``target`` means now (itself, or the one it is an alias
+    of), whose every name the erasure reaches; None for an episode."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,7 +151,10 @@ def show_forgotten(result: ForgetResult) -> None:
 
 
 def show_preview(preview: ErasurePreview) -> None:
-    console.print(f"erasing {preview.kind} {preview.target} would remove {preview.operations} recorded operation"
+    named = preview.target
+    if preview.means not in (None, preview.target):
+        named += f" (a name of {preview.means})"
+    console.print(f"erasing {preview.kind} {named} would remove {preview.operations} recorded operation"
                   f"{'' if preview.operations == 1 else 's'} and {preview.episodes} episode"
                   f"{'' if preview.episodes == 1 else 's'}; nothing was erased", markup=False, highlight=False)
 

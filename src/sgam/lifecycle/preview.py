@@ -43,6 +43,7 @@ def erase_for_preview(
 ) -> ErasurePreview:
     """Erase ``target`` in ``txn`` and say what changed; the caller must roll ``txn``
     back. ``target`` is already checked (a subject's id normalised)."""
+    means = txn.resolve_subject(target) if kind == "subject" else None
     watched = _Watched(txn)
     erase = forget_subject if kind == "subject" else forget_episode
     erased = erase(cast(WriteTransaction, watched), target, now, reach, "preview")
@@ -53,4 +54,4 @@ def erase_for_preview(
             continue
         keys.append(KeyChange(subject, split_attribute(attribute)[0], to_assertions(tenant, before),
                               to_assertions(tenant, after)))
-    return ErasurePreview(kind, target, erased.operations, erased.episodes, keys)
+    return ErasurePreview(kind, target, erased.operations, erased.episodes, keys, means)
