@@ -4,6 +4,8 @@ import wrote it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .._portable import PortableTable
 from .._sql.portable import PortableRows
 from .._sql.portable_lines import REAL_RANGE
@@ -11,11 +13,16 @@ from .._sql.session import Session
 from .cache import Cache
 
 
-def _rowid_keys(db: Session, table: str) -> set[str]:
-    """The column of ``table`` that is its rowid, if one is (an ``INTEGER PRIMARY KEY``)."""
-    columns = db.rows(f"PRAGMA table_info({table})")
-    keys = [row for row in columns if row[5]]
-    return {str(keys[0][1])} if len(keys) == 1 and str(keys[0][2]).upper() == "INTEGER" else set()
+@dataclass(frozen=True, slots=True)
+class _Declared:
+    """What ``PRAGMA table_info`` says of a column."""
+
+    type: str
+    """Its declared type, upper case."""
+    required: bool
+    """NOT NULL."""
+    key: bool
+    """Part of the primary key."""
 
 
 def _micros(column: str) -> str:
@@ -32,13 +39,13 @@ class SQLitePortableRows(PortableRows):
     def __init__(self, db: Session, tenant: str, cache: Cache) -> None:
         super().__init__(db, tenant)
         self._cache = cache
-        self._declared: dict[str, dict[str, tuple[str, bool]]] = {}
+        self._declared: dict[str, dict[str, _Declared]] = {}
 
     def source(self, table: PortableTable) -> str:
         """A table paged by its rowid (an ``INTEGER PRIMARY KEY``) is read in rowid order,
         from the page's start on: the planner would otherwise take the tenant's index and
         sort all the tenant's rows for every page."""
-        if len(table.order) == 1 and table.order[0] in _rowid_keys(self._db, table.name):
+        if len(table.order) == 1 and table.order[0] in self._rowid_key(table.name):
             return f"{table.name} NOT INDEXED"
         return table.name
 
@@ -76,17 +83,23 @@ class SQLitePortableRows(PortableRows):
                 f"{', '.join(fields)}, {self.newline})")
 
     def _required(self, table: str, column: str) -> bool:
-        return self._declared_columns(table)[column][1]
+        return self._declared_columns(table)[column].required
+
+    def _rowid_key(self, table: str) -> set[str]:
+        """The column of ``table`` that is its rowid, if one is (an ``INTEGER PRIMARY KEY``)."""
+        keys = [(name, column) for name, column in self._declared_columns(table).items() if column.key]
+        return {keys[0][0]} if len(keys) == 1 and keys[0][1].type == "INTEGER" else set()
 
     def _text_affinity(self, table: str, column: str) -> bool:
         """SQLite's rule: a declared type naming CHAR, CLOB or TEXT, and not INT."""
-        declared = self._declared_columns(table).get(column, ("", False))[0]
-        return "INT" not in declared and any(name in declared for name in ("CHAR", "CLOB", "TEXT"))
+        declared = self._declared_columns(table).get(column)
+        kind = "" if declared is None else declared.type
+        return "INT" not in kind and any(name in kind for name in ("CHAR", "CLOB", "TEXT"))
 
-    def _declared_columns(self, table: str) -> dict[str, tuple[str, bool]]:
-        """Each column's declared type and whether it is NOT NULL."""
+    def _declared_columns(self, table: str) -> dict[str, _Declared]:
+        """Each column's declaration, read once per table."""
         if table not in self._declared:
-            self._declared[table] = {str(row[1]): (str(row[2]).upper(), bool(row[3]))
+            self._declared[table] = {str(row[1]): _Declared(str(row[2]).upper(), bool(row[3]), bool(row[5]))
                                      for row in self._db.rows(f"PRAGMA table_info({table})")}
         return self._declared[table]
 
