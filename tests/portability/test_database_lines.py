@@ -96,4 +96,4 @@ def test_lines_read_a_few_at_a_time_are_the_lines_read_at_once(store: Store) -> 
                 assert [len(page) for page in pages[:-1]] == [2] * (len(pages) - 1), name
                 whole = [row for page in rows.record_lines(table, dense, PAGE) for row in page]
                 assert [row for page in pages for row in page] == whole, name
-                assert len(whole) == rows.count_rows(table), name
+                assert len(whole) == rows.count_rows([table])[name], name

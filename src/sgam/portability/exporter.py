@@ -60,7 +60,7 @@ def export_tenant(ledger: Ledger, tenant: str, path: str | Path, *, threads: boo
 
     with ledger.backend.read(tenant) as reader, open_bytes(path, "w") as out:
         rows = reader.portable()
-        counts = {table.name: rows.count_rows(table) for table in tables}
+        counts = rows.count_rows(tables)
         header = Header(__version__, backend_name, ledger.backend.schema_version(), tenant,
                         instant_text(ledger.now()), threads, {k: v for k, v in counts.items() if v},
                         ledger.digests.of(tenant, *KEY_CHECK))
@@ -68,7 +68,7 @@ def export_tenant(ledger: Ledger, tenant: str, path: str | Path, *, threads: boo
         writer.line(header.record())
         total = sum(counts.values())
         ranks = Ranks(rows)
-        for table in tables:
+        for table in (table for table in tables if counts[table.name]):
             for data, lines in table_text(rows, table, ranks):
                 writer.encoded(data, lines)
                 if progress is not None:

@@ -91,6 +91,10 @@ class Dialect:
     drawn by the database (an identity column) runs where the rows are. Citus plans it by
     pulling the rows to the coordinator and copying them out, and row-level security
     refuses ``COPY FROM``: there derived rows are written by the per-batch triggers."""
+    exports_snapshots: bool = False
+    """Whether other connections can take up a read's snapshot (``pg_export_snapshot``),
+    so that an export builds its lines on several at once. Citus's coordinator would
+    hand over its own snapshot, not its workers'."""
 
     def native(self, sql: str) -> str:
         """The driver's text of a portable statement."""
@@ -140,7 +144,7 @@ upgrade from a read lock to deadlock on), a read is a deferred transaction."""
 
 POSTGRES = Dialect(
     name="PostgreSQL", placeholder="%s", max_parameters=65_535, sets_tenant=True,
-    begin="BEGIN", explicit=False, snapshot="BEGIN ISOLATION LEVEL REPEATABLE READ",
+    begin="BEGIN", explicit=False, snapshot="BEGIN ISOLATION LEVEL REPEATABLE READ", exports_snapshots=True,
 )
 """A read is one REPEATABLE READ transaction (it only reads, so it never fails to
 serialise); a unit of work is the READ COMMITTED implicit transaction of its pipeline."""

@@ -54,9 +54,14 @@ class PortableRows(LineStatements):
                 return
             after = rows[-1][:len(keys)]
 
-    def count_rows(self, table: PortableTable) -> int:
-        row = self._db.row(f"SELECT count(*) FROM {table.name} WHERE tenant = ?", (self.tenant,))
-        return int(row[0]) if row else 0
+    def count_rows(self, tables: Sequence[PortableTable]) -> dict[str, int]:
+        """The tenant's rows in each of ``tables``, in one statement."""
+        if not tables:
+            return {}
+        counted = ", ".join(f"(SELECT count(*) FROM {table.name} WHERE tenant = ?)" for table in tables)
+        row = self._db.row(f"SELECT {counted}", (self.tenant,) * len(tables))
+        assert row is not None
+        return {table.name: int(count) for table, count in zip(tables, row, strict=True)}
 
     def tables_holding_rows(self, tables: Sequence[PortableTable]) -> list[str]:
         """Those of ``tables`` with a row of the tenant: one indexed probe each."""

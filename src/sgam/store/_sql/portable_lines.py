@@ -39,7 +39,8 @@ class LineStatements(Scoped, ABC):
 
     @abstractmethod
     def instant(self, column: str) -> str:
-        """SQL for the RFC 3339 text (no quotes) of an instant column that is not NULL."""
+        """SQL for the JSON string (quotes included) of an instant column's RFC 3339 text,
+        NULL for NULL."""
 
     @abstractmethod
     def plain(self, table: PortableTable, column: str) -> str:
@@ -67,7 +68,7 @@ class LineStatements(Scoped, ABC):
 
     def _field(self, table: PortableTable, column: str, operations: int | None) -> str:
         if column in table.times:
-            return f"CASE WHEN {column} IS NULL THEN 'null' ELSE '\"' || {self.instant(column)} || '\"' END"
+            return f"COALESCE({self.instant(column)}, 'null')"
         if column in table.flags:
             return f"CASE WHEN {column} IS NULL THEN 'null' WHEN {column} THEN 'true' ELSE 'false' END"
         if column in table.values:
@@ -99,6 +100,26 @@ class LineStatements(Scoped, ABC):
             if len(rows) < page:
                 return
             after = rows[-1][:len(keys)]
+
+    def page_bounds(self, table: PortableTable, page: int) -> list[Row]:
+        """The paging key of every ``page``-th row of ``table`` in ``order``: the pages
+        between them can be built apart, each by a statement of its own (the key's index
+        alone is read)."""
+        keys = ", ".join(table.order)
+        return self._db.rows(f"SELECT {keys} FROM (SELECT {keys}, row_number() OVER (ORDER BY {keys}) AS place "
+                             f"FROM {table.name} WHERE tenant = ?) ranked WHERE place % {int(page)} = 0 "
+                             f"ORDER BY {keys}", (self.tenant,))
+
+    def page_statement(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
+                       upto: Sequence[Any] | None) -> tuple[str, tuple[Any, ...]]:
+        """The SELECT of ``table``'s lines (as ``record_lines`` gives them) whose paging key
+        is past ``after`` and up to ``upto`` (None: no bound)."""
+        keys = ", ".join(table.order)
+        marks = ", ".join("?" * len(table.order))
+        where = "" if after is None else f" AND ({keys}) > ({marks})"
+        where += "" if upto is None else f" AND ({keys}) <= ({marks})"
+        return (f"SELECT {keys}, {self.utf8(self.line_sql(table, operations))} FROM {self.source(table)} "
+                f"WHERE tenant = ?{where} ORDER BY {keys}", (self.tenant, *(after or ()), *(upto or ())))
 
     def stored_row(self, table: PortableTable, key: Sequence[Any]) -> Row:
         """One row as ``table_rows`` gives it, by its paging key."""

@@ -61,6 +61,7 @@ from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, verify_checksums
 from .items import ItemReads
 from .keys import check_key_alone, send_key_check
+from .lanes import SnapshotLanes
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
@@ -90,8 +91,11 @@ class PostgresReader(
     def __init__(
         self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, dialect: Dialect, *,
         alone: bool = False, key: KeyToCheck | None = None,
+        pool: ConnectionPool[psycopg.Connection[Any]] | None = None,
     ) -> None:
         self._conn = conn
+        self._pool = pool
+        self._lanes: SnapshotLanes | None = None
         self._dialect = dialect
         self._key = key
         self.sent_key = False
@@ -162,7 +166,20 @@ class PostgresReader(
         return PostgresDocuments(self._db, self.tenant, lock_key)
 
     def portable(self) -> PostgresPortableRows:
-        return PostgresPortableRows(self._db, self.tenant)
+        return PostgresPortableRows(self._db, self.tenant, lanes=self._snapshot_lanes)
+
+    def _snapshot_lanes(self) -> SnapshotLanes | None:
+        """Connections on this read's snapshot (``lanes.py``), opened on first use and
+        closed when the read ends; None where the database cannot share the snapshot or
+        the pool has no connection to spare."""
+        if self._pool is None or not self._dialect.exports_snapshots:
+            return None
+        if self._lanes is None:
+            exported = self._session.row("SELECT pg_export_snapshot()")
+            assert exported is not None
+            self._lanes = SnapshotLanes(self._pool, self._dialect, self.tenant, str(exported[0]))
+            self._scope.callback(self._lanes.close)
+        return self._lanes if self._lanes.count else None
 
     def prefetch(self, requests: Sequence[ReadAhead]) -> None:
         """Plan the statement of each read named (``ahead.py``). Asked before the deadline
@@ -331,7 +348,7 @@ class PostgresBackend:
         key = context.key_unchecked()
         with map_postgres_errors(), self._pool.connection() as conn:
             with ExitStack() as scope:
-                reader = PostgresReader(conn, tenant, scope, self.dialect, key=key)
+                reader = PostgresReader(conn, tenant, scope, self.dialect, key=key, pool=self._pool)
                 yield reader
             if key is not None and reader.sent_key:
                 key.checked = True

@@ -4,13 +4,15 @@ an import wrote them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from itertools import pairwise
 from typing import Any
 
 from .._portable import PortableTable
 from .._sql.portable import PortableRows
 from .._sql.portable_lines import REAL_RANGE
 from .._sql.session import Row, Session
+from .lanes import SnapshotLanes
 from .session import PostgresSession
 
 REALS = frozenset({"double precision", "real"})
@@ -24,23 +26,36 @@ baseline's ``operations_key_insert``)."""
 
 class PostgresPortableRows(PortableRows):
     def __init__(self, db: Session, tenant: str, forget: dict[str, Any] | None = None,
-                 quiet: dict[str, int] | None = None) -> None:
+                 quiet: dict[str, int] | None = None, lanes: Callable[[], SnapshotLanes | None] | None = None) -> None:
         super().__init__(db, tenant)
         self._schemas = forget
         self._quiet = quiet
+        self._lanes = lanes
         self._types: dict[tuple[str, str], str] | None = None
         self._cursors = 0
 
     newline = "chr(10)"
 
     def instant(self, column: str) -> str:
-        return f"to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+        """``to_char`` writes the quotes too (a pattern's ``\\"``): two concatenations
+        fewer a row for each instant."""
+        return f"to_char({column} AT TIME ZONE 'UTC', E'\\\\\"YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\\\\\"')"
 
     def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[list[Row]]:
-        """Pages of one cursor over the lines, the next page asked for before this one is
+        """A table of more than one page, in a read whose snapshot other connections can
+        take up: its pages built on the read's lanes (``lanes.py``) side by side. Otherwise
+        pages of one cursor over the lines, the next page asked for before this one is
         given: the server builds it while the caller writes this one."""
         if not isinstance(self._db, PostgresSession):
             yield from super().record_lines(table, operations, page)
+            return
+        lanes = self._lanes() if self._lanes is not None else None
+        bounds = self.page_bounds(table, page) if lanes is not None else []
+        if lanes is not None and bounds:
+            statements = [self.page_statement(table, operations, after, upto)
+                          for after, upto in pairwise([None, *bounds, None])]
+            native = [(self._db.dialect.native(sql), params) for sql, params in statements]
+            yield from (rows for rows in lanes.pages(native) if rows)
             return
         self._cursors += 1  # a name of its own: a walk left unfinished keeps its cursor open
         name = f"sgam_lines_{self._cursors}"

@@ -55,7 +55,7 @@ class SQLitePortableRows(PortableRows):
     def instant(self, column: str) -> str:
         """Whole seconds rounded down (``%`` truncates towards zero), then the microseconds
         (``datetime`` costs a third of ``strftime`` with a pattern)."""
-        return f"{_seconds(column)} || '.' || substr(1000000 + {_micros(column)}, 2) || 'Z'"
+        return f"'\"' || {_seconds(column)} || '.' || substr(1000000 + {_micros(column)}, 2) || 'Z\"'"
 
     def plain(self, table: PortableTable, column: str) -> str:
         """``json_quote`` escapes text as Python's encoder does; a real goes as its 15-digit

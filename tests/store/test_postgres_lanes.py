@@ -1,0 +1,115 @@
+"""A PostgreSQL export builds a big table's lines on lanes: pooled connections that took up
+the read's exported snapshot. What they build is the read's snapshot, page for page in
+order, as the read's own cursor builds it; a walk left unfinished or a failing lane gives
+every connection back to the pool, out of its transaction."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+from tests.conftest import ManualClock, PostgresUrls
+
+from sgam import Memory
+from sgam.portability.exporter import Ranks
+from sgam.store._portable import TABLES_BY_NAME
+from sgam.store.postgres import PostgresBackend
+from sgam.store.postgres import lanes as lanes_module
+from sgam.store.postgres.backend import PostgresReader
+from sgam.store.postgres.lanes import SnapshotLanes
+
+TENANT = "acme"
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _fill(memory: Memory, facts: int) -> None:
+    memory.add_episode(TENANT, "e1", T0, "what the team said")
+    memory.write_many(TENANT, [{"subject": f"s{n}", "attribute": "city", "value": f"city {n}",
+                                "valid_from": "2026-01-01T00:00:00Z", "source": "e1"} for n in range(facts)])
+
+
+def _lines(reader: PostgresReader, name: str, page: int) -> list[bytes]:
+    rows = reader.portable()
+    return [bytes(row[-1]) for stored in rows.record_lines(TABLES_BY_NAME[name], Ranks(rows).dense, page)
+            for row in stored]
+
+
+def _backend(memory: Memory) -> PostgresBackend:
+    backend = memory.backend
+    assert isinstance(backend, PostgresBackend)
+    if not backend.dialect.exports_snapshots:
+        pytest.skip("this database does not share a read's snapshot (Citus)")
+    return backend
+
+
+def test_lanes_build_the_pages_the_read_builds_alone(postgres: PostgresUrls) -> None:
+    with Memory(postgres.app, clock=ManualClock()) as memory:
+        _fill(memory, 23)
+        backend = _backend(memory)
+        with backend.read(TENANT) as reader:
+            reader._pool = None  # no lanes: the read's own cursor
+            alone = _lines(reader, "operations", 5)
+        with backend.read(TENANT) as reader:
+            laned = _lines(reader, "operations", 5)
+            assert reader._lanes is not None and reader._lanes.count == lanes_module.LANES
+    assert len(alone) == 23 and laned == alone
+
+
+def test_lanes_read_the_snapshot_of_the_read_not_what_committed_since(postgres: PostgresUrls) -> None:
+    with Memory(postgres.app, clock=ManualClock()) as memory:
+        _fill(memory, 12)
+        backend = _backend(memory)
+        with backend.read(TENANT) as reader:
+            assert reader.portable().count_rows([TABLES_BY_NAME["operations"]]) == {"operations": 12}
+            memory.write(TENANT, "late", "city", "Oslo", T0, "e1")  # commits after the read's snapshot
+            laned = _lines(reader, "operations", 2)
+        with backend.read(TENANT) as reader:
+            later = _lines(reader, "operations", 2)
+    assert len(laned) == 12 and len(later) == 13
+    assert not any(b'"late"' in line for line in laned)
+
+
+def test_a_walk_left_unfinished_gives_the_lanes_back_out_of_their_transactions(postgres: PostgresUrls) -> None:
+    with Memory(postgres.app, clock=ManualClock()) as memory:
+        _fill(memory, 40)
+        backend = _backend(memory)
+        with backend.read(TENANT) as reader:
+            rows = reader.portable()
+            walk = rows.record_lines(TABLES_BY_NAME["operations"], Ranks(rows).dense, 2)
+            assert len(next(walk)) == 2
+            walk.close()
+            lanes = reader._lanes
+            assert lanes is not None and lanes.count == lanes_module.LANES
+            held = list(lanes._conns)
+        assert lanes.count == 0
+        assert all(conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE for conn in held)
+        assert memory.get(TENANT, "s3", "city").value == "city 3"  # the pool still serves
+
+
+def test_a_failing_lane_fails_the_walk_and_the_read_ends_cleanly(postgres: PostgresUrls) -> None:
+    with Memory(postgres.app, clock=ManualClock()) as memory:
+        _fill(memory, 10)
+        backend = _backend(memory)
+        with backend.read(TENANT) as reader:
+            reader.portable().count_rows([TABLES_BY_NAME["operations"]])
+            lanes = reader._snapshot_lanes()
+            assert lanes is not None
+            with pytest.raises(psycopg.errors.UndefinedTable):
+                list(lanes.pages([("SELECT 1", ()), ("SELECT * FROM no_such_table", ()), ("SELECT 2", ())]))
+        assert memory.get(TENANT, "s3", "city").value == "city 3"
+
+
+def test_a_pool_without_a_spare_connection_builds_the_lines_alone(postgres: PostgresUrls) -> None:
+    with Memory(backend=PostgresBackend(postgres.app, max_size=1), clock=ManualClock()) as memory:
+        _fill(memory, 9)
+        with _backend(memory).read(TENANT) as reader:
+            assert len(_lines(reader, "operations", 2)) == 9
+            assert reader._lanes is not None and reader._lanes.count == 0
+
+
+def test_a_snapshot_id_is_checked_before_it_is_spliced_into_sql(postgres: PostgresUrls) -> None:
+    with Memory(postgres.app) as memory:
+        backend = _backend(memory)
+        with pytest.raises(ValueError, match="not a snapshot id"):
+            SnapshotLanes(backend._pool, backend.dialect, TENANT, "1-2'; DROP TABLE operations; --")
