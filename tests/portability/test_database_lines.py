@@ -49,7 +49,9 @@ def _compare(memory: Memory) -> tuple[int, int]:
             assert sum(lines for _, lines in pieces) == len(expected), table.name
             if rows.renders(table, by_database.dense):
                 for page in rows.record_lines(table, by_database.dense, PAGE):
-                    unwritten = [UNWRITTEN in row[-1] for row in page]
+                    keyed = page.keyed()
+                    assert b"".join(row[-1] for row in keyed) == page.text and len(keyed) == page.lines
+                    unwritten = [UNWRITTEN in row[-1] for row in keyed]
                     written += unwritten.count(False)
                     left += unwritten.count(True)
     return written, left
@@ -93,7 +95,8 @@ def test_lines_read_a_few_at_a_time_are_the_lines_read_at_once(store: Store) -> 
                 table = TABLES_BY_NAME[name]
                 next(rows.record_lines(table, dense, 1))  # a walk left unfinished
                 pages = list(rows.record_lines(table, dense, 2))
-                assert [len(page) for page in pages[:-1]] == [2] * (len(pages) - 1), name
-                whole = [row for page in rows.record_lines(table, dense, PAGE) for row in page]
-                assert [row for page in pages for row in page] == whole, name
+                assert [page.lines for page in pages[:-1]] == [2] * (len(pages) - 1), name
+                whole = [row for page in rows.record_lines(table, dense, PAGE) for row in page.keyed()]
+                assert [row for page in pages for row in page.keyed()] == whole, name
+                assert b"".join(page.text for page in pages) == b"".join(row[-1] for row in whole), name
                 assert len(whole) == rows.count_rows([table])[name], name

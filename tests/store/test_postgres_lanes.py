@@ -30,9 +30,14 @@ def _fill(memory: Memory, facts: int) -> None:
 
 
 def _lines(reader: PostgresReader, name: str, page: int) -> list[bytes]:
+    """The table's lines, each page checked against its rows read again by key."""
     rows = reader.portable()
-    return [bytes(row[-1]) for stored in rows.record_lines(TABLES_BY_NAME[name], Ranks(rows).dense, page)
-            for row in stored]
+    lines: list[bytes] = []
+    for built in rows.record_lines(TABLES_BY_NAME[name], Ranks(rows).dense, page):
+        keyed = [bytes(row[-1]) for row in built.keyed()]
+        assert b"".join(keyed) == built.text and len(keyed) == built.lines
+        lines += keyed
+    return lines
 
 
 def _backend(memory: Memory) -> PostgresBackend:
@@ -77,7 +82,7 @@ def test_a_walk_left_unfinished_gives_the_lanes_back_out_of_their_transactions(p
         with backend.read(TENANT) as reader:
             rows = reader.portable()
             walk = rows.record_lines(TABLES_BY_NAME["operations"], Ranks(rows).dense, 2)
-            assert len(next(walk)) == 2
+            assert next(walk).lines == 2
             walk.close()
             lanes = reader._lanes
             assert lanes is not None and lanes.count == lanes_module.LANES
@@ -85,6 +90,24 @@ def test_a_walk_left_unfinished_gives_the_lanes_back_out_of_their_transactions(p
         assert lanes.count == 0
         assert all(conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE for conn in held)
         assert memory.get(TENANT, "s3", "city").value == "city 3"  # the pool still serves
+
+
+def test_a_walk_its_caller_drops_unfinished_ends_with_the_read(postgres: PostgresUrls) -> None:
+    """Its threads are stopped before their connections go back to the pool."""
+    with Memory(postgres.app, clock=ManualClock()) as memory:
+        _fill(memory, 40)
+        backend = _backend(memory)
+        with backend.read(TENANT) as reader:
+            rows = reader.portable()
+            walk = rows.record_lines(TABLES_BY_NAME["operations"], Ranks(rows).dense, 2)
+            assert next(walk).lines == 2  # the walk is neither finished nor closed when the read ends
+            lanes = reader._lanes
+            assert lanes is not None
+            held = list(lanes._conns)
+        assert lanes.count == 0 and not lanes._walking
+        assert all(conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE for conn in held)
+        assert memory.get(TENANT, "s3", "city").value == "city 3"
+        walk.close()
 
 
 def test_a_failing_lane_fails_the_walk_and_the_read_ends_cleanly(postgres: PostgresUrls) -> None:

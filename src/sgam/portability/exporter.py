@@ -122,19 +122,19 @@ def table_text(rows: PortableRowStore, table: PortableTable, ranks: Ranks) -> It
     """``table``'s lines as UTF-8 a piece at a time, with the number of lines in each:
     written by the database where it can, as bytes that go to the file untouched."""
     if not rows.renders(table, ranks.dense):
-        for page in _pages(table_lines(rows, table, ranks)):
-            yield "".join(page).encode(), len(page)
+        for encoded in _pages(table_lines(rows, table, ranks)):
+            yield "".join(encoded).encode(), len(encoded)
         return
     keys = len(table.order)
     encoder = ENCODERS[table.name]
-    for stored in rows.record_lines(table, ranks.dense, PAGE):
-        data = b"".join([row[keys] for row in stored])
+    for page in rows.record_lines(table, ranks.dense, PAGE):
+        data = page.text
         if UNWRITTEN in data:
             data = b"".join([row[keys] if UNWRITTEN not in row[keys] else
                              encoder.line(_renumbered(table, list(rows.stored_row(table, row[:keys])[keys:]),
                                                       ranks)).encode()
-                             for row in stored])
-        yield data, len(stored)
+                             for row in page.keyed()])
+        yield data, page.lines
 
 
 def _renumbered(table: PortableTable, values: list[Any], ranks: Ranks) -> list[Any]:

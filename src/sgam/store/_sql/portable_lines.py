@@ -16,7 +16,8 @@ one call instead of a chain of ``||``. A backend supplies the few spellings that
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .._portable import RANKED, PortableTable
@@ -30,6 +31,22 @@ REAL_RANGE = "({c} = 0 OR (abs({c}) >= 0.0001 AND abs({c}) < 1e15))"
 """Real numbers Python writes without an exponent (``repr`` switches to one below 1e-4
 and from 1e16; 1e15 keeps clear of the databases' own switch): outside it, Python
 encodes the row."""
+
+
+@dataclass(frozen=True, slots=True)
+class LinePage:
+    """Whole lines of a table in ``order``, as UTF-8: what an export writes as it is,
+    unless it holds ``UNWRITTEN``; then ``keyed`` gives the page's rows, each its paging
+    key's columns and then its line, so that the caller encodes the lines left to it."""
+
+    text: bytes
+    lines: int
+    keyed: Callable[[], list[Row]]
+
+
+def page_of(rows: list[Row]) -> LinePage:
+    """A page of rows that are already each a key and a line."""
+    return LinePage(b"".join([row[-1] for row in rows]), len(rows), lambda: rows)
 
 
 class LineStatements(Scoped, ABC):
@@ -84,9 +101,8 @@ class LineStatements(Scoped, ABC):
                                     for column in table.columns)
         return f"'{{\"table\":\"{table.name}\",\"row\":{{' || {fields} || '}}}}' || {self.newline}"
 
-    def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[list[Row]]:
-        """Pages of ``table``'s rows in ``order``, each row its paging key's columns and
-        then its line as UTF-8 bytes (holding ``UNWRITTEN`` where the caller encodes the row)."""
+    def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[LinePage]:
+        """``table``'s lines in ``order``, ``page`` rows at a time."""
         keys = table.order
         tail = ", ".join(keys)
         selected = f"{tail}, {self.utf8(self.line_sql(table, operations))}"
@@ -96,7 +112,7 @@ class LineStatements(Scoped, ABC):
             rows = self._db.rows(f"SELECT {selected} FROM {self.source(table)} WHERE tenant = ?{where} "
                                  f"ORDER BY {tail} LIMIT {page}", (self.tenant, *(after or ())))
             if rows:
-                yield rows
+                yield page_of(rows)
             if len(rows) < page:
                 return
             after = rows[-1][:len(keys)]
@@ -111,15 +127,21 @@ class LineStatements(Scoped, ABC):
                              f"ORDER BY {keys}", (self.tenant,))
 
     def page_statement(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
-                       upto: Sequence[Any] | None) -> tuple[str, tuple[Any, ...]]:
-        """The SELECT of ``table``'s lines (as ``record_lines`` gives them) whose paging key
-        is past ``after`` and up to ``upto`` (None: no bound)."""
+                       upto: Sequence[Any] | None, *, joined: bool = False) -> tuple[str, tuple[Any, ...]]:
+        """The SELECT of ``table``'s rows whose paging key is past ``after`` and up to
+        ``upto`` (None: no bound), each its key's columns and its line as UTF-8; or,
+        ``joined``, one row: how many lines and their text joined in order (NULL for none),
+        which the server sends as one value instead of a message per row."""
         keys = ", ".join(table.order)
         marks = ", ".join("?" * len(table.order))
         where = "" if after is None else f" AND ({keys}) > ({marks})"
         where += "" if upto is None else f" AND ({keys}) <= ({marks})"
-        return (f"SELECT {keys}, {self.utf8(self.line_sql(table, operations))} FROM {self.source(table)} "
-                f"WHERE tenant = ?{where} ORDER BY {keys}", (self.tenant, *(after or ()), *(upto or ())))
+        line = self.line_sql(table, operations)
+        selected = (f"count(*), string_agg({line}, '' ORDER BY {keys})" if joined
+                    else f"{keys}, {self.utf8(line)}")
+        order = "" if joined else f" ORDER BY {keys}"
+        return (f"SELECT {selected} FROM {self.source(table)} WHERE tenant = ?{where}{order}",
+                (self.tenant, *(after or ()), *(upto or ())))
 
     def stored_row(self, table: PortableTable, key: Sequence[Any]) -> Row:
         """One row as ``table_rows`` gives it, by its paging key."""

@@ -20,6 +20,7 @@ from typing import Any
 
 import psycopg
 from psycopg.pq import TransactionStatus
+from psycopg.types.string import ByteaBinaryLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .._sql.dialect import Dialect
@@ -54,6 +55,8 @@ class SnapshotLanes:
             raise ValueError(f"not a snapshot id: {snapshot!r}")
         self._pool = pool
         self._conns: list[psycopg.Connection[Any]] = []
+        self._walking: list[tuple[threading.Event, list[threading.Thread]]] = []
+        """The stop signal and threads of each walk begun (``pages``) and not yet ended."""
         try:
             for _ in range(LANES):
                 try:
@@ -74,15 +77,17 @@ class SnapshotLanes:
         return len(self._conns)
 
     def pages(self, statements: Sequence[tuple[str, Params]]) -> Iterator[list[Row]]:
-        """The rows of each statement (its own SQL in psycopg's spelling), in the order
-        given: statement ``i`` runs on lane ``i`` modulo the lanes, while the caller takes
-        the ones before it."""
+        """The rows of each statement (its own SQL in psycopg's spelling, text loaded as
+        bytes), in the order given: statement ``i`` runs on lane ``i`` modulo the lanes,
+        while the caller takes the ones before it."""
         lanes = len(self._conns)
         built: list[queue.Queue[list[Row] | BaseException]] = [queue.Queue(maxsize=AHEAD) for _ in range(lanes)]
         stop = threading.Event()
         workers = [threading.Thread(target=_build, args=(conn, statements[lane::lanes], built[lane], stop),
                                     name=f"sgam-lane-{lane}", daemon=True)
                    for lane, conn in enumerate(self._conns)]
+        walk = (stop, workers)
+        self._walking.append(walk)
         for worker in workers:
             worker.start()
         try:
@@ -92,13 +97,16 @@ class SnapshotLanes:
                     raise page
                 yield page
         finally:
-            stop.set()
-            for worker in workers:
-                worker.join()
+            _end(*walk)
+            if walk in self._walking:
+                self._walking.remove(walk)
 
     def close(self) -> None:
         """End each lane's transaction and give its connection back (a broken one is
         closed: the pool replaces it)."""
+        walks, self._walking = self._walking, []
+        for walk in walks:  # a walk its caller dropped unfinished: its threads use the connections
+            _end(*walk)
         conns, self._conns = self._conns, []
         for conn in conns:
             try:
@@ -107,6 +115,13 @@ class SnapshotLanes:
             except psycopg.Error:
                 conn.close()
             self._pool.putconn(conn)
+
+
+def _end(stop: threading.Event, workers: list[threading.Thread]) -> None:
+    stop.set()
+    for worker in workers:
+        if worker.is_alive():
+            worker.join()
 
 
 def _build(conn: psycopg.Connection[Any], statements: Sequence[tuple[str, Params]],
@@ -137,6 +152,9 @@ def _build(conn: psycopg.Connection[Any], statements: Sequence[tuple[str, Params
 
 
 def _send(conn: psycopg.Connection[Any], statement: tuple[str, Params]) -> psycopg.Cursor[Any]:
+    """Text comes back as the UTF-8 bytes the server sent: what a lane builds is written
+    as it is, never decoded and encoded again."""
     cursor = conn.cursor(binary=True)
+    cursor.adapters.register_loader("text", ByteaBinaryLoader)
     cursor.execute(*statement)
     return cursor

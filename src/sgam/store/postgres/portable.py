@@ -5,13 +5,14 @@ an import wrote them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
 from .._portable import PortableTable
 from .._sql.portable import PortableRows
-from .._sql.portable_lines import REAL_RANGE
-from .._sql.session import Row, Session
+from .._sql.portable_lines import REAL_RANGE, LinePage, page_of
+from .._sql.session import Session
 from .lanes import SnapshotLanes
 from .session import PostgresSession
 
@@ -41,7 +42,7 @@ class PostgresPortableRows(PortableRows):
         fewer a row for each instant."""
         return f"to_char({column} AT TIME ZONE 'UTC', E'\\\\\"YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\\\\\"')"
 
-    def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[list[Row]]:
+    def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[LinePage]:
         """A table of more than one page, in a read whose snapshot other connections can
         take up: its pages built on the read's lanes (``lanes.py``) side by side. Otherwise
         pages of one cursor over the lines, the next page asked for before this one is
@@ -52,10 +53,14 @@ class PostgresPortableRows(PortableRows):
         lanes = self._lanes() if self._lanes is not None else None
         bounds = self.page_bounds(table, page) if lanes is not None else []
         if lanes is not None and bounds:
-            statements = [self.page_statement(table, operations, after, upto)
-                          for after, upto in pairwise([None, *bounds, None])]
-            native = [(self._db.dialect.native(sql), params) for sql, params in statements]
-            yield from (rows for rows in lanes.pages(native) if rows)
+            ranges = list(pairwise([None, *bounds, None]))
+            native = [(self._db.dialect.native(sql), params) for sql, params in
+                      (self.page_statement(table, operations, after, upto, joined=True) for after, upto in ranges)]
+            for (after, upto), built in zip(ranges, lanes.pages(native), strict=True):
+                count, text = built[0]
+                if count:
+                    yield LinePage(text, int(count), partial(self._db.rows, *self.page_statement(
+                        table, operations, after, upto)))
             return
         self._cursors += 1  # a name of its own: a walk left unfinished keeps its cursor open
         name = f"sgam_lines_{self._cursors}"
@@ -70,7 +75,7 @@ class PostgresPortableRows(PortableRows):
             if len(rows) == page:
                 sent = self._db.send(fetch)
             if rows:
-                yield rows
+                yield page_of(rows)
             if len(rows) < page:
                 break
         self._db.run(f"CLOSE {name}")
