@@ -4,11 +4,13 @@ import wrote it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from .._portable import PortableTable
 from .._sql.portable import PortableRows
-from .._sql.portable_lines import REAL_RANGE
+from .._sql.portable_lines import REAL_RANGE, LinePage
 from .._sql.session import Session
 from .cache import Cache
 
@@ -51,6 +53,34 @@ class SQLitePortableRows(PortableRows):
 
     def utf8(self, text: str) -> str:
         return f"CAST({text} AS BLOB)"
+
+    def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[LinePage]:
+        """A table paged by one column: each page's lines joined by SQLite (``group_concat``)
+        into one value, with the page's last key, instead of a Python row per line (a
+        fifth of the export's time at 100k rows). SQLite before 3.44 has no ``ORDER BY``
+        inside an aggregate: the page is a subquery with ``ORDER BY`` and ``LIMIT``, which
+        SQLite does not flatten into the aggregate and hands over in its order (the tests
+        hold each page to the rows read one by one)."""
+        if len(table.order) != 1:
+            yield from super().record_lines(table, operations, page)
+            return
+        key = table.order[0]
+        after: int | str | None = None
+        while True:
+            where = "" if after is None else f" AND {key} > ?"
+            found = self._db.row(
+                f"SELECT count(*), max({key}), CAST(group_concat(line, '') AS BLOB) FROM "
+                f"(SELECT {key}, {self.line_sql(table, operations)} AS line FROM {self.source(table)} "
+                f"WHERE tenant = ?{where} ORDER BY {key} LIMIT {int(page)})",
+                (self.tenant, *(() if after is None else (after,))))
+            assert found is not None
+            count, last, text = found
+            if count:
+                yield LinePage(text, count, partial(self._db.rows, *self.page_statement(
+                    table, operations, None if after is None else (after,), (last,))))
+            if count < page:
+                return
+            after = last
 
     def instant(self, column: str) -> str:
         """Whole seconds rounded down (``%`` truncates towards zero), then the microseconds
