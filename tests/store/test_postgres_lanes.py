@@ -13,7 +13,7 @@ from tests.conftest import ManualClock, PostgresUrls
 
 from sgam import Memory
 from sgam.portability.exporter import Ranks
-from sgam.store._portable import TABLES_BY_NAME
+from sgam.store._portable import PORTABLE_TABLES, TABLES_BY_NAME
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres import lanes as lanes_module
 from sgam.store.postgres.backend import PostgresReader
@@ -53,12 +53,15 @@ def test_lanes_build_the_pages_the_read_builds_alone(postgres: PostgresUrls) -> 
         _fill(memory, 23)
         backend = _backend(memory)
         with backend.read(TENANT) as reader:
-            reader._pool = None  # no lanes: the read's own cursor
+            reader._pool = None  # no lanes: the read's own cursor and one count statement
+            alone_counts = reader.portable().count_rows(PORTABLE_TABLES)
             alone = _lines(reader, "operations", 5)
         with backend.read(TENANT) as reader:
+            laned_counts = reader.portable().count_rows(PORTABLE_TABLES)  # counted on the lanes
             laned = _lines(reader, "operations", 5)
             assert reader._lanes is not None and reader._lanes.count == lanes_module.LANES
     assert len(alone) == 23 and laned == alone
+    assert laned_counts == alone_counts and laned_counts["operations"] == 23 and laned_counts["episodes"] == 1
 
 
 def test_lanes_read_the_snapshot_of_the_read_not_what_committed_since(postgres: PostgresUrls) -> None:
@@ -75,7 +78,12 @@ def test_lanes_read_the_snapshot_of_the_read_not_what_committed_since(postgres: 
     assert not any(b'"late"' in line for line in laned)
 
 
-def test_a_walk_left_unfinished_gives_the_lanes_back_out_of_their_transactions(postgres: PostgresUrls) -> None:
+@pytest.mark.parametrize("closed", [True, False], ids=["walk closed", "walk dropped"])
+def test_a_walk_left_unfinished_gives_the_lanes_back_out_of_their_transactions(
+    postgres: PostgresUrls, closed: bool,
+) -> None:
+    """Closed by its caller, or neither finished nor closed when the read ends: its threads
+    stop before their connections go back to the pool."""
     with Memory(postgres.app, clock=ManualClock()) as memory:
         _fill(memory, 40)
         backend = _backend(memory)
@@ -83,30 +91,14 @@ def test_a_walk_left_unfinished_gives_the_lanes_back_out_of_their_transactions(p
             rows = reader.portable()
             walk = rows.record_lines(TABLES_BY_NAME["operations"], Ranks(rows).dense, 2)
             assert next(walk).lines == 2
-            walk.close()
+            if closed:
+                walk.close()
             lanes = reader._lanes
             assert lanes is not None and lanes.count == lanes_module.LANES
             held = list(lanes._conns)
-        assert lanes.count == 0
-        assert all(conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE for conn in held)
-        assert memory.get(TENANT, "s3", "city").value == "city 3"  # the pool still serves
-
-
-def test_a_walk_its_caller_drops_unfinished_ends_with_the_read(postgres: PostgresUrls) -> None:
-    """Its threads are stopped before their connections go back to the pool."""
-    with Memory(postgres.app, clock=ManualClock()) as memory:
-        _fill(memory, 40)
-        backend = _backend(memory)
-        with backend.read(TENANT) as reader:
-            rows = reader.portable()
-            walk = rows.record_lines(TABLES_BY_NAME["operations"], Ranks(rows).dense, 2)
-            assert next(walk).lines == 2  # the walk is neither finished nor closed when the read ends
-            lanes = reader._lanes
-            assert lanes is not None
-            held = list(lanes._conns)
         assert lanes.count == 0 and not lanes._walking
         assert all(conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE for conn in held)
-        assert memory.get(TENANT, "s3", "city").value == "city 3"
+        assert memory.get(TENANT, "s3", "city").value == "city 3"  # the pool still serves
         walk.close()
 
 

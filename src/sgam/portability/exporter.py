@@ -25,6 +25,7 @@ from typing import Any
 from .._core.values import check_tenant
 from ..ledger.service import Ledger
 from ..store._portable import PORTABLE_TABLES, RANKED, THREAD_TABLES, PortableTable
+from ..store._sql.portable import PAGE
 from ..store._sql.portable_lines import UNWRITTEN
 from ..store.contract import PortableRowStore
 from .format import ENCODERS, ExportWriter, Header, instant_text, open_bytes
@@ -103,8 +104,6 @@ Keep = Callable[[PortableTable, dict[str, Any]], bool]
 WRITTEN = 2000
 """Lines encoded here written (and hashed) as one piece."""
 
-PAGE = 5000
-"""Lines the database writes per statement."""
 
 
 def _pages(lines: Iterator[str]) -> Iterator[list[str]]:

@@ -61,7 +61,8 @@ class PortableRows(LineStatements):
         counted = ", ".join(f"(SELECT count(*) FROM {table.name} WHERE tenant = ?)" for table in tables)
         row = self._db.row(f"SELECT {counted}", (self.tenant,) * len(tables))
         assert row is not None
-        return {table.name: int(count) for table, count in zip(tables, row, strict=True)}
+        self._counted = {table.name: int(count) for table, count in zip(tables, row, strict=True)}
+        return self._counted
 
     def tables_holding_rows(self, tables: Sequence[PortableTable]) -> list[str]:
         """Those of ``tables`` with a row of the tenant: one indexed probe each."""

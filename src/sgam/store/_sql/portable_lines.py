@@ -53,6 +53,8 @@ class LineStatements(Scoped, ABC):
     """The SELECT of a table's lines; a backend's rows class gives the spellings."""
 
     newline = "char(10)"
+    _counted: dict[str, int] | None = None
+    """What ``count_rows`` counted in this read, by table."""
 
     @abstractmethod
     def instant(self, column: str) -> str:
@@ -117,14 +119,21 @@ class LineStatements(Scoped, ABC):
                 return
             after = rows[-1][:len(keys)]
 
-    def page_bounds(self, table: PortableTable, page: int) -> list[Row]:
-        """The paging key of every ``page``-th row of ``table`` in ``order``: the pages
-        between them can be built apart, each by a statement of its own (the key's index
-        alone is read)."""
+    def page_bounds_sql(self, table: PortableTable, page: int) -> str:
+        """The SELECT of the paging key and place of every ``page``-th row of ``table`` in
+        ``order`` and of its last row (``pages``): one pass over the key's index."""
         keys = ", ".join(table.order)
-        return self._db.rows(f"SELECT {keys} FROM (SELECT {keys}, row_number() OVER (ORDER BY {keys}) AS place "
-                             f"FROM {table.name} WHERE tenant = ?) ranked WHERE place % {int(page)} = 0 "
-                             f"ORDER BY {keys}", (self.tenant,))
+        return (f"SELECT {keys}, place FROM (SELECT {keys}, row_number() OVER paged AS place, "
+                f"lead(1) OVER paged IS NULL AS last FROM {table.name} WHERE tenant = ? "
+                f"WINDOW paged AS (ORDER BY {keys})) ranked WHERE place % {int(page)} = 0 OR last ORDER BY {keys}")
+
+    @staticmethod
+    def pages(table: PortableTable, page: int, ranked: list[Row]) -> tuple[list[Row], int]:
+        """From ``page_bounds_sql``'s rows: the key every page ends with but the last (the
+        pages between them can be built apart, each by a statement of its own) and how
+        many rows the table holds."""
+        keys = len(table.order)
+        return [row[:keys] for row in ranked if int(row[keys]) % page == 0], int(ranked[-1][keys]) if ranked else 0
 
     def page_statement(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
                        upto: Sequence[Any] | None, *, joined: bool = False) -> tuple[str, tuple[Any, ...]]:
@@ -152,6 +161,11 @@ class LineStatements(Scoped, ABC):
         return row
 
     def operation_numbers(self) -> tuple[int, int]:
-        """How many operations the tenant has and the highest number among them."""
+        """How many operations the tenant has and the highest number among them (the
+        count from ``count_rows`` when it counted them: the highest is then one step down
+        the index, not a pass over the tenant's operations)."""
+        if self._counted is not None and "operations" in self._counted:
+            row = self._db.row("SELECT max(seq) FROM operations WHERE tenant = ?", (self.tenant,))
+            return self._counted["operations"], int(row[0] or 0) if row else 0
         row = self._db.row("SELECT count(*), max(seq) FROM operations WHERE tenant = ?", (self.tenant,))
         return (int(row[0]), int(row[1] or 0)) if row else (0, 0)

@@ -76,15 +76,16 @@ class SnapshotLanes:
     def count(self) -> int:
         return len(self._conns)
 
-    def pages(self, statements: Sequence[tuple[str, Params]]) -> Iterator[list[Row]]:
-        """The rows of each statement (its own SQL in psycopg's spelling, text loaded as
-        bytes), in the order given: statement ``i`` runs on lane ``i`` modulo the lanes,
-        while the caller takes the ones before it."""
+    def pages(self, statements: Sequence[tuple[str, Params]], *, text_as_bytes: bool = True) -> Iterator[list[Row]]:
+        """The rows of each statement (its own SQL in psycopg's spelling; ``text_as_bytes``:
+        text loaded as the UTF-8 bytes the server sent, which an export writes as they
+        are), in the order given: statement ``i`` runs on lane ``i`` modulo the lanes, while
+        the caller takes the ones before it."""
         lanes = len(self._conns)
         built: list[queue.Queue[list[Row] | BaseException]] = [queue.Queue(maxsize=AHEAD) for _ in range(lanes)]
         stop = threading.Event()
-        workers = [threading.Thread(target=_build, args=(conn, statements[lane::lanes], built[lane], stop),
-                                    name=f"sgam-lane-{lane}", daemon=True)
+        workers = [threading.Thread(target=_build, name=f"sgam-lane-{lane}", daemon=True,
+                                    args=(conn, statements[lane::lanes], text_as_bytes, built[lane], stop))
                    for lane, conn in enumerate(self._conns)]
         walk = (stop, workers)
         self._walking.append(walk)
@@ -124,7 +125,7 @@ def _end(stop: threading.Event, workers: list[threading.Thread]) -> None:
             worker.join()
 
 
-def _build(conn: psycopg.Connection[Any], statements: Sequence[tuple[str, Params]],
+def _build(conn: psycopg.Connection[Any], statements: Sequence[tuple[str, Params]], text_as_bytes: bool,
            built: queue.Queue[list[Row] | BaseException], stop: threading.Event) -> None:
     """A lane's thread: each statement sent before the rows of the one before are handed
     over, so the server builds the next page while the caller takes this one."""
@@ -140,21 +141,20 @@ def _build(conn: psycopg.Connection[Any], statements: Sequence[tuple[str, Params
 
     try:
         with conn.pipeline():
-            sent = _send(conn, statements[0]) if statements else None
+            sent = _send(conn, statements[0], text_as_bytes) if statements else None
             for index in range(len(statements)):
                 assert sent is not None
                 rows = sent.fetchall()
-                sent = _send(conn, statements[index + 1]) if index + 1 < len(statements) else None
+                sent = _send(conn, statements[index + 1], text_as_bytes) if index + 1 < len(statements) else None
                 if not hand_over(rows):
                     return
     except BaseException as failed:  # noqa: BLE001 - the caller raises it in its own thread
         hand_over(failed)
 
 
-def _send(conn: psycopg.Connection[Any], statement: tuple[str, Params]) -> psycopg.Cursor[Any]:
-    """Text comes back as the UTF-8 bytes the server sent: what a lane builds is written
-    as it is, never decoded and encoded again."""
+def _send(conn: psycopg.Connection[Any], statement: tuple[str, Params], text_as_bytes: bool) -> psycopg.Cursor[Any]:
     cursor = conn.cursor(binary=True)
-    cursor.adapters.register_loader("text", ByteaBinaryLoader)
+    if text_as_bytes:
+        cursor.adapters.register_loader("text", ByteaBinaryLoader)
     cursor.execute(*statement)
     return cursor

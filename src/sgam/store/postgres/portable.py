@@ -4,15 +4,15 @@ an import wrote them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from itertools import pairwise
 from typing import Any
 
 from .._portable import PortableTable
-from .._sql.portable import PortableRows
+from .._sql.portable import PAGE, PortableRows
 from .._sql.portable_lines import REAL_RANGE, LinePage, page_of
-from .._sql.session import Session
+from .._sql.session import Row, Session
 from .lanes import SnapshotLanes
 from .session import PostgresSession
 
@@ -32,6 +32,8 @@ class PostgresPortableRows(PortableRows):
         self._schemas = forget
         self._quiet = quiet
         self._lanes = lanes
+        self._bounds: dict[str, list[Row]] = {}
+        """Each counted table's page bounds (``count_rows``), until its lines are read."""
         self._types: dict[tuple[str, str], str] | None = None
         self._cursors = 0
 
@@ -51,7 +53,9 @@ class PostgresPortableRows(PortableRows):
             yield from super().record_lines(table, operations, page)
             return
         lanes = self._lanes() if self._lanes is not None else None
-        bounds = self.page_bounds(table, page) if lanes is not None else []
+        bounds = self._bounds.pop(table.name, None) if page == PAGE else None
+        if lanes is not None and bounds is None:
+            bounds, _ = self.pages(table, page, self._db.rows(self.page_bounds_sql(table, page), (self.tenant,)))
         if lanes is not None and bounds:
             ranges = list(pairwise([None, *bounds, None]))
             native = [(self._db.dialect.native(sql), params) for sql, params in
@@ -79,6 +83,21 @@ class PostgresPortableRows(PortableRows):
             if len(rows) < page:
                 break
         self._db.run(f"CLOSE {name}")
+
+    def count_rows(self, tables: Sequence[PortableTable]) -> dict[str, int]:
+        """Where the lines are built on lanes: each table counted by the pass that finds
+        its pages' bounds (``page_bounds_sql``), kept for ``record_lines``, instead of a
+        count and later a second pass over the same keys (half a second a million rows);
+        the tables counted on the lanes side by side."""
+        lanes = self._lanes() if self._lanes is not None and self._db.dialect.exports_snapshots else None
+        if lanes is None:
+            return super().count_rows(tables)
+        statements = [(self._db.dialect.native(self.page_bounds_sql(table, PAGE)), (self.tenant,)) for table in tables]
+        counts: dict[str, int] = {}
+        for table, ranked in zip(tables, lanes.pages(statements, text_as_bytes=False), strict=True):
+            self._bounds[table.name], counts[table.name] = self.pages(table, PAGE, ranked)
+        self._counted = counts
+        return counts
 
     def utf8(self, text: str) -> str:
         return f"convert_to({text}, 'UTF8')"
