@@ -105,7 +105,6 @@ WRITTEN = 2000
 """Lines encoded here written (and hashed) as one piece."""
 
 
-
 def _pages(lines: Iterator[str]) -> Iterator[list[str]]:
     page: list[str] = []
     for line in lines:

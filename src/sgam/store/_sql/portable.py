@@ -20,7 +20,7 @@ from .portable_lines import LineStatements
 from .session import Row
 
 PAGE = 5000
-"""Rows read per statement while an export pages through a table."""
+"""Rows an export reads, or has the database write lines for, per statement."""
 
 
 STATEMENT = 4000

@@ -121,14 +121,14 @@ class LineStatements(Scoped, ABC):
 
     def page_bounds_sql(self, table: PortableTable, page: int) -> str:
         """The SELECT of the paging key and place of every ``page``-th row of ``table`` in
-        ``order`` and of its last row (``pages``): one pass over the key's index."""
+        ``order`` and of its last row (``page_bounds``): one pass over the key's index."""
         keys = ", ".join(table.order)
         return (f"SELECT {keys}, place FROM (SELECT {keys}, row_number() OVER paged AS place, "
                 f"lead(1) OVER paged IS NULL AS last FROM {table.name} WHERE tenant = ? "
                 f"WINDOW paged AS (ORDER BY {keys})) ranked WHERE place % {int(page)} = 0 OR last ORDER BY {keys}")
 
     @staticmethod
-    def pages(table: PortableTable, page: int, ranked: list[Row]) -> tuple[list[Row], int]:
+    def page_bounds(table: PortableTable, page: int, ranked: list[Row]) -> tuple[list[Row], int]:
         """From ``page_bounds_sql``'s rows: the key every page ends with but the last (the
         pages between them can be built apart, each by a statement of its own) and how
         many rows the table holds."""

@@ -55,7 +55,7 @@ class PostgresPortableRows(PortableRows):
         lanes = self._lanes() if self._lanes is not None else None
         bounds = self._bounds.pop(table.name, None) if page == PAGE else None
         if lanes is not None and bounds is None:
-            bounds, _ = self.pages(table, page, self._db.rows(self.page_bounds_sql(table, page), (self.tenant,)))
+            bounds, _ = self.page_bounds(table, page, self._db.rows(self.page_bounds_sql(table, page), (self.tenant,)))
         if lanes is not None and bounds:
             ranges = list(pairwise([None, *bounds, None]))
             native = [(self._db.dialect.native(sql), params) for sql, params in
@@ -89,13 +89,13 @@ class PostgresPortableRows(PortableRows):
         its pages' bounds (``page_bounds_sql``), kept for ``record_lines``, instead of a
         count and later a second pass over the same keys (half a second a million rows);
         the tables counted on the lanes side by side."""
-        lanes = self._lanes() if self._lanes is not None and self._db.dialect.exports_snapshots else None
+        lanes = self._lanes() if self._lanes is not None else None
         if lanes is None:
             return super().count_rows(tables)
         statements = [(self._db.dialect.native(self.page_bounds_sql(table, PAGE)), (self.tenant,)) for table in tables]
         counts: dict[str, int] = {}
         for table, ranked in zip(tables, lanes.pages(statements, text_as_bytes=False), strict=True):
-            self._bounds[table.name], counts[table.name] = self.pages(table, PAGE, ranked)
+            self._bounds[table.name], counts[table.name] = self.page_bounds(table, PAGE, ranked)
         self._counted = counts
         return counts
 
