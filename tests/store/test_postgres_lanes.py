@@ -123,6 +123,20 @@ def test_a_pool_without_a_spare_connection_builds_the_lines_alone(postgres: Post
             assert reader._lanes is not None and reader._lanes.count == 0
 
 
+def test_a_pool_whose_spare_connection_is_taken_builds_the_lines_alone(postgres: PostgresUrls) -> None:
+    """The lane waits a moment (``WAIT``) for the busy pool, then the read goes on alone."""
+    with Memory(backend=PostgresBackend(postgres.app, max_size=2), clock=ManualClock()) as memory:
+        _fill(memory, 9)
+        backend = _backend(memory)
+        taken = backend._pool.getconn()
+        try:
+            with backend.read(TENANT) as reader:
+                assert len(_lines(reader, "operations", 2)) == 9
+                assert reader._lanes is not None and reader._lanes.count == 0
+        finally:
+            backend._pool.putconn(taken)
+
+
 def test_a_snapshot_id_is_checked_before_it_is_spliced_into_sql(postgres: PostgresUrls) -> None:
     with Memory(postgres.app) as memory:
         backend = _backend(memory)

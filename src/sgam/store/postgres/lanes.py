@@ -32,7 +32,8 @@ process writing the file; more would wait for the same cores."""
 
 WAIT = 1.0
 """Seconds to wait for a free pooled connection for a lane: a pool in use gives an export
-fewer lanes (none: the read builds its lines alone), never a stalled one."""
+fewer lanes (none: the read builds its lines alone), never a stalled one. A pool of one
+connection, the read's, has none to give."""
 
 AHEAD = 2
 """Pages a lane holds built while the caller has not taken them yet."""
@@ -58,7 +59,7 @@ class SnapshotLanes:
         self._walking: list[tuple[threading.Event, list[threading.Thread]]] = []
         """The stop signal and threads of each walk begun (``pages``) and not yet ended."""
         try:
-            for _ in range(LANES):
+            for _ in range(min(LANES, pool.max_size - 1)):  # the read holds one of the pool's connections
                 try:
                     conn = pool.getconn(timeout=WAIT)
                 except PoolTimeout:
