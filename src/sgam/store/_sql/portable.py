@@ -39,20 +39,8 @@ class PortableRows(LineStatements):
     def table_rows(self, table: PortableTable, page: int = PAGE) -> Iterator[Row]:
         """Every row of the tenant in ``table``, in ``order``: the paging key's columns
         first (the generated key when there is one), then ``columns``."""
-        keys = table.order
-        selected = ", ".join((*keys, *table.columns))
-        tail = ", ".join(keys)
-        after: Sequence[Any] | None = None
-        while True:
-            where = ""
-            if after is not None:
-                where = f" AND ({tail}) > ({', '.join('?' * len(keys))})"
-            rows = self._db.rows(f"SELECT {selected} FROM {self.source(table)} WHERE tenant = ?{where} "
-                                 f"ORDER BY {tail} LIMIT {page}", (self.tenant, *(after or ())))
+        for rows in self.keyset_pages(table, ", ".join((*table.order, *table.columns)), page):
             yield from rows
-            if len(rows) < page:
-                return
-            after = rows[-1][:len(keys)]
 
     def count_rows(self, tables: Sequence[PortableTable]) -> dict[str, int]:
         """The tenant's rows in each of ``tables``, in one statement."""

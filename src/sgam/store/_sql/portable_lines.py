@@ -105,19 +105,22 @@ class LineStatements(Scoped, ABC):
 
     def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[LinePage]:
         """``table``'s lines in ``order``, ``page`` rows at a time."""
-        keys = table.order
-        tail = ", ".join(keys)
-        selected = f"{tail}, {self.utf8(self.line_sql(table, operations))}"
+        selected = f"{', '.join(table.order)}, {self.utf8(self.line_sql(table, operations))}"
+        yield from (page_of(rows) for rows in self.keyset_pages(table, selected, page) if rows)
+
+    def keyset_pages(self, table: PortableTable, selected: str, page: int) -> Iterator[list[Row]]:
+        """``selected`` (the paging key's columns first) of the tenant's rows of ``table``
+        in ``order``, ``page`` rows a statement, each page after the last one's key."""
+        keys = ", ".join(table.order)
         after: Sequence[Any] | None = None
         while True:
-            where = "" if after is None else f" AND ({tail}) > ({', '.join('?' * len(keys))})"
-            rows = self._db.rows(f"SELECT {selected} FROM {self.source(table)} WHERE tenant = ?{where} "
-                                 f"ORDER BY {tail} LIMIT {page}", (self.tenant, *(after or ())))
-            if rows:
-                yield page_of(rows)
+            where, params = self.key_range(table, after, None)
+            rows = self._db.rows(f"SELECT {selected} FROM {self.source(table)} WHERE {where} "
+                                 f"ORDER BY {keys} LIMIT {int(page)}", params)
+            yield rows
             if len(rows) < page:
                 return
-            after = rows[-1][:len(keys)]
+            after = rows[-1][:len(table.order)]
 
     def page_bounds_sql(self, table: PortableTable, page: int) -> str:
         """The SELECT of the paging key and place of every ``page``-th row of ``table`` in
@@ -135,22 +138,24 @@ class LineStatements(Scoped, ABC):
         keys = len(table.order)
         return [row[:keys] for row in ranked if int(row[keys]) % page == 0], int(ranked[-1][keys]) if ranked else 0
 
-    def page_statement(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
-                       upto: Sequence[Any] | None, *, joined: bool = False) -> tuple[str, tuple[Any, ...]]:
-        """The SELECT of ``table``'s rows whose paging key is past ``after`` and up to
-        ``upto`` (None: no bound), each its key's columns and its line as UTF-8; or,
-        ``joined``, one row: how many lines and their text joined in order (NULL for none),
-        which the server sends as one value instead of a message per row."""
+    def key_range(self, table: PortableTable, after: Sequence[Any] | None,
+                  upto: Sequence[Any] | None) -> tuple[str, tuple[Any, ...]]:
+        """The WHERE of the tenant's rows of ``table`` whose paging key is past ``after``
+        and up to ``upto`` (None: no bound), and its parameters."""
         keys = ", ".join(table.order)
         marks = ", ".join("?" * len(table.order))
-        where = "" if after is None else f" AND ({keys}) > ({marks})"
+        where = "tenant = ?" + ("" if after is None else f" AND ({keys}) > ({marks})")
         where += "" if upto is None else f" AND ({keys}) <= ({marks})"
-        line = self.line_sql(table, operations)
-        selected = (f"count(*), string_agg({line}, '' ORDER BY {keys})" if joined
-                    else f"{keys}, {self.utf8(line)}")
-        order = "" if joined else f" ORDER BY {keys}"
-        return (f"SELECT {selected} FROM {self.source(table)} WHERE tenant = ?{where}{order}",
-                (self.tenant, *(after or ()), *(upto or ())))
+        return where, (self.tenant, *(after or ()), *(upto or ()))
+
+    def page_statement(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
+                       upto: Sequence[Any] | None) -> tuple[str, tuple[Any, ...]]:
+        """The SELECT of ``table``'s rows in ``key_range``, each its key's columns and its
+        line as UTF-8, in ``order``."""
+        keys = ", ".join(table.order)
+        where, params = self.key_range(table, after, upto)
+        return (f"SELECT {keys}, {self.utf8(self.line_sql(table, operations))} FROM {self.source(table)} "
+                f"WHERE {where} ORDER BY {keys}", params)
 
     def stored_row(self, table: PortableTable, key: Sequence[Any]) -> Row:
         """One row as ``table_rows`` gives it, by its paging key."""

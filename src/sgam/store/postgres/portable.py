@@ -59,7 +59,7 @@ class PostgresPortableRows(PortableRows):
         if lanes is not None and bounds:
             ranges = list(pairwise([None, *bounds, None]))
             native = [(self._db.dialect.native(sql), params) for sql, params in
-                      (self.page_statement(table, operations, after, upto, joined=True) for after, upto in ranges)]
+                      (self._joined_page(table, operations, after, upto) for after, upto in ranges)]
             for (after, upto), built in zip(ranges, lanes.pages(native), strict=True):
                 count, text = built[0]
                 if count:
@@ -83,6 +83,15 @@ class PostgresPortableRows(PortableRows):
             if len(rows) < page:
                 break
         self._db.run(f"CLOSE {name}")
+
+    def _joined_page(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
+                     upto: Sequence[Any] | None) -> tuple[str, tuple[Any, ...]]:
+        """One row for the page in ``key_range``: how many lines and their text joined in
+        order (NULL for none), which the server sends as one value instead of a message
+        per row."""
+        where, params = self.key_range(table, after, upto)
+        return (f"SELECT count(*), string_agg({self.line_sql(table, operations)}, '' ORDER BY "
+                f"{', '.join(table.order)}) FROM {self.source(table)} WHERE {where}", params)
 
     def count_rows(self, tables: Sequence[PortableTable]) -> dict[str, int]:
         """Where the lines are built on lanes: each table counted by the pass that finds

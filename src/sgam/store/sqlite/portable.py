@@ -65,22 +65,21 @@ class SQLitePortableRows(PortableRows):
             yield from super().record_lines(table, operations, page)
             return
         key = table.order[0]
-        after: int | str | None = None
+        after: tuple[int | str] | None = None
         while True:
-            where = "" if after is None else f" AND {key} > ?"
+            where, params = self.key_range(table, after, None)
             found = self._db.row(
                 f"SELECT count(*), max({key}), CAST(group_concat(line, '') AS BLOB) FROM "
                 f"(SELECT {key}, {self.line_sql(table, operations)} AS line FROM {self.source(table)} "
-                f"WHERE tenant = ?{where} ORDER BY {key} LIMIT {int(page)})",
-                (self.tenant, *(() if after is None else (after,))))
+                f"WHERE {where} ORDER BY {key} LIMIT {int(page)})", params)
             assert found is not None
             count, last, text = found
             if count:
                 yield LinePage(text, count, partial(self._db.rows, *self.page_statement(
-                    table, operations, None if after is None else (after,), (last,))))
+                    table, operations, after, (last,))))
             if count < page:
                 return
-            after = last
+            after = (last,)
 
     def instant(self, column: str) -> str:
         """Whole seconds rounded down (``%`` truncates towards zero), then the microseconds
