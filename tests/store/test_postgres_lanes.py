@@ -11,11 +11,12 @@ import psycopg
 import pytest
 from tests.conftest import ManualClock, PostgresUrls
 
-from sgam import Memory
+from sgam import Memory, ValidationError
 from sgam.portability.exporter import Ranks
 from sgam.store._portable import PORTABLE_TABLES, TABLES_BY_NAME
 from sgam.store.postgres import PostgresBackend
 from sgam.store.postgres import lanes as lanes_module
+from sgam.store.postgres import portable as portable_module
 from sgam.store.postgres.backend import PostgresReader
 from sgam.store.postgres.lanes import SnapshotLanes
 
@@ -142,3 +143,74 @@ def test_a_snapshot_id_is_checked_before_it_is_spliced_into_sql(postgres: Postgr
         backend = _backend(memory)
         with pytest.raises(ValueError, match="not a snapshot id"):
             SnapshotLanes(backend._pool, backend.dialect, TENANT, "1-2'; DROP TABLE operations; --")
+
+
+def _laned(memory: Memory, name: str, page: int) -> tuple[list[bytes], list[bytes], object]:
+    """A table's lines built alone and on lanes, and the bounds the lanes' count found for
+    it (``page`` stands for ``PAGE``, the page an export reads)."""
+    backend = _backend(memory)
+    with backend.read(TENANT) as reader:
+        reader._pool = None
+        alone = _lines(reader, name, page)
+    with backend.read(TENANT) as reader:
+        rows = reader.portable()
+        rows.count_rows(PORTABLE_TABLES)
+        bounds = rows._bounds.get(name)
+        laned = [bytes(row[-1]) for built in rows.record_lines(TABLES_BY_NAME[name], Ranks(rows).dense, page)
+                 for row in built.keyed()]
+    return alone, laned, bounds
+
+
+def test_a_table_keyed_by_dense_integers_is_paged_by_key_value(
+    postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No pass over the keys: the count and the key's ends give the pages, and a tenant's
+    keys two apart (another tenant's between them) make pages of half as many rows."""
+    monkeypatch.setattr(portable_module, "PAGE", 4)
+    with Memory(postgres.app, clock=ManualClock()) as memory:
+        memory.add_episode("other", "e1", T0, "another tenant")
+        memory.add_episode(TENANT, "e1", T0, "what the team said")
+        for n in range(11):
+            memory.write(TENANT, f"s{n}", "city", f"city {n}", T0, "e1")
+            memory.write("other", f"s{n}", "city", f"town {n}", T0, "e1")
+        alone, laned, bounds = _laned(memory, "operations", 4)
+        assert len(alone) == 11 and laned == alone
+        assert bounds == [(4,), (8,)]  # the tenant's own numbers, 1..11
+        alone, laned, bounds = _laned(memory, "assertions", 4)
+    assert len(alone) == 11 and laned == alone
+    assert isinstance(bounds, list) and len(bounds) in (5, 6)  # keys 1, 3, 5, …: two a page
+
+
+def test_a_table_whose_integer_keys_spread_thin_is_paged_by_a_pass_over_them(
+    postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Five other tenants' rows between each two of the tenant's: paged by value, most pages
+    would be empty; the window over the keys finds full pages instead."""
+    monkeypatch.setattr(portable_module, "PAGE", 4)
+    with Memory(postgres.app, clock=ManualClock()) as memory:
+        memory.add_episode(TENANT, "e1", T0, "what the team said")
+        for other in range(5):
+            memory.add_episode(f"other{other}", "e1", T0, "another tenant")
+        for n in range(10):
+            memory.write(TENANT, f"s{n}", "city", f"city {n}", T0, "e1")
+            for other in range(5):
+                memory.write(f"other{other}", f"s{n}", "city", f"town {n}", T0, "e1")
+        alone, laned, bounds = _laned(memory, "assertions", 4)
+    assert len(alone) == 10 and laned == alone
+    assert bounds is None  # left to record_lines, which found them by the window
+
+
+@pytest.mark.parametrize("lanes", [0, 1])
+def test_the_backend_sets_how_many_lanes_an_export_takes(postgres: PostgresUrls, lanes: int) -> None:
+    with Memory(backend=PostgresBackend(postgres.app, export_lanes=lanes), clock=ManualClock()) as memory:
+        _fill(memory, 9)
+        with _backend(memory).read(TENANT) as reader:
+            assert len(_lines(reader, "operations", 2)) == 9
+            assert (reader._lanes.count if reader._lanes is not None else 0) == lanes
+
+
+@pytest.mark.parametrize("lanes", [-1, True, 1.5, "2"])
+def test_export_lanes_must_be_a_whole_number_of_connections(postgres: PostgresUrls, lanes: object) -> None:
+    with pytest.raises(ValidationError, match="export_lanes") as raised:
+        PostgresBackend(postgres.app, export_lanes=lanes)  # type: ignore[arg-type]
+    assert raised.value.field == "export_lanes"

@@ -98,10 +98,13 @@ class LineStatements(Scoped, ABC):
         return self.plain(table, column)
 
     def line_sql(self, table: PortableTable, operations: int | None) -> str:
-        """The SQL expression of a row's line (its trailing newline included)."""
-        fields = " || ',' || ".join(f"'\"{column}\":' || ({self._field(table, column, operations)})"
-                                    for column in table.columns)
-        return f"'{{\"table\":\"{table.name}\",\"row\":{{' || {fields} || '}}}}' || {self.newline}"
+        """The SQL expression of a row's line (its trailing newline included). The text
+        between two fields is one literal (``,"name":``): a concatenation fewer a field,
+        which the database does for every row."""
+        before = [f'{{"table":"{table.name}","row":{{', *("," * (len(table.columns) - 1))]
+        fields = " || ".join(f"'{text}\"{column}\":' || ({self._field(table, column, operations)})"
+                             for text, column in zip(before, table.columns, strict=True))
+        return f"{fields} || '}}}}' || {self.newline}"
 
     def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[LinePage]:
         """``table``'s lines in ``order``, ``page`` rows at a time."""

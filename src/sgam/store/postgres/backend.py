@@ -37,7 +37,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
-from ..._core.errors import StoreError
+from ..._core.errors import StoreError, ValidationError
 from ..._core.values import check_tenant
 from .._acting import mark_acted
 from .._context import NO_CONTEXT, CallContext, KeyToCheck
@@ -61,7 +61,7 @@ from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, verify_checksums
 from .items import ItemReads
 from .keys import check_key_alone, send_key_check
-from .lanes import SnapshotLanes
+from .lanes import LANES, SnapshotLanes
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
@@ -91,10 +91,11 @@ class PostgresReader(
     def __init__(
         self, conn: psycopg.Connection[Any], tenant: str, scope: ExitStack, dialect: Dialect, *,
         alone: bool = False, key: KeyToCheck | None = None,
-        pool: ConnectionPool[psycopg.Connection[Any]] | None = None,
+        pool: ConnectionPool[psycopg.Connection[Any]] | None = None, lanes: int = 0,
     ) -> None:
         self._conn = conn
         self._pool = pool
+        self._lane_count = lanes
         self._lanes: SnapshotLanes | None = None
         self._dialect = dialect
         self._key = key
@@ -170,14 +171,14 @@ class PostgresReader(
 
     def _snapshot_lanes(self) -> SnapshotLanes | None:
         """Connections on this read's snapshot (``lanes.py``), opened on first use and
-        closed when the read ends; None where the database cannot share the snapshot or
-        the pool has no connection to spare."""
-        if self._pool is None or not self._dialect.exports_snapshots:
+        closed when the read ends; None where the backend asks for none, the database
+        cannot share the snapshot or the pool has no connection to spare."""
+        if self._pool is None or not self._lane_count or not self._dialect.exports_snapshots:
             return None
         if self._lanes is None:
             exported = self._session.row("SELECT pg_export_snapshot()")
             assert exported is not None
-            self._lanes = SnapshotLanes(self._pool, self._dialect, self.tenant, str(exported[0]))
+            self._lanes = SnapshotLanes(self._pool, self._dialect, self.tenant, str(exported[0]), self._lane_count)
             self._scope.callback(self._lanes.close)
         return self._lanes if self._lanes.count else None
 
@@ -211,6 +212,9 @@ class PostgresBackend:
     then also migrates itself): for tests and local experiments only. ``max_size``
     connections serve as many concurrent reads and writes (each holds one); a call that
     finds none free within ``pool_timeout`` seconds fails with ``BusyError``.
+    ``export_lanes`` pooled connections at most build an export's lines beside its read
+    (``lanes.py``): about as many as the server has cores to spare for it; 0 builds them
+    on the read's own connection.
     """
 
     checks_keys = True
@@ -220,8 +224,12 @@ class PostgresBackend:
     def __init__(
         self, url: str, *, admin_url: str | None = None, allow_unsafe_for_tests: bool = False,
         min_size: int = 1, max_size: int = 8, retries: int = 12, pool_timeout: float = 30.0,
+        export_lanes: int = LANES,
     ) -> None:
+        if isinstance(export_lanes, bool) or not isinstance(export_lanes, int) or export_lanes < 0:
+            raise ValidationError("export_lanes", export_lanes, "a whole number of connections, 0 or more")
         self.url = url
+        self._export_lanes = export_lanes
         self._retries = retries
         self._schemas: SchemaCache = {}
         self._quiet: dict[str, int] = {}
@@ -348,7 +356,8 @@ class PostgresBackend:
         key = context.key_unchecked()
         with map_postgres_errors(), self._pool.connection() as conn:
             with ExitStack() as scope:
-                reader = PostgresReader(conn, tenant, scope, self.dialect, key=key, pool=self._pool)
+                reader = PostgresReader(conn, tenant, scope, self.dialect, key=key, pool=self._pool,
+                                        lanes=self._export_lanes)
                 yield reader
             if key is not None and reader.sent_key:
                 key.checked = True

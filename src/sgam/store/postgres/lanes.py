@@ -27,8 +27,9 @@ from .._sql.dialect import Dialect
 from .._sql.session import Params, Row
 
 LANES = 2
-"""Connections building pages at once. Two keep a server of two cores busy beside the
-process writing the file; more would wait for the same cores."""
+"""Connections building pages at once unless the backend says otherwise
+(``export_lanes``). Two keep a server of two cores busy beside the process writing the
+file; on such a server more wait for the same cores."""
 
 WAIT = 1.0
 """Seconds to wait for a free pooled connection for a lane: a pool in use gives an export
@@ -51,7 +52,7 @@ class SnapshotLanes:
     tenant set in each, until ``close``."""
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]], dialect: Dialect, tenant: str,
-                 snapshot: str) -> None:
+                 snapshot: str, lanes: int = LANES) -> None:
         if not _SNAPSHOT.fullmatch(snapshot):
             raise ValueError(f"not a snapshot id: {snapshot!r}")
         self._pool = pool
@@ -59,7 +60,7 @@ class SnapshotLanes:
         self._walking: list[tuple[threading.Event, list[threading.Thread]]] = []
         """The stop signal and threads of each walk begun (``pages``) and not yet ended."""
         try:
-            for _ in range(min(LANES, pool.max_size - 1)):  # the read holds one of the pool's connections
+            for _ in range(min(lanes, pool.max_size - 1)):  # the read holds one of the pool's connections
                 try:
                     conn = pool.getconn(timeout=WAIT)
                 except PoolTimeout:

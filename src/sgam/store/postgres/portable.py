@@ -20,6 +20,10 @@ REALS = frozenset({"double precision", "real"})
 INTEGERS = frozenset({"smallint", "integer", "bigint"})
 """Whose text is already their JSON text."""
 
+DENSE = 4
+"""How much wider than its rows a table's integer keys may spread and still be paged by
+key value (``_bounds_statement``)."""
+
 KEYS_DEFERRED = "sgam.keys_deferred"
 """The setting under which the operations' insert trigger lists no ledger key (the
 baseline's ``operations_key_insert``)."""
@@ -94,19 +98,43 @@ class PostgresPortableRows(PortableRows):
                 f"{', '.join(table.order)}) FROM {self.source(table)} WHERE {where}", params)
 
     def count_rows(self, tables: Sequence[PortableTable]) -> dict[str, int]:
-        """Where the lines are built on lanes: each table counted by the pass that finds
-        its pages' bounds (``page_bounds_sql``), kept for ``record_lines``, instead of a
-        count and later a second pass over the same keys (half a second a million rows);
-        the tables counted on the lanes side by side."""
+        """Where the lines are built on lanes: each table counted by the statement that
+        finds its pages' bounds (``_bounds_statement``), kept for ``record_lines``,
+        instead of a count and later a second pass over the same keys; the tables counted
+        on the lanes side by side."""
         lanes = self._lanes() if self._lanes is not None else None
         if lanes is None:
             return super().count_rows(tables)
-        statements = [(self._db.dialect.native(self.page_bounds_sql(table, PAGE)), (self.tenant,)) for table in tables]
+        planned = [self._bounds_statement(table) for table in tables]
+        statements = [(self._db.dialect.native(sql), params) for sql, params, _ in planned]
         counts: dict[str, int] = {}
-        for table, ranked in zip(tables, lanes.pages(statements, text_as_bytes=False), strict=True):
-            self._bounds[table.name], counts[table.name] = self.page_bounds(table, PAGE, ranked)
+        for table, (*_, by_value), found in zip(tables, planned, lanes.pages(statements, text_as_bytes=False),
+                                               strict=True):
+            if not by_value:
+                self._bounds[table.name], counts[table.name] = self.page_bounds(table, PAGE, found)
+                continue
+            count, low, high = found[0]
+            counts[table.name] = int(count)
+            if not count or int(high) - int(low) < DENSE * int(count):
+                self._bounds[table.name] = [(key,) for key in range(int(low or 0) - 1 + PAGE, int(high or 0), PAGE)]
         self._counted = counts
         return counts
+
+    def _bounds_statement(self, table: PortableTable) -> tuple[str, tuple[str, ...], bool]:
+        """The statement (and its parameters) that counts ``table`` and finds its pages'
+        bounds, and whether its pages go by key value. A key of one integer column, unique
+        in the tenant, pages by value: ``PAGE`` consecutive values hold at most ``PAGE``
+        rows, so the count (a pass over the index's entries) and the lowest and highest key
+        (an end of the index each) give every page, in a third of the time of
+        ``page_bounds_sql``'s window. Keys spread thinner than ``DENSE`` (a sequence shared
+        with other tenants) would make too many near-empty pages: ``record_lines`` then
+        finds the bounds by the window."""
+        key = table.order[0] if len(table.order) == 1 else None
+        if key is not None and self._column_types().get((table.name, key)) in INTEGERS:
+            return (f"SELECT (SELECT count(*) FROM {table.name} WHERE tenant = ?), "
+                    f"(SELECT min({key}) FROM {table.name} WHERE tenant = ?), "
+                    f"(SELECT max({key}) FROM {table.name} WHERE tenant = ?)"), (self.tenant,) * 3, True
+        return self.page_bounds_sql(table, PAGE), (self.tenant,), False
 
     def utf8(self, text: str) -> str:
         return f"convert_to({text}, 'UTF8')"
