@@ -55,6 +55,8 @@ class LineStatements(Scoped, ABC):
     newline = "char(10)"
     _counted: dict[str, int] | None = None
     """What ``count_rows`` counted in this read, by table."""
+    _spelled: dict[tuple[str, int | None], str] | None = None
+    """Each table's ``line_sql`` in this read."""
 
     @abstractmethod
     def instant(self, column: str) -> str:
@@ -98,9 +100,18 @@ class LineStatements(Scoped, ABC):
         return self.plain(table, column)
 
     def line_sql(self, table: PortableTable, operations: int | None) -> str:
-        """The SQL expression of a row's line (its trailing newline included). The text
-        between two fields is one literal (``,"name":``): a concatenation fewer a field,
-        which the database does for every row."""
+        """The SQL expression of a row's line (its trailing newline included), spelled once
+        a table and read: every page's statement names it."""
+        if self._spelled is None:
+            self._spelled = {}
+        spelled = self._spelled.get((table.name, operations))
+        if spelled is None:
+            spelled = self._spelled[(table.name, operations)] = self.line_expression(table, operations)
+        return spelled
+
+    def line_expression(self, table: PortableTable, operations: int | None) -> str:
+        """``line_sql`` spelled out. The text between two fields is one literal
+        (``,"name":``): a concatenation fewer a field, which the database does a row."""
         before = [f'{{"table":"{table.name}","row":{{', *("," * (len(table.columns) - 1))]
         fields = " || ".join(f"'{text}\"{column}\":' || ({self._field(table, column, operations)})"
                              for text, column in zip(before, table.columns, strict=True))

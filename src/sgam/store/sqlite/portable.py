@@ -96,7 +96,7 @@ class SQLitePortableRows(PortableRows):
         return (f"CASE typeof({column}) WHEN 'real' THEN CASE WHEN {REAL_RANGE.format(c=column)} "
                 f"AND CAST({real} AS REAL) = {column} THEN {real} ELSE char(1) END ELSE json_quote({column}) END")
 
-    def line_sql(self, table: PortableTable, operations: int | None) -> str:
+    def line_expression(self, table: PortableTable, operations: int | None) -> str:
         """One ``printf`` (a chain of ``||`` copies the growing line at every step); an
         instant that is never NULL is two of its arguments."""
         pattern: list[str] = []
