@@ -14,8 +14,8 @@ from tests.conftest import ManualClock, PostgresUrls
 from sgam import Memory, ValidationError
 from sgam.portability.exporter import Ranks
 from sgam.store._portable import PORTABLE_TABLES, TABLES_BY_NAME
+from sgam.store._sql import lanes as lanes_module
 from sgam.store.postgres import PostgresBackend
-from sgam.store.postgres import lanes as lanes_module
 from sgam.store.postgres import portable as portable_module
 from sgam.store.postgres.backend import PostgresReader
 from sgam.store.postgres.lanes import SnapshotLanes

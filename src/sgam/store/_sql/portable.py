@@ -11,16 +11,23 @@ an export holds one page in memory, never a whole table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from itertools import pairwise
 from typing import Any
 
 from .._portable import PortableTable
 from .counters import DRAW, draw_numbers
-from .portable_lines import LineStatements
-from .session import Row
+from .lanes import Lanes
+from .portable_lines import LinePage, LineStatements
+from .session import Row, Session
 
 PAGE = 5000
 """Rows an export reads, or has the database write lines for, per statement."""
+
+DENSE = 4
+"""How much wider than its rows a table's integer keys may spread and still be paged by
+key value (``value_bounds``)."""
 
 
 STATEMENT = 4000
@@ -34,7 +41,20 @@ COUNTED = frozenset({"extractions", "held_candidates"})
 
 
 class PortableRows(LineStatements):
-    """A tenant's stored rows, table by table, over a read's or a unit of work's session."""
+    """A tenant's stored rows, table by table, over a read's or a unit of work's session.
+    An export's read may have lanes (``lanes.py``): connections on its snapshot that build
+    a big table's pages side by side."""
+
+    def __init__(self, db: Session, tenant: str, lanes: Callable[[], Lanes[Any] | None] | None = None) -> None:
+        super().__init__(db, tenant)
+        self._lane_source = lanes
+        self._bounds: dict[str, list[Row]] = {}
+        """Each table's page bounds that ``count_rows`` found for the lanes, until its
+        lines are read."""
+
+    def lanes(self) -> Lanes[Any] | None:
+        """The read's lanes, opened on first use; None where it has none."""
+        return self._lane_source() if self._lane_source is not None else None
 
     def table_rows(self, table: PortableTable, page: int = PAGE) -> Iterator[Row]:
         """Every row of the tenant in ``table``, in ``order``: the paging key's columns
@@ -51,6 +71,32 @@ class PortableRows(LineStatements):
         assert row is not None
         self._counted = {table.name: int(count) for table, count in zip(tables, row, strict=True)}
         return self._counted
+
+    @staticmethod
+    def value_bounds(count: int, low: int | None, high: int | None, page: int) -> list[Row] | None:
+        """The bounds of a table's pages by key value, from how many rows it holds and its
+        lowest and highest key (``key_ends_sql``), when its key is one column of integers
+        unique in the tenant: ``page`` consecutive values hold at most ``page`` rows. None
+        when the keys spread thinner than ``DENSE`` (a sequence shared with other tenants),
+        which would make too many near-empty pages."""
+        if not count or low is None or high is None:
+            return []
+        if high - low >= DENSE * count:
+            return None
+        return [(key,) for key in range(low - 1 + page, high, page)]
+
+    def laned_lines(self, table: PortableTable, operations: int | None, bounds: list[Row],
+                    lanes: Lanes[Any]) -> Iterator[LinePage]:
+        """``table``'s lines, a page between each two of ``bounds`` (``joined_page``),
+        built on ``lanes`` and taken back in order."""
+        ranges = list(pairwise([None, *bounds, None]))
+        statements = [(self._db.dialect.native(sql), params) for sql, params in
+                      (self.joined_page(table, operations, after, upto) for after, upto in ranges)]
+        for (after, upto), built in zip(ranges, lanes.pages(statements), strict=True):
+            count, text = built[0]
+            if count:
+                yield LinePage(text, int(count), partial(self._db.rows, *self.page_statement(
+                    table, operations, after, upto)))
 
     def tables_holding_rows(self, tables: Sequence[PortableTable]) -> list[str]:
         """Those of ``tables`` with a row of the tenant: one indexed probe each."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from .._portable import RANKED, PortableTable
 from .ledger import Scoped
-from .session import Row
+from .session import Params, Row
 
 UNWRITTEN = b"\x01"
 """What a line the database could not write holds: U+0001, which JSON always escapes."""
@@ -151,6 +151,23 @@ class LineStatements(Scoped, ABC):
         many rows the table holds."""
         keys = len(table.order)
         return [row[:keys] for row in ranked if int(row[keys]) % page == 0], int(ranked[-1][keys]) if ranked else 0
+
+    def integer_key(self, table: PortableTable) -> str | None:
+        """``table``'s paging key when it is one column of integers (then its pages can go
+        by key value: ``PortableRows.count_rows``)."""
+        return None
+
+    def key_ends_sql(self, table: PortableTable, key: str) -> tuple[str, Params]:
+        """The SELECT of how many rows of the tenant ``table`` holds and its lowest and
+        highest ``key``: one pass over an index of the tenant's rows."""
+        return f"SELECT count(*), min({key}), max({key}) FROM {table.name} WHERE tenant = ?", (self.tenant,)
+
+    def joined_page(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
+                    upto: Sequence[Any] | None) -> tuple[str, Params]:
+        """The SELECT of one row for the page in ``key_range``: how many lines and their
+        text joined in order as UTF-8 (NULL for none), which the database hands over as
+        one value instead of a row per line. Only where the backend has lanes."""
+        raise NotImplementedError
 
     def key_range(self, table: PortableTable, after: Sequence[Any] | None,
                   upto: Sequence[Any] | None) -> tuple[str, tuple[Any, ...]]:

@@ -37,7 +37,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
-from ..._core.errors import StoreError, ValidationError
+from ..._core.errors import StoreError
 from ..._core.values import check_tenant
 from .._acting import mark_acted
 from .._context import NO_CONTEXT, CallContext, KeyToCheck
@@ -47,6 +47,7 @@ from .._sql.access import AccessReads
 from .._sql.checkpoints import CheckpointAccess
 from .._sql.dialect import POSTGRES, Dialect
 from .._sql.extraction import ExtractionReads
+from .._sql.lanes import LANES, check_lanes
 from .._sql.ledger import LedgerReader
 from .._sql.subjects import SubjectReads
 from . import scan
@@ -61,7 +62,7 @@ from .extraction import claim_jobs, count_jobs
 from .install import installed_version, migrate, verify_checksums
 from .items import ItemReads
 from .keys import check_key_alone, send_key_check
-from .lanes import LANES, SnapshotLanes
+from .lanes import SnapshotLanes
 from .lifecycle import LifecycleReads, due_tenants
 from .locks import LockOrderError, lock_key
 from .migrations import MIGRATIONS, TENANT_TABLES
@@ -226,10 +227,8 @@ class PostgresBackend:
         min_size: int = 1, max_size: int = 8, retries: int = 12, pool_timeout: float = 30.0,
         export_lanes: int = LANES,
     ) -> None:
-        if isinstance(export_lanes, bool) or not isinstance(export_lanes, int) or export_lanes < 0:
-            raise ValidationError("export_lanes", export_lanes, "a whole number of connections, 0 or more")
+        self._export_lanes = check_lanes(export_lanes)
         self.url = url
-        self._export_lanes = export_lanes
         self._retries = retries
         self._schemas: SchemaCache = {}
         self._quiet: dict[str, int] = {}

@@ -5,24 +5,18 @@ an import wrote them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from functools import partial
-from itertools import pairwise
 from typing import Any
 
 from .._portable import PortableTable
 from .._sql.portable import PAGE, PortableRows
 from .._sql.portable_lines import REAL_RANGE, LinePage, page_of
-from .._sql.session import Row, Session
+from .._sql.session import Params, Session
 from .lanes import SnapshotLanes
 from .session import PostgresSession
 
 REALS = frozenset({"double precision", "real"})
 INTEGERS = frozenset({"smallint", "integer", "bigint"})
 """Whose text is already their JSON text."""
-
-DENSE = 4
-"""How much wider than its rows a table's integer keys may spread and still be paged by
-key value (``_bounds_statement``)."""
 
 KEYS_DEFERRED = "sgam.keys_deferred"
 """The setting under which the operations' insert trigger lists no ledger key (the
@@ -32,12 +26,9 @@ baseline's ``operations_key_insert``)."""
 class PostgresPortableRows(PortableRows):
     def __init__(self, db: Session, tenant: str, forget: dict[str, Any] | None = None,
                  quiet: dict[str, int] | None = None, lanes: Callable[[], SnapshotLanes | None] | None = None) -> None:
-        super().__init__(db, tenant)
+        super().__init__(db, tenant, lanes)
         self._schemas = forget
         self._quiet = quiet
-        self._lanes = lanes
-        self._bounds: dict[str, list[Row]] = {}
-        """Each counted table's page bounds (``count_rows``), until its lines are read."""
         self._types: dict[tuple[str, str], str] | None = None
         self._cursors = 0
 
@@ -56,19 +47,12 @@ class PostgresPortableRows(PortableRows):
         if not isinstance(self._db, PostgresSession):
             yield from super().record_lines(table, operations, page)
             return
-        lanes = self._lanes() if self._lanes is not None else None
+        lanes = self.lanes()
         bounds = self._bounds.pop(table.name, None) if page == PAGE else None
         if lanes is not None and bounds is None:
             bounds, _ = self.page_bounds(table, page, self._db.rows(self.page_bounds_sql(table, page), (self.tenant,)))
         if lanes is not None and bounds:
-            ranges = list(pairwise([None, *bounds, None]))
-            native = [(self._db.dialect.native(sql), params) for sql, params in
-                      (self._joined_page(table, operations, after, upto) for after, upto in ranges)]
-            for (after, upto), built in zip(ranges, lanes.pages(native), strict=True):
-                count, text = built[0]
-                if count:
-                    yield LinePage(text, int(count), partial(self._db.rows, *self.page_statement(
-                        table, operations, after, upto)))
+            yield from self.laned_lines(table, operations, bounds, lanes)
             return
         self._cursors += 1  # a name of its own: a walk left unfinished keeps its cursor open
         name = f"sgam_lines_{self._cursors}"
@@ -88,53 +72,49 @@ class PostgresPortableRows(PortableRows):
                 break
         self._db.run(f"CLOSE {name}")
 
-    def _joined_page(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
-                     upto: Sequence[Any] | None) -> tuple[str, tuple[Any, ...]]:
-        """One row for the page in ``key_range``: how many lines and their text joined in
-        order (NULL for none), which the server sends as one value instead of a message
-        per row."""
+    def joined_page(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
+                    upto: Sequence[Any] | None) -> tuple[str, Params]:
         where, params = self.key_range(table, after, upto)
         return (f"SELECT count(*), string_agg({self.line_sql(table, operations)}, '' ORDER BY "
                 f"{', '.join(table.order)}) FROM {self.source(table)} WHERE {where}", params)
 
     def count_rows(self, tables: Sequence[PortableTable]) -> dict[str, int]:
         """Where the lines are built on lanes: each table counted by the statement that
-        finds its pages' bounds (``_bounds_statement``), kept for ``record_lines``,
-        instead of a count and later a second pass over the same keys; the tables counted
-        on the lanes side by side."""
-        lanes = self._lanes() if self._lanes is not None else None
-        if lanes is None:
+        finds its pages' bounds, kept for ``record_lines``, instead of a count and later a
+        second pass over the same keys; the tables counted on the lanes side by side. A
+        table keyed by dense integers is counted with its key's ends (``value_bounds``),
+        any other by ``page_bounds_sql``'s window; one keyed by sparse integers is left
+        to ``record_lines``, which runs the window then."""
+        lanes = self.lanes()
+        if lanes is None or not tables:
             return super().count_rows(tables)
-        planned = [self._bounds_statement(table) for table in tables]
-        statements = [(self._db.dialect.native(sql), params) for sql, params, _ in planned]
+        keys = [self.integer_key(table) for table in tables]
+        statements = [(self._db.dialect.native(sql), params) for sql, params in (
+            self.key_ends_sql(table, key) if key is not None else (self.page_bounds_sql(table, PAGE), (self.tenant,))
+            for table, key in zip(tables, keys, strict=True))]
         counts: dict[str, int] = {}
-        for table, (*_, by_value), found in zip(tables, planned, lanes.pages(statements, text_as_bytes=False),
-                                               strict=True):
-            if not by_value:
+        for table, key, found in zip(tables, keys, lanes.pages(statements, text_as_bytes=False), strict=True):
+            if key is None:
                 self._bounds[table.name], counts[table.name] = self.page_bounds(table, PAGE, found)
                 continue
             count, low, high = found[0]
             counts[table.name] = int(count)
-            if not count or int(high) - int(low) < DENSE * int(count):
-                self._bounds[table.name] = [(key,) for key in range(int(low or 0) - 1 + PAGE, int(high or 0), PAGE)]
+            bounds = self.value_bounds(int(count), low, high, PAGE)
+            if bounds is not None:
+                self._bounds[table.name] = bounds
         self._counted = counts
         return counts
 
-    def _bounds_statement(self, table: PortableTable) -> tuple[str, tuple[str, ...], bool]:
-        """The statement (and its parameters) that counts ``table`` and finds its pages'
-        bounds, and whether its pages go by key value. A key of one integer column, unique
-        in the tenant, pages by value: ``PAGE`` consecutive values hold at most ``PAGE``
-        rows, so the count (a pass over the index's entries) and the lowest and highest key
-        (an end of the index each) give every page, in a third of the time of
-        ``page_bounds_sql``'s window. Keys spread thinner than ``DENSE`` (a sequence shared
-        with other tenants) would make too many near-empty pages: ``record_lines`` then
-        finds the bounds by the window."""
+    def integer_key(self, table: PortableTable) -> str | None:
         key = table.order[0] if len(table.order) == 1 else None
-        if key is not None and self._column_types().get((table.name, key)) in INTEGERS:
-            return (f"SELECT (SELECT count(*) FROM {table.name} WHERE tenant = ?), "
-                    f"(SELECT min({key}) FROM {table.name} WHERE tenant = ?), "
-                    f"(SELECT max({key}) FROM {table.name} WHERE tenant = ?)"), (self.tenant,) * 3, True
-        return self.page_bounds_sql(table, PAGE), (self.tenant,), False
+        return key if key is not None and self._column_types().get((table.name, key)) in INTEGERS else None
+
+    def key_ends_sql(self, table: PortableTable, key: str) -> tuple[str, Params]:
+        """The count a pass over the index's entries, the lowest and highest key an end of
+        the index each (in one aggregate, the pass would read every key, a third slower)."""
+        return (f"SELECT (SELECT count(*) FROM {table.name} WHERE tenant = ?), "
+                f"(SELECT min({key}) FROM {table.name} WHERE tenant = ?), "
+                f"(SELECT max({key}) FROM {table.name} WHERE tenant = ?)"), (self.tenant,) * 3
 
     def utf8(self, text: str) -> str:
         return f"convert_to({text}, 'UTF8')"

@@ -24,6 +24,7 @@ from .._sql.checkpoints import CheckpointAccess
 from .._sql.dialect import SQLITE
 from .._sql.extraction import ExtractionWrites
 from .._sql.keystate import KeyStates
+from .._sql.lanes import LANES, check_lanes
 from .._sql.ledger import NEAR, near_from_rows
 from .._sql.ledger_writes import LedgerWrites
 from .._sql.subjects import SubjectWrites
@@ -293,7 +294,12 @@ class SQLiteBackend:
     checks_keys = False
     """A key's row is read before the call: in process, it costs no round trip."""
 
-    def __init__(self, path: str, *, busy_timeout: float = 5.0, retries: int = 10) -> None:
+    def __init__(self, path: str, *, busy_timeout: float = 5.0, retries: int = 10,
+                 export_lanes: int = LANES) -> None:
+        self.export_lanes = check_lanes(export_lanes)
+        """Connections of its own an export's read builds its lines on besides the
+        backend's (``lanes.py``): about as many as the machine has cores to spare; 0 builds
+        them on the backend's connection alone."""
         self.path = path
         self.url = f"sqlite:///{path}"
         self._retries = retries

@@ -20,6 +20,9 @@ class SQLiteFile(Protocol):
     _conn: sqlite3.Connection
     _lock: threading.RLock
     _cache: Cache
+    _data_version: int
+    export_lanes: int
+    """Connections an export's read builds its lines on besides its own (``lanes.py``)."""
 
     def _check_data_version(self) -> None:
         """Inside a transaction: forget what the cache holds if another connection has

@@ -4,15 +4,17 @@ import wrote it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from .._portable import PortableTable
-from .._sql.portable import PortableRows
+from .._sql.portable import PAGE, PortableRows
 from .._sql.portable_lines import REAL_RANGE, LinePage
-from .._sql.session import Session
+from .._sql.session import Params, Session
 from .cache import Cache
+from .lanes import FileLanes
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +40,10 @@ def _seconds(column: str) -> str:
 
 
 class SQLitePortableRows(PortableRows):
-    def __init__(self, db: Session, tenant: str, cache: Cache) -> None:
-        super().__init__(db, tenant)
+    def __init__(self, db: Session, tenant: str, cache: Cache,
+                 lanes: Callable[[], FileLanes | None] | None = None) -> None:
+        super().__init__(db, tenant, lanes)
+        self._file_lanes = lanes
         self._cache = cache
         self._declared: dict[str, dict[str, _Declared]] = {}
 
@@ -54,13 +58,48 @@ class SQLitePortableRows(PortableRows):
     def utf8(self, text: str) -> str:
         return f"CAST({text} AS BLOB)"
 
+    def count_rows(self, tables: Sequence[PortableTable]) -> dict[str, int]:
+        """Counted on the read's connection, with the key's ends of each table keyed by
+        integers (``key_ends_sql``). A table of more than a page whose keys are dense has
+        its pages built on the read's lanes, opened here (``lanes.py``: they begin the read
+        again, which only an export's first statement may do); if the read's snapshot
+        moved as they opened, the tables are counted again on the new one."""
+        counts, ends = self._count_with_ends(tables)
+        big = any(counts[name] > PAGE for name in ends)
+        if big and self._file_lanes is not None and (lanes := self._file_lanes()) is not None:
+            if lanes.moved:
+                counts, ends = self._count_with_ends(tables)
+            for name, (low, high) in ends.items():
+                bounds = self.value_bounds(counts[name], low, high, PAGE)
+                if bounds:
+                    self._bounds[name] = bounds
+        self._counted = counts
+        return counts
+
+    def _count_with_ends(self, tables: Sequence[PortableTable]) -> tuple[dict[str, int], dict[str, tuple[Any, Any]]]:
+        keyed = {table.name: key for table in tables if (key := self.integer_key(table)) is not None}
+        counts = super().count_rows([table for table in tables if table.name not in keyed])
+        ends: dict[str, tuple[Any, Any]] = {}
+        for table in tables:
+            if table.name in keyed:
+                found = self._db.row(*self.key_ends_sql(table, keyed[table.name]))
+                assert found is not None
+                counts[table.name], ends[table.name] = int(found[0]), (found[1], found[2])
+        return {table.name: counts[table.name] for table in tables}, ends
+
     def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[LinePage]:
-        """A table paged by one column: each page's lines joined by SQLite (``group_concat``)
-        into one value, with the page's last key, instead of a Python row per line (a
-        fifth of the export's time at 100k rows). SQLite before 3.44 has no ``ORDER BY``
-        inside an aggregate: the page is a subquery with ``ORDER BY`` and ``LIMIT``, which
-        SQLite does not flatten into the aggregate and hands over in its order (the tests
-        hold each page to the rows read one by one)."""
+        """A table whose pages ``count_rows`` bounded on the read's lanes: built there side
+        by side (``laned_lines``). Otherwise a table paged by one column: each page's lines
+        joined by SQLite (``group_concat``) into one value, with the page's last key,
+        instead of a Python row per line (a fifth of the export's time at 100k rows).
+        SQLite before 3.44 has no ``ORDER BY`` inside an aggregate: the page is a subquery
+        with ``ORDER BY`` and ``LIMIT``, which SQLite does not flatten into the aggregate
+        and hands over in its order (the tests hold each page to the rows read one by one)."""
+        bounds = self._bounds.pop(table.name, None)
+        lanes = self.lanes() if bounds else None  # lanes only count_rows opened: they begin the read again
+        if bounds and lanes is not None:
+            yield from self.laned_lines(table, operations, bounds, lanes)
+            return
         if len(table.order) != 1:
             yield from super().record_lines(table, operations, page)
             return
@@ -68,18 +107,36 @@ class SQLitePortableRows(PortableRows):
         after: tuple[int | str] | None = None
         while True:
             where, params = self.key_range(table, after, None)
-            found = self._db.row(
-                f"SELECT count(*), max({key}), CAST(group_concat(line, '') AS BLOB) FROM "
-                f"(SELECT {key}, {self.line_sql(table, operations)} AS line FROM {self.source(table)} "
-                f"WHERE {where} ORDER BY {key} LIMIT {int(page)})", params)
+            found = self._db.row(self._joined(table, operations, where, f"LIMIT {int(page)}", f", max({key})"), params)
             assert found is not None
-            count, last, text = found
+            count, text, last = found
             if count:
                 yield LinePage(text, count, partial(self._db.rows, *self.page_statement(
                     table, operations, after, (last,))))
             if count < page:
                 return
             after = (last,)
+
+    def joined_page(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
+                    upto: Sequence[Any] | None) -> tuple[str, Params]:
+        where, params = self.key_range(table, after, upto)
+        return self._joined(table, operations, where), params
+
+    def _joined(self, table: PortableTable, operations: int | None, where: str, limit: str = "",
+                extra: str = "") -> str:
+        """The page's count and lines joined, then ``extra`` aggregates, over the rows in
+        ``where``, in order, at most ``limit``."""
+        keys = ", ".join(table.order)
+        return (f"SELECT count(*), CAST(group_concat(line, '') AS BLOB){extra} FROM "
+                f"(SELECT {keys}, {self.line_sql(table, operations)} AS line FROM {self.source(table)} "
+                f"WHERE {where} ORDER BY {keys} {limit})")
+
+    def integer_key(self, table: PortableTable) -> str | None:
+        """A key of one column declared an integer (sgam writes integers there)."""
+        if len(table.order) != 1:
+            return None
+        declared = self._declared_columns(table.name).get(table.order[0])
+        return table.order[0] if declared is not None and "INT" in declared.type else None
 
     def instant(self, column: str) -> str:
         """Whole seconds rounded down (``%`` truncates towards zero), then the microseconds

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from .cache import Cache, ConnectionMemory
 from .errors import sgam_error
 from .file import SQLiteFile
 from .items import ItemReads
+from .lanes import FileLanes
 from .lifecycle import LifecycleReads
 from .portable import SQLitePortableRows
 from .session import SQLiteSession
@@ -35,11 +36,13 @@ class SQLiteReader(
 ):
     """Tenant-scoped reads (``Reader``); each is one indexed statement."""
 
-    def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache) -> None:
+    def __init__(self, conn: sqlite3.Connection, tenant: str, cache: Cache,
+                 lanes: Callable[[], FileLanes | None] | None = None) -> None:
         super().__init__(SQLiteSession(conn), tenant)
         self._conn = conn
         self._cache = cache
         self._memory: ConnectionMemory = ConnectionMemory(cache)
+        self._lanes = lanes
 
     def documents(self) -> SQLiteDocuments:
         from .documents import SQLiteDocuments
@@ -47,7 +50,7 @@ class SQLiteReader(
         return SQLiteDocuments(self._db, self.tenant)
 
     def portable(self) -> SQLitePortableRows:
-        return SQLitePortableRows(self._db, self.tenant, self._cache)
+        return SQLitePortableRows(self._db, self.tenant, self._cache, self._lanes)
 
     def prefetch(self, requests: Sequence[ReadAhead]) -> None:
         """Nothing to send ahead: a statement is a function call into the same process."""
@@ -87,13 +90,14 @@ class ReadScope(AbstractContextManager[SQLiteReader]):
     its own, empty.
     Driver errors are mapped on the way out."""
 
-    __slots__ = ("_backend", "_begin", "_began", "_tenant")
+    __slots__ = ("_backend", "_begin", "_began", "_lanes", "_tenant")
 
     def __init__(self, backend: SQLiteFile, tenant: str, *, begin: bool = True) -> None:
         self._backend = backend
         self._tenant = tenant
         self._begin = begin
         self._began = False
+        self._lanes: FileLanes | None = None
 
     def __enter__(self) -> SQLiteReader:
         backend = self._backend
@@ -111,14 +115,39 @@ class ReadScope(AbstractContextManager[SQLiteReader]):
             if isinstance(exc, sqlite3.Error):
                 raise sgam_error(exc, backend.path) from exc
             raise
-        return SQLiteReader(conn, self._tenant, backend._cache)
+        return SQLiteReader(conn, self._tenant, backend._cache, self._file_lanes if self._began else None)
+
+    def _file_lanes(self) -> FileLanes | None:
+        """The read's lanes (``lanes.py``), opened on first use and closed when the read
+        ends; none for a store in memory (no file for another connection to open) or
+        where the backend asks for none."""
+        backend = self._backend
+        if self._lanes is None:
+            if not backend.export_lanes or backend._conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                return None
+            self._lanes = FileLanes(backend.path, backend.export_lanes, self._begin_again)
+        return self._lanes if self._lanes.count else None
+
+    def _begin_again(self) -> bool:
+        """The read's transaction ended and begun anew; whether on the snapshot it had (no
+        other connection committed in between: ``PRAGMA data_version``)."""
+        backend = self._backend
+        seen = backend._data_version
+        backend._conn.execute("COMMIT")
+        backend._conn.execute(SQLITE.snapshot)
+        backend._check_data_version()
+        return backend._data_version == seen
 
     def _end(self) -> None:
         try:
-            if self._began and self._backend._conn.in_transaction:
-                self._backend._conn.execute("COMMIT")
+            if self._lanes is not None:
+                self._lanes.close()
         finally:
-            self._backend._lock.release()
+            try:
+                if self._began and self._backend._conn.in_transaction:
+                    self._backend._conn.execute("COMMIT")
+            finally:
+                self._backend._lock.release()
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
