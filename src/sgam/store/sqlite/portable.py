@@ -69,7 +69,7 @@ class SQLitePortableRows(PortableRows):
         if big and self._file_lanes is not None and (lanes := self._file_lanes()) is not None:
             if lanes.moved:
                 counts, ends = self._count_with_ends(tables)
-            for name, (low, high) in ends.items():
+            for name, (low, high) in ends.items() if lanes.count else ():
                 bounds = self.value_bounds(counts[name], low, high, PAGE)
                 if bounds:
                     self._bounds[name] = bounds

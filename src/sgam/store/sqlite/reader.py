@@ -118,15 +118,16 @@ class ReadScope(AbstractContextManager[SQLiteReader]):
         return SQLiteReader(conn, self._tenant, backend._cache, self._file_lanes if self._began else None)
 
     def _file_lanes(self) -> FileLanes | None:
-        """The read's lanes (``lanes.py``), opened on first use and closed when the read
-        ends; none for a store in memory (no file for another connection to open) or
-        where the backend asks for none."""
+        """The read's lanes (``lanes.py``), opened on first use (perhaps none of them:
+        their ``moved`` still says whether the read was begun again on a newer snapshot)
+        and closed when the read ends; None for a store in memory (no file for another
+        connection to open) or where the backend asks for none."""
         backend = self._backend
         if self._lanes is None:
             if not backend.export_lanes or backend._conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 return None
             self._lanes = FileLanes(backend.path, backend.export_lanes, self._begin_again)
-        return self._lanes if self._lanes.count else None
+        return self._lanes
 
     def _begin_again(self) -> bool:
         """The read's transaction ended and begun anew; whether on the snapshot it had (no
