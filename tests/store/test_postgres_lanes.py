@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 from tests.conftest import ManualClock, PostgresUrls
+from tests.store.export_lines import checked_lines
 
 from sgam import Memory, ValidationError
 from sgam.portability.exporter import Ranks
@@ -31,14 +32,7 @@ def _fill(memory: Memory, facts: int) -> None:
 
 
 def _lines(reader: PostgresReader, name: str, page: int) -> list[bytes]:
-    """The table's lines, each page checked against its rows read again by key."""
-    rows = reader.portable()
-    lines: list[bytes] = []
-    for built in rows.record_lines(TABLES_BY_NAME[name], Ranks(rows).dense, page):
-        keyed = [bytes(row[-1]) for row in built.keyed()]
-        assert b"".join(keyed) == built.text and len(keyed) == built.lines
-        lines += keyed
-    return lines
+    return checked_lines(reader.portable(), name, page)
 
 
 def _backend(memory: Memory) -> PostgresBackend:

@@ -7,11 +7,15 @@ after is in none of them; a store that cannot give lanes gives none."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from tests.conftest import ManualClock
+from tests.store.export_lines import checked_lines
 
 from sgam import Memory, StoreError, ValidationError
 from sgam.portability.exporter import Ranks
@@ -44,13 +48,20 @@ def _fill(memory: Memory, facts: int, tenant: str = TENANT) -> None:
 
 
 def _lines(rows: SQLitePortableRows, name: str) -> list[bytes]:
-    """The table's lines, each page checked against its rows read again by key."""
-    lines: list[bytes] = []
-    for built in rows.record_lines(TABLES_BY_NAME[name], Ranks(rows).dense, PAGE):
-        keyed = [bytes(row[-1]) for row in built.keyed()]
-        assert b"".join(keyed) == built.text and len(keyed) == built.lines
-        lines += keyed
-    return lines
+    return checked_lines(rows, name, PAGE)
+
+
+@contextmanager
+def _export_read(memory: Memory) -> Iterator[tuple[SQLitePortableRows, list[subprocess.Popen[bytes]]]]:
+    """An export's read of ``memory``'s tenant, counted, with its lanes' processes."""
+    backend = memory.backend
+    assert isinstance(backend, SQLiteBackend)
+    with backend.read(TENANT) as reader:
+        rows = reader.portable()
+        rows.count_rows(PORTABLE_TABLES)
+        lanes = _lanes(rows)
+        assert lanes is not None and lanes.count == lanes_module.LANES
+        yield rows, list(lanes._conns)
 
 
 def _lanes(rows: SQLitePortableRows) -> FileLanes | None:
@@ -93,56 +104,36 @@ def test_an_export_on_lanes_equals_one_built_alone(tmp_path: Path) -> None:
     assert sum(line.startswith('{"table":"operations"') for line in laned) == 30
 
 
-def test_a_write_committed_as_the_lanes_open_moves_the_read_to_it(tmp_path: Path) -> None:
-    """The read began before another connection committed; opening the lanes begins it
-    again on the newer snapshot, and the tables are counted again there."""
-    with _memory(tmp_path / "store.db") as memory, _memory(tmp_path / "store.db", lanes=0) as other:
-        _fill(memory, 10)
-        backend = memory.backend
-        assert isinstance(backend, SQLiteBackend)
-        with backend.read(TENANT) as reader:
-            rows = reader.portable()
-            other.write(TENANT, "late", "city", "Oslo", T0, "e1")
-            counts = rows.count_rows(PORTABLE_TABLES)
-            lanes = _lanes(rows)
-            assert lanes is not None and lanes.count and lanes.moved
-            lines = _lines(rows, "operations")
-    assert counts["operations"] == 11 and len(lines) == 11 and any(b'"late"' in line for line in lines)
-
-
-def test_lanes_that_fail_after_the_read_was_begun_again_leave_it_counted_on_its_new_snapshot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(("commits", "lanes_end"), [("before", False), ("before", True), ("after", False)],
+                         ids=["before the lanes open", "before lanes that end at once", "after the lanes opened"])
+def test_a_write_committed_beside_an_export_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, commits: str, lanes_end: bool,
 ) -> None:
-    """The processes end before they answer: no lanes, and the read, begun again on the
-    newer snapshot, is counted again there, so its counts and its lines agree."""
-    ending = tmp_path / "ending.py"
-    ending.write_text("raise SystemExit(3)\n")
-    monkeypatch.setattr("sgam.store.sqlite.lanes.WORKER", ending)
+    """Committed after the read began but before its lanes opened: opening them begins
+    the read again on the newer snapshot, and the tables are counted again there, so its
+    counts and lines agree, with lanes or (their processes ending at once) without.
+    Committed once they opened: in none of the read's pages."""
+    if lanes_end:
+        ending = tmp_path / "ending.py"
+        ending.write_text("raise SystemExit(3)\n")
+        monkeypatch.setattr("sgam.store.sqlite.lanes.WORKER", ending)
     with _memory(tmp_path / "store.db") as memory, _memory(tmp_path / "store.db", lanes=0) as other:
         _fill(memory, 10)
         backend = memory.backend
         assert isinstance(backend, SQLiteBackend)
         with backend.read(TENANT) as reader:
             rows = reader.portable()
-            other.write(TENANT, "late", "city", "Oslo", T0, "e1")
+            if commits == "before":
+                other.write(TENANT, "late", "city", "Oslo", T0, "e1")
             counts = rows.count_rows(PORTABLE_TABLES)
+            if commits == "after":
+                other.write(TENANT, "late", "city", "Oslo", T0, "e1")
             lanes = _lanes(rows)
-            assert lanes is not None and lanes.count == 0 and lanes.moved
+            assert lanes is not None and lanes.moved == (commits == "before")
+            assert lanes.count == (0 if lanes_end else lanes_module.LANES)
             lines = _lines(rows, "operations")
-    assert counts["operations"] == 11 and len(lines) == 11
-
-
-def test_a_write_committed_after_the_lanes_opened_is_in_none_of_their_pages(tmp_path: Path) -> None:
-    with _memory(tmp_path / "store.db") as memory, _memory(tmp_path / "store.db", lanes=0) as other:
-        _fill(memory, 10)
-        backend = memory.backend
-        assert isinstance(backend, SQLiteBackend)
-        with backend.read(TENANT) as reader:
-            rows = reader.portable()
-            assert rows.count_rows([TABLES_BY_NAME["operations"]]) == {"operations": 10}
-            other.write(TENANT, "late", "city", "Oslo", T0, "e1")
-            lines = _lines(rows, "operations")
-    assert len(lines) == 10 and not any(b'"late"' in line for line in lines)
+    seen = commits == "before"
+    assert counts["operations"] == len(lines) == 10 + seen and any(b'"late"' in line for line in lines) == seen
 
 
 def test_a_writer_holding_the_file_leaves_the_read_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,14 +161,7 @@ def test_a_store_in_memory_has_no_lanes() -> None:
 def test_a_lane_that_ends_early_fails_the_export_and_the_read_ends_cleanly(tmp_path: Path) -> None:
     with _memory(tmp_path / "store.db") as memory:
         _fill(memory, 30)
-        backend = memory.backend
-        assert isinstance(backend, SQLiteBackend)
-        with backend.read(TENANT) as reader:
-            rows = reader.portable()
-            rows.count_rows(PORTABLE_TABLES)
-            lanes = _lanes(rows)
-            assert lanes is not None and lanes.count == lanes_module.LANES
-            workers = list(lanes._conns)
+        with _export_read(memory) as (rows, workers):
             workers[1].kill()
             with pytest.raises(StoreError, match="lane process ended early"):
                 _lines(rows, "operations")
@@ -188,17 +172,10 @@ def test_a_lane_that_ends_early_fails_the_export_and_the_read_ends_cleanly(tmp_p
 def test_a_walk_left_unfinished_ends_its_lanes_with_the_read(tmp_path: Path) -> None:
     with _memory(tmp_path / "store.db") as memory:
         _fill(memory, 30)
-        backend = memory.backend
-        assert isinstance(backend, SQLiteBackend)
-        with backend.read(TENANT) as reader:
-            rows = reader.portable()
-            rows.count_rows(PORTABLE_TABLES)
+        with _export_read(memory) as (rows, workers):
             walk = rows.record_lines(TABLES_BY_NAME["operations"], Ranks(rows).dense, PAGE)
             assert next(walk).lines == PAGE
-            lanes = _lanes(rows)
-            assert lanes is not None
-            workers = list(lanes._conns)
-        assert lanes.count == 0 and all(worker.poll() is not None for worker in workers)
+        assert all(worker.poll() is not None for worker in workers)
         walk.close()
         assert memory.get(TENANT, "s3", "city").value == "city 3"
 
