@@ -55,7 +55,7 @@ from sgam import Memory
 TENANT = "bench"
 BATCH = 1000
 CHILD = """
-import importlib, json, resource, sys, time
+import importlib, json, sys, time
 from sgam import Memory
 url, tenant, file, step = sys.argv[1:5]
 importlib.import_module("sgam.store." + ("sqlite" if url.startswith("sqlite") else "postgres"))
@@ -68,17 +68,15 @@ with Memory(url) as memory:
 seconds = time.perf_counter() - started
 with open("/proc/self/status") as status:
     peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-lanes = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": seconds, "rss_mb": peak / 1024, "lane_rss_mb": lanes / 1024}))
+print(json.dumps({"seconds": seconds, "rss_mb": peak / 1024}))
 """
 """A step in a process of its own, timed from opening the store to closing it: loading
 Python's modules (sgam's and the backend's driver, psycopg's 0.1 s) is the process's
 start-up, outside the clock as the interpreter's is. Its peak RSS is VmHWM, the
 high-water mark of the process's own memory since it started: ``getrusage``'s
 ``ru_maxrss`` also counts the parent's resident memory at the fork (Linux keeps the
-highest across ``exec``), which here is the whole filled store's. A SQLite export's lanes
-are processes of its own: the largest one's ``ru_maxrss`` is printed beside the step's,
-an upper bound, as it counts the step's process's memory at the fork."""
+highest across ``exec``), which here is the whole filled store's. A SQLite export's
+lanes are processes of their own, outside that figure (docs/portability.md)."""
 
 
 def fill(url: str, episodes: int, facts: int) -> None:
@@ -272,9 +270,8 @@ def show(report: dict[str, Any], runs: int) -> None:
           f"medians of {runs} runs")
     for step, figures in report["steps"].items():
         dumped = f"  (the dump holds {figures['dump_rows']:,} rows)" if "dump_rows" in figures else ""
-        lanes = f" (a lane {figures['lane_rss_mb']:.1f} MB)" if figures.get("lane_rss_mb") else ""
         print(f"  {step:12} {figures['seconds']:8.2f} s {figures['rows_per_second']:12,.0f} rows/s "
-              f"{figures['rows']:10,} rows  peak RSS {figures['rss_mb']:7.1f} MB{lanes}{dumped}")
+              f"{figures['rows']:10,} rows  peak RSS {figures['rss_mb']:7.1f} MB{dumped}")
     for name, ratio in report["ratios"].items():
         print(f"  {name}: {ratio:.2f}")
 
@@ -286,8 +283,7 @@ def summarise(steps: dict[str, list[dict[str, float]]], facts: int, episodes: in
         seconds = statistics.median(run["seconds"] for run in runs)
         rows = int(runs[0]["rows"])
         out[step] = {"seconds": seconds, "rows": rows, "rows_per_second": rows / seconds,
-                     "rss_mb": max(run["rss_mb"] for run in runs),
-                     "lane_rss_mb": max(run.get("lane_rss_mb", 0.0) for run in runs)}
+                     "rss_mb": max(run["rss_mb"] for run in runs)}
         if "dump_rows" in runs[0]:
             out[step]["dump_rows"] = int(runs[0]["dump_rows"])
 
