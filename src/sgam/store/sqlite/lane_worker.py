@@ -1,5 +1,5 @@
 """A lane of a SQLite export (``lanes.py``), run as a process of its own: SQLite's
-statements in threads of one process wait on SQLite's process-wide memory lock, in
+statements in threads of one process contend on SQLite's process-wide locks, in
 processes they do not.
 
 Run by its path with the standard library alone (it imports nothing of sgam, so it starts

@@ -1,9 +1,10 @@
 """SQLite's lanes (``_sql/lanes.py``): processes of their own (``lane_worker.py``), each
 with a connection to the store's file in a read transaction on the read's snapshot.
 
-Processes, not threads: SQLite's statements in threads of one process wait on its
-process-wide memory lock (two threads took twice one thread's time and three times its
-CPU); in processes they run side by side. A page comes back as one value, so what
+Processes, not threads: SQLite's statements in threads of one process contend on its
+process-wide locks (the usual builds keep memory statistics under one mutex, and
+Debian's has no lookaside, so every allocation takes it): two threads took more time
+than one and three times its CPU; in processes they run side by side. A page comes back as one value, so what
 crosses the pipe is the export's own bytes.
 
 SQLite cannot hand a snapshot to another connection, but in WAL mode a read transaction
