@@ -162,12 +162,12 @@ class LineStatements(Scoped, ABC):
         highest ``key``: one pass over an index of the tenant's rows."""
         return f"SELECT count(*), min({key}), max({key}) FROM {table.name} WHERE tenant = ?", (self.tenant,)
 
+    @abstractmethod
     def joined_page(self, table: PortableTable, operations: int | None, after: Sequence[Any] | None,
                     upto: Sequence[Any] | None) -> tuple[str, Params]:
         """The SELECT of one row for the page in ``key_range``: how many lines and their
         text joined in order as UTF-8 (NULL for none), which the database hands over as
-        one value instead of a row per line. Only where the backend has lanes."""
-        raise NotImplementedError
+        one value instead of a row per line (a lane builds a page so)."""
 
     def key_range(self, table: PortableTable, after: Sequence[Any] | None,
                   upto: Sequence[Any] | None) -> tuple[str, tuple[Any, ...]]:

@@ -297,9 +297,9 @@ class SQLiteBackend:
     def __init__(self, path: str, *, busy_timeout: float = 5.0, retries: int = 10,
                  export_lanes: int = LANES) -> None:
         self.export_lanes = check_lanes(export_lanes)
-        """Connections of its own an export's read builds its lines on besides the
-        backend's (``lanes.py``): about as many as the machine has cores to spare; 0 builds
-        them on the backend's connection alone."""
+        """Processes an export's read builds its lines on besides the backend's connection,
+        each with a connection of its own (``lanes.py``): about as many as the machine has
+        cores to spare; 0 builds them on the backend's connection alone."""
         self.path = path
         self.url = f"sqlite:///{path}"
         self._retries = retries

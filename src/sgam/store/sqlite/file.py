@@ -22,7 +22,7 @@ class SQLiteFile(Protocol):
     _cache: Cache
     _data_version: int
     export_lanes: int
-    """Connections an export's read builds its lines on besides its own (``lanes.py``)."""
+    """Processes an export's read builds its lines on besides it (``lanes.py``)."""
 
     def _check_data_version(self) -> None:
         """Inside a transaction: forget what the cache holds if another connection has
