@@ -65,7 +65,9 @@ def _export_read(memory: Memory) -> Iterator[tuple[SQLitePortableRows, list[subp
 
 
 def _lanes(rows: SQLitePortableRows) -> FileLanes | None:
-    return rows._file_lanes() if rows._file_lanes is not None else None
+    lanes = rows.lanes()
+    assert lanes is None or isinstance(lanes, FileLanes)
+    return lanes
 
 
 def _laned(memory: Memory, name: str) -> tuple[dict[str, int], list[bytes], int | None]:

@@ -43,7 +43,6 @@ class SQLitePortableRows(PortableRows):
     def __init__(self, db: Session, tenant: str, cache: Cache,
                  lanes: Callable[[], FileLanes | None] | None = None) -> None:
         super().__init__(db, tenant, lanes)
-        self._file_lanes = lanes
         self._cache = cache
         self._declared: dict[str, dict[str, _Declared]] = {}
 
@@ -65,8 +64,8 @@ class SQLitePortableRows(PortableRows):
         again, which only an export's first statement may do); if the read's snapshot
         moved as they opened, the tables are counted again on the new one."""
         counts, ends = self._count_with_ends(tables)
-        big = any(counts[name] > PAGE for name in ends)
-        if big and self._file_lanes is not None and (lanes := self._file_lanes()) is not None:
+        lanes = self.lanes() if any(counts[name] > PAGE for name in ends) else None
+        if isinstance(lanes, FileLanes):
             if lanes.moved:
                 counts, ends = self._count_with_ends(tables)
             for name, (low, high) in ends.items() if lanes.count else ():
