@@ -174,14 +174,18 @@ def postgres_database() -> Iterator[tuple[str, str, str]]:
 
 
 def at_rest(admin: str) -> None:
-    """``VACUUM (ANALYZE)`` the database, as autovacuum leaves a store at rest: rows just
-    imported carry no hint bits and no visibility map, and whichever reads them first (the
-    export, a second or more at a million facts) would pay for setting them for the dump
-    that reads after it."""
+    """``VACUUM (ANALYZE)`` and ``CHECKPOINT`` the database, as autovacuum and the
+    checkpointer leave a store at rest: rows just imported carry no hint bits and no
+    visibility map, and whichever reads them first (the export, a second or more at a
+    million facts) would pay for setting them for the dump that reads after it; and the
+    checkpoints the import's WAL asked for spread their writes over minutes (the
+    checkpoint target), beside whatever step runs then (at a million facts, a minute of
+    writing that slowed the export after it by a fifth)."""
     import psycopg
 
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("VACUUM (ANALYZE)")
+        conn.execute("CHECKPOINT")
 
 
 def postgres_round(url: str, admin: str, restored: str, exported: Path, folder: Path) -> dict[str, dict[str, float]]:

@@ -35,9 +35,9 @@ connection that builds export lines takes it up (``portable.py``)."""
 
 class SnapshotLanes(Lanes[psycopg.Connection[Any]]):
     """Pooled connections in REPEATABLE READ transactions on one exported snapshot, the
-    tenant and ``FLOATS`` set in each. A pool with no connection to spare within ``WAIT`` gives fewer
-    lanes (none: the read builds its lines alone); a pool of one connection, the read's,
-    has none to give."""
+    tenant and ``FLOATS`` set in each. A pool with no connection to spare within ``WAIT``
+    gives fewer lanes (none: the read builds its lines alone); a pool of one connection,
+    the read's, has none to give."""
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]], dialect: Dialect, tenant: str,
                  snapshot: str, lanes: int = LANES) -> None:

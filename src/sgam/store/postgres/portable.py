@@ -123,10 +123,10 @@ class PostgresPortableRows(PortableRows):
         return f"convert_to({text}, 'UTF8')"
 
     def plain(self, table: PortableTable, column: str) -> str:
-        """``to_json`` escapes text as Python's encoder does (``escaping``); an integer's
-        text is its JSON text. A double's text is its shortest exact decimal, as Python's
-        (``FLOATS``; before PostgreSQL 12 a setting gave no such text, so it is read back
-        to check), with ``.0`` added to a whole number as Python writes it."""
+        """Text escaped as Python's encoder escapes it (``_escaping``); an integer's text is
+        its JSON text. A double's text is its shortest exact decimal, Python's digits
+        (``FLOATS``; before PostgreSQL 12 no setting gives that text, so it is read back to
+        check), with ``.0`` added to a whole number as Python writes it."""
         kind = self._column_types().get((table.name, column))
         if kind in INTEGERS:
             return f"COALESCE({column}::text, 'null')"
