@@ -10,7 +10,8 @@ from sgam import Memory
 from sgam.portability.exporter import PAGE, Ranks, table_lines, table_text
 from sgam.store._portable import PORTABLE_TABLES, TABLES_BY_NAME
 from sgam.store._sql.portable_lines import UNWRITTEN
-from tests.conftest import ManualClock, Store
+from sgam.store.postgres.portable import PostgresPortableRows
+from tests.conftest import ManualClock, PostgresUrls, Store
 
 TENANT = "acme"
 ODD_TEXT = ['quote " back \\ slash', "tab\tnew\nline\rcr\b\f", "\x01\x1f\x7f", "é 東京 \u2028\u2029 🙂"]
@@ -69,6 +70,25 @@ def test_the_database_writes_each_line_as_python_does(store: Store) -> None:
     # an operation and a version each: 1/3, 0.30000000000000004 and 1e-05 on SQLite (15
     # digits at most); on PostgreSQL, which writes a double's shortest text, 1e-05 only
     assert left == {"sqlite": 6, "postgres": 2}[store.backend]
+
+
+@pytest.mark.parametrize("version", [110000, 160000], ids=["PostgreSQL 11", "PostgreSQL 16"])
+def test_an_older_servers_spellings_write_the_same_lines(
+    postgres: PostgresUrls, monkeypatch: pytest.MonkeyPatch, version: int,
+) -> None:
+    """Before PostgreSQL 17 text goes through ``to_json``; before 12 a double's text is
+    read back (no setting gave its shortest exact text): both spellings run on this
+    server and must write the lines the newest one writes."""
+    monkeypatch.setattr(PostgresPortableRows, "_server_version", lambda self: version)
+    with Memory(postgres.app, clock=ManualClock()) as memory:
+        _fill(memory)
+        written, left = _compare(memory)
+        with memory.backend.read(TENANT) as reader:
+            rows = reader.portable()
+            spelled = rows.line_sql(TABLES_BY_NAME["operations"], Ranks(rows).dense)
+    assert "to_json(subject)" in spelled and "JSON_SCALAR" not in spelled
+    assert ("::text::float8" in spelled) == (version < 120000)
+    assert written > 20 and left == 2
 
 
 def test_operations_numbered_with_gaps_are_ranked_as_python_ranks_them(store: Store) -> None:
