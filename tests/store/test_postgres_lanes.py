@@ -78,7 +78,7 @@ def test_doubles_are_written_as_python_writes_them_where_the_role_rounds_them(po
     """A server or role may round a double's text (``extra_float_digits`` below 1): each
     connection that builds lines, the read's own and its lanes', sets it back for the read."""
     rounding = postgres.app + ("&" if "?" in postgres.app else "?") + "options=-c%20extra_float_digits%3D-3"
-    confidences = [round(0.1 * n, 17) for n in range(1, 11)] + [1 / 3, 0.7000000000000001]
+    confidences = [0.1 * n for n in range(1, 11)] + [1 / 3, 0.7000000000000001]
     with Memory(rounding, clock=ManualClock()) as memory:
         memory.add_episode(TENANT, "e1", T0, "what the team said")
         for n, confidence in enumerate(confidences):
