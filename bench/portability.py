@@ -180,7 +180,7 @@ def at_rest(admin: str) -> None:
     million facts) would pay for setting them for the dump that reads after it; and the
     checkpoints the import's WAL asked for spread their writes over minutes (the
     checkpoint target), beside whatever step runs then (at a million facts, a minute of
-    writing that slowed the export after it by a fifth)."""
+    writing that slowed the export after it by 10–15%)."""
     import psycopg
 
     with psycopg.connect(admin, autocommit=True) as conn:
